@@ -1,0 +1,64 @@
+// One build script, a shared base and one context per target:
+//   extension host (CommonJS for Node, `vscode` external), the lazily loaded tokenizer chunk,
+//   the command-line entry, the webviews (browser IIFE), and the integration tests (run inside VS Code).
+// Flags: --watch rebuilds on change; --production minifies and drops source maps and tests.
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const base = {
+  bundle: true,
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+// The tokenizer (js-tiktoken and its ~1 MB rank table) is its own file, required on first use only,
+// so activation never parses it.
+const lazyTokenizer = {
+  name: 'lazy-tokenizer',
+  setup(build) {
+    build.onResolve({ filter: /^engram-lazy:tokenizer$/ }, () => ({ path: './tokenizer.js', external: true }));
+  },
+};
+
+const nodeBase = { ...base, platform: 'node', format: 'cjs', target: 'node20', plugins: [lazyTokenizer] };
+
+const integrationTests = production ? [] : fs.readdirSync('test/integration')
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => path.join('test/integration', f));
+
+const targets = [
+  { ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...nodeBase, entryPoints: ['src/core/tokens/tokenizerChunk.ts'], outfile: 'dist/tokenizer.js' },
+  {
+    ...nodeBase, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    ...base, platform: 'browser', format: 'iife', target: 'es2022',
+    entryPoints: { chat: 'webview/chat/main.ts', inspector: 'webview/inspector/main.ts' },
+    outdir: 'dist/webview',
+  },
+];
+if (integrationTests.length > 0) {
+  targets.push({
+    ...nodeBase, entryPoints: integrationTests, outdir: 'dist/test/integration',
+    external: ['vscode', 'mocha'],
+  });
+}
+
+const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
+if (watch) {
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[esbuild] watching for changes');
+} else {
+  const started = Date.now();
+  await Promise.all(contexts.map((c) => c.rebuild()));
+  await Promise.all(contexts.map((c) => c.dispose()));
+  console.log(`[esbuild] built ${targets.length} targets${production ? ' (production)' : ''} in ${Date.now() - started} ms`);
+}
