@@ -33,26 +33,42 @@ const integrationTests = production ? [] : fs.readdirSync('test/integration')
   .map((f) => path.join('test/integration', f));
 
 const targets = [
-  { ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  { ...nodeBase, entryPoints: ['src/core/tokens/tokenizerChunk.ts'], outfile: 'dist/tokenizer.js' },
   {
-    ...nodeBase, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
+    name: 'extension', ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'],
+    banner: { js: 'var __engramLoadStart = performance.now();' },
+  },
+  { name: 'tokenizer', ...nodeBase, entryPoints: ['src/core/tokens/tokenizerChunk.ts'], outfile: 'dist/tokenizer.js' },
+  {
+    name: 'cli', ...nodeBase, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
   },
   {
-    ...base, platform: 'browser', format: 'iife', target: 'es2022',
+    name: 'webview', ...base, platform: 'browser', format: 'iife', target: 'es2022',
     entryPoints: { chat: 'webview/chat/main.ts', inspector: 'webview/inspector/main.ts' },
     outdir: 'dist/webview',
   },
 ];
 if (integrationTests.length > 0) {
   targets.push({
-    ...nodeBase, entryPoints: integrationTests, outdir: 'dist/test/integration',
+    name: 'tests', ...nodeBase, entryPoints: integrationTests, outdir: 'dist/test/integration',
     external: ['vscode', 'mocha'],
   });
 }
 
-const contexts = await Promise.all(targets.map((t) => esbuild.context(t)));
+// Codicons for the webviews: the font and its stylesheet are served from dist/webview (a local resource root).
+function copyCodicons() {
+  fs.mkdirSync('dist/webview', { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) {
+    fs.copyFileSync(path.join('node_modules/@vscode/codicons/dist', f), path.join('dist/webview', f));
+  }
+}
+copyCodicons();
+
+// --only=extension,webview builds a subset (handy while one part is being written).
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const selected = targets.filter((t) => !only || only.includes(t.name)).map(({ name, ...options }) => options);
+
+const contexts = await Promise.all(selected.map((t) => esbuild.context(t)));
 if (watch) {
   await Promise.all(contexts.map((c) => c.watch()));
   console.log('[esbuild] watching for changes');
@@ -60,5 +76,5 @@ if (watch) {
   const started = Date.now();
   await Promise.all(contexts.map((c) => c.rebuild()));
   await Promise.all(contexts.map((c) => c.dispose()));
-  console.log(`[esbuild] built ${targets.length} targets${production ? ' (production)' : ''} in ${Date.now() - started} ms`);
+  console.log(`[esbuild] built ${selected.length} targets${production ? ' (production)' : ''} in ${Date.now() - started} ms`);
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// `npm test`: type checks, the layer lint, the build, unit tests in plain Node, then the integration tests
+// in a real VS Code extension host. Ends with one line summing every suite: `N passed, N failed`.
+// Flags: --no-integration (quick local loop). Exits non-zero when anything failed.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+
+const skipIntegration = process.argv.includes('--no-integration');
+const results = [];
+
+function stage(name, cmd, args, countsFile) {
+  const started = Date.now();
+  console.log(`\n=== ${name} ===`);
+  if (countsFile) fs.rmSync(countsFile, { force: true });
+  const r = spawnSync(cmd, args, { stdio: 'inherit', shell: false });
+  const ok = r.status === 0;
+  let passed = ok ? 1 : 0;
+  let failed = ok ? 0 : 1;
+  if (countsFile) {
+    try {
+      const counts = JSON.parse(fs.readFileSync(countsFile, 'utf8'));
+      passed = counts.passed;
+      // A suite that crashed before reporting still counts as a failure.
+      failed = Math.max(counts.failed, ok ? 0 : 1);
+    } catch {
+      passed = 0;
+      failed = 1;
+    }
+  }
+  results.push({ name, passed, failed, seconds: (Date.now() - started) / 1000 });
+  return ok;
+}
+
+const npx = (bin, ...args) => [process.execPath, [`node_modules/${bin}`, ...args]];
+stage('type check (extension host, core, tests)', ...npx('typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'));
+stage('type check (webviews)', ...npx('typescript/bin/tsc', '-p', 'webview/tsconfig.json', '--noEmit'));
+stage('lint: layers', process.execPath, ['scripts/lintCore.mjs']);
+const built = stage('build', process.execPath, ['esbuild.mjs']);
+stage('unit tests (plain Node)', process.execPath, ['scripts/unitTests.mjs'], 'test-artifacts/unit-counts.json');
+if (skipIntegration) {
+  console.log('\n(integration tests skipped: --no-integration)');
+} else if (built) {
+  stage('integration tests (real VS Code host)', process.execPath, ['test/host/runHost.mjs'], 'test-artifacts/integration-counts.json');
+} else {
+  results.push({ name: 'integration tests (not run: build failed)', passed: 0, failed: 1, seconds: 0 });
+}
+
+console.log('\n=== summary ===');
+for (const r of results) {
+  console.log(`${r.failed ? 'FAIL' : 'ok  '}  ${r.name}: ${r.passed} passed, ${r.failed} failed (${r.seconds.toFixed(1)} s)`);
+}
+const passed = results.reduce((n, r) => n + r.passed, 0);
+const failed = results.reduce((n, r) => n + r.failed, 0);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 ? 1 : 0);

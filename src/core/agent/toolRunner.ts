@@ -1,0 +1,116 @@
+// Runs the tool calls of one assistant message and answers every one of them, in order, whatever
+// happens (denied, unknown tool, bad input, a throwing tool, cancellation): the API rejects a tool_use
+// without its tool_result, so "no answer" is never an option.
+import type { ToolResultBlock, ToolUseBlock } from '../conversation/types';
+import type { Tool, ToolContext, ToolResult } from '../tools/tool';
+import type { ToolGate } from './permissions';
+
+export const CANCELLED_BY_USER = 'Cancelled by the user before this tool finished.';
+
+export interface ToolCallOutcome {
+  call: ToolUseBlock;
+  result: ToolResult;
+  block: ToolResultBlock;
+}
+
+export interface ToolRunDeps {
+  tools: ReadonlyMap<string, Tool>;
+  gate: ToolGate;
+  /** The context every tool gets, minus the signal (given per run). */
+  context: Omit<ToolContext, 'signal'>;
+  signal: AbortSignal;
+  /** Called as each call is answered (in completion order), so transcripts and UIs keep up. */
+  onResult?(outcome: ToolCallOutcome): void;
+}
+
+/** One-line description of a call, safe for any input (summarize may assume a valid one). */
+export function summarizeCall(tool: Tool | undefined, call: ToolUseBlock): string {
+  if (!tool) return call.name;
+  try {
+    return tool.summarize(call.input);
+  } catch {
+    return call.name;
+  }
+}
+
+/**
+ * Consecutive concurrency-safe calls run together; any other call runs alone, after the ones before
+ * it and before the ones after it, so side effects happen in the order the model wrote them.
+ */
+export async function runToolCalls(calls: ToolUseBlock[], deps: ToolRunDeps): Promise<ToolCallOutcome[]> {
+  const outcomes: Array<ToolCallOutcome | undefined> = new Array(calls.length);
+  let i = 0;
+  while (i < calls.length) {
+    let j = i + 1;
+    if (isConcurrent(calls[i], deps)) while (j < calls.length && isConcurrent(calls[j], deps)) j++;
+    // Permission prompts are asked one at a time and in order, even for a parallel batch.
+    const allowed: number[] = [];
+    for (let k = i; k < j; k++) {
+      const early = await precheck(calls[k], deps);
+      if (early) outcomes[k] = finish(calls[k], early, deps);
+      else allowed.push(k);
+    }
+    await Promise.all(allowed.map(async (k) => {
+      outcomes[k] = finish(calls[k], await execute(calls[k], deps), deps);
+    }));
+    i = j;
+  }
+  return outcomes.map((o, k) => o ?? finish(calls[k], cancelledResult(), deps));
+}
+
+function isConcurrent(call: ToolUseBlock, deps: ToolRunDeps): boolean {
+  return deps.tools.get(call.name)?.concurrencySafe === true;
+}
+
+/** The reasons a call does not run, or undefined when it may. */
+async function precheck(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResult | undefined> {
+  if (deps.signal.aborted) return cancelledResult();
+  const tool = deps.tools.get(call.name);
+  if (!tool) return errorResult(`There is no tool named "${call.name}". Use one of: ${[...deps.tools.keys()].join(', ') || '(none)'}.`);
+  const invalid = tool.validate(call.input);
+  if (invalid) return errorResult(`Invalid input for ${call.name}: ${invalid}`);
+  const decision = await deps.gate(tool, call.input, { toolUseId: call.id, summary: summarizeCall(tool, call), signal: deps.signal });
+  if (deps.signal.aborted) return cancelledResult();
+  if (!decision.allow) return errorResult(decision.reason);
+  return undefined;
+}
+
+async function execute(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResult> {
+  const tool = deps.tools.get(call.name);
+  if (!tool) return errorResult(`There is no tool named "${call.name}".`);
+  if (deps.signal.aborted) return cancelledResult();
+  const run = tool.run(call.input, { ...deps.context, signal: deps.signal }).catch(
+    (e: unknown): ToolResult => errorResult(`${call.name} failed: ${e instanceof Error ? e.message : String(e)}`),
+  );
+  // A tool that ignores the signal must not hold the conversation hostage.
+  return Promise.race([run, abortPromise(deps.signal)]);
+}
+
+function abortPromise(signal: AbortSignal): Promise<ToolResult> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(cancelledResult());
+    else signal.addEventListener('abort', () => resolve(cancelledResult()), { once: true });
+  });
+}
+
+function finish(call: ToolUseBlock, result: ToolResult, deps: ToolRunDeps): ToolCallOutcome {
+  const outcome: ToolCallOutcome = { call, result, block: toResultBlock(call.id, result) };
+  deps.onResult?.(outcome);
+  return outcome;
+}
+
+export function toResultBlock(toolUseId: string, result: ToolResult): ToolResultBlock {
+  // The API rejects empty text blocks; an empty tool output still needs to say so.
+  const content = result.content === '' ? '(no output)' : result.content;
+  const block: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content };
+  if (result.isError) block.is_error = true;
+  return block;
+}
+
+export function errorResult(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+export function cancelledResult(): ToolResult {
+  return errorResult(CANCELLED_BY_USER);
+}

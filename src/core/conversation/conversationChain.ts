@@ -1,0 +1,160 @@
+// Picks the lines that make up the current conversation of a transcript (DESIGN 3): the parentUuid chain
+// from the newest line back to the last compact boundary. The normaliser then widens it by message.id
+// and tool_use id, because parallel tool calls form a small tree that one chain does not cover.
+//
+// Rules worth knowing, all seen in real Claude Code transcripts:
+// - A line can be written again later with the same uuid and a new parentUuid (session-memory
+//   compaction re-links kept messages); the newest version wins, the first position gives the order.
+// - A compact boundary has parentUuid null, so the walk stops there. Its `preservedSegment`
+//   {headUuid, anchorUuid, tailUuid} says that old lines head..tail were kept and belong right after the
+//   anchor (the summary line): the head continues from the anchor, and what was written as a child of
+//   the anchor continues from the tail.
+// - Lines of other types may carry a uuid and sit in the chain (e.g. progress lines): the walk passes
+//   through them; they are never sent to the model.
+import type { AssistantLine, ConversationLine, SystemLine, UserLine } from './types';
+import type { TranscriptLine } from './transcriptReader';
+
+export interface IndexedLine {
+  line: TranscriptLine & { uuid: string };
+  /** Position where this uuid was first written: the order of blocks and results. */
+  firstIndex: number;
+  /** Position of the newest version of this uuid. */
+  lastIndex: number;
+}
+
+export interface ChainOptions {
+  /** Read the sidechain (sub-agent) lines instead of the main ones; default: main, or sidechain when the file has nothing else. */
+  sidechain?: boolean;
+}
+
+export interface ConversationChain {
+  /** Lines from the root (after the boundary) to the newest line, boundary excluded. */
+  chain: IndexedLine[];
+  byUuid: Map<string, IndexedLine>;
+  /** Lines of each assistant message.id, in the order they were first written. */
+  byMessageId: Map<string, IndexedLine[]>;
+  /** User lines holding a tool_result for each tool_use id. */
+  resultsByToolUseId: Map<string, IndexedLine[]>;
+  boundary: SystemLine | undefined;
+  leaf: IndexedLine | undefined;
+}
+
+export function isConversationLine(line: TranscriptLine): line is ConversationLine {
+  return (line.type === 'user' || line.type === 'assistant' || line.type === 'system') && typeof line.uuid === 'string';
+}
+
+export function isCompactBoundary(line: TranscriptLine): line is SystemLine {
+  return line.type === 'system' && line.subtype === 'compact_boundary';
+}
+
+export function buildChain(lines: readonly TranscriptLine[], opts: ChainOptions = {}): ConversationChain {
+  const sidechain = opts.sidechain ?? !lines.some((l) => isConversationLine(l) && !l.isSidechain);
+  const onSide = (l: TranscriptLine): boolean => Boolean(l.isSidechain) === sidechain;
+
+  const byUuid = new Map<string, IndexedLine>();
+  lines.forEach((line, i) => {
+    if (typeof line.uuid !== 'string') return;
+    const seen = byUuid.get(line.uuid);
+    if (seen) {
+      seen.line = line as IndexedLine['line'];
+      seen.lastIndex = i;
+    } else {
+      byUuid.set(line.uuid, { line: line as IndexedLine['line'], firstIndex: i, lastIndex: i });
+    }
+  });
+
+  const byMessageId = new Map<string, IndexedLine[]>();
+  const resultsByToolUseId = new Map<string, IndexedLine[]>();
+  let leaf: IndexedLine | undefined;
+  let boundary: IndexedLine | undefined;
+  for (const entry of byUuid.values()) {
+    const line = entry.line;
+    if (!isConversationLine(line) || !onSide(line)) continue;
+    if (line.type === 'assistant') {
+      push(byMessageId, (line as AssistantLine).message.id, entry);
+    } else if (line.type === 'user') {
+      const content = (line as UserLine).message.content;
+      if (Array.isArray(content)) {
+        for (const b of content) if (b.type === 'tool_result') push(resultsByToolUseId, b.tool_use_id, entry);
+      }
+    }
+    // The newest message or boundary ends the conversation; other system lines may have no parent.
+    if (line.type !== 'system' || isCompactBoundary(line)) {
+      if (!leaf || entry.lastIndex > leaf.lastIndex) leaf = entry;
+    }
+    if (isCompactBoundary(line) && (!boundary || entry.lastIndex > boundary.lastIndex)) boundary = entry;
+  }
+  for (const group of byMessageId.values()) group.sort((a, b) => a.firstIndex - b.firstIndex);
+
+  const parentOf = parentFunction(byUuid, boundary?.line as SystemLine | undefined);
+  const chain: IndexedLine[] = [];
+  const visited = new Set<string>();
+  let current = leaf;
+  while (current && !visited.has(current.line.uuid) && !isCompactBoundary(current.line)) {
+    visited.add(current.line.uuid);
+    chain.push(current);
+    const parent = parentOf(current.line);
+    current = parent ? byUuid.get(parent) : undefined;
+  }
+  chain.reverse();
+  return {
+    chain,
+    byUuid,
+    byMessageId,
+    resultsByToolUseId,
+    boundary: boundary?.line as SystemLine | undefined,
+    leaf,
+  };
+}
+
+interface PreservedSegment {
+  headUuid: string;
+  anchorUuid: string;
+  tailUuid: string;
+}
+
+/** parentUuid, re-routed through the boundary's preserved segment when that segment is intact. */
+function parentFunction(
+  byUuid: Map<string, IndexedLine>,
+  boundary: SystemLine | undefined,
+): (line: { uuid: string; parentUuid?: unknown }) => string | null {
+  const plain = (line: { parentUuid?: unknown }): string | null =>
+    typeof line.parentUuid === 'string' ? line.parentUuid : null;
+  const seg = preservedSegment(boundary);
+  if (!seg || !segmentIntact(byUuid, seg)) return plain;
+  return (line) => {
+    if (line.uuid === seg.headUuid) return seg.anchorUuid;
+    const p = plain(line);
+    if (p === seg.anchorUuid && line.uuid !== seg.tailUuid) return seg.tailUuid;
+    return p;
+  };
+}
+
+function preservedSegment(boundary: SystemLine | undefined): PreservedSegment | undefined {
+  const s = (boundary?.compactMetadata as { preservedSegment?: Partial<PreservedSegment> } | undefined)?.preservedSegment;
+  if (!s || typeof s.headUuid !== 'string' || typeof s.anchorUuid !== 'string' || typeof s.tailUuid !== 'string') {
+    return undefined;
+  }
+  return s as PreservedSegment;
+}
+
+/** The tail must lead back to the head, or splicing would graft an unrelated branch. */
+function segmentIntact(byUuid: Map<string, IndexedLine>, seg: PreservedSegment): boolean {
+  if (!byUuid.has(seg.anchorUuid)) return false;
+  const visited = new Set<string>();
+  let uuid: string | null = seg.tailUuid;
+  while (uuid && !visited.has(uuid)) {
+    if (uuid === seg.headUuid) return true;
+    visited.add(uuid);
+    const entry = byUuid.get(uuid);
+    if (!entry || isCompactBoundary(entry.line)) return false;
+    uuid = typeof entry.line.parentUuid === 'string' ? entry.line.parentUuid : null;
+  }
+  return false;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

@@ -1,0 +1,371 @@
+// Appends a session's transcript in Claude Code's JSONL line format (field names and order as Claude Code
+// 2.1.88 writes them), so Claude Code can resume Engram's sessions and the reverse.
+//
+// Durability: a transcript is append-only and each line goes out in one appendFile of
+// `JSON.stringify(line) + '\n'`, so a crash loses at most the line being written (the reader reports it
+// as a torn tail). Appends to one file run one at a time in call order, through a queue shared by every
+// writer of that file in this process; the line itself (uuid, parentUuid) is built synchronously at call
+// time, so fire-and-forget callers still get a consistent chain.
+//
+// Parent links (what the reader's normaliser relies on): each line's parentUuid is the previous line of
+// the chain, except a tool_result line, which hangs off the assistant line holding its tool_use (as
+// Claude Code does). Parallel tool calls therefore form a small tree; the next line continues from the
+// last result written.
+import { randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { type Clock, systemClock } from '../ports';
+import { historyPath, sessionTranscriptPath, subagentTranscriptPath } from './projectKey';
+import type {
+  AssistantBlock, AssistantLine, StopReason, SystemLine, ToolResultBlock, UserBlock, UserLine, Usage,
+} from './types';
+
+export interface TranscriptWriterOptions {
+  file: string;
+  sessionId: string;
+  /** The working directory recorded on every line (Claude Code's `cwd`). */
+  cwd: string;
+  /** Engram's version, recorded as `version`. */
+  version: string;
+  gitBranch?: string;
+  /** Recorded as `entrypoint`; default `engram`. */
+  entrypoint?: string;
+  /** Set for forked and sub-agent transcripts: lines get `isSidechain: true` and this `agentId`. */
+  agentId?: string;
+  /** The uuid to continue from when appending to an existing transcript (a resumed session). */
+  parentUuid?: string | null;
+  clock?: Clock;
+  newUuid?: () => string;
+}
+
+export interface SessionTranscriptOptions extends Omit<TranscriptWriterOptions, 'file' | 'cwd'> {
+  dataDir: string;
+  /** The project's absolute path: picks `projects/<key>/` and is recorded as `cwd`. */
+  projectPath: string;
+}
+
+/** What the model call reported for the message a block belongs to, at the time the block completed. */
+export interface AssistantMessageInfo {
+  id: string;
+  model: string;
+  stopReason: StopReason;
+  stopSequence?: string | null;
+  usage: Usage;
+  requestId?: string;
+}
+
+export interface CompactBoundaryInfo {
+  trigger: 'manual' | 'auto';
+  preTokens: number;
+  /** Session-memory compaction keeps old lines in place instead of copying them (see normalise.ts). */
+  preservedSegment?: { headUuid: string; anchorUuid: string; tailUuid: string };
+  /** More compactMetadata fields (kept as given). */
+  extra?: Record<string, unknown>;
+}
+
+export interface SystemLineInfo {
+  subtype: string;
+  content?: string;
+  level?: 'info' | 'warning' | 'error';
+  isMeta?: boolean;
+  /** Further fields, e.g. an api_error's `error`, `retryInMs`, `retryAttempt`, `maxRetries`. */
+  fields?: Record<string, unknown>;
+}
+
+const DEFAULT_ENTRYPOINT = 'engram';
+
+/** The fields Claude Code writes at the end of every conversation line. */
+interface LineTail {
+  userType: 'external';
+  entrypoint: string;
+  cwd: string;
+  sessionId: string;
+  version: string;
+  gitBranch?: string;
+}
+/** Claude Code marks lines it made up (not model output) with this model name. */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+export class TranscriptWriter {
+  readonly file: string;
+  private readonly opts: TranscriptWriterOptions;
+  private last: string | null;
+  private promptId: string | undefined;
+  /** tool_use id -> uuid of the assistant line that holds it, to hang its result off that line. */
+  private readonly toolUseLines = new Map<string, string>();
+  private dirReady: Promise<unknown> | undefined;
+
+  constructor(opts: TranscriptWriterOptions) {
+    this.opts = opts;
+    this.file = opts.file;
+    this.last = opts.parentUuid ?? null;
+  }
+
+  /** The uuid the next line will hang off. */
+  get lastUuid(): string | null {
+    return this.last;
+  }
+
+  /** Continue the chain from another line (e.g. after rewinding to an earlier message). */
+  setParent(uuid: string | null): void {
+    this.last = uuid;
+  }
+
+  /** A user prompt (a new prompt id unless `isMeta`, which belongs to the current prompt). */
+  appendUserPrompt(
+    content: string | UserBlock[],
+    opts: { promptId?: string; isMeta?: boolean; permissionMode?: string } = {},
+  ): Promise<UserLine> {
+    if (!opts.isMeta || opts.promptId) this.promptId = opts.promptId ?? this.uuid();
+    else this.promptId ??= this.uuid();
+    const line = {
+      ...this.head(),
+      promptId: this.promptId,
+      type: 'user' as const,
+      message: { role: 'user' as const, content },
+      ...(opts.isMeta ? { isMeta: true } : {}),
+      ...this.idAndTime(),
+      ...(opts.permissionMode ? { permissionMode: opts.permissionMode } : {}),
+      ...this.tail(),
+    };
+    return this.append(line);
+  }
+
+  /** One streamed content block of an assistant message: one line per block, all sharing `message.id`. */
+  appendAssistantBlock(info: AssistantMessageInfo, block: AssistantBlock): Promise<AssistantLine> {
+    const line = {
+      ...this.head(),
+      message: {
+        id: info.id,
+        type: 'message' as const,
+        role: 'assistant' as const,
+        model: info.model,
+        content: [block],
+        stop_reason: info.stopReason,
+        stop_sequence: info.stopSequence ?? null,
+        usage: info.usage,
+      },
+      ...(info.requestId ? { requestId: info.requestId } : {}),
+      type: 'assistant' as const,
+      ...this.idAndTime(),
+      ...this.tail(),
+    };
+    if (block.type === 'tool_use') this.toolUseLines.set(block.id, line.uuid);
+    return this.append(line);
+  }
+
+  /**
+   * One tool result (Claude Code writes one line per result). `toolUseResult` is the tool's structured
+   * output for the UI; `extra` blocks (e.g. an image) follow the result in the same message.
+   */
+  appendToolResult(
+    result: ToolResultBlock,
+    opts: { toolUseResult?: unknown; extra?: UserBlock[] } = {},
+  ): Promise<UserLine> {
+    const source = this.toolUseLines.get(result.tool_use_id);
+    const line = {
+      parentUuid: source ?? this.last,
+      isSidechain: this.opts.agentId !== undefined,
+      ...(this.opts.agentId !== undefined ? { agentId: this.opts.agentId } : {}),
+      ...(this.promptId ? { promptId: this.promptId } : {}),
+      type: 'user' as const,
+      message: { role: 'user' as const, content: [result, ...(opts.extra ?? [])] },
+      ...this.idAndTime(),
+      ...(opts.toolUseResult !== undefined ? { toolUseResult: opts.toolUseResult } : {}),
+      ...(source ? { sourceToolAssistantUUID: source } : {}),
+      ...this.tail(),
+    };
+    return this.append(line);
+  }
+
+  /**
+   * Starts a new conversation in the same file: parentUuid null (readers stop here), the previous line
+   * kept as `logicalParentUuid`. The summary line follows with appendCompactSummary.
+   */
+  appendCompactBoundary(info: CompactBoundaryInfo): Promise<SystemLine> {
+    const logicalParent = this.last;
+    this.last = null;
+    return this.appendSystemLine({
+      subtype: 'compact_boundary',
+      content: 'Conversation compacted',
+      level: 'info',
+      isMeta: false,
+      logicalParentUuid: logicalParent,
+      fields: {
+        compactMetadata: {
+          trigger: info.trigger,
+          preTokens: info.preTokens,
+          ...(info.preservedSegment ? { preservedSegment: info.preservedSegment } : {}),
+          ...info.extra,
+        },
+      },
+    });
+  }
+
+  /** The user line that opens a compacted conversation. */
+  appendCompactSummary(text: string): Promise<UserLine> {
+    const line = {
+      ...this.head(),
+      ...(this.promptId ? { promptId: this.promptId } : {}),
+      type: 'user' as const,
+      message: { role: 'user' as const, content: text },
+      isVisibleInTranscriptOnly: true,
+      isCompactSummary: true,
+      ...this.idAndTime(),
+      ...this.tail(),
+    };
+    return this.append(line);
+  }
+
+  /** Informational and api_error system lines (never sent to the model). */
+  appendSystem(info: SystemLineInfo): Promise<SystemLine> {
+    return this.appendSystemLine(info);
+  }
+
+  /**
+   * A request that failed for good, shown in the conversation as Claude Code does: a synthetic assistant
+   * line marked `isApiErrorMessage` (readers leave it out of requests).
+   */
+  appendApiError(text: string, fields: Record<string, unknown> = {}): Promise<AssistantLine> {
+    const uuid = this.uuid();
+    const line = {
+      ...this.head(),
+      type: 'assistant' as const,
+      uuid,
+      timestamp: this.now(),
+      message: {
+        id: this.uuid(),
+        type: 'message' as const,
+        role: 'assistant' as const,
+        model: SYNTHETIC_MODEL,
+        content: [{ type: 'text' as const, text }],
+        stop_reason: 'stop_sequence' as const,
+        stop_sequence: '',
+        usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      },
+      isApiErrorMessage: true,
+      ...fields,
+      ...this.tail(),
+    };
+    return this.append(line);
+  }
+
+  /** Resolves when every line appended so far is on disk. */
+  flush(): Promise<void> {
+    return queueTail(this.file);
+  }
+
+  private appendSystemLine(info: SystemLineInfo & { logicalParentUuid?: string | null }): Promise<SystemLine> {
+    const { parentUuid, ...rest } = this.head();
+    const line = {
+      parentUuid,
+      ...(info.logicalParentUuid !== undefined ? { logicalParentUuid: info.logicalParentUuid } : {}),
+      ...rest,
+      type: 'system' as const,
+      subtype: info.subtype,
+      ...(info.content !== undefined ? { content: info.content } : {}),
+      isMeta: info.isMeta ?? false,
+      timestamp: this.now(),
+      uuid: this.uuid(),
+      level: info.level ?? 'info',
+      ...info.fields,
+      ...this.tail(),
+    } as SystemLine; // `fields` is free-form by design (compactMetadata, api_error details)
+    return this.append(line);
+  }
+
+  private head(): { parentUuid: string | null; isSidechain: boolean; agentId?: string } {
+    return {
+      parentUuid: this.last,
+      isSidechain: this.opts.agentId !== undefined,
+      ...(this.opts.agentId !== undefined ? { agentId: this.opts.agentId } : {}),
+    };
+  }
+
+  private idAndTime(): { uuid: string; timestamp: string } {
+    return { uuid: this.uuid(), timestamp: this.now() };
+  }
+
+  private tail(): LineTail {
+    const o = this.opts;
+    return {
+      userType: 'external',
+      entrypoint: o.entrypoint ?? DEFAULT_ENTRYPOINT,
+      cwd: o.cwd,
+      sessionId: o.sessionId,
+      version: o.version,
+      ...(o.gitBranch !== undefined ? { gitBranch: o.gitBranch } : {}),
+    };
+  }
+
+  private uuid(): string {
+    return (this.opts.newUuid ?? randomUUID)();
+  }
+
+  private now(): string {
+    return new Date((this.opts.clock ?? systemClock).now()).toISOString();
+  }
+
+  private append<T extends { uuid: string }>(line: T): Promise<T> {
+    this.last = line.uuid;
+    this.dirReady ??= fsp.mkdir(path.dirname(this.file), { recursive: true });
+    const dirReady = this.dirReady;
+    const text = JSON.stringify(line) + '\n';
+    return enqueue(this.file, async () => {
+      await dirReady;
+      await fsp.appendFile(this.file, text, 'utf8');
+    }).then(() => line);
+  }
+}
+
+export function openSessionTranscript(opts: SessionTranscriptOptions): TranscriptWriter {
+  const { dataDir, projectPath, ...rest } = opts;
+  const file = rest.agentId !== undefined
+    ? subagentTranscriptPath(dataDir, projectPath, rest.sessionId, rest.agentId)
+    : sessionTranscriptPath(dataDir, projectPath, rest.sessionId);
+  return new TranscriptWriter({ ...rest, file, cwd: projectPath });
+}
+
+export interface HistoryEntry {
+  display: string;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  project: string;
+  sessionId: string;
+}
+
+/** One line of `<dataDir>/history.jsonl` per user prompt (what the prompt history and pickers read). */
+export async function appendHistory(dataDir: string, entry: HistoryEntry): Promise<void> {
+  const file = historyPath(dataDir);
+  const line = {
+    display: entry.display,
+    pastedContents: {},
+    timestamp: entry.timestamp,
+    project: entry.project,
+    sessionId: entry.sessionId,
+  };
+  await enqueue(file, async () => {
+    await fsp.mkdir(dataDir, { recursive: true });
+    await fsp.appendFile(file, JSON.stringify(line) + '\n', 'utf8');
+  });
+}
+
+// ---- per-file append queue ----
+
+const queues = new Map<string, Promise<void>>();
+
+function enqueue(file: string, write: () => Promise<void>): Promise<void> {
+  const prev = queues.get(file) ?? Promise.resolve();
+  const next = prev.then(write);
+  // A failed write rejects its own caller only; later lines still get their turn.
+  const settled = next.catch(() => undefined);
+  queues.set(file, settled);
+  void settled.then(() => {
+    if (queues.get(file) === settled) queues.delete(file);
+  });
+  return next;
+}
+
+function queueTail(file: string): Promise<void> {
+  return queues.get(file) ?? Promise.resolve();
+}

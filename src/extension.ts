@@ -1,0 +1,64 @@
+import * as vscode from 'vscode';
+import { ChatViewProvider, CHAT_VIEW_ID } from './vscode/chatView';
+import type { ChatBackend } from './vscode/chatBackend';
+import { ChatSession } from './vscode/chatSession';
+import { InspectorPanel } from './vscode/inspectorPanel';
+import { createOutputLogger } from './vscode/outputLogger';
+import { ContextStatusBar } from './vscode/statusBar';
+import { registerApiKeyCommands } from './vscode/apiKey';
+
+/** Set by the bundle's first line (see esbuild.mjs), so activation time includes loading the bundle. */
+declare const __engramLoadStart: number | undefined;
+
+/** What activate() returns: a small surface for integration tests and other extensions. */
+export interface EngramApi {
+  readonly activationMs: number;
+  readonly chatView: ChatViewProvider;
+  readonly statusBar: ContextStatusBar;
+  chat(): ChatBackend;
+  inspector(): InspectorPanel | undefined;
+}
+
+export function activate(context: vscode.ExtensionContext): EngramApi {
+  const started = typeof __engramLoadStart === 'number' ? __engramLoadStart : performance.now();
+  const logger = createOutputLogger();
+  const statusBar = new ContextStatusBar();
+  // The session (and with it the model client and tokenizer) is built on first use, not at activation.
+  let session: ChatSession | undefined;
+  const chat = (): ChatSession => {
+    if (!session) {
+      session = new ChatSession(context, logger);
+      session.onEvent((m) => { if (m.type === 'gauge' || m.type === 'snapshot') statusBar.update(session?.gauge()); });
+      context.subscriptions.push(session);
+    }
+    return session;
+  };
+  const chatView = new ChatViewProvider(context.extensionUri, chat, logger);
+  const openInspector = () => InspectorPanel.show(context.extensionUri, chat().inspectorSource(), logger);
+
+  context.subscriptions.push(
+    logger,
+    statusBar,
+    chatView,
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.commands.registerCommand('engram.openInspector', () => { openInspector(); }),
+    vscode.commands.registerCommand('engram.focusChat', () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
+    vscode.commands.registerCommand('engram.newChat', () => chat().newChat()),
+    vscode.commands.registerCommand('engram.showLog', () => logger.show()),
+    ...registerApiKeyCommands(context),
+  );
+
+  const activationMs = performance.now() - started;
+  logger.info(`Engram activated in ${activationMs.toFixed(1)} ms`);
+  return {
+    activationMs,
+    chatView,
+    statusBar,
+    chat,
+    inspector: () => InspectorPanel.instance,
+  };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}

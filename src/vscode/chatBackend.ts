@@ -1,0 +1,13 @@
+import type { ChatSnapshot, HostToChat, PermissionChoice, SessionSummary } from '../protocol/messages';
+
+/** What the Chat view needs from the agent side; implemented by ChatSession over the core engine. */
+export interface ChatBackend {
+  snapshot(): ChatSnapshot;
+  send(text: string): Promise<void>;
+  stop(): void;
+  newChat(): void;
+  answerPermission(requestId: string, choice: PermissionChoice): void;
+  listSessions(): Promise<SessionSummary[]>;
+  resume(sessionId: string): Promise<void>;
+  onEvent(listener: (message: HostToChat) => void): { dispose(): void };
+}

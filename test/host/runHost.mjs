@@ -1,0 +1,171 @@
+#!/usr/bin/env node
+// Runs the integration tests (dist/test/integration/index.js) inside a REAL VS Code extension host:
+// the VS Code server bundled in the npm package code-server, opened in headless Debian Chromium through
+// playwright-core. The tests run in the Node extension host; when they need the UI (read text inside a
+// webview iframe, click, run a palette command, take a screenshot) they ask this process over a small
+// HTTP "UI bridge" on 127.0.0.1, because only this side holds the browser.
+//
+// Env: ENGRAM_TEST_GREP (mocha grep), ENGRAM_HOST_TIMEOUT_MS (whole run, default 15 min), KEEP_TMP=1.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { installTestHost } from '../../scripts/installTestHost.mjs';
+import { createUiBridge } from './uiBridge.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const host = installTestHost();
+const require = createRequire(path.join(host.nodeModules, 'noop.js'));
+const { chromium } = require('playwright-core');
+
+const t0 = Date.now();
+const log = (...args) => console.log(`[host ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...args);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const timeoutMs = Number(process.env.ENGRAM_HOST_TIMEOUT_MS || 15 * 60_000);
+
+const runsDir = path.join(root, '.vscode-test', 'runs');
+fs.mkdirSync(runsDir, { recursive: true });
+const tmp = fs.mkdtempSync(path.join(runsDir, 'run-'));
+const artifacts = path.join(root, 'test-artifacts', 'integration');
+const screenshots = path.join(root, 'test-artifacts', 'screenshots');
+fs.rmSync(artifacts, { recursive: true, force: true });
+for (const d of [artifacts, screenshots]) fs.mkdirSync(d, { recursive: true });
+
+// A sample workspace the tests may change, and dirs so that nothing leaks into ~ or /tmp.
+const ws = path.join(tmp, 'workspace');
+fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), ws, { recursive: true });
+const dirs = Object.fromEntries(['home', 'tmp', 'user-data', 'server-data', 'extensions', 'chrome', 'engram-data']
+  .map((d) => [d, path.join(tmp, d)]));
+for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+writeProfileSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'));
+writeProfileSettings(path.join(dirs['user-data'], 'User', 'settings.json'));
+
+const resultsFile = path.join(tmp, 'results.json');
+let server;
+let context;
+let bridge;
+
+async function main() {
+  const port = await freePort();
+  bridge = await createUiBridge({ getPage: () => page, screenshots, log });
+  const serverLog = fs.openSync(path.join(artifacts, 'server.log'), 'w');
+  server = spawn(host.node, [path.join(host.serverDir, 'out', 'server-main.js'),
+    '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
+    '--disable-telemetry', '--disable-workspace-trust',
+    '--enable-smoke-test-driver', // without it VS Code 1.139 ignores the payload's extensionTestsPath
+    '--user-data-dir', dirs['user-data'], '--server-data-dir', dirs['server-data'], '--extensions-dir', dirs.extensions,
+    '--logsPath', path.join(artifacts, 'vscode-logs')], {
+    detached: true,
+    stdio: ['ignore', serverLog, serverLog],
+    env: {
+      ...process.env,
+      HOME: dirs.home,
+      TMPDIR: dirs.tmp,
+      ENGRAM_DATA_DIR: dirs['engram-data'],
+      ENGRAM_UI_BRIDGE: bridge.url,
+      ENGRAM_TEST_RESULTS: resultsFile,
+      ENGRAM_TEST_WORKSPACE: ws,
+      ENGRAM_REPO_ROOT: root,
+      ANTHROPIC_API_KEY: '',
+      ANTHROPIC_BASE_URL: '',
+    },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; (await httpStatus(`${base}/`)) !== 200; i++) {
+    if (i > 480 || server.exitCode !== null) throw new Error(`VS Code server did not start; see ${artifacts}/server.log`);
+    await sleep(250);
+  }
+  log('VS Code server up on', base);
+  const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
+  const payload = [
+    ['extensionDevelopmentPath', remote(root)],
+    ['extensionTestsPath', remote(path.join(root, 'dist', 'test', 'integration', 'index'))],
+    ['skipWelcome', 'true'],
+  ];
+  context = await chromium.launchPersistentContext(dirs.chrome, {
+    executablePath: host.chromium, headless: true, viewport: { width: 1400, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = context.pages()[0] ?? await context.newPage();
+  const browserLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
+  page.on('console', (m) => browserLog.write(`[${m.type()}] ${m.text()}\n`));
+  const exitCode = new Promise((resolve) => {
+    void page.exposeFunction('codeAutomationLog', (type, args) => {
+      if (type !== 'trace' && type !== 'debug') console.log(...(args ?? []));
+    });
+    void page.exposeFunction('codeAutomationExit', (code) => resolve(code));
+  });
+  await page.goto(`${base}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+  const code = await Promise.race([exitCode, sleep(timeoutMs).then(() => 'timeout')]);
+  await page.screenshot({ path: path.join(artifacts, 'final.png') }).catch(() => {});
+  return code;
+}
+
+let page;
+
+function writeProfileSettings(file) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // What people see should be Engram, not VS Code's own chat or a walkthrough.
+  fs.writeFileSync(file, JSON.stringify({
+    'chat.disableAIFeatures': true,
+    'workbench.startupEditor': 'none',
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'workbench.welcomePage.walkthroughs.openOnInstall': false,
+    'workbench.tips.enabled': false,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'extensions.autoCheckUpdates': false,
+    'update.mode': 'none',
+  }, null, 2));
+}
+
+function httpStatus(url) {
+  return new Promise((resolve) => {
+    http.get(url, (res) => { res.resume(); resolve(res.statusCode); }).on('error', () => resolve(0));
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = http.createServer();
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.on('error', reject);
+  });
+}
+
+async function cleanup() {
+  await context?.close().catch(() => {});
+  await bridge?.close();
+  if (server && server.exitCode === null) {
+    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    for (let i = 0; i < 40 && server.exitCode === null; i++) await sleep(100);
+    if (server.exitCode === null) try { process.kill(-server.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
+  if (!process.env.KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+}
+
+function report(code) {
+  let counts = { passed: 0, failed: 0, skipped: 0 };
+  try {
+    counts = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
+  } catch {
+    if (code !== 0) counts.failed = Math.max(1, counts.failed);
+  }
+  fs.writeFileSync(path.join(root, 'test-artifacts', 'integration-counts.json'), JSON.stringify(counts));
+  log(`integration: ${counts.passed} passed, ${counts.failed} failed (exit ${code})`);
+  return counts;
+}
+
+main().then(async (code) => {
+  report(code);
+  await cleanup();
+  process.exit(code === 'timeout' ? 124 : Number(code) || 0);
+}, async (error) => {
+  console.error('[host] runner failed:', error);
+  report(2);
+  await cleanup();
+  process.exit(2);
+});

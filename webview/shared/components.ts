@@ -1,0 +1,94 @@
+// Our own thin components over @vscode/webview-ui-toolkit (deprecated upstream in 2025). Views use only
+// these functions, so the toolkit can be swapped (e.g. for @vscode-elements/elements) in this one file.
+import {
+  provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
+} from '@vscode/webview-ui-toolkit';
+
+let registered = false;
+
+export function registerComponents(): void {
+  if (registered) return;
+  registered = true;
+  provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeProgressRing(), vsCodeBadge(), vsCodeDivider());
+}
+
+type Child = Node | string | null | undefined | false;
+
+/** Creates an element; strings become text nodes, so content is never parsed as HTML. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K, attrs: Record<string, string> = {}, ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, value);
+  append(el, children);
+  return el;
+}
+
+export function append(parent: Element, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  }
+}
+
+export function icon(name: string): HTMLElement {
+  return h('span', { class: `codicon codicon-${name}`, 'aria-hidden': 'true' });
+}
+
+export interface ButtonOptions {
+  appearance?: 'primary' | 'secondary' | 'icon';
+  icon?: string;
+  ariaLabel?: string;
+  title?: string;
+  id?: string;
+  onClick: () => void;
+}
+
+export function button(label: string, options: ButtonOptions): HTMLElement {
+  const el = document.createElement('vscode-button');
+  el.setAttribute('appearance', options.appearance ?? 'primary');
+  if (options.id) el.id = options.id;
+  if (options.ariaLabel) el.setAttribute('aria-label', options.ariaLabel);
+  if (options.title) el.setAttribute('title', options.title);
+  if (options.icon) {
+    const glyph = icon(options.icon);
+    if (label) glyph.setAttribute('slot', 'start');
+    el.append(glyph);
+  }
+  if (label) el.append(document.createTextNode(label));
+  el.addEventListener('click', () => {
+    if (!el.hasAttribute('disabled')) options.onClick();
+  });
+  return el;
+}
+
+export function setDisabled(el: HTMLElement, disabled: boolean): void {
+  if (disabled) el.setAttribute('disabled', '');
+  else el.removeAttribute('disabled');
+}
+
+export function textArea(options: { id: string; placeholder: string; ariaLabel: string; rows?: number }): HTMLElement & { value: string } {
+  const el = document.createElement('vscode-text-area') as unknown as HTMLElement & { value: string };
+  el.id = options.id;
+  el.setAttribute('placeholder', options.placeholder);
+  el.setAttribute('aria-label', options.ariaLabel);
+  el.setAttribute('resize', 'vertical');
+  el.setAttribute('rows', String(options.rows ?? 3));
+  return el;
+}
+
+export function progressRing(ariaLabel: string): HTMLElement {
+  const el = document.createElement('vscode-progress-ring');
+  el.setAttribute('aria-label', ariaLabel);
+  return el;
+}
+
+export function badge(text: string): HTMLElement {
+  const el = document.createElement('vscode-badge');
+  el.textContent = text;
+  return el;
+}
+
+export function divider(): HTMLElement {
+  return document.createElement('vscode-divider');
+}

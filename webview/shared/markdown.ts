@@ -1,0 +1,16 @@
+// Markdown to safe DOM: markdown-it with raw HTML off (so `<script>` in text stays text), then DOMPurify
+// over the result as a second wall, links without javascript: and opened by the host, not the webview.
+import DOMPurify from 'dompurify';
+import MarkdownIt from 'markdown-it';
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+
+export function renderMarkdown(text: string): DocumentFragment {
+  const html = md.render(text);
+  return DOMPurify.sanitize(html, {
+    RETURN_DOM_FRAGMENT: true,
+    FORBID_TAGS: ['style', 'form', 'input', 'iframe', 'object', 'embed'],
+    FORBID_ATTR: ['style', 'srcset'],
+    ALLOWED_URI_REGEXP: /^(?:https?:|#)/i,
+  });
+}
