@@ -42,6 +42,7 @@ const targets = [
     name: 'cli', ...nodeBase, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
   },
+  { name: 'testServer', ...nodeBase, entryPoints: ['src/server/main.ts'], outfile: 'dist/testServer.js' },
   {
     name: 'webview', ...base, platform: 'browser', format: 'iife', target: 'es2022',
     entryPoints: { chat: 'webview/chat/main.ts', inspector: 'webview/inspector/main.ts' },

@@ -29,7 +29,7 @@ suite('foundation', () => {
     for (const c of pkg.contributes.commands) assert.equal(c.category, 'Engram', `${c.command} has no Engram category`);
   });
 
-  test('the Chat view opens and its webview renders, read inside the iframe', async () => {
+  test('[ui] the Chat view opens and its webview renders, read inside the iframe', async () => {
     const engram = await api();
     await vscode.commands.executeCommand('engram.focusChat');
     await waitUntil('the chat view to resolve', () => engram.chatView.view !== undefined);
@@ -38,7 +38,7 @@ suite('foundation', () => {
     await ui.screenshot('chat');
   });
 
-  test('a command run from the command palette reaches the host and opens the inspector', async () => {
+  test('[ui] a command run from the command palette reaches the host and opens the inspector', async () => {
     const engram = await api();
     engram.inspector()?.dispose();
     await ui.palette('Engram: Open Memory Inspector');
@@ -49,7 +49,7 @@ suite('foundation', () => {
     await ui.screenshot('inspector');
   });
 
-  test('protocol round trip: a prompt typed in the webview reaches the host and comes back as an item', async () => {
+  test('[ui] protocol round trip: a prompt typed in the webview reaches the host and comes back as an item', async () => {
     const engram = await api();
     await vscode.commands.executeCommand('engram.focusChat');
     await waitUntil('the chat view to resolve', () => engram.chatView.view !== undefined);

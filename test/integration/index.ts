@@ -6,7 +6,10 @@ import path from 'node:path';
 import Mocha from 'mocha';
 
 export function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec', grep: process.env.ENGRAM_TEST_GREP });
+  const mocha = new Mocha({
+    ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec',
+    grep: process.env.ENGRAM_TEST_GREP, invert: process.env.ENGRAM_TEST_GREP_INVERT === '1',
+  });
   const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort();
   for (const f of files) mocha.addFile(path.join(__dirname, f));
   const counts = { passed: 0, failed: 0, skipped: 0, failures: [] as string[] };

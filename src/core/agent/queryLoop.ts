@@ -86,7 +86,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
     if (response?.id) modelCalls++;
     if (response) usage = addUsage(usage, response.usage);
 
-    const content = response?.content ?? [];
+    const content = keptContent(response);
     if (response && content.length > 0) {
       lines.finish(response);
       const message: ApiMessage = { role: 'assistant', content };
@@ -175,6 +175,13 @@ async function writeSafely(cfg: LoopConfig, write: () => Promise<unknown> | unde
   } catch (e) {
     cfg.logger.error('Could not write to the transcript', e);
   }
+}
+
+/** A partial answer with nothing but thinking in it says nothing; it is not kept. */
+function keptContent(response: ModelResponse | undefined): AssistantBlock[] {
+  if (!response) return [];
+  if (response.partial && !response.content.some((b) => b.type === 'text' || b.type === 'tool_use')) return [];
+  return response.content;
 }
 
 function stopToEnd(stop: ModelResponse['stopReason']): TurnEndReason {

@@ -1,0 +1,256 @@
+// The main conversation: holds the message list of one session, runs a turn per user prompt through
+// the shared loop, asks permissions, writes the transcript as things happen, and tells UIs by events.
+import type { ApiMessage, ContentBlock, SystemBlock, Usage, UserBlock } from '../conversation/types';
+import type { TranscriptWriter } from '../conversation/transcriptWriter';
+import type { ModelClient, ModelResponse, ThinkingConfig } from '../llm/modelClient';
+import type { ModelError } from '../llm/errors';
+import type { RetryOptions } from '../llm/retry';
+import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
+import { ReadFileState } from '../tools/readFileState';
+import type { PathOp, Tool } from '../tools/tool';
+import type { AgentEvent, AgentEventListener, TurnEndReason } from './events';
+import { HookList } from './hooks';
+import { SessionPermissions, type ToolGate } from './permissions';
+import { runLoop } from './queryLoop';
+
+export interface AgentOptions {
+  client: ModelClient;
+  model: string;
+  maxTokens: number;
+  thinking?: ThinkingConfig;
+  /** Built once per session (systemPrompt.ts) so the cached prefix stays the same across turns. */
+  system: SystemBlock[];
+  tools: Tool[];
+  /** Untrusted workspace: no tools are offered and none runs. */
+  trusted: boolean;
+  permissionPrompt: PermissionPrompt;
+  /**
+   * Replaces the standard rule (read-only runs, the rest asks `permissionPrompt`); e.g. the CLI's
+   * --allowed-tools list. Not consulted in an untrusted workspace.
+   */
+  gate?: ToolGate;
+  cwd: string;
+  sessionId: string;
+  transcript?: TranscriptWriter;
+  /** Opens `<sessionId>/subagents/agent-<id>.jsonl` for forked agents. */
+  openSubagentTranscript?(agentId: string): TranscriptWriter;
+  /** A resumed conversation (already normalised into an API-valid list). */
+  messages?: ApiMessage[];
+  logger?: Logger;
+  retry?: Omit<RetryOptions, 'onRetry'>;
+  readFiles?: ReadFileState;
+  pathGuard?: (absPath: string, op: PathOp) => string | null;
+}
+
+export interface TurnResult {
+  reason: TurnEndReason;
+  text: string;
+  usage: Usage;
+  modelCalls: number;
+  error?: ModelError;
+}
+
+export interface ModelResponseHookContext {
+  agent: Agent;
+  response: ModelResponse;
+  messages: readonly ApiMessage[];
+}
+
+export interface TurnHookContext {
+  agent: Agent;
+  result: TurnResult;
+  messages: readonly ApiMessage[];
+}
+
+/** What a forked agent needs from its parent to share the prompt cache (forkedAgent.ts). */
+export interface ForkParent {
+  client: ModelClient;
+  model: string;
+  maxTokens: number;
+  thinking?: ThinkingConfig;
+  system: SystemBlock[];
+  tools: Tool[];
+  messages: readonly ApiMessage[];
+  cwd: string;
+  logger: Logger;
+  retry?: Omit<RetryOptions, 'onRetry'>;
+  pathGuard?: (absPath: string, op: PathOp) => string | null;
+  openSubagentTranscript?(agentId: string): TranscriptWriter;
+}
+
+const UNTRUSTED_REASON = 'Tools are disabled because this workspace is not trusted.';
+
+export class Agent {
+  readonly sessionId: string;
+  readonly hooks = {
+    afterModelResponse: new HookList<ModelResponseHookContext>(),
+    afterTurn: new HookList<TurnHookContext>(),
+  };
+  readonly permissions: SessionPermissions;
+  readonly readFiles: ReadFileState;
+  private readonly opts: AgentOptions;
+  private readonly logger: Logger;
+  private readonly listeners = new Set<AgentEventListener>();
+  private system: SystemBlock[];
+  private history: ApiMessage[];
+  private running: AbortController | undefined;
+
+  constructor(opts: AgentOptions) {
+    this.opts = opts;
+    this.sessionId = opts.sessionId;
+    this.logger = opts.logger ?? silentLogger;
+    this.system = opts.system;
+    this.history = opts.messages ? opts.messages.slice() : [];
+    this.readFiles = opts.readFiles ?? new ReadFileState();
+    this.permissions = new SessionPermissions(opts.permissionPrompt, {
+      asked: (call, toolName) => this.emit({ type: 'permissionAsked', toolUseId: call.toolUseId, toolName, summary: call.summary }),
+      answered: (call, toolName, answer) => this.emit({ type: 'permissionAnswered', toolUseId: call.toolUseId, toolName, answer }),
+    });
+  }
+
+  /** The conversation as it will be sent next (read-only: the loop only ever appends). */
+  get messages(): readonly ApiMessage[] {
+    return this.history;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  get offeredTools(): Tool[] {
+    return this.opts.trusted ? this.opts.tools : [];
+  }
+
+  get systemPrompt(): readonly SystemBlock[] {
+    return this.system;
+  }
+
+  /** For compaction: a new system prompt (re-attached instructions) or a replaced message list. */
+  setSystem(system: SystemBlock[]): void {
+    this.system = system;
+  }
+
+  replaceMessages(messages: ApiMessage[]): void {
+    if (this.running) throw new Error('Cannot replace the conversation while a turn runs.');
+    this.history = messages.slice();
+  }
+
+  on(listener: AgentEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops the running turn; it ends with reason `cancelled` and a valid conversation. */
+  cancel(): void {
+    this.running?.abort();
+  }
+
+  async runTurn(prompt: string | UserBlock[], signal?: AbortSignal): Promise<TurnResult> {
+    if (this.running) throw new Error('A turn is already running.');
+    const controller = new AbortController();
+    this.running = controller;
+    const onOuterAbort = () => controller.abort();
+    signal?.addEventListener('abort', onOuterAbort, { once: true });
+    if (signal?.aborted) controller.abort();
+    try {
+      return await this.turn(prompt, controller.signal);
+    } finally {
+      signal?.removeEventListener('abort', onOuterAbort);
+      this.running = undefined;
+    }
+  }
+
+  /** The parent side of a fork: same model, system, tools and messages, so the prefix is cached. */
+  forkContext(): ForkParent {
+    const o = this.opts;
+    return {
+      client: o.client,
+      model: o.model,
+      maxTokens: o.maxTokens,
+      ...(o.thinking ? { thinking: o.thinking } : {}),
+      system: this.system,
+      tools: this.offeredTools,
+      messages: this.history.slice(),
+      cwd: o.cwd,
+      logger: this.logger,
+      ...(o.retry ? { retry: o.retry } : {}),
+      ...(o.pathGuard ? { pathGuard: o.pathGuard } : {}),
+      ...(o.openSubagentTranscript ? { openSubagentTranscript: o.openSubagentTranscript } : {}),
+    };
+  }
+
+  private async turn(prompt: string | UserBlock[], signal: AbortSignal): Promise<TurnResult> {
+    const o = this.opts;
+    const display = typeof prompt === 'string' ? prompt : prompt.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    this.emit({ type: 'turnStart', prompt: display });
+    this.appendPrompt(prompt);
+    await this.write(() => o.transcript?.appendUserPrompt(prompt));
+
+    const gate: ToolGate = !o.trusted
+      ? async () => ({ allow: false, reason: UNTRUSTED_REASON })
+      : (o.gate ?? this.permissions.gate);
+    let result: TurnResult;
+    try {
+      result = await runLoop({
+        client: o.client,
+        model: o.model,
+        maxTokens: o.maxTokens,
+        ...(o.thinking ? { thinking: o.thinking } : {}),
+        system: this.system,
+        tools: this.offeredTools,
+        gate,
+        toolContext: { cwd: o.cwd, readFiles: this.readFiles, ...(o.pathGuard ? { pathGuard: o.pathGuard } : {}) },
+        ...(o.transcript ? { transcript: o.transcript } : {}),
+        emit: (e) => this.emit(e),
+        logger: this.logger,
+        ...(o.retry ? { retry: o.retry } : {}),
+        afterModelResponse: (response) => this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),
+      }, this.history, signal);
+    } catch (e) {
+      // Only a bug gets here (model errors are results); keep the conversation usable anyway.
+      this.logger.error('The agent loop failed', e);
+      const message = e instanceof Error ? e.message : String(e);
+      this.emit({ type: 'error', kind: 'internal', message });
+      result = { reason: 'error', text: '', usage: { input_tokens: 0, output_tokens: 0 }, modelCalls: 0 };
+    }
+    await this.write(() => o.transcript?.flush());
+    this.emit({ type: 'turnEnd', reason: result.reason, text: result.text, usage: result.usage, modelCalls: result.modelCalls });
+    await this.hooks.afterTurn.run({ agent: this, result, messages: this.history }, this.logger);
+    return result;
+  }
+
+  /**
+   * Adds the prompt as a new user message. After a turn that ended on a user message (cancelled
+   * before any answer, failed, or cancelled during tools) the prompt joins that message instead: the
+   * API wants roles to alternate, and that message was never sent with an answer, so no cached
+   * prefix depends on it.
+   */
+  private appendPrompt(prompt: string | UserBlock[]): void {
+    const blocks: UserBlock[] = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
+    const last = this.history[this.history.length - 1];
+    if (last?.role === 'user') {
+      const prev: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+      this.history[this.history.length - 1] = { role: 'user', content: [...prev, ...blocks] };
+    } else {
+      this.history.push({ role: 'user', content: typeof prompt === 'string' ? prompt : blocks });
+    }
+  }
+
+  private emit(event: AgentEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (e) {
+        this.logger.error('An agent event listener threw', e);
+      }
+    }
+  }
+
+  private async write(fn: () => Promise<unknown> | undefined): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      this.logger.error('Could not write to the transcript', e);
+    }
+  }
+}
