@@ -3,11 +3,13 @@
 //  - nothing under src/core imports `vscode` (the engine runs and is tested in plain Node);
 //  - src/protocol imports nothing but types-free TS (it is shared by the host and the webviews);
 //  - webview code never imports host code except src/protocol.
-// It reads import/require/dynamic-import specifiers, so a string that merely mentions 'vscode' is fine.
+// The TypeScript scanner lists import, export-from, require() and import() specifiers, so a string or a
+// comment that merely mentions 'vscode' is fine.
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 
-const IMPORT = /(?:import\s[^'"]*?from\s*|import\s*\(\s*|require\s*\(\s*|export\s[^'"]*?from\s*|import\s*)(['"])([^'"]+)\1/g;
+const ts = createRequire(import.meta.url)('typescript');
 
 function files(dir) {
   if (!fs.existsSync(dir)) return [];
@@ -18,8 +20,8 @@ function files(dir) {
 }
 
 function imports(file) {
-  const text = fs.readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  return [...text.matchAll(IMPORT)].map((m) => m[2]);
+  const info = ts.preProcessFile(fs.readFileSync(file, 'utf8'), true, true);
+  return info.importedFiles.map((f) => f.fileName);
 }
 
 const problems = [];

@@ -36,11 +36,18 @@ export function approxTokens(chars: number): number {
 
 /** Total input tokens of a Messages request body (any shape; unknown parts count as zero). */
 export function approximateInputTokens(body: unknown): number {
-  return promptSegments(body).reduce((sum, s) => sum + s.tokens, 0);
+  // Keys are skipped: the validator counts every request and need not pay for canonical JSON.
+  return collectSegments(body, false).reduce((sum, s) => sum + s.tokens, 0);
 }
 
 /** The prompt as cacheable blocks, in the API's prefix order: tools, system, messages. */
 export function promptSegments(body: unknown): PromptSegment[] {
+  return collectSegments(body, true);
+}
+
+function collectSegments(body: unknown, withKeys: boolean): PromptSegment[] {
+  const segment = (where: string, block: Record<string, unknown>, tokens: number): PromptSegment =>
+    withKeys ? keyedSegment(where, block, tokens) : { key: '', tokens };
   const b = asRecord(body);
   if (!b) return [];
   const out: PromptSegment[] = [];
@@ -99,7 +106,7 @@ export function blockTokens(block: Record<string, unknown>): number {
   }
 }
 
-function segment(where: string, block: Record<string, unknown>, tokens: number): PromptSegment {
+function keyedSegment(where: string, block: Record<string, unknown>, tokens: number): PromptSegment {
   const cc = asRecord(block.cache_control);
   const seg: PromptSegment = { key: `${where}|${canonicalJson(withoutCacheControl(block))}`, tokens };
   if (cc) seg.cacheControl = { type: 'ephemeral', ...(cc.ttl === '1h' || cc.ttl === '5m' ? { ttl: cc.ttl } : {}) };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { EngramApi } from '../../src/extension';
 import { ui, waitUntil } from './ui';
@@ -22,6 +23,7 @@ suite('foundation', () => {
       assert.ok(commands.includes(id), `command ${id} is not registered`);
     }
     assert.match(engram.statusBar.text, /\$\(pulse\) \d+%/);
+    if (process.env.ENGRAM_BENCH_OUT) fs.writeFileSync(process.env.ENGRAM_BENCH_OUT, JSON.stringify({ activationMs: engram.activationMs }));
   });
 
   test('every command is in the "Engram" category', () => {

@@ -16,7 +16,7 @@ export interface Encoder {
  * the count barely moves.
  */
 const LONG_RUN = /\p{L}{128,}|[^\s\p{L}\p{N}]{128,}|\s{128,}/gu;
-const SLICE = 64;
+const SLICE = 16;
 
 export function createEncoder(): Encoder {
   const tiktoken = new Tiktoken(cl100k);

@@ -1,0 +1,73 @@
+// `npm run bench`: runs every benchmark module, prints a table and writes bench-results.json at the
+// repository root: {"metrics": {name: {value, unit, target}}, "machine": "..."} (DESIGN section 8).
+// A module exports `run(): Promise<Metrics>`. Flags: --only=name,name (module names), --no-host.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export type Metrics = Record<string, { value: number; unit: string; target?: number; note?: string }>;
+
+const root = path.resolve(__dirname, '../..');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const skipHost = process.argv.includes('--no-host');
+
+const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
+  ['accounting', () => import('./accounting')],
+  ['transcriptLoad', () => import('./transcriptLoad')],
+];
+
+/** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */
+async function activation(): Promise<Metrics> {
+  const out = path.join(root, 'test-artifacts', 'bench-activation.json');
+  fs.rmSync(out, { force: true });
+  const r = spawnSync(process.execPath, [path.join(root, 'test/host/runHost.mjs')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ENGRAM_TEST_GREP: 'activates in the real host', ENGRAM_BENCH_OUT: out },
+  });
+  if (r.status !== 0 || !fs.existsSync(out)) throw new Error('the activation run in the VS Code host failed');
+  const { activationMs } = JSON.parse(fs.readFileSync(out, 'utf8')) as { activationMs: number };
+  return { activation_ms: { value: round(activationMs), unit: 'ms', target: 50 } };
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+async function main(): Promise<void> {
+  const metrics: Metrics = {};
+  const failures: string[] = [];
+  const runs: Array<[string, () => Promise<Metrics>]> = modules.map(([name, load]) => [name, async () => (await load()).run()]);
+  if (!skipHost) runs.push(['activation', activation]);
+  for (const [name, run] of runs) {
+    if (only && !only.includes(name)) continue;
+    process.stdout.write(`bench ${name} ... `);
+    const started = Date.now();
+    try {
+      Object.assign(metrics, await run());
+      console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    } catch (error) {
+      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+      console.log('FAILED');
+    }
+  }
+  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`;
+  const file = path.join(root, 'bench-results.json');
+  const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { metrics?: Metrics }).metrics ?? {} : {};
+  fs.writeFileSync(file, JSON.stringify({ metrics: { ...(only ? previous : {}), ...metrics }, machine, at: new Date().toISOString() }, null, 2));
+  console.log('\n| metric | value | unit | target | ok |\n|---|---|---|---|---|');
+  for (const [name, m] of Object.entries(metrics)) {
+    const ok = m.target === undefined ? '' : isWithin(name, m.value, m.target) ? 'yes' : 'NO';
+    console.log(`| ${name} | ${m.value} | ${m.unit} | ${m.target ?? ''} | ${ok} |`);
+  }
+  console.log(`\nmachine: ${machine}\nwritten: ${file}`);
+  for (const f of failures) console.error(`bench failed: ${f}`);
+  if (failures.length) process.exit(1);
+}
+
+/** Rates (MB/s) must reach their target; times and costs must stay under it. */
+function isWithin(name: string, value: number, target: number): boolean {
+  return /_mb_s$/.test(name) ? value >= target : value <= target;
+}
+
+void main();
