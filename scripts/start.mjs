@@ -38,7 +38,7 @@ const children = [];
 const env = { ...process.env };
 if (!env.ANTHROPIC_API_KEY) {
   const demoPort = port + 1;
-  const demo = spawn(process.execPath, [path.join(root, 'dist', 'testServer.js'), '--port', String(demoPort), '--demo'], { stdio: 'inherit' });
+  const demo = spawn(process.execPath, [path.join(root, 'dist', 'testServer.js'), '--port', String(demoPort)], { stdio: 'inherit' });
   children.push(demo);
   env.ANTHROPIC_BASE_URL = `http://127.0.0.1:${demoPort}`;
   env.ANTHROPIC_API_KEY = 'offline-demo';

@@ -30,7 +30,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.view = view;
     view.webview.options = webviewOptions(this.extensionUri);
     for (const d of this.viewDisposables.splice(0)) d.dispose();
-    const channel = new WebviewChannel<ChatToHost, HostToChat>(view.webview, 'chat', CHAT_TO_HOST_SHAPES, {
+    const channel: WebviewChannel<ChatToHost, HostToChat> = new WebviewChannel<ChatToHost, HostToChat>(view.webview, 'chat', CHAT_TO_HOST_SHAPES, {
       ready: () => channel.post({ type: 'snapshot', state: this.backend().snapshot() }),
       send: (m) => this.backend().send(m.text),
       stop: () => this.backend().stop(),

@@ -12,7 +12,7 @@ try {
     extensionDevelopmentPath: root,
     extensionTestsPath: path.join(root, 'dist', 'test', 'integration', 'index'),
     launchArgs: [path.join(root, 'test', 'fixtures', 'workspace'), '--disable-extensions', '--disable-workspace-trust'],
-    extensionTestsEnv: { ENGRAM_TEST_GREP: '[ui]', ENGRAM_TEST_GREP_INVERT: '1' },
+    extensionTestsEnv: { ENGRAM_TEST_EXCLUDE: '[ui]' },
   });
 } catch (error) {
   console.error('desktop integration tests failed:', error);

@@ -42,7 +42,7 @@ for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 writeProfileSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'));
 writeProfileSettings(path.join(dirs['user-data'], 'User', 'settings.json'));
 
-const resultsFile = path.join(tmp, 'results.json');
+const phaseFile = path.join(tmp, 'phase.json');
 let server;
 let context;
 let bridge;
@@ -65,7 +65,7 @@ async function main() {
       TMPDIR: dirs.tmp,
       ENGRAM_DATA_DIR: dirs['engram-data'],
       ENGRAM_UI_BRIDGE: bridge.url,
-      ENGRAM_TEST_RESULTS: resultsFile,
+      ENGRAM_TEST_PHASE_FILE: phaseFile,
       ENGRAM_TEST_WORKSPACE: ws,
       ENGRAM_REPO_ROOT: root,
       ANTHROPIC_API_KEY: '',
@@ -92,16 +92,28 @@ async function main() {
   page = context.pages()[0] ?? await context.newPage();
   const browserLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
   page.on('console', (m) => browserLog.write(`[${m.type()}] ${m.text()}\n`));
-  const exitCode = new Promise((resolve) => {
-    void page.exposeFunction('codeAutomationLog', (type, args) => {
-      if (type !== 'trace' && type !== 'debug') console.log(...(args ?? []));
-    });
-    void page.exposeFunction('codeAutomationExit', (code) => resolve(code));
+  let exit;
+  await page.exposeFunction('codeAutomationLog', (type, args) => {
+    if (type !== 'trace' && type !== 'debug') console.log(...(args ?? []));
   });
-  await page.goto(`${base}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
-  const code = await Promise.race([exitCode, sleep(timeoutMs).then(() => 'timeout')]);
-  await page.screenshot({ path: path.join(artifacts, 'final.png') }).catch(() => {});
-  return code;
+  await page.exposeFunction('codeAutomationExit', (code) => exit?.(code));
+  const url = `${base}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  // Phase "main" runs every suite; then the window is loaded again (what a user's "Reload Window" does:
+  // a new workbench and extension host on the same server and data) and the [after-reload] tests run.
+  const phases = (process.env.ENGRAM_TEST_PHASES || 'main,after-reload').split(',');
+  let worst = 0;
+  for (const phase of phases) {
+    fs.writeFileSync(phaseFile, JSON.stringify({ phase, results: path.join(tmp, `results-${phase}.json`) }));
+    log(`phase ${phase}: loading the workbench`);
+    const exitCode = new Promise((resolve) => { exit = resolve; });
+    await page.goto(url);
+    const code = await Promise.race([exitCode, sleep(timeoutMs).then(() => 'timeout')]);
+    await page.screenshot({ path: path.join(artifacts, `final-${phase}.png`) }).catch(() => {});
+    log(`phase ${phase}: exit code ${code}`);
+    if (code === 'timeout') return code;
+    if (Number(code) !== 0) worst = Number(code) || 1;
+  }
+  return worst;
 }
 
 let page;
@@ -148,12 +160,16 @@ async function cleanup() {
 }
 
 function report(code) {
-  let counts = { passed: 0, failed: 0, skipped: 0 };
-  try {
-    counts = JSON.parse(fs.readFileSync(resultsFile, 'utf8'));
-  } catch {
-    if (code !== 0) counts.failed = Math.max(1, counts.failed);
+  const counts = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  for (const f of fs.readdirSync(tmp).filter((n) => /^results-.*\.json$/.test(n))) {
+    const c = JSON.parse(fs.readFileSync(path.join(tmp, f), 'utf8'));
+    counts.passed += c.passed;
+    counts.failed += c.failed;
+    counts.skipped += c.skipped;
+    counts.failures.push(...c.failures);
   }
+  // A host that died before its suite reported still counts as a failure.
+  if (code !== 0 && counts.failed === 0) counts.failed = 1;
   fs.writeFileSync(path.join(root, 'test-artifacts', 'integration-counts.json'), JSON.stringify(counts));
   log(`integration: ${counts.passed} passed, ${counts.failed} failed (exit ${code})`);
   return counts;

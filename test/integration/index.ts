@@ -5,18 +5,30 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Mocha from 'mocha';
 
+/** Which tests run: the phase ([after-reload] tests run after the runner reloads the window), plus filters. */
+function testFilter(phase: string): RegExp {
+  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const parts = [phase === 'after-reload' ? '(?=.*\\[after-reload\\])' : '(?!.*\\[after-reload\\])'];
+  if (process.env.ENGRAM_TEST_GREP) parts.push(`(?=.*${escape(process.env.ENGRAM_TEST_GREP)})`);
+  if (process.env.ENGRAM_TEST_EXCLUDE) parts.push(`(?!.*${escape(process.env.ENGRAM_TEST_EXCLUDE)})`);
+  return new RegExp(`^${parts.join('')}`);
+}
+
+function readPhase(): { phase: string; results?: string } {
+  const file = process.env.ENGRAM_TEST_PHASE_FILE;
+  if (!file || !fs.existsSync(file)) return { phase: 'main' };
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as { phase: string; results: string };
+}
+
 export function run(): Promise<void> {
-  const mocha = new Mocha({
-    ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec',
-    grep: process.env.ENGRAM_TEST_GREP, invert: process.env.ENGRAM_TEST_GREP_INVERT === '1',
-  });
+  const { phase, results } = readPhase();
+  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec', grep: testFilter(phase) });
   const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort();
   for (const f of files) mocha.addFile(path.join(__dirname, f));
   const counts = { passed: 0, failed: 0, skipped: 0, failures: [] as string[] };
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
-      const out = process.env.ENGRAM_TEST_RESULTS;
-      if (out) fs.writeFileSync(out, JSON.stringify(counts));
+      if (results) fs.writeFileSync(results, JSON.stringify(counts));
       if (failures > 0) reject(new Error(`${failures} integration tests failed`));
       else resolve();
     });

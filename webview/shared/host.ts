@@ -20,7 +20,7 @@ export function connect<In extends { type: string }, Out, State = unknown>(handl
   window.addEventListener('message', (event: MessageEvent) => {
     const message = event.data as In;
     if (!message || typeof message.type !== 'string') return;
-    const handler = (handlers as Record<string, ((m: In) => void) | undefined>)[message.type];
+    const handler = (handlers as unknown as Record<string, ((m: In) => void) | undefined>)[message.type];
     if (handler) handler(message);
   });
   return {

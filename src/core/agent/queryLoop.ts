@@ -177,11 +177,22 @@ async function writeSafely(cfg: LoopConfig, write: () => Promise<unknown> | unde
   }
 }
 
-/** A partial answer with nothing but thinking in it says nothing; it is not kept. */
+/**
+ * What of an answer goes into the conversation, by the same rules the transcript normaliser applies
+ * when a session is read back, so a resumed session sends the very bytes this one sent (and hits the
+ * cache): no blank text blocks (the API rejects them), and an answer that ends the turn loses
+ * trailing whitespace (the API rejects it on a final assistant message). A partial answer with only
+ * thinking in it says nothing and is not kept.
+ */
 function keptContent(response: ModelResponse | undefined): AssistantBlock[] {
   if (!response) return [];
-  if (response.partial && !response.content.some((b) => b.type === 'text' || b.type === 'tool_use')) return [];
-  return response.content;
+  let content = response.content.filter((b) => b.type !== 'text' || b.text.trim() !== '');
+  if (response.partial && !content.some((b) => b.type === 'text' || b.type === 'tool_use')) return [];
+  const last = content[content.length - 1];
+  if (last?.type === 'text' && /\s$/.test(last.text) && !content.some((b) => b.type === 'tool_use')) {
+    content = [...content.slice(0, -1), { ...last, text: last.text.trimEnd() }];
+  }
+  return content;
 }
 
 function stopToEnd(stop: ModelResponse['stopReason']): TurnEndReason {

@@ -213,7 +213,7 @@ function proseOnly(markdown: string): string {
     const indented = /^( {4}|\t)/.test(line);
     const listItem = /^\s*([-*+]|\d+[.)])\s/.test(line);
     // Indented code starts after a blank line, but indented lines inside a list are list content.
-    const code = !blank && indented && !listItem && !inList && (prevBlank || prevCode);
+    const code: boolean = !blank && indented && !listItem && !inList && (prevBlank || prevCode);
     if (!blank && !indented) inList = listItem;
     if (listItem) inList = true;
     kept.push(code ? '' : line);
@@ -224,7 +224,7 @@ function proseOnly(markdown: string): string {
   return kept
     .join('\n')
     .split(/\n\s*\n/)
-    .map((para) => para.replace(/(`+)[\s\S]*?[^`]?\1(?!`)/g, (s) => s.replace(/[^\n]/g, ' ')))
+    .map((para) => para.replace(/(?<!`)(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g, (s) => s.replace(/[^\n]/g, ' ')))
     .join('\n\n');
 }
 

@@ -1,0 +1,23 @@
+// Entry point of the `engram` command (bundled to dist/cli.js). Wires the dispatcher to the real
+// process: stdout/stderr, environment, Ctrl-C, exit code.
+import { runCli } from './dispatcher';
+
+async function main(): Promise<void> {
+  const controller = new AbortController();
+  let interrupts = 0;
+  process.on('SIGINT', () => {
+    // First Ctrl-C ends the turn cleanly (the transcript stays valid); a second one leaves at once.
+    if (++interrupts > 1) process.exit(130);
+    controller.abort();
+  });
+  const code = await runCli(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  });
+  process.exitCode = code;
+}
+
+void main();

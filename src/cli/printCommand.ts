@@ -1,0 +1,186 @@
+// `engram -p "PROMPT"`: one turn headless, on the same engine and transcripts as the extension, so a
+// session started here can be resumed in the editor and the reverse.
+import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openSession, SessionNotFoundError, isValidSessionId } from '../core/agent/session';
+import { denyAllPrompt } from '../core/agent/permissions';
+import { appendHistory } from '../core/conversation/transcriptWriter';
+import { createAnthropicClient } from '../core/llm/anthropicClient';
+import { resolveModelConfig } from '../core/llm/modelConfig';
+import type { ModelClient } from '../core/llm/modelClient';
+import type { Logger } from '../core/ports';
+import { createDefaultTools } from '../core/tools/tool';
+import { ENGRAM_VERSION } from '../core/version';
+import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
+import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
+import { headlessToolGate, unknownToolNames } from './toolPolicy';
+
+const OPTIONS = {
+  print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
+  resume: { type: 'string', short: 'r', valueName: 'ID', help: 'Continue session ID (same transcript file).' },
+  cwd: { type: 'string', valueName: 'DIR', help: 'Project folder to work in (default: the current directory).' },
+  'output-format': { type: 'string', valueName: 'FMT', help: 'text (default): the answer; json: {"result","sessionId","turns","usage","transcript"}.' },
+  'allowed-tools': { type: 'string', valueName: 'LIST', help: 'Comma-separated tools that may run, e.g. Read,Grep,Edit,Bash. Only these run.' },
+  model: { type: 'string', valueName: 'M', help: 'Model name (default: claude-sonnet-4-5).' },
+  'max-tokens': { type: 'string', valueName: 'N', help: 'Output token limit per model call (default: 16000).' },
+  'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: $ENGRAM_DATA_DIR or ~/.engram).' },
+  verbose: { type: 'boolean', short: 'v', help: 'Log retries and warnings to stderr.' },
+  version: { type: 'boolean', help: 'Print the version and exit.' },
+  help: { type: 'boolean', short: 'h', help: 'Show this help.' },
+} satisfies OptionSpecs;
+
+export const HELP = `Usage: engram -p "PROMPT" [options]
+
+Runs one prompt to the end (the model may call tools several times) and prints the answer.
+
+Options:
+${formatOptions(OPTIONS)}
+
+Tools: nobody can answer a permission prompt in a headless run, so the rule is fixed up front.
+  Without --allowed-tools, only read-only tools run (Read, Glob, Grep, and Bash commands that only
+  read, like ls or cat); anything else is denied and the model is told why.
+  With --allowed-tools, exactly the listed tools run (read-only ones too), all others are denied.
+
+Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR.
+Exit codes: 0 done, 1 the model or API failed (the reason is on stderr), 2 usage error, 130 interrupted.`;
+
+export const printCommand: Command = {
+  name: 'print',
+  summary: 'Run one prompt headless and print the answer (also: engram -p "PROMPT").',
+  run: runPrint,
+};
+
+interface JsonOutput {
+  result: string;
+  sessionId: string;
+  turns: number;
+  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  transcript: string;
+}
+
+/** `client` is for tests that bring their own model; normally the Anthropic adapter is built here. */
+export async function runPrint(argv: string[], io: CliIo, client?: ModelClient): Promise<number> {
+  const { options, positionals } = parseCommandArgs(argv, OPTIONS);
+  if (options.help) {
+    io.stdout(`${HELP}\n`);
+    return EXIT_OK;
+  }
+  if (options.version) {
+    io.stdout(`${ENGRAM_VERSION}\n`);
+    return EXIT_OK;
+  }
+  if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]} (quote the prompt: -p "...")`);
+  const prompt = options.print;
+  if (prompt === undefined || prompt.trim() === '') throw new UsageError('A prompt is required: engram -p "PROMPT"');
+  const format = options['output-format'] ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--output-format must be text or json, not ${format}`);
+  const resume = options.resume;
+  if (resume !== undefined && !isValidSessionId(resume)) throw new UsageError(`Not a session id: ${resume}`);
+  const maxTokens = options['max-tokens'] === undefined ? undefined : Number(options['max-tokens']);
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) throw new UsageError('--max-tokens must be a positive whole number');
+  const cwd = path.resolve(io.cwd, options.cwd ?? '.');
+  if (!(await isDirectory(cwd))) throw new UsageError(`--cwd is not a folder: ${cwd}`);
+  const dataDir = path.resolve(io.cwd, options['data-dir'] ?? (io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')));
+
+  const tools = createDefaultTools();
+  const allowed = splitList(options['allowed-tools']);
+  if (allowed) {
+    const unknown = unknownToolNames(allowed, tools);
+    if (unknown.length > 0) throw new UsageError(`Unknown tool(s) in --allowed-tools: ${unknown.join(', ')} (tools: ${tools.map((t) => t.name).join(', ')})`);
+  }
+
+  const config = resolveModelConfig({ model: options.model, maxOutputTokens: maxTokens }, io.env, undefined);
+  if (!client && !config.apiKey) {
+    io.stderr('engram: no API key. Set ANTHROPIC_API_KEY.\n');
+    return EXIT_MODEL_ERROR;
+  }
+  const logger = stderrLogger(io, options.verbose === true);
+  let session;
+  try {
+    session = await openSession({
+      dataDir,
+      cwd,
+      ...(resume !== undefined ? { resumeSessionId: resume } : {}),
+      client: client ?? createAnthropicClient(config, logger),
+      model: config.model,
+      maxTokens: config.maxOutputTokens,
+      trusted: true, // the person running the command chose this folder
+      permissionPrompt: denyAllPrompt,
+      gate: headlessToolGate(allowed),
+      tools,
+      version: ENGRAM_VERSION,
+      entrypoint: 'cli',
+      systemNotes: ['This is a headless run: nobody can answer questions or permission prompts until it ends. Finish the task, or say clearly what is missing.'],
+      logger,
+    });
+  } catch (e) {
+    if (e instanceof SessionNotFoundError) throw new UsageError(e.message);
+    throw e;
+  }
+  session.warnings.forEach((w) => logger.warn(w));
+  if (options.verbose) {
+    session.agent.on((e) => {
+      if (e.type === 'retrying') io.stderr(`engram: ${e.reason} Retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt}/${e.maxRetries}).\n`);
+    });
+  }
+
+  await appendHistory(dataDir, { display: prompt, timestamp: Date.now(), project: cwd, sessionId: session.sessionId })
+    .catch((e: unknown) => logger.error('Could not write history.jsonl', e));
+  const result = await session.agent.runTurn(prompt, io.signal);
+
+  if (format === 'json') {
+    const out: JsonOutput = {
+      result: result.text,
+      sessionId: session.sessionId,
+      turns: result.modelCalls,
+      usage: {
+        input_tokens: result.usage.input_tokens,
+        output_tokens: result.usage.output_tokens,
+        cache_creation_input_tokens: result.usage.cache_creation_input_tokens ?? 0,
+        cache_read_input_tokens: result.usage.cache_read_input_tokens ?? 0,
+      },
+      transcript: session.transcriptPath,
+    };
+    io.stdout(`${JSON.stringify(out)}\n`);
+  } else if (result.text) {
+    io.stdout(result.text.endsWith('\n') ? result.text : `${result.text}\n`);
+  }
+
+  switch (result.reason) {
+    case 'error':
+      io.stderr(`engram: ${result.error?.message ?? 'the model call failed.'}\n`);
+      return EXIT_MODEL_ERROR;
+    case 'cancelled':
+      io.stderr(`engram: interrupted. Resume with: engram --resume ${session.sessionId} -p "..."\n`);
+      return EXIT_INTERRUPTED;
+    case 'max_tokens':
+      io.stderr('engram: the answer was cut at the output token limit (--max-tokens).\n');
+      return EXIT_OK;
+    case 'refusal':
+      io.stderr('engram: the model declined to answer.\n');
+      return EXIT_OK;
+    default:
+      return EXIT_OK;
+  }
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function stderrLogger(io: CliIo, verbose: boolean): Logger {
+  return {
+    info: (m) => {
+      if (verbose) io.stderr(`engram: ${m}\n`);
+    },
+    warn: (m) => {
+      if (verbose) io.stderr(`engram: warning: ${m}\n`);
+    },
+    error: (m, e) => io.stderr(`engram: ${m}${e instanceof Error ? `: ${e.message}` : ''}\n`),
+  };
+}

@@ -1,0 +1,131 @@
+// Opens a session the same way for every entry point (chat view, CLI): a new or resumed transcript under
+// the data dir, the system prompt with environment and instructions, the tools, and the Agent on top.
+import { randomUUID } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
+import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
+import { readTranscript, type CorruptLine } from '../conversation/transcriptReader';
+import { openSessionTranscript } from '../conversation/transcriptWriter';
+import type { ApiMessage } from '../conversation/types';
+import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
+import type { RetryOptions } from '../llm/retry';
+import { loadInstructions } from '../memory/instructions';
+import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
+import { createDefaultTools, type Tool } from '../tools/tool';
+import { Agent } from './agent';
+import type { ToolGate } from './permissions';
+import { buildSystemPrompt, localDate } from './systemPrompt';
+
+export interface SessionSetup {
+  dataDir: string;
+  /** The project folder: tools work here, transcripts go under its project key. */
+  cwd: string;
+  /** Continue this session (its transcript must exist); a new session when absent. */
+  resumeSessionId?: string;
+  client: ModelClient;
+  model: string;
+  maxTokens: number;
+  thinking?: ThinkingConfig;
+  trusted: boolean;
+  permissionPrompt: PermissionPrompt;
+  gate?: ToolGate;
+  /** Default: createDefaultTools(). */
+  tools?: Tool[];
+  /** Engram's version, recorded on transcript lines. */
+  version: string;
+  /** Recorded as `entrypoint` on transcript lines, e.g. `cli` or `vscode`. */
+  entrypoint: string;
+  /** Lines added to the system prompt for this entry point. */
+  systemNotes?: string[];
+  logger?: Logger;
+  retry?: Omit<RetryOptions, 'onRetry'>;
+  now?: Date;
+}
+
+export interface OpenedSession {
+  agent: Agent;
+  sessionId: string;
+  transcriptPath: string;
+  /** For a resumed session: what the reader skipped or repaired. */
+  resumed?: { messages: number; corrupt: CorruptLine[]; tornTail: boolean; report: NormaliseReport };
+  warnings: string[];
+}
+
+export class SessionNotFoundError extends Error {
+  constructor(readonly sessionId: string, readonly file: string) {
+    super(`No session ${sessionId} for this project (looked for ${file}).`);
+    this.name = 'SessionNotFoundError';
+  }
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** Session ids become file names: refuse anything that could point elsewhere. */
+export function isValidSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
+}
+
+export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
+  const cwd = path.resolve(setup.cwd);
+  const logger = setup.logger ?? silentLogger;
+  const sessionId = setup.resumeSessionId ?? randomUUID();
+  if (!isValidSessionId(sessionId)) throw new Error(`Not a valid session id: ${JSON.stringify(sessionId)}`);
+  const transcriptPath = sessionTranscriptPath(setup.dataDir, cwd, sessionId);
+  const warnings: string[] = [];
+
+  let messages: ApiMessage[] = [];
+  let parentUuid: string | null = null;
+  let resumed: OpenedSession['resumed'];
+  if (setup.resumeSessionId !== undefined) {
+    if (!(await exists(transcriptPath))) throw new SessionNotFoundError(sessionId, transcriptPath);
+    const read = await readTranscript(transcriptPath);
+    const { entries, report } = normaliseWithIds(read.lines);
+    messages = entries.map((e) => e.message);
+    parentUuid = report.leafUuid ?? null;
+    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report };
+    if (read.corrupt.length > 0) warnings.push(`Skipped ${read.corrupt.length} unreadable line(s) of ${transcriptPath}.`);
+  }
+
+  const gitRoot = await findGitRoot(cwd);
+  const instructions = await loadInstructions({ cwd, configDir: setup.dataDir, trusted: setup.trusted });
+  warnings.push(...instructions.warnings);
+  const system = buildSystemPrompt({
+    cwd,
+    platform: process.platform,
+    date: localDate(setup.now),
+    isGitRepo: gitRoot !== undefined,
+    instructions: instructions.text,
+    ...(setup.systemNotes ? { notes: setup.systemNotes } : {}),
+  });
+
+  const common = { dataDir: setup.dataDir, projectPath: cwd, sessionId, version: setup.version, entrypoint: setup.entrypoint };
+  const transcript = openSessionTranscript({ ...common, parentUuid });
+  const agent = new Agent({
+    client: setup.client,
+    model: setup.model,
+    maxTokens: setup.maxTokens,
+    ...(setup.thinking ? { thinking: setup.thinking } : {}),
+    system,
+    tools: setup.tools ?? createDefaultTools(),
+    trusted: setup.trusted,
+    permissionPrompt: setup.permissionPrompt,
+    ...(setup.gate ? { gate: setup.gate } : {}),
+    cwd,
+    sessionId,
+    transcript,
+    openSubagentTranscript: (agentId) => openSessionTranscript({ ...common, agentId }),
+    messages,
+    logger,
+    ...(setup.retry ? { retry: setup.retry } : {}),
+  });
+  return { agent, sessionId, transcriptPath, ...(resumed ? { resumed } : {}), warnings };
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
