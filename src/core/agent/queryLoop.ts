@@ -18,8 +18,10 @@ export interface LoopConfig {
   maxTokens: number;
   thinking?: ThinkingConfig;
   system: SystemBlock[];
-  /** Offered to the model (their schemas, in this order) and runnable. */
+  /** The tools that can run; their schemas are offered to the model unless `offerTools` is false. */
   tools: Tool[];
+  /** False in an untrusted workspace: nothing is offered, and the gate explains any call. */
+  offerTools?: boolean;
   gate: ToolGate;
   toolContext: Omit<ToolContext, 'signal'>;
   transcript?: TranscriptWriter;
@@ -40,6 +42,7 @@ export interface LoopResult {
   error?: ModelError;
 }
 
+const NOT_RUN_TURN_LIMIT = 'Not run: this agent reached its limit of model calls.';
 const NOT_RUN_AFTER_DROP = 'Not run: the connection to the API dropped before the answer was complete.';
 
 /** Runs rounds until the model stops. Appends to `messages` (never changes a message already in it). */
@@ -63,7 +66,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
         model: cfg.model,
         maxTokens: cfg.maxTokens,
         system: cfg.system,
-        tools: cfg.tools.map((t) => t.schema),
+        tools: cfg.offerTools === false ? [] : cfg.tools.map((t) => t.schema),
         messages: messages.slice(),
         ...(cfg.thinking ? { thinking: cfg.thinking } : {}),
       }, handlers, signal, {
@@ -116,6 +119,11 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
       return end('cancelled');
     }
     if (calls.length === 0) return end(stopToEnd(response.stopReason));
+    if (cfg.maxModelCalls !== undefined && modelCalls >= cfg.maxModelCalls) {
+      // The model would never see these results: answer them without running anything.
+      answerWithout(cfg, messages, calls, errorResult(NOT_RUN_TURN_LIMIT));
+      return end('max_turns');
+    }
 
     const outcomes = await runToolCalls(calls, {
       tools: toolMap,

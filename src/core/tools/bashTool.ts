@@ -72,7 +72,7 @@ function runBash(input: BashInput, ctx: ToolContext): Promise<ToolResult> {
         detached: posix, // own process group (setsid), so the whole tree can be killed
         stdio: ['ignore', 'pipe', 'pipe'],
         windowsHide: true,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: '0' }, // a credential prompt would hang until the timeout
+        env: commandEnv(),
       });
     } catch (err) {
       resolve(errorResult(`Could not start bash: ${errorText(err)}`));
@@ -195,4 +195,15 @@ export class HeadTailBuffer {
     const omitted = this.total - this.half - this.half;
     return `${this.head.slice(0, this.half)}\n\n[... ${omitted} characters omitted ...]\n\n${tail}`;
   }
+}
+
+/**
+ * The environment a model-written command runs with: the user's, minus the API credentials the agent
+ * itself uses (a command has no business reading them), and with git's credential prompt off (it would
+ * hang until the timeout).
+ */
+export function commandEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env, GIT_TERMINAL_PROMPT: '0' };
+  for (const key of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'ENGRAM_API_KEY']) delete out[key];
+  return out;
 }

@@ -12,7 +12,7 @@ const BINARY_EXTENSIONS = new Set([
   '.exe', '.dll', '.so', '.dylib', '.o', '.a', '.lib', '.obj', '.class', '.pyc', '.pyo', '.wasm', '.node', '.bin',
   '.pdf', '.doc', '.docx', '.xls', '.xlsx', '.ppt', '.pptx', '.odt', '.ods',
   '.mp3', '.mp4', '.wav', '.ogg', '.flac', '.avi', '.mov', '.mkv', '.webm', '.m4a',
-  '.ttf', '.otf', '.woff', '.woff2', '.eot', '.sqlite', '.db', '.dat', '.pack', '.idx',
+  '.ttf', '.otf', '.woff', '.woff2', '.eot', '.sqlite', '.db', '.pack', '.idx',
 ]);
 
 /** How many leading bytes are checked for NUL bytes (git uses the same heuristic). */

@@ -44,5 +44,5 @@ export interface Tool<I = Record<string, unknown>> {
 
 /** The agent's standard tool set, in the order they are offered to the model. */
 export function createDefaultTools(): Tool[] {
-  return [readTool(), writeTool(), editTool(), globTool(), grepTool(), bashTool()] as unknown as Tool[];
+  return [readTool(), writeTool(), editTool(), globTool(), grepTool(), bashTool()];
 }

@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bashTool, HeadTailBuffer, type BashData } from '../../../src/core/tools/bashTool';
+import { bashTool, commandEnv, HeadTailBuffer, type BashData } from '../../../src/core/tools/bashTool';
 import { makeCtx, tempDir } from './toolTestKit';
 
 const bash = bashTool();
@@ -137,3 +137,11 @@ describe('HeadTailBuffer', () => {
     assert.equal(b.text(), '012\n\n[... 4 characters omitted ...]\n\n789');
   });
 });
+
+describe('Bash environment', () => it('commands never see the API credentials of the agent', () => {
+  const env = commandEnv({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-secret', ANTHROPIC_AUTH_TOKEN: 't', HOME: '/h' });
+  assert.equal(env.ANTHROPIC_API_KEY, undefined);
+  assert.equal(env.ANTHROPIC_AUTH_TOKEN, undefined);
+  assert.equal(env.PATH, '/bin');
+  assert.equal(env.GIT_TERMINAL_PROMPT, '0');
+}));

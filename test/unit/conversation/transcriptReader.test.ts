@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import {
+  forEachTranscriptLine, listSessions, parseTranscriptText, readTranscript,
+} from '../../../src/core/conversation/transcriptReader';
+import type { UserLine } from '../../../src/core/conversation/types';
+import { CC_FIXTURES, fixtureTranscripts, withTempDir } from './testSupport';
+
+const user = (uuid: string, content: unknown, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content }, uuid, timestamp: 't', sessionId: 's', ...extra });
+
+async function readText(dir: string, text: string | Buffer) {
+  const file = path.join(dir, 't.jsonl');
+  await fsp.writeFile(file, text);
+  return readTranscript(file);
+}
+
+test('reads every fixture without corrupt lines, keeping unknown line types', async () => {
+  for (const name of await fixtureTranscripts()) {
+    const r = await readTranscript(path.join(CC_FIXTURES, name));
+    assert.deepEqual(r.corrupt, [], name);
+    assert.equal(r.tornTail, false, name);
+    const raw = (await fsp.readFile(path.join(CC_FIXTURES, name), 'utf8')).split('\n').filter(Boolean);
+    assert.equal(r.lines.length, raw.length, name);
+  }
+  const hello = await readTranscript(path.join(CC_FIXTURES, 'hello-single-turn.jsonl'));
+  assert.deepEqual(hello.lines.map((l) => l.type), ['queue-operation', 'queue-operation', 'user', 'assistant', 'last-prompt']);
+});
+
+test('skips and reports corrupt lines with 1-based numbers; blank lines are silent', async () => {
+  await withTempDir(async (dir) => {
+    const text = [
+      user('u1', 'first'),
+      '{"type":"user", broken',
+      '',
+      '   ',
+      '[1,2]',
+      '{"no":"type"}',
+      JSON.stringify({ type: 'user', uuid: 'u2' }), // no message
+      JSON.stringify({ type: 'assistant', uuid: 'a1', message: { content: [] } }), // no message.id
+      JSON.stringify({ type: 'file-history-snapshot', messageId: 'x' }),
+      user('u3', 'last'),
+    ].join('\n') + '\n';
+    const r = await readText(dir, text);
+    assert.deepEqual(r.lines.map((l) => l.uuid ?? l.type), ['u1', 'file-history-snapshot', 'u3']);
+    assert.deepEqual(r.corrupt.map((c) => c.line), [2, 5, 6, 7, 8]);
+    assert.match(r.corrupt[0].error, /JSON/);
+    assert.equal(r.tornTail, false);
+  });
+});
+
+test('a last line cut off mid-write is a torn tail; a complete last line without newline is kept', async () => {
+  await withTempDir(async (dir) => {
+    const torn = await readText(dir, `${user('u1', 'ok')}\n${user('u2', 'cut').slice(0, 40)}`);
+    assert.equal(torn.tornTail, true);
+    assert.deepEqual(torn.corrupt, []);
+    assert.equal(torn.lines.length, 1);
+
+    const whole = await readText(dir, `${user('u1', 'ok')}\n${user('u2', 'no newline')}`);
+    assert.equal(whole.tornTail, false);
+    assert.equal(whole.lines.length, 2);
+
+    const badMiddle = await readText(dir, `${user('u1', 'ok')}\n{oops\n`);
+    assert.equal(badMiddle.tornTail, false, 'a bad line that ends in a newline was written whole');
+    assert.deepEqual(badMiddle.corrupt.map((c) => c.line), [2]);
+
+    const empty = await readText(dir, '');
+    assert.deepEqual(empty, { lines: [], corrupt: [], tornTail: false });
+  });
+});
+
+test('handles CRLF, a byte order mark, and lines and characters that span read chunks', async () => {
+  await withTempDir(async (dir) => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const crlf = await readText(dir, Buffer.concat([bom, Buffer.from(`${user('u1', 'a')}\r\n${user('u2', 'b')}\r\n`)]));
+    assert.deepEqual(crlf.corrupt, []);
+    assert.deepEqual(crlf.lines.map((l) => l.uuid), ['u1', 'u2']);
+
+    // A 3 MB line of multi-byte characters crosses several 1 MB chunks (and splits characters between them).
+    const big = '漢字🙂'.repeat(300_000);
+    const r = await readText(dir, `${user('u1', 'small')}\n${user('u2', big)}\n${user('u3', 'after')}\n`);
+    assert.deepEqual(r.corrupt, []);
+    assert.equal((r.lines[1] as UserLine).message.content, big);
+    assert.equal(r.lines[2].uuid, 'u3');
+  });
+});
+
+test('forEachTranscriptLine can stop early; parseTranscriptText follows the same rules', async () => {
+  await withTempDir(async (dir) => {
+    const file = path.join(dir, 't.jsonl');
+    await fsp.writeFile(file, [user('u1', 'a'), user('u2', 'b'), user('u3', 'c')].join('\n') + '\n');
+    const seen: string[] = [];
+    await forEachTranscriptLine(file, (line) => {
+      seen.push(String(line.uuid));
+      return seen.length < 2;
+    });
+    assert.deepEqual(seen, ['u1', 'u2']);
+  });
+  const r = parseTranscriptText(`${user('u1', 'a')}\nnope\n${user('u2', 'b').slice(0, 10)}`);
+  assert.deepEqual(r.corrupt.map((c) => c.line), [2]);
+  assert.equal(r.tornTail, true);
+  assert.equal(r.lines.length, 1);
+});
+
+test('listSessions gives id, file, mtime, first typed prompt and line count, newest first', async () => {
+  await withTempDir(async (dir) => {
+    const older = path.join(dir, 'older.jsonl');
+    const newer = path.join(dir, 'newer.jsonl');
+    await fsp.writeFile(older, [
+      JSON.stringify({ type: 'queue-operation', operation: 'enqueue' }),
+      user('m1', '<local-command-caveat>Caveat</local-command-caveat>', { isMeta: true }),
+      user('m2', '<command-name>/compact</command-name>'),
+      user('u1', [{ type: 'text', text: 'fix the build' }]),
+      user('u2', 'later prompt'),
+    ].join('\n') + '\n');
+    await fsp.writeFile(newer, `${user('u9', 'hello')}\n{broken\n`);
+    await fsp.writeFile(path.join(dir, 'notes.md'), '# not a session');
+    await fsp.mkdir(path.join(dir, 'newer', 'subagents'), { recursive: true });
+    await fsp.utimes(older, new Date(1_000_000), new Date(1_000_000));
+
+    const sessions = await listSessions(dir);
+    assert.deepEqual(sessions.map((s) => [s.sessionId, s.firstPrompt, s.lineCount]), [
+      ['newer', 'hello', 2],
+      ['older', 'fix the build', 5],
+    ]);
+    assert.equal(sessions[1].file, older);
+    assert.ok(sessions[0].mtime.getTime() > sessions[1].mtime.getTime());
+    assert.deepEqual(await listSessions(path.join(dir, 'missing')), []);
+  });
+});
