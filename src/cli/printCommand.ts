@@ -7,7 +7,7 @@ import { openSession, SessionNotFoundError, isValidSessionId } from '../core/age
 import { denyAllPrompt } from '../core/agent/permissions';
 import { appendHistory } from '../core/conversation/transcriptWriter';
 import { createAnthropicClient } from '../core/llm/anthropicClient';
-import { resolveModelConfig } from '../core/llm/modelConfig';
+import { DEFAULT_MODEL, resolveModelConfig } from '../core/llm/modelConfig';
 import type { ModelClient } from '../core/llm/modelClient';
 import type { Logger } from '../core/ports';
 import { createDefaultTools } from '../core/tools/tool';
@@ -22,7 +22,7 @@ const OPTIONS = {
   cwd: { type: 'string', valueName: 'DIR', help: 'Project folder to work in (default: the current directory).' },
   'output-format': { type: 'string', valueName: 'FMT', help: 'text (default): the answer; json: {"result","sessionId","turns","usage","transcript"}.' },
   'allowed-tools': { type: 'string', valueName: 'LIST', help: 'Comma-separated tools that may run, e.g. Read,Grep,Edit,Bash. Only these run.' },
-  model: { type: 'string', valueName: 'M', help: 'Model name (default: claude-sonnet-4-5).' },
+  model: { type: 'string', valueName: 'M', help: `Model name (default: ${DEFAULT_MODEL}).` },
   'max-tokens': { type: 'string', valueName: 'N', help: 'Output token limit per model call (default: 16000).' },
   'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: $ENGRAM_DATA_DIR or ~/.engram).' },
   verbose: { type: 'boolean', short: 'v', help: 'Log retries and warnings to stderr.' },
@@ -43,6 +43,8 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
   With --allowed-tools, exactly the listed tools run (read-only ones too), all others are denied.
 
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR.
+Output: "turns" counts model calls. With json the object is printed even when the run fails, so
+the sessionId can be resumed.
 Exit codes: 0 done, 1 the model or API failed (the reason is on stderr), 2 usage error, 130 interrupted.`;
 
 export const printCommand: Command = {

@@ -3,7 +3,7 @@
 import type { ApiMessage, ContentBlock, SystemBlock, Usage, UserBlock } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import type { ModelClient, ModelResponse, ThinkingConfig } from '../llm/modelClient';
-import type { ModelError } from '../llm/errors';
+import type { ModelError, PromptTooLongError } from '../llm/errors';
 import type { RetryOptions } from '../llm/retry';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { ReadFileState } from '../tools/readFileState';
@@ -40,6 +40,8 @@ export interface AgentOptions {
   retry?: Omit<RetryOptions, 'onRetry'>;
   readFiles?: ReadFileState;
   pathGuard?: (absPath: string, op: PathOp) => string | null;
+  /** Reactive compaction (DESIGN 5): a shorter conversation to retry with after "prompt is too long". */
+  recoverPromptTooLong?(ctx: { agent: Agent; error: PromptTooLongError; messages: ApiMessage[] }): Promise<ApiMessage[] | undefined>;
 }
 
 export interface TurnResult {
@@ -189,6 +191,7 @@ export class Agent {
     const gate: ToolGate = !o.trusted
       ? async () => ({ allow: false, reason: UNTRUSTED_REASON })
       : (o.gate ?? this.permissions.gate);
+    const recover = o.recoverPromptTooLong;
     let result: TurnResult;
     try {
       result = await runLoop({
@@ -205,6 +208,7 @@ export class Agent {
         emit: (e) => this.emit(e),
         logger: this.logger,
         ...(o.retry ? { retry: o.retry } : {}),
+        ...(recover ? { recoverPromptTooLong: (error, messages) => recover({ agent: this, error, messages }) } : {}),
         afterModelResponse: (response) => this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),
       }, this.history, signal);
     } catch (e) {

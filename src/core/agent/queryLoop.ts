@@ -3,7 +3,7 @@
 // (done, cancelled, dropped, failed), the message list it leaves is one the API accepts.
 import type { ApiMessage, AssistantBlock, SystemBlock, ToolUseBlock, Usage } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
-import { ConnectionDroppedError, isModelError, type ModelError } from '../llm/errors';
+import { ConnectionDroppedError, isModelError, PromptTooLongError, type ModelError } from '../llm/errors';
 import { addUsage, emptyUsage, type ModelClient, type ModelResponse, type StreamHandlers, type ThinkingConfig } from '../llm/modelClient';
 import { streamWithRetry, type RetryOptions } from '../llm/retry';
 import type { Logger } from '../ports';
@@ -31,7 +31,15 @@ export interface LoopConfig {
   /** Model calls allowed in this run; undefined = until the model stops. */
   maxModelCalls?: number;
   afterModelResponse?(response: ModelResponse): Promise<void>;
+  /**
+   * Reactive compaction: given the conversation the API found too long, returns a shorter one to
+   * retry with (it replaces `messages`), or undefined to give up. Tried at most 3 times per run.
+   */
+  recoverPromptTooLong?(error: PromptTooLongError, messages: ApiMessage[]): Promise<ApiMessage[] | undefined>;
 }
+
+/** DESIGN 5: the reactive stage retries at most 3 times. */
+const MAX_PROMPT_TOO_LONG_RECOVERIES = 3;
 
 export interface LoopResult {
   reason: TurnEndReason;
@@ -43,7 +51,7 @@ export interface LoopResult {
 }
 
 const NOT_RUN_TURN_LIMIT = 'Not run: this agent reached its limit of model calls.';
-const NOT_RUN_AFTER_DROP = 'Not run: the connection to the API dropped before the answer was complete.';
+const NOT_RUN_AFTER_DROP = 'Not run: the answer broke off (connection or API failure) before it was complete.';
 
 /** Runs rounds until the model stops. Appends to `messages` (never changes a message already in it). */
 export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: AbortSignal): Promise<LoopResult> {
@@ -51,6 +59,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
   let usage = emptyUsage();
   let modelCalls = 0;
   let text = '';
+  let recoveries = 0;
   const end = (reason: TurnEndReason, error?: ModelError): LoopResult => ({ reason, text, usage, modelCalls, ...(error ? { error } : {}) });
 
   for (;;) {
@@ -100,6 +109,14 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
     if (response && !response.partial && !error) await cfg.afterModelResponse?.(response);
 
     const calls = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+    if (error instanceof PromptTooLongError && cfg.recoverPromptTooLong && recoveries < MAX_PROMPT_TOO_LONG_RECOVERIES) {
+      recoveries++;
+      const shorter = await cfg.recoverPromptTooLong(error, messages.slice());
+      if (shorter) {
+        messages.splice(0, messages.length, ...shorter);
+        continue;
+      }
+    }
     if (error) {
       // A complete tool call from a broken answer is answered but not run: the model did not finish
       // its thought, and the person saw the failure.

@@ -13,7 +13,7 @@ import type { RetryOptions } from '../llm/retry';
 import { loadInstructions } from '../memory/instructions';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { createDefaultTools, type Tool } from '../tools/tool';
-import { Agent } from './agent';
+import { Agent, type AgentOptions } from './agent';
 import type { ToolGate } from './permissions';
 import { buildSystemPrompt, localDate } from './systemPrompt';
 
@@ -40,6 +40,7 @@ export interface SessionSetup {
   systemNotes?: string[];
   logger?: Logger;
   retry?: Omit<RetryOptions, 'onRetry'>;
+  recoverPromptTooLong?: AgentOptions['recoverPromptTooLong'];
   now?: Date;
 }
 
@@ -118,6 +119,7 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     messages,
     logger,
     ...(setup.retry ? { retry: setup.retry } : {}),
+    ...(setup.recoverPromptTooLong ? { recoverPromptTooLong: setup.recoverPromptTooLong } : {}),
   });
   return { agent, sessionId, transcriptPath, ...(resumed ? { resumed } : {}), warnings };
 }

@@ -83,14 +83,18 @@ async function execute(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResul
     (e: unknown): ToolResult => errorResult(`${call.name} failed: ${e instanceof Error ? e.message : String(e)}`),
   );
   // A tool that ignores the signal must not hold the conversation hostage.
-  return Promise.race([run, abortPromise(deps.signal)]);
-}
-
-function abortPromise(signal: AbortSignal): Promise<ToolResult> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(cancelledResult());
-    else signal.addEventListener('abort', () => resolve(cancelledResult()), { once: true });
+  const signal = deps.signal;
+  let onAbort = (): void => {};
+  const aborted = new Promise<ToolResult>((resolve) => {
+    onAbort = () => resolve(cancelledResult());
+    signal.addEventListener('abort', onAbort, { once: true });
   });
+  try {
+    return await Promise.race([run, aborted]);
+  } finally {
+    // One listener per call would pile up on the turn's signal over a long turn.
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 function finish(call: ToolUseBlock, result: ToolResult, deps: ToolRunDeps): ToolCallOutcome {

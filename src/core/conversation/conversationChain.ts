@@ -9,6 +9,8 @@
 //   {headUuid, anchorUuid, tailUuid} says that old lines head..tail were kept and belong right after the
 //   anchor (the summary line): the head continues from the anchor, and what was written as a child of
 //   the anchor continues from the tail.
+// - Lines before the last boundary are out of reach (CurrentLines drops them), except that segment: a
+//   message id or tool result is never completed from lines an earlier compaction cut off.
 // - Lines of other types may carry a uuid and sit in the chain (e.g. progress lines): the walk passes
 //   through them; they are never sent to the model.
 import type { AssistantLine, ConversationLine, SystemLine, UserLine } from './types';
@@ -16,7 +18,7 @@ import type { TranscriptLine } from './transcriptReader';
 
 export interface IndexedLine {
   line: TranscriptLine & { uuid: string };
-  /** Position where this uuid was first written: the order of blocks and results. */
+  /** Position (among the reachable lines) where this uuid was first written: the order of blocks and results. */
   firstIndex: number;
   /** Position of the newest version of this uuid. */
   lastIndex: number;
@@ -47,12 +49,19 @@ export function isCompactBoundary(line: TranscriptLine): line is SystemLine {
   return line.type === 'system' && line.subtype === 'compact_boundary';
 }
 
+/** Main lines, unless the file holds nothing but sidechain lines (a sub-agent transcript). */
+export function pickSide(lines: readonly TranscriptLine[], opts: ChainOptions = {}): boolean {
+  return opts.sidechain ?? !lines.some((l) => isConversationLine(l) && !l.isSidechain);
+}
+
 export function buildChain(lines: readonly TranscriptLine[], opts: ChainOptions = {}): ConversationChain {
-  const sidechain = opts.sidechain ?? !lines.some((l) => isConversationLine(l) && !l.isSidechain);
+  const sidechain = pickSide(lines, opts);
   const onSide = (l: TranscriptLine): boolean => Boolean(l.isSidechain) === sidechain;
+  const reachable = new CurrentLines(sidechain);
+  for (const line of lines) reachable.add(line);
 
   const byUuid = new Map<string, IndexedLine>();
-  lines.forEach((line, i) => {
+  reachable.lines.forEach((line, i) => {
     if (typeof line.uuid !== 'string') return;
     const seen = byUuid.get(line.uuid);
     if (seen) {
@@ -151,6 +160,68 @@ function segmentIntact(byUuid: Map<string, IndexedLine>, seg: PreservedSegment):
     uuid = typeof entry.line.parentUuid === 'string' ? entry.line.parentUuid : null;
   }
   return false;
+}
+
+/**
+ * Collects the lines the current conversation can reach, dropping, at each compact boundary, the lines
+ * it cuts off. What survives a boundary is nothing, or its preserved segment (tail back to head) with the
+ * other lines of those messages and the results of their tool calls. Message ids and tool results are
+ * therefore never gathered from before the boundary, and a loader can stream a file of any length
+ * keeping only this much.
+ */
+export class CurrentLines {
+  private kept: TranscriptLine[] = [];
+
+  constructor(private readonly sidechain: boolean) {}
+
+  get lines(): readonly TranscriptLine[] {
+    return this.kept;
+  }
+
+  add(line: TranscriptLine): void {
+    // Lines without a uuid (queue operations, snapshots, last-prompt) are never part of the conversation.
+    if (typeof line.uuid !== 'string') return;
+    if (isCompactBoundary(line) && Boolean(line.isSidechain) === this.sidechain) this.kept = keptAcross(this.kept, line);
+    this.kept.push(line);
+  }
+}
+
+/** If the preserved segment cannot be traced, everything is kept: memory is cheaper than a lost message. */
+function keptAcross(kept: TranscriptLine[], boundary: SystemLine): TranscriptLine[] {
+  const raw = (boundary.compactMetadata as { preservedSegment?: unknown } | undefined)?.preservedSegment;
+  if (raw === undefined) return [];
+  const seg = preservedSegment(boundary);
+  if (!seg) return kept;
+
+  const latest = new Map<string, TranscriptLine>();
+  for (const l of kept) latest.set(l.uuid as string, l);
+  const chain = new Set<string>();
+  let uuid: string | null = seg.tailUuid;
+  while (uuid !== null && !chain.has(uuid)) {
+    const line = latest.get(uuid);
+    if (!line) return kept;
+    chain.add(uuid);
+    if (uuid === seg.headUuid) break;
+    uuid = typeof line.parentUuid === 'string' ? line.parentUuid : null;
+  }
+  if (!chain.has(seg.headUuid)) return kept;
+
+  const messageIds = new Set<string>();
+  const toolUseIds = new Set<string>();
+  for (const id of chain) {
+    const line = latest.get(id);
+    if (line?.type !== 'assistant') continue;
+    const m = (line as AssistantLine).message;
+    messageIds.add(m.id);
+    for (const b of m.content) if (b.type === 'tool_use') toolUseIds.add(b.id);
+  }
+  return kept.filter((l) => {
+    if (chain.has(l.uuid as string)) return true;
+    if (l.type === 'assistant') return messageIds.has((l as AssistantLine).message.id);
+    if (l.type !== 'user') return false;
+    const content = (l as UserLine).message.content;
+    return Array.isArray(content) && content.some((b) => b.type === 'tool_result' && toolUseIds.has(b.tool_use_id));
+  });
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {

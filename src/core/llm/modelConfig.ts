@@ -1,7 +1,8 @@
 // Where the model settings come from. Pure, so the VS Code layer (engram.* settings + SecretStorage)
 // and the CLI (flags + environment) resolve them the same way.
 
-export const DEFAULT_MODEL = 'claude-sonnet-4-5';
+// claude-sonnet-4-5 reaches end of life on 2026-11-30 (the SDK warns on every call with it).
+export const DEFAULT_MODEL = 'claude-sonnet-4-6';
 /** Matches the `engram.maxOutputTokens` default in package.json. */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 16_000;
 export const DEFAULT_BASE_URL = 'https://api.anthropic.com';

@@ -103,6 +103,28 @@ describe('a turn with tools', () => {
   });
 });
 
+describe('long turns', () => {
+  it('leaves no listeners piling up on the turn signal over many calls', async () => {
+    freshDirs();
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => void warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 14; i++) {
+        server.enqueue({ content: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(workspace, 'src', 'greet.ts') } }, { type: 'tool_use', name: 'Bash', input: { command: `echo ${i}` } }] });
+      }
+      server.enqueue({ content: [{ type: 'text', text: 'done' }] });
+      const { session } = await startSession(server, { workspace, dataDir });
+      const result = await session.agent.runTurn('loop', new AbortController().signal);
+      assert.equal(result.modelCalls, 15);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.filter((w) => /listener/i.test(w)), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
+
 describe('permissions', () => {
   it('answers a denied call with an error result and leaves the file alone', async () => {
     freshDirs();
@@ -268,6 +290,33 @@ describe('cancel and failures keep the conversation valid', () => {
     assert.equal(result.reason, 'error');
     assert.equal(result.error?.kind, 'promptTooLong');
     assertApiValid(session.agent.messages);
+  });
+});
+
+describe('reactive compaction hook', () => {
+  it('retries with the shorter conversation it returns after "prompt is too long"', async () => {
+    freshDirs();
+    server.enqueue(
+      { content: [{ type: 'text', text: 'first answer' }] },
+      { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } },
+      { content: [{ type: 'text', text: 'answered after compaction' }] },
+    );
+    const seen: number[] = [];
+    const { session, events } = await startSession(server, {
+      workspace,
+      dataDir,
+      recoverPromptTooLong: async ({ error, messages }) => {
+        seen.push(error.promptTokens ?? 0);
+        return messages.slice(-1);
+      },
+    });
+    await session.agent.runTurn('one');
+    const result = await session.agent.runTurn('two');
+    assert.equal(result.text, 'answered after compaction');
+    assert.deepEqual(seen, [210000]);
+    assert.equal(server.requests.at(-1)?.body.messages.length, 1);
+    assert.equal(session.agent.messages.length, 2);
+    assert.ok(!events.some((e) => e.type === 'error'));
   });
 });
 

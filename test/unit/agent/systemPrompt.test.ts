@@ -1,0 +1,39 @@
+// The system prompt: stable bytes, the environment and instructions in the second block, and a budget.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { buildSystemPrompt, CORE_GUIDANCE, localDate } from '../../../src/core/agent/systemPrompt';
+import { countTokens } from '../../../src/core/tokens/tokenizer';
+import { createDefaultTools } from '../../../src/core/tools/tool';
+
+const input = { cwd: '/home/dev/demo', platform: 'linux', date: '2026-11-30', isGitRepo: true };
+
+describe('buildSystemPrompt', () => {
+  it('gives the same bytes for the same input, fixed guidance first', () => {
+    const a = buildSystemPrompt(input);
+    assert.equal(JSON.stringify(a), JSON.stringify(buildSystemPrompt({ ...input })));
+    assert.equal(a.length, 2);
+    assert.equal(a[0].text, CORE_GUIDANCE);
+    assert.match(a[1].text, /Working directory: \/home\/dev\/demo/);
+    assert.match(a[1].text, /Platform: linux/);
+    assert.match(a[1].text, /Date: 2026-11-30/);
+    assert.doesNotMatch(a[1].text, /CLAUDE\.md/);
+  });
+
+  it('adds instructions and the memory index when there are any', () => {
+    const [, env] = buildSystemPrompt({ ...input, instructions: 'Use tabs.', memory: { dir: '/m', index: '- [A](a.md) — hook' } });
+    assert.match(env.text, /CLAUDE\.md\)\nUse tabs\./);
+    assert.match(env.text, /Memory folder: \/m/);
+    assert.match(env.text, /\[A\]\(a\.md\)/);
+  });
+
+  it('keeps system prompt and tool schemas well under 2,000 tokens', () => {
+    const system = buildSystemPrompt(input).map((b) => b.text).join('\n');
+    const tools = JSON.stringify(createDefaultTools().map((t) => t.schema));
+    const total = countTokens(system) + countTokens(tools);
+    assert.ok(total < 2000, `${total} tokens`);
+  });
+
+  it('formats the local date', () => {
+    assert.equal(localDate(new Date(2026, 0, 5)), '2026-01-05');
+  });
+});

@@ -1,0 +1,68 @@
+// The tool runner in-process: every call is answered, whatever goes wrong.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ToolGate } from '../../../src/core/agent/permissions';
+import { runToolCalls, type ToolCallOutcome } from '../../../src/core/agent/toolRunner';
+import type { ToolUseBlock } from '../../../src/core/conversation/types';
+import { ReadFileState } from '../../../src/core/tools/readFileState';
+import type { Tool } from '../../../src/core/tools/tool';
+
+function tool(name: string, run: Tool['run'], validate: Tool['validate'] = () => null): Tool {
+  return {
+    name,
+    schema: { name, description: name, input_schema: { type: 'object' } },
+    readOnly: true,
+    concurrencySafe: true,
+    validate,
+    summarize: () => name,
+    run,
+  };
+}
+
+const call = (id: string, name: string, input: Record<string, unknown> = {}): ToolUseBlock => ({ type: 'tool_use', id, name, input });
+const allow: ToolGate = async () => ({ allow: true });
+
+async function run(calls: ToolUseBlock[], tools: Tool[], gate: ToolGate = allow, signal = new AbortController().signal) {
+  const seen: ToolCallOutcome[] = [];
+  const outcomes = await runToolCalls(calls, {
+    tools: new Map(tools.map((t) => [t.name, t])),
+    gate,
+    context: { cwd: process.cwd(), readFiles: new ReadFileState() },
+    signal,
+    onResult: (o) => seen.push(o),
+  });
+  return { outcomes, seen };
+}
+
+describe('runToolCalls', () => {
+  it('answers unknown tools, invalid input, throwing tools, denials and empty output, in call order', async () => {
+    const ok = tool('Ok', async () => ({ content: '', isError: false }));
+    const strict = tool('Strict', async () => ({ content: 'ran', isError: false }), () => 'path is required');
+    const broken = tool('Broken', async () => {
+      throw new Error('boom');
+    });
+    const guarded = tool('Guarded', async () => ({ content: 'ran', isError: false }));
+    const gate: ToolGate = async (t) => (t.name === 'Guarded' ? { allow: false, reason: 'not today' } : { allow: true });
+    const { outcomes, seen } = await run(
+      [call('1', 'Nope'), call('2', 'Strict'), call('3', 'Broken'), call('4', 'Guarded'), call('5', 'Ok')],
+      [ok, strict, broken, guarded],
+      gate,
+    );
+    assert.deepEqual(outcomes.map((o) => o.block), [
+      { type: 'tool_result', tool_use_id: '1', content: 'There is no tool named "Nope". Use one of: Ok, Strict, Broken, Guarded.', is_error: true },
+      { type: 'tool_result', tool_use_id: '2', content: 'Invalid input for Strict: path is required', is_error: true },
+      { type: 'tool_result', tool_use_id: '3', content: 'Broken failed: boom', is_error: true },
+      { type: 'tool_result', tool_use_id: '4', content: 'not today', is_error: true },
+      { type: 'tool_result', tool_use_id: '5', content: '(no output)' },
+    ]);
+    assert.equal(seen.length, 5);
+  });
+
+  it('answers every call as cancelled once the signal is aborted, even a tool that ignores it', async () => {
+    const controller = new AbortController();
+    const stuck = tool('Stuck', () => new Promise(() => {}));
+    setTimeout(() => controller.abort(), 30);
+    const { outcomes } = await run([call('a', 'Stuck'), call('b', 'Stuck')], [stuck], allow, controller.signal);
+    assert.deepEqual(outcomes.map((o) => [o.call.id, o.result.isError, /Cancelled/.test(o.result.content)]), [['a', true, true], ['b', true, true]]);
+  });
+});
