@@ -1,0 +1,53 @@
+// Every threshold and limit of the memory engine, each with the reason for its value (DESIGN sections 4
+// and 5). Settings (`engram.*`) override the ones marked "setting"; the rest are fixed by the formats.
+
+/** Session notes: first written when the context reaches this many tokens (setting). */
+export const NOTES_INIT_TOKENS = 10_000;
+/** Session notes: updated again only after the context grew this much since the last update (setting). */
+export const NOTES_UPDATE_GROWTH_TOKENS = 5_000;
+/** Session notes: ...and after this many tool calls since then, or a turn with no tool call (setting). */
+export const NOTES_UPDATE_TOOL_CALLS = 3;
+/** A section may hold this many tokens; more crowds out the rest of the notes in a compaction. */
+export const NOTES_SECTION_CAP_TOKENS = 2_000;
+/** The whole notes file: it replaces old messages in session-memory compaction, so it must stay small. */
+export const NOTES_FILE_CAP_TOKENS = 12_000;
+/** Others (compaction) wait at most this long for a running notes update before going on without it. */
+export const NOTES_WAIT_TIMEOUT_MS = 15_000;
+
+/** MEMORY.md is loaded into every system prompt up to this many lines... */
+export const MEMORY_INDEX_MAX_LINES = 200;
+/** ...and this many bytes; beyond either, lines are cut with a visible warning. */
+export const MEMORY_INDEX_MAX_BYTES = 25_000;
+/** One index line should stay under this many characters (a title and a one-line hook). */
+export const MEMORY_INDEX_LINE_CHARS = 150;
+/** Background extraction runs after every N complete turns (setting). */
+export const EXTRACTION_EVERY_TURNS = 1;
+/** The extraction agent's budget of model calls. */
+export const EXTRACTION_MAX_TURNS = 5;
+/** Recall attaches at most this many topic files to a turn. */
+export const RECALL_MAX_FILES = 5;
+
+/** Compaction marks, in percent of the context window (settings). */
+export const MICROCOMPACT_PERCENT = 60;
+export const SESSION_MEMORY_COMPACT_PERCENT = 80;
+export const FULL_COMPACT_PERCENT = 100;
+/** Microcompact keeps this many newest tool results whole. */
+export const MICROCOMPACT_KEEP_RECENT_RESULTS = 5;
+/** Microcompact cuts older tool results to this many characters plus a note of the original size. */
+export const MICROCOMPACT_RESULT_CHARS = 2_000;
+/** Session-memory compaction keeps at least this many tokens of recent messages (setting)... */
+export const KEEP_MIN_TOKENS = 10_000;
+/** ...and at least this many messages with text (setting)... */
+export const KEEP_MIN_TEXT_MESSAGES = 5;
+/** ...and at most this many tokens, unless the API invariants force a wider cut (setting). */
+export const KEEP_MAX_TOKENS = 40_000;
+/** Automatic compaction stops after this many failures in a row and tells the user. */
+export const MAX_CONSECUTIVE_COMPACT_FAILURES = 3;
+/** "prompt is too long": compact and retry at most this many times. */
+export const MAX_REACTIVE_RETRIES = 3;
+/** After a compaction, re-attach up to this many recently read or edited files... */
+export const REATTACH_MAX_FILES = 5;
+/** ...each cut to this many tokens... */
+export const REATTACH_FILE_TOKENS = 5_000;
+/** ...and this many tokens in all. */
+export const REATTACH_TOTAL_TOKENS = 50_000;
