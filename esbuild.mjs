@@ -26,7 +26,13 @@ const lazyTokenizer = {
   },
 };
 
-const nodeBase = { ...base, platform: 'node', format: 'cjs', target: 'node20', plugins: [lazyTokenizer] };
+// Some dependencies (tinyglobby's fdir) call createRequire(import.meta.url), which a CommonJS bundle
+// leaves undefined: give them this file's URL.
+const importMetaUrl = 'const __importMetaUrl = require("url").pathToFileURL(__filename).href;';
+const nodeBase = {
+  ...base, platform: 'node', format: 'cjs', target: 'node20', plugins: [lazyTokenizer],
+  define: { 'import.meta.url': '__importMetaUrl' }, banner: { js: importMetaUrl },
+};
 
 const integrationTests = production ? [] : fs.readdirSync('test/integration')
   .filter((f) => f.endsWith('.ts'))
@@ -35,12 +41,12 @@ const integrationTests = production ? [] : fs.readdirSync('test/integration')
 const targets = [
   {
     name: 'extension', ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'],
-    banner: { js: 'var __engramLoadStart = performance.now();' },
+    banner: { js: `var __engramLoadStart = performance.now();\n${importMetaUrl}` },
   },
   { name: 'tokenizer', ...nodeBase, entryPoints: ['src/core/tokens/tokenizerChunk.ts'], outfile: 'dist/tokenizer.js' },
   {
     name: 'cli', ...nodeBase, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
-    banner: { js: '#!/usr/bin/env node' },
+    banner: { js: `#!/usr/bin/env node\n${importMetaUrl}` },
   },
   { name: 'testServer', ...nodeBase, entryPoints: ['src/server/main.ts'], outfile: 'dist/testServer.js' },
   {
