@@ -1,19 +1,40 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../core/ports';
+import type { Agent } from '../core/agent/agent';
+import type { AgentEvent } from '../core/agent/events';
+import { openSession } from '../core/agent/session';
+import { projectDir } from '../core/conversation/projectKey';
+import { listSessions } from '../core/conversation/transcriptReader';
+import { appendHistory } from '../core/conversation/transcriptWriter';
+import { createAnthropicClient } from '../core/llm/anthropicClient';
+import type { Logger, PermissionAnswer, PermissionPrompt, PermissionRequest } from '../core/ports';
+import { COMPACTION_MARKS } from '../core/compactionMarks';
+import { ConversationGauge } from '../core/tokens/conversationGauge';
+import { ENGRAM_VERSION } from '../core/version';
 import type { ChatItem, ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../protocol/messages';
 import type { ChatBackend } from './chatBackend';
+import { clip, formatInput, itemsFromMessages } from './chatItems';
+import { dataDir, resolveModel, workspaceCwd, type ResolvedModel } from './engineSettings';
 import type { InspectorSource } from './inspectorPanel';
 
-const DEFAULT_MARKS = [60, 80, 100];
+type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
 
-/** The chat state of one window: items shown in the Chat view, the busy flag and the context gauge. */
-export class ChatSession implements ChatBackend, vscode.Disposable {
+/**
+ * The chat of one window: owns the Agent of the current session, turns its events into Chat view items,
+ * answers permission prompts from the view, and keeps the context gauge. Built on first use.
+ */
+export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Disposable {
   private items: ChatItem[] = [];
   private busy = false;
+  private agent: Agent | undefined;
   private sessionId: string | undefined;
+  private model: ResolvedModel | undefined;
+  private readonly gaugeCounter = new ConversationGauge();
   private readonly emitter = new vscode.EventEmitter<HostToChat>();
   private readonly inspectorChanged = new vscode.EventEmitter<void>();
+  private readonly pendingPermissions = new Map<string, (answer: PermissionAnswer) => void>();
+  private agentSubscription: (() => void) | undefined;
   private nextId = 0;
+  private thinking: { id: string; text: string } | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly logger: Logger) {}
 
@@ -23,49 +44,268 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
 
   gauge(): GaugeState {
     const config = vscode.workspace.getConfiguration('engram');
+    const breakdown = this.gaugeCounter.breakdown();
     return {
-      usedTokens: 0,
+      usedTokens: this.agent ? this.gaugeCounter.used() : 0,
       window: config.get<number>('contextWindow', 200_000),
       reservedForOutput: config.get<number>('maxOutputTokens', 16_000),
-      marks: DEFAULT_MARKS,
-      breakdown: [],
+      marks: COMPACTION_MARKS.map((m) => config.get<number>(`compaction.${m.setting}`, m.default)),
+      breakdown: this.agent ? [
+        { category: 'system', tokens: breakdown.system },
+        { category: 'instructions', tokens: breakdown.instructions },
+        { category: 'tools', tokens: breakdown.tools },
+        { category: 'messages', tokens: breakdown.messages },
+        { category: 'tool results', tokens: breakdown.toolResults },
+      ] : [],
     };
   }
 
   snapshot(): ChatSnapshot {
+    const config = vscode.workspace.getConfiguration('engram');
+    const demo = config.get<boolean>('offlineDemo', false) || process.env.ENGRAM_OFFLINE_DEMO === '1';
     return {
       sessionId: this.sessionId,
       items: this.items,
       busy: this.busy,
       gauge: this.gauge(),
-      modelLabel: vscode.workspace.getConfiguration('engram').get<string>('model', ''),
+      modelLabel: demo ? 'offline demo model' : (this.model?.model ?? config.get<string>('model', '')),
       trusted: vscode.workspace.isTrusted,
     };
   }
 
+  get currentSessionId(): string | undefined {
+    return this.sessionId;
+  }
+
   async send(text: string): Promise<void> {
     if (this.busy) return;
+    const trimmed = text.trim();
+    if (!trimmed) return;
+    if (trimmed === '/new') return this.newChat();
     this.add({ kind: 'user', id: this.id(), text });
-    this.add({ kind: 'notice', id: this.id(), level: 'warning', text: 'The agent is not connected yet.' });
+    this.setBusy(true);
+    try {
+      const agent = await this.ensureAgent();
+      if (!agent) return;
+      void appendHistory(dataDir(), { display: text, timestamp: Date.now(), project: workspaceCwd(), sessionId: agent.sessionId })
+        .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
+      await agent.runTurn(text);
+    } catch (error) {
+      this.logger.error('The chat turn failed', error);
+      this.notice('error', `Something went wrong: ${error instanceof Error ? error.message : String(error)}. See "Engram: Show Log".`);
+    } finally {
+      this.finishStreaming();
+      this.setBusy(false);
+      this.inspectorChanged.fire();
+    }
   }
 
   stop(): void {
-    this.setBusy(false);
+    this.agent?.cancel();
+    for (const resolve of this.pendingPermissions.values()) resolve('deny');
+    this.pendingPermissions.clear();
   }
 
   newChat(): void {
-    this.items = [];
+    this.stop();
+    this.agentSubscription?.();
+    this.agent = undefined;
     this.sessionId = undefined;
+    this.items = [];
+    this.gaugeCounter.sync([]);
     this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+    this.inspectorChanged.fire();
   }
 
-  answerPermission(_requestId: string, _choice: PermissionChoice): void {}
+  async resume(sessionId: string): Promise<void> {
+    if (this.busy) return;
+    this.newChat();
+    this.setBusy(true, 'Loading the session…');
+    try {
+      const agent = await this.ensureAgent(sessionId);
+      if (agent) {
+        this.items = itemsFromMessages(agent.messages, (name, input) => this.summarize(name, input));
+        this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+      }
+    } finally {
+      this.setBusy(false);
+    }
+  }
 
   async listSessions(): Promise<SessionSummary[]> {
-    return [];
+    const sessions = await listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
+    return sessions.map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
   }
 
-  async resume(_sessionId: string): Promise<void> {}
+  // ---- permission prompts (the PermissionPrompt port, answered from the Chat view) ----
+
+  ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
+    const id = `perm-${request.toolUseId}`;
+    const tool = this.findTool(request.toolUseId);
+    if (tool) this.update({ ...tool, status: 'waiting' });
+    this.add({ kind: 'permission', id, toolUseId: request.toolUseId, toolName: request.toolName, summary: request.summary });
+    return new Promise<PermissionAnswer>((resolve) => {
+      const done = (answer: PermissionAnswer) => {
+        this.pendingPermissions.delete(id);
+        signal.removeEventListener('abort', onAbort);
+        resolve(answer);
+      };
+      const onAbort = () => done('deny');
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.pendingPermissions.set(id, done);
+    });
+  }
+
+  answerPermission(requestId: string, choice: PermissionChoice): void {
+    const resolve = this.pendingPermissions.get(requestId);
+    const item = this.items.find((i) => i.id === requestId);
+    if (!resolve || !item || item.kind !== 'permission') return;
+    this.update({ ...item, answered: choice });
+    resolve(choice);
+  }
+
+  // ---- the agent ----
+
+  private async ensureAgent(resumeSessionId?: string): Promise<Agent | undefined> {
+    if (this.agent) return this.agent;
+    this.model = await resolveModel(this.context.secrets, this.logger);
+    if (!this.model.apiKey) {
+      this.notice('error', 'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.', 'setApiKey');
+      return undefined;
+    }
+    const opened = await openSession({
+      dataDir: dataDir(),
+      cwd: workspaceCwd(),
+      ...(resumeSessionId ? { resumeSessionId } : {}),
+      client: createAnthropicClient(this.model, this.logger),
+      model: this.model.model,
+      maxTokens: this.model.maxOutputTokens,
+      trusted: vscode.workspace.isTrusted,
+      permissionPrompt: this,
+      version: ENGRAM_VERSION,
+      entrypoint: 'vscode',
+      logger: this.logger,
+    });
+    for (const warning of opened.warnings) this.notice('warning', warning);
+    this.agent = opened.agent;
+    this.sessionId = opened.sessionId;
+    this.gaugeCounter.sync(opened.agent.messages);
+    this.agentSubscription = opened.agent.on((event) => this.onAgentEvent(event));
+    this.logger.info(`Session ${opened.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${opened.transcriptPath}`);
+    return opened.agent;
+  }
+
+  private onAgentEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case 'blockStart':
+        if (event.block.type === 'text') this.add({ kind: 'assistant', id: `${event.messageId}:${event.index}`, text: '', streaming: true });
+        if (event.block.type === 'thinking') this.thinking = { id: `${event.messageId}:${event.index}`, text: '' };
+        break;
+      case 'textDelta':
+        this.appendText(`${event.messageId}:${event.index}`, event.text);
+        break;
+      case 'thinkingDelta':
+        if (this.thinking) this.thinking.text += event.thinking;
+        break;
+      case 'toolCall':
+        this.flushThinking();
+        this.add({ kind: 'tool', id: `tool-${event.id}`, name: event.name, summary: event.summary, input: formatInput(event.input), status: 'running' });
+        break;
+      case 'permissionAnswered': {
+        const tool = this.findTool(event.toolUseId);
+        if (tool && event.answer !== 'deny') this.update({ ...tool, status: 'running' });
+        break;
+      }
+      case 'toolResult': {
+        const tool = this.findTool(event.id);
+        if (tool) {
+          const denied = tool.status === 'waiting' || this.items.some((i) => i.kind === 'permission' && i.toolUseId === event.id && i.answered === 'deny');
+          this.update({ ...tool, result: clip(event.content), status: denied ? 'denied' : event.isError ? 'error' : 'done' });
+        }
+        break;
+      }
+      case 'assistantMessage':
+        this.flushThinking();
+        break;
+      case 'usage':
+        if (this.agent) this.gaugeCounter.onResponse(event.usage, this.agent.messages);
+        this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
+        break;
+      case 'retrying':
+        this.setBusy(true, `${event.reason} Retrying in ${Math.ceil(event.delayMs / 1000)} s (attempt ${event.attempt} of ${event.maxRetries}).`);
+        break;
+      case 'error':
+        this.notice('error', event.message, event.kind === 'auth' ? 'setApiKey' : undefined);
+        break;
+      case 'turnEnd':
+        this.flushThinking();
+        if (this.agent) this.gaugeCounter.sync(this.agent.messages);
+        this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
+        if (event.reason === 'cancelled') this.notice('info', 'Stopped.');
+        if (event.reason === 'max_tokens') this.notice('warning', 'The answer hit the output limit (engram.maxOutputTokens) and was cut.');
+        if (event.reason === 'refusal') this.notice('warning', 'The model declined to answer this request.');
+        break;
+      default:
+        break;
+    }
+  }
+
+  private summarize(name: string, input: Record<string, unknown>): string {
+    const tool = this.agent?.offeredTools.find((t) => t.name === name);
+    try {
+      return tool ? tool.summarize(input) : name;
+    } catch {
+      return name;
+    }
+  }
+
+  private findTool(toolUseId: string): ToolItem | undefined {
+    const item = this.items.find((i) => i.id === `tool-${toolUseId}`);
+    return item?.kind === 'tool' ? item : undefined;
+  }
+
+  private flushThinking(): void {
+    if (this.thinking?.text) this.add({ kind: 'thinking', id: this.thinking.id, text: this.thinking.text });
+    this.thinking = undefined;
+  }
+
+  private finishStreaming(): void {
+    for (const item of this.items) {
+      if (item.kind === 'assistant' && item.streaming) this.update({ ...item, streaming: false });
+      if (item.kind === 'tool' && (item.status === 'running' || item.status === 'waiting')) this.update({ ...item, status: 'error', result: item.result ?? 'Not finished.' });
+    }
+  }
+
+  private appendText(id: string, delta: string): void {
+    const item = this.items.find((i) => i.id === id);
+    if (item?.kind !== 'assistant') return;
+    item.text += delta;
+    this.emitter.fire({ type: 'textDelta', id, delta });
+  }
+
+  private notice(level: 'info' | 'warning' | 'error', text: string, action?: string): void {
+    this.add({ kind: 'notice', id: this.id(), level, text, ...(action ? { action } : {}) });
+  }
+
+  private add(item: ChatItem): void {
+    this.items.push(item);
+    this.emitter.fire({ type: 'item', item });
+  }
+
+  private update(item: ChatItem): void {
+    const index = this.items.findIndex((i) => i.id === item.id);
+    if (index >= 0) this.items[index] = item;
+    this.emitter.fire({ type: 'item', item });
+  }
+
+  private setBusy(busy: boolean, status?: string): void {
+    this.busy = busy;
+    this.emitter.fire({ type: 'busy', busy, ...(status ? { status } : {}) });
+  }
+
+  private id(): string {
+    return `i${++this.nextId}`;
+  }
 
   inspectorSource(): InspectorSource {
     return {
@@ -81,21 +321,9 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
     };
   }
 
-  private add(item: ChatItem): void {
-    this.items.push(item);
-    this.emitter.fire({ type: 'item', item });
-  }
-
-  private setBusy(busy: boolean): void {
-    this.busy = busy;
-    this.emitter.fire({ type: 'busy', busy });
-  }
-
-  private id(): string {
-    return `i${++this.nextId}`;
-  }
-
   dispose(): void {
+    this.stop();
+    this.agentSubscription?.();
     this.emitter.dispose();
     this.inspectorChanged.dispose();
   }

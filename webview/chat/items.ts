@@ -4,7 +4,14 @@ import { renderMarkdown } from '../shared/markdown';
 
 export interface ItemHandlers {
   permission(requestId: string, choice: PermissionChoice): void;
+  runCommand(command: 'openInspector' | 'setApiKey' | 'showLog'): void;
 }
+
+const ACTIONS: Record<string, { label: string; command: 'openInspector' | 'setApiKey' | 'showLog' }> = {
+  setApiKey: { label: 'Set API Key', command: 'setApiKey' },
+  showLog: { label: 'Show Log', command: 'showLog' },
+  openInspector: { label: 'Open Memory Inspector', command: 'openInspector' },
+};
 
 const TOOL_STATUS_ICON: Record<string, string> = {
   running: 'loading codicon-modifier-spin', done: 'check', error: 'error', denied: 'circle-slash', waiting: 'question',
@@ -47,9 +54,12 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
         h('div', { class: 'permission-title' }, icon('shield'), ` ${item.toolName} wants to run`),
         h('pre', { class: 'permission-summary' }, item.summary), buttons);
     }
-    case 'notice':
+    case 'notice': {
+      const action = item.action ? ACTIONS[item.action] : undefined;
       return h('div', { class: `item item-notice notice-${item.level}`, role: item.level === 'error' ? 'alert' : 'note' },
-        icon(item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'info'), h('span', {}, ` ${item.text}`));
+        icon(item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'info'), h('span', {}, ` ${item.text}`),
+        action ? h('div', { class: 'notice-action' }, button(action.label, { appearance: 'secondary', onClick: () => handlers.runCommand(action.command) })) : null);
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import { button, h, progressRing, registerComponents, setDisabled, textArea } fr
 import { renderGauge } from '../shared/gauge';
 import { connect } from '../shared/host';
 import { renderMarkdown } from '../shared/markdown';
-import { renderItem } from './items';
+import { renderItem, type ItemHandlers } from './items';
 
 registerComponents();
 
@@ -72,9 +72,8 @@ function renderHeader(gauge: GaugeState): void {
   header.replaceChildren(
     renderGauge(gauge, true),
     h('div', { class: 'chat-actions' },
-      button('', { appearance: 'icon', icon: 'history', ariaLabel: 'Resume an earlier session', title: 'Resume an earlier session', onClick: () => toggleSessions() }),
-      button('', { appearance: 'icon', icon: 'pulse', ariaLabel: 'Open the Memory Inspector', title: 'Open the Memory Inspector', onClick: () => link.post({ type: 'runCommand', command: 'openInspector' }) }),
-      button('', { appearance: 'icon', icon: 'add', ariaLabel: 'New chat', title: 'New chat', onClick: () => link.post({ type: 'newChat' }) })));
+      // New chat and the inspector are the view's own title actions; resuming needs the list, so it is here.
+      button('', { appearance: 'icon', icon: 'history', ariaLabel: 'Resume an earlier session', title: 'Resume an earlier session', onClick: () => toggleSessions() })));
 }
 
 function toggleSessions(): void {
@@ -101,8 +100,9 @@ function renderSessions(sessions: SessionSummary[]): void {
   sessionsBox.removeAttribute('hidden');
 }
 
-const handlers = {
-  permission: (requestId: string, choice: 'allowOnce' | 'allowSession' | 'deny') => link.post({ type: 'permission', requestId, choice }),
+const handlers: ItemHandlers = {
+  permission: (requestId, choice) => link.post({ type: 'permission', requestId, choice }),
+  runCommand: (command) => link.post({ type: 'runCommand', command }),
 };
 
 function upsertItem(item: ChatItem): void {

@@ -1,0 +1,53 @@
+// Turns a conversation (API messages, e.g. a resumed session) into Chat view items. No vscode import:
+// pure, so it is unit-tested in plain Node.
+import type { ApiMessage, ContentBlock } from '../core/conversation/types';
+import type { ChatItem } from '../protocol/messages';
+
+/** How much of a tool's input or result the Chat view shows (the transcript keeps everything). */
+export const MAX_SHOWN_CHARS = 20_000;
+
+export function clip(text: string, max = MAX_SHOWN_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… (${(text.length - max).toLocaleString('en-US')} more characters)`;
+}
+
+export function formatInput(input: Record<string, unknown>): string {
+  return clip(JSON.stringify(input, null, 2));
+}
+
+function blocks(content: ApiMessage['content']): ContentBlock[] {
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+}
+
+function resultText(block: Extract<ContentBlock, { type: 'tool_result' }>): string {
+  if (typeof block.content === 'string') return block.content;
+  return block.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
+}
+
+export function itemsFromMessages(messages: readonly ApiMessage[], summarize: (name: string, input: Record<string, unknown>) => string): ChatItem[] {
+  const items: ChatItem[] = [];
+  const tools = new Map<string, Extract<ChatItem, { kind: 'tool' }>>();
+  messages.forEach((message, m) => {
+    blocks(message.content).forEach((block, b) => {
+      const id = `h${m}-${b}`;
+      if (block.type === 'text') {
+        if (!block.text.trim()) return;
+        items.push(message.role === 'user' ? { kind: 'user', id, text: block.text } : { kind: 'assistant', id, text: block.text, streaming: false });
+      } else if (block.type === 'thinking') {
+        items.push({ kind: 'thinking', id, text: block.thinking });
+      } else if (block.type === 'tool_use') {
+        const item: Extract<ChatItem, { kind: 'tool' }> = {
+          kind: 'tool', id: `tool-${block.id}`, name: block.name, summary: summarize(block.name, block.input),
+          input: formatInput(block.input), status: 'done',
+        };
+        tools.set(block.id, item);
+        items.push(item);
+      } else if (block.type === 'tool_result') {
+        const item = tools.get(block.tool_use_id);
+        if (!item) return;
+        item.result = clip(resultText(block));
+        item.status = block.is_error ? 'error' : 'done';
+      }
+    });
+  });
+  return items;
+}
