@@ -128,6 +128,38 @@ suite('agent in the Chat view', () => {
     fs.writeFileSync(stateFile(), JSON.stringify({ sessionId, lines: lines.length, requests: server.requests.length }));
   });
 
+  test('[ui] the stop button cancels a streaming answer and leaves a conversation the API accepts', async () => {
+    const api = await engram();
+    api.chat().newChat();
+    await openChat(api);
+    const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    server.enqueue({ content: [{ type: 'text', text: long }], chunkDelayMs: 50 });
+    const before = server.requests.length;
+    await sendFromUi('Tell me a long story');
+    await ui.waitForText('chat', '.item-assistant', 'word', 30_000);
+    await ui.click('chat', '#stop');
+    await ui.waitForText('chat', '.item-notice', 'Stopped.', 30_000);
+    await waitUntil('the turn to end', () => !api.chat().snapshot().busy);
+    server.enqueue({ content: [{ type: 'text', text: 'A short one then.' }] });
+    await sendFromUi('Shorter, please');
+    await ui.waitForText('chat', '.item-assistant', 'A short one then.', 30_000);
+    const last = server.requests[server.requests.length - 1];
+    assert.equal(server.requests.length, before + 2);
+    assert.equal(last.status, 200, last.error);
+  });
+
+  test('[ui] an authentication error is shown in words with the action that fixes it', async () => {
+    const api = await engram();
+    api.chat().newChat();
+    await openChat(api);
+    server.enqueue({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
+    await sendFromUi('hello?');
+    const text = await ui.waitForText('chat', '.notice-error', 'API key', 30_000);
+    assert.match(text, /API key/i);
+    assert.equal((await ui.text('chat', '.notice-error .notice-action')).trim(), 'Set API Key');
+    await waitUntil('the turn to end', () => !api.chat().snapshot().busy);
+  });
+
   test('[ui] [after-reload] the session is resumed from its transcript after the window reloads', async () => {
     const before = JSON.parse(fs.readFileSync(stateFile(), 'utf8')) as { sessionId: string; lines: number };
     const api = await engram();
