@@ -1,11 +1,7 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agent/agent';
 import type { AgentEvent } from '../core/agent/events';
-import { openSession } from '../core/agent/session';
 import { projectDir } from '../core/conversation/projectKey';
-import { listSessions } from '../core/conversation/transcriptReader';
-import { appendHistory } from '../core/conversation/transcriptWriter';
-import { createAnthropicClient } from '../core/llm/anthropicClient';
 import type { Logger, PermissionAnswer, PermissionPrompt, PermissionRequest } from '../core/ports';
 import { COMPACTION_MARKS } from '../core/compactionMarks';
 import { ConversationGauge } from '../core/tokens/conversationGauge';
@@ -15,6 +11,7 @@ import type { ChatBackend } from './chatBackend';
 import { clip, formatInput, itemsFromMessages } from './chatItems';
 import { dataDir, resolveModel, workspaceCwd, type ResolvedModel } from './engineSettings';
 import type { InspectorSource } from './inspectorPanel';
+import { loadEngine } from './loadEngine';
 
 type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
 
@@ -87,7 +84,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     try {
       const agent = await this.ensureAgent();
       if (!agent) return;
-      void appendHistory(dataDir(), { display: text, timestamp: Date.now(), project: workspaceCwd(), sessionId: agent.sessionId })
+      void loadEngine().appendHistory(dataDir(), { display: text, timestamp: Date.now(), project: workspaceCwd(), sessionId: agent.sessionId })
         .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
       await agent.runTurn(text);
     } catch (error) {
@@ -133,7 +130,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   }
 
   async listSessions(): Promise<SessionSummary[]> {
-    const sessions = await listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
+    const sessions = await loadEngine().listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
     return sessions.map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
   }
 
@@ -173,6 +170,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
       this.notice('error', 'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.', 'setApiKey');
       return undefined;
     }
+    const { openSession, createAnthropicClient } = loadEngine();
     const opened = await openSession({
       dataDir: dataDir(),
       cwd: workspaceCwd(),

@@ -3,8 +3,9 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveModelConfig, type ModelConfig } from '../core/llm/modelConfig';
 import type { Logger } from '../core/ports';
-import { startTestServer, type TestServer } from '../server/anthropicTestServer';
+import type { TestServer } from '../server/anthropicTestServer';
 import { API_KEY_SECRET } from './apiKey';
+import { loadEngine } from './loadEngine';
 
 /** Where transcripts, notes and memory live: the setting, else ENGRAM_DATA_DIR, else ~/.engram. */
 export function dataDir(): string {
@@ -28,7 +29,7 @@ let demoServer: Promise<TestServer> | undefined;
 
 /** The built-in offline demo model: the project's Anthropic-compatible test server, in this process. */
 function offlineDemoServer(logger: Logger): Promise<TestServer> {
-  demoServer ??= startTestServer({ demo: true }).then((server) => {
+  demoServer ??= loadEngine().startTestServer({ demo: true }).then((server) => {
     logger.info(`Offline demo model listening on ${server.url}`);
     return server;
   });

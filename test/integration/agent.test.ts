@@ -117,7 +117,7 @@ suite('agent in the Chat view', () => {
     assert.equal(server.requests.length, 7);
     for (const r of server.requests) assert.equal(r.status, 200, r.error);
     assert.ok(server.requests.every((r) => JSON.stringify(r.body).includes('cache_control')), 'requests carry cache breakpoints');
-    const gaugeUsed = api.chat().gauge().usedTokens;
+    const gaugeUsed = api.chat().snapshot().gauge.usedTokens;
     assert.ok(gaugeUsed > 0, 'the gauge counts the conversation');
 
     const sessionId = api.chat().snapshot().sessionId!;

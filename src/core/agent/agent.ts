@@ -1,6 +1,6 @@
 // The main conversation: holds the message list of one session, runs a turn per user prompt through
 // the shared loop, asks permissions, writes the transcript as things happen, and tells UIs by events.
-import type { ApiMessage, ContentBlock, SystemBlock, Usage, UserBlock } from '../conversation/types';
+import type { ApiMessage, ContentBlock, SystemBlock, TextBlock, Usage, UserBlock } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import type { ModelClient, ModelResponse, ThinkingConfig } from '../llm/modelClient';
 import type { ModelError, PromptTooLongError } from '../llm/errors';
@@ -58,6 +58,24 @@ export interface ModelResponseHookContext {
   messages: readonly ApiMessage[];
 }
 
+export interface TurnOptions {
+  /**
+   * Text blocks stored with the prompt, after it, in the same user message and transcript line (e.g.
+   * recalled memory): stored, not re-sent on the side, so later requests keep a byte-stable prefix.
+   */
+  attachments?: TextBlock[];
+}
+
+export interface BeforeTurnHookContext {
+  agent: Agent;
+  /** The prompt as given to runTurn. */
+  prompt: string | UserBlock[];
+  /** Its text. */
+  display: string;
+  /** Hooks add blocks here; they join TurnOptions.attachments. */
+  attachments: TextBlock[];
+}
+
 export interface TurnHookContext {
   agent: Agent;
   result: TurnResult;
@@ -85,6 +103,7 @@ const UNTRUSTED_REASON = 'Tools are disabled because this workspace is not trust
 export class Agent {
   readonly sessionId: string;
   readonly hooks = {
+    beforeTurn: new HookList<BeforeTurnHookContext>(),
     afterModelResponse: new HookList<ModelResponseHookContext>(),
     afterTurn: new HookList<TurnHookContext>(),
   };
@@ -147,7 +166,7 @@ export class Agent {
     this.running?.abort();
   }
 
-  async runTurn(prompt: string | UserBlock[], signal?: AbortSignal): Promise<TurnResult> {
+  async runTurn(prompt: string | UserBlock[], signal?: AbortSignal, options: TurnOptions = {}): Promise<TurnResult> {
     if (this.running) throw new Error('A turn is already running.');
     const controller = new AbortController();
     this.running = controller;
@@ -155,7 +174,7 @@ export class Agent {
     signal?.addEventListener('abort', onOuterAbort, { once: true });
     if (signal?.aborted) controller.abort();
     try {
-      return await this.turn(prompt, controller.signal);
+      return await this.turn(prompt, controller.signal, options);
     } finally {
       signal?.removeEventListener('abort', onOuterAbort);
       this.running = undefined;
@@ -181,12 +200,17 @@ export class Agent {
     };
   }
 
-  private async turn(prompt: string | UserBlock[], signal: AbortSignal): Promise<TurnResult> {
+  private async turn(prompt: string | UserBlock[], signal: AbortSignal, options: TurnOptions): Promise<TurnResult> {
     const o = this.opts;
     const display = typeof prompt === 'string' ? prompt : prompt.map((b) => (b.type === 'text' ? b.text : '')).join('');
     this.emit({ type: 'turnStart', prompt: display });
-    this.appendPrompt(prompt);
-    await this.write(() => o.transcript?.appendUserPrompt(prompt));
+    const attachments = [...(options.attachments ?? [])];
+    await this.hooks.beforeTurn.run({ agent: this, prompt, display, attachments }, this.logger);
+    const stored: string | UserBlock[] = attachments.length === 0
+      ? prompt
+      : [...(typeof prompt === 'string' ? [{ type: 'text' as const, text: prompt }] : prompt), ...attachments];
+    this.appendPrompt(stored);
+    await this.write(() => o.transcript?.appendUserPrompt(stored));
 
     const gate: ToolGate = !o.trusted
       ? async () => ({ allow: false, reason: UNTRUSTED_REASON })

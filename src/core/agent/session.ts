@@ -15,7 +15,7 @@ import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { createDefaultTools, type Tool } from '../tools/tool';
 import { Agent, type AgentOptions } from './agent';
 import type { ToolGate } from './permissions';
-import { buildSystemPrompt, localDate } from './systemPrompt';
+import { buildSystemPrompt, localDate, type SystemPromptInput } from './systemPrompt';
 
 export interface SessionSetup {
   dataDir: string;
@@ -38,6 +38,8 @@ export interface SessionSetup {
   entrypoint: string;
   /** Lines added to the system prompt for this entry point. */
   systemNotes?: string[];
+  /** Auto memory's system prompt slot (autoMemory/memoryPrompts.ts memorySystemSlot). */
+  memory?: SystemPromptInput['memory'];
   logger?: Logger;
   retry?: Omit<RetryOptions, 'onRetry'>;
   recoverPromptTooLong?: AgentOptions['recoverPromptTooLong'];
@@ -98,6 +100,7 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     isGitRepo: gitRoot !== undefined,
     instructions: instructions.text,
     ...(setup.systemNotes ? { notes: setup.systemNotes } : {}),
+    ...(setup.memory ? { memory: setup.memory } : {}),
   });
 
   const common = { dataDir: setup.dataDir, projectPath: cwd, sessionId, version: setup.version, entrypoint: setup.entrypoint };

@@ -14,8 +14,8 @@ export interface SystemPromptInput {
   shell?: string;
   /** The loaded CLAUDE.md files (loadInstructions().text). */
   instructions?: string;
-  /** The auto-memory index (MEMORY.md) and its location. */
-  memory?: { dir: string; index: string };
+  /** The auto-memory index (MEMORY.md), its location, and how to use it (autoMemory/memoryPrompts.ts). */
+  memory?: { dir: string; index: string; guidance?: string };
   /** Extra lines for a particular entry point (e.g. the headless CLI). */
   notes?: string[];
 }
@@ -54,7 +54,8 @@ export function buildSystemPrompt(input: SystemPromptInput): SystemBlock[] {
   }
   if (input.memory) {
     const index = input.memory.index.trim() || '(empty)';
-    sections.push(`# Memory\nMemory folder: ${input.memory.dir}\nIndex (MEMORY.md); open a topic file when it is relevant:\n${index}`);
+    const guidance = input.memory.guidance ? `${input.memory.guidance.trim()}\n` : '';
+    sections.push(`# Memory\nMemory folder: ${input.memory.dir}\n${guidance}Index (MEMORY.md); open a topic file when it is relevant:\n${index}`);
   }
   return [
     { type: 'text', text: CORE_GUIDANCE },
