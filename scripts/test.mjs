@@ -4,15 +4,21 @@
 // Flags: --no-integration (quick local loop). Exits non-zero when anything failed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const skipIntegration = process.argv.includes('--no-integration');
 const results = [];
+
+// Each run counts into its own folder, so two runs at once cannot mix their numbers.
+const countsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-test-counts-'));
 
 function stage(name, cmd, args, countsFile) {
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
   if (countsFile) fs.rmSync(countsFile, { force: true });
-  const r = spawnSync(cmd, args, { stdio: 'inherit', shell: false });
+  const env = { ...process.env, ENGRAM_UNIT_COUNTS: path.join(countsDir, 'unit.json'), ENGRAM_INTEGRATION_COUNTS: path.join(countsDir, 'integration.json') };
+  const r = spawnSync(cmd, args, { stdio: 'inherit', shell: false, env });
   const ok = r.status === 0;
   let passed = ok ? 1 : 0;
   let failed = ok ? 0 : 1;
@@ -36,11 +42,11 @@ stage('type check (extension host, core, tests)', ...npx('typescript/bin/tsc', '
 stage('type check (webviews)', ...npx('typescript/bin/tsc', '-p', 'webview/tsconfig.json', '--noEmit'));
 stage('lint: layers', process.execPath, ['scripts/lintCore.mjs']);
 const built = stage('build', process.execPath, ['esbuild.mjs']);
-stage('unit tests (plain Node)', process.execPath, ['scripts/unitTests.mjs'], 'test-artifacts/unit-counts.json');
+stage('unit tests (plain Node)', process.execPath, ['scripts/unitTests.mjs'], path.join(countsDir, 'unit.json'));
 if (skipIntegration) {
   console.log('\n(integration tests skipped: --no-integration)');
 } else if (built) {
-  stage('integration tests (real VS Code host)', process.execPath, ['test/host/runHost.mjs'], 'test-artifacts/integration-counts.json');
+  stage('integration tests (real VS Code host)', process.execPath, ['test/host/runHost.mjs'], path.join(countsDir, 'integration.json'));
 } else {
   results.push({ name: 'integration tests (not run: build failed)', passed: 0, failed: 1, seconds: 0 });
 }
@@ -52,4 +58,5 @@ for (const r of results) {
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
+fs.rmSync(countsDir, { recursive: true, force: true });
 process.exit(failed > 0 ? 1 : 0);

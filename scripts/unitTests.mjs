@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the unit tests of src/core (and the CLI and servers) in plain Node with node:test, TypeScript via tsx.
-// Usage: node scripts/unitTests.mjs [filter]   Writes the counts to test-artifacts/unit-counts.json.
+// Usage: node scripts/unitTests.mjs [filter]   Writes the counts to $ENGRAM_UNIT_COUNTS
+// (default test-artifacts/unit-counts.json).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +16,7 @@ function findTests(dir) {
 }
 const files = findTests('test/unit').filter((f) => !filter || f.includes(filter)).sort();
 fs.mkdirSync('test-artifacts', { recursive: true });
-const countsFile = path.join('test-artifacts', 'unit-counts.json');
+const countsFile = process.env.ENGRAM_UNIT_COUNTS || path.join('test-artifacts', 'unit-counts.json');
 fs.rmSync(countsFile, { force: true });
 if (files.length === 0) {
   console.error('no unit test files found');

@@ -2,11 +2,12 @@
 // later subcommands (inspect, compact, gauge) register here.
 import { UsageError } from './args';
 import { EXIT_MODEL_ERROR, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './command';
+import { inspectCommand } from './inspectCommand';
 import { printCommand } from './printCommand';
 
 /** The command run when the first argument is not a subcommand name. */
 const DEFAULT_COMMAND = printCommand;
-const COMMANDS: Command[] = [printCommand];
+const COMMANDS: Command[] = [printCommand, inspectCommand];
 
 export function commandNames(): string[] {
   return COMMANDS.map((c) => c.name);

@@ -33,6 +33,7 @@ suite('foundation', () => {
 
   test('[ui] the Chat view opens and its webview renders, read inside the iframe', async () => {
     const engram = await api();
+    await vscode.commands.executeCommand('engram.newChat');
     await vscode.commands.executeCommand('engram.focusChat');
     await waitUntil('the chat view to resolve', () => engram.chatView.view !== undefined);
     const title = await ui.text('chat', '.chat-empty h2');

@@ -5,7 +5,7 @@
 // this process, so two writers cannot lose each other's index line.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../../tools/fileText';
+import { sha1, writeFileAtomic } from '../../tools/fileText';
 import { formatIndexLine, parseIndexLine, type IndexLine } from './memoryIndex';
 import { MEMORY_INDEX_FILE, MemoryPathError, normaliseName, resolveMemoryFile } from './memoryPaths';
 import { formatTopicFile, isMemoryType, parseTopicFile, setFrontMatterKeys, type MemoryType } from './topicFile';
@@ -188,9 +188,9 @@ export function changeType(dir: string, file: string, type: MemoryType): Promise
 
 /**
  * Records where a memory came from, if the file does not say yet (a file rewritten by an agent loses
- * it and gets the new origin). Returns the new mtime when the file changed.
+ * it and gets the new origin). Returns the file's new state when it changed.
  */
-export function stampProvenance(dir: string, file: string, provenance: MemoryProvenance): Promise<number | undefined> {
+export function stampProvenance(dir: string, file: string, provenance: MemoryProvenance): Promise<{ mtimeMs: number; contentHash: string } | undefined> {
   const abs = resolveMemoryFile(dir, file);
   return withMemoryLock(dir, async () => {
     let text: string;
@@ -203,7 +203,7 @@ export function stampProvenance(dir: string, file: string, provenance: MemoryPro
     }
     const next = setFrontMatterKeys(text, { originSessionId: provenance.originSessionId, originMessageId: provenance.originMessageId }, { onlyIfMissing: true });
     if (next === text) return undefined;
-    return writeFileAtomic(abs, next);
+    return { mtimeMs: await writeFileAtomic(abs, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
   });
 }
 

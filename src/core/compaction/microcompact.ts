@@ -1,0 +1,144 @@
+// Microcompact (DESIGN 5, first stage): old tool results are the bulk of a long session and are rarely
+// needed word for word once the model has acted on them. All but the newest few are cut to their first
+// characters plus a note of the original size; images in them become a short note. No model call, no
+// new message: the list keeps its shape, so every cut stays where it was and the API invariants hold.
+//
+// The input is never changed: untouched messages are returned as the same objects (their token counts
+// stay cached and their bytes stay identical for the prompt cache), changed ones are copies, and the
+// transcript keeps the originals. A result already trimmed carries the note and is left alone, so
+// running microcompact again changes only results that became old since.
+import type { ApiMessage, ContentBlock, ImageBlock, TextBlock, ToolResultBlock } from '../conversation/types';
+import { cutText, groupDigits } from './textCut';
+
+export interface MicrocompactOptions {
+  /** Newest tool results left whole. */
+  keepRecent: number;
+  /** Characters an older result keeps (its text blocks together). */
+  maxChars: number;
+}
+
+export interface MicrocompactResult {
+  messages: ApiMessage[];
+  /** Indices of the messages that changed. */
+  changed: number[];
+  /** tool_use ids of the results that were trimmed. */
+  trimmedToolUseIds: string[];
+  imagesRemoved: number;
+  /** Characters of the trimmed results (text and image data) before and after. */
+  charsBefore: number;
+  charsAfter: number;
+}
+
+const NOTE_PREFIX = '[Output trimmed to save context: showing the first ';
+const NOTE_PATTERN = /\[Output trimmed to save context: showing the first [\d,]+ of [\d,]+ characters\.[^\]]*\]$/;
+
+export function trimNote(shown: number, total: number): string {
+  return `${NOTE_PREFIX}${groupDigits(shown)} of ${groupDigits(total)} characters. Run the tool again if you need the rest.]`;
+}
+
+export function imageNote(image: ImageBlock): string {
+  const kb = Math.max(1, Math.round((image.source.data.length * 3) / 4 / 1024));
+  return `[Image removed to save context (${image.source.media_type}, about ${groupDigits(kb)} KB). Run the tool again to see it.]`;
+}
+
+/** Whether a result was already trimmed by microcompact (its last text is the note). */
+export function isTrimmed(block: ToolResultBlock): boolean {
+  if (typeof block.content === 'string') return NOTE_PATTERN.test(block.content);
+  const last = block.content[block.content.length - 1];
+  return last?.type === 'text' && NOTE_PATTERN.test(last.text);
+}
+
+export function microcompact(messages: readonly ApiMessage[], opts: MicrocompactOptions): MicrocompactResult {
+  const out: MicrocompactResult = { messages: messages.slice(), changed: [], trimmedToolUseIds: [], imagesRemoved: 0, charsBefore: 0, charsAfter: 0 };
+  // Results are numbered from the newest; the first `keepRecent` of them stay whole.
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i];
+    if (m.role !== 'user' || typeof m.content === 'string') continue;
+    const results = m.content.reduce((n, b) => n + (b.type === 'tool_result' ? 1 : 0), 0);
+    if (results === 0) continue;
+    const recentHere = Math.max(0, Math.min(results, opts.keepRecent - seen));
+    seen += results;
+    if (recentHere === results) continue;
+    const replaced = compactMessage(m.content, results - recentHere, opts, out);
+    if (replaced) {
+      out.messages[i] = { role: 'user', content: replaced };
+      out.changed.push(i);
+    }
+  }
+  out.changed.reverse();
+  return out;
+}
+
+/**
+ * The message's content with its first `oldCount` results trimmed (results are numbered in message
+ * order; the later ones are newer). Images next to trimmed results in the same message (a tool's
+ * extra output) go too. Undefined when nothing changes.
+ */
+function compactMessage(content: readonly ContentBlock[], oldCount: number, opts: MicrocompactOptions, out: MicrocompactResult): ContentBlock[] | undefined {
+  let ordinal = 0;
+  let changed = false;
+  const next = content.map((b): ContentBlock => {
+    if (b.type === 'image') {
+      if (oldCount === 0) return b;
+      changed = true;
+      out.imagesRemoved++;
+      out.charsBefore += b.source.data.length;
+      const text = imageNote(b);
+      out.charsAfter += text.length;
+      return { type: 'text', text };
+    }
+    if (b.type !== 'tool_result') return b;
+    const old = ordinal++ < oldCount;
+    if (!old || isTrimmed(b)) return b;
+    const trimmed = trimResult(b, opts.maxChars, out);
+    if (trimmed === b) return b;
+    changed = true;
+    out.trimmedToolUseIds.push(b.tool_use_id);
+    return trimmed;
+  });
+  return changed ? next : undefined;
+}
+
+function trimResult(block: ToolResultBlock, maxChars: number, out: MicrocompactResult): ToolResultBlock {
+  if (typeof block.content === 'string') {
+    if (block.content.length <= maxChars) return block;
+    const kept = cutText(block.content, maxChars);
+    const content = `${kept}\n\n${trimNote(kept.length, block.content.length)}`;
+    out.charsBefore += block.content.length;
+    out.charsAfter += content.length;
+    return { ...block, content };
+  }
+  const total = block.content.reduce((n, c) => n + (c.type === 'text' ? c.text.length : 0), 0);
+  const images = block.content.filter((c) => c.type === 'image').length;
+  if (total <= maxChars && images === 0) return block;
+  const inner: TextBlock[] = [];
+  let budget = maxChars;
+  let shown = 0;
+  for (const c of block.content) {
+    if (c.type === 'image') {
+      out.imagesRemoved++;
+      out.charsBefore += c.source.data.length;
+      const text = imageNote(c);
+      out.charsAfter += text.length;
+      inner.push({ type: 'text', text });
+      continue;
+    }
+    out.charsBefore += c.text.length;
+    if (budget <= 0) continue;
+    const kept = cutText(c.text, budget);
+    budget -= kept.length;
+    shown += kept.length;
+    // A block cut to nothing would be an empty text block, which the API rejects.
+    if (kept.trim() !== '') {
+      inner.push(kept === c.text ? c : { type: 'text', text: kept });
+      out.charsAfter += kept.length;
+    }
+  }
+  if (total > maxChars) {
+    const note = trimNote(shown, total);
+    inner.push({ type: 'text', text: note });
+    out.charsAfter += note.length;
+  }
+  return { ...block, content: inner };
+}

@@ -1,0 +1,74 @@
+// The words of a full compaction: the request that asks the model for a hand-over summary, and the
+// message that opens the compacted conversation. Kept apart from the mechanics (fullCompact.ts) so a
+// change of wording is reviewed on its own, against the snapshot test.
+
+/** Section titles of the summary, in order (DESIGN 5). */
+export const SUMMARY_SECTIONS = [
+  'Request and intent',
+  'Key concepts',
+  'Files',
+  'Errors and fixes',
+  'Problem solving',
+  'All user messages',
+  'Pending tasks',
+  'Current work',
+  'Next step',
+] as const;
+
+const SECTION_GUIDE: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
+  'Request and intent': 'everything the user asked for, in their own terms, and how the request changed along the way.',
+  'Key concepts': 'the technologies, conventions and design decisions the work depends on.',
+  Files: 'each file read, created or changed: why it matters, what changed in it, and the code the next step needs (signatures, short snippets), with paths.',
+  'Errors and fixes': 'each error or failed attempt, its cause and its fix; say plainly where the user corrected the approach.',
+  'Problem solving': 'what was worked out, and what is still being investigated.',
+  'All user messages': 'every message the user wrote (not tool output), in order, quoted or closely paraphrased.',
+  'Pending tasks': 'what the user asked for that is not done yet.',
+  'Current work': 'exactly what was being done right before this summary, with file names and code.',
+  'Next step': 'the one next step, only if it follows from the latest request; quote that request word for word so its intent cannot drift. If the work is finished, say so instead of inventing a step.',
+};
+
+/** The user message that asks for the summary; `focus` is what the person typed after /compact. */
+export function summaryRequest(focus?: string): string {
+  const sections = SUMMARY_SECTIONS.map((s, i) => `${i + 1}. ${s}: ${SECTION_GUIDE[s]}`).join('\n');
+  const parts = [
+    'Stop the task for a moment: this conversation is about to be replaced by a summary that you write now. ' +
+      'Whoever continues the work will see only that summary (and possibly the latest user message), so it has ' +
+      'to carry everything needed to go on without asking the user again. Answer with text only; do not call any tools.',
+    'First, inside <analysis> tags, go through the conversation from the start and note for each part what was ' +
+      'asked, what was done, which files and code were involved, what went wrong and how it was resolved, and what ' +
+      'the user said about how they want things done. Then check that nothing the user asked for is missing.',
+    `Then write the summary inside <summary> tags, with these numbered sections:\n${sections}`,
+  ];
+  const f = focus?.trim();
+  if (f) parts.push(`The user asked this summary to pay particular attention to:\n${f}`);
+  return parts.join('\n\n');
+}
+
+/**
+ * The summary out of the model's answer: the <summary> part, or the whole answer without its
+ * <analysis> part when the tags are missing. Empty when there is nothing usable.
+ */
+export function extractSummary(answer: string): string {
+  const tagged = /<summary>([\s\S]*?)(?:<\/summary>|$)/i.exec(answer);
+  const body = tagged ? tagged[1] : answer.replace(/<analysis>[\s\S]*?(?:<\/analysis>|$)/gi, '');
+  return body.trim();
+}
+
+/** The opening message of a conversation compacted with a model-written summary. */
+export function fullSummaryText(summary: string, opts: { keptLatest: boolean; reattach?: string }): string {
+  const parts = [
+    'This session continues a conversation that grew too long for the context window. Everything before this ' +
+      'point was replaced by the summary below, written when it was compacted.',
+    `<summary>\n${summary.trim()}\n</summary>`,
+    opts.keptLatest
+      ? 'The latest user message follows unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.'
+      : 'Carry on from where the conversation stopped, with the next step above, without asking the user to repeat anything.',
+  ];
+  if (opts.reattach && opts.reattach.trim() !== '') parts.push(opts.reattach.trim());
+  return parts.join('\n\n');
+}
+
+/** The opening message when old messages had to be dropped without a summary (reactive recovery). */
+export function droppedNoteText(dropped: number): string {
+  return `[${dropped} earlier message${dropped === 1 ? ' was' : 's were'} removed because the conversation no longer fit the context window. Ask the user if something from before this point is needed.]`;
+}

@@ -1,0 +1,176 @@
+// Wires auto memory onto a main conversation (never a sub-agent): recall before each turn, and after
+// each complete turn the direct-write bookkeeping (provenance and index line for memory the agent saved
+// because the user asked) and the background extraction trigger. Everything reports through one event
+// stream for the chat view and the inspector's timeline.
+//
+// The VS Code layer (or the CLI):
+//   const memory = await prepareAutoMemory(dataDir, cwd);            // before the session opens
+//   const opened = await openSession({ ..., memory: memory.systemSlot,
+//     gate: memoryWriteGate(memory.dir, cwd, (t, i, c) => opened.agent.permissions.gate(t, i, c)) });
+//   const handle = attachAutoMemory(opened.agent, { memoryDir: memory.dir, transcriptPath: opened.transcriptPath });
+//   handle.on((e) => ...); ... handle.dispose();
+import path from 'node:path';
+import type { Agent, BeforeTurnHookContext, TurnHookContext } from '../../agent/agent';
+import type { ApiMessage } from '../../conversation/types';
+import { silentLogger, type Logger } from '../../ports';
+import { EXTRACTION_EVERY_TURNS, EXTRACTION_MAX_TURNS, RECALL_MAX_FILES } from '../../thresholds';
+import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent } from './extraction';
+import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
+import { autoMemoryDir, MEMORY_INDEX_FILE } from './memoryPaths';
+import { memorySystemSlot } from './memoryPrompts';
+import { ensureIndexed, stampProvenance } from './memoryWriter';
+import { cursorFileFor, messageKeys, readTranscriptTail } from './messageCursor';
+import { recallForPrompt } from './recall';
+
+export interface AutoMemorySettings {
+  /** engram.memory.extraction.enabled */
+  extraction?: boolean;
+  /** engram.memory.extraction.everyTurns */
+  everyTurns?: number;
+  /** engram.memory.extraction.maxTurns (model calls per run) */
+  maxTurns?: number;
+  /** engram.memory.recall.enabled */
+  recall?: boolean;
+  /** engram.memory.recall.maxFiles */
+  recallMaxFiles?: number;
+}
+
+export interface AutoMemoryDeps extends AutoMemorySettings {
+  memoryDir: string;
+  /** The session transcript: real message uuids for provenance, and where the cursor file goes. */
+  transcriptPath?: string;
+  /** Default: `<session dir>/auto-memory.json` when transcriptPath is given, else kept in memory. */
+  cursorFile?: string;
+  logger?: Logger;
+}
+
+export interface AutoMemoryHandle {
+  readonly memoryDir: string;
+  on(listener: (event: AutoMemoryEvent) => void): () => void;
+  /** Resolves when no extraction runs or waits (tests, shutdown). */
+  idle(): Promise<void>;
+  dispose(): void;
+}
+
+export interface PreparedAutoMemory {
+  dir: string;
+  index: MemoryIndex;
+  /** For SessionSetup.memory. */
+  systemSlot: ReturnType<typeof memorySystemSlot>;
+}
+
+/** Finds the project's memory folder and loads its index for the session's system prompt. */
+export async function prepareAutoMemory(dataDir: string, cwd: string, opts: LoadIndexOptions = {}): Promise<PreparedAutoMemory> {
+  const dir = await autoMemoryDir(dataDir, cwd);
+  const index = await loadMemoryIndex(dir, opts);
+  return { dir, index, systemSlot: memorySystemSlot(index) };
+}
+
+export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemoryHandle {
+  const logger = deps.logger ?? silentLogger;
+  const listeners = new Set<(event: AutoMemoryEvent) => void>();
+  const emit = (event: AutoMemoryEvent): void => {
+    for (const l of listeners) {
+      try {
+        l(event);
+      } catch (e) {
+        logger.error('An auto-memory listener threw', e);
+      }
+    }
+  };
+  const cwd = agent.forkContext().cwd;
+  const cursorFile = deps.cursorFile ?? (deps.transcriptPath ? cursorFileFor(deps.transcriptPath) : undefined);
+  const extractor = new MemoryExtractor({
+    agent,
+    memoryDir: deps.memoryDir,
+    cwd,
+    ...(cursorFile ? { cursorFile } : {}),
+    ...(deps.transcriptPath ? { transcriptPath: deps.transcriptPath } : {}),
+    maxTurns: deps.maxTurns ?? EXTRACTION_MAX_TURNS,
+    emit,
+    logger,
+  });
+  const everyTurns = Math.max(1, deps.everyTurns ?? EXTRACTION_EVERY_TURNS);
+  let turnsSinceTrigger = 0;
+  // Where the running turn's messages start, for finding what the main agent saved in it.
+  let turnStart = 0;
+  let turnStartKey: string | undefined;
+
+  const beforeTurn = async (ctx: BeforeTurnHookContext): Promise<void> => {
+    turnStart = ctx.agent.messages.length;
+    turnStartKey = turnStart > 0 ? messageKeys(ctx.agent.messages)[turnStart - 1] : undefined;
+    if (deps.recall === false) return;
+    const result = await recallForPrompt(deps.memoryDir, ctx.display, ctx.agent.messages, {
+      maxFiles: deps.recallMaxFiles ?? RECALL_MAX_FILES,
+      // A file the agent has read and that has not changed since is already in the conversation.
+      alreadyInContext: (abs, mtimeMs) => ctx.agent.readFiles.get(abs)?.mtimeMs === mtimeMs,
+    });
+    if (result.blocks.length === 0) return;
+    ctx.attachments.push(...result.blocks);
+    emit({ type: 'memoryRecalled', files: result.files.map((f) => f.file) });
+  };
+
+  const afterTurn = async (ctx: TurnHookContext): Promise<void> => {
+    if (!isCompleteTurn(ctx)) return;
+    await recordDirectWrites(ctx);
+    if (deps.extraction === false) return;
+    if (++turnsSinceTrigger < everyTurns) return;
+    turnsSinceTrigger = 0;
+    extractor.trigger(ctx.messages.slice());
+  };
+
+  /** Memory the main agent saved this turn: provenance, an index line if it forgot one, an event. */
+  const recordDirectWrites = async (ctx: TurnHookContext): Promise<void> => {
+    const messages = ctx.messages;
+    // A compaction during the turn replaced the list; then the whole list is this turn's view.
+    const sameStart = turnStart <= messages.length && (turnStart === 0 || messageKeys(messages)[turnStart - 1] === turnStartKey);
+    const files = memoryWritesIn(messages.slice(sameStart ? turnStart : 0), deps.memoryDir, cwd).filter((f) => f !== MEMORY_INDEX_FILE);
+    if (files.length === 0) return;
+    const tail = await readTranscriptTail(deps.transcriptPath);
+    const originMessageId = tail.promptUuid ?? tail.lastUuid ?? messageKeys(messages)[Math.min(turnStart, messages.length - 1)];
+    for (const file of files) {
+      try {
+        const stamped = await stampProvenance(deps.memoryDir, file, { originSessionId: agent.sessionId, originMessageId });
+        if (stamped) refreshReadState(ctx.agent, path.join(deps.memoryDir, file), stamped);
+        const entry = await ensureIndexed(deps.memoryDir, file);
+        emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'user' });
+      } catch (e) {
+        logger.warn(`Could not record the memory ${file}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  };
+
+  const removeBefore = agent.hooks.beforeTurn.add('autoMemory.recall', beforeTurn);
+  const removeAfter = agent.hooks.afterTurn.add('autoMemory.afterTurn', afterTurn);
+  return {
+    memoryDir: deps.memoryDir,
+    on: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    idle: () => extractor.idle(),
+    dispose: () => {
+      removeBefore();
+      removeAfter();
+      extractor.dispose();
+      listeners.clear();
+    },
+  };
+}
+
+/** A turn that ended with an answer, not waiting on a tool call (DESIGN 4). */
+function isCompleteTurn(ctx: TurnHookContext): boolean {
+  if (ctx.result.reason === 'cancelled' || ctx.result.reason === 'error') return false;
+  const last: ApiMessage | undefined = ctx.messages[ctx.messages.length - 1];
+  if (!last || last.role !== 'assistant') return false;
+  return typeof last.content === 'string' || !last.content.some((b) => b.type === 'tool_use');
+}
+
+/**
+ * After provenance was added to a file the agent just wrote, its read record would look stale and its
+ * next Edit of the file would be refused; the change is ours, so the record follows it.
+ */
+function refreshReadState(agent: Agent, abs: string, state: { mtimeMs: number; contentHash: string }): void {
+  const rec = agent.readFiles.get(abs);
+  if (rec) agent.readFiles.set(abs, { ...rec, ...state, partial: false });
+}

@@ -1,0 +1,118 @@
+// Recall: before each turn, the topic files that fit the user's message are attached to it, so the
+// agent sees them without spending a call on Read. Ranking is BM25 over what the index and the front
+// matter say about each file (title, hook, name, description, file name): no model call, a few
+// milliseconds. At most RECALL_MAX_FILES per turn. A file is attached once per conversation unless its
+// content changed: what was attached is read back from the conversation itself (each block names its
+// file and a hash of the content), so this holds after a resume and starts over after a compaction
+// drops the old blocks. The blocks are stored in the user message (Agent TurnOptions.attachments), so
+// every later request repeats them byte for byte and the prompt cache keeps hitting.
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { ApiMessage, TextBlock } from '../../conversation/types';
+import { RECALL_MAX_FILES } from '../../thresholds';
+import { rankBm25 } from './bm25';
+import { loadMemoryIndex, type IndexEntry, type TopicSummary } from './memoryIndex';
+
+/** A topic file longer than this is attached cut, with a note; the agent can Read the rest. */
+export const RECALL_FILE_MAX_CHARS = 8_000;
+
+const OPEN_TAG = '<engram-memory';
+const ATTACHED = /^<engram-memory file="([^"]*)" hash="([0-9a-f]+)">/;
+
+export interface RecallOptions {
+  maxFiles?: number;
+  /** Leave out files the conversation already holds another way (e.g. the agent Read them). */
+  alreadyInContext?(absPath: string, mtimeMs: number): boolean;
+}
+
+export interface RecalledFile {
+  file: string;
+  score: number;
+  hash: string;
+}
+
+export interface RecallResult {
+  blocks: TextBlock[];
+  files: RecalledFile[];
+}
+
+/** Is this text block one of recall's attachments (so a chat view can fold it)? */
+export function isMemoryAttachment(text: string): boolean {
+  return text.startsWith(OPEN_TAG);
+}
+
+/** file -> hash of the newest attachment of it in the conversation. */
+export function attachedInConversation(messages: readonly ApiMessage[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of messages) {
+    if (m.role !== 'user' || typeof m.content === 'string') continue;
+    for (const b of m.content) {
+      if (b.type !== 'text' || !b.text.startsWith(OPEN_TAG)) continue;
+      const match = ATTACHED.exec(b.text);
+      if (match) out.set(decodeAttr(match[1]), match[2]);
+    }
+  }
+  return out;
+}
+
+export interface RankedTopic {
+  file: string;
+  score: number;
+}
+
+/** Topic files by relevance to `query`. */
+export function rankTopics(topics: readonly TopicSummary[], entries: readonly IndexEntry[], query: string): RankedTopic[] {
+  const byFile = new Map(entries.map((e) => [e.file.replace(/^\.\//, ''), e]));
+  const docs = topics.map((t) => {
+    const e = byFile.get(t.file);
+    const words = [e?.title, e?.hook, t.name, t.description, t.file.replace(/\.md$/i, '').replace(/[\\/_.-]+/g, ' ')];
+    return { id: t.file, text: words.filter(Boolean).join(' ') };
+  });
+  return rankBm25(docs, query).map((h) => ({ file: h.id, score: h.score }));
+}
+
+/** The blocks to attach to this turn's prompt (possibly none). */
+export async function recallForPrompt(dir: string, prompt: string, messages: readonly ApiMessage[], opts: RecallOptions = {}): Promise<RecallResult> {
+  const max = opts.maxFiles ?? RECALL_MAX_FILES;
+  if (max <= 0 || prompt.trim() === '') return { blocks: [], files: [] };
+  const index = await loadMemoryIndex(dir);
+  if (index.topics.length === 0) return { blocks: [], files: [] };
+  const attached = attachedInConversation(messages);
+  const topics = new Map(index.topics.map((t) => [t.file, t]));
+  const blocks: TextBlock[] = [];
+  const files: RecalledFile[] = [];
+  for (const { file, score } of rankTopics(index.topics, index.entries, prompt)) {
+    if (blocks.length >= max) break;
+    const topic = topics.get(file);
+    const abs = path.join(dir, file);
+    if (!topic || opts.alreadyInContext?.(abs, topic.mtimeMs)) continue;
+    let text: string;
+    try {
+      text = await fsp.readFile(abs, 'utf8');
+    } catch {
+      continue; // removed since the scan
+    }
+    const hash = createHash('sha256').update(text).digest('hex').slice(0, 12);
+    if (attached.get(file) === hash) continue;
+    blocks.push({ type: 'text', text: attachmentText(file, hash, text) });
+    files.push({ file, score, hash });
+  }
+  return { blocks, files };
+}
+
+function attachmentText(file: string, hash: string, content: string): string {
+  let body = content.replace(/\r\n/g, '\n').trim();
+  if (body.length > RECALL_FILE_MAX_CHARS) {
+    body = `${body.slice(0, RECALL_FILE_MAX_CHARS)}\n[... cut at ${RECALL_FILE_MAX_CHARS} of ${body.length} characters; Read the file for the rest]`;
+  }
+  return `${OPEN_TAG} file="${encodeAttr(file)}" hash="${hash}">\nA saved memory that may bear on this message (it may be out of date):\n${body}\n</engram-memory>`;
+}
+
+function encodeAttr(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+}
+
+function decodeAttr(s: string): string {
+  return s.replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+}
