@@ -21,10 +21,11 @@ if (!process.env.ENGRAM_WORKSPACE && !fs.existsSync(workspace)) {
 }
 const dirs = { userData: path.join(devDir, 'user-data'), serverData: path.join(devDir, 'server-data'), extensions: path.join(devDir, 'extensions') };
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-const machineSettings = path.join(dirs.serverData, 'data', 'Machine', 'settings.json');
-if (!fs.existsSync(machineSettings)) {
-  fs.mkdirSync(path.dirname(machineSettings), { recursive: true });
-  fs.writeFileSync(machineSettings, JSON.stringify({
+// What people see should be Engram, not VS Code's own chat or a walkthrough (user and machine settings).
+for (const settingsFile of [path.join(dirs.userData, 'User', 'settings.json'), path.join(dirs.serverData, 'data', 'Machine', 'settings.json')]) {
+  if (fs.existsSync(settingsFile)) continue;
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  fs.writeFileSync(settingsFile, JSON.stringify({
     'chat.disableAIFeatures': true,
     'workbench.startupEditor': 'none',
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
@@ -48,7 +49,12 @@ if (!env.ANTHROPIC_API_KEY) {
 
 const server = spawn(host.node, [path.join(host.serverDir, 'out', 'server-main.js'),
   '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
-  '--disable-telemetry', '--user-data-dir', dirs.userData, '--server-data-dir', dirs.serverData,
+  '--disable-telemetry',
+  // VS Code 1.139's server honours the URL payload's extensionDevelopmentPath only with this flag.
+  '--enable-smoke-test-driver',
+  // The bundled sample workspace is ours, so it is trusted; a folder you name keeps VS Code's trust prompt.
+  ...(process.env.ENGRAM_WORKSPACE ? [] : ['--disable-workspace-trust']),
+  '--user-data-dir', dirs.userData, '--server-data-dir', dirs.serverData,
   '--extensions-dir', dirs.extensions], { stdio: ['ignore', 'pipe', 'pipe'], env });
 children.push(server);
 server.stderr.on('data', (d) => process.stderr.write(d));

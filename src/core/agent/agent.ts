@@ -42,7 +42,19 @@ export interface AgentOptions {
   pathGuard?: (absPath: string, op: PathOp) => string | null;
   /** Reactive compaction (DESIGN 5): a shorter conversation to retry with after "prompt is too long". */
   recoverPromptTooLong?(ctx: { agent: Agent; error: PromptTooLongError; messages: ApiMessage[] }): Promise<ApiMessage[] | undefined>;
+  /** Automatic compaction: runs before every model call and may return a replacement message list. */
+  beforeModelCall?(ctx: ModelCallContext): Promise<ApiMessage[] | undefined>;
 }
+
+export interface ModelCallContext {
+  agent: Agent;
+  /** The conversation about to be sent (a copy; return a new list to replace it). */
+  messages: readonly ApiMessage[];
+  signal: AbortSignal;
+}
+
+/** Compaction's entry points, settable after construction (the orchestrator needs the agent first). */
+export type CompactionHandlers = Pick<AgentOptions, 'beforeModelCall' | 'recoverPromptTooLong'>;
 
 export interface TurnResult {
   reason: TurnEndReason;
@@ -115,6 +127,7 @@ export class Agent {
   private system: SystemBlock[];
   private history: ApiMessage[];
   private running: AbortController | undefined;
+  private compaction: CompactionHandlers = {};
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
@@ -149,6 +162,16 @@ export class Agent {
   /** For compaction: a new system prompt (re-attached instructions) or a replaced message list. */
   setSystem(system: SystemBlock[]): void {
     this.system = system;
+  }
+
+  /** Where this conversation is recorded (compaction appends its boundary and summary lines there). */
+  get transcript(): TranscriptWriter | undefined {
+    return this.opts.transcript;
+  }
+
+  /** Replaces the options' beforeModelCall / recoverPromptTooLong (undefined fields fall back to them). */
+  setCompactionHandlers(handlers: CompactionHandlers): void {
+    this.compaction = { ...handlers };
   }
 
   replaceMessages(messages: ApiMessage[]): void {
@@ -215,7 +238,8 @@ export class Agent {
     const gate: ToolGate = !o.trusted
       ? async () => ({ allow: false, reason: UNTRUSTED_REASON })
       : (o.gate ?? this.permissions.gate);
-    const recover = o.recoverPromptTooLong;
+    const recover = this.compaction.recoverPromptTooLong ?? o.recoverPromptTooLong;
+    const before = this.compaction.beforeModelCall ?? o.beforeModelCall;
     let result: TurnResult;
     try {
       result = await runLoop({
@@ -233,6 +257,7 @@ export class Agent {
         logger: this.logger,
         ...(o.retry ? { retry: o.retry } : {}),
         ...(recover ? { recoverPromptTooLong: (error, messages) => recover({ agent: this, error, messages }) } : {}),
+        ...(before ? { beforeModelCall: (messages, s) => before({ agent: this, messages, signal: s }) } : {}),
         afterModelResponse: (response) => this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),
       }, this.history, signal);
     } catch (e) {

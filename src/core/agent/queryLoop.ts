@@ -36,6 +36,11 @@ export interface LoopConfig {
    * retry with (it replaces `messages`), or undefined to give up. Tried at most 3 times per run.
    */
   recoverPromptTooLong?(error: PromptTooLongError, messages: ApiMessage[]): Promise<ApiMessage[] | undefined>;
+  /**
+   * Automatic compaction: runs before each model call with a copy of the conversation; a returned list
+   * replaces it. A failure is logged and the call goes ahead with the conversation as it was.
+   */
+  beforeModelCall?(messages: ApiMessage[], signal: AbortSignal): Promise<ApiMessage[] | undefined>;
 }
 
 /** DESIGN 5: the reactive stage retries at most 3 times. */
@@ -65,6 +70,16 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
   for (;;) {
     if (signal.aborted) return end('cancelled');
     if (cfg.maxModelCalls !== undefined && modelCalls >= cfg.maxModelCalls) return end('max_turns');
+
+    if (cfg.beforeModelCall) {
+      try {
+        const replaced = await cfg.beforeModelCall(messages.slice(), signal);
+        if (replaced) messages.splice(0, messages.length, ...replaced);
+      } catch (e) {
+        cfg.logger.error('Compaction before the model call failed', e);
+      }
+      if (signal.aborted) return end('cancelled');
+    }
 
     const lines = new AssistantLines(cfg.transcript, cfg.model, cfg.logger);
     const handlers = streamHandlers(cfg, toolMap, lines);

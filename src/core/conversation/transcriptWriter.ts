@@ -202,8 +202,11 @@ export class TranscriptWriter {
     });
   }
 
-  /** The user line that opens a compacted conversation. */
-  appendCompactSummary(text: string): Promise<UserLine> {
+  /**
+   * The user line that opens a compacted conversation. `uuid` lets the boundary written just before
+   * name this line as its preservedSegment anchor.
+   */
+  appendCompactSummary(text: string, opts: { uuid?: string } = {}): Promise<UserLine> {
     const line = {
       ...this.head(),
       ...(this.promptId ? { promptId: this.promptId } : {}),
@@ -212,6 +215,7 @@ export class TranscriptWriter {
       isVisibleInTranscriptOnly: true,
       isCompactSummary: true,
       ...this.idAndTime(),
+      ...(opts.uuid ? { uuid: opts.uuid } : {}),
       ...this.tail(),
     };
     return this.append(line);

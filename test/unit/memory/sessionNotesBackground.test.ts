@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { attachSessionNotes } from '../../../src/core/memory/sessionNotes/attach';
 import { sessionNotesPaths } from '../../../src/core/memory/sessionNotes/paths';
-import type { SessionNotesEvent } from '../../../src/core/memory/sessionNotes/updater';
+import type { SessionNotesEvent } from '../../../src/core/memory/sessionNotes/events';
 import { ensureTokenizer } from '../../../src/core/tokens/tokenizer';
 import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
 import { startSession, tempDir } from '../agent/agentHarness';

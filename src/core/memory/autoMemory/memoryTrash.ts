@@ -24,9 +24,9 @@ export interface PruneRecord {
   removed: RemovedLines;
 }
 
-export function pruneEntry(dir: string, file: string, now: Date = new Date()): Promise<PruneRecord> {
+export async function pruneEntry(dir: string, file: string, now: Date = new Date()): Promise<PruneRecord> {
+  const abs = resolveMemoryFile(dir, file);
   const name = normaliseName(file);
-  const abs = resolveMemoryFile(dir, name);
   return withMemoryLock(dir, async () => {
     const id = `${now.toISOString().replace(/[-:.]/g, '')}-${randomBytes(3).toString('hex')}`;
     const trash = trashDir(dir, id);
@@ -52,7 +52,7 @@ export function pruneEntry(dir: string, file: string, now: Date = new Date()): P
 }
 
 /** Undoes a prune. Refuses when a file of that name exists again (it would be overwritten). */
-export function restoreEntry(dir: string, id: string): Promise<PruneRecord> {
+export async function restoreEntry(dir: string, id: string): Promise<PruneRecord> {
   if (!TRASH_ID.test(id)) return Promise.reject(new MemoryPathError(`Not a trash id: ${JSON.stringify(id)}.`));
   return withMemoryLock(dir, async () => {
     const trash = trashDir(dir, id);

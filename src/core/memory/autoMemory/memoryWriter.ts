@@ -75,9 +75,9 @@ export async function writeMemory(dir: string, input: WriteMemoryInput): Promise
 }
 
 /** Adds or replaces the index line of `entry.file`; returns the line as written. */
-export function setIndexEntry(dir: string, entry: IndexLine): Promise<string> {
+export async function setIndexEntry(dir: string, entry: IndexLine): Promise<string> {
+  resolveMemoryFile(dir, entry.file);
   const file = normaliseName(entry.file);
-  resolveMemoryFile(dir, file);
   const line = formatIndexLine({ ...entry, file });
   return withMemoryLock(dir, async () => {
     await editIndex(dir, (lines) => upsertLine(lines, file, line));
@@ -89,9 +89,9 @@ export function setIndexEntry(dir: string, entry: IndexLine): Promise<string> {
  * Gives a topic file an index line when it has none (a writer that forgot it), from its front matter.
  * Returns the entry's title, or undefined when the file cannot be read.
  */
-export function ensureIndexed(dir: string, file: string): Promise<{ title: string; added: boolean } | undefined> {
+export async function ensureIndexed(dir: string, file: string): Promise<{ title: string; added: boolean } | undefined> {
+  const abs = resolveMemoryFile(dir, file);
   const name = normaliseName(file);
-  const abs = resolveMemoryFile(dir, name);
   return withMemoryLock(dir, async () => {
     const existing = (await readIndex(dir)).lines.map(parseIndexLine).find((e) => e && normaliseName(e.file) === name);
     if (existing) return { title: existing.title, added: false };
@@ -116,7 +116,7 @@ export interface RemovedLines {
 }
 
 /** Removes every index line that links to `file`; the topic file is left alone. */
-export function removeEntry(dir: string, file: string): Promise<RemovedLines> {
+export async function removeEntry(dir: string, file: string): Promise<RemovedLines> {
   const name = normaliseName(file);
   return withMemoryLock(dir, () => removeLines(dir, name));
 }
@@ -148,11 +148,11 @@ export async function reinsertLines(dir: string, removed: RemovedLines): Promise
 }
 
 /** Changes an entry's title, hook and/or file name (the file is moved; the line keeps its place). */
-export function renameEntry(dir: string, file: string, change: { title?: string; hook?: string; file?: string }): Promise<IndexLine> {
+export async function renameEntry(dir: string, file: string, change: { title?: string; hook?: string; file?: string }): Promise<IndexLine> {
+  const fromAbs = resolveMemoryFile(dir, file);
+  const toAbs = resolveMemoryFile(dir, change.file ?? file);
   const from = normaliseName(file);
-  const fromAbs = resolveMemoryFile(dir, from);
-  const to = change.file !== undefined ? normaliseName(change.file) : from;
-  const toAbs = resolveMemoryFile(dir, to);
+  const to = normaliseName(change.file ?? file);
   return withMemoryLock(dir, async () => {
     if (to !== from) {
       if (await exists(toAbs)) throw new MemoryPathError(`Cannot rename ${from} to ${to}: ${to} already exists.`);
@@ -177,7 +177,7 @@ export function renameEntry(dir: string, file: string, change: { title?: string;
 }
 
 /** Sets the topic file's `type` (where it already is: top level, or under `metadata:`). */
-export function changeType(dir: string, file: string, type: MemoryType): Promise<void> {
+export async function changeType(dir: string, file: string, type: MemoryType): Promise<void> {
   if (!isMemoryType(type)) return Promise.reject(new Error(`Unknown memory type ${JSON.stringify(type)}.`));
   const abs = resolveMemoryFile(dir, file);
   return withMemoryLock(dir, async () => {
@@ -190,7 +190,7 @@ export function changeType(dir: string, file: string, type: MemoryType): Promise
  * Records where a memory came from, if the file does not say yet (a file rewritten by an agent loses
  * it and gets the new origin). Returns the file's new state when it changed.
  */
-export function stampProvenance(dir: string, file: string, provenance: MemoryProvenance): Promise<{ mtimeMs: number; contentHash: string } | undefined> {
+export async function stampProvenance(dir: string, file: string, provenance: MemoryProvenance): Promise<{ mtimeMs: number; contentHash: string } | undefined> {
   const abs = resolveMemoryFile(dir, file);
   return withMemoryLock(dir, async () => {
     let text: string;

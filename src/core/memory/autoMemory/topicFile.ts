@@ -104,7 +104,8 @@ export interface FrontMatterBlock {
 /** Locates a `---` ... `---` block at the very start of the text (after a byte order mark). */
 export function frontMatterBlock(text: string): FrontMatterBlock | undefined {
   const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const open = /^---[ \t]*(\r?\n)/.exec(text.slice(bom));
+  // `---js` and friends are front matter too (gray-matter's languages); they are reported, not run.
+  const open = /^---[A-Za-z]*[ \t]*(\r?\n)/.exec(text.slice(bom));
   if (!open) return undefined;
   const eol = open[1] === '\r\n' ? '\r\n' : '\n';
   const yamlStart = bom + open[0].length;

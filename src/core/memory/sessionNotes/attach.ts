@@ -7,7 +7,8 @@ import type { TokenCounter } from '../../tokens/accounting';
 import { sessionNotesPaths } from './paths';
 import type { NotesCaps } from './template';
 import type { TriggerThresholds } from './trigger';
-import { SessionNotes, type SessionNotesListener } from './updater';
+import type { SessionNotesListener } from './events';
+import { SessionNotes } from './updater';
 
 export interface AttachSessionNotesDeps {
   /** Engram's data dir: the notes go to `<dataDir>/projects/<key>/<sessionId>/session-memory/`. */

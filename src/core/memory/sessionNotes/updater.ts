@@ -18,41 +18,18 @@ import { notesOnlyGate } from './notesGate';
 import type { SessionNotesPaths } from './paths';
 import { buildCondensePrompt, buildUpdatePrompt } from './prompts';
 import { initialNotesState, readNotesState, writeNotesState, type NotesState } from './stateFile';
-import { capViolations, DEFAULT_CAPS, isOverCap, loadTemplate, parseNotes, type CapReport, type NotesCaps, type ParsedNotes } from './template';
+import {
+  capViolations, DEFAULT_CAPS, DEFAULT_TEMPLATE, isOverCap, isTemplateOnly, loadTemplate, parseNotes,
+  type CapReport, type NotesCaps, type ParsedNotes,
+} from './template';
 import { markStarted, observeResponse, resolveThresholds, type TriggerDecision, type TriggerThresholds } from './trigger';
+import type { NotesUpdateKind, SessionNotesEvent, SessionNotesListener } from './events';
 
 /**
  * Model calls one updater fork may make: a reply with all its edits, a retry when an old_string did not
  * match, and the closing sentence. More would mean it is flailing; the notes stay as they are.
  */
 export const NOTES_UPDATER_MAX_TURNS = 4;
-
-export type NotesUpdateKind = 'init' | 'update';
-
-/** What UIs (chat view, inspector timeline) hear about the notes. Data only. */
-export type SessionNotesEvent =
-  | { type: 'notesCreated'; path: string; template: 'default' | 'user' }
-  | { type: 'notesUpdateStarted'; path: string; kind: NotesUpdateKind; contextTokens: number; messageId: string }
-  | {
-    type: 'notesUpdated';
-    path: string;
-    kind: NotesUpdateKind;
-    /** Tokens of the whole file after the update. */
-    tokens: number;
-    sections: Array<{ heading: string; tokens: number }>;
-    /** The update went over a cap and the condense run followed. */
-    condensed: boolean;
-    /** What is still over a cap after everything (normally nothing). */
-    overCap: CapReport;
-    lastSummarizedMessageId: string;
-    /** Sub-transcripts of the forks (`subagents/agent-<id>.jsonl`). */
-    agentIds: string[];
-    modelCalls: number;
-    durationMs: number;
-  }
-  | { type: 'notesUpdateFailed'; path: string; kind: NotesUpdateKind; error: string };
-
-export type SessionNotesListener = (event: SessionNotesEvent) => void;
 
 export interface SessionNotesOptions {
   paths: SessionNotesPaths;
@@ -105,6 +82,7 @@ export class SessionNotes {
   private readonly abort = new AbortController();
   private data: NotesState = initialNotesState();
   private loading: Promise<void> | undefined;
+  private template = DEFAULT_TEMPLATE;
   private current: Promise<UpdateOutcome> | undefined;
   private writes: Promise<void> = Promise.resolve();
   private dirty = false;
@@ -119,10 +97,11 @@ export class SessionNotes {
     this.clock = opts.clock ?? systemClock;
   }
 
-  /** Reads the sidecar once (later calls share the first read). */
+  /** Reads the sidecar and the template once (later calls share the first read). */
   load(): Promise<void> {
     this.loading ??= (async () => {
       this.data = await readNotesState(this.paths.state, await isFile(this.paths.summary));
+      this.template = (await loadTemplate(this.opts.configDir)).text;
     })();
     return this.loading;
   }
@@ -177,6 +156,8 @@ export class SessionNotes {
       this.current = undefined;
     });
     this.current = run;
+    // After `current` is set, so a listener that reacts by waiting for the update finds it running.
+    this.emit({ type: 'notesUpdateStarted', path: this.paths.summary, kind, contextTokens: cover.contextTokens, messageId: cover.messageId });
     return run;
   }
 
@@ -199,8 +180,11 @@ export class SessionNotes {
     }
   }
 
-  /** The notes as on disk, parsed (undefined before they exist). For the inspector and compaction. */
-  async read(): Promise<{ text: string; parsed: ParsedNotes } | undefined> {
+  /**
+   * The notes as on disk, parsed, with the message they cover (undefined before they exist). For the
+   * inspector, and for compaction: with isEmpty and waitForUpdate this is compaction's NotesSource.
+   */
+  async read(): Promise<{ text: string; parsed: ParsedNotes; lastSummarizedMessageId?: string } | undefined> {
     let text: string;
     try {
       text = await this.readText();
@@ -208,7 +192,13 @@ export class SessionNotes {
       if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined;
       throw e;
     }
-    return { text, parsed: parseNotes(text, await this.counter()) };
+    const cursor = this.data.lastSummarizedMessageId;
+    return { text, parsed: parseNotes(text, await this.counter()), ...(cursor ? { lastSummarizedMessageId: cursor } : {}) };
+  }
+
+  /** True when the notes hold nothing beyond the template (compaction cannot stand on them). */
+  isEmpty(text: string): boolean {
+    return isTemplateOnly(text, this.template);
   }
 
   /** Writes the trigger counts when they changed (after a turn), so a reload carries on from them. */
@@ -235,7 +225,6 @@ export class SessionNotes {
   private async execute(parent: ForkParent, kind: NotesUpdateKind, cover: UpdateCover): Promise<UpdateOutcome> {
     const started = this.clock.now();
     const notesPath = this.paths.summary;
-    this.emit({ type: 'notesUpdateStarted', path: notesPath, kind, contextTokens: cover.contextTokens, messageId: cover.messageId });
     const agentIds: string[] = [];
     let modelCalls = 0;
     const runFork = async (prompt: (text: string) => string): Promise<ForkResult> => {
@@ -322,6 +311,7 @@ export class SessionNotes {
   private async ensureFile(): Promise<void> {
     await fsp.mkdir(this.paths.dir, { recursive: true });
     const template = await loadTemplate(this.opts.configDir);
+    this.template = template.text;
     try {
       await fsp.writeFile(this.paths.summary, template.text, { flag: 'wx' });
     } catch (e) {

@@ -1,0 +1,121 @@
+// Each compaction is a piece of data (STYLE 7): the inspector's timeline renders the list, the status
+// bar shows the latest, and an event holds enough to undo it from the transcript, which keeps every
+// original line (DESIGN 3): the uuids of the replaced lines, the summary that took their place, and the
+// ids of tool results that were trimmed.
+import { normaliseWithIds } from '../conversation/normalise';
+import type { TranscriptLine } from '../conversation/transcriptReader';
+import type { ApiMessage, ContentBlock, ToolResultBlock, UserBlock, UserLine } from '../conversation/types';
+import { withoutSummary } from './compactedConversation';
+import type { CompactionEntry, CompactionResult, CompactionStage, CompactionTrigger } from './types';
+
+export interface CompactionEvent {
+  id: string;
+  stage: CompactionStage;
+  trigger: CompactionTrigger;
+  tokensBefore: number;
+  tokensAfter: number;
+  durationMs: number;
+  modelCalls: number;
+  /** uuids of the transcript lines behind the messages this compaction replaced, in order. */
+  replacedIds: string[];
+  /** Index (in the conversation before) of the first message kept verbatim. */
+  keptFrom: number;
+  summaryText?: string;
+  /** Results microcompact trimmed (tool_use ids). */
+  trimmedToolUseIds?: string[];
+  /** The focus text of `/compact focus`. */
+  focus?: string;
+  /** When it finished, ms since the epoch. */
+  at: number;
+}
+
+export function compactionEvent(
+  result: CompactionResult,
+  meta: { id: string; trigger: CompactionTrigger; durationMs: number; at: number; focus?: string },
+): CompactionEvent {
+  return {
+    id: meta.id,
+    stage: result.stage,
+    trigger: meta.trigger,
+    tokensBefore: result.tokensBefore,
+    tokensAfter: result.tokensAfter,
+    durationMs: Math.round(meta.durationMs),
+    modelCalls: result.modelCalls,
+    replacedIds: result.replaced.flatMap((e) => e.uuids),
+    keptFrom: result.keptFrom,
+    ...(result.summaryText !== undefined ? { summaryText: result.summaryText } : {}),
+    ...(result.trimmedToolUseIds && result.trimmedToolUseIds.length > 0 ? { trimmedToolUseIds: result.trimmedToolUseIds.slice() } : {}),
+    ...(meta.focus ? { focus: meta.focus } : {}),
+    at: meta.at,
+  };
+}
+
+/**
+ * The conversation as it was before `event`, rebuilt from the transcript: the replaced messages read
+ * back from their lines, then the current conversation without the summary that stood in for them
+ * (messages added since the compaction stay), and trimmed tool results restored. Undefined when the
+ * current conversation no longer starts with that summary or a replaced line is missing.
+ */
+export function undoCompaction(
+  event: CompactionEvent,
+  transcriptLines: readonly TranscriptLine[],
+  current: readonly (ApiMessage | CompactionEntry)[],
+): ApiMessage[] | undefined {
+  let entries: CompactionEntry[] = current.map((m) => ('message' in m ? m : { message: m, uuids: [], messageIds: [] }));
+  if (event.summaryText !== undefined) {
+    const rest = withoutSummary(entries, event.summaryText);
+    const restored = replacedMessages(event.replacedIds, transcriptLines);
+    if (!rest || !restored) return undefined;
+    entries = [...restored, ...rest];
+  }
+  let messages = entries.map((e) => e.message);
+  if (event.trimmedToolUseIds?.length) messages = restoreTrimmed(messages, new Set(event.trimmedToolUseIds), transcriptLines);
+  return messages;
+}
+
+/**
+ * The replaced lines in their recorded order, re-linked into one chain (a compaction that kept a
+ * segment re-routes parents through its boundary, which is not among them) and normalised as usual.
+ */
+function replacedMessages(ids: readonly string[], lines: readonly TranscriptLine[]): CompactionEntry[] | undefined {
+  if (ids.length === 0) return [];
+  const wanted = new Set(ids);
+  const latest = new Map<string, TranscriptLine>();
+  for (const l of lines) if (typeof l.uuid === 'string' && wanted.has(l.uuid)) latest.set(l.uuid, l);
+  if (latest.size < wanted.size) return undefined;
+  let parent: string | null = null;
+  const chain: TranscriptLine[] = [];
+  const linked = new Set<string>();
+  for (const id of ids) {
+    const line = latest.get(id);
+    if (!line || linked.has(id)) continue;
+    linked.add(id);
+    chain.push({ ...line, parentUuid: parent });
+    parent = id;
+  }
+  return normaliseWithIds(chain).entries;
+}
+
+function restoreTrimmed(messages: ApiMessage[], trimmed: Set<string>, lines: readonly TranscriptLine[]): ApiMessage[] {
+  const originals = new Map<string, { block: ToolResultBlock; extras: UserBlock[] }>();
+  for (const l of lines) {
+    if (l.type !== 'user') continue;
+    const content = (l as UserLine).message?.content;
+    if (!Array.isArray(content)) continue;
+    const results = content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && trimmed.has(b.tool_use_id));
+    if (results.length === 0) continue;
+    const extras = content.filter((b) => b.type !== 'tool_result');
+    results.forEach((r, i) => originals.set(r.tool_use_id, { block: r, extras: i === 0 ? extras : [] }));
+  }
+  return messages.map((m) => {
+    if (m.role !== 'user' || typeof m.content === 'string') return m;
+    const results = m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result');
+    if (!results.some((r) => trimmed.has(r.tool_use_id))) return m;
+    const restored = results.map((r) => (trimmed.has(r.tool_use_id) ? originals.get(r.tool_use_id)?.block ?? r : r));
+    let others: ContentBlock[] = m.content.filter((b) => b.type !== 'tool_result');
+    const originalOthers = results.flatMap((r) => originals.get(r.tool_use_id)?.extras ?? []);
+    // Images next to a trimmed result became notes; put the originals back when they line up.
+    if (originalOthers.length === others.length && originalOthers.some((b) => b.type === 'image')) others = originalOthers;
+    return { role: 'user', content: [...restored, ...others] };
+  });
+}

@@ -1,0 +1,144 @@
+// Full compaction (DESIGN 5, third stage): one model call writes a structured summary that replaces the
+// conversation. The request continues the conversation itself (same system prompt, same tool schemas,
+// same messages, then the summary request) so it reads the prompt cache the last turn wrote, instead
+// of paying for the whole conversation again. Old tool results are microcompacted first: the summary
+// needs what they led to, not every byte of them, and a conversation at the window must shrink to
+// leave room for the request. If the request is still too long, the oldest whole rounds are left out
+// of it (deterministic, no further model call) and it is tried again.
+import { forkMessages } from '../agent/forkedAgent';
+import type { SystemBlock, ToolSchema } from '../conversation/types';
+import { isModelError, PromptTooLongError } from '../llm/errors';
+import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
+import { streamWithRetry, type RetryOptions } from '../llm/retry';
+import { assembleCompacted } from './compactedConversation';
+import { microcompact, type MicrocompactOptions } from './microcompact';
+import { dropOldestRounds } from './rounds';
+import { extractSummary, fullSummaryText, summaryRequest } from './summaryPrompt';
+import { entriesOf, sumTokens, unavailable, type CompactionEntry, type CompactionStage, type StageOutcome, type TokensOf } from './types';
+
+/** The model side of a summary: the parent conversation's settings, so the cached prefix matches. */
+export interface SummarizerConfig {
+  client: ModelClient;
+  model: string;
+  maxTokens: number;
+  thinking?: ThinkingConfig;
+  system: SystemBlock[];
+  tools: ToolSchema[];
+  retry?: Omit<RetryOptions, 'onRetry'>;
+}
+
+/** For the VS Code progress notification: a summary takes seconds, and the person should see it move. */
+export type CompactProgress =
+  | { phase: 'started'; stage: CompactionStage }
+  | { phase: 'streaming'; chars: number }
+  | { phase: 'done'; tokensAfter: number }
+  | { phase: 'failed'; message: string };
+
+export interface FullCompactOptions {
+  entries: readonly CompactionEntry[];
+  summarizer: SummarizerConfig;
+  /** What the person typed after /compact: what the summary should pay attention to. */
+  focus?: string;
+  signal?: AbortSignal;
+  onProgress?(progress: CompactProgress): void;
+  tokensOf: TokensOf;
+  fixedTokens?: number;
+  tokensBefore?: number;
+  micro: MicrocompactOptions;
+  reattach?: string;
+  /** Keep the latest user message verbatim when it is a prompt (not tool results). Default true. */
+  keepLatestPrompt?: boolean;
+}
+
+/** Tries of the summary request; each retry after "prompt is too long" leaves out more old rounds. */
+const SUMMARY_ATTEMPTS = 3;
+/** Aim this far under the API's limit when shrinking, since our token counts are estimates. */
+const FIT_MARGIN = 0.9;
+
+export async function fullCompact(opts: FullCompactOptions): Promise<StageOutcome> {
+  const stage = 'full';
+  const { entries, tokensOf } = opts;
+  if (entries.length === 0) return unavailable(stage, 'nothing-to-compact', 'The conversation is empty.');
+  opts.onProgress?.({ phase: 'started', stage });
+  const fixed = opts.fixedTokens ?? 0;
+  const last = entries[entries.length - 1].message;
+  const keepLatest = (opts.keepLatestPrompt ?? true) && last.role === 'user' && !hasToolResults(last.content) && entries.length > 1;
+  const keptFrom = keepLatest ? entries.length - 1 : entries.length;
+
+  let prefix = entriesOf(microcompact(entries.map((e) => e.message), opts.micro).messages);
+  const request = summaryRequest(opts.focus);
+  const signal = opts.signal ?? new AbortController().signal;
+  let answer: string | undefined;
+  for (let attempt = 1; answer === undefined; attempt++) {
+    try {
+      answer = await summarize(opts, prefix, request, signal);
+    } catch (e) {
+      if (!(e instanceof PromptTooLongError) || attempt >= SUMMARY_ATTEMPTS) return failed(opts, e);
+      const from = dropOldestRounds(prefix, 0, tokensToFree(e, prefix, fixed, tokensOf), tokensOf);
+      if (from === 0) return failed(opts, e);
+      prefix = prefix.slice(from);
+    }
+  }
+  if (signal.aborted) return failed(opts, new Error('cancelled'));
+  const summary = extractSummary(answer);
+  if (summary === '') {
+    opts.onProgress?.({ phase: 'failed', message: 'The model returned no summary.' });
+    return unavailable(stage, 'empty-summary', 'The model returned no summary.');
+  }
+  const summaryText = fullSummaryText(summary, { keptLatest: keepLatest, reattach: opts.reattach });
+  const compacted = assembleCompacted(summaryText, entries, keptFrom);
+  const tokensAfter = fixed + sumTokens(compacted, tokensOf);
+  opts.onProgress?.({ phase: 'done', tokensAfter });
+  return {
+    ok: true,
+    result: {
+      stage,
+      entries: compacted,
+      keptFrom,
+      replaced: entries.slice(0, keptFrom),
+      summaryText,
+      tokensBefore: opts.tokensBefore ?? fixed + sumTokens(entries, tokensOf),
+      tokensAfter,
+      modelCalls: 1,
+    },
+  };
+}
+
+async function summarize(opts: FullCompactOptions, prefix: readonly CompactionEntry[], request: string, signal: AbortSignal): Promise<string | undefined> {
+  const s = opts.summarizer;
+  let chars = 0;
+  const response = await streamWithRetry(s.client, {
+    model: s.model,
+    maxTokens: s.maxTokens,
+    system: s.system,
+    tools: s.tools,
+    messages: forkMessages(prefix.map((e) => e.message), request),
+    ...(s.thinking ? { thinking: s.thinking } : {}),
+  }, {
+    onTextDelta: (text) => {
+      chars += text.length;
+      opts.onProgress?.({ phase: 'streaming', chars });
+    },
+  }, signal, s.retry ?? {});
+  if (response.cancelled) throw new Error('cancelled');
+  return response.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+}
+
+/** How much to leave out, in our token units, scaled by how far the API said the request was over. */
+function tokensToFree(e: PromptTooLongError, prefix: readonly CompactionEntry[], fixed: number, tokensOf: TokensOf): number {
+  const estimate = fixed + sumTokens(prefix, tokensOf);
+  if (!e.promptTokens || !e.maxTokens || estimate === 0) return Math.ceil(estimate / 4);
+  const ratio = e.promptTokens / estimate;
+  return Math.max(1, Math.ceil(estimate - (e.maxTokens * FIT_MARGIN) / ratio));
+}
+
+function failed(opts: FullCompactOptions, e: unknown): StageOutcome {
+  const cancelled = (e instanceof Error && e.message === 'cancelled') || opts.signal?.aborted === true;
+  const message = cancelled ? 'The compaction was cancelled.' : isModelError(e) ? e.message : `The summary failed: ${e instanceof Error ? e.message : String(e)}`;
+  opts.onProgress?.({ phase: 'failed', message });
+  return unavailable('full', cancelled ? 'cancelled' : 'model-error', message);
+}
+
+function hasToolResults(content: string | readonly { type: string }[]): boolean {
+  return typeof content !== 'string' && content.some((b) => b.type === 'tool_result');
+}

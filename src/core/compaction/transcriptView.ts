@@ -1,0 +1,58 @@
+// The transcript as compaction needs it: the lines of the current conversation (for undo, for the gauge
+// and for checking that a kept segment can be referenced), the API messages with the line uuids and
+// message ids behind each, and the way to pair those ids with the messages an agent holds in memory.
+import { CurrentLines, type ChainOptions } from '../conversation/conversationChain';
+import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
+import { forEachTranscriptLine, type CorruptLine, type TranscriptLine } from '../conversation/transcriptReader';
+import type { ApiMessage } from '../conversation/types';
+import type { CompactionEntry } from './types';
+
+export interface TranscriptView {
+  /** Lines the current conversation can reach (CurrentLines' rules), in file order. */
+  lines: readonly TranscriptLine[];
+  entries: CompactionEntry[];
+  report: NormaliseReport;
+  corrupt: CorruptLine[];
+  tornTail: boolean;
+}
+
+export async function loadTranscriptView(file: string, opts: ChainOptions = {}): Promise<TranscriptView> {
+  const current = new CurrentLines(opts.sidechain ?? false);
+  const { corrupt, tornTail } = await forEachTranscriptLine(file, (line) => current.add(line));
+  return { ...viewOfLines(current.lines, opts), corrupt, tornTail };
+}
+
+export function viewOfLines(lines: readonly TranscriptLine[], opts: ChainOptions = {}): Omit<TranscriptView, 'corrupt' | 'tornTail'> {
+  const { entries, report } = normaliseWithIds(lines, opts);
+  return { lines, entries, report };
+}
+
+/**
+ * The ids of `entries` put on `messages` when both are the same conversation (same length and roles,
+ * which is what an agent holds and its transcript reads back; microcompact changes contents only).
+ * Undefined when they differ: ids would then point at the wrong lines.
+ */
+export function alignEntries(messages: readonly ApiMessage[], entries: readonly CompactionEntry[]): CompactionEntry[] | undefined {
+  if (messages.length !== entries.length) return undefined;
+  for (let i = 0; i < messages.length; i++) if (messages[i].role !== entries[i].message.role) return undefined;
+  return messages.map((message, i) => ({ message, uuids: entries[i].uuids.slice(), messageIds: entries[i].messageIds.slice() }));
+}
+
+/**
+ * Whether following parentUuid from `tailUuid` reaches `headUuid`: what a compact boundary's
+ * preservedSegment needs for readers to splice the kept lines back in (conversationChain.ts).
+ */
+export function isLinearSegment(lines: readonly TranscriptLine[], headUuid: string, tailUuid: string): boolean {
+  const parent = new Map<string, string | null>();
+  for (const l of lines) {
+    if (typeof l.uuid === 'string') parent.set(l.uuid, typeof l.parentUuid === 'string' ? l.parentUuid : null);
+  }
+  const seen = new Set<string>();
+  let at: string | null | undefined = tailUuid;
+  while (typeof at === 'string' && !seen.has(at)) {
+    if (at === headUuid) return true;
+    seen.add(at);
+    at = parent.get(at);
+  }
+  return false;
+}
