@@ -33,7 +33,23 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   private nextId = 0;
   private thinking: { id: string; text: string } | undefined;
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly logger: Logger) {}
+  private readonly trustSubscription: vscode.Disposable;
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly logger: Logger) {
+    // An untrusted session was built without tools or project instructions: once the user trusts the
+    // workspace, the next message continues the same session with both.
+    this.trustSubscription = vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      if (!this.agent) return;
+      const sessionId = this.sessionId;
+      this.stop();
+      this.agentSubscription?.();
+      this.agent = undefined;
+      this.resumeOnNextSend = sessionId;
+      this.notice('info', 'Workspace trusted: tools and project instructions are on from your next message.');
+    });
+  }
+
+  private resumeOnNextSend: string | undefined;
 
   onEvent(listener: (message: HostToChat) => void): vscode.Disposable {
     return this.emitter.event(listener);
@@ -82,7 +98,8 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     this.add({ kind: 'user', id: this.id(), text });
     this.setBusy(true);
     try {
-      const agent = await this.ensureAgent();
+      const agent = await this.ensureAgent(this.resumeOnNextSend);
+      this.resumeOnNextSend = undefined;
       if (!agent) return;
       void loadEngine().appendHistory(dataDir(), { display: text, timestamp: Date.now(), project: workspaceCwd(), sessionId: agent.sessionId })
         .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
@@ -320,6 +337,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   }
 
   dispose(): void {
+    this.trustSubscription.dispose();
     this.stop();
     this.agentSubscription?.();
     this.emitter.dispose();
