@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
+import type { NotesSource } from '../../../src/core/compaction/notesSource';
 import { attachSessionNotes } from '../../../src/core/memory/sessionNotes/attach';
 import { sessionNotesPaths, userTemplatePath } from '../../../src/core/memory/sessionNotes/paths';
 import { DEFAULT_TEMPLATE, isTemplateOnly, parseNotes } from '../../../src/core/memory/sessionNotes/template';
@@ -106,6 +107,15 @@ describe('session notes on a scripted conversation', () => {
     assert.equal(state.tokensAtLastUpdate, model.mainCalls.find((c) => c.turn === 38 && c.step === 3)?.context);
     assert.equal(state.toolCallsSinceUpdate, 1, 'turn 40 called one tool after the last update');
     assert.equal(typeof state.updatedAt, 'string');
+
+    // Compaction reads the notes through its NotesSource port; SessionNotes is one as it is.
+    const source: NotesSource = notes;
+    const snapshot = await source.read();
+    assert.equal(snapshot?.text, text);
+    assert.equal(snapshot?.lastSummarizedMessageId, messageIds.get('38.3'));
+    assert.equal(source.isEmpty(text), false);
+    assert.equal(source.isEmpty(DEFAULT_TEMPLATE), true);
+    assert.equal(await source.waitForUpdate(10), 'idle');
 
     // A reload picks up where this left off.
     const reloaded = new SessionNotes({ paths, configDir: dataDir });

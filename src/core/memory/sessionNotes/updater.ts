@@ -14,6 +14,7 @@ import { countTokens, ensureTokenizer } from '../../tokens/tokenizer';
 import { decodeText, sha1 } from '../../tools/fileText';
 import { ReadFileState } from '../../tools/readFileState';
 import { isErrno } from '../../tools/toolSupport';
+import type { NotesUpdateKind, SessionNotesEvent, SessionNotesListener } from './events';
 import { notesOnlyGate } from './notesGate';
 import type { SessionNotesPaths } from './paths';
 import { buildCondensePrompt, buildUpdatePrompt } from './prompts';
@@ -23,7 +24,6 @@ import {
   type CapReport, type NotesCaps, type ParsedNotes,
 } from './template';
 import { markStarted, observeResponse, resolveThresholds, type TriggerDecision, type TriggerThresholds } from './trigger';
-import type { NotesUpdateKind, SessionNotesEvent, SessionNotesListener } from './events';
 
 /**
  * Model calls one updater fork may make: a reply with all its edits, a retry when an old_string did not
