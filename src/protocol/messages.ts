@@ -28,7 +28,7 @@ export type ChatItem =
     status: 'running' | 'done' | 'error' | 'denied' | 'waiting'; result?: string;
   }
   | { kind: 'permission'; id: string; toolUseId: string; toolName: string; summary: string; answered?: PermissionChoice }
-  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; action?: string };
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; action?: string; link?: { label: string; path: string } };
 
 export interface SessionSummary {
   id: string;
@@ -47,6 +47,8 @@ export type ChatToHost =
   | { type: 'listSessions'; requestId: string }
   | { type: 'resume'; sessionId: string }
   | { type: 'runCommand'; command: 'openInspector' | 'setApiKey' | 'showLog' }
+  /** Opens a file the host itself linked (notes, a memory); any other path is refused. */
+  | { type: 'openPath'; path: string }
   | { type: 'ping'; requestId: string; text: string };
 
 export interface ChatSnapshot {
@@ -108,6 +110,7 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   listSessions: { requestId: 'string' },
   resume: { sessionId: 'string' },
   runCommand: { command: 'enum:openInspector|setApiKey|showLog' },
+  openPath: { path: 'string' },
   ping: { requestId: 'string', text: 'string' },
 };
 

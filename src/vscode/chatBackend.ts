@@ -9,5 +9,6 @@ export interface ChatBackend {
   answerPermission(requestId: string, choice: PermissionChoice): void;
   listSessions(): Promise<SessionSummary[]>;
   resume(sessionId: string): Promise<void>;
+  openPath(path: string): Promise<void>;
   onEvent(listener: (message: HostToChat) => void): { dispose(): void };
 }

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agent/agent';
+import type { SessionNotesEvent } from '../core/memory/sessionNotes/events';
+import type { SessionNotes } from '../core/memory/sessionNotes/updater';
 import type { AgentEvent } from '../core/agent/events';
 import { projectDir } from '../core/conversation/projectKey';
 import type { Logger, PermissionAnswer, PermissionPrompt, PermissionRequest } from '../core/ports';
@@ -32,6 +34,9 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   private agentSubscription: (() => void) | undefined;
   private nextId = 0;
   private thinking: { id: string; text: string } | undefined;
+  private notes: SessionNotes | undefined;
+  /** Files the host linked in the chat; the only ones `openPath` may open. */
+  private readonly linkedPaths = new Set<string>();
 
   private readonly trustSubscription: vscode.Disposable;
 
@@ -42,8 +47,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
       if (!this.agent) return;
       const sessionId = this.sessionId;
       this.stop();
-      this.agentSubscription?.();
-      this.agent = undefined;
+      this.detachAgent();
       this.resumeOnNextSend = sessionId;
       this.notice('info', 'Workspace trusted: tools and project instructions are on from your next message.');
     });
@@ -122,8 +126,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
 
   newChat(): void {
     this.stop();
-    this.agentSubscription?.();
-    this.agent = undefined;
+    this.detachAgent();
     this.sessionId = undefined;
     this.items = [];
     this.gaugeCounter.sync([]);
@@ -149,6 +152,66 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   async listSessions(): Promise<SessionSummary[]> {
     const sessions = await loadEngine().listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
     return sessions.map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
+  }
+
+  async openPath(path: string): Promise<void> {
+    if (!this.linkedPaths.has(path)) {
+      this.logger.warn(`chat: refused to open a path it did not link: ${path}`);
+      return;
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true });
+  }
+
+  /** The session notes of the current session, for compaction and the inspector. */
+  get sessionNotes(): SessionNotes | undefined {
+    return this.notes;
+  }
+
+  private async notesForInspector(): Promise<{ path: string | undefined; markdown: string | undefined }> {
+    const read = await this.notes?.read().catch(() => undefined);
+    if (!this.notes || !read) return { path: undefined, markdown: undefined };
+    const path = this.notes.paths.summary;
+    this.linkedPaths.add(path);
+    return { path, markdown: read.text };
+  }
+
+  private detachAgent(): void {
+    this.agentSubscription?.();
+    this.agentSubscription = undefined;
+    this.notes?.dispose();
+    this.notes = undefined;
+    this.agent = undefined;
+  }
+
+  private attachMemory(agent: Agent): void {
+    const engine = loadEngine();
+    // The tokenizer takes about a second to load: start it while the first request is on its way.
+    void engine.ensureTokenizer().catch((e: unknown) => this.logger.warn(`Tokenizer failed to load: ${String(e)}`));
+    const config = vscode.workspace.getConfiguration('engram.sessionNotes');
+    // In an untrusted workspace the notes updater has no Edit tool to write with.
+    if (vscode.workspace.isTrusted && config.get<boolean>('enabled', true)) {
+      this.notes = engine.attachSessionNotes(agent, {
+        dataDir: dataDir(),
+        thresholds: {
+          initTokens: config.get<number>('initTokens', 10_000),
+          growthTokens: config.get<number>('updateGrowthTokens', 5_000),
+          toolCalls: config.get<number>('updateToolCalls', 3),
+        },
+        logger: this.logger,
+        onEvent: (event) => this.onNotesEvent(event),
+      });
+    }
+  }
+
+  private onNotesEvent(event: SessionNotesEvent): void {
+    this.linkedPaths.add(event.path);
+    if (event.type === 'notesUpdated') {
+      const extra = event.condensed ? ' (condensed to stay under its caps)' : '';
+      this.notice('info', `Session notes ${event.kind === 'init' ? 'written' : 'updated'}: ${event.tokens.toLocaleString('en-US')} tokens${extra}.`, undefined, { label: 'Open notes', path: event.path });
+      this.inspectorChanged.fire();
+    } else if (event.type === 'notesUpdateFailed') {
+      this.notice('warning', `Session notes could not be updated: ${event.error}`, undefined, { label: 'Open notes', path: event.path });
+    }
   }
 
   // ---- permission prompts (the PermissionPrompt port, answered from the Chat view) ----
@@ -206,6 +269,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     this.sessionId = opened.sessionId;
     this.gaugeCounter.sync(opened.agent.messages);
     this.agentSubscription = opened.agent.on((event) => this.onAgentEvent(event));
+    this.attachMemory(opened.agent);
     this.logger.info(`Session ${opened.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${opened.transcriptPath}`);
     return opened.agent;
   }
@@ -298,8 +362,9 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     this.emitter.fire({ type: 'textDelta', id, delta });
   }
 
-  private notice(level: 'info' | 'warning' | 'error', text: string, action?: string): void {
-    this.add({ kind: 'notice', id: this.id(), level, text, ...(action ? { action } : {}) });
+  private notice(level: 'info' | 'warning' | 'error', text: string, action?: string, link?: { label: string; path: string }): void {
+    if (link) this.linkedPaths.add(link.path);
+    this.add({ kind: 'notice', id: this.id(), level, text, ...(action ? { action } : {}), ...(link ? { link } : {}) });
   }
 
   private add(item: ChatItem): void {
@@ -328,7 +393,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
         source: 'Engram',
         sessionId: this.sessionId,
         gauge: this.gauge(),
-        notes: { path: undefined, markdown: undefined },
+        notes: await this.notesForInspector(),
         memory: { dir: undefined, entries: [] },
         timeline: [],
       }),
@@ -339,7 +404,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   dispose(): void {
     this.trustSubscription.dispose();
     this.stop();
-    this.agentSubscription?.();
+    this.detachAgent();
     this.emitter.dispose();
     this.inspectorChanged.dispose();
   }

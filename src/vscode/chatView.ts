@@ -39,6 +39,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       listSessions: async (m) => channel.post({ type: 'sessions', requestId: m.requestId, sessions: await this.backend().listSessions() }),
       resume: (m) => this.backend().resume(m.sessionId),
       runCommand: (m) => { void vscode.commands.executeCommand(`engram.${m.command}`); },
+      openPath: (m) => this.backend().openPath(m.path),
       ping: (m) => channel.post({ type: 'pong', requestId: m.requestId, text: `pong: ${m.text}` }),
     }, this.logger);
     this.channel = channel;

@@ -6,3 +6,5 @@ export { listSessions } from '../core/conversation/transcriptReader';
 export { appendHistory } from '../core/conversation/transcriptWriter';
 export { createAnthropicClient } from '../core/llm/anthropicClient';
 export { startTestServer } from '../server/anthropicTestServer';
+export { attachSessionNotes } from '../core/memory/sessionNotes/attach';
+export { ensureTokenizer } from '../core/tokens/tokenizer';

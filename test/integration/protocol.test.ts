@@ -13,7 +13,7 @@ suite('webview protocol', () => {
     const logger = { info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
     const channel = new WebviewChannel<ChatToHost, HostToChat>(panel.webview, 'test', CHAT_TO_HOST_SHAPES, {
       ready() {}, send() { throw new Error('a malformed send must never reach its handler'); }, stop() {}, newChat() {},
-      permission() {}, listSessions() {}, resume() {}, runCommand() {},
+      permission() {}, listSessions() {}, resume() {}, runCommand() {}, openPath() {},
       ping: (m) => { pings.push(m.text); },
     }, logger);
     const nonce = randomBytes(16).toString('base64');

@@ -5,6 +5,7 @@ import { renderMarkdown } from '../shared/markdown';
 export interface ItemHandlers {
   permission(requestId: string, choice: PermissionChoice): void;
   runCommand(command: 'openInspector' | 'setApiKey' | 'showLog'): void;
+  openPath(path: string): void;
 }
 
 const ACTIONS: Record<string, { label: string; command: 'openInspector' | 'setApiKey' | 'showLog' }> = {
@@ -58,6 +59,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
       const action = item.action ? ACTIONS[item.action] : undefined;
       return h('div', { class: `item item-notice notice-${item.level}`, role: item.level === 'error' ? 'alert' : 'note' },
         icon(item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'info'), h('span', {}, ` ${item.text}`),
+        item.link ? linkButton(item.link, handlers) : null,
         action ? h('div', { class: 'notice-action' }, button(action.label, { appearance: 'secondary', onClick: () => handlers.runCommand(action.command) })) : null);
     }
   }
@@ -65,4 +67,13 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
 
 function answerText(choice: PermissionChoice): string {
   return choice === 'allowOnce' ? 'Allowed once' : choice === 'allowSession' ? 'Allowed for this session' : 'Denied';
+}
+
+function linkButton(link: { label: string; path: string }, handlers: ItemHandlers): HTMLElement {
+  const a = h('a', { href: '#', class: 'notice-link', title: link.path }, ` ${link.label}`);
+  a.addEventListener('click', (event) => {
+    event.preventDefault();
+    handlers.openPath(link.path);
+  });
+  return a;
 }

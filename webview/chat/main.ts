@@ -103,6 +103,7 @@ function renderSessions(sessions: SessionSummary[]): void {
 const handlers: ItemHandlers = {
   permission: (requestId, choice) => link.post({ type: 'permission', requestId, choice }),
   runCommand: (command) => link.post({ type: 'runCommand', command }),
+  openPath: (path) => link.post({ type: 'openPath', path }),
 };
 
 function upsertItem(item: ChatItem): void {
