@@ -9,8 +9,9 @@ import type { Agent } from '../../../src/core/agent/agent';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, ContentBlock, ToolResultBlock } from '../../../src/core/conversation/types';
 import { attachAutoMemory, prepareAutoMemory, type AutoMemoryHandle } from '../../../src/core/memory/autoMemory/attach';
-import { SKIP_MAIN_AGENT_WROTE, type AutoMemoryEvent } from '../../../src/core/memory/autoMemory/extraction';
+import { SKIP_MAIN_AGENT_WROTE, SKIP_NO_TOOLS, type AutoMemoryEvent } from '../../../src/core/memory/autoMemory/extraction';
 import { extractionCanUseTool, memoryWriteGate } from '../../../src/core/memory/autoMemory/memoryPermissions';
+import { EXTRACTION_MARKER } from '../../../src/core/memory/autoMemory/memoryPrompts';
 import { cursorFileFor } from '../../../src/core/memory/autoMemory/messageCursor';
 import { parseTopicFile } from '../../../src/core/memory/autoMemory/topicFile';
 import { createDefaultTools } from '../../../src/core/tools/tool';
@@ -36,7 +37,7 @@ afterEach(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Setup extends Harness {
+interface Setup extends Omit<Harness, 'events'> {
   dir: string;
   events: AutoMemoryEvent[];
   agent: Agent;
@@ -63,7 +64,7 @@ async function setup(): Promise<Setup> {
   return { ...harness, dir: memory.dir, events, agent };
 }
 
-const isExtraction = (body: MessagesRequestBody): boolean => lastUserText(body.messages).includes('[Background memory pass');
+const isExtraction = (body: MessagesRequestBody): boolean => lastUserText(body.messages).includes(EXTRACTION_MARKER);
 
 function lastUserText(messages: ApiMessage[]): string {
   const last = messages[messages.length - 1];
@@ -230,6 +231,24 @@ describe('background extraction', () => {
     assert.equal(fs.readFileSync(path.join(workspace, 'keep.txt'), 'utf8'), 'keep me\n');
     assert.deepEqual(fs.readdirSync(workspace).sort(), ['keep.txt']);
     assert.deepEqual(s.events.filter((e) => e.type === 'memorySaved'), []);
+  });
+});
+
+describe('untrusted workspaces', () => {
+  it('skip extraction: no tools are offered, so nothing could be saved', async () => {
+    workspace = tempDir('engram-ws-');
+    dataDir = tempDir('engram-data-');
+    const memory = await prepareAutoMemory(dataDir, workspace);
+    const { session } = await startSession(server, { workspace, dataDir, trusted: false });
+    const events: AutoMemoryEvent[] = [];
+    handle = attachAutoMemory(session.agent, { memoryDir: memory.dir });
+    handle.on((e) => events.push(e));
+    server.enqueue({ content: [{ type: 'text', text: 'hi' }] });
+    const before = server.requests.length;
+    await session.agent.runTurn('hello');
+    await handle.idle();
+    assert.equal(server.requests.length, before + 1);
+    assert.deepEqual(events, [{ type: 'extractionSkipped', reason: SKIP_NO_TOOLS }]);
   });
 });
 

@@ -26,8 +26,7 @@ afterEach(async () => {
   handle?.dispose();
   handle = undefined;
   assert.equal(server.pending(), 0);
-  fs.rmSync(workspace, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const d of [workspace, dataDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
 
 function topic(dir: string, file: string, type: string, description: string, body = 'Details.'): void {
@@ -105,6 +104,10 @@ describe('recall in a conversation', () => {
     const events: AutoMemoryEvent[] = [];
     handle.on((e) => events.push(e));
 
+    const turnStarts: string[] = [];
+    session.agent.on((e) => {
+      if (e.type === 'turnStart') turnStarts.push(e.prompt);
+    });
     server.enqueue({ content: [{ type: 'text', text: 'Use the real database.' }] }, { content: [{ type: 'text', text: 'Chinese, short.' }] });
     const r1 = server.requests.length;
     await session.agent.runTurn('How should the database tests be written?');
@@ -122,10 +125,14 @@ describe('recall in a conversation', () => {
     assert.ok(secondUser.some((b) => b.type === 'text' && b.text.includes('file="user_role.md"')));
     assert.ok(!secondUser.some((b) => b.type === 'text' && b.text.includes('file="feedback_db_tests.md"')), 'not attached twice');
     assert.deepEqual(events.filter((e) => e.type === 'memoryRecalled').length, 2);
-    const turnStarts: string[] = [];
-    session.agent.on((e) => {
-      if (e.type === 'turnStart') turnStarts.push(e.prompt);
-    });
+    assert.deepEqual(turnStarts, ['How should the database tests be written?', 'What language do I like answers in?'], 'UIs get the typed prompt');
+    await assertTranscriptMatches(session.transcriptPath, session.agent.messages);
+
+    // Callers can pass attachments themselves; they join recall's in the same stored message.
+    server.enqueue({ content: [{ type: 'text', text: 'seen' }] });
+    await session.agent.runTurn('Check this note.', undefined, { attachments: [{ type: 'text', text: '<note>from the caller</note>' }] });
+    const third = session.agent.messages[4].content as ContentBlock[];
+    assert.deepEqual(third.map((b) => b.type === 'text' && b.text.slice(0, 20)), ['Check this note.', '<note>from the calle']);
     await assertTranscriptMatches(session.transcriptPath, session.agent.messages);
   });
 });

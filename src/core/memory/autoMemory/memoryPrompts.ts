@@ -6,7 +6,7 @@ import type { MemoryIndex } from './memoryIndex';
 
 /** What every session is told about the memory folder, after the folder path and before the index. */
 export const MEMORY_GUIDANCE = `Files in this folder persist across sessions of this project. MEMORY.md is only the index: one line per topic file, \`- [Title](file.md) — one-line hook\`, under ${MEMORY_INDEX_LINE_CHARS} characters; never put memory content in it. A topic file starts with front matter (name, description: one line used to judge relevance later, type) and then the memory. Types: user (who the user is, how they like to work), feedback (guidance the user gave about your work), project (goals, decisions, constraints not visible in the code), reference (where outside information lives). For feedback and project, state the rule or fact, then **Why:** and **How to apply:** lines.
-When the user asks you to remember something, save it at once: update the fitting topic file or create one (e.g. feedback_testing.md), and add or update its index line. When asked to forget, delete the file and its line. Never save secrets, or what the code or git history already says. A memory can be out of date: check it before relying on it.`;
+When the user asks you to remember something, save it at once: update the fitting topic file or create one (e.g. feedback_testing.md), and add or update its index line. When asked to forget something, take it out of its file, and drop the file's index line when nothing is left. Never save secrets, or what the code or git history already says. A memory can be out of date: check it before relying on it.`;
 
 /** The `memory` slot of buildSystemPrompt for a loaded index. */
 export function memorySystemSlot(index: Pick<MemoryIndex, 'dir' | 'text'>): { dir: string; guidance: string; index: string } {
@@ -29,6 +29,9 @@ export interface ExtractionPromptInput {
   maxTurns?: number;
 }
 
+/** First words of the extractor's message: how logs and test servers recognise it. */
+export const EXTRACTION_MARKER = '[Engram background memory pass]';
+
 /** The extra user message the background extractor gets after the shared conversation. */
 export function extractionPrompt(input: ExtractionPromptInput): string {
   const turns = input.maxTurns ?? EXTRACTION_MAX_TURNS;
@@ -36,8 +39,8 @@ export function extractionPrompt(input: ExtractionPromptInput): string {
     ? '(none yet)'
     : input.topics.map((t) => `- ${t.file}${t.type ? ` [${t.type}]` : ''}${t.description ? `: ${t.description}` : ''}`).join('\n');
   const scope = input.newMessages > 0 ? `the last ${input.newMessages} message${input.newMessages === 1 ? '' : 's'} above` : 'the conversation above';
-  return `[Background memory pass: this is not from the user, and nobody reads your reply.]
-Decide whether ${scope} hold anything worth keeping for future sessions of this project, and save it in the memory folder ${input.memoryDir}. Most turns hold nothing new; then reply "nothing to save" and stop.
+  return `${EXTRACTION_MARKER} This message is not from the user, and nobody reads your reply.
+Decide whether anything in ${scope} is worth keeping for future sessions of this project, and save it in the memory folder ${input.memoryDir}. Most turns hold nothing new; then reply "nothing to save" and stop.
 
 Worth saving: who the user is and how they like to work (user); corrections or approaches the user confirmed (feedback); goals, decisions, deadlines and constraints the code does not show (project); where outside information lives (reference). Not worth saving: code structure, file contents, fixes and debugging steps (the code and git have them), details of this task only, anything already saved, secrets.
 
