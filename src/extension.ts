@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
 import { ChatViewProvider, CHAT_VIEW_ID } from './vscode/chatView';
-import type { ChatBackend } from './vscode/chatBackend';
 import { ChatSession } from './vscode/chatSession';
 import { InspectorPanel } from './vscode/inspectorPanel';
 import { createOutputLogger } from './vscode/outputLogger';
@@ -16,7 +15,7 @@ export interface EngramApi {
   readonly activationMs: number;
   readonly chatView: ChatViewProvider;
   readonly statusBar: ContextStatusBar;
-  chat(): ChatBackend;
+  chat(): ChatSession;
   inspector(): InspectorPanel | undefined;
 }
 
@@ -46,6 +45,16 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     vscode.commands.registerCommand('engram.openInspector', () => { openInspector(); }),
     vscode.commands.registerCommand('engram.focusChat', () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
     vscode.commands.registerCommand('engram.newChat', () => chat().newChat()),
+    vscode.commands.registerCommand('engram.remember', async (text?: unknown) => {
+      const what = typeof text === 'string' ? text : await vscode.window.showInputBox({
+        title: vscode.l10n.t('Engram: Remember'),
+        prompt: vscode.l10n.t('What should Engram remember in this project? It is saved as a memory file.'),
+        ignoreFocusOut: true,
+      });
+      if (!what?.trim()) return;
+      await vscode.commands.executeCommand('engram.focusChat');
+      await chat().remember(what);
+    }),
     vscode.commands.registerCommand('engram.showLog', () => logger.show()),
     ...registerApiKeyCommands(context),
   );

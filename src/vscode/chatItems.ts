@@ -1,6 +1,7 @@
 // Turns a conversation (API messages, e.g. a resumed session) into Chat view items. No vscode import:
 // pure, so it is unit-tested in plain Node.
 import type { ApiMessage, ContentBlock } from '../core/conversation/types';
+import { isMemoryAttachment } from '../core/memory/autoMemory/recall';
 import type { ChatItem } from '../protocol/messages';
 
 /** How much of a tool's input or result the Chat view shows (the transcript keeps everything). */
@@ -30,7 +31,8 @@ export function itemsFromMessages(messages: readonly ApiMessage[], summarize: (n
     blocks(message.content).forEach((block, b) => {
       const id = `h${m}-${b}`;
       if (block.type === 'text') {
-        if (!block.text.trim()) return;
+        // Recalled memories ride along with the prompt for the model; the person typed only the prompt.
+        if (!block.text.trim() || (message.role === 'user' && isMemoryAttachment(block.text))) return;
         items.push(message.role === 'user' ? { kind: 'user', id, text: block.text } : { kind: 'assistant', id, text: block.text, streaming: false });
       } else if (block.type === 'thinking') {
         items.push({ kind: 'thinking', id, text: block.thinking });

@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agent/agent';
+import type { AutoMemoryHandle } from '../core/memory/autoMemory/attach';
+import type { AutoMemoryEvent } from '../core/memory/autoMemory/extraction';
 import type { SessionNotesEvent } from '../core/memory/sessionNotes/events';
 import type { SessionNotes } from '../core/memory/sessionNotes/updater';
 import type { AgentEvent } from '../core/agent/events';
@@ -35,6 +37,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   private nextId = 0;
   private thinking: { id: string; text: string } | undefined;
   private notes: SessionNotes | undefined;
+  private memory: AutoMemoryHandle | undefined;
   /** Files the host linked in the chat; the only ones `openPath` may open. */
   private readonly linkedPaths = new Set<string>();
 
@@ -94,18 +97,20 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     return this.sessionId;
   }
 
-  async send(text: string): Promise<void> {
+  async send(text: string, display = text): Promise<void> {
     if (this.busy) return;
     const trimmed = text.trim();
     if (!trimmed) return;
     if (trimmed === '/new') return this.newChat();
-    this.add({ kind: 'user', id: this.id(), text });
+    const remember = /^\/remember\s+([\s\S]+)$/.exec(trimmed);
+    if (remember) return this.remember(remember[1]);
+    this.add({ kind: 'user', id: this.id(), text: display });
     this.setBusy(true);
     try {
       const agent = await this.ensureAgent(this.resumeOnNextSend);
       this.resumeOnNextSend = undefined;
       if (!agent) return;
-      void loadEngine().appendHistory(dataDir(), { display: text, timestamp: Date.now(), project: workspaceCwd(), sessionId: agent.sessionId })
+      void loadEngine().appendHistory(dataDir(), { display, timestamp: Date.now(), project: workspaceCwd(), sessionId: agent.sessionId })
         .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
       await agent.runTurn(text);
     } catch (error) {
@@ -180,11 +185,27 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     this.agentSubscription = undefined;
     this.notes?.dispose();
     this.notes = undefined;
+    this.memory?.dispose();
+    this.memory = undefined;
     this.agent = undefined;
   }
 
-  private attachMemory(agent: Agent): void {
+  private attachMemory(agent: Agent, memoryDir: string | undefined, transcriptPath: string): void {
     const engine = loadEngine();
+    if (memoryDir) {
+      const memory = vscode.workspace.getConfiguration('engram.memory');
+      this.memory = engine.attachAutoMemory(agent, {
+        memoryDir,
+        transcriptPath,
+        // Extraction writes files: not in an untrusted workspace, where the agent has no tools at all.
+        extraction: vscode.workspace.isTrusted && memory.get<boolean>('extraction.enabled', true),
+        everyTurns: memory.get<number>('extraction.everyTurns', 1),
+        recall: memory.get<boolean>('recall.enabled', true),
+        recallMaxFiles: memory.get<number>('recall.maxFiles', 5),
+        logger: this.logger,
+      });
+      this.memory.on((event) => this.onMemoryEvent(event));
+    }
     // The tokenizer takes about a second to load: start it while the first request is on its way.
     void engine.ensureTokenizer().catch((e: unknown) => this.logger.warn(`Tokenizer failed to load: ${String(e)}`));
     const config = vscode.workspace.getConfiguration('engram.sessionNotes');
@@ -201,6 +222,35 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
         onEvent: (event) => this.onNotesEvent(event),
       });
     }
+  }
+
+  private onMemoryEvent(event: AutoMemoryEvent): void {
+    if (event.type === 'memorySaved') {
+      const who = event.by === 'user' ? 'Memory saved' : 'Memory saved in the background';
+      this.notice('info', `${who}: ${event.title}`, undefined, { label: 'Open', path: event.file });
+      this.inspectorChanged.fire();
+    } else if (event.type === 'memoryRecalled' && event.files.length > 0) {
+      this.notice('info', `Recalled ${event.files.length} memor${event.files.length === 1 ? 'y' : 'ies'} for this message.`);
+    } else if (event.type === 'extractionFailed') {
+      this.logger.warn(`Memory extraction failed: ${event.error}`);
+    }
+  }
+
+  /** The project's auto-memory folder, once a session has started. */
+  get memoryDirectory(): string | undefined {
+    return this.memory?.memoryDir;
+  }
+
+  /** Resolves when no background memory work runs (tests and shutdown). */
+  async idleForTests(): Promise<void> {
+    await this.memory?.idle();
+    await this.notes?.waitForUpdate(15_000);
+  }
+
+  /** "Engram: Remember" and `/remember`: the main agent writes the memory file and its index line. */
+  async remember(text: string): Promise<void> {
+    const trimmed = text.trim();
+    if (trimmed) await this.send(loadEngine().rememberPrompt(trimmed), `Remember: ${trimmed}`);
   }
 
   private onNotesEvent(event: SessionNotesEvent): void {
@@ -250,10 +300,20 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
       this.notice('error', 'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.', 'setApiKey');
       return undefined;
     }
-    const { openSession, createAnthropicClient } = loadEngine();
+    const { openSession, createAnthropicClient, prepareAutoMemory, memoryWriteGate } = loadEngine();
+    const memoryEnabled = vscode.workspace.getConfiguration('engram.memory').get<boolean>('enabled', true);
+    const cwd = workspaceCwd();
+    const memory = memoryEnabled ? await prepareAutoMemory(dataDir(), cwd) : undefined;
+    for (const warning of memory?.index.warnings ?? []) this.notice('warning', `Memory: ${warning}`);
+    let agentRef: Agent | undefined;
     const opened = await openSession({
       dataDir: dataDir(),
-      cwd: workspaceCwd(),
+      cwd,
+      ...(memory ? {
+        memory: memory.systemSlot,
+        // Writing into the project's memory folder is what "remember" means: no prompt for that.
+        gate: memoryWriteGate(memory.dir, cwd, (tool, input, call) => agentRef!.permissions.gate(tool, input, call)),
+      } : {}),
       ...(resumeSessionId ? { resumeSessionId } : {}),
       client: createAnthropicClient(this.model, this.logger),
       model: this.model.model,
@@ -265,11 +325,12 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
       logger: this.logger,
     });
     for (const warning of opened.warnings) this.notice('warning', warning);
+    agentRef = opened.agent;
     this.agent = opened.agent;
     this.sessionId = opened.sessionId;
     this.gaugeCounter.sync(opened.agent.messages);
     this.agentSubscription = opened.agent.on((event) => this.onAgentEvent(event));
-    this.attachMemory(opened.agent);
+    this.attachMemory(opened.agent, memory?.dir, opened.transcriptPath);
     this.logger.info(`Session ${opened.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${opened.transcriptPath}`);
     return opened.agent;
   }

@@ -8,3 +8,6 @@ export { createAnthropicClient } from '../core/llm/anthropicClient';
 export { startTestServer } from '../server/anthropicTestServer';
 export { attachSessionNotes } from '../core/memory/sessionNotes/attach';
 export { ensureTokenizer } from '../core/tokens/tokenizer';
+export { attachAutoMemory, prepareAutoMemory } from '../core/memory/autoMemory/attach';
+export { memoryWriteGate } from '../core/memory/autoMemory/memoryPermissions';
+export { rememberPrompt } from '../core/memory/autoMemory/memoryPrompts';

@@ -6,7 +6,7 @@
 // HTTP "UI bridge" on 127.0.0.1, because only this side holds the browser.
 //
 // Env: ENGRAM_TEST_GREP (mocha grep), ENGRAM_HOST_TIMEOUT_MS (whole run, default 15 min), KEEP_TMP=1.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -36,6 +36,8 @@ for (const d of [artifacts, screenshots]) fs.mkdirSync(d, { recursive: true });
 // A sample workspace the tests may change, and dirs so that nothing leaks into ~ or /tmp.
 const ws = path.join(tmp, 'workspace');
 fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), ws, { recursive: true });
+// Its own git repository, as most projects are (and so it is not taken for part of this repository).
+spawnSync('git', ['init', '-q', ws]);
 const dirs = Object.fromEntries(['home', 'tmp', 'user-data', 'server-data', 'extensions', 'chrome', 'engram-data']
   .map((d) => [d, path.join(tmp, d)]));
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });

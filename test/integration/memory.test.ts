@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import * as vscode from 'vscode';
+import { projectDir } from '../../src/core/conversation/projectKey';
+import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
 import type { MessagesRequestBody, ScriptedReply } from '../../src/server/anthropicTestServer';
 import { startTestServer, type TestServer } from '../../src/server/anthropicTestServer';
 import type { EngramApi } from '../../src/extension';
@@ -65,5 +68,52 @@ suite('memory in the Chat view', () => {
     await ui.click('chat', '.notice-link');
     await waitUntil('the notes to open in an editor', () => vscode.window.activeTextEditor?.document.uri.fsPath === notesPath);
     await ui.screenshot('chat-notes-updated');
+  });
+});
+
+suite('remember', () => {
+  let server: TestServer;
+  suiteSetup(async () => {
+    server = await startTestServer({});
+    process.env.ANTHROPIC_BASE_URL = server.url;
+    process.env.ANTHROPIC_API_KEY = 'test-key';
+  });
+  suiteTeardown(async () => {
+    await server.close();
+  });
+
+  test('[ui] "Engram: Remember" has the agent write a topic file and its index line, with provenance and no prompt', async () => {
+    const api = await vscode.extensions.getExtension<EngramApi>('engram-dev.engram')!.activate();
+    api.chat().newChat();
+    // The workspace is its own git repository, so its memory is keyed by the workspace path.
+    const memoryDir = path.join(projectDir(process.env.ENGRAM_DATA_DIR!, vscode.workspace.workspaceFolders![0].uri.fsPath), 'memory');
+    const topic = path.join(memoryDir, 'greeting-style.md');
+    server.setResponder((body): ScriptedReply | undefined => {
+      const text = lastUserText(body);
+      if (text.includes(EXTRACTION_MARKER)) return { content: [{ type: 'text', text: 'Nothing new.' }] };
+      const wrote = body.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
+      if (!wrote) {
+        return { content: [{ type: 'tool_use', name: 'Write', input: {
+          file_path: topic,
+          content: '---\nname: Greeting style\ndescription: The user wants greetings to say "Hi there"\ntype: feedback\n---\nGreetings say "Hi there".\n**Why:** the user asked for it.\n**How to apply:** use it in every greet function.\n',
+        } }] };
+      }
+      return { content: [{ type: 'text', text: 'Saved.' }] };
+    });
+    void vscode.commands.executeCommand('engram.remember', 'greetings should say Hi there');
+    await ui.waitForText('chat', '.item-notice', 'Memory saved', 45_000);
+    assert.equal(api.chat().memoryDirectory, memoryDir);
+    await waitUntil('the turn to end', () => !api.chat().snapshot().busy);
+    const file = fs.readFileSync(topic, 'utf8');
+    assert.match(file, /originSessionId: ['"]?[\w-]+/);
+    const index = fs.readFileSync(path.join(memoryDir, 'MEMORY.md'), 'utf8');
+    assert.match(index, /\[Greeting style\]\(greeting-style\.md\)/);
+    const items = api.chat().snapshot().items;
+    assert.equal(items.filter((i) => i.kind === 'permission').length, 0, 'writing memory needs no permission prompt');
+    assert.ok(items.some((i) => i.kind === 'user' && i.text === 'Remember: greetings should say Hi there'));
+    await api.chat().idleForTests();
+    assert.equal(server.requests.filter((r) => lastUserText(r.body).includes(EXTRACTION_MARKER)).length, 0,
+      'the turn where the main agent wrote memory skips background extraction');
+    server.setResponder(undefined);
   });
 });
