@@ -145,6 +145,9 @@ async function scanSession(file: string): Promise<{ firstPrompt: string | undefi
   return { firstPrompt, lineCount: stats.lines };
 }
 
+/** Recall's attachments start with this tag (src/core/memory/autoMemory/recall.ts). */
+const ATTACHMENT_PREFIX = '<engram-memory';
+
 /** The text a person typed, or undefined for lines that are not a typed prompt. */
 export function promptText(line: UserLine): string | undefined {
   if (line.isMeta || line.isCompactSummary || line.isSidechain) return undefined;
@@ -153,7 +156,9 @@ export function promptText(line: UserLine): string | undefined {
     ? c
     : c.some((b) => b.type === 'tool_result')
       ? undefined
-      : c.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+      // Blocks the engine attached to the prompt (recalled memories) are not what the person typed.
+      : c.filter((b) => b.type === 'text' && !(b as { text: string }).text.startsWith(ATTACHMENT_PREFIX))
+        .map((b) => (b as { text: string }).text).join('\n');
   if (!text || text.trim() === '') return undefined;
   // Local command echoes (`/compact` and its output) are bookkeeping, not a prompt.
   if (/^\s*<(local-command-|command-name>)/.test(text)) return undefined;

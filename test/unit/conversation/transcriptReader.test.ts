@@ -130,3 +130,15 @@ test('listSessions gives id, file, mtime, first typed prompt and line count, new
     assert.deepEqual(await listSessions(path.join(dir, 'missing')), []);
   });
 });
+
+test('promptText leaves out recalled memories attached to the prompt', async () => {
+  const { promptText } = await import('../../../src/core/conversation/transcriptReader');
+  const { isMemoryAttachment } = await import('../../../src/core/memory/autoMemory/recall');
+  const attachment = '<engram-memory file="style.md">Greetings say Hi there</engram-memory>';
+  assert.equal(isMemoryAttachment(attachment), true, 'the prefix here must match recall.ts');
+  const line = {
+    type: 'user', uuid: 'u1', parentUuid: null, sessionId: 's', timestamp: '', isSidechain: false,
+    message: { role: 'user', content: [{ type: 'text', text: 'fix greet' }, { type: 'text', text: attachment }] },
+  } as const;
+  assert.equal(promptText(line as never), 'fix greet');
+});
