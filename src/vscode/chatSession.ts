@@ -14,6 +14,7 @@ import type { ChatItem, ChatSnapshot, GaugeState, HostToChat, PermissionChoice, 
 import type { ChatBackend } from './chatBackend';
 import { clip, formatInput, itemsFromMessages } from './chatItems';
 import { dataDir, resolveModel, workspaceCwd, type ResolvedModel } from './engineSettings';
+import type { InspectorContext, TimelineEntry } from './inspectorContext';
 import type { InspectorSource } from './inspectorPanel';
 import { loadEngine } from './loadEngine';
 
@@ -38,6 +39,9 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   private thinking: { id: string; text: string } | undefined;
   private notes: SessionNotes | undefined;
   private memory: AutoMemoryHandle | undefined;
+  private transcriptPath: string | undefined;
+  /** Notes updates, memory writes and compactions of this session, oldest first. */
+  private readonly timeline: TimelineEntry[] = [];
   /** Files the host linked in the chat; the only ones `openPath` may open. */
   private readonly linkedPaths = new Set<string>();
 
@@ -132,6 +136,8 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   newChat(): void {
     this.stop();
     this.detachAgent();
+    this.timeline.length = 0;
+    this.transcriptPath = undefined;
     this.sessionId = undefined;
     this.items = [];
     this.gaugeCounter.sync([]);
@@ -225,6 +231,9 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   }
 
   private onMemoryEvent(event: AutoMemoryEvent): void {
+    if (event.type === 'memorySaved' || event.type === 'extractionDone' || event.type === 'extractionFailed') {
+      this.timeline.push({ kind: 'memory', at: Date.now(), event });
+    }
     if (event.type === 'memorySaved') {
       const who = event.by === 'user' ? 'Memory saved' : 'Memory saved in the background';
       this.notice('info', `${who}: ${event.title}`, undefined, { label: 'Open', path: event.file });
@@ -255,6 +264,9 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
 
   private onNotesEvent(event: SessionNotesEvent): void {
     this.linkedPaths.add(event.path);
+    if (event.type === 'notesUpdated' || event.type === 'notesUpdateFailed' || event.type === 'notesCreated') {
+      this.timeline.push({ kind: 'notes', at: Date.now(), event });
+    }
     if (event.type === 'notesUpdated') {
       const extra = event.condensed ? ' (condensed to stay under its caps)' : '';
       this.notice('info', `Session notes ${event.kind === 'init' ? 'written' : 'updated'}: ${event.tokens.toLocaleString('en-US')} tokens${extra}.`, undefined, { label: 'Open notes', path: event.path });
@@ -326,6 +338,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     });
     for (const warning of opened.warnings) this.notice('warning', warning);
     agentRef = opened.agent;
+    this.transcriptPath = opened.transcriptPath;
     this.agent = opened.agent;
     this.sessionId = opened.sessionId;
     this.gaugeCounter.sync(opened.agent.messages);
@@ -446,6 +459,30 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
 
   private id(): string {
     return `i${++this.nextId}`;
+  }
+
+  /** The live session as the Memory Inspector sees it. */
+  inspectorContext(): InspectorContext {
+    return {
+      sessionId: this.sessionId,
+      cwd: workspaceCwd(),
+      dataDir: dataDir(),
+      transcriptPath: this.transcriptPath,
+      gauge: this.gauge(),
+      notes: this.notes,
+      memoryDir: this.memory?.memoryDir,
+      timeline: this.timeline,
+    };
+  }
+
+  /** Fires when anything the inspector shows may have changed (turn end, notes, memory, compaction). */
+  onInspectorChange(listener: () => void): vscode.Disposable {
+    return this.inspectorChanged.event(listener);
+  }
+
+  /** Lets the inspector link to a file from the chat too (e.g. after it opened a memory entry). */
+  allowPath(path: string): void {
+    this.linkedPaths.add(path);
   }
 
   inspectorSource(): InspectorSource {
