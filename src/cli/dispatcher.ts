@@ -2,12 +2,14 @@
 // later subcommands (inspect, compact, gauge) register here.
 import { UsageError } from './args';
 import { EXIT_MODEL_ERROR, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from './command';
+import { compactCommand } from './compactCommand';
+import { gaugeCommand } from './gaugeCommand';
 import { inspectCommand } from './inspectCommand';
 import { printCommand } from './printCommand';
 
 /** The command run when the first argument is not a subcommand name. */
 const DEFAULT_COMMAND = printCommand;
-const COMMANDS: Command[] = [printCommand, inspectCommand];
+const COMMANDS: Command[] = [printCommand, inspectCommand, compactCommand, gaugeCommand];
 
 export function commandNames(): string[] {
   return COMMANDS.map((c) => c.name);

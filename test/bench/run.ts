@@ -15,6 +15,7 @@ const skipHost = process.argv.includes('--no-host');
 const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['accounting', () => import('./accounting')],
   ['transcriptLoad', () => import('./transcriptLoad')],
+  ['compaction', () => import('./compaction')],
 ];
 
 /** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */

@@ -30,6 +30,7 @@ export interface MicrocompactResult {
 }
 
 const NOTE_PREFIX = '[Output trimmed to save context: showing the first ';
+const IMAGE_NOTE_PATTERN = /^\[Image removed to save context \([^)]*\)\. Run the tool again to see it\.\]$/;
 const NOTE_PATTERN = /\[Output trimmed to save context: showing the first [\d,]+ of [\d,]+ characters\.[^\]]*\]$/;
 
 export function trimNote(shown: number, total: number): string {
@@ -52,6 +53,7 @@ export function microcompact(messages: readonly ApiMessage[], opts: Microcompact
   const out: MicrocompactResult = { messages: messages.slice(), changed: [], trimmedToolUseIds: [], imagesRemoved: 0, charsBefore: 0, charsAfter: 0 };
   // Results are numbered from the newest; the first `keepRecent` of them stay whole.
   let seen = 0;
+  const trimmed: string[][] = [];
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (m.role !== 'user' || typeof m.content === 'string') continue;
@@ -60,13 +62,17 @@ export function microcompact(messages: readonly ApiMessage[], opts: Microcompact
     const recentHere = Math.max(0, Math.min(results, opts.keepRecent - seen));
     seen += results;
     if (recentHere === results) continue;
-    const replaced = compactMessage(m.content, results - recentHere, opts, out);
+    const ids: string[] = [];
+    const replaced = compactMessage(m.content, results - recentHere, opts, out, ids);
     if (replaced) {
       out.messages[i] = { role: 'user', content: replaced };
       out.changed.push(i);
+      trimmed.push(ids);
     }
   }
+  // Walked from the newest; report in conversation order.
   out.changed.reverse();
+  out.trimmedToolUseIds = trimmed.reverse().flat();
   return out;
 }
 
@@ -75,7 +81,7 @@ export function microcompact(messages: readonly ApiMessage[], opts: Microcompact
  * order; the later ones are newer). Images next to trimmed results in the same message (a tool's
  * extra output) go too. Undefined when nothing changes.
  */
-function compactMessage(content: readonly ContentBlock[], oldCount: number, opts: MicrocompactOptions, out: MicrocompactResult): ContentBlock[] | undefined {
+function compactMessage(content: readonly ContentBlock[], oldCount: number, opts: MicrocompactOptions, out: MicrocompactResult, ids: string[]): ContentBlock[] | undefined {
   let ordinal = 0;
   let changed = false;
   const next = content.map((b): ContentBlock => {
@@ -94,7 +100,7 @@ function compactMessage(content: readonly ContentBlock[], oldCount: number, opts
     const trimmed = trimResult(b, opts.maxChars, out);
     if (trimmed === b) return b;
     changed = true;
-    out.trimmedToolUseIds.push(b.tool_use_id);
+    ids.push(b.tool_use_id);
     return trimmed;
   });
   return changed ? next : undefined;
@@ -109,7 +115,8 @@ function trimResult(block: ToolResultBlock, maxChars: number, out: MicrocompactR
     out.charsAfter += content.length;
     return { ...block, content };
   }
-  const total = block.content.reduce((n, c) => n + (c.type === 'text' ? c.text.length : 0), 0);
+  // Notes of images removed earlier are ours, not output: they neither count nor get cut.
+  const total = block.content.reduce((n, c) => n + (c.type === 'text' && !IMAGE_NOTE_PATTERN.test(c.text) ? c.text.length : 0), 0);
   const images = block.content.filter((c) => c.type === 'image').length;
   if (total <= maxChars && images === 0) return block;
   const inner: TextBlock[] = [];
@@ -122,6 +129,10 @@ function trimResult(block: ToolResultBlock, maxChars: number, out: MicrocompactR
       const text = imageNote(c);
       out.charsAfter += text.length;
       inner.push({ type: 'text', text });
+      continue;
+    }
+    if (IMAGE_NOTE_PATTERN.test(c.text)) {
+      inner.push(c);
       continue;
     }
     out.charsBefore += c.text.length;

@@ -83,7 +83,7 @@ export function resolveCompactionSettings(given: Partial<Record<keyof Compaction
   return {
     auto: bool('auto'),
     reactive: bool('reactive'),
-    contextWindow: Math.floor(num('contextWindow', 1_000)),
+    contextWindow: Math.floor(num('contextWindow', 1)),
     microcompactPercent: micro,
     sessionMemoryPercent: sm,
     fullPercent: full,

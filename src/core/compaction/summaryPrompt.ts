@@ -27,10 +27,14 @@ const SECTION_GUIDE: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
   'Next step': 'the one next step, only if it follows from the latest request; quote that request word for word so its intent cannot drift. If the work is finished, say so instead of inventing a step.',
 };
 
+/** Opens the summary request, so logs and test servers can tell it from a turn of the conversation. */
+export const SUMMARY_REQUEST_MARKER = '<engram-compact-summary>';
+
 /** The user message that asks for the summary; `focus` is what the person typed after /compact. */
 export function summaryRequest(focus?: string): string {
   const sections = SUMMARY_SECTIONS.map((s, i) => `${i + 1}. ${s}: ${SECTION_GUIDE[s]}`).join('\n');
   const parts = [
+    SUMMARY_REQUEST_MARKER,
     'Stop the task for a moment: this conversation is about to be replaced by a summary that you write now. ' +
       'Whoever continues the work will see only that summary (and possibly the latest user message), so it has ' +
       'to carry everything needed to go on without asking the user again. Answer with text only; do not call any tools.',

@@ -60,6 +60,15 @@ export async function recordCompaction(writer: TranscriptWriter, rec: Compaction
   return { boundaryUuid: boundary.uuid, summaryUuid, kept: 'rewritten' };
 }
 
+/**
+ * An undone compaction: a new boundary, then the restored conversation written again (the lines it was
+ * read from sit before earlier boundaries, out of a reader's reach), so a resumed session gets it back.
+ */
+export async function recordUndo(writer: TranscriptWriter, restored: readonly CompactionEntry[], eventId: string): Promise<void> {
+  await writer.appendCompactBoundary({ trigger: 'manual', preTokens: 0, extra: { stage: 'undo', undoneEventId: eventId } });
+  await rewriteMessages(writer, restored);
+}
+
 /** Microcompact changes no line; this informational line lets the timeline be rebuilt from disk. */
 export async function recordMicrocompact(
   writer: TranscriptWriter,

@@ -1,0 +1,26 @@
+// Shared by the commands that read one transcript file (`compact`, `gauge`): argument checks with words
+// a person can act on, and the exact tokenizer, since these commands report token counts.
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { ensureTokenizer } from '../core/tokens/tokenizer';
+import { UsageError } from './args';
+
+export async function transcriptArg(positionals: string[], cwd: string, command: string): Promise<string> {
+  if (positionals.length === 0) throw new UsageError(`A transcript file is required: engram ${command} FILE.jsonl`);
+  if (positionals.length > 1) throw new UsageError(`Unexpected argument: ${positionals[1]}`);
+  const file = path.resolve(cwd, positionals[0]);
+  try {
+    if (!(await fsp.stat(file)).isFile()) throw new Error('not a file');
+  } catch {
+    throw new UsageError(`Not a readable file: ${file}`);
+  }
+  await ensureTokenizer();
+  return file;
+}
+
+export function positiveInt(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number, not ${value}`);
+  return n;
+}

@@ -1,0 +1,413 @@
+// Runs compaction for one live conversation (DESIGN 5): before every model call it measures the context
+// (the last response's usage plus an estimate of what came after) and applies the stage its mark calls
+// for; it recovers from "prompt is too long"; it offers the manual commands; it records every
+// compaction in the transcript and as an event; it undoes the last one.
+//
+//   state        auto on --(3 failures in a row)--> stopped, "auto compaction stopped" event
+//                stopped --(a manual compaction succeeds, or setAuto(true))--> auto on
+//
+// One orchestrator per agent. `mainThread: false` (a sub-agent) leaves shared per-conversation state
+// (the agent's file-read records) alone, so a sub-agent's compaction cannot disturb the main one.
+import { randomUUID } from 'node:crypto';
+import type { Agent, ModelCallContext } from '../agent/agent';
+import { readTranscript } from '../conversation/transcriptReader';
+import type { ApiMessage } from '../conversation/types';
+import type { PromptTooLongError } from '../llm/errors';
+import type { ModelResponse } from '../llm/modelClient';
+import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
+import { defaultTokenCounter, TokenEstimator } from '../tokens/accounting';
+import { ContextMeter } from './contextMeter';
+import { ConversationIds } from './conversationIds';
+import { compactionEvent, undoCompaction, type CompactionEvent } from './events';
+import type { CompactProgress, SummarizerConfig } from './fullCompact';
+import type { NotesSource } from './notesSource';
+import { planForUsage, runCompaction, type ChainStage, type StageFailure } from './pipeline';
+import { forgetReads, reattachRecent } from './postCompact';
+import { reactiveCompact } from './reactive';
+import type { ReattachInputs } from './reattach';
+import { sessionMemoryCompact } from './sessionMemoryCompact';
+import { resolveCompactionSettings, type CompactionSettings } from './settings';
+import { recordCompaction, recordMicrocompact, recordUndo } from './transcriptRecords';
+import { isLinearSegment, type TranscriptView } from './transcriptView';
+import { entriesOf, sumTokens, type CompactionEntry, type CompactionResult, type CompactionStage, type CompactionTrigger, type TokensOf, type UnavailableCode } from './types';
+
+export type OrchestratorEvent =
+  | { type: 'compacted'; event: CompactionEvent }
+  | { type: 'progress'; stage: CompactionStage; trigger: CompactionTrigger; progress: CompactProgress }
+  /** A stage declined and the next one was tried (e.g. notes still empty, so a summary was written). */
+  | { type: 'unavailable'; stage: CompactionStage; trigger: CompactionTrigger; code: UnavailableCode; reason: string }
+  | { type: 'failed'; stage: CompactionStage; trigger: CompactionTrigger; code: UnavailableCode; reason: string; consecutiveFailures: number }
+  /** Tell the user: automatic compaction is off until they compact by hand or turn it back on. */
+  | { type: 'autoCompactionStopped'; failures: number; reason: string }
+  | { type: 'undone'; event: CompactionEvent };
+
+export interface OrchestratorOptions {
+  settings?: Partial<CompactionSettings>;
+  /** Default true. False for a sub-agent: shared per-conversation state is not reset. */
+  mainThread?: boolean;
+  notes?: NotesSource;
+  /** Instructions and memory index to re-attach (when they are not in the system prompt already). */
+  reattachContext?(): Promise<Pick<ReattachInputs, 'instructions' | 'memoryIndex'>>;
+  /** Reads a file to re-attach; undefined when it is gone. Default: from disk as UTF-8. */
+  readFile?(path: string): Promise<string | undefined>;
+  estimator?: TokenEstimator;
+  countTokens?(text: string): number;
+  clock?: Clock;
+  newId?(): string;
+  logger?: Logger;
+}
+
+export interface CompactNowResult {
+  ok: boolean;
+  events: CompactionEvent[];
+  code?: UnavailableCode;
+  reason?: string;
+}
+
+export class CompactionOrchestrator {
+  private settingsValue: CompactionSettings;
+  private agent: Agent | undefined;
+  private readonly listeners = new Set<(e: OrchestratorEvent) => void>();
+  private readonly timeline: CompactionEvent[] = [];
+  private readonly tokensOf: TokensOf;
+  private readonly countTokens: (text: string) => number;
+  private readonly meter: ContextMeter;
+  private readonly ids: ConversationIds;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private failures = 0;
+  private stopped = false;
+  private reactiveAttempts = 0;
+  /** Files the last summarising stage re-attached whole. */
+  private reattachedWhole: string[] = [];
+  private manualRunning = false;
+  /** The last compaction's before/after lists: an exact undo while nothing else changed. */
+  private stash: { event: CompactionEvent; before: ApiMessage[]; after: ApiMessage[] } | undefined;
+
+  constructor(private readonly opts: OrchestratorOptions = {}) {
+    this.settingsValue = resolveCompactionSettings(opts.settings);
+    const estimator = opts.estimator ?? new TokenEstimator();
+    this.countTokens = opts.countTokens ?? defaultTokenCounter;
+    this.tokensOf = (m) => {
+      const t = estimator.message(m);
+      return t.messages + t.toolResults;
+    };
+    this.meter = new ContextMeter(this.tokensOf, this.countTokens);
+    this.clock = opts.clock ?? systemClock;
+    this.logger = opts.logger ?? silentLogger;
+    this.ids = new ConversationIds(this.logger);
+  }
+
+  get settings(): CompactionSettings {
+    return this.settingsValue;
+  }
+
+  updateSettings(given: Partial<CompactionSettings>): void {
+    this.settingsValue = resolveCompactionSettings({ ...this.settingsValue, ...given });
+  }
+
+  /** False after too many failures in a row (until a manual compaction succeeds or setAuto(true)). */
+  get autoActive(): boolean {
+    return this.settingsValue.auto && !this.stopped;
+  }
+
+  setAuto(on: boolean): void {
+    this.updateSettings({ auto: on });
+    if (on) {
+      this.stopped = false;
+      this.failures = 0;
+    }
+  }
+
+  /** Every compaction of this conversation so far, oldest first. */
+  get events(): readonly CompactionEvent[] {
+    return this.timeline;
+  }
+
+  on(listener: (e: OrchestratorEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Hooks into the agent: before each model call, on "prompt is too long", and after each response. */
+  attach(agent: Agent): () => void {
+    this.agent = agent;
+    agent.setCompactionHandlers({
+      beforeModelCall: (ctx) => this.beforeModelCall(ctx),
+      recoverPromptTooLong: (ctx) => this.recoverPromptTooLong(ctx.error, ctx.messages),
+    });
+    const off = agent.hooks.afterModelResponse.add('compaction', ({ response, messages }) => this.onResponse(response, messages));
+    return () => {
+      off();
+      agent.setCompactionHandlers({});
+      if (this.agent === agent) this.agent = undefined;
+    };
+  }
+
+  /** Context used by `messages` now: the last usage report plus estimates of what came after it. */
+  usedTokens(messages: readonly ApiMessage[]): number {
+    return this.meter.used(messages, this.fixedTokens());
+  }
+
+  async beforeModelCall(ctx: ModelCallContext): Promise<ApiMessage[] | undefined> {
+    if (!this.autoActive) return undefined;
+    const used = this.usedTokens(ctx.messages);
+    const plan = planForUsage(used, this.settingsValue);
+    if (plan === 'none') return undefined;
+    const out = await this.run(plan, ctx.messages, used, 'auto', { signal: ctx.signal });
+    return out.messages;
+  }
+
+  /** The reactive stage: called by the loop with the conversation the API found too long. */
+  async recoverPromptTooLong(error: PromptTooLongError, messages: readonly ApiMessage[]): Promise<ApiMessage[] | undefined> {
+    const s = this.settingsValue;
+    if (!s.reactive) return undefined;
+    const attempt = ++this.reactiveAttempts;
+    if (attempt > s.maxReactiveRetries) return undefined;
+    const started = this.clock.now();
+    this.reattachedWhole = []; // recovery re-attaches nothing: it must make room, not take it
+    const { entries, view } = await this.ids.withLines(messages, this.agent?.transcript);
+    const fixed = this.fixedTokens();
+    const summarizer = this.summarizer();
+    const notes = this.opts.notes;
+    const bounds = { minTokens: s.keepMinTokens, minTextMessages: s.keepMinTextMessages, maxTokens: s.keepMaxTokens };
+    const out = await reactiveCompact({
+      entries,
+      error,
+      attempt,
+      contextWindow: s.contextWindow,
+      tokensOf: this.tokensOf,
+      fixedTokens: fixed,
+      tokensBefore: error.promptTokens ?? this.usedTokens(messages),
+      micro: { keepRecent: s.keepRecentToolResults, maxChars: s.toolResultChars },
+      // The notes cost nothing; a full summary only on the first try, so recovery never waits on it twice.
+      compact: async (trimmed) => {
+        const sm = notes
+          ? await sessionMemoryCompact(notes, s.notesWaitMs, { entries: trimmed, bounds, thresholdTokens: Number.POSITIVE_INFINITY, fixedTokens: fixed, tokensOf: this.tokensOf })
+          : undefined;
+        if (sm?.ok || attempt > 1 || !summarizer) return sm ?? { ok: false, stage: 'session-memory', code: 'no-notes', reason: 'No notes.' };
+        const full = await runCompaction('full', trimmed, fixed + sumTokens(trimmed, this.tokensOf), {
+          settings: s, tokensOf: this.tokensOf, fixedTokens: fixed, summarizer, automatic: true,
+          onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger: 'reactive', progress }),
+        });
+        const last = full.applied[full.applied.length - 1];
+        return last?.stage === 'full' ? { ok: true, result: last } : full.failure ?? { ok: false, stage: 'full', code: 'model-error', reason: 'No summary.' };
+      },
+    });
+    if (!out.ok) {
+      this.fail(out, 'reactive');
+      return undefined;
+    }
+    const event = await this.applyRecorded(out.result, 'reactive', started, messages, entries, view);
+    this.afterCompaction([event]);
+    return out.result.entries.map((e) => e.message);
+  }
+
+  /** The commands: "Compact Now" (auto), "Microcompact", "Compact with Session Notes", "Full Compact", `/compact [focus]`. */
+  async compactNow(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<CompactNowResult> {
+    const agent = this.agent;
+    if (!agent) return { ok: false, events: [], code: 'busy', reason: 'No conversation is attached.' };
+    if (agent.busy || this.manualRunning) return { ok: false, events: [], code: 'busy', reason: 'Wait for the current turn or compaction to finish, then compact.' };
+    const messages = agent.messages.slice();
+    this.manualRunning = true;
+    let out: Awaited<ReturnType<CompactionOrchestrator['run']>>;
+    try {
+      out = await this.run(stage, messages, this.usedTokens(messages), 'manual', { ...(focus ? { focus } : {}), ...(signal ? { signal } : {}) });
+    } finally {
+      this.manualRunning = false;
+    }
+    if (out.messages) agent.replaceMessages(out.messages);
+    const ok = out.failure === undefined && out.events.length > 0;
+    if (ok && this.stopped) this.setAuto(true);
+    return { ok, events: out.events, ...(out.failure ? { code: out.failure.code, reason: out.failure.reason } : {}) };
+  }
+
+  /** Puts back what the last compaction replaced (messages added since stay). False when it cannot. */
+  async undoLast(): Promise<boolean> {
+    const agent = this.agent;
+    const last = this.timeline[this.timeline.length - 1];
+    if (!agent || agent.busy || !last) return false;
+    const current = agent.messages.slice();
+    let restored: ApiMessage[] | undefined;
+    const stash = this.stash;
+    if (stash?.event === last && startsWith(current, stash.after)) {
+      restored = [...stash.before, ...current.slice(stash.after.length)];
+    } else if (agent.transcript) {
+      await agent.transcript.flush();
+      restored = undoCompaction(last, (await readTranscript(agent.transcript.file)).lines, current);
+    }
+    if (!restored) return false;
+    if (agent.transcript && last.stage !== 'micro') {
+      try {
+        await recordUndo(agent.transcript, entriesOf(restored), last.id);
+      } catch (e) {
+        this.logger.error('Could not record the undo in the transcript', e);
+      }
+    }
+    agent.replaceMessages(restored);
+    this.timeline.pop();
+    this.stash = undefined;
+    this.meter.forget();
+    this.emit({ type: 'undone', event: last });
+    return true;
+  }
+
+  // ---- internals ----
+
+  private async run(
+    stage: ChainStage | 'none',
+    messages: readonly ApiMessage[],
+    used: number,
+    trigger: 'auto' | 'manual',
+    extra: { focus?: string; signal?: AbortSignal },
+  ): Promise<{ messages?: ApiMessage[]; events: CompactionEvent[]; failure?: StageFailure }> {
+    if (stage === 'none') return { events: [] };
+    const s = this.settingsValue;
+    const fixed = this.fixedTokens();
+    let loaded: { entries: CompactionEntry[]; view: TranscriptView | undefined } | undefined;
+    const idsFor = async (): Promise<{ entries: CompactionEntry[]; view: TranscriptView | undefined }> => (loaded ??= await this.ids.withLines(messages, this.agent?.transcript));
+    // Micro needs no ids to decide; load them only once something will be applied.
+    const input = stage === 'micro' && trigger === 'auto' ? this.ids.known(messages) : (await idsFor()).entries;
+    const events: CompactionEvent[] = [];
+    let current: readonly ApiMessage[] = messages;
+    let currentEntries: CompactionEntry[] = input;
+    const summarizer = this.summarizer();
+    const out = await runCompaction(stage, input, used, {
+      settings: s,
+      tokensOf: this.tokensOf,
+      fixedTokens: fixed,
+      ...(this.opts.notes ? { notes: this.opts.notes } : {}),
+      ...(summarizer ? { summarizer } : {}),
+      ...(extra.focus ? { focus: extra.focus } : {}),
+      ...(extra.signal ? { signal: extra.signal } : {}),
+      automatic: trigger === 'auto',
+      reattach: () => this.reattachText(),
+      onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger, progress }),
+      onUnavailable: (f) => this.emit({ type: 'unavailable', stage: f.stage, trigger, code: f.code, reason: f.reason }),
+      now: () => this.clock.now(),
+      onApplied: async (result, startedAt) => {
+        // Ids were not loaded for an automatic microcompact; put them on now that it is kept.
+        if (result.stage === 'micro' && currentEntries === input && loaded === undefined) {
+          const { entries } = await idsFor();
+          const at = new Map(input.map((e, i) => [e, i] as const));
+          result = { ...result, replaced: result.replaced.map((r) => entries[at.get(r) ?? -1] ?? r) };
+        }
+        events.push(await this.applyRecorded(result, trigger, startedAt, current, currentEntries, loaded?.view, extra.focus));
+        current = result.entries.map((e) => e.message);
+        currentEntries = result.entries;
+      },
+    });
+    if (out.failure && !(out.failure.code === 'nothing-to-compact' && trigger === 'auto')) this.fail(out.failure, trigger);
+    this.afterCompaction(events);
+    return { ...(events.length > 0 ? { messages: current.slice() } : {}), events, ...(out.failure ? { failure: out.failure } : {}) };
+  }
+
+  /** Records a stage in the transcript and the timeline, and keeps what an exact undo needs. */
+  private async applyRecorded(
+    result: CompactionResult,
+    trigger: CompactionTrigger,
+    startedAt: number,
+    before: readonly ApiMessage[],
+    beforeEntries: readonly CompactionEntry[],
+    view: TranscriptView | undefined,
+    focus?: string,
+  ): Promise<CompactionEvent> {
+    const id = this.opts.newId?.() ?? randomUUID();
+    const durationMs = this.clock.now() - startedAt;
+    const event = compactionEvent(result, { id, trigger, durationMs, at: this.clock.now(), ...(focus ? { focus } : {}) });
+    const writer = this.agent?.transcript;
+    if (writer) {
+      try {
+        if (result.summaryText === undefined) {
+          await recordMicrocompact(writer, { trigger, preTokens: result.tokensBefore, postTokens: result.tokensAfter, trimmedToolUseIds: result.trimmedToolUseIds ?? [], eventId: id });
+        } else {
+          const kept = beforeEntries.slice(result.keptFrom);
+          const head = kept[0]?.uuids[0];
+          const tail = writer.lastUuid;
+          const lines = head !== undefined && tail !== null ? await this.ids.linesUpTo(writer, view, tail) : undefined;
+          const linear = lines !== undefined && head !== undefined && tail !== null && isLinearSegment(lines, head, tail);
+          await recordCompaction(writer, {
+            trigger, stage: result.stage, preTokens: result.tokensBefore, postTokens: result.tokensAfter, modelCalls: result.modelCalls,
+            durationMs, eventId: id, summaryText: result.summaryText, kept, keptLinesLinear: linear,
+          });
+        }
+      } catch (e) {
+        this.logger.error('Could not record the compaction in the transcript', e);
+      }
+    }
+    this.timeline.push(event);
+    this.stash = { event, before: before.slice(), after: result.entries.map((e) => e.message) };
+    this.emit({ type: 'compacted', event });
+    return event;
+  }
+
+  private afterCompaction(events: CompactionEvent[]): void {
+    if (events.length === 0) return;
+    this.failures = 0;
+    this.meter.forget(); // the last usage described the old list
+    if (!(this.opts.mainThread ?? true) || !this.agent) return;
+    if (events.some((e) => e.stage !== 'micro')) forgetReads(this.agent.readFiles, this.reattachedWhole);
+  }
+
+  private fail(failure: StageFailure, trigger: CompactionTrigger): void {
+    if (trigger === 'manual') {
+      this.emit({ type: 'failed', stage: failure.stage, trigger, code: failure.code, reason: failure.reason, consecutiveFailures: this.failures });
+      return;
+    }
+    this.failures++;
+    this.emit({ type: 'failed', stage: failure.stage, trigger, code: failure.code, reason: failure.reason, consecutiveFailures: this.failures });
+    if (trigger === 'auto' && this.failures >= this.settingsValue.maxConsecutiveFailures && !this.stopped) {
+      this.stopped = true;
+      this.emit({
+        type: 'autoCompactionStopped',
+        failures: this.failures,
+        reason: `Automatic compaction failed ${this.failures} times in a row (last: ${failure.reason}). It is off until you compact by hand or turn it back on.`,
+      });
+    }
+  }
+
+  private onResponse(response: ModelResponse, messages: readonly ApiMessage[]): void {
+    this.meter.onResponse(response.usage, messages);
+    const last = messages[messages.length - 1];
+    if (last) this.ids.noteResponse(last, response.id);
+    this.reactiveAttempts = 0;
+  }
+
+  private summarizer(): SummarizerConfig | undefined {
+    const agent = this.agent;
+    if (!agent) return undefined;
+    const p = agent.forkContext();
+    return {
+      client: p.client, model: p.model, maxTokens: p.maxTokens, system: p.system, tools: p.tools.map((t) => t.schema),
+      ...(p.thinking ? { thinking: p.thinking } : {}), ...(p.retry ? { retry: p.retry } : {}),
+    };
+  }
+
+  private fixedTokens(): number {
+    return this.agent ? this.meter.fixedTokens(this.agent.systemPrompt, this.agent.offeredTools) : 0;
+  }
+
+  private async reattachText(): Promise<string> {
+    this.reattachedWhole = [];
+    const agent = this.agent;
+    if (!agent) return '';
+    const context = (await this.opts.reattachContext?.()) ?? {};
+    const r = await reattachRecent(agent.readFiles, this.settingsValue, { ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}), context, countTokens: this.countTokens });
+    this.reattachedWhole = r.whole;
+    return r.text;
+  }
+
+  private emit(e: OrchestratorEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch (err) {
+        this.logger.error('A compaction event listener threw', err);
+      }
+    }
+  }
+}
+
+function startsWith(list: readonly ApiMessage[], prefix: readonly ApiMessage[]): boolean {
+  return prefix.length <= list.length && prefix.every((m, i) => list[i] === m);
+}

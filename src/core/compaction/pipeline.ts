@@ -1,0 +1,178 @@
+// The stages in the order they are tried (DESIGN 5), shared by the orchestrator (live agent) and the
+// `engram compact` command (a transcript on disk). No transcript writing here: the caller records what
+// it applies. Chains:
+//   micro           microcompact only
+//   session-memory  session-memory compaction only (the "Compact with Session Notes" command)
+//   full            microcompact, then a full summary
+//   auto            microcompact, then session-memory compaction, falling back to a full summary
+// Automatic runs (before a model call) microcompact only when it saves enough to be worth the prompt
+// cache miss, and stop after microcompact when that alone brought the context under the
+// session-memory mark.
+import { fullCompact, type CompactProgress, type SummarizerConfig } from './fullCompact';
+import { microcompact } from './microcompact';
+import type { NotesSource } from './notesSource';
+import { sessionMemoryCompact } from './sessionMemoryCompact';
+import { tokensAtPercent, type CompactionSettings } from './settings';
+import type { ApiMessage } from '../conversation/types';
+import { sumTokens, unavailable, type CompactionEntry, type CompactionResult, type StageOutcome, type TokensOf } from './types';
+
+export type ChainStage = 'micro' | 'session-memory' | 'full' | 'auto';
+export type AutoPlan = 'none' | 'micro' | 'auto' | 'full';
+export type StageFailure = Extract<StageOutcome, { ok: false }>;
+
+/**
+ * What automatic compaction does at this fill level: nothing below the microcompact mark; microcompact
+ * from it; from the session-memory mark, microcompact then the notes (or a summary when they cannot);
+ * at the full mark (the window, by default) the conversation cannot be sent as it is, and a full
+ * summary, the stage that always shrinks it, is written straight away.
+ */
+export function planForUsage(usedTokens: number, s: CompactionSettings): AutoPlan {
+  if (usedTokens >= tokensAtPercent(s, s.fullPercent)) return 'full';
+  if (usedTokens >= tokensAtPercent(s, s.sessionMemoryPercent)) return 'auto';
+  if (usedTokens >= tokensAtPercent(s, s.microcompactPercent)) return 'micro';
+  return 'none';
+}
+
+export interface PipelineContext {
+  settings: CompactionSettings;
+  tokensOf: TokensOf;
+  /** System prompt and tool schemas: sent with every request, never compacted. */
+  fixedTokens: number;
+  notes?: NotesSource;
+  /** Needed by the full stage; without it that stage is unavailable. */
+  summarizer?: SummarizerConfig;
+  focus?: string;
+  signal?: AbortSignal;
+  automatic: boolean;
+  /** Text re-attached after a summarising stage (files, instructions); computed once, when needed. */
+  reattach?(): Promise<string>;
+  onProgress?(progress: CompactProgress): void;
+  /** A stage declined and the chain goes on (e.g. no notes, so a summary is written instead). */
+  onUnavailable?(failure: StageFailure): void;
+  /** Called as each stage is applied, with the conversation it produced. */
+  onApplied?(result: CompactionResult, startedAt: number): void | Promise<void>;
+  now?(): number;
+}
+
+export interface PipelineOutcome {
+  /** Stages applied, in order; each one's input is the previous one's output. */
+  applied: CompactionResult[];
+  /** The conversation after the last applied stage (the input when none applied). */
+  entries: CompactionEntry[];
+  /** Why the chain ended without its main stage (a micro step may still have been applied). */
+  failure?: StageFailure;
+}
+
+export async function runCompaction(stage: ChainStage, input: readonly CompactionEntry[], tokensBefore: number, ctx: PipelineContext): Promise<PipelineOutcome> {
+  const s = ctx.settings;
+  const now = ctx.now ?? Date.now;
+  const out: PipelineOutcome = { applied: [], entries: input.slice() };
+  let before = tokensBefore;
+  let reattachText: string | undefined;
+  const reattach = async (): Promise<string | undefined> => (reattachText ??= ctx.reattach ? await ctx.reattach() : '');
+  const apply = async (result: CompactionResult, startedAt: number): Promise<void> => {
+    out.applied.push(result);
+    out.entries = result.entries;
+    before = result.tokensAfter;
+    await ctx.onApplied?.(result, startedAt);
+  };
+
+  if (stage !== 'session-memory') {
+    const startedAt = now();
+    const micro = microStep(out.entries, before, ctx);
+    if (micro) await apply(micro, startedAt);
+    else if (stage === 'micro' && !ctx.automatic) out.failure = unavailable('micro', 'nothing-to-compact', 'No old tool result is long enough to trim.') as StageFailure;
+    if (stage === 'micro') return out;
+    if (stage === 'auto' && ctx.automatic && before < tokensAtPercent(s, s.sessionMemoryPercent)) return out;
+  }
+
+  if (stage === 'session-memory' || stage === 'auto') {
+    const startedAt = now();
+    const sm = ctx.notes
+      ? await sessionMemoryCompact(ctx.notes, s.notesWaitMs, {
+        entries: out.entries,
+        bounds: { minTokens: s.keepMinTokens, minTextMessages: s.keepMinTextMessages, maxTokens: s.keepMaxTokens },
+        thresholdTokens: tokensAtPercent(s, s.sessionMemoryPercent),
+        fixedTokens: ctx.fixedTokens,
+        tokensOf: ctx.tokensOf,
+        tokensBefore: before,
+        reattach: await reattach(),
+      })
+      : unavailable('session-memory', 'no-notes', 'Session notes are not available in this conversation.');
+    if (sm.ok) {
+      await apply(sm.result, startedAt);
+      return out;
+    }
+    if (stage === 'session-memory') {
+      out.failure = sm;
+      return out;
+    }
+    ctx.onUnavailable?.(sm);
+  }
+
+  const startedAt = now();
+  if (!ctx.summarizer) {
+    out.failure = unavailable('full', 'no-model', 'A full compaction needs a model (set an API key).') as StageFailure;
+    return out;
+  }
+  const full = await fullCompact({
+    entries: out.entries,
+    summarizer: ctx.summarizer,
+    ...(ctx.focus ? { focus: ctx.focus } : {}),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+    ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
+    tokensOf: ctx.tokensOf,
+    fixedTokens: ctx.fixedTokens,
+    tokensBefore: before,
+    micro: { keepRecent: s.keepRecentToolResults, maxChars: s.toolResultChars },
+    reattach: await reattach(),
+  });
+  if (full.ok) await apply(full.result, startedAt);
+  else out.failure = full;
+  return out;
+}
+
+/** Microcompact as a stage result; undefined when it changes nothing (or too little, when automatic). */
+export function microStep(entries: readonly CompactionEntry[], tokensBefore: number, ctx: Pick<PipelineContext, 'settings' | 'tokensOf' | 'automatic'>): CompactionResult | undefined {
+  const s = ctx.settings;
+  const m = microcompact(entries.map((e) => e.message), { keepRecent: s.keepRecentToolResults, maxChars: s.toolResultChars });
+  if (m.changed.length === 0) return undefined;
+  const changed = new Set(m.changed);
+  const next = entries.map((e, i) => (changed.has(i) ? { ...e, message: m.messages[i] } : e));
+  // The trimmed texts are new strings: scale each message's known count by how much text is left
+  // instead of tokenizing them again (a first microcompact can trim hundreds of results).
+  const saved = m.changed.reduce((n, i) => {
+    const before = ctx.tokensOf(entries[i].message);
+    const chars = contentChars(entries[i].message);
+    return n + (chars > 0 ? Math.round(before * (1 - contentChars(m.messages[i]) / chars)) : 0);
+  }, 0);
+  if (ctx.automatic && saved < tokensAtPercent(s, s.microcompactMinSavingsPercent)) return undefined;
+  return {
+    stage: 'micro',
+    entries: next,
+    keptFrom: m.changed[m.changed.length - 1] + 1,
+    replaced: m.changed.map((i) => entries[i]),
+    trimmedToolUseIds: m.trimmedToolUseIds,
+    tokensBefore,
+    tokensAfter: Math.max(0, tokensBefore - saved),
+    modelCalls: 0,
+  };
+}
+
+/** Estimated context of a conversation: the fixed parts plus every message. */
+export function estimateContext(entries: readonly CompactionEntry[], fixedTokens: number, tokensOf: TokensOf): number {
+  return fixedTokens + sumTokens(entries, tokensOf);
+}
+
+/** Characters of a message's text and data (what its token count grows with). */
+function contentChars(m: ApiMessage): number {
+  if (typeof m.content === 'string') return m.content.length;
+  let n = 0;
+  for (const b of m.content) {
+    if (b.type === 'text') n += b.text.length;
+    else if (b.type === 'image') n += b.source.data.length;
+    else if (b.type === 'tool_result') n += typeof b.content === 'string' ? b.content.length : b.content.reduce((k, c) => k + (c.type === 'text' ? c.text.length : c.source.data.length), 0);
+    else n += JSON.stringify(b).length;
+  }
+  return n;
+}
