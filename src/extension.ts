@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { ChatViewProvider, CHAT_VIEW_ID } from './vscode/chatView';
 import { ChatSession } from './vscode/chatSession';
 import { InspectorPanel } from './vscode/inspectorPanel';
+import { openMemoryInspector } from './vscode/inspector/openInspector';
 import { createOutputLogger } from './vscode/outputLogger';
 import { ContextStatusBar } from './vscode/statusBar';
 import { registerApiKeyCommands } from './vscode/apiKey';
@@ -35,7 +36,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     return session;
   };
   const chatView = new ChatViewProvider(context.extensionUri, chat, logger);
-  const openInspector = () => InspectorPanel.show(context.extensionUri, chat().inspectorSource(), logger);
+  const openInspector = () => openMemoryInspector(context, chat(), logger);
 
   context.subscriptions.push(
     logger,
@@ -56,6 +57,19 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
       await chat().remember(what);
     }),
     vscode.commands.registerCommand('engram.showLog', () => logger.show()),
+    vscode.commands.registerCommand('engram.compactNow', () => chat().compact('auto')),
+    vscode.commands.registerCommand('engram.microcompact', () => chat().compact('micro')),
+    vscode.commands.registerCommand('engram.compactWithNotes', () => chat().compact('session-memory')),
+    vscode.commands.registerCommand('engram.fullCompact', async (focus?: unknown) => {
+      const text = typeof focus === 'string' ? focus : await vscode.window.showInputBox({
+        title: vscode.l10n.t('Engram: Full Compact'),
+        prompt: vscode.l10n.t('Optional: what the summary should focus on. Leave empty for a general summary.'),
+        ignoreFocusOut: true,
+      });
+      if (text === undefined) return false;
+      return chat().compact('full', text.trim() || undefined);
+    }),
+    vscode.commands.registerCommand('engram.undoCompaction', () => chat().undoLastCompaction()),
     ...registerApiKeyCommands(context),
   );
 

@@ -14,8 +14,8 @@ import type { ChatItem, ChatSnapshot, GaugeState, HostToChat, PermissionChoice, 
 import type { ChatBackend } from './chatBackend';
 import { clip, formatInput, itemsFromMessages } from './chatItems';
 import { dataDir, resolveModel, workspaceCwd, type ResolvedModel } from './engineSettings';
+import { CompactionController } from './compactionController';
 import type { InspectorContext, TimelineEntry } from './inspectorContext';
-import type { InspectorSource } from './inspectorPanel';
 import { loadEngine } from './loadEngine';
 
 type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
@@ -39,6 +39,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   private thinking: { id: string; text: string } | undefined;
   private notes: SessionNotes | undefined;
   private memory: AutoMemoryHandle | undefined;
+  private compaction: CompactionController | undefined;
   private transcriptPath: string | undefined;
   /** Notes updates, memory writes and compactions of this session, oldest first. */
   private readonly timeline: TimelineEntry[] = [];
@@ -108,6 +109,11 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     if (trimmed === '/new') return this.newChat();
     const remember = /^\/remember\s+([\s\S]+)$/.exec(trimmed);
     if (remember) return this.remember(remember[1]);
+    const compact = /^\/compact(?:\s+([\s\S]+))?$/.exec(trimmed);
+    if (compact) {
+      await this.compact(compact[1] ? 'full' : 'auto', compact[1]?.trim());
+      return;
+    }
     this.add({ kind: 'user', id: this.id(), text: display });
     this.setBusy(true);
     try {
@@ -178,14 +184,6 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     return this.notes;
   }
 
-  private async notesForInspector(): Promise<{ path: string | undefined; markdown: string | undefined }> {
-    const read = await this.notes?.read().catch(() => undefined);
-    if (!this.notes || !read) return { path: undefined, markdown: undefined };
-    const path = this.notes.paths.summary;
-    this.linkedPaths.add(path);
-    return { path, markdown: read.text };
-  }
-
   private detachAgent(): void {
     this.agentSubscription?.();
     this.agentSubscription = undefined;
@@ -193,6 +191,8 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     this.notes = undefined;
     this.memory?.dispose();
     this.memory = undefined;
+    this.compaction?.dispose();
+    this.compaction = undefined;
     this.agent = undefined;
   }
 
@@ -254,6 +254,37 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   async idleForTests(): Promise<void> {
     await this.memory?.idle();
     await this.notes?.waitForUpdate(15_000);
+  }
+
+  /**
+   * Compacts now (commands and `/compact [focus]`): `auto` runs the stages in order, the others one stage.
+   * Not while a turn runs: the conversation is being added to.
+   */
+  async compact(stage: 'auto' | 'micro' | 'session-memory' | 'full', focus?: string): Promise<boolean> {
+    if (this.busy) {
+      this.notice('warning', 'Wait for the current answer (or stop it) before compacting.');
+      return false;
+    }
+    if (!this.agent || this.agent.messages.length === 0) {
+      this.notice('info', 'Nothing to compact yet: the conversation is empty.');
+      return false;
+    }
+    this.setBusy(true, 'Compacting…');
+    try {
+      return (await this.compaction?.compactNow(stage, focus)) ?? false;
+    } catch (error) {
+      this.logger.error('Compaction failed', error);
+      this.notice('error', `Compaction failed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  /** Undoes the latest compaction (the inspector's "Undo compaction"). */
+  async undoLastCompaction(): Promise<boolean> {
+    if (this.busy || !this.compaction) return false;
+    return this.compaction.undoLast();
   }
 
   /** "Engram: Remember" and `/remember`: the main agent writes the memory file and its index line. */
@@ -344,6 +375,20 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     this.gaugeCounter.sync(opened.agent.messages);
     this.agentSubscription = opened.agent.on((event) => this.onAgentEvent(event));
     this.attachMemory(opened.agent, memory?.dir, opened.transcriptPath);
+    this.compaction = new CompactionController(opened.agent, this.notes, {
+      notice: (level, text) => this.notice(level, text),
+      compacted: (event) => {
+        this.timeline.push({ kind: 'compaction', at: event.at, event });
+        if (this.agent) this.gaugeCounter.sync(this.agent.messages);
+        this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
+        this.inspectorChanged.fire();
+      },
+      undone: () => {
+        if (this.agent) this.gaugeCounter.sync(this.agent.messages);
+        this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
+        this.inspectorChanged.fire();
+      },
+    }, this.logger);
     this.logger.info(`Session ${opened.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${opened.transcriptPath}`);
     return opened.agent;
   }
@@ -483,20 +528,6 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   /** Lets the inspector link to a file from the chat too (e.g. after it opened a memory entry). */
   allowPath(path: string): void {
     this.linkedPaths.add(path);
-  }
-
-  inspectorSource(): InspectorSource {
-    return {
-      snapshot: async () => ({
-        source: 'Engram',
-        sessionId: this.sessionId,
-        gauge: this.gauge(),
-        notes: await this.notesForInspector(),
-        memory: { dir: undefined, entries: [] },
-        timeline: [],
-      }),
-      onDidChange: (listener) => this.inspectorChanged.event(listener),
-    };
   }
 
   dispose(): void {

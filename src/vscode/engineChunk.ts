@@ -11,3 +11,5 @@ export { ensureTokenizer } from '../core/tokens/tokenizer';
 export { attachAutoMemory, prepareAutoMemory } from '../core/memory/autoMemory/attach';
 export { memoryWriteGate } from '../core/memory/autoMemory/memoryPermissions';
 export { rememberPrompt } from '../core/memory/autoMemory/memoryPrompts';
+export { CompactionOrchestrator } from '../core/compaction/orchestrator';
+export * as inspector from './inspector/inspectorEngine';
