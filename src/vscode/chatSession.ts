@@ -179,6 +179,26 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true });
   }
 
+  /**
+   * After a compaction the prompt cache is cold anyway: rebuild the system prompt so CLAUDE.md edits and
+   * memories saved since the session began are in it from the next turn on.
+   */
+  private async refreshSystemPrompt(agent: Agent, sessionStart: Date): Promise<void> {
+    try {
+      const engine = loadEngine();
+      const cwd = workspaceCwd();
+      const memoryEnabled = vscode.workspace.getConfiguration('engram.memory').get<boolean>('enabled', true);
+      const memory = memoryEnabled ? await engine.prepareAutoMemory(dataDir(), cwd) : undefined;
+      const { system } = await engine.sessionSystemPrompt({
+        cwd, dataDir: dataDir(), trusted: vscode.workspace.isTrusted, now: sessionStart,
+        ...(memory ? { memory: memory.systemSlot } : {}),
+      });
+      if (this.agent === agent) agent.setSystem(system);
+    } catch (error) {
+      this.logger.warn(`Could not refresh the system prompt after a compaction: ${String(error)}`);
+    }
+  }
+
   /** The session notes of the current session, for compaction and the inspector. */
   get sessionNotes(): SessionNotes | undefined {
     return this.notes;
@@ -349,7 +369,9 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     const memory = memoryEnabled ? await prepareAutoMemory(dataDir(), cwd) : undefined;
     for (const warning of memory?.index.warnings ?? []) this.notice('warning', `Memory: ${warning}`);
     let agentRef: Agent | undefined;
+    const sessionStart = new Date();
     const opened = await openSession({
+      now: sessionStart,
       dataDir: dataDir(),
       cwd,
       ...(memory ? {
@@ -379,6 +401,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
       notice: (level, text) => this.notice(level, text),
       compacted: (event) => {
         this.timeline.push({ kind: 'compaction', at: event.at, event });
+        void this.refreshSystemPrompt(opened.agent, sessionStart);
         if (this.agent) this.gaugeCounter.sync(this.agent.messages);
         this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
         this.inspectorChanged.fire();

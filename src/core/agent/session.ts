@@ -7,7 +7,7 @@ import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
 import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
 import { readTranscript, type CorruptLine } from '../conversation/transcriptReader';
 import { openSessionTranscript } from '../conversation/transcriptWriter';
-import type { ApiMessage } from '../conversation/types';
+import type { ApiMessage, SystemBlock } from '../conversation/types';
 import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
 import type { RetryOptions } from '../llm/retry';
 import { loadInstructions } from '../memory/instructions';
@@ -90,18 +90,8 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     if (read.corrupt.length > 0) warnings.push(`Skipped ${read.corrupt.length} unreadable line(s) of ${transcriptPath}.`);
   }
 
-  const gitRoot = await findGitRoot(cwd);
-  const instructions = await loadInstructions({ cwd, configDir: setup.dataDir, trusted: setup.trusted });
-  warnings.push(...instructions.warnings);
-  const system = buildSystemPrompt({
-    cwd,
-    platform: process.platform,
-    date: localDate(setup.now),
-    isGitRepo: gitRoot !== undefined,
-    instructions: instructions.text,
-    ...(setup.systemNotes ? { notes: setup.systemNotes } : {}),
-    ...(setup.memory ? { memory: setup.memory } : {}),
-  });
+  const { system, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, cwd });
+  warnings.push(...promptWarnings);
 
   const common = { dataDir: setup.dataDir, projectPath: cwd, sessionId, version: setup.version, entrypoint: setup.entrypoint };
   const transcript = openSessionTranscript({ ...common, parentUuid });
@@ -125,6 +115,29 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     ...(setup.recoverPromptTooLong ? { recoverPromptTooLong: setup.recoverPromptTooLong } : {}),
   });
   return { agent, sessionId, transcriptPath, ...(resumed ? { resumed } : {}), warnings };
+}
+
+export type SystemPromptSetup = Pick<SessionSetup, 'cwd' | 'dataDir' | 'trusted' | 'systemNotes' | 'memory' | 'now'>;
+
+/**
+ * The session's system prompt: environment, CLAUDE.md instructions (read now) and the memory index.
+ * Built once when a session opens, and again after a compaction (which breaks the cache anyway) so
+ * that instructions and memory written since are seen.
+ */
+export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{ system: SystemBlock[]; warnings: string[] }> {
+  const cwd = path.resolve(setup.cwd);
+  const gitRoot = await findGitRoot(cwd);
+  const instructions = await loadInstructions({ cwd, configDir: setup.dataDir, trusted: setup.trusted });
+  const system = buildSystemPrompt({
+    cwd,
+    platform: process.platform,
+    date: localDate(setup.now),
+    isGitRepo: gitRoot !== undefined,
+    instructions: instructions.text,
+    ...(setup.systemNotes ? { notes: setup.systemNotes } : {}),
+    ...(setup.memory ? { memory: setup.memory } : {}),
+  });
+  return { system, warnings: instructions.warnings };
 }
 
 async function exists(file: string): Promise<boolean> {
