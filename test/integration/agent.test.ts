@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
-import { startTestServer, type TestServer } from '../../src/server/anthropicTestServer';
-import type { EngramApi } from '../../src/extension';
+import { engram, freshChat, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // A real multi-turn, tool-using conversation in the Chat view against the project's Anthropic-compatible
@@ -12,20 +11,6 @@ import { ui, waitUntil } from './ui';
 
 const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 const stateFile = () => path.join(process.env.ENGRAM_DATA_DIR!, 'test-agent-session.json');
-
-async function engram(): Promise<EngramApi> {
-  return vscode.extensions.getExtension<EngramApi>('engram-dev.engram')!.activate();
-}
-
-async function openChat(api: EngramApi): Promise<void> {
-  await vscode.commands.executeCommand('engram.focusChat');
-  await waitUntil('the chat view', () => api.chatView.view !== undefined);
-}
-
-async function sendFromUi(text: string): Promise<void> {
-  await ui.fill('chat', '#prompt', text);
-  await ui.press('Enter');
-}
 
 function transcriptLines(sessionId: string): Array<Record<string, unknown>> {
   const file = path.join(projectDir(process.env.ENGRAM_DATA_DIR!, workspace()), `${sessionId}.jsonl`);
@@ -66,21 +51,13 @@ function assertClaudeCodeShape(lines: Array<Record<string, unknown>>, sessionId:
 }
 
 suite('agent in the Chat view', () => {
-  let server: TestServer;
-
-  suiteSetup(async () => {
-    server = await startTestServer({});
-    process.env.ANTHROPIC_BASE_URL = server.url;
-    process.env.ANTHROPIC_API_KEY = 'test-key';
-  });
-  suiteTeardown(async () => {
-    await server.close();
-  });
+  const testServer = useTestServer();
+  // The background memory agents have their own tests; here every request is the conversation's.
+  useSettings([['engram.memory', 'extraction.enabled', false], ['engram.sessionNotes', 'enabled', false]]);
 
   test('[ui] a multi-turn conversation with Grep, Read, Edit (permission clicked in the view) and Bash', async () => {
-    const api = await engram();
-    api.chat().newChat();
-    await openChat(api);
+    const api = await freshChat();
+    const server = testServer();
     server.enqueue(
       { content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', name: 'Grep', input: { pattern: 'function greet', output_mode: 'files_with_matches' } }] },
       { content: [{ type: 'tool_use', name: 'Read', input: { file_path: 'src/greet.js' } }] },
@@ -129,9 +106,8 @@ suite('agent in the Chat view', () => {
   });
 
   test('[ui] the stop button cancels a streaming answer and leaves a conversation the API accepts', async () => {
-    const api = await engram();
-    api.chat().newChat();
-    await openChat(api);
+    const api = await freshChat();
+    const server = testServer();
     const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
     server.enqueue({ content: [{ type: 'text', text: long }], chunkDelayMs: 50 });
     const before = server.requests.length;
@@ -149,9 +125,8 @@ suite('agent in the Chat view', () => {
   });
 
   test('[ui] an authentication error is shown in words with the action that fixes it', async () => {
-    const api = await engram();
-    api.chat().newChat();
-    await openChat(api);
+    const api = await freshChat();
+    const server = testServer();
     server.enqueue({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } });
     await sendFromUi('hello?');
     const text = await ui.waitForText('chat', '.notice-error', 'API key', 30_000);
@@ -163,7 +138,9 @@ suite('agent in the Chat view', () => {
   test('[ui] [after-reload] the session is resumed from its transcript after the window reloads', async () => {
     const before = JSON.parse(fs.readFileSync(stateFile(), 'utf8')) as { sessionId: string; lines: number };
     const api = await engram();
-    await openChat(api);
+    const server = testServer();
+    await vscode.commands.executeCommand('engram.focusChat');
+    await waitUntil('the chat view', () => api.chatView.view !== undefined);
     await ui.click('chat', '[aria-label="Resume an earlier session"]');
     await ui.click('chat', `[data-session="${before.sessionId}"]`);
     await ui.waitForText('chat', '.item-user', 'Make greet say Hi there', 30_000);

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { ApiMessage } from '../../src/core/conversation/types';
-import { startTestServer, type MessagesRequestBody, type ScriptedReply, type TestServer } from '../../src/server/anthropicTestServer';
-import type { EngramApi } from '../../src/extension';
+import type { MessagesRequestBody, ScriptedReply } from '../../src/server/anthropicTestServer';
+import { freshChat, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // A scripted long conversation in a 20,000-token window crosses 60 % (microcompact), 80 % (session-memory
@@ -43,26 +43,13 @@ function lastIsToolResult(messages: ApiMessage[]): boolean {
 }
 
 suite('compaction in a long conversation', () => {
-  let server: TestServer;
-
-  suiteSetup(async () => {
-    server = await startTestServer({});
-    process.env.ANTHROPIC_BASE_URL = server.url;
-    process.env.ANTHROPIC_API_KEY = 'test-key';
-    for (const [section, key, value] of settings) await vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Global);
-  });
-  suiteTeardown(async () => {
-    server.setResponder(undefined);
-    for (const [section, key] of settings) await vscode.workspace.getConfiguration(section).update(key, undefined, vscode.ConfigurationTarget.Global);
-    await server.close();
-  });
+  const testServer = useTestServer();
+  useSettings(settings);
 
   test('[ui] microcompact, session-memory, full and reactive compaction keep the conversation going; undo restores it', async function () {
     this.timeout(300_000);
-    const api = await vscode.extensions.getExtension<EngramApi>('engram-dev.engram')!.activate();
-    api.chat().newChat();
-    await vscode.commands.executeCommand('engram.focusChat');
-    await waitUntil('the chat view', () => api.chatView.view !== undefined);
+    const api = await freshChat();
+    const server = testServer();
 
     const main: ScriptedReply[] = [];
     let notesPath = '';
@@ -84,8 +71,7 @@ suite('compaction in a long conversation', () => {
     });
     const send = async (prompt: string, expect: string, afterSend?: () => Promise<unknown>) => {
       console.log(`  -> ${prompt} (compactions so far: ${stages().join(', ') || 'none'})`);
-      await ui.fill('chat', '#prompt', prompt);
-      await ui.press('Enter');
+      await sendFromUi(prompt);
       await afterSend?.();
       await ui.waitForText('chat', '.item-assistant', expect, 60_000);
       await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 60_000);

@@ -4,9 +4,8 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
-import type { MessagesRequestBody, ScriptedReply } from '../../src/server/anthropicTestServer';
-import { startTestServer, type TestServer } from '../../src/server/anthropicTestServer';
-import type { EngramApi } from '../../src/extension';
+import type { ScriptedReply } from '../../src/server/anthropicTestServer';
+import { freshChat, lastUserText, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // Memory seen from the Chat view: a conversation that crosses the notes threshold gets session notes
@@ -14,33 +13,15 @@ import { ui, waitUntil } from './ui';
 
 const NOTES_MARKER = '<engram-session-notes-update>';
 
-function lastUserText(body: MessagesRequestBody): string {
-  const last = body.messages[body.messages.length - 1];
-  if (typeof last.content === 'string') return last.content;
-  return last.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-}
-
 suite('memory in the Chat view', () => {
-  let server: TestServer;
+  const testServer = useTestServer();
   const config = () => vscode.workspace.getConfiguration('engram.sessionNotes');
-
-  suiteSetup(async () => {
-    server = await startTestServer({});
-    process.env.ANTHROPIC_BASE_URL = server.url;
-    process.env.ANTHROPIC_API_KEY = 'test-key';
-    await config().update('initTokens', 1000, vscode.ConfigurationTarget.Global);
-  });
-  suiteTeardown(async () => {
-    server.setResponder(undefined);
-    await config().update('initTokens', undefined, vscode.ConfigurationTarget.Global);
-    await server.close();
-  });
+  suiteSetup(() => config().update('initTokens', 1000, vscode.ConfigurationTarget.Global));
+  suiteTeardown(() => config().update('initTokens', undefined, vscode.ConfigurationTarget.Global));
 
   test('[ui] session notes are written in the background past the threshold, announced with a link', async () => {
-    const api = await vscode.extensions.getExtension<EngramApi>('engram-dev.engram')!.activate();
-    api.chat().newChat();
-    await vscode.commands.executeCommand('engram.focusChat');
-    await waitUntil('the chat view', () => api.chatView.view !== undefined);
+    await freshChat();
+    const server = testServer();
     let notesPath = '';
     let updaterCalls = 0;
     server.setResponder((body): ScriptedReply => {
@@ -60,8 +41,7 @@ suite('memory in the Chat view', () => {
       // The main conversation: big enough (by the usage it reports) to pass the 1,000-token mark.
       return { content: [{ type: 'text', text: 'Noted, the greeting lives in src/greet.js.' }], usage: { input_tokens: 1500 } };
     });
-    await ui.fill('chat', '#prompt', 'Remember where the greeting lives');
-    await ui.press('Enter');
+    await sendFromUi('Remember where the greeting lives');
     await ui.waitForText('chat', '.item-notice', 'Session notes written', 45_000);
     assert.ok(notesPath, 'the updater was not called');
     assert.match(fs.readFileSync(notesPath, 'utf8'), /# Current State\n_[^\n]*_\nFixing the greeting in src\/greet\.js\./);
@@ -72,19 +52,11 @@ suite('memory in the Chat view', () => {
 });
 
 suite('remember', () => {
-  let server: TestServer;
-  suiteSetup(async () => {
-    server = await startTestServer({});
-    process.env.ANTHROPIC_BASE_URL = server.url;
-    process.env.ANTHROPIC_API_KEY = 'test-key';
-  });
-  suiteTeardown(async () => {
-    await server.close();
-  });
+  const testServer = useTestServer();
 
   test('[ui] "Engram: Remember" has the agent write a topic file and its index line, with provenance and no prompt', async () => {
-    const api = await vscode.extensions.getExtension<EngramApi>('engram-dev.engram')!.activate();
-    api.chat().newChat();
+    const api = await freshChat();
+    const server = testServer();
     // The workspace is its own git repository, so its memory is keyed by the workspace path.
     const memoryDir = path.join(projectDir(process.env.ENGRAM_DATA_DIR!, vscode.workspace.workspaceFolders![0].uri.fsPath), 'memory');
     const topic = path.join(memoryDir, 'greeting-style.md');

@@ -1,0 +1,64 @@
+// Shared steps of the integration tests that talk to the agent: the extension's API, the Chat view,
+// and the project's Anthropic-compatible test server started inside the extension host.
+import * as vscode from 'vscode';
+import type { MessagesRequestBody } from '../../src/server/anthropicTestServer';
+import { startTestServer, type TestServer } from '../../src/server/anthropicTestServer';
+import type { EngramApi } from '../../src/extension';
+import { ui, waitUntil } from './ui';
+
+export async function engram(): Promise<EngramApi> {
+  return vscode.extensions.getExtension<EngramApi>('engram-dev.engram')!.activate();
+}
+
+/** A new chat in a visible Chat view. */
+export async function freshChat(): Promise<EngramApi> {
+  const api = await engram();
+  api.chat().newChat();
+  await vscode.commands.executeCommand('engram.focusChat');
+  await waitUntil('the chat view', () => api.chatView.view !== undefined);
+  return api;
+}
+
+/** Types a prompt into the Chat view and presses Enter, as a person would. */
+export async function sendFromUi(text: string): Promise<void> {
+  await ui.fill('chat', '#prompt', text);
+  await ui.press('Enter');
+}
+
+/**
+ * Starts a test server for a suite and points the extension at it (the extension reads
+ * ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY when it opens a session, and tests share its process).
+ */
+export function useTestServer(): () => TestServer {
+  let server: TestServer | undefined;
+  suiteSetup(async () => {
+    server = await startTestServer({});
+    process.env.ANTHROPIC_BASE_URL = server.url;
+    process.env.ANTHROPIC_API_KEY = 'test-key';
+  });
+  suiteTeardown(async () => {
+    server?.setResponder(undefined);
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error('the test server has not started');
+    return server;
+  };
+}
+
+/** The text of the request's last user message (where forks put their instruction). */
+export function lastUserText(body: MessagesRequestBody): string {
+  const last = body.messages[body.messages.length - 1];
+  if (typeof last.content === 'string') return last.content;
+  return last.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+/** Sets `engram.*` settings (user scope) for a suite and puts them back after it. */
+export function useSettings(settings: Array<[section: string, key: string, value: unknown]>): void {
+  suiteSetup(async () => {
+    for (const [section, key, value] of settings) await vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Global);
+  });
+  suiteTeardown(async () => {
+    for (const [section, key] of settings) await vscode.workspace.getConfiguration(section).update(key, undefined, vscode.ConfigurationTarget.Global);
+  });
+}
