@@ -4,6 +4,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openSession, SessionNotFoundError, isValidSessionId } from '../core/agent/session';
+import { attachHeadlessEngine, prepareHeadlessMemory } from './headlessEngine';
 import { denyAllPrompt } from '../core/agent/permissions';
 import { appendHistory } from '../core/conversation/transcriptWriter';
 import { createAnthropicClient } from '../core/llm/anthropicClient';
@@ -25,6 +26,9 @@ const OPTIONS = {
   model: { type: 'string', valueName: 'M', help: `Model name (default: ${DEFAULT_MODEL}).` },
   'max-tokens': { type: 'string', valueName: 'N', help: 'Output token limit per model call (default: 16000).' },
   'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: $ENGRAM_DATA_DIR or ~/.engram).' },
+  'context-window': { type: 'string', valueName: 'N', help: 'Context window in tokens; compaction marks are percentages of it (default: 200000).' },
+  'no-memory': { type: 'boolean', help: 'Leave out the project memory (MEMORY.md index, recall, memory writes).' },
+  'extract-memories': { type: 'boolean', help: 'After the run, let a background agent save what is worth remembering (one more model call).' },
   verbose: { type: 'boolean', short: 'v', help: 'Log retries and warnings to stderr.' },
   version: { type: 'boolean', help: 'Print the version and exit.' },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
@@ -92,12 +96,17 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     if (unknown.length > 0) throw new UsageError(`Unknown tool(s) in --allowed-tools: ${unknown.join(', ')} (tools: ${tools.map((t) => t.name).join(', ')})`);
   }
 
+  const contextWindow = options['context-window'] === undefined ? 200_000 : Number(options['context-window']);
+  if (!(Number.isInteger(contextWindow) && contextWindow >= 1_000)) throw new UsageError('--context-window must be a whole number of at least 1000');
+
   const config = resolveModelConfig({ model: options.model, maxOutputTokens: maxTokens }, io.env, undefined);
   if (!client && !config.apiKey) {
     io.stderr('engram: no API key. Set ANTHROPIC_API_KEY.\n');
     return EXIT_MODEL_ERROR;
   }
   const logger = stderrLogger(io, options.verbose === true);
+  const toolGate = headlessToolGate(allowed);
+  const memory = options['no-memory'] ? undefined : await prepareHeadlessMemory(dataDir, cwd, toolGate);
   let session;
   try {
     session = await openSession({
@@ -109,7 +118,8 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       maxTokens: config.maxOutputTokens,
       trusted: true, // the person running the command chose this folder
       permissionPrompt: denyAllPrompt,
-      gate: headlessToolGate(allowed),
+      gate: memory?.gate ?? toolGate,
+      ...(memory ? { memory: memory.systemSlot } : {}),
       tools,
       version: ENGRAM_VERSION,
       entrypoint: 'cli',
@@ -129,7 +139,12 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
 
   await appendHistory(dataDir, { display: prompt, timestamp: Date.now(), project: cwd, sessionId: session.sessionId })
     .catch((e: unknown) => logger.error('Could not write history.jsonl', e));
+  const engine = attachHeadlessEngine(session.agent, {
+    dataDir, contextWindow, transcriptPath: session.transcriptPath, extractMemories: options['extract-memories'] === true, logger,
+    ...(memory ? { memory } : {}),
+  });
   const result = await session.agent.runTurn(prompt, io.signal);
+  await engine.finish();
 
   if (format === 'json') {
     const out: JsonOutput = {

@@ -16,6 +16,7 @@ import { clip, formatInput, itemsFromMessages } from './chatItems';
 import { dataDir, resolveModel, workspaceCwd, type ResolvedModel } from './engineSettings';
 import { CompactionController } from './compactionController';
 import type { InspectorContext, TimelineEntry } from './inspectorContext';
+import { fixedPartsFor, gaugeCategories, recalledTokens } from './inspector/gaugeParts';
 import { loadEngine } from './loadEngine';
 
 type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
@@ -69,19 +70,15 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
 
   gauge(): GaugeState {
     const config = vscode.workspace.getConfiguration('engram');
+    // System prompt, instructions, memory index and tool schemas, sized once per system prompt.
+    if (this.agent) this.gaugeCounter.setFixed(fixedPartsFor(this.agent.systemPrompt, this.agent.offeredTools));
     const breakdown = this.gaugeCounter.breakdown();
     return {
       usedTokens: this.agent ? this.gaugeCounter.used() : 0,
       window: config.get<number>('contextWindow', 200_000),
       reservedForOutput: config.get<number>('maxOutputTokens', 16_000),
       marks: COMPACTION_MARKS.map((m) => config.get<number>(`compaction.${m.setting}`, m.default)),
-      breakdown: this.agent ? [
-        { category: 'system', tokens: breakdown.system },
-        { category: 'instructions', tokens: breakdown.instructions },
-        { category: 'tools', tokens: breakdown.tools },
-        { category: 'messages', tokens: breakdown.messages },
-        { category: 'tool results', tokens: breakdown.toolResults },
-      ] : [],
+      breakdown: this.agent ? gaugeCategories(breakdown, { recalled: recalledTokens(this.agent.messages) }) : [],
     };
   }
 

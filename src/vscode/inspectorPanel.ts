@@ -1,15 +1,24 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../core/ports';
-import { INSPECTOR_TO_HOST_SHAPES, type HostToInspector, type InspectorSnapshot, type InspectorToHost } from '../protocol/messages';
+import {
+  INSPECTOR_TO_HOST_SHAPES, type GaugeState, type Handlers, type HostToInspector, type InspectorSnapshot, type InspectorToHost,
+} from '../protocol/messages';
 import { WebviewChannel } from './webviewChannel';
 import { renderWebviewHtml, webviewOptions } from './webviewHtml';
 
 export const INSPECTOR_PANEL_TYPE = 'engram.inspector';
 
-/** Supplies what the inspector shows; the engine side implements it. */
+/** What the webview may ask for besides the page's own lifecycle (ready, refresh, ping). */
+export type InspectorRequest = Exclude<InspectorToHost, { type: 'ready' | 'refresh' | 'ping' }>;
+
+/** Supplies what the inspector shows and answers what it asks (src/vscode/inspector/inspectorController.ts). */
 export interface InspectorSource {
   snapshot(): Promise<InspectorSnapshot>;
   onDidChange(listener: () => void): { dispose(): void };
+  /** The live gauge while a response streams (between snapshots). */
+  onGauge(listener: (gauge: GaugeState) => void): { dispose(): void };
+  /** One handler per request type: a new request type fails the build until it is handled. */
+  handlers(reply: (message: HostToInspector) => void): Handlers<InspectorRequest>;
 }
 
 /** The Memory Inspector: one webview panel, revealed again when already open. */
@@ -17,6 +26,9 @@ export class InspectorPanel implements vscode.Disposable {
   private static current: InspectorPanel | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly channel: WebviewChannel<InspectorToHost, HostToInspector>;
+  /** Snapshots are built one at a time; a change during a build asks for one more afterwards. */
+  private building: Promise<void> | undefined;
+  private again = false;
 
   static show(extensionUri: vscode.Uri, source: InspectorSource, logger: Logger): InspectorPanel {
     if (InspectorPanel.current) {
@@ -37,16 +49,24 @@ export class InspectorPanel implements vscode.Disposable {
   private constructor(
     readonly panel: vscode.WebviewPanel,
     extensionUri: vscode.Uri,
-    private readonly source: InspectorSource,
-    logger: Logger,
+    /** Public for tests (e.g. the test-only timeline hook of the controller). */
+    readonly source: InspectorSource,
+    private readonly logger: Logger,
   ) {
+    const post = (m: HostToInspector) => this.channel.post(m);
     this.channel = new WebviewChannel<InspectorToHost, HostToInspector>(panel.webview, 'inspector', INSPECTOR_TO_HOST_SHAPES, {
       ready: () => this.pushSnapshot(),
       refresh: () => this.pushSnapshot(),
-      openFile: (m) => this.openFile(m.path),
-      ping: (m) => this.channel.post({ type: 'pong', requestId: m.requestId, text: `pong: ${m.text}` }),
+      ping: (m) => post({ type: 'pong', requestId: m.requestId, text: `pong: ${m.text}` }),
+      ...source.handlers(post),
     }, logger);
-    this.disposables.push(this.channel, source.onDidChange(() => void this.pushSnapshot()));
+    this.disposables.push(
+      this.channel,
+      source.onDidChange(() => void this.pushSnapshot()),
+      source.onGauge((gauge) => post({ type: 'gauge', gauge })),
+      // Without retained context a hidden panel's page is gone; it says `ready` again when shown.
+      panel.onDidChangeViewState(() => { if (!panel.visible) this.channel.reset(); }),
+    );
     panel.webview.html = renderWebviewHtml(panel.webview, extensionUri, 'inspector', 'Engram Memory Inspector');
     panel.onDidDispose(() => this.dispose(), undefined, this.disposables);
   }
@@ -55,16 +75,27 @@ export class InspectorPanel implements vscode.Disposable {
     return this.channel.rejected;
   }
 
-  private async pushSnapshot(): Promise<void> {
-    this.channel.post({ type: 'snapshot', state: await this.source.snapshot() });
+  /** Resolves once the newest snapshot has been posted (tests wait on it after changing files). */
+  async refresh(): Promise<void> {
+    await this.pushSnapshot();
   }
 
-  private async openFile(path: string): Promise<void> {
-    // Only files the current snapshot names may be opened: the webview cannot make us open anything else.
-    const state = await this.source.snapshot();
-    const known = new Set<string>([state.notes.path ?? '', ...state.memory.entries.map((e) => e.file)]);
-    if (!known.has(path)) return;
-    await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true });
+  private pushSnapshot(): Promise<void> {
+    if (this.building) {
+      this.again = true;
+      return this.building;
+    }
+    this.building = (async () => {
+      do {
+        this.again = false;
+        try {
+          this.channel.post({ type: 'snapshot', state: await this.source.snapshot() });
+        } catch (error) {
+          this.logger.error('inspector: building the snapshot failed', error);
+        }
+      } while (this.again && !this.disposed);
+    })().finally(() => { this.building = undefined; });
+    return this.building;
   }
 
   private disposed = false;

@@ -16,6 +16,8 @@ const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['accounting', () => import('./accounting')],
   ['transcriptLoad', () => import('./transcriptLoad')],
   ['compaction', () => import('./compaction')],
+  ['sessionCost', () => import('./sessionCost')],
+  ['inspectorRender', () => import('./inspectorRender')],
 ];
 
 /** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */

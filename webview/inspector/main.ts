@@ -1,63 +1,174 @@
-// The Memory Inspector: context gauge, session notes, the memory index and the compaction timeline.
+// The Memory Inspector: the context gauge, the session notes, the memory tree and the timeline of one
+// source (the live session by default). Everything shown comes from the host's snapshot as text or
+// through the sanitising Markdown renderer; every action is a typed request the host checks.
 import type { HostToInspector, InspectorSnapshot, InspectorToHost } from '../../src/protocol/messages';
-import { button, h, registerComponents } from '../shared/components';
-import { renderGauge } from '../shared/gauge';
+import { badge, button, h, registerComponents } from '../shared/components';
 import { connect } from '../shared/host';
 import { renderMarkdown } from '../shared/markdown';
+import { renderGaugePane } from './gaugePane';
+import { renderMemoryPane, type MemoryActions } from './memoryPane';
+import { renderNotesPane } from './notesPane';
+import { setLanguage, t } from './strings';
+import { renderTimelinePane, type ReplacedState } from './timelinePane';
 
+interface UiState {
+  grouping: 'type' | 'line';
+  collapsed: string[];
+  selectedEntry?: string;
+  selectedEvent?: string;
+}
+
+setLanguage(document.documentElement.lang);
 registerComponents();
 
 const app = document.getElementById('app')!;
 let current: InspectorSnapshot | undefined;
+const replaced = new Map<string, ReplacedState>();
+let nextRequest = 0;
+/** Outlives re-renders, so the outcome of an action stays readable when a snapshot follows it. */
+const statusLine = h('div', { id: 'inspector-status', class: 'inspector-status', role: 'status', 'aria-live': 'polite' });
 
-const link = connect<HostToInspector, InspectorToHost>({
+const link = connect<HostToInspector, InspectorToHost, UiState>({
   snapshot: (m) => {
     current = m.state;
-    render(m.state);
+    render();
   },
   gauge: (m) => {
     if (!current) return;
     current.gauge = m.gauge;
-    document.getElementById('gauge-section')?.replaceWith(gaugeSection(current));
+    document.getElementById('gauge-body')?.replaceWith(renderGaugePane(m.gauge));
   },
-  pong: (m) => { document.getElementById('inspector-status')!.textContent = m.text; },
+  compactionDetails: (m) => {
+    replaced.set(m.id, { messages: m.messages, ...(m.error ? { error: m.error } : {}) });
+    if (ui.selectedEvent === m.id) renderTimeline();
+  },
+  status: (m) => {
+    statusLine.textContent = m.text;
+    statusLine.className = `inspector-status status-${m.level}`;
+  },
+  pong: (m) => { statusLine.textContent = m.text; },
 });
 
-function section(id: string, title: string, ...children: Array<Node | null>): HTMLElement {
-  return h('section', { id, class: 'inspector-section', 'aria-labelledby': `${id}-title` },
-    h('h2', { id: `${id}-title` }, title), ...children.filter((c): c is Node => c !== null));
+const ui: UiState = { grouping: 'type', collapsed: ['group:trash'], ...link.getState() };
+const saveUi = () => link.setState({ ...ui });
+
+const memoryActions: MemoryActions = {
+  open: (path) => link.post({ type: 'openFile', path }),
+  reveal: (path) => link.post({ type: 'revealFile', path }),
+  rename: (group, file) => link.post({ type: 'renameEntry', group, file }),
+  changeType: (group, file) => link.post({ type: 'changeType', group, file }),
+  prune: (group, file) => link.post({ type: 'pruneEntry', group, file }),
+  restore: (item) => link.post({ type: 'restoreEntry', group: item.group, trashId: item.id }),
+  deleteForGood: (item) => link.post({ type: 'deleteTrash', group: item.group, trashId: item.id }),
+  openOrigin: (sessionId, messageId) => link.post({ type: 'openOrigin', sessionId, ...(messageId ? { messageId } : {}) }),
+  inspectSession: (sessionId) => link.post({ type: 'inspectSession', sessionId }),
+  setGrouping: (grouping) => {
+    ui.grouping = grouping;
+    saveUi();
+    renderMemory();
+  },
+  toggled: (key, expanded) => {
+    ui.collapsed = ui.collapsed.filter((k) => k !== key);
+    if (!expanded) ui.collapsed.push(key);
+    saveUi();
+  },
+  selected: (key) => {
+    ui.selectedEntry = key;
+    saveUi();
+  },
+};
+
+function section(id: string, title: string, body: HTMLElement): HTMLElement {
+  return h('section', { id, class: 'inspector-section', 'aria-labelledby': `${id}-title`, tabindex: '-1' },
+    h('h2', { id: `${id}-title` }, title), body);
 }
 
-function gaugeSection(s: InspectorSnapshot): HTMLElement {
-  const rows = s.gauge.breakdown.map((b) => h('tr', {}, h('td', {}, b.category), h('td', { class: 'num' }, b.tokens.toLocaleString('en-US'))));
-  return section('gauge-section', 'Context', renderGauge(s.gauge, false),
-    rows.length ? h('table', { class: 'breakdown', 'aria-label': 'Context by category' }, ...rows) : null);
-}
-
-function render(s: InspectorSnapshot): void {
+function render(): void {
+  const s = current!;
   app.setAttribute('aria-busy', 'false');
-  const notes = s.notes.markdown
-    ? h('div', { class: 'markdown notes' })
-    : h('p', { class: 'empty' }, 'No session notes yet: they are written once the conversation reaches the first threshold.');
-  if (s.notes.markdown) notes.append(renderMarkdown(s.notes.markdown));
-  const entries = s.memory.entries.length
-    ? h('ul', { class: 'memory-list', role: 'tree', 'aria-label': 'Memory entries' },
-      ...s.memory.entries.map((e) => h('li', { role: 'treeitem', class: `memory-entry type-${e.type}` },
-        h('span', { class: 'memory-title' }, e.title), h('span', { class: 'memory-hook' }, ` — ${e.hook}`))))
-    : h('p', { class: 'empty' }, 'This project has no memories yet.');
-  const timeline = s.timeline.length
-    ? h('ol', { class: 'timeline', 'aria-label': 'Timeline' }, ...s.timeline.map((t) => h('li', { class: `timeline-${t.kind}` }, h('time', {}, t.at), ` ${t.text}`)))
-    : h('p', { class: 'empty' }, 'No compactions or memory writes in this session yet.');
+  // Only when the page has the keyboard: focusing an element would take it from VS Code (and close a
+  // quick pick the user is working in).
+  const hasFocus = document.hasFocus();
+  const focusKey = hasFocus ? (document.activeElement as HTMLElement | null)?.dataset?.key : undefined;
+  const focusEvent = hasFocus ? (document.activeElement as HTMLElement | null)?.dataset?.id : undefined;
+  const sourceText = `${s.source.label}${s.sessionId ? ` · ${t('session', s.sessionId)}` : s.source.kind === 'current' ? ` · ${t('noSession')}` : ''}`;
   app.replaceChildren(
     h('header', { class: 'inspector-header' },
-      h('h1', {}, 'Memory Inspector'),
-      h('span', { class: 'source' }, `Source: ${s.source}${s.sessionId ? ` · session ${s.sessionId}` : ''}`),
-      button('Refresh', { appearance: 'secondary', icon: 'refresh', id: 'refresh', onClick: () => link.post({ type: 'refresh' }) })),
-    gaugeSection(s),
-    section('notes-section', 'Session notes', notes),
-    section('memory-section', 'Memory', entries),
-    section('timeline-section', 'Timeline', timeline),
-    h('div', { id: 'inspector-status', role: 'status' }));
+      h('h1', {}, t('title')),
+      h('span', { class: 'source', id: 'source-label', title: s.source.root }, t('source', sourceText)),
+      s.source.readOnly ? h('span', { title: t('readOnlyHint') }, badge(t('readOnly'))) : null,
+      s.source.kind !== 'current'
+        ? button(t('currentSession'), { appearance: 'secondary', icon: 'comment-discussion', id: 'use-current', onClick: () => link.post({ type: 'useCurrentSession' }) })
+        : null,
+      button(t('changeSource'), { appearance: 'secondary', icon: 'folder-opened', id: 'pick-source', onClick: () => link.post({ type: 'pickSource' }) }),
+      button('', { appearance: 'icon', icon: 'refresh', id: 'refresh', ariaLabel: t('refresh'), title: t('refresh'), onClick: () => link.post({ type: 'refresh' }) })),
+    h('nav', { class: 'pane-nav', 'aria-label': t('panes') },
+      ...([['gauge-section', t('paneContext')], ['notes-section', t('paneNotes')], ['memory-section', t('paneMemory')], ['timeline-section', t('paneTimeline')]] as const)
+        .map(([id, label]) => {
+          const a = h('a', { href: `#${id}` }, label);
+          a.addEventListener('click', (event) => {
+            event.preventDefault();
+            const target = document.getElementById(id);
+            target?.scrollIntoView({ block: 'start' });
+            target?.focus({ preventScroll: true });
+          });
+          return a;
+        })),
+    statusLine,
+    section('gauge-section', t('paneContext'), renderGaugePane(s.gauge)),
+    section('notes-section', t('paneNotes'), renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path }))),
+    section('memory-section', t('paneMemory'), h('div', { id: 'memory-slot' })),
+    section('timeline-section', t('paneTimeline'), h('div', { id: 'timeline-slot' })));
+  renderMemory();
+  renderTimeline();
+  // Keep the keyboard where it was across refreshes.
+  if (focusKey) document.querySelector<HTMLElement>(`#memory-tree [data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  if (focusEvent) document.querySelector<HTMLElement>(`.timeline-button[data-id="${CSS.escape(focusEvent)}"]`)?.focus();
+}
+
+function renderMemory(): void {
+  const s = current;
+  if (!s) return;
+  const slot = document.getElementById('memory-slot') ?? document.getElementById('memory-body');
+  slot?.replaceWith(renderMemoryPane(s.memory, s.source, s.now,
+    { grouping: ui.grouping, collapsed: new Set(ui.collapsed), selected: ui.selectedEntry }, memoryActions));
+}
+
+function renderTimeline(): void {
+  const s = current;
+  if (!s) return;
+  const slot = document.getElementById('timeline-slot') ?? document.getElementById('timeline-body');
+  const selected = s.timeline.find((e) => e.id === ui.selectedEvent);
+  // Replaced messages never change for a compaction: asked for once, when first selected.
+  if (selected?.kind === 'compaction' && !replaced.has(selected.id)) {
+    replaced.set(selected.id, 'loading');
+    link.post({ type: 'compactionDetails', requestId: `r${++nextRequest}`, id: selected.id });
+  }
+  slot?.replaceWith(renderTimelinePane(s.timeline, selected?.id, selected ? replaced.get(selected.id) : undefined, {
+    select: (id) => selectEvent(id),
+    openDiff: (id) => link.post({ type: 'openCompactionDiff', id }),
+    undo: (id) => link.post({ type: 'undoCompaction', id }),
+  }));
+}
+
+function selectEvent(id: string): void {
+  ui.selectedEvent = id;
+  saveUi();
+  renderTimeline();
+  document.querySelector<HTMLElement>(`.timeline-button[data-id="${CSS.escape(id)}"]`)?.focus();
 }
 
 link.post({ type: 'ready' });
+warmUp();
+
+/**
+ * While the host builds the first snapshot: the Markdown renderer and the toolkit's button compile on
+ * first use, which would otherwise fall on the first render.
+ */
+function warmUp(): void {
+  renderMarkdown('*warm* [up](#x)\n\n- a `b`');
+  const probe = button('', { onClick: () => undefined });
+  probe.hidden = true;
+  document.body.append(probe);
+  probe.remove();
+}

@@ -1,0 +1,159 @@
+// The memory tree's data: instruction files (CLAUDE.md), the MEMORY.md entries with what each costs and
+// whether the system prompt gets it, files no line points to, team memory, and the trash that Undo
+// restores from. Read-only, plain Node (no `vscode`), so it is unit-tested on fixture folders.
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { loadInstructions } from '../../core/memory/instructions';
+import { loadMemoryIndex, type IndexEntry, type MemoryIndex, type TopicSummary } from '../../core/memory/autoMemory/memoryIndex';
+import { TEAM_DIR_NAME } from '../../core/memory/autoMemory/memoryPaths';
+import { listTrash } from '../../core/memory/autoMemory/memoryTrash';
+import { parseTopicFile } from '../../core/memory/autoMemory/topicFile';
+import { MEMORY_INDEX_MAX_LINES } from '../../core/thresholds';
+import type { TokenCounter } from '../../core/tokens/accounting';
+import type { EntryGroup, InstructionView, MemoryEntryView, MemoryView, TrashView } from '../../protocol/messages';
+
+export interface MemoryViewInput {
+  /** The project's memory folder; undefined when auto memory is off or unknown. */
+  dir: string | undefined;
+  /** Where to look for CLAUDE.md files; undefined lists none. */
+  instructions?: { cwd: string | undefined; configDir: string; trusted: boolean };
+  countTokens?: TokenCounter;
+}
+
+export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryView> {
+  const count = input.countTokens;
+  const instructions = input.instructions ? await instructionViews(input.instructions, count) : [];
+  if (!input.dir) {
+    return { exists: false, instructions, entries: [], unindexed: [], loadedLines: 0, totalLines: 0, maxLines: MEMORY_INDEX_MAX_LINES, warnings: [], trash: [] };
+  }
+  const dir = input.dir;
+  const teamDir = path.join(dir, TEAM_DIR_NAME);
+  const [index, team, trash, teamTrash, exists] = await Promise.all([
+    loadMemoryIndex(dir, count ? { countTokens: count } : {}),
+    loadMemoryIndex(teamDir, count ? { countTokens: count } : {}),
+    listTrash(dir),
+    listTrash(teamDir),
+    isDir(dir),
+  ]);
+  const [mine, theirs] = await Promise.all([viewsOf(index, 'private'), viewsOf(team, 'team')]);
+  return {
+    dir,
+    exists,
+    instructions,
+    entries: [...mine.entries, ...theirs.entries],
+    unindexed: [...mine.unindexed, ...theirs.unindexed],
+    loadedLines: index.loadedLines,
+    totalLines: index.totalLines,
+    maxLines: MEMORY_INDEX_MAX_LINES,
+    warnings: [...index.warnings, ...team.warnings.map((w) => `team: ${w}`)],
+    trash: [...trash.map((r) => trashView(r, 'private')), ...teamTrash.map((r) => trashView(r, 'team'))]
+      .sort((a, b) => (a.prunedAt < b.prunedAt ? 1 : a.prunedAt > b.prunedAt ? -1 : 0)),
+  };
+}
+
+function trashView(r: { id: string; file: string; prunedAt: string }, group: EntryGroup): TrashView {
+  return { id: r.id, group, file: r.file, prunedAt: r.prunedAt };
+}
+
+async function viewsOf(index: MemoryIndex, group: EntryGroup): Promise<{ entries: MemoryEntryView[]; unindexed: MemoryEntryView[] }> {
+  const topics = new Map(index.topics.map((t) => [t.file, t]));
+  const origins = await originsOf(index.dir, index.topics);
+  const entries = index.entries.map((e) => entryView(index.dir, group, e, topics.get(normalise(e.file)), origins));
+  const unindexed = index.unindexed.map((file): MemoryEntryView => {
+    const t = topics.get(file);
+    const origin = origins.get(file);
+    return {
+      key: `${group}:${file}`,
+      group,
+      title: t?.name?.trim() || file,
+      file,
+      path: path.join(index.dir, file),
+      hook: t?.description ?? '',
+      type: t?.type ?? null,
+      tokens: t?.tokens ?? null,
+      mtimeMs: t?.mtimeMs ?? null,
+      line: null,
+      loaded: false,
+      missing: false,
+      indexed: false,
+      ...(origin ? { origin } : {}),
+    };
+  });
+  return { entries, unindexed };
+}
+
+function entryView(dir: string, group: EntryGroup, e: IndexEntry, topic: TopicSummary | undefined, origins: Map<string, MemoryEntryView['origin']>): MemoryEntryView {
+  const file = normalise(e.file);
+  const origin = origins.get(file);
+  return {
+    // Two lines may link the same file (a warning says so): the line keeps keys unique.
+    key: `${group}:${file}:${e.line}`,
+    group,
+    title: e.title,
+    file,
+    path: path.join(dir, file),
+    hook: e.hook,
+    type: e.type,
+    tokens: e.tokens,
+    mtimeMs: topic?.mtimeMs ?? null,
+    line: e.line,
+    loaded: e.loaded,
+    missing: e.missing,
+    indexed: true,
+    ...(origin ? { origin } : {}),
+  };
+}
+
+/** Where each memory came from: `originSessionId` / `originMessageId` in its front matter. */
+async function originsOf(dir: string, topics: readonly TopicSummary[]): Promise<Map<string, MemoryEntryView['origin']>> {
+  const out = new Map<string, MemoryEntryView['origin']>();
+  await Promise.all(topics.map(async (t) => {
+    let buf: Buffer;
+    try {
+      buf = await fsp.readFile(path.join(dir, t.file));
+    } catch {
+      return;
+    }
+    // Only the front matter matters; a cheap test skips files without any.
+    if (!buf.subarray(0, 4).toString('utf8').replace(/^\ufeff/, '').startsWith('---')) return;
+    const parsed = parseTopicFile(buf);
+    if (parsed.binary) return;
+    const sessionId = typeof parsed.data.originSessionId === 'string' ? parsed.data.originSessionId : undefined;
+    const messageId = typeof parsed.data.originMessageId === 'string' ? parsed.data.originMessageId : undefined;
+    if (sessionId) out.set(t.file, { sessionId, ...(messageId ? { messageId } : {}) });
+  }));
+  return out;
+}
+
+async function instructionViews(opts: { cwd: string | undefined; configDir: string; trusted: boolean }, count: TokenCounter | undefined): Promise<InstructionView[]> {
+  try {
+    const result = await loadInstructions({
+      // Without a known project folder only the user's file is listed.
+      cwd: opts.cwd ?? opts.configDir,
+      configDir: opts.configDir,
+      trusted: opts.trusted && opts.cwd !== undefined,
+      ...(count ? { countTokens: count } : {}),
+    });
+    return result.files.map((f) => ({
+      path: f.path,
+      scope: f.scope,
+      tokens: f.tokens ?? (count ? count(f.content) : Math.ceil(f.content.length / 4)),
+      ...(f.importedFrom ? { importedFrom: f.importedFrom } : {}),
+      truncated: f.truncated === true,
+    }));
+  } catch {
+    return [];
+  }
+}
+
+function normalise(name: string): string {
+  return name.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join('/');
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}

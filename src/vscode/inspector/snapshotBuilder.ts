@@ -1,0 +1,99 @@
+// Builds what the Memory Inspector shows from a source's inputs and the files on disk: the gauge (live,
+// or measured from the transcript for a session read from disk), the notes, the memory tree and the
+// timeline. Plain Node (no `vscode`): the VS Code side gathers the inputs, this assembles them, and unit
+// tests drive it on fixture folders.
+import { promises as fsp } from 'node:fs';
+import { loadTranscriptView } from '../../core/compaction/transcriptView';
+import type { NotesCaps } from '../../core/memory/sessionNotes/template';
+import { defaultTokenCounter, TokenEstimator, type TokenCounter } from '../../core/tokens/accounting';
+import { gaugeOf } from '../../core/tokens/transcriptGauge';
+import type { GaugeState, InspectorSnapshot, InspectorSourceInfo } from '../../protocol/messages';
+import type { TimelineEntry } from '../inspectorContext';
+import { gaugeCategories } from './gaugeParts';
+import { buildMemoryView } from './memoryView';
+import { buildNotesView } from './notesView';
+import { buildTimeline } from './timelineView';
+import { transcriptFacts } from './transcriptFacts';
+
+export interface GaugeSettings {
+  window: number;
+  reservedForOutput: number;
+  marks: number[];
+}
+
+export interface SnapshotInput {
+  source: InspectorSourceInfo;
+  sessionId: string | undefined;
+  transcriptPath: string | undefined;
+  /** The live session's gauge (ChatSession.gauge()); absent for a session read from disk. */
+  gauge?: GaugeState;
+  gaugeSettings: GaugeSettings;
+  notes: {
+    summaryPath: string | undefined;
+    statePath: string | undefined;
+    caps?: NotesCaps;
+    live?: { lastSummarizedMessageId?: string; updatedAt?: string; lastError?: string; updating: boolean };
+  };
+  memoryDir: string | undefined;
+  instructions?: { cwd: string | undefined; configDir: string; trusted: boolean };
+  /** The live session's events; absent for a session read from disk. */
+  timeline?: readonly TimelineEntry[];
+  canUndoCompaction: boolean;
+  now: number;
+  countTokens?: TokenCounter;
+}
+
+export async function buildInspectorSnapshot(input: SnapshotInput): Promise<InspectorSnapshot> {
+  const count = input.countTokens ?? defaultTokenCounter;
+  const facts = input.transcriptPath ? await transcriptFacts(input.transcriptPath) : undefined;
+  const [notes, memory, gauge] = await Promise.all([
+    buildNotesView({ ...input.notes, ...(facts ? { facts } : {}), countTokens: count }),
+    buildMemoryView({
+      dir: input.memoryDir,
+      ...(input.instructions ? { instructions: { ...input.instructions, cwd: input.instructions.cwd ?? facts?.cwd } } : {}),
+      countTokens: count,
+    }),
+    input.gauge ? Promise.resolve(input.gauge) : diskGauge(input.transcriptPath, input.gaugeSettings, count),
+  ]);
+  const timeline = buildTimeline({
+    ...(input.timeline ? { live: input.timeline } : {}),
+    ...(facts ? { facts } : {}),
+    ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+    memories: [...memory.entries, ...memory.unindexed],
+    ...(notes.updatedAt !== undefined && !input.timeline ? { notesUpdatedAt: notes.updatedAt, notesTokens: notes.tokens } : {}),
+    canUndo: input.canUndoCompaction,
+  });
+  return { source: input.source, sessionId: input.sessionId, gauge, notes, memory, timeline, now: input.now };
+}
+
+const gaugeCache = new Map<string, { size: number; mtimeMs: number; window: number; gauge: GaugeState }>();
+
+/** The gauge of a transcript on disk, by the engine's rule (the last usage report plus what came after). */
+export async function diskGauge(transcriptPath: string | undefined, settings: GaugeSettings, count: TokenCounter): Promise<GaugeState | undefined> {
+  if (!transcriptPath) return undefined;
+  let st;
+  try {
+    st = await fsp.stat(transcriptPath);
+  } catch {
+    return undefined;
+  }
+  const hit = gaugeCache.get(transcriptPath);
+  if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.window === settings.window) {
+    return { ...hit.gauge, reservedForOutput: settings.reservedForOutput, marks: settings.marks.slice() };
+  }
+  try {
+    const view = await loadTranscriptView(transcriptPath);
+    const measured = gaugeOf(view.lines, view.entries, settings.window, new TokenEstimator(count));
+    const gauge: GaugeState = {
+      usedTokens: measured.usedTokens,
+      window: settings.window,
+      reservedForOutput: settings.reservedForOutput,
+      marks: settings.marks.slice(),
+      breakdown: gaugeCategories(measured.breakdown).filter((c) => c.tokens > 0),
+    };
+    gaugeCache.set(transcriptPath, { size: st.size, mtimeMs: st.mtimeMs, window: settings.window, gauge });
+    return gauge;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,135 @@
+// The memory pane: a summary line, warnings, the tree, and the details and actions of the selected row.
+// Keys in the tree: Enter opens, F2 renames, Delete prunes (pruning always has Undo).
+import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, TrashView } from '../../src/protocol/messages';
+import { button, h, lightButton } from '../shared/components';
+import { ago, dateTime, num } from './format';
+import { renderMemoryTree, type TreePayload, type TreeUi } from './memoryTree';
+import { t, type StringKey } from './strings';
+import { attachTree } from './treeNav';
+
+export interface MemoryActions {
+  open(path: string): void;
+  reveal(path: string): void;
+  rename(group: EntryGroup, file: string): void;
+  changeType(group: EntryGroup, file: string): void;
+  prune(group: EntryGroup, file: string): void;
+  restore(item: TrashView): void;
+  deleteForGood(item: TrashView): void;
+  openOrigin(sessionId: string, messageId: string | undefined): void;
+  inspectSession(sessionId: string): void;
+  setGrouping(grouping: 'type' | 'line'): void;
+  toggled(key: string, expanded: boolean): void;
+  selected(key: string): void;
+}
+
+export function renderMemoryPane(view: MemoryView, source: InspectorSourceInfo, now: number, ui: TreeUi, actions: MemoryActions): HTMLElement {
+  const body = h('div', { id: 'memory-body' });
+  const indexed = view.entries.filter((e) => e.group === 'private');
+  const summary = h('p', { class: 'memory-summary', id: 'memory-summary' },
+    view.dir ? t('memorySummary', indexed.length, indexed.filter((e) => e.loaded).length, view.totalLines, view.maxLines) : t('memoryOff'));
+  const grouping = h('div', { class: 'segmented', role: 'radiogroup', 'aria-label': t('groupBy') },
+    h('span', { class: 'segmented-label' }, `${t('groupBy')}:`),
+    radio(t('byType'), ui.grouping === 'type', () => actions.setGrouping('type'), 'group-by-type'),
+    radio(t('byLine'), ui.grouping === 'line', () => actions.setGrouping('line'), 'group-by-line'));
+  body.append(h('div', { class: 'pane-toolbar' }, summary, grouping));
+  if (view.warnings.length) {
+    const details = h('details', { class: 'memory-warnings' }, h('summary', {}, t('warnings', view.warnings.length)),
+      h('ul', {}, ...view.warnings.map((w) => h('li', {}, w))));
+    body.append(details);
+  }
+  if (view.dir && view.entries.length === 0 && view.unindexed.length === 0 && view.trash.length === 0) {
+    body.append(h('p', { class: 'empty' }, t('memoryNone')));
+  }
+  const { tree, payloads } = renderMemoryTree(view, now, ui);
+  const details = h('div', { class: 'entry-details', id: 'entry-details', role: 'region', 'aria-label': t('details'), 'aria-live': 'polite' });
+  const show = (key: string | undefined) => {
+    details.replaceChildren(...detailsOf(key ? payloads.get(key) : undefined, source, now, actions));
+  };
+  attachTree(tree, {
+    select: (item) => {
+      const key = item.dataset.key!;
+      actions.selected(key);
+      show(key);
+    },
+    activate: (item) => {
+      const p = payloads.get(item.dataset.key!);
+      if (p?.kind === 'entry' && !p.entry.missing) actions.open(p.entry.path);
+      else if (p?.kind === 'instruction') actions.open(p.file.path);
+    },
+    toggled: (item, expanded) => actions.toggled(item.dataset.key!, expanded),
+    key: (item, event) => {
+      const p = payloads.get(item.dataset.key!);
+      if (p?.kind !== 'entry') return false;
+      if (event.key === 'F2' && !source.readOnly) actions.rename(p.entry.group, p.entry.file);
+      else if (event.key === 'Delete') actions.prune(p.entry.group, p.entry.file);
+      else return false;
+      return true;
+    },
+  });
+  show(ui.selected && payloads.has(ui.selected) ? ui.selected : undefined);
+  body.append(h('div', { class: 'memory-layout' }, h('div', { class: 'tree-box' }, tree), details));
+  return body;
+}
+
+function radio(label: string, checked: boolean, onClick: () => void, id: string): HTMLElement {
+  const el = lightButton(label, { id, onClick });
+  el.setAttribute('role', 'radio');
+  el.setAttribute('aria-checked', String(checked));
+  el.classList.toggle('checked', checked);
+  return el;
+}
+
+function detailsOf(p: TreePayload | undefined, source: InspectorSourceInfo, now: number, actions: MemoryActions): Array<Node | string> {
+  if (!p || p.kind === 'group') return [h('p', { class: 'empty' }, t('selectEntry'))];
+  if (p.kind === 'instruction') {
+    return [h('h3', {}, p.file.path),
+      facts([[t('type'), t(`scope_${p.file.scope}` as StringKey)], [t('tokens'), num(p.file.tokens)]]),
+      h('div', { class: 'detail-actions' },
+        button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(p.file.path) }),
+        button(t('reveal'), { appearance: 'secondary', icon: 'folder-opened', id: 'entry-reveal', onClick: () => actions.reveal(p.file.path) }))];
+  }
+  if (p.kind === 'trash') {
+    const item = p.item;
+    return [h('h3', {}, item.file),
+      facts([[t('prune'), dateTime(Date.parse(item.prunedAt))]]),
+      h('div', { class: 'detail-actions' },
+        button(t('restore'), { icon: 'discard', id: 'trash-restore', onClick: () => actions.restore(item) }),
+        button(t('deleteForGood'), { appearance: 'secondary', icon: 'trash', id: 'trash-delete', onClick: () => actions.deleteForGood(item) }))];
+  }
+  return entryDetails(p.entry, source, now, actions);
+}
+
+function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: number, actions: MemoryActions): Array<Node | string> {
+  const status = e.missing ? t('missingLong') : !e.indexed ? t('unindexedLong') : e.loaded ? t('loaded') : t('cutLong');
+  const origin = e.origin
+    ? h('span', { class: 'origin' },
+      lightButton(t('originLink', e.origin.sessionId), { look: 'link', id: 'entry-origin', onClick: () => actions.openOrigin(e.origin!.sessionId, e.origin!.messageId) }),
+      e.origin.messageId ? ` · ${t('originMessage', e.origin.messageId)} · ` : ' · ',
+      lightButton(t('inspectOrigin'), { look: 'link', id: 'entry-inspect-origin', onClick: () => actions.inspectSession(e.origin!.sessionId) }))
+    : h('span', { class: 'empty' }, t('noOrigin'));
+  const canEdit = !source.readOnly && !e.missing;
+  return [
+    h('h3', { class: 'entry-details-title' }, e.title),
+    facts([
+      [t('file'), e.file],
+      [t('hook'), e.hook],
+      [t('type'), e.type ? t(`type_${e.type}` as StringKey) : t('type_null')],
+      [t('tokens'), e.tokens !== null ? num(e.tokens) : '—'],
+      [t('age'), e.mtimeMs !== null ? `${ago(e.mtimeMs, now)} (${dateTime(e.mtimeMs)})` : '—'],
+      ['MEMORY.md', e.line !== null ? `${t('line', e.line)} · ${status}` : status],
+      [t('origin'), origin],
+    ]),
+    h('div', { class: 'detail-actions' },
+      e.missing ? null : button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(e.path) }),
+      e.missing ? null : button(t('reveal'), { appearance: 'secondary', icon: 'folder-opened', id: 'entry-reveal', onClick: () => actions.reveal(e.path) }),
+      canEdit ? button(t('rename'), { appearance: 'secondary', icon: 'edit', id: 'entry-rename', onClick: () => actions.rename(e.group, e.file) }) : null,
+      canEdit ? button(t('changeType'), { appearance: 'secondary', icon: 'tag', id: 'entry-type', onClick: () => actions.changeType(e.group, e.file) }) : null,
+      button(t('prune'), { appearance: 'secondary', icon: 'trash', id: 'entry-prune', onClick: () => actions.prune(e.group, e.file) })),
+  ];
+}
+
+function facts(rows: Array<[string, string | Node]>): HTMLElement {
+  const dl = h('dl', { class: 'facts' });
+  for (const [k, v] of rows) dl.append(h('dt', {}, k), h('dd', {}, v));
+  return dl;
+}

@@ -1,0 +1,133 @@
+// The timeline: notes updates, memory writes and compactions in order, as a labelled list. Each event is
+// a button (arrow keys move between them); selecting a compaction shows its numbers, its summary and the
+// messages it replaced (as text), with "Open as diff" and, for the newest one, "Undo compaction".
+import type { ReplacedMessageView, TimelineView } from '../../src/protocol/messages';
+import { button, h } from '../shared/components';
+import { renderMarkdown } from '../shared/markdown';
+import { clock, dateTime, num } from './format';
+import { t, tOr } from './strings';
+
+type Compaction = Extract<TimelineView, { kind: 'compaction' }>;
+
+export interface TimelineActions {
+  select(id: string): void;
+  openDiff(id: string): void;
+  undo(id: string): void;
+}
+
+export type ReplacedState = 'loading' | { messages: ReplacedMessageView[]; error?: string };
+
+export function renderTimelinePane(timeline: readonly TimelineView[], selected: string | undefined, replaced: ReplacedState | undefined, actions: TimelineActions): HTMLElement {
+  const body = h('div', { id: 'timeline-body' });
+  if (timeline.length === 0) {
+    body.append(h('p', { class: 'empty' }, t('timelineNone')));
+    return body;
+  }
+  const list = h('ol', { class: 'timeline', id: 'timeline-list', 'aria-label': t('timelineList', timeline.length) });
+  const selectedItem = timeline.find((e) => e.id === selected);
+  // One click listener for the list; rows are cloned from a template (a hundred render in a few ms).
+  const template = h('li', {}, h('button', { type: 'button', class: 'light-button light-plain timeline-button' },
+    h('span', { 'aria-hidden': 'true' }), h('time', {}), h('span', { class: 'timeline-text' })));
+  const focusable = selectedItem ?? timeline[timeline.length - 1];
+  for (const e of timeline) {
+    const label = describe(e);
+    const li = template.cloneNode(true) as HTMLElement;
+    li.className = `timeline-item timeline-${e.kind} status-${'status' in e ? e.status : e.stage}`;
+    li.dataset.id = e.id;
+    const el = li.firstChild as HTMLButtonElement;
+    const [glyph, time, text] = Array.from(el.children) as HTMLElement[];
+    el.dataset.id = e.id;
+    el.setAttribute('aria-label', `${dateTime(e.at)}: ${label}`);
+    el.tabIndex = e === focusable ? 0 : -1;
+    if (e.id === selected) el.setAttribute('aria-current', 'true');
+    glyph.className = `codicon codicon-${iconOf(e)}`;
+    time.setAttribute('datetime', new Date(e.at).toISOString());
+    time.textContent = clock(e.at);
+    text.textContent = label;
+    if (e.kind === 'compaction' && e.undoable) el.append(h('span', { class: 'badge' }, t('undoable')));
+    list.append(li);
+  }
+  list.addEventListener('click', (event) => {
+    const button = (event.target as HTMLElement).closest<HTMLButtonElement>('.timeline-button');
+    if (button?.dataset.id) actions.select(button.dataset.id);
+  });
+  list.addEventListener('keydown', (event: KeyboardEvent) => {
+    const buttons = Array.from(list.querySelectorAll<HTMLButtonElement>('.timeline-button'));
+    const at = buttons.indexOf(event.target as HTMLButtonElement);
+    if (at < 0) return;
+    const next = event.key === 'ArrowDown' ? buttons[at + 1] : event.key === 'ArrowUp' ? buttons[at - 1]
+      : event.key === 'Home' ? buttons[0] : event.key === 'End' ? buttons[buttons.length - 1] : undefined;
+    if (!next) return;
+    event.preventDefault();
+    for (const b of buttons) b.tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  });
+  body.append(h('div', { class: 'timeline-layout' }, h('div', { class: 'timeline-box' }, list),
+    h('div', { class: 'compaction-details', id: 'compaction-details', role: 'region', 'aria-label': t('compactionDetails') },
+      ...detailsOf(selectedItem, replaced, actions))));
+  return body;
+}
+
+function detailsOf(e: TimelineView | undefined, replaced: ReplacedState | undefined, actions: TimelineActions): Array<Node | string> {
+  if (!e || e.kind !== 'compaction') {
+    if (e) return [h('h3', {}, describe(e)), e.detail ? h('p', { class: 'timeline-detail' }, e.detail) : ''];
+    return [h('p', { class: 'empty' }, t('selectCompaction'))];
+  }
+  const numbers = [
+    t('compactionTokens', num(e.tokensBefore), num(e.tokensAfter)),
+    t('duration', num(e.durationMs)),
+    calls(e.modelCalls),
+    e.replaced ? t('replaced', e.replaced) : '',
+    e.trimmed ? t('trimmed', e.trimmed) : '',
+  ].filter(Boolean).join(' · ');
+  const summary = h('div', { class: 'markdown compaction-summary', id: 'compaction-summary' });
+  if (e.summary) summary.append(renderMarkdown(e.summary));
+  else summary.append(h('p', { class: 'empty' }, t('noSummary')));
+  const messages = h('div', { class: 'replaced-messages', id: 'replaced-messages' });
+  if (replaced === undefined || replaced === 'loading') messages.append(h('p', { class: 'empty' }, t('loadingReplaced')));
+  else if (replaced.error || replaced.messages.length === 0) messages.append(h('p', { class: 'empty' }, replaced.error ?? t('noReplaced')));
+  else {
+    for (const m of replaced.messages) {
+      messages.append(h('div', { class: `replaced-message role-${m.role === 'assistant' ? 'assistant' : 'user'}` },
+        h('div', { class: 'replaced-role' }, m.role), h('pre', {}, m.text)));
+    }
+  }
+  return [
+    h('h3', {}, t('compaction', tOr(`stage_${e.stage}`, e.stage), tOr(`trigger_${e.trigger}`, e.trigger))),
+    h('p', { class: 'compaction-numbers' }, numbers),
+    e.focus ? h('p', {}, t('focus', e.focus)) : '',
+    h('div', { class: 'detail-actions' },
+      button(t('openDiff'), { icon: 'diff', id: 'compaction-diff', onClick: () => actions.openDiff(e.id) }),
+      e.undoable ? button(t('undoCompaction'), { appearance: 'secondary', icon: 'discard', id: 'compaction-undo', onClick: () => actions.undo(e.id) }) : null),
+    h('h4', {}, t('summary')), summary,
+    h('h4', {}, t('replacedMessages')), messages,
+  ];
+}
+
+export function describe(e: TimelineView): string {
+  if (e.kind === 'notes') {
+    if (e.status === 'created') return t('notes_created', e.detail ?? 'default');
+    if (e.status === 'failed') return t('notes_failed', e.detail ?? '');
+    return t('notes_updated', num(e.tokens ?? 0)) + (e.condensed ? ` (${t('condensed')})` : '') +
+      (e.modelCalls !== undefined ? ` · ${calls(e.modelCalls)}` : '') + (e.durationMs !== undefined ? ` · ${t('duration', num(e.durationMs))}` : '');
+  }
+  if (e.kind === 'memory') {
+    if (e.status === 'saved') return t('memory_saved', e.detail ?? e.files.join(', '));
+    if (e.status === 'failed') return t('memory_failed', e.detail ?? '');
+    return t('memory_extracted', e.files.length ? e.files.join(', ') : t('savedNothing')) + (e.modelCalls !== undefined ? ` · ${calls(e.modelCalls)}` : '');
+  }
+  const head = t('compaction', tOr(`stage_${e.stage}`, e.stage), tOr(`trigger_${e.trigger}`, e.trigger));
+  if (e.stage === 'undo') return head;
+  return `${head} · ${t('compactionTokens', num(e.tokensBefore), num(e.tokensAfter))} · ${t('duration', num(e.durationMs))} · ${calls(e.modelCalls)}`;
+}
+
+function iconOf(e: TimelineView): string {
+  if (e.kind === 'notes') return e.status === 'failed' ? 'warning' : 'note';
+  if (e.kind === 'memory') return e.status === 'failed' ? 'warning' : 'save';
+  return e.stage === 'undo' ? 'discard' : 'fold';
+}
+
+function calls(n: number): string {
+  return n === 1 ? t('modelCall') : t('modelCalls', n);
+}
