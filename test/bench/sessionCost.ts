@@ -2,7 +2,8 @@
 // of tool output in all) run through `engram -p --resume`, one process per turn as a script would, against
 // the test server with its simulated prompt cache. Units = input + 1.25 x cache write (5 min) + 2 x cache
 // write (1 h) + 0.1 x cache read + 5 x output, summed over every request (forks included).
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,24 +69,32 @@ export async function run(): Promise<Metrics> {
     for (let t = 1; t <= TURNS; t++) {
       const args = [cli, '-p', `Turn ${t}: review src/module${t}.js`, '--cwd', ws, '--allowed-tools', 'Read,Grep,Glob,Bash', '--output-format', 'json',
         ...(sessionId ? ['--resume', sessionId] : [])];
-      const r = spawnSync(process.execPath, args, { env, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`turn ${t} failed (exit ${r.status}): ${r.stderr.slice(0, 500)}`);
+      // Asynchronously: the test server answering the CLI lives in this process.
+      const r = await promisify(execFile)(process.execPath, args, { env, encoding: 'utf8', maxBuffer: 16 * 2 ** 20 })
+        .catch((e: { code?: number; stderr?: string }) => { throw new Error(`turn ${t} failed (exit ${e.code}): ${String(e.stderr).slice(0, 500)}`); });
       sessionId = (JSON.parse(r.stdout) as { sessionId: string }).sessionId;
     }
-    let units = 0;
+    // Where the units go: by kind of request and by kind of token, so a regression can be traced.
+    const parts = { main: 0, notes: 0, summary: 0, input: 0, cacheWrite: 0, cacheRead: 0, output: 0 };
     let toolOutputChars = 0;
     for (const req of server.requests) {
       const u = req.usage;
       if (!u) continue;
       const cw5 = u.cache_creation?.ephemeral_5m_input_tokens ?? u.cache_creation_input_tokens ?? 0;
       const cw1h = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
-      units += u.input_tokens + 1.25 * cw5 + 2 * cw1h + 0.1 * (u.cache_read_input_tokens ?? 0) + 5 * u.output_tokens;
+      const kinds = { input: u.input_tokens, cacheWrite: 1.25 * cw5 + 2 * cw1h, cacheRead: 0.1 * (u.cache_read_input_tokens ?? 0), output: 5 * u.output_tokens };
+      const cost = kinds.input + kinds.cacheWrite + kinds.cacheRead + kinds.output;
+      for (const [k, v] of Object.entries(kinds)) parts[k as keyof typeof kinds] += v;
+      const all = JSON.stringify(req.body.messages);
+      parts[all.includes(NOTES_MARKER) ? 'notes' : all.includes(SUMMARY_MARKER) ? 'summary' : 'main'] += cost;
     }
+    const units = parts.main + parts.notes + parts.summary;
     for (let t = 1; t <= TURNS; t++) toolOutputChars += fs.statSync(path.join(ws, 'src', `module${t}.js`)).size;
     const rejected = server.requests.filter((r) => r.status !== 200).length;
     return {
       session_cost_units: { value: Math.round(units), unit: 'units', target: 560_000 },
       session_cost_requests: { value: server.requests.length, unit: 'requests' },
+      ...Object.fromEntries(Object.entries(parts).map(([k, v]) => [`session_cost_units_${k}`, { value: Math.round(v), unit: 'units' }])),
       session_cost_rejected_requests: { value: rejected, unit: 'requests', target: 0 },
       session_cost_tool_output_tokens: { value: Math.round(toolOutputChars / 4), unit: 'tokens (approx.)' },
     };
