@@ -79,9 +79,12 @@ const NOT_EMITTED = new Set(['stop_details', 'inference_geo', 'iterations', 'out
 const missingKeys = (fixture: Data, ours: Data): string[] =>
   Object.keys(fixture).filter((k) => !NOT_EMITTED.has(k) && !(k in ours));
 
-describe('SSE streams match the recorded API streams', { skip: haveFixtures ? false : `no fixtures at ${FIXTURES}` }, () => {
+// The fixtures come with the project's shared material (../shared from the repository root, as in CI):
+// without them this comparison cannot run, and that is a failure, not a skip.
+describe('SSE streams match the recorded API streams', () => {
   let server: TestServer;
   before(async () => {
+    assert.ok(haveFixtures, `no SSE fixtures at ${FIXTURES} (set ENGRAM_SSE_FIXTURES or check out ../shared)`);
     server = await startTestServer();
   });
   after(() => server.close());
