@@ -1,8 +1,5 @@
 import * as vscode from 'vscode';
 import type { Agent } from '../core/agent/agent';
-import type { AutoMemoryHandle } from '../core/memory/autoMemory/attach';
-import type { AutoMemoryEvent } from '../core/memory/autoMemory/extraction';
-import type { SessionNotesEvent } from '../core/memory/sessionNotes/events';
 import type { SessionNotes } from '../core/memory/sessionNotes/updater';
 import type { AgentEvent } from '../core/agent/events';
 import { projectDir } from '../core/conversation/projectKey';
@@ -14,10 +11,10 @@ import type { ChatItem, ChatSnapshot, GaugeState, HostToChat, PermissionChoice, 
 import type { ChatBackend } from './chatBackend';
 import { clip, formatInput, itemsFromMessages } from './chatItems';
 import { dataDir, resolveModel, workspaceCwd, type ResolvedModel } from './engineSettings';
-import { CompactionController } from './compactionController';
-import type { InspectorContext, TimelineEntry } from './inspectorContext';
+import type { InspectorContext } from './inspectorContext';
 import { fixedPartsFor, gaugeCategories, recalledTokens } from './inspector/gaugeParts';
 import { loadEngine } from './loadEngine';
+import { SessionMemory } from './sessionMemory';
 
 type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
 
@@ -38,12 +35,9 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   private agentSubscription: (() => void) | undefined;
   private nextId = 0;
   private thinking: { id: string; text: string } | undefined;
-  private notes: SessionNotes | undefined;
-  private memory: AutoMemoryHandle | undefined;
-  private compaction: CompactionController | undefined;
+  /** Notes, auto memory and compaction of the current session. */
+  private engine: SessionMemory | undefined;
   private transcriptPath: string | undefined;
-  /** Notes updates, memory writes and compactions of this session, oldest first. */
-  private readonly timeline: TimelineEntry[] = [];
   /** Files the host linked in the chat; the only ones `openPath` may open. */
   private readonly linkedPaths = new Set<string>();
 
@@ -139,7 +133,6 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
   newChat(): void {
     this.stop();
     this.detachAgent();
-    this.timeline.length = 0;
     this.transcriptPath = undefined;
     this.sessionId = undefined;
     this.items = [];
@@ -176,101 +169,27 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true });
   }
 
-  /**
-   * After a compaction the prompt cache is cold anyway: rebuild the system prompt so CLAUDE.md edits and
-   * memories saved since the session began are in it from the next turn on.
-   */
-  private async refreshSystemPrompt(agent: Agent, sessionStart: Date): Promise<void> {
-    try {
-      const engine = loadEngine();
-      const cwd = workspaceCwd();
-      const memoryEnabled = vscode.workspace.getConfiguration('engram.memory').get<boolean>('enabled', true);
-      const memory = memoryEnabled ? await engine.prepareAutoMemory(dataDir(), cwd) : undefined;
-      const { system } = await engine.sessionSystemPrompt({
-        cwd, dataDir: dataDir(), trusted: vscode.workspace.isTrusted, now: sessionStart,
-        ...(memory ? { memory: memory.systemSlot } : {}),
-      });
-      if (this.agent === agent) agent.setSystem(system);
-    } catch (error) {
-      this.logger.warn(`Could not refresh the system prompt after a compaction: ${String(error)}`);
-    }
-  }
-
   /** The session notes of the current session, for compaction and the inspector. */
   get sessionNotes(): SessionNotes | undefined {
-    return this.notes;
+    return this.engine?.notes;
   }
 
   private detachAgent(): void {
     this.agentSubscription?.();
     this.agentSubscription = undefined;
-    this.notes?.dispose();
-    this.notes = undefined;
-    this.memory?.dispose();
-    this.memory = undefined;
-    this.compaction?.dispose();
-    this.compaction = undefined;
+    this.engine?.dispose();
+    this.engine = undefined;
     this.agent = undefined;
-  }
-
-  private attachMemory(agent: Agent, memoryDir: string | undefined, transcriptPath: string): void {
-    const engine = loadEngine();
-    if (memoryDir) {
-      const memory = vscode.workspace.getConfiguration('engram.memory');
-      this.memory = engine.attachAutoMemory(agent, {
-        memoryDir,
-        transcriptPath,
-        // Extraction writes files: not in an untrusted workspace, where the agent has no tools at all.
-        extraction: vscode.workspace.isTrusted && memory.get<boolean>('extraction.enabled', true),
-        everyTurns: memory.get<number>('extraction.everyTurns', 1),
-        recall: memory.get<boolean>('recall.enabled', true),
-        recallMaxFiles: memory.get<number>('recall.maxFiles', 5),
-        logger: this.logger,
-      });
-      this.memory.on((event) => this.onMemoryEvent(event));
-    }
-    // The tokenizer takes about a second to load: start it while the first request is on its way.
-    void engine.ensureTokenizer().catch((e: unknown) => this.logger.warn(`Tokenizer failed to load: ${String(e)}`));
-    const config = vscode.workspace.getConfiguration('engram.sessionNotes');
-    // In an untrusted workspace the notes updater has no Edit tool to write with.
-    if (vscode.workspace.isTrusted && config.get<boolean>('enabled', true)) {
-      this.notes = engine.attachSessionNotes(agent, {
-        dataDir: dataDir(),
-        thresholds: {
-          initTokens: config.get<number>('initTokens', 10_000),
-          growthTokens: config.get<number>('updateGrowthTokens', 5_000),
-          toolCalls: config.get<number>('updateToolCalls', 3),
-        },
-        logger: this.logger,
-        onEvent: (event) => this.onNotesEvent(event),
-      });
-    }
-  }
-
-  private onMemoryEvent(event: AutoMemoryEvent): void {
-    if (event.type === 'memorySaved' || event.type === 'extractionDone' || event.type === 'extractionFailed') {
-      this.timeline.push({ kind: 'memory', at: Date.now(), event });
-    }
-    if (event.type === 'memorySaved') {
-      const who = event.by === 'user' ? 'Memory saved' : 'Memory saved in the background';
-      this.notice('info', `${who}: ${event.title}`, undefined, { label: 'Open', path: event.file });
-      this.inspectorChanged.fire();
-    } else if (event.type === 'memoryRecalled' && event.files.length > 0) {
-      this.notice('info', `Recalled ${event.files.length} memor${event.files.length === 1 ? 'y' : 'ies'} for this message.`);
-    } else if (event.type === 'extractionFailed') {
-      this.logger.warn(`Memory extraction failed: ${event.error}`);
-    }
   }
 
   /** The project's auto-memory folder, once a session has started. */
   get memoryDirectory(): string | undefined {
-    return this.memory?.memoryDir;
+    return this.engine?.memoryDir;
   }
 
   /** Resolves when no background memory work runs (tests and shutdown). */
   async idleForTests(): Promise<void> {
-    await this.memory?.idle();
-    await this.notes?.waitForUpdate(15_000);
+    await this.engine?.idle();
   }
 
   /**
@@ -288,7 +207,7 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     }
     this.setBusy(true, 'Compacting…');
     try {
-      return (await this.compaction?.compactNow(stage, focus)) ?? false;
+      return (await this.engine?.compaction.compactNow(stage, focus)) ?? false;
     } catch (error) {
       this.logger.error('Compaction failed', error);
       this.notice('error', `Compaction failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -300,28 +219,14 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
 
   /** Undoes the latest compaction (the inspector's "Undo compaction"). */
   async undoLastCompaction(): Promise<boolean> {
-    if (this.busy || !this.compaction) return false;
-    return this.compaction.undoLast();
+    if (this.busy || !this.engine) return false;
+    return this.engine.compaction.undoLast();
   }
 
   /** "Engram: Remember" and `/remember`: the main agent writes the memory file and its index line. */
   async remember(text: string): Promise<void> {
     const trimmed = text.trim();
     if (trimmed) await this.send(loadEngine().rememberPrompt(trimmed), `Remember: ${trimmed}`);
-  }
-
-  private onNotesEvent(event: SessionNotesEvent): void {
-    this.linkedPaths.add(event.path);
-    if (event.type === 'notesUpdated' || event.type === 'notesUpdateFailed' || event.type === 'notesCreated') {
-      this.timeline.push({ kind: 'notes', at: Date.now(), event });
-    }
-    if (event.type === 'notesUpdated') {
-      const extra = event.condensed ? ' (condensed to stay under its caps)' : '';
-      this.notice('info', `Session notes ${event.kind === 'init' ? 'written' : 'updated'}: ${event.tokens.toLocaleString('en-US')} tokens${extra}.`, undefined, { label: 'Open notes', path: event.path });
-      this.inspectorChanged.fire();
-    } else if (event.type === 'notesUpdateFailed') {
-      this.notice('warning', `Session notes could not be updated: ${event.error}`, undefined, { label: 'Open notes', path: event.path });
-    }
   }
 
   // ---- permission prompts (the PermissionPrompt port, answered from the Chat view) ----
@@ -393,21 +298,13 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
     this.sessionId = opened.sessionId;
     this.gaugeCounter.sync(opened.agent.messages);
     this.agentSubscription = opened.agent.on((event) => this.onAgentEvent(event));
-    this.attachMemory(opened.agent, memory?.dir, opened.transcriptPath);
-    this.compaction = new CompactionController(opened.agent, this.notes, {
-      notice: (level, text) => this.notice(level, text),
-      compacted: (event) => {
-        this.timeline.push({ kind: 'compaction', at: event.at, event });
-        void this.refreshSystemPrompt(opened.agent, sessionStart);
+    this.engine = new SessionMemory(opened.agent, { memoryDir: memory?.dir, transcriptPath: opened.transcriptPath, sessionStart }, {
+      notice: (level, text, link) => this.notice(level, text, undefined, link),
+      conversationRewritten: () => {
         if (this.agent) this.gaugeCounter.sync(this.agent.messages);
         this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
-        this.inspectorChanged.fire();
       },
-      undone: () => {
-        if (this.agent) this.gaugeCounter.sync(this.agent.messages);
-        this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
-        this.inspectorChanged.fire();
-      },
+      changed: () => this.inspectorChanged.fire(),
     }, this.logger);
     this.logger.info(`Session ${opened.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${opened.transcriptPath}`);
     return opened.agent;
@@ -534,9 +431,9 @@ export class ChatSession implements ChatBackend, PermissionPrompt, vscode.Dispos
       dataDir: dataDir(),
       transcriptPath: this.transcriptPath,
       gauge: this.gauge(),
-      notes: this.notes,
-      memoryDir: this.memory?.memoryDir,
-      timeline: this.timeline,
+      notes: this.engine?.notes,
+      memoryDir: this.engine?.memoryDir,
+      timeline: this.engine?.timeline ?? [],
     };
   }
 
