@@ -75,6 +75,18 @@ const ops = {
     await page.keyboard.press('Enter');
     return true;
   },
+  /**
+   * Picks an item of the open quick pick by typing its label and pressing Enter: steadier than a click
+   * while one quick pick follows another and the list is still re-rendering.
+   */
+  async quickPick(page, { label, timeoutMs = 20_000 }) {
+    const rows = page.locator('.quick-input-widget .monaco-list-row', { hasText: label });
+    await rows.first().waitFor({ state: 'visible', timeout: timeoutMs });
+    await page.locator('.quick-input-widget input').first().fill(label);
+    await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: label }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+    await page.keyboard.press('Enter');
+    return true;
+  },
   async workbenchText(page, { selector, timeoutMs = 20_000 }) {
     const loc = page.locator(selector).first();
     await loc.waitFor({ state: 'attached', timeout: timeoutMs });

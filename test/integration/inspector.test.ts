@@ -234,7 +234,7 @@ suite('memory inspector', () => {
     await refreshUntil(api, '#memory-tree', 'Entry 5');
     await ui.click('inspector', '[data-file="feedback_005.md"] > .tree-row');
     await ui.click('inspector', '#entry-type');
-    await ui.clickWorkbench('.quick-input-widget .monaco-list-row:has-text("project")');
+    await ui.quickPick('project');
     await waitUntil('the type to change', () => /^type: project$/m.test(fs.readFileSync(file, 'utf8')));
     await refreshUntil(api, '[data-key="group:type:project"]', 'Entry 5');
     await ui.click('inspector', '[data-file="feedback_005.md"] > .tree-row');
@@ -350,7 +350,7 @@ suite('memory inspector', () => {
     await openInspector(api);
     await ui.click('inspector', '#pick-source');
     for (const row of ['Claude Code\'s folder', '-home-me-demo', 'cc-session']) {
-      await shotOnFailure('inspector-debug-picker', () => ui.clickWorkbench(`.quick-input-widget .monaco-list-row:has-text("${row}")`));
+      await shotOnFailure('inspector-debug-picker', () => ui.quickPick(row));
     }
     await ui.waitForText('inspector', '#source-label', 'Claude Code');
     assert.match(await ui.text('inspector', '.inspector-header'), /read-only/);

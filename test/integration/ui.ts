@@ -21,6 +21,7 @@ export const ui = {
   press: (key: string) => call<boolean>('press', { key }),
   evaluate: <T>(view: ViewId, expression: string) => call<T>('evaluate', { view, expression }),
   palette: (command: string) => call<boolean>('palette', { command }),
+  quickPick: (label: string) => call<boolean>('quickPick', { label }),
   workbenchText: (selector: string) => call<string>('workbenchText', { selector }),
   clickWorkbench: (selector: string) => call<boolean>('clickWorkbench', { selector }),
   screenshot: (name: string) => call<{ file: string; bytes: number }>('screenshot', { name }),
