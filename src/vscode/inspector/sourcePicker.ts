@@ -15,6 +15,8 @@ interface Pick<T> extends vscode.QuickPickItem {
  * The sources picker: the current session, another session of this project, another project, or
  * Claude Code's folder (read-only except for pruning). Resolves undefined when the user cancels.
  */
+// The picker has up to three steps, and the inspector may refresh (and take focus) while one is open:
+// ignoreFocusOut keeps a step open until the user answers or presses Escape.
 export async function pickInspectorSource(dataDir: string, cwd: string): Promise<InspectorSourceState | undefined> {
   const engine = loadEngine().inspector;
   const claudeDir = engine.claudeConfigDir();
@@ -23,7 +25,7 @@ export async function pickInspectorSource(dataDir: string, cwd: string): Promise
     { label: `$(history) ${vscode.l10n.t('Another session of this project…')}`, value: 'session' },
     { label: `$(folder) ${vscode.l10n.t('Another project…')}`, description: dataDir, value: 'project' },
     { label: `$(folder-library) ${vscode.l10n.t('Claude Code\'s folder…')}`, description: claudeDir, detail: vscode.l10n.t('Read-only, except pruning (Claude Code may be running: pruning asks first and writes atomically)'), value: 'claude' },
-  ], { title: vscode.l10n.t('Memory Inspector: show'), placeHolder: vscode.l10n.t('What should the inspector show?') });
+  ], { title: vscode.l10n.t('Memory Inspector: show'), placeHolder: vscode.l10n.t('What should the inspector show?'), ignoreFocusOut: true });
   if (!choice) return undefined;
   if (choice.value === 'current') return { kind: 'current' };
   if (choice.value === 'session') {
@@ -44,7 +46,7 @@ export async function pickInspectorSource(dataDir: string, cwd: string): Promise
     description: vscode.l10n.t('{0} sessions{1}', p.sessions, p.hasMemory ? vscode.l10n.t(', memory') : ''),
     detail: p.modified ? new Date(p.modified).toLocaleString() : undefined,
     value: p.key,
-  })), { title: vscode.l10n.t('Memory Inspector: pick a project'), matchOnDescription: true });
+  })), { title: vscode.l10n.t('Memory Inspector: pick a project'), matchOnDescription: true, ignoreFocusOut: true });
   if (!project) return undefined;
   const projectDir = path.join(root, 'projects', project.value);
   const sessionId = await pickSession(projectDir, true);
@@ -74,6 +76,6 @@ async function pickSession(projectDir: string, allowNone: boolean): Promise<stri
     void vscode.window.showInformationMessage(vscode.l10n.t('This project has no sessions yet.'));
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Memory Inspector: pick a session'), matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Memory Inspector: pick a session'), matchOnDetail: true, ignoreFocusOut: true });
   return picked?.value;
 }
