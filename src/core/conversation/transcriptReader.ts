@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { decodeLine, splitFileLines } from './lineSplitter';
 import type { ConversationLine, OtherLine, UserLine } from './types';
+import { isMemoryAttachment } from '../memory/autoMemory/attachmentTag';
 
 export type TranscriptLine = ConversationLine | OtherLine;
 
@@ -145,8 +146,6 @@ async function scanSession(file: string): Promise<{ firstPrompt: string | undefi
   return { firstPrompt, lineCount: stats.lines };
 }
 
-/** Recall's attachments start with this tag (src/core/memory/autoMemory/recall.ts). */
-const ATTACHMENT_PREFIX = '<engram-memory';
 
 /** The text a person typed, or undefined for lines that are not a typed prompt. */
 export function promptText(line: UserLine): string | undefined {
@@ -157,7 +156,7 @@ export function promptText(line: UserLine): string | undefined {
     : c.some((b) => b.type === 'tool_result')
       ? undefined
       // Blocks the engine attached to the prompt (recalled memories) are not what the person typed.
-      : c.filter((b) => b.type === 'text' && !(b as { text: string }).text.startsWith(ATTACHMENT_PREFIX))
+      : c.filter((b) => b.type === 'text' && !isMemoryAttachment((b as { text: string }).text))
         .map((b) => (b as { text: string }).text).join('\n');
   if (!text || text.trim() === '') return undefined;
   // Local command echoes (`/compact` and its output) are bookkeeping, not a prompt.

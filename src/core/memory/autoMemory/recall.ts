@@ -11,13 +11,14 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { ApiMessage, TextBlock } from '../../conversation/types';
 import { RECALL_MAX_FILES } from '../../thresholds';
+import { isMemoryAttachment, MEMORY_ATTACHMENT_TAG } from './attachmentTag';
 import { rankBm25 } from './bm25';
 import { loadMemoryIndex, type IndexEntry, type TopicSummary } from './memoryIndex';
 
 /** A topic file longer than this is attached cut, with a note; the agent can Read the rest. */
 export const RECALL_FILE_MAX_CHARS = 8_000;
 
-const OPEN_TAG = '<engram-memory';
+const OPEN_TAG = MEMORY_ATTACHMENT_TAG;
 const ATTACHED = /^<engram-memory file="([^"]*)" hash="([0-9a-f]+)">/;
 
 export interface RecallOptions {
@@ -37,10 +38,7 @@ export interface RecallResult {
   files: RecalledFile[];
 }
 
-/** Is this text block one of recall's attachments (so a chat view can fold it)? */
-export function isMemoryAttachment(text: string): boolean {
-  return text.startsWith(OPEN_TAG);
-}
+export { isMemoryAttachment };
 
 /** file -> hash of the newest attachment of it in the conversation. */
 export function attachedInConversation(messages: readonly ApiMessage[]): Map<string, string> {
