@@ -3,7 +3,7 @@
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSession, SessionNotFoundError, isValidSessionId } from '../core/agent/session';
+import { openSession, SessionNotFoundError, isValidSessionId } from '../core/session/agentSession';
 import { attachHeadlessEngine, prepareHeadlessMemory } from './headlessEngine';
 import { denyAllPrompt } from '../core/agent/permissions';
 import { appendHistory } from '../core/conversation/transcriptWriter';

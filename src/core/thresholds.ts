@@ -27,6 +27,8 @@ export const EXTRACTION_MAX_TURNS = 5;
 /** Recall attaches at most this many topic files to a turn. */
 export const RECALL_MAX_FILES = 5;
 
+/** The model's context window when none is set: the Claude models' standard 200K tokens (setting). */
+export const DEFAULT_CONTEXT_WINDOW = 200_000;
 /** Compaction marks, in percent of the context window (settings). */
 export const MICROCOMPACT_PERCENT = 60;
 export const SESSION_MEMORY_COMPACT_PERCENT = 80;

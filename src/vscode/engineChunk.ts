@@ -1,7 +1,7 @@
 // The engine parts the extension needs only once a chat starts: the agent, the Anthropic SDK client,
 // transcripts and the offline demo server. Bundled as dist/engine.js and required on first use
 // (see loadEngine in chatSession.ts), so activation never pays for parsing them.
-export { openSession, sessionSystemPrompt } from '../core/agent/session';
+export { openSession, sessionSystemPrompt } from '../core/session/agentSession';
 export { listSessions } from '../core/conversation/transcriptReader';
 export { appendHistory } from '../core/conversation/transcriptWriter';
 export { createAnthropicClient } from '../core/llm/anthropicClient';

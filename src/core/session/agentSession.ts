@@ -1,11 +1,14 @@
-// Opens a session the same way for every entry point (chat view, CLI): a new or resumed transcript under
-// the data dir, the system prompt with environment and instructions, the tools, and the Agent on top.
+// The agent half of a session: a new or resumed transcript under the data dir (resumed through the
+// streaming loader, so memory stays bounded by the current conversation, not the file), the system
+// prompt with environment and instructions, the tools, and the Agent on top. engramSession.ts adds
+// the memory engine around it; hosts open sessions through that, not this.
 import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { loadConversation } from '../conversation/conversationLoader';
 import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
-import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
-import { readTranscript, type CorruptLine } from '../conversation/transcriptReader';
+import type { NormaliseReport } from '../conversation/normalise';
+import type { CorruptLine } from '../conversation/transcriptReader';
 import { openSessionTranscript } from '../conversation/transcriptWriter';
 import type { ApiMessage, SystemBlock } from '../conversation/types';
 import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
@@ -13,9 +16,9 @@ import type { RetryOptions } from '../llm/retry';
 import { loadInstructions } from '../memory/instructions';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { createDefaultTools, type Tool } from '../tools/tool';
-import { Agent, type AgentOptions } from './agent';
-import type { ToolGate } from './permissions';
-import { buildSystemPrompt, localDate, type SystemPromptInput } from './systemPrompt';
+import { Agent, type AgentOptions } from '../agent/agent';
+import type { ToolGate } from '../agent/permissions';
+import { buildSystemPrompt, localDate, type SystemPromptInput } from '../agent/systemPrompt';
 
 export interface SessionSetup {
   dataDir: string;
@@ -82,8 +85,9 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
   let resumed: OpenedSession['resumed'];
   if (setup.resumeSessionId !== undefined) {
     if (!(await exists(transcriptPath))) throw new SessionNotFoundError(sessionId, transcriptPath);
-    const read = await readTranscript(transcriptPath);
-    const { entries, report } = normaliseWithIds(read.lines);
+    // Streaming: only the lines the current conversation can reach are held, whatever the file's size.
+    const read = await loadConversation(transcriptPath);
+    const { entries, report } = read;
     messages = entries.map((e) => e.message);
     parentUuid = report.leafUuid ?? null;
     resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report };

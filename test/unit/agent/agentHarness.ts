@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentEvent } from '../../../src/core/agent/events';
-import { openSession, type OpenedSession, type SessionSetup } from '../../../src/core/agent/session';
+import { openSession, type OpenedSession, type SessionSetup } from '../../../src/core/session/agentSession';
 import { normalise } from '../../../src/core/conversation/normalise';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, ToolSchema } from '../../../src/core/conversation/types';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { sessionSystemPrompt } from '../../../src/core/agent/session';
+import { sessionSystemPrompt } from '../../../src/core/session/agentSession';
 
 test('the system prompt is rebuilt from what is on disk now (after a compaction), keeping the session date', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-sysprompt-'));

@@ -1,0 +1,51 @@
+// What an Engram session tells its host (the Chat view, `engram -p`, tests): one stream of data events,
+// so every host hears the same things in the same order and only decides how to show them.
+import type { AgentEvent } from '../agent/events';
+import type { OrchestratorEvent } from '../compaction/orchestrator';
+import type { AutoMemoryEvent } from '../memory/autoMemory/extraction';
+import type { SessionNotesEvent } from '../memory/sessionNotes/events';
+import type { EngramSettings } from '../settings/engramSettings';
+import type { TimelineEntry } from '../inspection/timeline';
+
+export type NoticeLevel = 'info' | 'warning' | 'error';
+
+export type SessionEvent =
+  | { type: 'agent'; event: AgentEvent }
+  | { type: 'notes'; event: SessionNotesEvent }
+  | { type: 'memory'; event: AutoMemoryEvent }
+  | { type: 'compaction'; event: OrchestratorEvent }
+  /** Something worth a line in the chat (or on stderr), in words; `file` is a path the line may link to. */
+  | { type: 'notice'; level: NoticeLevel; text: string; file?: { label: string; path: string } }
+  /** A notes update, a memory write or a compaction joined the timeline. */
+  | { type: 'timeline'; entry: TimelineEntry }
+  /** How full the context is may have changed (a response, a compaction or its undo, a setting). */
+  | { type: 'context' }
+  | { type: 'settings'; settings: EngramSettings };
+
+export type SessionEventListener = (event: SessionEvent) => void;
+
+/** A small listener set whose listeners cannot break each other. */
+export class EventStream<E> {
+  private readonly listeners = new Set<(event: E) => void>();
+
+  constructor(private readonly onListenerError: (error: unknown) => void) {}
+
+  on(listener: (event: E) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: E): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.onListenerError(error);
+      }
+    }
+  }
+
+  clear(): void {
+    this.listeners.clear();
+  }
+}

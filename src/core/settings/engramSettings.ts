@@ -1,0 +1,233 @@
+// The one owner of Engram's settings. Each `engram.*` setting is declared once here, as a key with its
+// default (taken from thresholds.ts or the model defaults) and its range; `resolveSettings` turns whatever
+// a host read (VS Code's configuration, the CLI's flags) into a checked `EngramSettings`: wrong types and
+// out-of-range values fall back to the default with a problem reported, and the compaction marks are
+// put in order (60 < 80 < 100 by default) so every stage stays reachable. package.json declares the same
+// keys for VS Code's settings UI; a unit test checks that its defaults and ranges are these.
+import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
+import {
+  DEFAULT_CONTEXT_WINDOW, EXTRACTION_EVERY_TURNS, FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS,
+  MICROCOMPACT_KEEP_RECENT_RESULTS, MICROCOMPACT_PERCENT, MICROCOMPACT_RESULT_CHARS, NOTES_INIT_TOKENS, NOTES_UPDATE_GROWTH_TOKENS,
+  NOTES_UPDATE_TOOL_CALLS, RECALL_MAX_FILES, SESSION_MEMORY_COMPACT_PERCENT,
+} from '../thresholds';
+
+interface NumberKey { kind: 'number'; default: number; minimum: number; maximum?: number; integer?: boolean }
+interface BooleanKey { kind: 'boolean'; default: boolean }
+interface StringKey { kind: 'string'; default: string }
+type SettingKey = NumberKey | BooleanKey | StringKey;
+
+const int = (def: number, minimum: number, maximum?: number): NumberKey =>
+  ({ kind: 'number', default: def, minimum, integer: true, ...(maximum !== undefined ? { maximum } : {}) });
+const percent = (def: number): NumberKey => ({ kind: 'number', default: def, minimum: 1, maximum: 100 });
+const bool = (def: boolean): BooleanKey => ({ kind: 'boolean', default: def });
+const str = (def: string): StringKey => ({ kind: 'string', default: def });
+
+/** Every `engram.*` setting (without the `engram.` prefix): the single place a default is written. */
+export const SETTING_KEYS = {
+  model: str(DEFAULT_MODEL),
+  maxOutputTokens: int(DEFAULT_MAX_OUTPUT_TOKENS, 256),
+  contextWindow: int(DEFAULT_CONTEXT_WINDOW, 8_000),
+  baseUrl: str(''),
+  dataDir: str(''),
+  offlineDemo: bool(false),
+  'sessionNotes.enabled': bool(true),
+  'sessionNotes.initTokens': int(NOTES_INIT_TOKENS, 1_000),
+  'sessionNotes.updateGrowthTokens': int(NOTES_UPDATE_GROWTH_TOKENS, 500),
+  'sessionNotes.updateToolCalls': int(NOTES_UPDATE_TOOL_CALLS, 1),
+  'memory.enabled': bool(true),
+  'memory.extraction.enabled': bool(true),
+  'memory.extraction.everyTurns': int(EXTRACTION_EVERY_TURNS, 1),
+  'memory.recall.enabled': bool(true),
+  'memory.recall.maxFiles': int(RECALL_MAX_FILES, 0, RECALL_MAX_FILES),
+  'compaction.auto': bool(true),
+  'compaction.reactive': bool(true),
+  'compaction.microcompactPercent': percent(MICROCOMPACT_PERCENT),
+  'compaction.sessionMemoryPercent': percent(SESSION_MEMORY_COMPACT_PERCENT),
+  'compaction.fullPercent': percent(FULL_COMPACT_PERCENT),
+  'compaction.keepRecentToolResults': int(MICROCOMPACT_KEEP_RECENT_RESULTS, 0),
+  'compaction.toolResultChars': int(MICROCOMPACT_RESULT_CHARS, 100),
+  'compaction.keepMinTokens': int(KEEP_MIN_TOKENS, 0),
+  'compaction.keepMinTextMessages': int(KEEP_MIN_TEXT_MESSAGES, 0),
+  'compaction.keepMaxTokens': int(KEEP_MAX_TOKENS, 1_000),
+} as const satisfies Record<string, SettingKey>;
+
+export type SettingId = keyof typeof SETTING_KEYS;
+type ValueOf<K extends SettingKey> = K extends NumberKey ? number : K extends BooleanKey ? boolean : string;
+/** What a host read, by setting id; anything may be missing or of the wrong type. */
+export type RawSettings = Partial<Record<SettingId, unknown>>;
+
+export interface EngramSettings {
+  model: string;
+  maxOutputTokens: number;
+  /** The model's context window in tokens; the compaction marks are percentages of it. */
+  contextWindow: number;
+  /** Empty: ANTHROPIC_BASE_URL, else the Anthropic API. */
+  baseUrl: string;
+  /** Empty: ENGRAM_DATA_DIR, else ~/.engram (the host resolves it to a path). */
+  dataDir: string;
+  offlineDemo: boolean;
+  sessionNotes: { enabled: boolean; initTokens: number; updateGrowthTokens: number; updateToolCalls: number };
+  memory: {
+    enabled: boolean;
+    extraction: { enabled: boolean; everyTurns: number };
+    recall: { enabled: boolean; maxFiles: number };
+  };
+  compaction: {
+    auto: boolean;
+    reactive: boolean;
+    /** Marks in percent of the window, strictly increasing. */
+    microcompactPercent: number;
+    sessionMemoryPercent: number;
+    fullPercent: number;
+    keepRecentToolResults: number;
+    toolResultChars: number;
+    keepMinTokens: number;
+    keepMinTextMessages: number;
+    keepMaxTokens: number;
+  };
+}
+
+export interface ResolvedSettings {
+  settings: EngramSettings;
+  /** One line per value that was ignored or changed, for the log or stderr. */
+  problems: string[];
+}
+
+/** Checks and orders what a host read; the same input always gives the same settings. */
+export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
+  const problems: string[] = [];
+  const get = <I extends SettingId>(id: I): ValueOf<(typeof SETTING_KEYS)[I]> => {
+    const key: SettingKey = SETTING_KEYS[id];
+    const value = raw[id];
+    if (value === undefined || value === null) return key.default as ValueOf<(typeof SETTING_KEYS)[I]>;
+    const why = invalid(key, value);
+    if (why) {
+      problems.push(`engram.${id}: ${why}; using ${JSON.stringify(key.default)}.`);
+      return key.default as ValueOf<(typeof SETTING_KEYS)[I]>;
+    }
+    return (key.kind === 'string' ? (value as string).trim() : value) as ValueOf<(typeof SETTING_KEYS)[I]>;
+  };
+
+  const marks = orderedMarks([
+    get('compaction.microcompactPercent'), get('compaction.sessionMemoryPercent'), get('compaction.fullPercent'),
+  ], problems);
+  const keepMinTokens = get('compaction.keepMinTokens');
+  let keepMaxTokens = get('compaction.keepMaxTokens');
+  if (keepMaxTokens < keepMinTokens) {
+    problems.push(`engram.compaction.keepMaxTokens (${keepMaxTokens}) is below keepMinTokens (${keepMinTokens}); using ${keepMinTokens}.`);
+    keepMaxTokens = keepMinTokens;
+  }
+  const contextWindow = get('contextWindow');
+  let maxOutputTokens = get('maxOutputTokens');
+  if (maxOutputTokens >= contextWindow) {
+    const capped = Math.floor(contextWindow / 2);
+    problems.push(`engram.maxOutputTokens (${maxOutputTokens}) does not fit the context window (${contextWindow}); using ${capped}.`);
+    maxOutputTokens = capped;
+  }
+  return {
+    problems,
+    settings: {
+      model: get('model') || DEFAULT_MODEL,
+      maxOutputTokens,
+      contextWindow,
+      baseUrl: get('baseUrl'),
+      dataDir: get('dataDir'),
+      offlineDemo: get('offlineDemo'),
+      sessionNotes: {
+        enabled: get('sessionNotes.enabled'),
+        initTokens: get('sessionNotes.initTokens'),
+        updateGrowthTokens: get('sessionNotes.updateGrowthTokens'),
+        updateToolCalls: get('sessionNotes.updateToolCalls'),
+      },
+      memory: {
+        enabled: get('memory.enabled'),
+        extraction: { enabled: get('memory.extraction.enabled'), everyTurns: get('memory.extraction.everyTurns') },
+        recall: { enabled: get('memory.recall.enabled'), maxFiles: get('memory.recall.maxFiles') },
+      },
+      compaction: {
+        auto: get('compaction.auto'),
+        reactive: get('compaction.reactive'),
+        microcompactPercent: marks[0],
+        sessionMemoryPercent: marks[1],
+        fullPercent: marks[2],
+        keepRecentToolResults: get('compaction.keepRecentToolResults'),
+        toolResultChars: get('compaction.toolResultChars'),
+        keepMinTokens,
+        keepMinTextMessages: get('compaction.keepMinTextMessages'),
+        keepMaxTokens,
+      },
+    },
+  };
+}
+
+/** The defaults, resolved. */
+export function defaultSettings(): EngramSettings {
+  return resolveSettings().settings;
+}
+
+/** The three marks of the gauge, in percent, as the orchestrator uses them. */
+export function compactionMarks(settings: EngramSettings): [number, number, number] {
+  const c = settings.compaction;
+  return [c.microcompactPercent, c.sessionMemoryPercent, c.fullPercent];
+}
+
+function invalid(key: SettingKey, value: unknown): string | undefined {
+  if (key.kind === 'boolean') return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
+  if (key.kind === 'string') return typeof value === 'string' ? undefined : `expected text, got ${JSON.stringify(value)}`;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return `expected a number, got ${JSON.stringify(value)}`;
+  if (key.integer && !Number.isInteger(value)) return `expected a whole number, got ${value}`;
+  if (value < key.minimum) return `${value} is below the minimum ${key.minimum}`;
+  if (key.maximum !== undefined && value > key.maximum) return `${value} is above the maximum ${key.maximum}`;
+  return undefined;
+}
+
+/**
+ * Marks must rise strictly: a mark at or below the one before it would make its stage unreachable (or
+ * fire two stages at once). A mark out of order falls back to its default when that restores the order,
+ * else all three do.
+ */
+function orderedMarks(given: [number, number, number], problems: string[]): [number, number, number] {
+  if (given[0] < given[1] && given[1] < given[2]) return given;
+  const defaults: [number, number, number] = [MICROCOMPACT_PERCENT, SESSION_MEMORY_COMPACT_PERCENT, FULL_COMPACT_PERCENT];
+  for (let i = 0; i < 3; i++) {
+    const tried = given.slice() as [number, number, number];
+    tried[i] = defaults[i];
+    if (tried[0] < tried[1] && tried[1] < tried[2]) {
+      problems.push(`engram.compaction marks ${given.join(' / ')} are not in rising order; using ${tried.join(' / ')}.`);
+      return tried;
+    }
+  }
+  problems.push(`engram.compaction marks ${given.join(' / ')} are not in rising order; using ${defaults.join(' / ')}.`);
+  return defaults;
+}
+
+/** Holds the current settings and tells listeners when they change (VS Code's configuration events, tests). */
+export class SettingsStore {
+  private current: ResolvedSettings;
+  private readonly listeners = new Set<(settings: EngramSettings, previous: EngramSettings) => void>();
+
+  constructor(raw: RawSettings = {}) {
+    this.current = resolveSettings(raw);
+  }
+
+  get settings(): EngramSettings {
+    return this.current.settings;
+  }
+
+  get problems(): readonly string[] {
+    return this.current.problems;
+  }
+
+  /** Replaces the raw values (everything the host read, not a patch) and notifies when the result differs. */
+  update(raw: RawSettings): void {
+    const previous = this.current.settings;
+    this.current = resolveSettings(raw);
+    if (JSON.stringify(previous) === JSON.stringify(this.current.settings)) return;
+    for (const listener of [...this.listeners]) listener(this.current.settings, previous);
+  }
+
+  onChange(listener: (settings: EngramSettings, previous: EngramSettings) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

@@ -1,0 +1,56 @@
+// The only place Engram reads VS Code's configuration. Every `engram.*` key declared in core's
+// SETTING_KEYS is read here into one SettingsStore, which is refreshed (and fires its change event) when
+// the user edits a setting, so the gauge, the orchestrator and the inspector all follow at once.
+import os from 'node:os';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { SETTING_KEYS, SettingsStore, type EngramSettings, type RawSettings, type SettingId } from '../core/settings/engramSettings';
+import type { Logger } from '../core/ports';
+
+function readRaw(): RawSettings {
+  const config = vscode.workspace.getConfiguration('engram');
+  const raw: RawSettings = {};
+  for (const id of Object.keys(SETTING_KEYS) as SettingId[]) raw[id] = config.get(id);
+  return raw;
+}
+
+let store: SettingsStore | undefined;
+
+/** The settings store of this extension host, created on first use and kept in step with the configuration. */
+export function settingsStore(): SettingsStore {
+  store ??= new SettingsStore(readRaw());
+  return store;
+}
+
+/** The current settings. */
+export function settings(): EngramSettings {
+  return settingsStore().settings;
+}
+
+/** Follows configuration changes; problems (a value out of range, marks out of order) go to the log. */
+export function watchSettings(logger: Logger): vscode.Disposable {
+  const current = settingsStore();
+  for (const problem of current.problems) logger.warn(`Settings: ${problem}`);
+  return vscode.workspace.onDidChangeConfiguration((e) => {
+    if (!e.affectsConfiguration('engram')) return;
+    current.update(readRaw());
+    for (const problem of current.problems) logger.warn(`Settings: ${problem}`);
+  });
+}
+
+/** Where transcripts, notes and memory live: the setting, else ENGRAM_DATA_DIR, else ~/.engram. */
+export function dataDir(): string {
+  const dir = settings().dataDir || process.env.ENGRAM_DATA_DIR || path.join(os.homedir(), '.engram');
+  return dir.startsWith('~') ? path.join(os.homedir(), dir.slice(1)) : path.resolve(dir);
+}
+
+/** The folder the agent works in: the first workspace folder (the home folder when none is open). */
+export function workspaceCwd(): string {
+  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+  return folder ? folder.uri.fsPath : os.homedir();
+}
+
+/** Whether the agent may use tools and read project instructions here. */
+export function workspaceTrusted(): boolean {
+  return vscode.workspace.isTrusted;
+}
