@@ -1,9 +1,12 @@
 // Edit: exact string replacement in a file the model has read. Exactness is the point: a fuzzy match
 // could change the wrong place, so every mismatch is an error that says how to fix the call.
 import { promises as fsp } from 'node:fs';
-import { decodeText, dominantEol, kindByExtension, looksBinary, sha1, staleReason, withEol, writeFileAtomic } from './fileText';
+import { writeFileAtomic } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
+import { decodeText, dominantEol, kindByExtension, looksBinary, sha1, withEol } from '../fs/fileText';
+import { staleReason } from './readFileState';
 import type { Tool, ToolContext, ToolResult } from './tool';
-import { defineTool, displayPath, errorResult, guardedPath, isErrno, okResult } from './toolSupport';
+import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
 
 export type EditInput = { file_path: string; old_string: string; new_string: string; replace_all?: boolean };
 

@@ -2,9 +2,10 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
+import { isErrno } from '../fs/errno';
 import { IgnoreRules, toPosix } from './ignoreRules';
 import type { Tool, ToolContext, ToolResult } from './tool';
-import { defineTool, displayPath, errorResult, guardedPath, isErrno, okResult } from './toolSupport';
+import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
 
 /** More paths than this rarely help the model; it should narrow the pattern instead. */
 export const GLOB_MAX_RESULTS = 100;

@@ -3,12 +3,13 @@
 import { createReadStream, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { decodeText, kindByExtension, looksBinary, sniffFile } from './fileText';
+import { isErrno } from '../fs/errno';
+import { decodeText, kindByExtension, looksBinary, sniffFile } from '../fs/fileText';
 import { compilePattern, fileFilter, LineMatcher, searchMultiline, type FileHits } from './grepSearch';
 import { IgnoreRules, toPosix, walkFiles } from './ignoreRules';
 import { splitLines } from './readTool';
 import type { Tool, ToolContext, ToolResult } from './tool';
-import { defineTool, displayPath, errorResult, errorText, guardedPath, isErrno, okResult } from './toolSupport';
+import { defineTool, displayPath, errorResult, errorText, guardedPath, okResult } from './toolSupport';
 
 /** Files above this are skipped in directory searches: generated bundles and dumps, not code. */
 export const GREP_MAX_FILE_BYTES = 2 * 1024 * 1024;

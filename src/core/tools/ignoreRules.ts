@@ -5,7 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { isErrno } from './toolSupport';
+import { isErrno } from '../fs/errno';
 
 /** Never searched below the search root: VCS internals and installed dependencies are noise. */
 export const ALWAYS_SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules']);

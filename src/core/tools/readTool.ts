@@ -2,9 +2,10 @@
 // so Edit and Write can check the model is not editing blind.
 import { createReadStream, promises as fsp } from 'node:fs';
 import readline from 'node:readline';
-import { decodeText, kindByExtension, looksBinary, sha1, sniffFile } from './fileText';
+import { isErrno } from '../fs/errno';
+import { decodeText, kindByExtension, looksBinary, sha1, sniffFile } from '../fs/fileText';
 import type { Tool, ToolContext, ToolResult } from './tool';
-import { defineTool, displayPath, errorResult, guardedPath, isErrno, okResult } from './toolSupport';
+import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
 
 /** Lines shown when no limit is given: enough for most source files, small enough for the context. */
 export const READ_DEFAULT_LIMIT = 2000;

@@ -1,15 +1,8 @@
 // The contract between the agent loop and the tools the model can call. Tools never throw for bad input
 // or failed operations: they answer with an error result the model can read and act on.
 import type { ToolSchema } from '../conversation/types';
+import type { PathGuard } from '../fs/pathGuard';
 import type { ReadFileState } from './readFileState';
-import { bashTool } from './bashTool';
-import { editTool } from './editTool';
-import { globTool } from './globTool';
-import { grepTool } from './grepTool';
-import { readTool } from './readTool';
-import { writeTool } from './writeTool';
-
-export type PathOp = 'read' | 'write';
 
 export interface ToolContext {
   /** Directory relative paths resolve against, and where Bash runs. */
@@ -17,8 +10,7 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Tracks which files were Read and their mtime, for the Edit/Write checks. */
   readFiles: ReadFileState;
-  /** Returns an error text to deny access to a path, or null to allow. */
-  pathGuard?: (absPath: string, op: PathOp) => string | null;
+  pathGuard?: PathGuard;
 }
 
 export interface ToolResult {
@@ -40,9 +32,4 @@ export interface Tool<I = Record<string, unknown>> {
   /** One line for permission prompts and tool-call headers. */
   summarize(input: I): string;
   run(input: I, ctx: ToolContext): Promise<ToolResult>;
-}
-
-/** The agent's standard tool set, in the order they are offered to the model. */
-export function createDefaultTools(): Tool[] {
-  return [readTool(), writeTool(), editTool(), globTool(), grepTool(), bashTool()];
 }

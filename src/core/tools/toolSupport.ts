@@ -3,7 +3,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { ToolSchema } from '../conversation/types';
-import type { PathOp, Tool, ToolContext, ToolResult } from './tool';
+import type { PathOp } from '../fs/pathGuard';
+import type { Tool, ToolContext, ToolResult } from './tool';
 
 export type FieldType = 'string' | 'integer' | 'boolean';
 
@@ -127,8 +128,4 @@ export function displayPath(abs: string, cwd: string): string {
   if (rel === '') return '.';
   if (rel.startsWith('..') || path.isAbsolute(rel)) return abs;
   return rel;
-}
-
-export function isErrno(err: unknown, ...codes: string[]): boolean {
-  return typeof err === 'object' && err !== null && codes.includes((err as NodeJS.ErrnoException).code ?? '');
 }

@@ -1,9 +1,12 @@
 // Write: creates or replaces a whole file, atomically. Replacing requires a fresh Read, so the model
 // never overwrites content it has not seen or that changed under it.
 import { promises as fsp } from 'node:fs';
-import { sha1, staleReason, writeFileAtomic } from './fileText';
+import { writeFileAtomic } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
+import { sha1 } from '../fs/fileText';
+import { staleReason } from './readFileState';
 import type { Tool, ToolContext, ToolResult } from './tool';
-import { defineTool, displayPath, errorResult, guardedPath, isErrno, okResult } from './toolSupport';
+import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
 
 export type WriteInput = { file_path: string; content: string };
 

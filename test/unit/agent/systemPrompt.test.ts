@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildSystemPrompt, CORE_GUIDANCE, localDate } from '../../../src/core/agent/systemPrompt';
 import { countTokens } from '../../../src/core/tokens/tokenizer';
-import { createDefaultTools } from '../../../src/core/tools/tool';
+import { createDefaultTools } from '../../../src/core/tools/defaultTools';
 
 const input = { cwd: '/home/dev/demo', platform: 'linux', date: '2026-11-30', isGitRepo: true };
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { headlessToolGate, unknownToolNames } from '../../../src/cli/toolPolicy';
-import { createDefaultTools, type Tool } from '../../../src/core/tools/tool';
+import { createDefaultTools } from '../../../src/core/tools/defaultTools';
+import type { Tool } from '../../../src/core/tools/tool';
 
 const tools = createDefaultTools();
 const byName = (n: string): Tool => tools.find((t) => t.name === n) as Tool;

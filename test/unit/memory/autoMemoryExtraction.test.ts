@@ -14,7 +14,7 @@ import { extractionCanUseTool, memoryWriteGate } from '../../../src/core/memory/
 import { EXTRACTION_MARKER } from '../../../src/core/memory/autoMemory/memoryPrompts';
 import { cursorFileFor } from '../../../src/core/memory/autoMemory/messageCursor';
 import { parseTopicFile } from '../../../src/core/memory/autoMemory/topicFile';
-import { createDefaultTools } from '../../../src/core/tools/tool';
+import { createDefaultTools } from '../../../src/core/tools/defaultTools';
 import { startTestServer, type MessagesRequestBody, type TestServer } from '../../../src/server/anthropicTestServer';
 import { startSession, tempDir, type Harness } from '../agent/agentHarness';
 

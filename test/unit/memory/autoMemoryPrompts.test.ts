@@ -10,7 +10,7 @@ import { buildSystemPrompt } from '../../../src/core/agent/systemPrompt';
 import { memoryWriteGate } from '../../../src/core/memory/autoMemory/memoryPermissions';
 import { EXTRACTION_MARKER, MEMORY_GUIDANCE, extractionPrompt, memorySystemSlot, rememberPrompt } from '../../../src/core/memory/autoMemory/memoryPrompts';
 import { countTokens } from '../../../src/core/tokens/tokenizer';
-import { createDefaultTools } from '../../../src/core/tools/tool';
+import { createDefaultTools } from '../../../src/core/tools/defaultTools';
 
 const SNAPSHOT = path.join(__dirname, 'snapshots', 'autoMemoryPrompts.md');
 const DIR = '/home/me/.engram/projects/-work-demo/memory';

@@ -8,7 +8,7 @@ import { attachSessionNotes } from '../../../src/core/memory/sessionNotes/attach
 import { notesOnlyGate, sameFile } from '../../../src/core/memory/sessionNotes/notesGate';
 import { sessionNotesPaths } from '../../../src/core/memory/sessionNotes/paths';
 import { ReadFileState } from '../../../src/core/tools/readFileState';
-import { createDefaultTools } from '../../../src/core/tools/tool';
+import { createDefaultTools } from '../../../src/core/tools/defaultTools';
 import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
 import { startSession, tempDir } from '../agent/agentHarness';
 import { CURRENT_GUIDE, lastToolResults, ScriptedModel, WORKLOG_GUIDE, type ForkCall } from './sessionNotesHarness';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createDefaultTools } from '../../../src/core/tools/tool';
+import { createDefaultTools } from '../../../src/core/tools/defaultTools';
 import { makeCtx } from './toolTestKit';
 
 describe('createDefaultTools', () => {

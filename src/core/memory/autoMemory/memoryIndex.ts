@@ -7,7 +7,7 @@ import { promises as fsp, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import { MEMORY_INDEX_LINE_CHARS, MEMORY_INDEX_MAX_BYTES, MEMORY_INDEX_MAX_LINES } from '../../thresholds';
 import { estimateTokensFast } from '../../tokens/tokenizer';
-import { looksBinary } from '../../tools/fileText';
+import { looksBinary } from '../../fs/fileText';
 import { MEMORY_INDEX_FILE, TEAM_DIR_NAME, memoryNameProblem, normaliseName } from './memoryPaths';
 import { parseTopicFile, type MemoryType } from './topicFile';
 

@@ -5,7 +5,7 @@
 // through symlinks, to a place inside the folder.
 import path from 'node:path';
 import { findGitRoot, projectDir } from '../../conversation/projectKey';
-import { confineTo, resolveReal } from '../../tools/pathGuard';
+import { confineTo, resolveReal } from '../../fs/pathGuard';
 
 export const MEMORY_DIR_NAME = 'memory';
 export const MEMORY_INDEX_FILE = 'MEMORY.md';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { confineTo } from '../../tools/pathGuard';
+import { confineTo } from '../../fs/pathGuard';
 import { MemoryPathError, TRASH_DIR_NAME, normaliseName, resolveMemoryFile } from './memoryPaths';
 import { reinsertLines, removeLines, withMemoryLock, type RemovedLines } from './memoryWriter';
 

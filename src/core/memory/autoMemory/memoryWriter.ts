@@ -5,7 +5,8 @@
 // this process, so two writers cannot lose each other's index line.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { sha1, writeFileAtomic } from '../../tools/fileText';
+import { writeFileAtomic } from '../../fs/atomicWrite';
+import { sha1 } from '../../fs/fileText';
 import { formatIndexLine, parseIndexLine, type IndexLine } from './memoryIndex';
 import { MEMORY_INDEX_FILE, MemoryPathError, normaliseName, resolveMemoryFile } from './memoryPaths';
 import { formatTopicFile, isMemoryType, parseTopicFile, setFrontMatterKeys, type MemoryType } from './topicFile';

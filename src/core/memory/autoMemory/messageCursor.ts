@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { ApiMessage } from '../../conversation/types';
-import { writeFileAtomic } from '../../tools/fileText';
+import { writeFileAtomic } from '../../fs/atomicWrite';
 
 const keyCache = new WeakMap<ApiMessage, { prev: string; key: string }>();
 

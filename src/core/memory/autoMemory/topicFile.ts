@@ -5,7 +5,7 @@
 // NUL bytes is not text and is skipped by the caller. Edits that Engram makes to an existing file
 // (provenance, type) are textual, so every byte the author wrote stays as it was.
 import matter from 'gray-matter';
-import { looksBinary } from '../../tools/fileText';
+import { looksBinary } from '../../fs/fileText';
 
 export const MEMORY_TYPES = ['user', 'feedback', 'project', 'reference'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];

@@ -3,8 +3,8 @@
 // the kernel would reach (after `..` and symlinks), not on the string the model typed.
 import path from 'node:path';
 import type { ToolDecision } from '../../agent/permissions';
+import { resolveReal } from '../../fs/pathGuard';
 import type { ReadFileState } from '../../tools/readFileState';
-import { resolveReal } from '../../tools/pathGuard';
 import type { Tool } from '../../tools/tool';
 import { resolveToolPath } from '../../tools/toolSupport';
 

@@ -2,7 +2,7 @@
 // stands, so a reloaded window (or a resumed session) carries on instead of starting over. Claude Code
 // keeps this in memory only; it is Engram's own file and Claude Code ignores it.
 import { promises as fsp } from 'node:fs';
-import { writeFileAtomic } from '../../tools/fileText';
+import { writeFileAtomic } from '../../fs/atomicWrite';
 import type { TriggerState } from './trigger';
 
 export interface NotesState extends TriggerState {

@@ -6,14 +6,14 @@
 import { promises as fsp } from 'node:fs';
 import type { ForkParent } from '../../agent/agent';
 import { fork, type ForkResult } from '../../agent/forkedAgent';
+import { isErrno } from '../../fs/errno';
+import { decodeText, sha1 } from '../../fs/fileText';
 import type { ModelResponse } from '../../llm/modelClient';
 import { silentLogger, systemClock, type Clock, type Logger } from '../../ports';
 import { NOTES_WAIT_TIMEOUT_MS } from '../../thresholds';
 import { defaultTokenCounter, usageTotal, type TokenCounter } from '../../tokens/accounting';
 import { countTokens, ensureTokenizer } from '../../tokens/tokenizer';
-import { decodeText, sha1 } from '../../tools/fileText';
 import { ReadFileState } from '../../tools/readFileState';
-import { isErrno } from '../../tools/toolSupport';
 import type { NotesUpdateKind, SessionNotesEvent, SessionNotesListener } from './events';
 import { notesOnlyGate } from './notesGate';
 import type { SessionNotesPaths } from './paths';

@@ -1,11 +1,15 @@
-// Confines tool access to one folder, e.g. the memory writer to its memory directory. Paths are resolved
+// Confines file access to one folder, e.g. the memory writer's tools to its memory directory. Paths are resolved
 // the way the kernel will resolve them: `..` after a symlink goes to the link target's parent, and a
 // symlink anywhere on the path (even a dangling one at the end, which a write would create) is followed.
 // Check-then-use is racy against someone swapping a directory for a symlink in between; this guards the
 // model's mistakes and prompt-injected paths, not a hostile local user.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { PathOp } from './tool';
+
+export type PathOp = 'read' | 'write';
+
+/** Returns an error text to deny access to a path, or null to allow. */
+export type PathGuard = (absPath: string, op: PathOp) => string | null;
 
 /** Kernel limit on symlink hops (ELOOP); beyond it the path cannot be opened anyway. */
 const MAX_SYMLINK_HOPS = 40;
@@ -15,7 +19,7 @@ export interface ConfineOptions {
   reads?: boolean;
 }
 
-export function confineTo(rootDir: string, options: ConfineOptions = {}): (absPath: string, op: PathOp) => string | null {
+export function confineTo(rootDir: string, options: ConfineOptions = {}): PathGuard {
   const shownRoot = path.resolve(rootDir);
   return (absPath: string, op: PathOp): string | null => {
     if (op === 'read' && !options.reads) return null;

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { confineTo, resolveReal } from '../../../src/core/tools/pathGuard';
+import { confineTo, resolveReal } from '../../../src/core/fs/pathGuard';
 import { writeTool } from '../../../src/core/tools/writeTool';
-import { makeCtx, tempDir, write } from './toolTestKit';
+import { makeCtx, tempDir, write } from '../tools/toolTestKit';
 
 async function layout() {
   const base = await tempDir('engram-guard-');

@@ -1,9 +1,8 @@
-// File helpers shared by Read, Write, Edit and Grep: binary detection, staleness checks, atomic writes.
-import { createHash, randomBytes } from 'node:crypto';
+// What a file's bytes are: binary or text, how its text is encoded, which line endings it uses. Shared
+// by the tools (Read, Write, Edit, Grep) and the memory files, so it sits below both.
+import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import type { ReadFileState } from './readFileState';
-import { isErrno } from './toolSupport';
 
 const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.ico', '.tif', '.tiff', '.heic', '.avif', '.psd']);
 
@@ -70,53 +69,4 @@ export function dominantEol(text: string): '\n' | '\r\n' {
 export function withEol(text: string, eol: '\n' | '\r\n'): string {
   const lf = text.replace(/\r\n/g, '\n');
   return eol === '\n' ? lf : lf.replace(/\n/g, '\r\n');
-}
-
-/**
- * Why a file must not be modified now, or null. A file that exists must have been read, and must not have
- * changed on disk since (mtime, or content when the mtime moved but the bytes did not).
- */
-export async function staleReason(
-  absPath: string,
-  shown: string,
-  readFiles: ReadFileState,
-  current: { mtimeMs: number; content?: Buffer },
-): Promise<string | null> {
-  const rec = readFiles.get(absPath);
-  if (!rec) {
-    return `File ${shown} has not been read yet. Read it first, then retry.`;
-  }
-  if (rec.mtimeMs === current.mtimeMs) return null;
-  if (rec.contentHash) {
-    const content = current.content ?? (await fsp.readFile(absPath));
-    if (sha1(content) === rec.contentHash) return null;
-  }
-  return `File ${shown} was modified since it was last read (by the user or another process). Read it again, then retry.`;
-}
-
-/**
- * Writes a file atomically: a temp file in the same directory, then a rename, so a crash or a concurrent
- * reader never sees half a file. Follows a symlink at the target so the link itself is kept, and keeps
- * the existing file's permission bits. Returns the new mtime.
- */
-export async function writeFileAtomic(absPath: string, data: string | Buffer): Promise<number> {
-  let target = absPath;
-  let mode: number | undefined;
-  try {
-    target = await fsp.realpath(absPath);
-    mode = (await fsp.stat(target)).mode & 0o7777;
-  } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw err;
-    await fsp.mkdir(path.dirname(absPath), { recursive: true });
-  }
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await fsp.writeFile(tmp, data, { flag: 'wx', mode: mode ?? 0o666 });
-    if (mode !== undefined) await fsp.chmod(tmp, mode); // writeFile's mode is filtered by the umask
-    await fsp.rename(tmp, target);
-  } catch (err) {
-    await fsp.rm(tmp, { force: true }).catch(() => undefined);
-    throw err;
-  }
-  return (await fsp.stat(target)).mtimeMs;
 }
