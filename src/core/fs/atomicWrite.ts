@@ -1,0 +1,33 @@
+// Every file Engram writes for itself (memory files, notes, cursors) and every tool write goes through
+// here, so no reader ever sees half a file.
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { isErrno } from './errno';
+
+/**
+ * Writes a file atomically: a temp file in the same directory, then a rename, so a crash or a concurrent
+ * reader never sees half a file. Follows a symlink at the target so the link itself is kept, and keeps
+ * the existing file's permission bits. Returns the new mtime.
+ */
+export async function writeFileAtomic(absPath: string, data: string | Buffer): Promise<number> {
+  let target = absPath;
+  let mode: number | undefined;
+  try {
+    target = await fsp.realpath(absPath);
+    mode = (await fsp.stat(target)).mode & 0o7777;
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+    await fsp.mkdir(path.dirname(absPath), { recursive: true });
+  }
+  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await fsp.writeFile(tmp, data, { flag: 'wx', mode: mode ?? 0o666 });
+    if (mode !== undefined) await fsp.chmod(tmp, mode); // writeFile's mode is filtered by the umask
+    await fsp.rename(tmp, target);
+  } catch (err) {
+    await fsp.rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+  return (await fsp.stat(target)).mtimeMs;
+}
