@@ -5,9 +5,9 @@
 // OtherLine for callers that want them, and the normaliser ignores them.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { isMemoryAttachment } from './attachmentTag';
 import { decodeLine, splitFileLines } from './lineSplitter';
 import type { ConversationLine, OtherLine, UserLine } from './types';
-import { isMemoryAttachment } from '../memory/autoMemory/attachmentTag';
 
 export type TranscriptLine = ConversationLine | OtherLine;
 

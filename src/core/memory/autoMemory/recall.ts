@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { isMemoryAttachment, MEMORY_ATTACHMENT_TAG } from '../../conversation/attachmentTag';
 import type { ApiMessage, TextBlock } from '../../conversation/types';
 import { RECALL_MAX_FILES } from '../../thresholds';
-import { isMemoryAttachment, MEMORY_ATTACHMENT_TAG } from './attachmentTag';
 import { rankBm25 } from './bm25';
 import { loadMemoryIndex, type IndexEntry, type TopicSummary } from './memoryIndex';
 
