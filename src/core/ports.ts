@@ -15,12 +15,6 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
-export interface SecretStore {
-  get(key: string): Promise<string | undefined>;
-  set(key: string, value: string): Promise<void>;
-  delete(key: string): Promise<void>;
-}
-
 /** What the user answered to a permission prompt. */
 export type PermissionAnswer = 'allowOnce' | 'allowSession' | 'deny';
 

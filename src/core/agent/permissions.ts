@@ -59,6 +59,3 @@ export class SessionPermissions {
 
 /** A prompt for places where nobody can answer (headless runs): everything asked is denied. */
 export const denyAllPrompt: PermissionPrompt = { ask: async () => 'deny' };
-
-/** A prompt that allows everything; for tests and explicitly trusted automation. */
-export const allowAllPrompt: PermissionPrompt = { ask: async () => 'allowOnce' };

@@ -159,11 +159,6 @@ export function microStep(entries: readonly CompactionEntry[], tokensBefore: num
   };
 }
 
-/** Estimated context of a conversation: the fixed parts plus every message. */
-export function estimateContext(entries: readonly CompactionEntry[], fixedTokens: number, tokensOf: TokensOf): number {
-  return fixedTokens + sumTokens(entries, tokensOf);
-}
-
 /** Characters of a message's text and data (what its token count grows with). */
 function contentChars(m: ApiMessage): number {
   if (typeof m.content === 'string') return m.content.length;

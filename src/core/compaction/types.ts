@@ -59,10 +59,6 @@ export function entriesOf(messages: readonly ApiMessage[]): CompactionEntry[] {
   return messages.map((message) => ({ message, uuids: [], messageIds: [] }));
 }
 
-export function messagesOf(entries: readonly CompactionEntry[]): ApiMessage[] {
-  return entries.map((e) => e.message);
-}
-
 /** A per-message counter over a TokenEstimator (its per-block cache makes re-counting history free). */
 export function tokensOfEstimator(estimator: TokenEstimator = new TokenEstimator()): TokensOf {
   return (m) => {

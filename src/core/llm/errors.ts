@@ -10,8 +10,7 @@ export type ModelErrorKind =
   | 'promptTooLong'
   | 'connection'
   | 'connectionDropped'
-  | 'invalidRequest'
-  | 'cancelled';
+  | 'invalidRequest';
 
 export interface ModelErrorDetails {
   status?: number;
@@ -100,14 +99,6 @@ export class ConnectionDroppedError extends ModelError {
 export class InvalidRequestError extends ModelError {
   readonly kind = 'invalidRequest';
   readonly retryable = false;
-}
-
-export class CancelledError extends ModelError {
-  readonly kind = 'cancelled';
-  readonly retryable = false;
-  constructor(details: ModelErrorDetails = {}) {
-    super('Cancelled by the user.', details);
-  }
 }
 
 const PROMPT_TOO_LONG = /prompt is too long:\s*(\d+)\s*tokens?\s*>\s*(\d+)\s*maximum/i;

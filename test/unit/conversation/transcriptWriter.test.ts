@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { normaliseWithIds } from '../../../src/core/conversation/normalise';
 import { sessionTranscriptPath, subagentTranscriptPath } from '../../../src/core/conversation/projectKey';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import { appendHistory, openSessionTranscript, type TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { AssistantLine, UserLine } from '../../../src/core/conversation/types';
-import { CC_FIXTURES, withTempDir } from './testSupport';
+import { CC_FIXTURES, validate, withTempDir } from './testSupport';
 
 const usage = { input_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 12 };
 const info = { id: 'msg_1', model: 'claude-test', stopReason: 'tool_use' as const, usage, requestId: 'req_1' };
@@ -139,5 +140,27 @@ test('appendHistory writes history.jsonl lines shaped like Claude Code\'s', asyn
     const fixture = JSON.parse((await fsp.readFile(path.join(CC_FIXTURES, 'interactive-history.jsonl'), 'utf8')).split('\n')[0]);
     assert.deepEqual(lines.map((l) => l.display), ['hello', 'second']);
     assert.deepEqual(Object.keys(lines[0]), Object.keys(fixture));
+  });
+});
+
+test('a streamed turn reads back as the API messages it made, each with the uuids of its lines', async () => {
+  await withTempDir(async (dir) => {
+    const w = writer(dir);
+    const prompt = await w.appendUserPrompt('list files');
+    const text = await w.appendAssistantBlock({ ...info, id: 'm1', stopReason: null }, { type: 'text', text: 'Listing.' });
+    const call = await w.appendAssistantBlock({ ...info, id: 'm1' }, { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } });
+    const result = await w.appendToolResult({ type: 'tool_result', tool_use_id: 't1', content: 'a.txt' }, { toolUseResult: { stdout: 'a.txt' } });
+    const answer = await w.appendAssistantBlock({ ...info, id: 'm2', stopReason: 'end_turn' }, { type: 'text', text: 'One file.' });
+
+    const { entries } = normaliseWithIds((await readTranscript(w.file)).lines);
+    const messages = entries.map((e) => e.message);
+    assert.equal(validate(messages), null);
+    assert.deepEqual(messages, [
+      { role: 'user', content: 'list files' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Listing.' }, { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a.txt' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'One file.' }] },
+    ]);
+    assert.deepEqual(entries.map((e) => e.uuids), [[prompt.uuid], [text.uuid, call.uuid], [result.uuid], [answer.uuid]]);
   });
 });
