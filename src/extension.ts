@@ -1,11 +1,13 @@
 import * as vscode from 'vscode';
-import { ChatViewProvider, CHAT_VIEW_ID } from './vscode/chatView';
-import { ChatSession } from './vscode/chatSession';
-import { InspectorPanel } from './vscode/inspectorPanel';
+import { ChatViewProvider, CHAT_VIEW_ID } from './vscode/chat/chatView';
+import { ChatSession } from './vscode/chat/chatSession';
+import { InspectorPanel } from './vscode/inspector/inspectorPanel';
 import { openMemoryInspector } from './vscode/inspector/openInspector';
 import { createOutputLogger } from './vscode/outputLogger';
 import { ContextStatusBar } from './vscode/statusBar';
 import { registerApiKeyCommands } from './vscode/apiKey';
+import { disposeOfflineDemo } from './vscode/modelSetup';
+import { settingsStore, watchSettings } from './vscode/settings';
 
 /** Set by the bundle's first and last lines (see esbuild.mjs), so activation time includes loading the bundle. */
 declare const __engramLoadStart: number | undefined;
@@ -36,11 +38,15 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     return session;
   };
   const chatView = new ChatViewProvider(context.extensionUri, chat, logger);
+  // A changed window or mark moves the status bar at once, with or without a chat open.
+  const offSettings = settingsStore().onChange(() => statusBar.update(session?.gauge()));
   const openInspector = () => openMemoryInspector(context, chat(), logger);
 
   context.subscriptions.push(
     logger,
     statusBar,
+    watchSettings(logger),
+    { dispose: offSettings },
     chatView,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.commands.registerCommand('engram.openInspector', () => { openInspector(); }),
@@ -85,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
   };
 }
 
-export function deactivate(): void {
-  // Everything is disposed through context.subscriptions.
+/** Everything else is disposed through context.subscriptions; the demo server is a module-level one. */
+export function deactivate(): Promise<void> {
+  return disposeOfflineDemo();
 }

@@ -3,17 +3,18 @@
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSession, SessionNotFoundError, isValidSessionId } from '../core/session/agentSession';
-import { attachHeadlessEngine, prepareHeadlessMemory } from './headlessEngine';
+import { SessionNotFoundError, isValidSessionId } from '../core/session/agentSession';
+import { openEngramSession } from '../core/session/engramSession';
 import { denyAllPrompt } from '../core/agent/permissions';
 import { appendHistory } from '../core/conversation/transcriptWriter';
 import { createAnthropicClient } from '../core/llm/anthropicClient';
-import { DEFAULT_MODEL, resolveModelConfig } from '../core/llm/modelConfig';
+import { resolveModelConfig } from '../core/llm/modelConfig';
 import type { ModelClient } from '../core/llm/modelClient';
 import type { Logger } from '../core/ports';
-import { createDefaultTools } from '../core/tools/tool';
+import { createDefaultTools } from '../core/tools/defaultTools';
 import { ENGRAM_VERSION } from '../core/version';
 import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
+import { defaultOf, settingsFromFlags } from './cliSettings';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { headlessToolGate, unknownToolNames } from './toolPolicy';
 
@@ -23,10 +24,10 @@ const OPTIONS = {
   cwd: { type: 'string', valueName: 'DIR', help: 'Project folder to work in (default: the current directory).' },
   'output-format': { type: 'string', valueName: 'FMT', help: 'text (default): the answer; json: {"result","sessionId","turns","usage","transcript"}.' },
   'allowed-tools': { type: 'string', valueName: 'LIST', help: 'Comma-separated tools that may run, e.g. Read,Grep,Edit,Bash. Only these run.' },
-  model: { type: 'string', valueName: 'M', help: `Model name (default: ${DEFAULT_MODEL}).` },
-  'max-tokens': { type: 'string', valueName: 'N', help: 'Output token limit per model call (default: 16000).' },
+  model: { type: 'string', valueName: 'M', help: `Model name (default: ${defaultOf('model')}).` },
+  'max-tokens': { type: 'string', valueName: 'N', help: `Output token limit per model call (default: ${defaultOf('maxOutputTokens')}).` },
   'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: $ENGRAM_DATA_DIR or ~/.engram).' },
-  'context-window': { type: 'string', valueName: 'N', help: 'Context window in tokens; compaction marks are percentages of it (default: 200000).' },
+  'context-window': { type: 'string', valueName: 'N', help: `Context window in tokens; compaction marks are percentages of it (default: ${defaultOf('contextWindow')}).` },
   'no-memory': { type: 'boolean', help: 'Leave out the project memory (MEMORY.md index, recall, memory writes).' },
   'extract-memories': { type: 'boolean', help: 'After the run, let a background agent save what is worth remembering (one more model call).' },
   verbose: { type: 'boolean', short: 'v', help: 'Log retries and warnings to stderr.' },
@@ -50,6 +51,9 @@ Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR.
 Output: "turns" counts model calls. With json the object is printed even when the run fails, so
 the sessionId can be resumed.
 Exit codes: 0 done, 1 the model or API failed (the reason is on stderr), 2 usage error, 130 interrupted.`;
+
+/** What the model is told in every headless run. */
+export const HEADLESS_NOTE = 'This is a headless run: nobody can answer questions or permission prompts until it ends. Finish the task, or say clearly what is missing.';
 
 export const printCommand: Command = {
   name: 'print',
@@ -83,8 +87,6 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   if (format !== 'text' && format !== 'json') throw new UsageError(`--output-format must be text or json, not ${format}`);
   const resume = options.resume;
   if (resume !== undefined && !isValidSessionId(resume)) throw new UsageError(`Not a session id: ${resume}`);
-  const maxTokens = options['max-tokens'] === undefined ? undefined : Number(options['max-tokens']);
-  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens > 0)) throw new UsageError('--max-tokens must be a positive whole number');
   const cwd = path.resolve(io.cwd, options.cwd ?? '.');
   if (!(await isDirectory(cwd))) throw new UsageError(`--cwd is not a folder: ${cwd}`);
   const dataDir = path.resolve(io.cwd, options['data-dir'] ?? (io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')));
@@ -96,36 +98,36 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     if (unknown.length > 0) throw new UsageError(`Unknown tool(s) in --allowed-tools: ${unknown.join(', ')} (tools: ${tools.map((t) => t.name).join(', ')})`);
   }
 
-  const contextWindow = options['context-window'] === undefined ? 200_000 : Number(options['context-window']);
-  if (!(Number.isInteger(contextWindow) && contextWindow >= 1_000)) throw new UsageError('--context-window must be a whole number of at least 1000');
-
-  const config = resolveModelConfig({ model: options.model, maxOutputTokens: maxTokens }, io.env, undefined);
+  const settings = settingsFromFlags({
+    model: { flag: '--model', value: options.model },
+    maxOutputTokens: { flag: '--max-tokens', value: options['max-tokens'] },
+    contextWindow: { flag: '--context-window', value: options['context-window'] },
+    'memory.enabled': { flag: '--no-memory', value: options['no-memory'] ? false : undefined },
+  });
+  const config = resolveModelConfig({ model: settings.model, maxOutputTokens: settings.maxOutputTokens }, io.env, undefined);
   if (!client && !config.apiKey) {
     io.stderr('engram: no API key. Set ANTHROPIC_API_KEY.\n');
     return EXIT_MODEL_ERROR;
   }
   const logger = stderrLogger(io, options.verbose === true);
-  const toolGate = headlessToolGate(allowed);
-  const memory = options['no-memory'] ? undefined : await prepareHeadlessMemory(dataDir, cwd, toolGate);
   let session;
   try {
-    session = await openSession({
+    session = await openEngramSession({
       dataDir,
       cwd,
       ...(resume !== undefined ? { resumeSessionId: resume } : {}),
       client: client ?? createAnthropicClient(config, logger),
-      model: config.model,
-      maxTokens: config.maxOutputTokens,
       trusted: true, // the person running the command chose this folder
       permissionPrompt: denyAllPrompt,
-      gate: memory?.gate ?? toolGate,
-      ...(memory ? { memory: memory.systemSlot } : {}),
+      gate: headlessToolGate(allowed),
       tools,
       version: ENGRAM_VERSION,
       entrypoint: 'cli',
-      systemNotes: ['This is a headless run: nobody can answer questions or permission prompts until it ends. Finish the task, or say clearly what is missing.'],
+      systemNotes: [HEADLESS_NOTE],
+      // Background extraction costs a model call per turn: only when asked.
+      extraction: options['extract-memories'] === true,
       logger,
-    });
+    }, settings);
   } catch (e) {
     if (e instanceof SessionNotFoundError) throw new UsageError(e.message);
     throw e;
@@ -139,12 +141,13 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
 
   await appendHistory(dataDir, { display: prompt, timestamp: Date.now(), project: cwd, sessionId: session.sessionId })
     .catch((e: unknown) => logger.error('Could not write history.jsonl', e));
-  const engine = attachHeadlessEngine(session.agent, {
-    dataDir, contextWindow, transcriptPath: session.transcriptPath, extractMemories: options['extract-memories'] === true, logger,
-    ...(memory ? { memory } : {}),
+  session.on((e) => {
+    if (e.type !== 'compaction') return;
+    if (e.event.type === 'compacted') logger.info(`compacted (${e.event.event.stage}): ${e.event.event.tokensBefore} -> ${e.event.event.tokensAfter} tokens`);
+    if (e.event.type === 'autoCompactionStopped') logger.warn(`automatic compaction stopped: ${e.event.reason}`);
   });
-  const result = await session.agent.runTurn(prompt, io.signal);
-  await engine.finish();
+  const result = await session.runTurn(prompt, io.signal);
+  await session.finish();
 
   if (format === 'json') {
     const out: JsonOutput = {

@@ -210,6 +210,13 @@ export class SettingsStore {
     this.current = resolveSettings(raw);
   }
 
+  /** A store holding settings that were already resolved (a host with no configuration to follow). */
+  static of(settings: EngramSettings): SettingsStore {
+    const store = new SettingsStore();
+    store.current = { settings, problems: [] };
+    return store;
+  }
+
   get settings(): EngramSettings {
     return this.current.settings;
   }

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../core/ports';
-import { CHAT_TO_HOST_SHAPES, type ChatToHost, type HostToChat } from '../protocol/messages';
+import type { Logger } from '../../core/ports';
+import { CHAT_TO_HOST_SHAPES, type ChatToHost, type HostToChat } from '../../protocol/messages';
 import type { ChatBackend } from './chatBackend';
-import { WebviewChannel } from './webviewChannel';
-import { renderWebviewHtml, webviewOptions } from './webviewHtml';
+import { WebviewChannel } from '../webviewChannel';
+import { renderWebviewHtml, webviewOptions } from '../webviewHtml';
 
 export const CHAT_VIEW_ID = 'engram.chat';
 

@@ -1,4 +1,4 @@
-import type { ChatSnapshot, HostToChat, PermissionChoice, SessionSummary } from '../protocol/messages';
+import type { ChatSnapshot, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 
 /** What the Chat view needs from the agent side; implemented by ChatSession over the core engine. */
 export interface ChatBackend {

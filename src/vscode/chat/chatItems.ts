@@ -1,8 +1,8 @@
 // Turns a conversation (API messages, e.g. a resumed session) into Chat view items. No vscode import:
 // pure, so it is unit-tested in plain Node.
-import type { ApiMessage, ContentBlock } from '../core/conversation/types';
-import { isMemoryAttachment } from '../core/memory/autoMemory/attachmentTag';
-import type { ChatItem } from '../protocol/messages';
+import type { ApiMessage, ContentBlock } from '../../core/conversation/types';
+import { isMemoryAttachment } from '../../core/conversation/attachmentTag';
+import type { ChatItem } from '../../protocol/messages';
 
 /** How much of a tool's input or result the Chat view shows (the transcript keeps everything). */
 export const MAX_SHOWN_CHARS = 20_000;

@@ -1,0 +1,332 @@
+// One Engram session, the same for every host: the agent on its transcript, session notes, auto memory
+// (recall, direct writes, background extraction), the compaction orchestrator, the system prompt rebuilt
+// after a compaction, the timeline as data and one event stream. The Chat view and `engram -p` open it
+// with `openEngramSession` and only translate its events for their surface, so both behave alike and
+// the behaviour is tested once, here.
+//
+//   openEngramSession --> open --runTurn/compactNow/undo...--> open --finish()--> finished
+//   settings changes (SettingsStore.onChange) reach the orchestrator and the gauge while open.
+import type { Agent, TurnResult } from '../agent/agent';
+import type { ToolGate } from '../agent/permissions';
+import { CompactionOrchestrator, type CompactNowResult, type OrchestratorEvent } from '../compaction/orchestrator';
+import type { ChainStage } from '../compaction/pipeline';
+import type { CompactionSettings } from '../compaction/settings';
+import type { ModelClient } from '../llm/modelClient';
+import type { RetryOptions } from '../llm/retry';
+import { attachAutoMemory, prepareAutoMemory, type AutoMemoryHandle, type PreparedAutoMemory } from '../memory/autoMemory/attach';
+import type { AutoMemoryEvent } from '../memory/autoMemory/extraction';
+import { memoryWriteGate } from '../memory/autoMemory/memoryPermissions';
+import { rememberPrompt } from '../memory/autoMemory/memoryPrompts';
+import { attachSessionNotes } from '../memory/sessionNotes/attach';
+import type { SessionNotesEvent } from '../memory/sessionNotes/events';
+import type { SessionNotes } from '../memory/sessionNotes/updater';
+import type { TimelineEntry } from '../inspection/timeline';
+import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
+import { SettingsStore, type EngramSettings } from '../settings/engramSettings';
+import type { Tool } from '../tools/tool';
+import { openSession, sessionSystemPrompt, type OpenedSession } from './agentSession';
+import { EventStream, type NoticeLevel, type SessionEvent, type SessionEventListener } from './sessionEvents';
+
+/** What a host brings; everything the settings decide comes from the SettingsStore instead. */
+export interface EngramSessionSetup {
+  dataDir: string;
+  /** The project folder: tools work here; transcripts and memory are keyed by it. */
+  cwd: string;
+  resumeSessionId?: string;
+  client: ModelClient;
+  /** Untrusted: no tools, no project instructions, no notes updater or extraction (they write files). */
+  trusted: boolean;
+  permissionPrompt: PermissionPrompt;
+  /** The host's rule for tool calls (the CLI's --allowed-tools); default: the session's own (ask for writes). */
+  gate?: ToolGate;
+  tools?: Tool[];
+  version: string;
+  /** Recorded on transcript lines: `vscode`, `cli`. */
+  entrypoint: string;
+  /** Lines added to the system prompt for this host. */
+  systemNotes?: string[];
+  /**
+   * Background extraction on or off regardless of `memory.extraction.enabled` (the CLI runs it only with
+   * --extract-memories: it costs a model call per turn).
+   */
+  extraction?: boolean;
+  logger?: Logger;
+  retry?: Omit<RetryOptions, 'onRetry'>;
+  now?: Date;
+  /** Tests: make a turn wait for the notes update it triggered, for a deterministic request order. */
+  awaitNotesUpdates?: boolean;
+}
+
+/** The orchestrator's share of the settings. */
+export function compactionSettingsOf(s: EngramSettings): Partial<CompactionSettings> {
+  return { ...s.compaction, contextWindow: s.contextWindow };
+}
+
+export class EngramSession {
+  readonly agent: Agent;
+  readonly sessionId: string;
+  readonly transcriptPath: string;
+  readonly resumed: OpenedSession['resumed'];
+  /** Warnings of opening (unreadable lines, instructions, the memory index's cap), for the host to show. */
+  readonly warnings: readonly string[];
+  readonly notes: SessionNotes | undefined;
+  readonly memory: AutoMemoryHandle | undefined;
+  readonly compaction: CompactionOrchestrator;
+  /** Notes updates, memory writes and compactions of this session, oldest first. */
+  readonly timeline: TimelineEntry[] = [];
+  private readonly events: EventStream<SessionEvent>;
+  private readonly disposers: Array<() => void> = [];
+  private finished = false;
+
+  /** Use openEngramSession. */
+  constructor(
+    opened: OpenedSession,
+    private readonly setup: EngramSessionSetup,
+    private readonly store: SettingsStore,
+    memory: PreparedAutoMemory | undefined,
+    private readonly logger: Logger,
+  ) {
+    this.agent = opened.agent;
+    this.sessionId = opened.sessionId;
+    this.transcriptPath = opened.transcriptPath;
+    this.resumed = opened.resumed;
+    this.events = new EventStream<SessionEvent>((e) => logger.error('A session listener threw', e));
+    const settings = store.settings;
+    this.warnings = [...(memory?.index.warnings ?? []).map((w) => `Memory: ${w}`), ...opened.warnings];
+    this.disposers.push(this.agent.on((event) => {
+      this.emit({ type: 'agent', event });
+      if (event.type === 'usage' || event.type === 'turnEnd') this.emit({ type: 'context' });
+    }));
+
+    if (memory) {
+      this.memory = attachAutoMemory(this.agent, {
+        memoryDir: memory.dir,
+        transcriptPath: this.transcriptPath,
+        extraction: setup.trusted && (setup.extraction ?? settings.memory.extraction.enabled),
+        everyTurns: settings.memory.extraction.everyTurns,
+        recall: settings.memory.recall.enabled,
+        recallMaxFiles: settings.memory.recall.maxFiles,
+        logger,
+      });
+      this.disposers.push(this.memory.on((event) => this.onMemoryEvent(event)));
+    }
+    // The notes updater writes with Edit: not in an untrusted workspace, where no tool runs.
+    if (setup.trusted && settings.sessionNotes.enabled) {
+      const n = settings.sessionNotes;
+      this.notes = attachSessionNotes(this.agent, {
+        dataDir: setup.dataDir,
+        thresholds: { initTokens: n.initTokens, growthTokens: n.updateGrowthTokens, toolCalls: n.updateToolCalls },
+        logger,
+        onEvent: (event) => this.onNotesEvent(event),
+        ...(setup.awaitNotesUpdates ? { awaitUpdates: true } : {}),
+      });
+    }
+    this.compaction = new CompactionOrchestrator({ settings: compactionSettingsOf(settings), ...(this.notes ? { notes: this.notes } : {}), logger });
+    this.disposers.push(this.compaction.attach(this.agent));
+    this.disposers.push(this.compaction.on((event) => {
+      this.emit({ type: 'compaction', event });
+      const words = compactionNotice(event);
+      if (words) this.notice(words.level, words.text);
+      if (event.type === 'compacted') {
+        this.addTimeline({ kind: 'compaction', at: event.event.at, event: event.event });
+        void this.refreshSystemPrompt();
+      }
+      if (event.type === 'compacted' || event.type === 'undone') this.emit({ type: 'context' });
+    }));
+    this.disposers.push(store.onChange((next) => {
+      this.compaction.updateSettings(compactionSettingsOf(next));
+      this.emit({ type: 'settings', settings: next });
+      this.emit({ type: 'context' });
+    }));
+  }
+
+  get settings(): EngramSettings {
+    return this.store.settings;
+  }
+
+  get memoryDir(): string | undefined {
+    return this.memory?.memoryDir;
+  }
+
+  on(listener: SessionEventListener): () => void {
+    return this.events.on(listener);
+  }
+
+  /** One user turn; `display` is what the user typed when `prompt` differs (e.g. a remember request). */
+  runTurn(prompt: string, signal?: AbortSignal): Promise<TurnResult> {
+    if (this.finished) throw new Error('This session has finished.');
+    return this.agent.runTurn(prompt, signal);
+  }
+
+  /** "Remember ...": the main agent saves the memory file and its index line in a turn of its own. */
+  remember(text: string, signal?: AbortSignal): Promise<TurnResult> {
+    return this.runTurn(rememberPrompt(text), signal);
+  }
+
+  /** Compacts now (commands, `/compact`, `engram compact`): `auto` runs the stages in order. */
+  async compactNow(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<CompactNowResult> {
+    const result = await this.compaction.compactNow(stage, focus, signal);
+    if (!result.ok) this.notice('warning', `Could not compact (${stage}): ${result.reason ?? 'no reason given'}.`);
+    return result;
+  }
+
+  async undoLastCompaction(): Promise<boolean> {
+    const ok = await this.compaction.undoLast();
+    if (!ok) this.notice('warning', 'There is no compaction to undo, or the conversation changed since.');
+    return ok;
+  }
+
+  cancel(): void {
+    this.agent.cancel();
+  }
+
+  /** Resolves when no background notes or memory work runs. */
+  async idle(timeoutMs = 15_000): Promise<void> {
+    await this.memory?.idle();
+    await this.notes?.waitForUpdate(timeoutMs);
+  }
+
+  /**
+   * Waits for background work (a notes update, an extraction), saves the notes state and detaches
+   * everything. Call it before the process exits or the host drops the session.
+   */
+  async finish(timeoutMs = 60_000): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      await this.notes?.waitForUpdate(timeoutMs);
+      await this.memory?.idle();
+      await this.notes?.flushState();
+    } finally {
+      this.dispose();
+    }
+  }
+
+  /** Detaches at once, without waiting for background work (a new chat, the window closing). */
+  dispose(): void {
+    this.finished = true;
+    for (const d of this.disposers.splice(0).reverse()) d();
+    this.notes?.dispose();
+    this.memory?.dispose();
+    this.events.clear();
+  }
+
+  /**
+   * After a compaction the prompt cache is cold anyway: rebuild the system prompt so CLAUDE.md edits and
+   * memories saved since the session began are in it from the next call on.
+   */
+  private async refreshSystemPrompt(): Promise<void> {
+    try {
+      const memory = this.memory ? await prepareAutoMemory(this.setup.dataDir, this.setup.cwd) : undefined;
+      const { system } = await sessionSystemPrompt({ ...this.setup, ...(memory ? { memory: memory.systemSlot } : {}) });
+      if (!this.finished) this.agent.setSystem(system);
+      this.emit({ type: 'context' });
+    } catch (error) {
+      this.logger.warn(`Could not refresh the system prompt after a compaction: ${String(error)}`);
+    }
+  }
+
+  private onMemoryEvent(event: AutoMemoryEvent): void {
+    this.emit({ type: 'memory', event });
+    if (event.type === 'memorySaved' || event.type === 'extractionDone' || event.type === 'extractionFailed') {
+      this.addTimeline({ kind: 'memory', at: Date.now(), event });
+    }
+    if (event.type === 'memorySaved') {
+      const who = event.by === 'user' ? 'Memory saved' : 'Memory saved in the background';
+      this.notice('info', `${who}: ${event.title}`, { label: 'Open', path: event.file });
+    } else if (event.type === 'memoryRecalled' && event.files.length > 0) {
+      this.notice('info', `Recalled ${event.files.length} memor${event.files.length === 1 ? 'y' : 'ies'} for this message.`);
+    } else if (event.type === 'extractionFailed') {
+      this.logger.warn(`Memory extraction failed: ${event.error}`);
+    }
+  }
+
+  private onNotesEvent(event: SessionNotesEvent): void {
+    this.emit({ type: 'notes', event });
+    if (event.type === 'notesUpdated' || event.type === 'notesUpdateFailed' || event.type === 'notesCreated') {
+      this.addTimeline({ kind: 'notes', at: Date.now(), event });
+    }
+    const link = { label: 'Open notes', path: event.path };
+    if (event.type === 'notesUpdated') {
+      const extra = event.condensed ? ' (condensed to stay under its caps)' : '';
+      this.notice('info', `Session notes ${event.kind === 'init' ? 'written' : 'updated'}: ${event.tokens.toLocaleString('en-US')} tokens${extra}.`, link);
+    } else if (event.type === 'notesUpdateFailed') {
+      this.notice('warning', `Session notes could not be updated: ${event.error}`, link);
+    }
+  }
+
+  private addTimeline(entry: TimelineEntry): void {
+    this.timeline.push(entry);
+    this.emit({ type: 'timeline', entry });
+  }
+
+  private notice(level: NoticeLevel, text: string, file?: { label: string; path: string }): void {
+    this.emit({ type: 'notice', level, text, ...(file ? { file } : {}) });
+  }
+
+  private emit(event: SessionEvent): void {
+    this.events.emit(event);
+  }
+}
+
+const STAGE_NAMES: Record<string, string> = {
+  micro: 'microcompact', 'session-memory': 'session notes', full: 'full summary', reactive: 'recovery',
+};
+
+/** What a person is told about a compaction, in words (the Chat view's line, the CLI's stderr). */
+function compactionNotice(event: OrchestratorEvent): { level: NoticeLevel; text: string } | undefined {
+  switch (event.type) {
+    case 'compacted': {
+      const e = event.event;
+      const how = `${STAGE_NAMES[e.stage] ?? e.stage}${e.trigger === 'manual' ? '' : `, ${e.trigger}`}`;
+      const calls = `${e.modelCalls} model call${e.modelCalls === 1 ? '' : 's'}`;
+      return { level: 'info', text: `Context compacted (${how}): ${e.tokensBefore.toLocaleString('en-US')} → ${e.tokensAfter.toLocaleString('en-US')} tokens, ${calls}.` };
+    }
+    case 'failed':
+      return { level: 'warning', text: `Compaction (${STAGE_NAMES[event.stage] ?? event.stage}) failed: ${event.reason}` };
+    case 'autoCompactionStopped':
+      return { level: 'error', text: `Automatic compaction stopped after ${event.failures} failures in a row (${event.reason}). Compact by hand or start a new chat.` };
+    case 'undone':
+      return { level: 'info', text: 'The last compaction was undone: the replaced messages are back.' };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Opens a new or resumed session with the memory engine around it. `settings` may be a live store (its
+ * changes reach the open session) or a fixed value.
+ */
+export async function openEngramSession(setup: EngramSessionSetup, settings: SettingsStore | EngramSettings): Promise<EngramSession> {
+  const store = settings instanceof SettingsStore ? settings : SettingsStore.of(settings);
+  const logger = setup.logger ?? silentLogger;
+  const memory = store.settings.memory.enabled ? await prepareAutoMemory(setup.dataDir, setup.cwd) : undefined;
+  // Writing into the project's memory folder is what "remember" means: no prompt for that. Other calls
+  // go to the host's rule, or the session's own once the agent exists.
+  let agent: Agent | undefined;
+  const fallback: ToolGate = (tool, input, call) => {
+    const rule = setup.gate ?? agent?.permissions.gate;
+    if (!rule) return Promise.resolve({ allow: false, reason: 'The session is not open yet.' });
+    return rule(tool, input, call);
+  };
+  const opened = await openSession({
+    dataDir: setup.dataDir,
+    cwd: setup.cwd,
+    ...(setup.resumeSessionId !== undefined ? { resumeSessionId: setup.resumeSessionId } : {}),
+    client: setup.client,
+    model: store.settings.model,
+    maxTokens: store.settings.maxOutputTokens,
+    trusted: setup.trusted,
+    permissionPrompt: setup.permissionPrompt,
+    ...(memory ? { memory: memory.systemSlot, gate: memoryWriteGate(memory.dir, setup.cwd, fallback) } : setup.gate ? { gate: setup.gate } : {}),
+    ...(setup.tools ? { tools: setup.tools } : {}),
+    version: setup.version,
+    entrypoint: setup.entrypoint,
+    ...(setup.systemNotes ? { systemNotes: setup.systemNotes } : {}),
+    logger,
+    ...(setup.retry ? { retry: setup.retry } : {}),
+    ...(setup.now ? { now: setup.now } : {}),
+  });
+  agent = opened.agent;
+  return new EngramSession(opened, { ...setup, now: setup.now ?? new Date() }, store, memory, logger);
+}

@@ -1,0 +1,126 @@
+// The Chat view's items for one window: what the person sees (their prompts, streamed answers, tool
+// cards, permission prompts, notices), built from the session's agent events, with every change posted
+// to the view. No vscode import: the host passes a `post` function.
+import type { AgentEvent } from '../../core/agent/events';
+import type { ChatItem, HostToChat } from '../../protocol/messages';
+import { clip, formatInput } from './chatItems';
+
+type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
+export type NoticeLevel = 'info' | 'warning' | 'error';
+
+export class ChatItemsModel {
+  private list: ChatItem[] = [];
+  private nextId = 0;
+  private thinking: { id: string; text: string } | undefined;
+  /** Files the host linked in the chat: the only ones the view may ask to open. */
+  readonly linkedPaths = new Set<string>();
+
+  constructor(private readonly post: (message: HostToChat) => void) {}
+
+  get items(): ChatItem[] {
+    return this.list;
+  }
+
+  /** Replaces everything (a new chat, a resumed session). */
+  reset(items: ChatItem[] = []): void {
+    this.list = items;
+    this.thinking = undefined;
+  }
+
+  find(id: string): ChatItem | undefined {
+    return this.list.find((i) => i.id === id);
+  }
+
+  add(item: ChatItem): void {
+    this.list.push(item);
+    this.post({ type: 'item', item });
+  }
+
+  update(item: ChatItem): void {
+    const index = this.list.findIndex((i) => i.id === item.id);
+    if (index >= 0) this.list[index] = item;
+    this.post({ type: 'item', item });
+  }
+
+  user(text: string): void {
+    this.add({ kind: 'user', id: this.id(), text });
+  }
+
+  notice(level: NoticeLevel, text: string, action?: string, link?: { label: string; path: string }): void {
+    if (link) this.linkedPaths.add(link.path);
+    this.add({ kind: 'notice', id: this.id(), level, text, ...(action ? { action } : {}), ...(link ? { link } : {}) });
+  }
+
+  toolWaiting(toolUseId: string): void {
+    const tool = this.tool(toolUseId);
+    if (tool) this.update({ ...tool, status: 'waiting' });
+  }
+
+  /** Streams, tool cards and permissions; the host handles usage, errors and turn ends it cares about. */
+  onAgentEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case 'blockStart':
+        if (event.block.type === 'text') this.add({ kind: 'assistant', id: `${event.messageId}:${event.index}`, text: '', streaming: true });
+        if (event.block.type === 'thinking') this.thinking = { id: `${event.messageId}:${event.index}`, text: '' };
+        break;
+      case 'textDelta':
+        this.appendText(`${event.messageId}:${event.index}`, event.text);
+        break;
+      case 'thinkingDelta':
+        if (this.thinking) this.thinking.text += event.thinking;
+        break;
+      case 'toolCall':
+        this.flushThinking();
+        this.add({ kind: 'tool', id: `tool-${event.id}`, name: event.name, summary: event.summary, input: formatInput(event.input), status: 'running' });
+        break;
+      case 'permissionAnswered': {
+        const tool = this.tool(event.toolUseId);
+        if (tool && event.answer !== 'deny') this.update({ ...tool, status: 'running' });
+        break;
+      }
+      case 'toolResult': {
+        const tool = this.tool(event.id);
+        if (tool) {
+          const denied = tool.status === 'waiting' || this.list.some((i) => i.kind === 'permission' && i.toolUseId === event.id && i.answered === 'deny');
+          this.update({ ...tool, result: clip(event.content), status: denied ? 'denied' : event.isError ? 'error' : 'done' });
+        }
+        break;
+      }
+      case 'assistantMessage':
+      case 'turnEnd':
+        this.flushThinking();
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** A turn ended however it ended: nothing streams or runs any more. */
+  finishStreaming(): void {
+    for (const item of this.list) {
+      if (item.kind === 'assistant' && item.streaming) this.update({ ...item, streaming: false });
+      if (item.kind === 'tool' && (item.status === 'running' || item.status === 'waiting')) this.update({ ...item, status: 'error', result: item.result ?? 'Not finished.' });
+    }
+  }
+
+  private tool(toolUseId: string): ToolItem | undefined {
+    const item = this.find(`tool-${toolUseId}`);
+    return item?.kind === 'tool' ? item : undefined;
+  }
+
+  private flushThinking(): void {
+    if (this.thinking?.text) this.add({ kind: 'thinking', id: this.thinking.id, text: this.thinking.text });
+    this.thinking = undefined;
+  }
+
+  private appendText(id: string, delta: string): void {
+    const item = this.find(id);
+    if (item?.kind !== 'assistant') return;
+    item.text += delta;
+    this.post({ type: 'textDelta', id, delta });
+  }
+
+  private id(): string {
+    return `i${++this.nextId}`;
+  }
+}

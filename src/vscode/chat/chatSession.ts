@@ -1,0 +1,312 @@
+// The chat of one window: opens the core EngramSession (new or resumed), forwards the person's prompts
+// and commands to it, and turns its events into Chat view items, notices and gauge updates. Everything
+// the session does (notes, memory, compaction, the timeline) lives in core; this is the VS Code adapter.
+import * as vscode from 'vscode';
+import type { SessionEvent } from '../../core/session/sessionEvents';
+import type { EngramSession } from '../../core/session/engramSession';
+import type { ChainStage } from '../../core/compaction/pipeline';
+import { projectDir } from '../../core/conversation/projectKey';
+import type { Logger } from '../../core/ports';
+import { ENGRAM_VERSION } from '../../core/version';
+import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
+import type { InspectorContext } from '../inspector/inspectorContext';
+import { loadEngine } from '../loadEngine';
+import { resolveModel, usesOfflineDemo, type ResolvedModel } from '../modelSetup';
+import { dataDir, settings, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
+import type { ChatBackend } from './chatBackend';
+import { chatGauge } from './chatGauge';
+import { itemsFromMessages } from './chatItems';
+import { ChatItemsModel } from './chatItemsModel';
+import { CompactionFeedback } from './compactionFeedback';
+import { PermissionBridge } from './permissionBridge';
+import { runSlashCommand } from './slashCommands';
+
+export class ChatSession implements ChatBackend, vscode.Disposable {
+  private busy = false;
+  private session: EngramSession | undefined;
+  private model: ResolvedModel | undefined;
+  private readonly emitter = new vscode.EventEmitter<HostToChat>();
+  private readonly inspectorChanged = new vscode.EventEmitter<void>();
+  private readonly items = new ChatItemsModel((m) => this.emitter.fire(m));
+  private readonly permissions = new PermissionBridge(this.items);
+  private readonly feedback = new CompactionFeedback({
+    compactNow: () => void this.compact('auto'),
+    turnAutoBackOn: () => this.session?.compaction.setAuto(true),
+  });
+  private readonly disposables: vscode.Disposable[] = [];
+  private unsubscribe: (() => void) | undefined;
+  /** Continue this session with the next message (after the workspace was trusted). */
+  private resumeOnNextSend: string | undefined;
+
+  constructor(private readonly context: vscode.ExtensionContext, private readonly logger: Logger) {
+    // An untrusted session was built without tools or project instructions: once the user trusts the
+    // workspace, the next message continues the same session with both.
+    this.disposables.push(vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      if (!this.session) return;
+      const sessionId = this.session.sessionId;
+      this.stop();
+      this.closeSession();
+      this.resumeOnNextSend = sessionId;
+      this.items.notice('info', 'Workspace trusted: tools and project instructions are on from your next message.');
+    }));
+    // With no session open, a changed window or mark still moves the gauge (the session posts its own).
+    const offSettings = settingsStore().onChange(() => {
+      if (!this.session) this.postGauge();
+    });
+    this.disposables.push({ dispose: offSettings });
+  }
+
+  onEvent(listener: (message: HostToChat) => void): vscode.Disposable {
+    return this.emitter.event(listener);
+  }
+
+  gauge(): GaugeState {
+    return chatGauge(this.session, settings());
+  }
+
+  snapshot(): ChatSnapshot {
+    return {
+      sessionId: this.session?.sessionId,
+      items: this.items.items,
+      busy: this.busy,
+      gauge: this.gauge(),
+      modelLabel: usesOfflineDemo() ? 'offline demo model' : (this.model?.model ?? settings().model),
+      trusted: workspaceTrusted(),
+    };
+  }
+
+  get currentSessionId(): string | undefined {
+    return this.session?.sessionId;
+  }
+
+  /** The project's auto-memory folder, once a session has started. */
+  get memoryDirectory(): string | undefined {
+    return this.session?.memoryDir;
+  }
+
+  async send(text: string, display = text): Promise<void> {
+    if (this.busy || !text.trim()) return;
+    if (await runSlashCommand(this, text)) return;
+    this.items.user(display);
+    this.setBusy(true);
+    try {
+      const session = await this.ensureSession(this.resumeOnNextSend);
+      this.resumeOnNextSend = undefined;
+      if (!session) return;
+      void loadEngine().appendHistory(dataDir(), { display, timestamp: Date.now(), project: workspaceCwd(), sessionId: session.sessionId })
+        .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
+      await session.runTurn(text);
+    } catch (error) {
+      this.logger.error('The chat turn failed', error);
+      this.items.notice('error', `Something went wrong: ${error instanceof Error ? error.message : String(error)}. See "Engram: Show Log".`);
+    } finally {
+      this.items.finishStreaming();
+      this.setBusy(false);
+      this.inspectorChanged.fire();
+    }
+  }
+
+  /** "Engram: Remember" and `/remember`: the main agent writes the memory file and its index line. */
+  async remember(text: string): Promise<void> {
+    const trimmed = text.trim();
+    if (trimmed) await this.send(loadEngine().rememberPrompt(trimmed), `Remember: ${trimmed}`);
+  }
+
+  stop(): void {
+    this.session?.cancel();
+    this.permissions.denyAll();
+  }
+
+  newChat(): void {
+    this.stop();
+    this.closeSession();
+    this.items.reset();
+    this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+    this.inspectorChanged.fire();
+  }
+
+  async resume(sessionId: string): Promise<void> {
+    if (this.busy) return;
+    this.newChat();
+    this.setBusy(true, 'Loading the session…');
+    try {
+      const session = await this.ensureSession(sessionId);
+      if (session) {
+        this.items.reset(itemsFromMessages(session.agent.messages, (name, input) => this.summarize(name, input)));
+        this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+      }
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  async listSessions(): Promise<SessionSummary[]> {
+    const sessions = await loadEngine().listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
+    return sessions.map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
+  }
+
+  async openPath(path: string): Promise<void> {
+    if (!this.items.linkedPaths.has(path)) {
+      this.logger.warn(`chat: refused to open a path it did not link: ${path}`);
+      return;
+    }
+    await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true });
+  }
+
+  answerPermission(requestId: string, choice: PermissionChoice): void {
+    this.permissions.answer(requestId, choice);
+  }
+
+  /**
+   * Compacts now (commands and `/compact [focus]`): `auto` runs the stages in order, the others one stage.
+   * Not while a turn runs: the conversation is being added to.
+   */
+  async compact(stage: ChainStage, focus?: string): Promise<boolean> {
+    if (this.busy) {
+      this.items.notice('warning', 'Wait for the current answer (or stop it) before compacting.');
+      return false;
+    }
+    if (!this.session || this.session.agent.messages.length === 0) {
+      this.items.notice('info', 'Nothing to compact yet: the conversation is empty.');
+      return false;
+    }
+    this.setBusy(true, 'Compacting…');
+    try {
+      return (await this.session.compactNow(stage, focus)).ok;
+    } catch (error) {
+      this.logger.error('Compaction failed', error);
+      this.items.notice('error', `Compaction failed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  /** Undoes the latest compaction (the inspector's "Undo compaction", the command). */
+  async undoLastCompaction(): Promise<boolean> {
+    if (this.busy || !this.session) return false;
+    return this.session.undoLastCompaction();
+  }
+
+  /** Resolves when no background memory work runs (tests and shutdown). */
+  async idleForTests(): Promise<void> {
+    await this.session?.idle();
+  }
+
+  /** The live session as the Memory Inspector sees it. */
+  inspectorContext(): InspectorContext {
+    return {
+      sessionId: this.session?.sessionId,
+      cwd: workspaceCwd(),
+      dataDir: dataDir(),
+      transcriptPath: this.session?.transcriptPath,
+      gauge: this.gauge(),
+      notes: this.session?.notes,
+      memoryDir: this.session?.memoryDir,
+      timeline: this.session?.timeline ?? [],
+    };
+  }
+
+  /** Fires when anything the inspector shows may have changed (turn end, notes, memory, compaction). */
+  onInspectorChange(listener: () => void): vscode.Disposable {
+    return this.inspectorChanged.event(listener);
+  }
+
+  /** Lets the inspector link to a file from the chat too (e.g. after it opened a memory entry). */
+  allowPath(path: string): void {
+    this.items.linkedPaths.add(path);
+  }
+
+  private async ensureSession(resumeSessionId?: string): Promise<EngramSession | undefined> {
+    if (this.session) return this.session;
+    this.model = await resolveModel(this.context.secrets, this.logger);
+    if (!this.model.apiKey) {
+      this.items.notice('error', 'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.', 'setApiKey');
+      return undefined;
+    }
+    const engine = loadEngine();
+    // The tokenizer takes about a second to load: start it while the first request is on its way.
+    void engine.ensureTokenizer().catch((e: unknown) => this.logger.warn(`Tokenizer failed to load: ${String(e)}`));
+    const session = await engine.openEngramSession({
+      dataDir: dataDir(),
+      cwd: workspaceCwd(),
+      ...(resumeSessionId ? { resumeSessionId } : {}),
+      client: engine.createAnthropicClient(this.model, this.logger),
+      trusted: workspaceTrusted(),
+      permissionPrompt: this.permissions,
+      version: ENGRAM_VERSION,
+      entrypoint: 'vscode',
+      logger: this.logger,
+    }, settingsStore());
+    for (const warning of session.warnings) this.items.notice('warning', warning);
+    this.session = session;
+    this.unsubscribe = session.on((event) => this.onSessionEvent(event));
+    this.logger.info(`Session ${session.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${session.transcriptPath}`);
+    return session;
+  }
+
+  private onSessionEvent(event: SessionEvent): void {
+    switch (event.type) {
+      case 'agent': {
+        const e = event.event;
+        this.items.onAgentEvent(e);
+        if (e.type === 'retrying') this.setBusy(true, `${e.reason} Retrying in ${Math.ceil(e.delayMs / 1000)} s (attempt ${e.attempt} of ${e.maxRetries}).`);
+        if (e.type === 'error') this.items.notice('error', e.message, e.kind === 'auth' ? 'setApiKey' : undefined);
+        if (e.type === 'turnEnd' && e.reason === 'cancelled') this.items.notice('info', 'Stopped.');
+        if (e.type === 'turnEnd' && e.reason === 'max_tokens') this.items.notice('warning', 'The answer hit the output limit (engram.maxOutputTokens) and was cut.');
+        if (e.type === 'turnEnd' && e.reason === 'refusal') this.items.notice('warning', 'The model declined to answer this request.');
+        break;
+      }
+      case 'notice':
+        this.items.notice(event.level, event.text, undefined, event.file);
+        break;
+      case 'compaction':
+        this.feedback.onEvent(event.event);
+        if (event.event.type === 'undone') this.inspectorChanged.fire();
+        break;
+      case 'context':
+        this.postGauge();
+        break;
+      case 'timeline':
+      case 'settings':
+        this.inspectorChanged.fire();
+        break;
+      default:
+        break;
+    }
+  }
+
+  private postGauge(): void {
+    this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
+  }
+
+  private summarize(name: string, input: Record<string, unknown>): string {
+    const tool = this.session?.agent.offeredTools.find((t) => t.name === name);
+    try {
+      return tool ? tool.summarize(input) : name;
+    } catch {
+      return name;
+    }
+  }
+
+  private closeSession(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.session?.dispose();
+    this.session = undefined;
+  }
+
+  private setBusy(busy: boolean, status?: string): void {
+    this.busy = busy;
+    this.emitter.fire({ type: 'busy', busy, ...(status ? { status } : {}) });
+  }
+
+  dispose(): void {
+    this.stop();
+    this.closeSession();
+    this.feedback.dispose();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    this.emitter.dispose();
+    this.inspectorChanged.dispose();
+  }
+}
