@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: type checks, the layer lint, the build, unit tests in plain Node, then the integration tests
-// in a real VS Code extension host. Ends with one line summing every suite: `N passed, N failed`.
+// `npm test`: type checks, the layer lint, the unused-code check (knip), the build, unit tests in plain
+// Node, then the integration tests in a real VS Code extension host. Ends with one line summing every
+// suite: `N passed, N failed`.
 // Flags: --no-integration (quick local loop). Exits non-zero when anything failed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -41,6 +42,7 @@ const npx = (bin, ...args) => [process.execPath, [`node_modules/${bin}`, ...args
 stage('type check (extension host, core, tests)', ...npx('typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'));
 stage('type check (webviews)', ...npx('typescript/bin/tsc', '-p', 'webview/tsconfig.json', '--noEmit'));
 stage('lint: layers', process.execPath, ['scripts/lintCore.mjs']);
+stage('lint: unused files, exports and dependencies (knip)', ...npx('knip/bin/knip.js', '--no-progress'));
 const built = stage('build', process.execPath, ['esbuild.mjs']);
 stage('unit tests (plain Node)', process.execPath, ['scripts/unitTests.mjs'], path.join(countsDir, 'unit.json'));
 if (skipIntegration) {

@@ -11,10 +11,6 @@ import { printCommand } from './printCommand';
 const DEFAULT_COMMAND = printCommand;
 const COMMANDS: Command[] = [printCommand, inspectCommand, compactCommand, gaugeCommand];
 
-export function commandNames(): string[] {
-  return COMMANDS.map((c) => c.name);
-}
-
 export function overallHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   return [

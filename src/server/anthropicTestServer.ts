@@ -24,7 +24,7 @@ import {
 } from './scriptedReply';
 import { formatSse, inStreamErrorEvents, messageEvents, type SseEvent } from './sse';
 
-export type { ScriptedBlock, ScriptedReply, ScriptedMessage, ScriptedError } from './scriptedReply';
+export type { ScriptedBlock, ScriptedReply } from './scriptedReply';
 
 /** A Messages request as received (only requests that passed validation are sure to match). */
 export interface MessagesRequestBody {

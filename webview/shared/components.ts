@@ -89,10 +89,6 @@ export function badge(text: string): HTMLElement {
   return el;
 }
 
-export function divider(): HTMLElement {
-  return document.createElement('vscode-divider');
-}
-
 export interface LightButtonOptions {
   icon?: string;
   ariaLabel?: string;

@@ -4,9 +4,6 @@ import type { ApiMessage, CacheControl, ContentBlock, SystemBlock, ToolSchema } 
 
 const EPHEMERAL: CacheControl = { type: 'ephemeral' };
 
-/** The API allows at most 4 breakpoints per request. */
-export const MAX_CACHE_BREAKPOINTS = 4;
-
 export interface CachedRequestParts {
   system: SystemBlock[];
   tools: ToolSchema[];
@@ -14,10 +11,11 @@ export interface CachedRequestParts {
 }
 
 /**
- * Breakpoints: the last tool, the last system block, the last block of the newest user message (this
- * call writes the cache up to there) and the last block of the user message before it (exactly where
- * the previous call wrote, so the read hits even when a turn added more than the API's 20-block
- * look-back). String contents are sent as one text block so a message renders the same in every call.
+ * Four breakpoints, the most the API allows per request: the last tool, the last system block, the
+ * last block of the newest user message (this call writes the cache up to there) and the last block of
+ * the user message before it (exactly where the previous call wrote, so the read hits even when a turn
+ * added more than the API's 20-block look-back). String contents are sent as one text block so a
+ * message renders the same in every call.
  */
 export function withCacheBreakpoints(system: SystemBlock[], tools: ToolSchema[], messages: ApiMessage[]): CachedRequestParts {
   const outSystem = system.map(stripCache);
