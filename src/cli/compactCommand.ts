@@ -84,7 +84,7 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
     const t = estimator.message(m);
     return t.messages + t.toolResults;
   };
-  const gauge = gaugeOf(view.lines, view.entries, settings.contextWindow, estimator);
+  const gauge = gaugeOf(view.lines, view.entries, estimator);
   // What the usage reports beyond the messages (system prompt, tools) stays in every request.
   const fixedTokens = gauge.breakdown.system;
   const notes = await notesFor(file, options.notes, io.cwd);

@@ -1,16 +1,22 @@
 // `engram gauge FILE.jsonl`: how full the context window is for a transcript's current conversation,
+// in the model the status bar, the Chat view and the inspector show (core/inspection/contextSnapshot),
 // and how the engine's estimates compare with what the API reported for each model call.
-import { countTokens } from '../core/tokens/tokenizer';
-import { TokenEstimator } from '../core/tokens/accounting';
-import { gaugeOf } from '../core/tokens/transcriptGauge';
 import { loadTranscriptView } from '../core/compaction/transcriptView';
+import { gaugeState } from '../core/inspection/contextSnapshot';
+import { TokenEstimator } from '../core/tokens/accounting';
+import { countTokens } from '../core/tokens/tokenizer';
+import { gaugeOf } from '../core/tokens/transcriptGauge';
 import { formatOptions, parseCommandArgs, type OptionSpecs } from './args';
-import { positiveInt, transcriptArg } from './cliTranscript';
+import { defaultOf, settingsFromFlags } from './cliSettings';
+import { transcriptArg } from './cliTranscript';
 import { EXIT_OK, type CliIo, type Command } from './command';
 
 const OPTIONS = {
-  window: { type: 'string', valueName: 'N', help: 'Context window in tokens (default: 200000).' },
-  json: { type: 'boolean', help: 'Print {"usedTokens","window","percent","breakdown","turns"} as JSON.' },
+  window: { type: 'string', valueName: 'N', help: `Context window in tokens, as engram.contextWindow (default: ${defaultOf('contextWindow')}).` },
+  json: {
+    type: 'boolean',
+    help: 'Print {"usedTokens","window","reservedForOutput","marks","breakdown","percent","estimatedTokens","turns"} as JSON.',
+  },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
 
@@ -18,8 +24,9 @@ const HELP = `Usage: engram gauge FILE.jsonl [--window N] [--json]
 
 Reads a transcript (Engram's or Claude Code's) and reports the context used by its current conversation
 (after the last compact boundary): the last response's usage (input + cache creation + cache read +
-output) plus an estimate of the messages after it. Per model call, "reportedTokens" is that usage and
-"estimatedTokens" what the engine would have estimated from the previous report plus its own count.
+output) plus an estimate of the messages after it, by category, against the window and the compaction
+marks. Per model call, "reportedTokens" is that usage and "estimatedTokens" what the engine would have
+estimated from the previous report plus its own count.
 
 Options:
 ${formatOptions(OPTIONS)}`;
@@ -36,15 +43,19 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${HELP}\n`);
     return EXIT_OK;
   }
+  const settings = settingsFromFlags({ contextWindow: { flag: '--window', value: options.window } });
   const file = await transcriptArg(positionals, io.cwd, 'gauge');
-  const window = positiveInt(options.window, '--window', 200_000);
   const view = await loadTranscriptView(file);
-  const gauge = gaugeOf(view.lines, view.entries, window, new TokenEstimator(countTokens));
+  const measured = gaugeOf(view.lines, view.entries, new TokenEstimator(countTokens));
+  const state = gaugeState(measured.gauge, { messages: measured.messages }, settings);
+  const percent = state.window > 0 ? Math.round((state.usedTokens / state.window) * 10_000) / 100 : 0;
   if (options.json) {
-    io.stdout(`${JSON.stringify(gauge)}\n`);
-  } else {
-    io.stdout(`${gauge.usedTokens} of ${gauge.window} tokens (${gauge.percent}%), ${view.entries.length} messages, ${gauge.turns.length} model calls\n`);
-    for (const t of gauge.turns) io.stdout(`  ${t.uuid}  reported ${t.reportedTokens}  estimated ${t.estimatedTokens}\n`);
+    io.stdout(`${JSON.stringify({ ...state, percent, estimatedTokens: measured.breakdown.estimated, turns: measured.turns })}\n`);
+    return EXIT_OK;
   }
+  io.stdout(`${state.usedTokens} of ${state.window} tokens (${percent}%), ${view.entries.length} messages, ${measured.turns.length} model calls\n`);
+  io.stdout(`  marks at ${state.marks.join(' / ')} %, ${state.reservedForOutput} reserved for output\n`);
+  for (const c of state.breakdown) if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${c.tokens}\n`);
+  for (const t of measured.turns) io.stdout(`  ${t.uuid}  reported ${t.reportedTokens}  estimated ${t.estimatedTokens}\n`);
   return EXIT_OK;
 }

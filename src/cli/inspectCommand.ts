@@ -1,10 +1,12 @@
-// `engram inspect`: what a data root holds, per project: auto memory (index entries, unindexed files,
-// problems) and sessions (lines, unreadable lines, notes, compactions). Works on Engram's data dir and
-// on Claude Code's (`--root ~/.claude`), whose layout is the same. Read-only.
+// `engram inspect`: what a data root holds, per project: the memory, in the model the Memory Inspector
+// draws (instructions, index entries, unindexed files, team memory, problems, the trash), and sessions
+// (lines, unreadable lines, notes, compactions). Works on Engram's data dir and on Claude Code's
+// (`--root ~/.claude`), whose layout is the same. Read-only.
 import os from 'node:os';
 import path from 'node:path';
 import { findGitRoot, projectKey } from '../core/conversation/projectKey';
-import { inspectRoot, type Inspection } from '../core/memory/autoMemory/projectInspection';
+import { TEAM_DIR_NAME } from '../core/memory/autoMemory/memoryPaths';
+import { inspectRoot, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
 import { countTokens } from '../core/tokens/tokenizer';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { EXIT_OK, type CliIo, type Command } from './command';
@@ -12,15 +14,16 @@ import { EXIT_OK, type CliIo, type Command } from './command';
 const OPTIONS = {
   root: { type: 'string', valueName: 'DIR', help: 'Data root to read (default: $ENGRAM_DATA_DIR or ~/.engram; ~/.claude works too).' },
   project: { type: 'string', valueName: 'PATH', help: 'Only this project: its folder (or git root), or a project key.' },
-  json: { type: 'boolean', help: 'Print JSON: {"root","projects":[{"key","memory","sessions"}]}.' },
+  json: { type: 'boolean', help: 'Print JSON: {"root","projects":[{"key","memory","sessions"}]}, memory as the inspector shows it.' },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
 
 export const INSPECT_HELP = `Usage: engram inspect [--root DIR] [--project PATH] [--json]
 
-Shows what a data root holds for each project: the auto memory index (entries with type, tokens,
-whether they fit the 200-line / 25 KB cap, missing files), topic files the index does not list,
-problems found while reading, and each session's line counts, notes and compactions.
+Shows what a data root holds for each project, as the Memory Inspector does: the user's CLAUDE.md, the
+auto memory index (entries with type, tokens, whether they fit the 200-line / 25 KB cap, missing
+files, where they came from), topic files the index does not list, team memory, problems found while
+reading, pruned entries that can be restored, and each session's line counts, notes and compactions.
 Nothing is changed.
 
 Options:
@@ -45,7 +48,7 @@ async function runInspect(argv: string[], io: CliIo): Promise<number> {
   if (options.project !== undefined && result.projects.length === 0) {
     io.stderr(`engram: no project data for ${options.project} under ${path.join(root, 'projects')}\n`);
   }
-  io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatText(result));
+  io.stdout(options.json ? `${JSON.stringify(inspectionJson(result), null, 2)}\n` : formatText(result));
   return EXIT_OK;
 }
 
@@ -64,18 +67,59 @@ async function projectKeys(project: string, cwd: string): Promise<string[]> {
   return [...keys];
 }
 
+/**
+ * The JSON: the documented fields first (memory: dir, entries, unindexed as file names, warnings; an
+ * entry: title, file, hook, type, tokens, loaded, missing), then the rest of the inspector's model.
+ */
+function inspectionJson(result: Inspection): unknown {
+  return { root: result.root, projects: result.projects.map((p) => ({ key: p.key, memory: memoryJson(p.memory), sessions: p.sessions })) };
+}
+
+type MemoryEntryView = InspectedProject['memory']['entries'][number];
+
+function memoryJson(m: InspectedProject['memory']): Record<string, unknown> {
+  return {
+    dir: m.dir,
+    entries: m.entries.map(entryJson),
+    unindexed: m.unindexed.map(relativeFile),
+    warnings: m.warnings,
+    exists: m.exists,
+    instructions: m.instructions,
+    loadedLines: m.loadedLines,
+    totalLines: m.totalLines,
+    maxLines: m.maxLines,
+    unindexedEntries: m.unindexed.map(entryJson),
+    trash: m.trash,
+  };
+}
+
+function entryJson(e: MemoryEntryView): Record<string, unknown> {
+  const { title, file, hook, type, tokens, loaded, missing, ...rest } = e;
+  return { title, file, hook, type, tokens, loaded, missing, ...rest };
+}
+
+/** A file's name under the memory folder (team files under `team/`). */
+function relativeFile(e: MemoryEntryView): string {
+  return e.group === 'team' ? path.posix.join(TEAM_DIR_NAME, e.file) : e.file;
+}
+
 function formatText(result: Inspection): string {
   const out = [`Root: ${result.root}`];
   if (result.projects.length === 0) out.push('(no projects)');
   for (const p of result.projects) {
-    out.push('', `Project ${p.key}`, `  Memory: ${p.memory.dir} (${p.memory.entries.length} entries)`);
-    for (const e of p.memory.entries) {
-      const flags = [e.type ?? 'untyped', e.tokens !== null ? `${e.tokens} tokens` : null, e.loaded ? null : 'not loaded', e.missing ? 'MISSING' : null]
+    const m = p.memory;
+    out.push('', `Project ${p.key}`);
+    for (const i of m.instructions) out.push(`  Instructions: ${i.path} (${i.scope}, ${i.tokens} tokens${i.truncated ? ', truncated' : ''})`);
+    const lines = m.totalLines > 0 ? `, ${m.loadedLines} of ${m.totalLines} index lines loaded` : '';
+    out.push(`  Memory: ${m.dir} (${m.entries.length} entries${lines})`);
+    for (const e of m.entries) {
+      const flags = [e.group === 'team' ? 'team' : null, e.type ?? 'untyped', e.tokens !== null ? `${e.tokens} tokens` : null, e.loaded ? null : 'not loaded', e.missing ? 'MISSING' : null]
         .filter(Boolean).join(', ');
       out.push(`    - ${e.title} (${e.file}) ${e.hook ? `— ${e.hook} ` : ''}[${flags}]`);
     }
-    if (p.memory.unindexed.length > 0) out.push(`  Not in the index: ${p.memory.unindexed.join(', ')}`);
-    for (const w of p.memory.warnings) out.push(`  Warning: ${w}`);
+    if (m.unindexed.length > 0) out.push(`  Not in the index: ${m.unindexed.map(relativeFile).join(', ')}`);
+    for (const w of m.warnings) out.push(`  Warning: ${w}`);
+    if (m.trash.length > 0) out.push(`  Pruned (restorable): ${m.trash.map((t) => t.file).join(', ')}`);
     out.push(`  Sessions: ${p.sessions.length}`);
     for (const s of p.sessions) {
       const parts = [`${s.lines} lines`, s.corruptLines ? `${s.corruptLines} unreadable` : null, s.hasNotes ? 'notes' : null,

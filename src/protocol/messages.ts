@@ -7,13 +7,17 @@
 
 export type ViewId = 'chat' | 'inspector';
 
+/** What fills the context, in the order the gauge lists it (the parts add up to usedTokens). */
+export type GaugeCategory =
+  | 'system' | 'tools' | 'instructions' | 'memory index' | 'recalled memories' | 'session notes' | 'messages' | 'tool results';
+
 export interface GaugeState {
   usedTokens: number;
   window: number;
   reservedForOutput: number;
   /** Compaction marks in percent of the window, ascending (microcompact, session-memory, full). */
   marks: number[];
-  breakdown: Array<{ category: string; tokens: number }>;
+  breakdown: Array<{ category: GaugeCategory; tokens: number }>;
 }
 
 export type PermissionChoice = 'allowOnce' | 'allowSession' | 'deny';
@@ -164,6 +168,13 @@ export interface MemoryView {
   trash: TrashView[];
 }
 
+/**
+ * A compaction's stage as the timeline shows it: the engine's stages (CompactionStage in
+ * core/compaction/types.ts) and `undo`, the boundary an undo writes to the transcript.
+ */
+export type CompactionStageView = 'micro' | 'session-memory' | 'full' | 'reactive' | 'undo';
+export type CompactionTriggerView = 'auto' | 'manual' | 'reactive';
+
 export type TimelineView =
   | {
     kind: 'notes'; id: string; at: number; status: 'created' | 'updated' | 'failed';
@@ -171,7 +182,7 @@ export type TimelineView =
   }
   | { kind: 'memory'; id: string; at: number; status: 'saved' | 'extracted' | 'failed'; files: string[]; modelCalls?: number; detail?: string }
   | {
-    kind: 'compaction'; id: string; at: number; stage: string; trigger: string;
+    kind: 'compaction'; id: string; at: number; stage: CompactionStageView; trigger: CompactionTriggerView;
     tokensBefore: number; tokensAfter: number; durationMs: number; modelCalls: number;
     /** How many messages (transcript lines) it replaced, and how many tool results it trimmed. */
     replaced: number; trimmed: number;

@@ -9,9 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CompactionEvent } from '../../src/core/compaction/events';
 import type { InspectorSnapshot } from '../../src/protocol/messages';
-import type { TimelineEntry } from '../../src/vscode/inspectorContext';
-import { buildInspectorSnapshot } from '../../src/vscode/inspector/snapshotBuilder';
-import { NOTES_TEXT, writeFile, writeMemoryFolder, writeTranscript } from '../unit/inspector/inspectorFixtures';
+import type { TimelineEntry } from '../../src/core/inspection/timeline';
+import { buildInspectorSnapshot } from '../../src/core/inspection/snapshotBuilder';
+import { defaultSettings } from '../../src/core/settings/engramSettings';
+import { NOTES_TEXT, writeFile, writeMemoryFolder, writeTranscript } from '../unit/inspection/inspectorFixtures';
 
 type Metrics = Record<string, { value: number; unit: string; target?: number }>;
 
@@ -93,7 +94,7 @@ async function benchSnapshot(): Promise<InspectorSnapshot> {
           { category: 'tool results', tokens: 50_000 },
         ],
       },
-      gaugeSettings: { window: 200_000, reservedForOutput: 16_000, marks: [60, 80, 100] },
+      settings: defaultSettings(),
       notes: { summaryPath: path.join(notes, 'summary.md'), statePath: path.join(notes, 'state.json') },
       memoryDir,
       timeline: timeline(100),

@@ -8,7 +8,7 @@ import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompt
 import type { EngramApi } from '../../src/extension';
 import type { ScriptedReply } from '../../src/server/anthropicTestServer';
 import type { InspectorController } from '../../src/vscode/inspector/inspectorController';
-import { topicText, writeFile, writeMemoryFolder, writeTranscript } from '../unit/inspector/inspectorFixtures';
+import { topicText, writeFile, writeMemoryFolder, writeTranscript } from '../unit/inspection/inspectorFixtures';
 import { engram, freshChat, lastUserText, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 

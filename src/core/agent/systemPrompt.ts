@@ -38,29 +38,52 @@ Tool calls may be denied by the user; a denied call is not an error in your work
 
 Memory: the project instructions below (CLAUDE.md) come from the user and take precedence over these defaults. When the user asks you to remember something and a memory folder is named below, save it there: a topic file with front matter (name, description, type: user | feedback | project | reference) and a one-line entry in MEMORY.md linking to it.`;
 
-/** Builds the system blocks; the same input gives the same bytes. */
-export function buildSystemPrompt(input: SystemPromptInput): SystemBlock[] {
+/**
+ * The text of each part of the system prompt, by the gauge's categories: the guidance, environment and
+ * entry-point notes (`system`), the CLAUDE.md instructions, the memory index. Together they are the
+ * blocks' text exactly (empty when a part is absent), so the gauge sizes each part without re-parsing
+ * the prompt.
+ */
+export interface SystemPromptParts {
+  system: string;
+  instructions: string;
+  memoryIndex: string;
+}
+
+export interface ComposedSystemPrompt {
+  blocks: SystemBlock[];
+  parts: SystemPromptParts;
+}
+
+/** Builds the system blocks and their parts; the same input gives the same bytes. */
+export function composeSystemPrompt(input: SystemPromptInput): ComposedSystemPrompt {
   const env = [
     '# Environment',
     `Working directory: ${input.cwd}`,
     `Platform: ${input.platform}${input.shell ? ` (shell: ${input.shell})` : ''}`,
     `Git repository: ${input.isGitRepo ? 'yes' : 'no'}`,
     `Date: ${input.date}`,
-  ];
-  const sections = [env.join('\n')];
-  if (input.notes && input.notes.length > 0) sections.push(input.notes.join('\n'));
-  if (input.instructions?.trim()) {
-    sections.push(`# Project and user instructions (CLAUDE.md)\n${input.instructions.trim()}`);
-  }
+  ].join('\n');
+  const notes = input.notes && input.notes.length > 0 ? `\n\n${input.notes.join('\n')}` : '';
+  const instructions = input.instructions?.trim() ? `\n\n# Project and user instructions (CLAUDE.md)\n${input.instructions.trim()}` : '';
+  let memoryIndex = '';
   if (input.memory) {
     const index = input.memory.index.trim() || '(empty)';
     const guidance = input.memory.guidance ? `${input.memory.guidance.trim()}\n` : '';
-    sections.push(`# Memory\nMemory folder: ${input.memory.dir}\n${guidance}Index (MEMORY.md); open a topic file when it is relevant:\n${index}`);
+    memoryIndex = `\n\n# Memory\nMemory folder: ${input.memory.dir}\n${guidance}Index (MEMORY.md); open a topic file when it is relevant:\n${index}`;
   }
-  return [
-    { type: 'text', text: CORE_GUIDANCE },
-    { type: 'text', text: sections.join('\n\n') },
-  ];
+  return {
+    blocks: [
+      { type: 'text', text: CORE_GUIDANCE },
+      { type: 'text', text: env + notes + instructions + memoryIndex },
+    ],
+    parts: { system: CORE_GUIDANCE + env + notes, instructions, memoryIndex },
+  };
+}
+
+/** The system blocks alone (composeSystemPrompt(input).blocks). */
+export function buildSystemPrompt(input: SystemPromptInput): SystemBlock[] {
+  return composeSystemPrompt(input).blocks;
 }
 
 /** `YYYY-MM-DD` in local time: the user's "today". */

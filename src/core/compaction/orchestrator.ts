@@ -15,8 +15,8 @@ import type { ApiMessage } from '../conversation/types';
 import type { PromptTooLongError } from '../llm/errors';
 import type { ModelResponse } from '../llm/modelClient';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
-import { defaultTokenCounter, TokenEstimator } from '../tokens/accounting';
-import { ContextMeter } from './contextMeter';
+import { defaultTokenCounter, type TokenEstimator } from '../tokens/accounting';
+import { ContextGauge } from '../tokens/contextGauge';
 import { ConversationIds } from './conversationIds';
 import { compactionEvent, undoCompaction, type CompactionEvent } from './events';
 import type { CompactProgress, SummarizerConfig } from './fullCompact';
@@ -50,6 +50,11 @@ export interface OrchestratorOptions {
   reattachContext?(): Promise<Pick<ReattachInputs, 'instructions' | 'memoryIndex'>>;
   /** Reads a file to re-attach; undefined when it is gone. Default: from disk as UTF-8. */
   readFile?(path: string): Promise<string | undefined>;
+  /**
+   * The context gauge to decide on: the one the host shows, so the number on screen is the number
+   * compaction acts on. Default: a gauge of its own (built from `estimator` and `countTokens`).
+   */
+  gauge?: ContextGauge;
   estimator?: TokenEstimator;
   countTokens?(text: string): number;
   clock?: Clock;
@@ -71,7 +76,7 @@ export class CompactionOrchestrator {
   private readonly timeline: CompactionEvent[] = [];
   private readonly tokensOf: TokensOf;
   private readonly countTokens: (text: string) => number;
-  private readonly meter: ContextMeter;
+  private readonly gaugeValue: ContextGauge;
   private readonly ids: ConversationIds;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -86,16 +91,18 @@ export class CompactionOrchestrator {
 
   constructor(private readonly opts: OrchestratorOptions = {}) {
     this.settingsValue = resolveCompactionSettings(opts.settings);
-    const estimator = opts.estimator ?? new TokenEstimator();
     this.countTokens = opts.countTokens ?? defaultTokenCounter;
-    this.tokensOf = (m) => {
-      const t = estimator.message(m);
-      return t.messages + t.toolResults;
-    };
-    this.meter = new ContextMeter(this.tokensOf, this.countTokens);
+    const gauge = opts.gauge ?? new ContextGauge({ ...(opts.estimator ? { estimator: opts.estimator } : {}), count: this.countTokens });
+    this.gaugeValue = gauge;
+    this.tokensOf = (m) => gauge.tokensOf(m);
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? silentLogger;
     this.ids = new ConversationIds(this.logger);
+  }
+
+  /** The gauge it decides on (the host's, when one was given). */
+  get gauge(): ContextGauge {
+    return this.gaugeValue;
   }
 
   get settings(): CompactionSettings {
@@ -146,7 +153,8 @@ export class CompactionOrchestrator {
 
   /** Context used by `messages` now: the last usage report plus estimates of what came after it. */
   usedTokens(messages: readonly ApiMessage[]): number {
-    return this.meter.used(messages, this.fixedTokens());
+    this.sizeSystem();
+    return this.gaugeValue.used(messages);
   }
 
   async beforeModelCall(ctx: ModelCallContext): Promise<ApiMessage[] | undefined> {
@@ -247,7 +255,7 @@ export class CompactionOrchestrator {
     agent.replaceMessages(restored);
     this.timeline.pop();
     this.stash = undefined;
-    this.meter.forget();
+    this.gaugeValue.forget();
     this.emit({ type: 'undone', event: last });
     return true;
   }
@@ -344,7 +352,7 @@ export class CompactionOrchestrator {
   private afterCompaction(events: CompactionEvent[]): void {
     if (events.length === 0) return;
     this.failures = 0;
-    this.meter.forget(); // the last usage described the old list
+    this.gaugeValue.forget(); // the last usage described the old list
     if (!(this.opts.mainThread ?? true) || !this.agent) return;
     if (events.some((e) => e.stage !== 'micro')) forgetReads(this.agent.readFiles, this.reattachedWhole);
   }
@@ -367,7 +375,8 @@ export class CompactionOrchestrator {
   }
 
   private onResponse(response: ModelResponse, messages: readonly ApiMessage[]): void {
-    this.meter.onResponse(response.usage, messages);
+    this.sizeSystem();
+    this.gaugeValue.onResponse(response.usage, messages);
     const last = messages[messages.length - 1];
     if (last) this.ids.noteResponse(last, response.id);
     this.reactiveAttempts = 0;
@@ -384,7 +393,13 @@ export class CompactionOrchestrator {
   }
 
   private fixedTokens(): number {
-    return this.agent ? this.meter.fixedTokens(this.agent.systemPrompt, this.agent.offeredTools) : 0;
+    this.sizeSystem();
+    return this.agent ? this.gaugeValue.fixedTokens : 0;
+  }
+
+  /** The agent's prompt and tools, sized by the gauge (a no-op while they are the ones it has). */
+  private sizeSystem(): void {
+    if (this.agent) this.gaugeValue.setSystem(this.agent.systemPrompt, this.agent.offeredTools);
   }
 
   private async reattachText(): Promise<string> {

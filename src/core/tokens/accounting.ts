@@ -167,6 +167,30 @@ export class ContextAccountant {
     for (const m of messages) this.onMessageAdded(m);
   }
 
+  /**
+   * Messages from index `k` on were replaced: forget them (add the new ones after). The usage report
+   * stays only when it covers no more than the first `k` messages, which are unchanged.
+   */
+  truncate(k: number): void {
+    const keep = Math.max(0, Math.min(k, this.messageCount));
+    this.prefixMessages.length = keep + 1;
+    this.prefixResults.length = keep + 1;
+    if (this.coveredMessages > keep) {
+      this.lastUsage = undefined;
+      this.coveredMessages = 0;
+    }
+  }
+
+  /** How many leading messages the last usage report accounts for (0 without one). */
+  get reportedMessages(): number {
+    return this.lastUsage === undefined ? 0 : this.coveredMessages;
+  }
+
+  /** The fixed parts' sum (system prompt, instructions, memory index, notes, tool schemas). */
+  get fixedTokens(): number {
+    return this.fixedTotal();
+  }
+
   used(): number {
     if (this.lastUsage === undefined) return this.fixedTotal() + this.messagesSince(0);
     return this.lastUsage + this.messagesSince(this.coveredMessages);

@@ -6,8 +6,9 @@
 import type { NormalisedEntry } from '../conversation/normalise';
 import type { TranscriptLine } from '../conversation/transcriptReader';
 import { SYNTHETIC_MODEL } from '../conversation/transcriptWriter';
-import type { AssistantLine } from '../conversation/types';
-import { ContextAccountant, usageTotal, type ContextBreakdown, type TokenEstimator } from './accounting';
+import type { ApiMessage, AssistantLine } from '../conversation/types';
+import { usageTotal, type ContextBreakdown, type TokenEstimator } from './accounting';
+import { ContextGauge } from './contextGauge';
 
 export interface GaugeTurn {
   /** The last transcript line of the response (it carries the final usage). */
@@ -18,9 +19,11 @@ export interface GaugeTurn {
 }
 
 export interface TranscriptGauge {
+  /** The live gauge replayed on the transcript: what a session resumed from it would show. */
+  gauge: ContextGauge;
+  /** The current conversation's messages, as the gauge counted them. */
+  messages: ApiMessage[];
   usedTokens: number;
-  window: number;
-  percent: number;
   /** `system` holds everything the usage reports beyond the messages (system prompt, tools). */
   breakdown: ContextBreakdown;
   turns: GaugeTurn[];
@@ -31,7 +34,7 @@ export interface TranscriptGauge {
  * Responses written by Engram itself as copies (model `<synthetic>`) and API error lines report no
  * real usage and are skipped.
  */
-export function gaugeOf(lines: readonly TranscriptLine[], entries: readonly NormalisedEntry[], window: number, estimator: TokenEstimator): TranscriptGauge {
+export function gaugeOf(lines: readonly TranscriptLine[], entries: readonly NormalisedEntry[], estimator: TokenEstimator): TranscriptGauge {
   const reports = new Map<string, { uuid: string; total: number }>();
   for (const l of lines) {
     if (l.type !== 'assistant') continue;
@@ -58,16 +61,15 @@ export function gaugeOf(lines: readonly TranscriptLine[], entries: readonly Norm
     }
   });
 
-  const accountant = new ContextAccountant({ estimator });
-  if (prev) accountant.setFixed({ system: Math.max(0, prev.total - prefix[prev.index + 1]) });
-  accountant.reset(entries.map((e) => e.message));
-  if (prev) accountant.onResponse({ input_tokens: prev.total, output_tokens: 0 }, prev.index + 1);
-  const usedTokens = accountant.used();
-  return {
-    usedTokens,
-    window,
-    percent: window > 0 ? Math.round((usedTokens / window) * 10_000) / 100 : 0,
-    breakdown: accountant.breakdown(),
-    turns,
-  };
+  // The same gauge a live session keeps, fed as if the session were resumed: the last report, then
+  // the messages after it. Without the system prompt (transcripts do not store it), what the report
+  // holds beyond the messages stands for it.
+  const messages = entries.map((e) => e.message);
+  const gauge = new ContextGauge({ estimator });
+  if (prev) {
+    gauge.setFixed({ system: Math.max(0, prev.total - prefix[prev.index + 1]) });
+    gauge.onResponse({ input_tokens: prev.total, output_tokens: 0 }, messages.slice(0, prev.index + 1));
+  }
+  gauge.sync(messages);
+  return { gauge, messages, usedTokens: gauge.used(), breakdown: gauge.breakdown(), turns };
 }

@@ -1,27 +1,18 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { CompactionEvent } from '../../core/compaction/events';
 import type { Logger } from '../../core/ports';
-import { COMPACTION_MARKS } from '../../core/compactionMarks';
-import type {
-  ChatSnapshot, GaugeState, Handlers, HostToChat, HostToInspector, InspectorSnapshot, MemoryEntryView, TimelineView,
-} from '../../protocol/messages';
-import type { InspectorContext } from '../inspectorContext';
-import type { InspectorRequest, InspectorSource } from '../inspectorPanel';
+import type { GaugeState, Handlers, HostToInspector, InspectorSnapshot, MemoryEntryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
+import { settings, settingsStore } from '../settings';
 import { canUndoCompactions } from './compactionControl';
+import type { InspectorChat } from './inspectorContext';
+import { InspectorCompactions } from './inspectorCompactions';
 import { InspectorDocuments } from './inspectorDocuments';
+import type { InspectorRequest, InspectorSource } from './inspectorPanel';
 import { vscodePrompts, type InspectorPrompts } from './inspectorPrompts';
 import { MemoryActions, type ActionTarget } from './memoryActions';
+import { currentSessionInput, diskSourceInput } from './snapshotInputs';
 import { pickInspectorSource, type InspectorSourceState } from './sourcePicker';
-
-/** What the inspector uses of the chat session (ChatSession implements it). */
-export interface InspectorChat {
-  inspectorContext(): InspectorContext;
-  onInspectorChange(listener: () => void): vscode.Disposable;
-  onEvent(listener: (message: HostToChat) => void): vscode.Disposable;
-  snapshot(): ChatSnapshot;
-}
 
 /** Coalesces bursts of changes (a turn end fires notes, memory and gauge at once) into one snapshot. */
 const REFRESH_DEBOUNCE_MS = 120;
@@ -37,6 +28,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   private readonly gaugeChanged = new vscode.EventEmitter<GaugeState>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly actions: MemoryActions;
+  private readonly compactions: InspectorCompactions;
   private last: InspectorSnapshot | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private watcher: { dir: string; watcher: vscode.Disposable } | undefined;
@@ -45,6 +37,9 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
 
   constructor(private readonly chat: InspectorChat, private readonly docs: InspectorDocuments, private readonly logger: Logger) {
     this.actions = new MemoryActions(logger, () => this.fireChanged(), () => this.prompts);
+    this.compactions = new InspectorCompactions({ chat, docs, source: () => this.source, last: () => this.last, refreshNow: () => this.fireChanged(true) });
+    // A changed window, mark or memory setting shows at once (the store fires after VS Code's event).
+    const offSettings = settingsStore().onChange(() => this.fireChanged());
     this.disposables.push(
       chat.onInspectorChange(() => this.fireChanged()),
       chat.onEvent((m) => {
@@ -52,7 +47,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (m.type === 'gauge') this.gaugeChanged.fire(m.gauge);
         if (m.type === 'snapshot') this.fireChanged();
       }),
-      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('engram')) this.fireChanged(); }),
+      { dispose: offSettings },
       this.changed, this.gaugeChanged,
     );
   }
@@ -84,62 +79,11 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   }
 
   async snapshot(): Promise<InspectorSnapshot> {
-    const engine = loadEngine().inspector;
-    const config = vscode.workspace.getConfiguration('engram');
-    const gaugeSettings = {
-      window: config.get<number>('contextWindow', 200_000),
-      reservedForOutput: config.get<number>('maxOutputTokens', 16_000),
-      marks: COMPACTION_MARKS.map((m) => config.get<number>(`compaction.${m.setting}`, m.default)),
-    };
     const now = Date.now();
-    let snapshot: InspectorSnapshot;
-    if (this.source.kind === 'current') {
-      const ctx = this.chat.inspectorContext();
-      const memoryOn = vscode.workspace.getConfiguration('engram.memory').get<boolean>('enabled', true);
-      const memoryDir = ctx.memoryDir ?? (memoryOn ? await engine.autoMemoryDir(ctx.dataDir, ctx.cwd) : undefined);
-      const paths = ctx.sessionId ? engine.sessionPaths(engine.projectDir(ctx.dataDir, ctx.cwd), ctx.sessionId) : undefined;
-      const state = ctx.notes?.state;
-      snapshot = await engine.buildInspectorSnapshot({
-        source: { kind: 'current', label: vscode.l10n.t('Current session'), readOnly: false, root: ctx.dataDir, projectKey: path.basename(engine.projectDir(ctx.dataDir, ctx.cwd)) },
-        sessionId: ctx.sessionId,
-        transcriptPath: ctx.transcriptPath,
-        gauge: ctx.gauge,
-        gaugeSettings,
-        notes: {
-          summaryPath: ctx.notes?.paths.summary ?? paths?.summary,
-          statePath: ctx.notes?.paths.state ?? paths?.state,
-          ...(ctx.notes ? { caps: ctx.notes.caps } : {}),
-          ...(ctx.notes && state ? {
-            live: {
-              updating: ctx.notes.updating,
-              ...(state.lastSummarizedMessageId ? { lastSummarizedMessageId: state.lastSummarizedMessageId } : {}),
-              ...(state.updatedAt ? { updatedAt: state.updatedAt } : {}),
-              ...(state.lastError ? { lastError: state.lastError } : {}),
-            },
-          } : {}),
-        },
-        memoryDir,
-        instructions: { cwd: ctx.cwd, configDir: ctx.dataDir, trusted: vscode.workspace.isTrusted },
-        timeline: ctx.timeline,
-        canUndoCompaction: canUndoCompactions(this.chat),
-        now,
-      });
-    } else {
-      const s = this.source;
-      const projectDir = path.join(s.root, 'projects', s.projectKey);
-      const paths = s.sessionId ? engine.sessionPaths(projectDir, s.sessionId) : undefined;
-      snapshot = await engine.buildInspectorSnapshot({
-        source: { kind: s.kind, label: s.label, readOnly: s.readOnly, root: s.root, projectKey: s.projectKey },
-        sessionId: s.sessionId,
-        transcriptPath: paths?.transcript,
-        gaugeSettings,
-        notes: { summaryPath: paths?.summary, statePath: paths?.state },
-        memoryDir: path.join(projectDir, 'memory'),
-        instructions: { cwd: undefined, configDir: s.root, trusted: true },
-        canUndoCompaction: false,
-        now,
-      });
-    }
+    const input = this.source.kind === 'current'
+      ? await currentSessionInput(this.chat.inspectorContext(), settings(), canUndoCompactions(this.chat), now)
+      : diskSourceInput(this.source, settings(), now);
+    const snapshot = await loadEngine().inspector.buildInspectorSnapshot(input);
     this.last = snapshot;
     this.watchMemory(snapshot.memory.dir);
     return snapshot;
@@ -178,14 +122,14 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       },
       compactionDetails: async (m) => {
         try {
-          const messages = await this.replaced(m.id);
+          const messages = await this.compactions.replaced(m.id);
           reply({ type: 'compactionDetails', requestId: m.requestId, id: m.id, messages: loadEngine().inspector.clipForWebview(messages) });
         } catch (error) {
           reply({ type: 'compactionDetails', requestId: m.requestId, id: m.id, messages: [], error: String(error) });
         }
       },
-      openCompactionDiff: (m) => this.openDiff(m.id),
-      undoCompaction: async (m) => report(await this.undoCompaction(m.id)),
+      openCompactionDiff: (m) => this.compactions.openDiff(m.id),
+      undoCompaction: async (m) => report(await this.compactions.undo(m.id)),
       pickSource: async () => {
         const ctx = this.chat.inspectorContext();
         const picked = await pickInspectorSource(ctx.dataDir, ctx.cwd);
@@ -307,69 +251,6 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
     const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '**/*.md'));
     const fire = () => this.fireChanged();
     this.watcher = { dir, watcher: vscode.Disposable.from(w, w.onDidChange(fire), w.onDidCreate(fire), w.onDidDelete(fire)) };
-  }
-
-  // ---- compactions ----
-
-  private compaction(id: string): Extract<TimelineView, { kind: 'compaction' }> | undefined {
-    const item = this.last?.timeline.find((t) => t.kind === 'compaction' && t.id === id);
-    return item?.kind === 'compaction' ? item : undefined;
-  }
-
-  private liveEvent(id: string): CompactionEvent | undefined {
-    if (this.source.kind !== 'current') return undefined;
-    const hit = this.chat.inspectorContext().timeline.find((t) => t.kind === 'compaction' && t.event.id === id);
-    return hit?.kind === 'compaction' ? hit.event : undefined;
-  }
-
-  private transcriptPath(): string | undefined {
-    if (this.source.kind === 'current') return this.chat.inspectorContext().transcriptPath;
-    if (!this.source.sessionId) return undefined;
-    return loadEngine().inspector.sessionPaths(path.join(this.source.root, 'projects', this.source.projectKey), this.source.sessionId).transcript;
-  }
-
-  private async replaced(id: string): Promise<Array<{ role: string; text: string }>> {
-    const transcript = this.transcriptPath();
-    const item = this.compaction(id);
-    if (!transcript || !item) return [];
-    const engine = loadEngine().inspector;
-    const live = this.liveEvent(id);
-    if (live) return engine.readReplacedMessages(transcript, { uuids: live.replacedIds });
-    const range = await this.lineRangeOf(id, transcript);
-    return range ? engine.readReplacedMessages(transcript, { lineRange: range }) : [];
-  }
-
-  private async lineRangeOf(id: string, transcript: string): Promise<[number, number] | undefined> {
-    const facts = await loadEngine().inspector.transcriptFacts(transcript);
-    const fact = facts?.compactions.find((c) => c.id === id);
-    return fact ? [fact.lineRange[0], fact.lineRange[1]] : undefined;
-  }
-
-  private async openDiff(id: string): Promise<void> {
-    const item = this.compaction(id);
-    if (!item) return;
-    const engine = loadEngine().inspector;
-    const messages = await this.replaced(id);
-    const left = this.docs.text(`compaction/${id}/replaced.md`, engine.replacedDocument(messages));
-    const right = this.docs.text(`compaction/${id}/summary.md`, item.summary ?? vscode.l10n.t('(this compaction wrote no summary: {0} tool results were trimmed in place)', item.trimmed));
-    const title = vscode.l10n.t('Compaction ({0}, {1}): replaced messages ↔ summary', item.stage, item.trigger);
-    await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
-  }
-
-  private async undoCompaction(id: string): Promise<{ text: string; level: 'info' | 'warning' | 'error' }> {
-    const item = this.compaction(id);
-    if (!item?.undoable || this.source.kind !== 'current' || !canUndoCompactions(this.chat)) {
-      return { text: vscode.l10n.t('Only the newest compaction of the current session can be undone.'), level: 'warning' };
-    }
-    try {
-      const ok = await this.chat.undoLastCompaction();
-      this.fireChanged(true);
-      return ok
-        ? { text: vscode.l10n.t('Compaction undone: the replaced messages are back in the conversation.'), level: 'info' }
-        : { text: vscode.l10n.t('This compaction can no longer be undone.'), level: 'warning' };
-    } catch (error) {
-      return { text: String(error instanceof Error ? error.message : error), level: 'error' };
-    }
   }
 
   private fireChanged(now = false): void {

@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/ports';
-import { InspectorPanel } from '../inspectorPanel';
-import { InspectorController, type InspectorChat } from './inspectorController';
+import { InspectorPanel } from './inspectorPanel';
+import type { InspectorChat } from './inspectorContext';
+import { InspectorController } from './inspectorController';
 import { InspectorDocuments } from './inspectorDocuments';
 
 let documents: InspectorDocuments | undefined;

@@ -169,8 +169,16 @@ describe('engram gauge', () => {
       const file = path.join(CC_FIXTURES, name);
       const run = await inProcess(['gauge', file, '--window', '60000', '--json']);
       assert.equal(run.code, 0, run.stderr);
-      const g = JSON.parse(run.stdout) as { usedTokens: number; window: number; percent: number; breakdown: Record<string, number>; turns: Array<{ uuid: string; reportedTokens: number; estimatedTokens: number }> };
+      const g = JSON.parse(run.stdout) as {
+        usedTokens: number; window: number; reservedForOutput: number; marks: number[]; percent: number; estimatedTokens: number;
+        breakdown: Array<{ category: string; tokens: number }>; turns: Array<{ uuid: string; reportedTokens: number; estimatedTokens: number }>;
+      };
       assert.equal(g.window, 60_000);
+      // The inspector's model: the default reserve and marks, and the categories in the gauge's order.
+      assert.equal(g.reservedForOutput, 16_000);
+      assert.deepEqual(g.marks, [60, 80, 100]);
+      assert.deepEqual(g.breakdown.map((c) => c.category), ['system', 'tools', 'instructions', 'memory index', 'recalled memories', 'session notes', 'messages', 'tool results']);
+      assert.ok(g.estimatedTokens >= 0 && g.estimatedTokens <= g.usedTokens);
       assert.ok(g.turns.length > 0);
       const lines = (await readTranscript(file)).lines;
       for (const t of g.turns) {
@@ -180,10 +188,23 @@ describe('engram gauge', () => {
       }
       const lastReport = g.turns[g.turns.length - 1].reportedTokens;
       assert.ok(g.usedTokens >= lastReport);
-      assert.equal(g.breakdown.total, g.usedTokens);
+      assert.equal(g.breakdown.reduce((n, c) => n + c.tokens, 0), g.usedTokens);
       assert.equal(g.percent, Math.round((g.usedTokens / 60_000) * 10_000) / 100);
       // Later calls are estimated from the previous report: close to what the API then said.
       for (const t of g.turns.slice(1)) assert.ok(Math.abs(t.estimatedTokens - t.reportedTokens) / t.reportedTokens < 0.2, `${t.estimatedTokens} vs ${t.reportedTokens}`);
     }
+  });
+
+  it('takes --window by the rules of engram.contextWindow, and prints the categories as text', async () => {
+    const file = path.join(CC_FIXTURES, 'sm-compact.transcript.jsonl');
+    const small = await inProcess(['gauge', file, '--window', '1000']);
+    assert.equal(small.code, 2);
+    assert.match(small.stderr, /--window: 1000 is below the minimum 8000/);
+    assert.equal((await inProcess(['gauge', file, '--window', 'lots'])).code, 2);
+    const text = await inProcess(['gauge', file]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^\d+ of 200000 tokens \([\d.]+%\)/);
+    assert.match(text.stdout, /marks at 60 \/ 80 \/ 100 %, 16000 reserved for output/);
+    assert.match(text.stdout, /\n {2}messages +\d+\n/);
   });
 });

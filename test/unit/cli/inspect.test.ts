@@ -40,7 +40,11 @@ function sessionIdOf(file: string): string {
 
 const keys = (o: object): string[] => Object.keys(o);
 
-/** Exactly {"root","projects":[{"key","memory":{"dir","entries":[...],"unindexed","warnings"},"sessions":[...]}]}. */
+/** The documented fields first, then the rest of the inspector's memory model (MemoryView, MemoryEntryView). */
+const MEMORY_KEYS = ['dir', 'entries', 'unindexed', 'warnings', 'exists', 'instructions', 'loadedLines', 'totalLines', 'maxLines', 'unindexedEntries', 'trash'];
+const ENTRY_KEYS = ['title', 'file', 'hook', 'type', 'tokens', 'loaded', 'missing', 'key', 'group', 'path', 'mtimeMs', 'line', 'indexed'];
+
+/** Exactly {"root","projects":[{"key","memory":{"dir","entries":[...],"unindexed","warnings",...},"sessions":[...]}]}. */
 function assertShape(out: unknown): void {
   const o = out as { root: unknown; projects: Array<Record<string, unknown>> };
   assert.deepEqual(keys(o), ['root', 'projects']);
@@ -48,9 +52,9 @@ function assertShape(out: unknown): void {
   for (const p of o.projects) {
     assert.deepEqual(keys(p), ['key', 'memory', 'sessions']);
     const m = p.memory as Record<string, unknown>;
-    assert.deepEqual(keys(m), ['dir', 'entries', 'unindexed', 'warnings']);
-    for (const e of m.entries as Array<Record<string, unknown>>) {
-      assert.deepEqual(keys(e), ['title', 'file', 'hook', 'type', 'tokens', 'loaded', 'missing']);
+    assert.deepEqual(keys(m), MEMORY_KEYS);
+    for (const e of [...m.entries as Array<Record<string, unknown>>, ...m.unindexedEntries as Array<Record<string, unknown>>]) {
+      assert.deepEqual(keys(e), e.origin === undefined ? ENTRY_KEYS : [...ENTRY_KEYS, 'origin']);
       assert.equal(typeof e.title, 'string');
       assert.ok(e.type === null || ['user', 'feedback', 'project', 'reference'].includes(String(e.type)));
       assert.ok(e.tokens === null || typeof e.tokens === 'number');
@@ -147,8 +151,7 @@ describe('engram inspect --json', () => {
     await w.appendCompactBoundary({ trigger: 'auto', preTokens: 160_000 });
     await w.appendCompactSummary('Summary.');
     await w.flush();
-    const mem = path.join(root, 'projects', key, 'memory');
-    await writeMemory(mem, { file: 'feedback_tabs.md', title: 'Tabs', hook: 'indent with tabs', description: 'indent with tabs', type: 'feedback', body: 'Tabs.', provenance: { originSessionId: 'sess-a', originMessageId: 'u1' } });
+    await writeMemory(path.join(root, 'projects', key, 'memory'), { file: 'feedback_tabs.md', title: 'Tabs', hook: 'indent with tabs', description: 'indent with tabs', type: 'feedback', body: 'Tabs.', provenance: { originSessionId: 'sess-a', originMessageId: 'u1' } });
 
     const run = await inspect(['--json'], { ENGRAM_DATA_DIR: root });
     assert.equal(run.code, 0, run.stderr);
@@ -156,7 +159,15 @@ describe('engram inspect --json', () => {
     assertShape(out);
     assert.equal(out.root, root);
     assert.deepEqual(out.projects.map((p) => p.key), [key]);
-    assert.deepEqual(out.projects[0].memory.entries, [{ title: 'Tabs', file: 'feedback_tabs.md', hook: 'indent with tabs', type: 'feedback', tokens: (out.projects[0].memory.entries[0] as { tokens: number }).tokens, loaded: true, missing: false }]);
+    const mem = path.join(root, 'projects', key, 'memory');
+    const tabs = out.projects[0].memory.entries[0] as { tokens: number; mtimeMs: number };
+    assert.deepEqual(out.projects[0].memory.entries, [{
+      title: 'Tabs', file: 'feedback_tabs.md', hook: 'indent with tabs', type: 'feedback', tokens: tabs.tokens, loaded: true, missing: false,
+      // The rest of what the inspector shows of it: where it is, its index line, and where it came from.
+      key: 'private:feedback_tabs.md:1', group: 'private', path: path.join(mem, 'feedback_tabs.md'), mtimeMs: tabs.mtimeMs, line: 1, indexed: true,
+      origin: { sessionId: 'sess-a', messageId: 'u1' },
+    }]);
+    assert.equal(typeof tabs.mtimeMs, 'number');
     assert.deepEqual(out.projects[0].sessions.map((s) => [s.id, s.lines, s.compactions.map((c) => [c.trigger, c.preTokens])]), [['sess-a', 4, [['auto', 160000]]]]);
   });
 

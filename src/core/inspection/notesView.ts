@@ -1,9 +1,9 @@
 // The session notes pane's data: each section's body and tokens against its cap, when the notes were
 // last updated and the last response they cover (its place among the session's responses). Plain Node.
 import { promises as fsp } from 'node:fs';
-import { readNotesState } from '../../core/memory/sessionNotes/stateFile';
-import { DEFAULT_CAPS, parseNotes, type NotesCaps } from '../../core/memory/sessionNotes/template';
-import type { TokenCounter } from '../../core/tokens/accounting';
+import { readNotesState } from '../memory/sessionNotes/stateFile';
+import { DEFAULT_CAPS, parseNotes, type NotesCaps } from '../memory/sessionNotes/template';
+import type { TokenCounter } from '../tokens/accounting';
 import type { NotesView } from '../../protocol/messages';
 import type { TranscriptFacts } from './transcriptFacts';
 

@@ -3,13 +3,13 @@
 // restores from. Read-only, plain Node (no `vscode`), so it is unit-tested on fixture folders.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { loadInstructions } from '../../core/memory/instructions';
-import { loadMemoryIndex, type IndexEntry, type MemoryIndex, type TopicSummary } from '../../core/memory/autoMemory/memoryIndex';
-import { TEAM_DIR_NAME } from '../../core/memory/autoMemory/memoryPaths';
-import { listTrash } from '../../core/memory/autoMemory/memoryTrash';
-import { parseTopicFile } from '../../core/memory/autoMemory/topicFile';
-import { MEMORY_INDEX_MAX_LINES } from '../../core/thresholds';
-import type { TokenCounter } from '../../core/tokens/accounting';
+import { loadInstructions } from '../memory/instructions';
+import { loadMemoryIndex, type IndexEntry, type MemoryIndex, type TopicSummary } from '../memory/autoMemory/memoryIndex';
+import { TEAM_DIR_NAME } from '../memory/autoMemory/memoryPaths';
+import { listTrash } from '../memory/autoMemory/memoryTrash';
+import { parseTopicFile } from '../memory/autoMemory/topicFile';
+import { MEMORY_INDEX_MAX_LINES } from '../thresholds';
+import type { TokenCounter } from '../tokens/accounting';
 import type { EntryGroup, InstructionView, MemoryEntryView, MemoryView, TrashView } from '../../protocol/messages';
 
 export interface MemoryViewInput {

@@ -4,8 +4,8 @@
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { listSessions, type SessionSummary } from '../../core/conversation/transcriptReader';
-import { MEMORY_DIR_NAME } from '../../core/memory/autoMemory/memoryPaths';
+import { listSessions, type SessionSummary } from '../conversation/transcriptReader';
+import { MEMORY_DIR_NAME } from '../memory/autoMemory/memoryPaths';
 
 export function claudeConfigDir(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
   const dir = env.CLAUDE_CONFIG_DIR?.trim();

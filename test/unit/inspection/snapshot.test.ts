@@ -1,26 +1,24 @@
 // The inspector's data assembly, on fixture folders: the memory tree (types, the 200-line cut, missing
 // and unindexed files, team memory, provenance, the trash), the notes (sections, caps, what they cover),
-// the timeline (live events, compactions from the transcript, which one can be undone), the gauge's
-// categories, and the sources.
+// the timeline (live events, compactions from the transcript, which one can be undone), the sources,
+// and a whole snapshot of a session read from disk. The gauge has its own tests (contextGauge.test.ts).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { buildSystemPrompt } from '../../../src/core/agent/systemPrompt';
 import type { CompactionEvent } from '../../../src/core/compaction/events';
 import { pruneEntry, restoreEntry } from '../../../src/core/memory/autoMemory/memoryTrash';
-import { ContextAccountant } from '../../../src/core/tokens/accounting';
-import type { TimelineEntry } from '../../../src/vscode/inspectorContext';
-import { fixedPartsOf, gaugeCategories, recalledTokens } from '../../../src/vscode/inspector/gaugeParts';
-import { buildMemoryView } from '../../../src/vscode/inspector/memoryView';
-import { buildNotesView } from '../../../src/vscode/inspector/notesView';
-import { clipForWebview, DETAIL_TEXT_MAX_CHARS, readReplacedMessages } from '../../../src/vscode/inspector/replacedMessages';
-import { buildInspectorSnapshot } from '../../../src/vscode/inspector/snapshotBuilder';
-import { claudeConfigDir, isSessionId, lineOfMessage, listProjects, sessionPaths } from '../../../src/vscode/inspector/sources';
-import { buildTimeline } from '../../../src/vscode/inspector/timelineView';
-import { deleteTrashEntry } from '../../../src/vscode/inspector/trashDelete';
-import { transcriptFacts } from '../../../src/vscode/inspector/transcriptFacts';
+import { deleteTrashEntry } from '../../../src/core/memory/autoMemory/trashDelete';
+import { resolveSettings } from '../../../src/core/settings/engramSettings';
+import { buildMemoryView } from '../../../src/core/inspection/memoryView';
+import { buildNotesView } from '../../../src/core/inspection/notesView';
+import { clipForWebview, DETAIL_TEXT_MAX_CHARS, readReplacedMessages } from '../../../src/core/inspection/replacedMessages';
+import { buildInspectorSnapshot } from '../../../src/core/inspection/snapshotBuilder';
+import { claudeConfigDir, isSessionId, lineOfMessage, listProjects, sessionPaths } from '../../../src/core/inspection/sources';
+import type { TimelineEntry } from '../../../src/core/inspection/timeline';
+import { buildTimeline } from '../../../src/core/inspection/timelineView';
+import { transcriptFacts, type TranscriptFacts } from '../../../src/core/inspection/transcriptFacts';
 import { NOTES_TEXT, writeFile, writeMemoryFolder, writeTranscript } from './inspectorFixtures';
 
 const count = (text: string) => Math.ceil(text.length / 4);
@@ -154,41 +152,14 @@ describe('timeline', () => {
   });
 
   it('a compaction the transcript records as undone is not undoable again', () => {
-    const facts = {
+    const facts: TranscriptFacts = {
       responses: new Map(), responseCount: 0, compactions: [
-        { id: 'evt-9', at: 1, stage: 'full', trigger: 'manual', tokensBefore: 10, lineRange: [1, 2] as [number, number], replacedLines: 2, trimmed: 0 },
-        { id: 'b2', at: 2, stage: 'undo', trigger: 'manual', tokensBefore: 0, lineRange: [3, 3] as [number, number], replacedLines: 0, trimmed: 0, undoes: 'evt-9' },
+        { id: 'evt-9', at: 1, stage: 'full', trigger: 'manual', tokensBefore: 10, lineRange: [1, 2], replacedLines: 2, trimmed: 0 },
+        { id: 'b2', at: 2, stage: 'undo', trigger: 'manual', tokensBefore: 0, lineRange: [3, 3], replacedLines: 0, trimmed: 0, undoes: 'evt-9' },
       ],
     };
     const timeline = buildTimeline({ facts, canUndo: true });
     assert.equal(timeline.every((t) => t.kind !== 'compaction' || !t.undoable), true);
-  });
-});
-
-describe('gauge categories', () => {
-  it('splits the system prompt into system, instructions and memory index, and the parts add up', () => {
-    const system = buildSystemPrompt({
-      cwd: '/w', platform: 'linux', date: '2026-01-01',
-      instructions: 'Use tabs. '.repeat(50),
-      memory: { dir: '/m', index: '- [A](a.md) — hook\n'.repeat(20) },
-    });
-    const parts = fixedPartsOf(system, [{ schema: { name: 'Read', description: 'reads', input_schema: { type: 'object' } } }], count);
-    assert.ok(parts.system! > 100 && parts.instructions! > 100 && parts.memoryIndex! > 50 && parts.tools! > 5, JSON.stringify(parts));
-    const whole = count(system.map((b) => b.text).join(''));
-    assert.ok(Math.abs(parts.system! + parts.instructions! + parts.memoryIndex! - whole) <= 3);
-    const accountant = new ContextAccountant({ count, fixed: parts });
-    const messages = [
-      { role: 'user' as const, content: [{ type: 'text' as const, text: 'hello' }, { type: 'text' as const, text: `<engram-memory file="a.md" hash="ab">\n${'remember '.repeat(40)}</engram-memory>` }] },
-      { role: 'assistant' as const, content: 'hi' },
-    ];
-    for (const m of messages) accountant.onMessageAdded(m);
-    accountant.onResponse({ input_tokens: 5000, output_tokens: 10 }, 2);
-    const b = accountant.breakdown();
-    const recalled = recalledTokens(messages, count);
-    assert.ok(recalled > 50);
-    const cats = gaugeCategories(b, { recalled });
-    assert.equal(cats.reduce((s, c) => s + c.tokens, 0), b.total);
-    assert.deepEqual(cats.map((c) => c.category), ['system', 'tools', 'instructions', 'memory index', 'recalled memories', 'session notes', 'messages', 'tool results']);
   });
 });
 
@@ -223,7 +194,7 @@ describe('snapshot', () => {
       source: { kind: 'project', label: 'Project', readOnly: false, root, projectKey: '-w-demo' },
       sessionId: 's1',
       transcriptPath: paths.transcript,
-      gaugeSettings: { window: 10_000, reservedForOutput: 1_000, marks: [60, 80, 100] },
+      settings: resolveSettings({ contextWindow: 10_000, maxOutputTokens: 1_000 }).settings,
       notes: { summaryPath: paths.summary, statePath: paths.state },
       memoryDir,
       instructions: { cwd: undefined, configDir: root, trusted: true },
@@ -233,6 +204,8 @@ describe('snapshot', () => {
     });
     assert.ok(snap.gauge && snap.gauge.usedTokens >= 610 && snap.gauge.window === 10_000, JSON.stringify(snap.gauge));
     assert.deepEqual(snap.gauge!.marks, [60, 80, 100]);
+    assert.equal(snap.gauge!.reservedForOutput, 1_000);
+    assert.equal(snap.gauge!.breakdown.reduce((n, c) => n + c.tokens, 0), snap.gauge!.usedTokens);
     assert.equal(snap.notes.sections.length, 10);
     assert.equal(snap.notes.covers?.response, 3);
     assert.equal(snap.memory.entries.length, 20);

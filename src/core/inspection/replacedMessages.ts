@@ -2,8 +2,8 @@
 // by the uuids the live event recorded, or, for a compaction only known from disk, the conversation
 // lines between the previous boundary and its own. Rendered as plain text, one block per message, for
 // the inspector's details (shown as text, never as HTML) and for the left side of the diff editor.
-import { forEachTranscriptLine } from '../../core/conversation/transcriptReader';
-import type { AssistantLine, ContentBlock, UserLine } from '../../core/conversation/types';
+import { forEachTranscriptLine } from '../conversation/transcriptReader';
+import type { AssistantLine, ContentBlock, UserLine } from '../conversation/types';
 import type { ReplacedMessageView } from '../../protocol/messages';
 
 /** A long tool result is cut for the webview; the diff editor gets it whole. */

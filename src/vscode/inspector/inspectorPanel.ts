@@ -1,17 +1,17 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../core/ports';
+import type { Logger } from '../../core/ports';
 import {
   INSPECTOR_TO_HOST_SHAPES, type GaugeState, type Handlers, type HostToInspector, type InspectorSnapshot, type InspectorToHost,
-} from '../protocol/messages';
-import { WebviewChannel } from './webviewChannel';
-import { renderWebviewHtml, webviewOptions } from './webviewHtml';
+} from '../../protocol/messages';
+import { WebviewChannel } from '../webviewChannel';
+import { renderWebviewHtml, webviewOptions } from '../webviewHtml';
 
 export const INSPECTOR_PANEL_TYPE = 'engram.inspector';
 
 /** What the webview may ask for besides the page's own lifecycle (ready, refresh, ping). */
 export type InspectorRequest = Exclude<InspectorToHost, { type: 'ready' | 'refresh' | 'ping' }>;
 
-/** Supplies what the inspector shows and answers what it asks (src/vscode/inspector/inspectorController.ts). */
+/** Supplies what the inspector shows and answers what it asks (inspectorController.ts). */
 export interface InspectorSource {
   snapshot(): Promise<InspectorSnapshot>;
   onDidChange(listener: () => void): { dispose(): void };

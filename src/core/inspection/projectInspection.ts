@@ -1,23 +1,15 @@
-// What the inspector (and `engram inspect`) shows of a data root: per project, the auto memory (index
-// entries, files no line points to, problems) and the sessions (size, unreadable lines, notes,
+// What `engram inspect` shows of a data root: per project, the memory in the same model the Memory
+// Inspector draws (buildMemoryView: instructions, index entries with what each costs and whether it is
+// loaded, unindexed files, team memory, the trash), and the sessions (size, unreadable lines, notes,
 // compactions). The root is Engram's data dir or Claude Code's config dir: the layout is the same
 // (DESIGN 3). Read-only: nothing under the root is changed.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { forEachTranscriptLine } from '../../conversation/transcriptReader';
-import { loadMemoryIndex } from './memoryIndex';
-import { MEMORY_DIR_NAME } from './memoryPaths';
-import type { MemoryType } from './topicFile';
-
-export interface InspectedEntry {
-  title: string;
-  file: string;
-  hook: string;
-  type: MemoryType | null;
-  tokens: number | null;
-  loaded: boolean;
-  missing: boolean;
-}
+import { forEachTranscriptLine } from '../conversation/transcriptReader';
+import { MEMORY_DIR_NAME } from '../memory/autoMemory/memoryPaths';
+import type { TokenCounter } from '../tokens/accounting';
+import type { MemoryView } from '../../protocol/messages';
+import { buildMemoryView } from './memoryView';
 
 export interface InspectedCompaction {
   trigger: string | null;
@@ -35,7 +27,8 @@ export interface InspectedSession {
 
 export interface InspectedProject {
   key: string;
-  memory: { dir: string; entries: InspectedEntry[]; unindexed: string[]; warnings: string[] };
+  /** The inspector's memory model, for the project's memory folder. */
+  memory: MemoryView & { dir: string };
   sessions: InspectedSession[];
 }
 
@@ -47,7 +40,7 @@ export interface Inspection {
 export interface InspectOptions {
   /** Only these project keys (default: every folder under `projects/`). */
   keys?: string[];
-  countTokens?: (text: string) => number;
+  countTokens?: TokenCounter;
 }
 
 export async function inspectRoot(root: string, opts: InspectOptions = {}): Promise<Inspection> {
@@ -62,27 +55,21 @@ export async function inspectRoot(root: string, opts: InspectOptions = {}): Prom
   if (opts.keys) keys = keys.filter((k) => opts.keys?.includes(k));
   keys.sort();
   const projects: InspectedProject[] = [];
-  for (const key of keys) projects.push(await inspectProject(path.join(projectsDir, key), key, opts));
+  for (const key of keys) projects.push(await inspectProject(path.join(projectsDir, key), key, root, opts));
   return { root, projects };
 }
 
-export async function inspectProject(dir: string, key: string, opts: InspectOptions = {}): Promise<InspectedProject> {
+/** One project folder; `root` is the data root (its CLAUDE.md is the user's, as the inspector lists it). */
+export async function inspectProject(dir: string, key: string, root: string, opts: InspectOptions = {}): Promise<InspectedProject> {
   const memoryDir = path.join(dir, MEMORY_DIR_NAME);
-  const index = await loadMemoryIndex(memoryDir, opts.countTokens ? { countTokens: opts.countTokens } : {});
-  const entries = index.entries.map((e): InspectedEntry => ({
-    title: e.title,
-    file: e.file,
-    hook: e.hook,
-    type: e.type,
-    tokens: e.tokens,
-    loaded: e.loaded,
-    missing: e.missing,
-  }));
-  return {
-    key,
-    memory: { dir: memoryDir, entries, unindexed: index.unindexed, warnings: index.warnings },
-    sessions: await inspectSessions(dir),
-  };
+  // As the inspector reads a project on disk: the project's own folder is not known from its key, so
+  // only the user's instructions are listed.
+  const memory = await buildMemoryView({
+    dir: memoryDir,
+    instructions: { cwd: undefined, configDir: root, trusted: true },
+    ...(opts.countTokens ? { countTokens: opts.countTokens } : {}),
+  });
+  return { key, memory: { ...memory, dir: memoryDir }, sessions: await inspectSessions(dir) };
 }
 
 async function inspectSessions(dir: string): Promise<InspectedSession[]> {

@@ -3,31 +3,27 @@
 // timeline. Plain Node (no `vscode`): the VS Code side gathers the inputs, this assembles them, and unit
 // tests drive it on fixture folders.
 import { promises as fsp } from 'node:fs';
-import { loadTranscriptView } from '../../core/compaction/transcriptView';
-import type { NotesCaps } from '../../core/memory/sessionNotes/template';
-import { defaultTokenCounter, TokenEstimator, type TokenCounter } from '../../core/tokens/accounting';
-import { gaugeOf } from '../../core/tokens/transcriptGauge';
+import { loadTranscriptView } from '../compaction/transcriptView';
+import type { NotesCaps } from '../memory/sessionNotes/template';
+import type { EngramSettings } from '../settings/engramSettings';
+import { defaultTokenCounter, TokenEstimator, type TokenCounter } from '../tokens/accounting';
+import { gaugeOf } from '../tokens/transcriptGauge';
 import type { GaugeState, InspectorSnapshot, InspectorSourceInfo } from '../../protocol/messages';
-import type { TimelineEntry } from '../inspectorContext';
-import { gaugeCategories } from './gaugeParts';
+import { gaugeFrame, gaugeState } from './contextSnapshot';
+import type { TimelineEntry } from './timeline';
 import { buildMemoryView } from './memoryView';
 import { buildNotesView } from './notesView';
 import { buildTimeline } from './timelineView';
 import { transcriptFacts } from './transcriptFacts';
 
-export interface GaugeSettings {
-  window: number;
-  reservedForOutput: number;
-  marks: number[];
-}
-
 export interface SnapshotInput {
   source: InspectorSourceInfo;
   sessionId: string | undefined;
   transcriptPath: string | undefined;
-  /** The live session's gauge (ChatSession.gauge()); absent for a session read from disk. */
+  /** The live session's gauge (gaugeState of its ContextGauge); absent for a session read from disk. */
   gauge?: GaugeState;
-  gaugeSettings: GaugeSettings;
+  /** The window, reserve and marks a session read from disk is measured against. */
+  settings: EngramSettings;
   notes: {
     summaryPath: string | undefined;
     statePath: string | undefined;
@@ -53,7 +49,7 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
       ...(input.instructions ? { instructions: { ...input.instructions, cwd: input.instructions.cwd ?? facts?.cwd } } : {}),
       countTokens: count,
     }),
-    input.gauge ? Promise.resolve(input.gauge) : diskGauge(input.transcriptPath, input.gaugeSettings, count),
+    input.gauge ? Promise.resolve(input.gauge) : diskGauge(input.transcriptPath, input.settings, count),
   ]);
   const timeline = buildTimeline({
     ...(input.timeline ? { live: input.timeline } : {}),
@@ -66,10 +62,13 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
   return { source: input.source, sessionId: input.sessionId, gauge, notes, memory, timeline, now: input.now };
 }
 
-const gaugeCache = new Map<string, { size: number; mtimeMs: number; window: number; gauge: GaugeState }>();
+const gaugeCache = new Map<string, { size: number; mtimeMs: number; gauge: GaugeState }>();
 
-/** The gauge of a transcript on disk, by the engine's rule (the last usage report plus what came after). */
-export async function diskGauge(transcriptPath: string | undefined, settings: GaugeSettings, count: TokenCounter): Promise<GaugeState | undefined> {
+/**
+ * The gauge of a transcript on disk: the live gauge replayed on it (the last usage report plus what
+ * came after), in the same model the live session shows. Cached by file size and mtime.
+ */
+export async function diskGauge(transcriptPath: string | undefined, settings: EngramSettings, count: TokenCounter): Promise<GaugeState | undefined> {
   if (!transcriptPath) return undefined;
   let st;
   try {
@@ -78,20 +77,14 @@ export async function diskGauge(transcriptPath: string | undefined, settings: Ga
     return undefined;
   }
   const hit = gaugeCache.get(transcriptPath);
-  if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.window === settings.window) {
-    return { ...hit.gauge, reservedForOutput: settings.reservedForOutput, marks: settings.marks.slice() };
-  }
+  // The measure does not depend on the settings: a changed window or mark only reframes it.
+  if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs) return { ...hit.gauge, ...gaugeFrame(settings) };
   try {
     const view = await loadTranscriptView(transcriptPath);
-    const measured = gaugeOf(view.lines, view.entries, settings.window, new TokenEstimator(count));
-    const gauge: GaugeState = {
-      usedTokens: measured.usedTokens,
-      window: settings.window,
-      reservedForOutput: settings.reservedForOutput,
-      marks: settings.marks.slice(),
-      breakdown: gaugeCategories(measured.breakdown).filter((c) => c.tokens > 0),
-    };
-    gaugeCache.set(transcriptPath, { size: st.size, mtimeMs: st.mtimeMs, window: settings.window, gauge });
+    const measured = gaugeOf(view.lines, view.entries, new TokenEstimator(count));
+    const gauge = gaugeState(measured.gauge, { messages: measured.messages }, settings);
+    gaugeCache.set(transcriptPath, { size: st.size, mtimeMs: st.mtimeMs, gauge });
+    if (gaugeCache.size > 20) gaugeCache.delete(gaugeCache.keys().next().value as string);
     return gauge;
   } catch {
     return undefined;

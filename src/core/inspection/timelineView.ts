@@ -2,9 +2,9 @@
 // (data the engine emitted, STYLE 7) come first-hand; compactions recorded in the transcript fill in
 // what the live list does not hold (a session resumed after a reload, or any session read from disk).
 // Plain Node: unit-tested.
-import type { CompactionEvent } from '../../core/compaction/events';
+import type { CompactionEvent } from '../compaction/events';
 import type { MemoryEntryView, TimelineView } from '../../protocol/messages';
-import type { TimelineEntry } from '../inspectorContext';
+import type { TimelineEntry } from './timeline';
 import type { CompactionFact, TranscriptFacts } from './transcriptFacts';
 
 export interface TimelineInput {

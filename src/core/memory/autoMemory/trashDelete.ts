@@ -2,9 +2,9 @@
 // calling this. Only a folder under `memory/.trash/` with a trash id for a name is removed.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { MemoryPathError, TRASH_DIR_NAME } from '../../core/memory/autoMemory/memoryPaths';
-import { withMemoryLock } from '../../core/memory/autoMemory/memoryWriter';
-import { confineTo } from '../../core/tools/pathGuard';
+import { MemoryPathError, TRASH_DIR_NAME } from './memoryPaths';
+import { withMemoryLock } from './memoryWriter';
+import { confineTo } from '../../fs/pathGuard';
 
 const TRASH_ID = /^[0-9A-Za-z][0-9A-Za-z-]{0,80}$/;
 

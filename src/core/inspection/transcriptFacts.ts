@@ -3,8 +3,9 @@
 // in it (boundary lines with their metadata and the summary that followed). Plain Node, no `vscode`:
 // unit-tested. Results are cached by file size and mtime, since the inspector refreshes after every turn.
 import { promises as fsp } from 'node:fs';
-import { forEachTranscriptLine, type TranscriptLine } from '../../core/conversation/transcriptReader';
-import type { AssistantLine, SystemLine, UserLine } from '../../core/conversation/types';
+import { forEachTranscriptLine, type TranscriptLine } from '../conversation/transcriptReader';
+import type { AssistantLine, SystemLine, UserLine } from '../conversation/types';
+import type { CompactionStageView, CompactionTriggerView } from '../../protocol/messages';
 
 /** Responses copied by a compaction carry this model name; they are not real responses. */
 const SYNTHETIC_MODEL = '<synthetic>';
@@ -21,8 +22,8 @@ export interface CompactionFact {
   /** The event id Engram records (`eventId`), else the boundary line's uuid. */
   id: string;
   at: number;
-  stage: string;
-  trigger: string;
+  stage: CompactionStageView;
+  trigger: CompactionTriggerView;
   tokensBefore: number;
   tokensAfter?: number;
   durationMs?: number;
@@ -121,12 +122,12 @@ function compactionOf(line: SystemLine, lineNo: number, previousBoundaryLine: nu
   const at = timeOf(line) ?? 0;
   if (line.subtype === 'compact_boundary') {
     const meta = (line.compactMetadata ?? {}) as Record<string, unknown>;
-    const stage = str(meta.stage) ?? 'full';
+    const stage = stageOf(meta.stage);
     return {
       id: str(meta.eventId) ?? line.uuid,
       at,
       stage,
-      trigger: meta.reactive === true ? 'reactive' : str(meta.trigger) ?? 'auto',
+      trigger: meta.reactive === true ? 'reactive' : triggerOf(meta.trigger),
       tokensBefore: num(meta.preTokens) ?? 0,
       ...(num(meta.postTokens) !== undefined ? { tokensAfter: num(meta.postTokens) } : {}),
       ...(num(meta.durationMs) !== undefined ? { durationMs: num(meta.durationMs) } : {}),
@@ -144,7 +145,7 @@ function compactionOf(line: SystemLine, lineNo: number, previousBoundaryLine: nu
       id: str(meta.eventId) ?? line.uuid,
       at,
       stage: 'micro',
-      trigger: str(meta.trigger) ?? 'auto',
+      trigger: triggerOf(meta.trigger),
       tokensBefore: num(meta.preTokens) ?? 0,
       ...(num(meta.postTokens) !== undefined ? { tokensAfter: num(meta.postTokens) } : {}),
       modelCalls: 0,
@@ -154,6 +155,18 @@ function compactionOf(line: SystemLine, lineNo: number, previousBoundaryLine: nu
     };
   }
   return undefined;
+}
+
+const STAGES: readonly CompactionStageView[] = ['micro', 'session-memory', 'full', 'reactive', 'undo'];
+const TRIGGERS: readonly CompactionTriggerView[] = ['auto', 'manual', 'reactive'];
+
+/** A boundary without Engram's `stage` (Claude Code writes none) is a full compaction. */
+function stageOf(v: unknown): CompactionStageView {
+  return STAGES.find((s) => s === v) ?? 'full';
+}
+
+function triggerOf(v: unknown): CompactionTriggerView {
+  return TRIGGERS.find((t) => t === v) ?? 'auto';
 }
 
 function timeOf(line: TranscriptLine): number | undefined {

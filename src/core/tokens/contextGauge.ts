@@ -1,0 +1,132 @@
+// The one measure of how full the context is. The compaction orchestrator decides on it, and the
+// status bar, the Chat view, the inspector and `engram gauge` show it, so the number the user sees is
+// the number compaction acts on. The rule (DESIGN 5): the last response's input + cache creation +
+// cache read + output, exact, plus estimates of the messages added after it; without a report that
+// still describes the list (none yet, or the list was rewritten), the fixed parts plus every message,
+// estimated. Messages are counted one by one as they arrive, cached per block, so history is never
+// re-tokenized; a rewritten list is recognised by identity.
+import type { ApiMessage, SystemBlock, ToolSchema, Usage } from '../conversation/types';
+import { ContextAccountant, defaultTokenCounter, TokenEstimator, type ContextBreakdown, type FixedParts, type TokenCounter } from './accounting';
+
+/**
+ * The text of each part of a system prompt, sized separately for the breakdown (the agent's
+ * SystemPromptParts, from composeSystemPrompt, has this shape).
+ */
+export interface PromptTexts {
+  system: string;
+  instructions: string;
+  memoryIndex: string;
+}
+
+export interface ContextGaugeOptions {
+  /** Per-block message estimates; share one with whoever else estimates the same messages. */
+  estimator?: TokenEstimator;
+  /** Counts the system prompt and tool schemas. Default: the exact tokenizer once loaded, else an estimate. */
+  count?: TokenCounter;
+}
+
+export class ContextGauge {
+  readonly estimator: TokenEstimator;
+  private readonly count: TokenCounter;
+  private readonly accountant: ContextAccountant;
+  // What the count covers: how many messages and the last of them. The agent's list only grows or is
+  // replaced, so a different message in that place means it was rewritten. (No copy of the list is kept:
+  // the agent's array grows in place.)
+  private seenCount = 0;
+  private lastSeen: ApiMessage | undefined;
+  /** The message the last usage report ended with: while it is in its place, the report still applies. */
+  private reportAnchor: ApiMessage | undefined;
+  private sized: { system: readonly SystemBlock[]; tools: ReadonlyArray<{ schema: ToolSchema }>; parts: PromptTexts | undefined } | undefined;
+
+  constructor(opts: ContextGaugeOptions = {}) {
+    this.count = opts.count ?? defaultTokenCounter;
+    this.estimator = opts.estimator ?? new TokenEstimator(this.count);
+    this.accountant = new ContextAccountant({ estimator: this.estimator });
+  }
+
+  /** The estimate of one message (cached per block): what compaction's stages weigh messages with. */
+  tokensOf(m: ApiMessage): number {
+    const t = this.estimator.message(m);
+    return t.messages + t.toolResults;
+  }
+
+  /**
+   * The parts of every request besides its messages: the system prompt and the tool schemas. With
+   * `parts` (composeSystemPrompt's) they are sized by category; without, the whole prompt counts as
+   * `system`, unless parts were already given for this same prompt. Sized once per prompt and tool list.
+   */
+  setSystem(system: readonly SystemBlock[], tools: ReadonlyArray<{ schema: ToolSchema }>, parts?: PromptTexts): void {
+    const s = this.sized;
+    if (s && s.system === system && sameItems(s.tools, tools) && (parts === undefined || s.parts === parts)) return;
+    const size = (text: string): number => (text ? this.count(text) : 0);
+    const prompt = parts
+      ? { system: size(parts.system), instructions: size(parts.instructions), memoryIndex: size(parts.memoryIndex) }
+      : { system: size(system.map((b) => b.text).join('')), instructions: 0, memoryIndex: 0 };
+    this.accountant.setFixed({ ...prompt, tools: tools.length > 0 ? this.count(JSON.stringify(tools.map((t) => t.schema))) : 0 });
+    this.sized = { system, tools: tools.slice(), parts };
+  }
+
+  /** Fixed parts sized by the caller (a transcript on disk: what its usage reports beyond the messages). */
+  setFixed(parts: Partial<FixedParts>): void {
+    this.sized = undefined;
+    this.accountant.setFixed(parts);
+  }
+
+  /** The fixed parts' tokens: they stay in every request, whatever compaction does to the messages. */
+  get fixedTokens(): number {
+    return this.accountant.fixedTokens;
+  }
+
+  /** Brings the count up to date with `messages` (the conversation as it will be sent next). */
+  sync(messages: readonly ApiMessage[]): void {
+    const n = this.seenCount;
+    if (messages.length >= n && (n === 0 || messages[n - 1] === this.lastSeen)) {
+      for (let i = n; i < messages.length; i++) this.accountant.onMessageAdded(messages[i]);
+    } else {
+      // Rewritten (a prompt merged into the last message, a compaction, another session): what the last
+      // report covers is kept while the message it ended with is still in its place.
+      const k = this.accountant.reportedMessages;
+      if (k > 0 && k <= messages.length && messages[k - 1] === this.reportAnchor) {
+        this.accountant.truncate(k);
+        for (let i = k; i < messages.length; i++) this.accountant.onMessageAdded(messages[i]);
+      } else {
+        this.accountant.reset(messages);
+        this.reportAnchor = undefined;
+      }
+    }
+    this.seenCount = messages.length;
+    this.lastSeen = messages[messages.length - 1];
+  }
+
+  /** A response arrived; `messages` already ends with it (its output tokens are in the usage). */
+  onResponse(usage: Usage, messages: readonly ApiMessage[]): void {
+    this.sync(messages);
+    if (messages.length === 0) return;
+    this.accountant.onResponse(usage, messages.length);
+    this.reportAnchor = messages[messages.length - 1];
+  }
+
+  /** The list was rewritten in a way identity cannot see (a compaction): the last report no longer applies. */
+  forget(): void {
+    this.accountant.reset([]);
+    this.seenCount = 0;
+    this.lastSeen = undefined;
+    this.reportAnchor = undefined;
+  }
+
+  /** Tokens in context now; brought up to date with `messages` first when they are given. */
+  used(messages?: readonly ApiMessage[]): number {
+    if (messages) this.sync(messages);
+    return this.accountant.used();
+  }
+
+  /** What fills the context; the parts add up to used(). */
+  breakdown(messages?: readonly ApiMessage[]): ContextBreakdown {
+    if (messages) this.sync(messages);
+    return this.accountant.breakdown();
+  }
+}
+
+function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a === b || (a.length === b.length && a.every((x, i) => x === b[i]));
+}

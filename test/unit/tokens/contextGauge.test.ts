@@ -1,0 +1,86 @@
+// The one context gauge: DESIGN 5's rule (the last report plus estimates after it), incremental
+// counting, rewritten lists recognised by identity, and the fixed parts sized by category.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { composeSystemPrompt } from '../../../src/core/agent/systemPrompt';
+import type { ApiMessage } from '../../../src/core/conversation/types';
+import { ContextGauge } from '../../../src/core/tokens/contextGauge';
+
+const count = (text: string) => Math.ceil(text.length / 4);
+const user = (text: string): ApiMessage => ({ role: 'user', content: [{ type: 'text', text }] });
+const assistant = (text: string): ApiMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
+
+test('used = last usage total + estimate of what came after it', () => {
+  const gauge = new ContextGauge();
+  const history: ApiMessage[] = [user('hello there'), assistant('hi')];
+  gauge.onResponse({ input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 1000, cache_creation_input_tokens: 30 }, history);
+  assert.equal(gauge.used(), 1150);
+  history.push(user('a follow-up question with a few words'));
+  gauge.sync(history);
+  assert.ok(gauge.used() > 1150 && gauge.used() < 1200, `used ${gauge.used()}`);
+  assert.equal(gauge.used(history), gauge.used(), 'syncing the same list again adds nothing');
+});
+
+test('a rewritten history (compaction, merged prompt) is counted afresh, not added on top', () => {
+  const gauge = new ContextGauge();
+  const history: ApiMessage[] = [user('x '.repeat(500)), assistant('y '.repeat(500))];
+  gauge.sync(history);
+  const before = gauge.used();
+  const compacted: ApiMessage[] = [user('summary')];
+  gauge.sync(compacted);
+  assert.ok(gauge.used() < before / 10, `after ${gauge.used()} before ${before}`);
+  const merged: ApiMessage[] = [user('summary and more')];
+  gauge.sync(merged);
+  assert.ok(gauge.used() < before / 10);
+});
+
+test('a prompt merged into the last message keeps the report that ends before it', () => {
+  const gauge = new ContextGauge({ count });
+  const history: ApiMessage[] = [user('first'), assistant('answer')];
+  gauge.onResponse({ input_tokens: 5_000, output_tokens: 10 }, history);
+  history.push(user('second'));
+  gauge.sync(history);
+  history[2] = user('second, and a third prompt merged into it');
+  assert.ok(gauge.used(history) > 5_010, 'still the report plus the estimate of the merged prompt');
+  assert.ok(gauge.used() < 5_050);
+  // A list whose reported part changed (another conversation) starts over from estimates.
+  const other = [user('other'), assistant('conversation')];
+  assert.ok(gauge.used(other) < 100);
+});
+
+test('forget(): after a compaction the last report no longer applies, even when identity cannot tell', () => {
+  const gauge = new ContextGauge({ count });
+  const history: ApiMessage[] = [user('a'), assistant('b')];
+  gauge.onResponse({ input_tokens: 50_000, output_tokens: 10 }, history);
+  assert.equal(gauge.used(history), 50_010);
+  gauge.forget();
+  assert.ok(gauge.used(history) < 100, `${gauge.used()}`);
+});
+
+test('the fixed parts are sized from composeSystemPrompt\'s parts, once per prompt; without parts the whole prompt is "system"', () => {
+  const composed = composeSystemPrompt({
+    cwd: '/w', platform: 'linux', date: '2026-01-01',
+    instructions: 'Use tabs. '.repeat(50),
+    memory: { dir: '/m', index: '- [A](a.md) — hook\n'.repeat(20) },
+  });
+  const tools = [{ schema: { name: 'Read', description: 'reads', input_schema: { type: 'object' as const } } }];
+  let counted = 0;
+  const gauge = new ContextGauge({ count: (t) => (counted++, count(t)) });
+  gauge.setSystem(composed.blocks, tools, composed.parts);
+  const b = gauge.breakdown([]);
+  assert.equal(b.system, count(composed.parts.system));
+  assert.equal(b.instructions, count(composed.parts.instructions));
+  assert.equal(b.memoryIndex, count(composed.parts.memoryIndex));
+  assert.equal(b.tools, count(JSON.stringify(tools.map((t) => t.schema))));
+  assert.equal(gauge.fixedTokens, b.system + b.instructions + b.memoryIndex + b.tools);
+  assert.equal(b.total, gauge.fixedTokens, 'no report yet: the fixed parts plus the (no) messages');
+  // The orchestrator sizes the agent's prompt without parts: the same prompt keeps its parts.
+  const calls = counted;
+  gauge.setSystem(composed.blocks, tools.slice());
+  assert.equal(counted, calls, 'not sized again');
+  assert.equal(gauge.breakdown().instructions, b.instructions);
+  // Another prompt without parts: all of it counts as system.
+  const other = [{ type: 'text' as const, text: 'x'.repeat(400) }];
+  gauge.setSystem(other, []);
+  assert.deepEqual([gauge.breakdown().system, gauge.breakdown().instructions, gauge.breakdown().memoryIndex, gauge.breakdown().tools], [100, 0, 0, 0]);
+});
