@@ -5,6 +5,7 @@
 // needs what they led to, not every byte of them, and a conversation at the window must shrink to
 // leave room for the request. If the request is still too long, the oldest whole rounds are left out
 // of it (deterministic, no further model call) and it is tried again.
+import type { Agent } from '../agent/agent';
 import { forkMessages } from '../agent/forkedAgent';
 import type { SystemBlock, ToolSchema } from '../conversation/types';
 import { isModelError, PromptTooLongError } from '../llm/errors';
@@ -25,6 +26,16 @@ export interface SummarizerConfig {
   system: SystemBlock[];
   tools: ToolSchema[];
   retry?: Omit<RetryOptions, 'onRetry'>;
+}
+
+/** The model a forked summary call of this agent uses: its client, model, system prompt and tools (for the cache). */
+export function summarizerOf(agent: Agent | undefined): SummarizerConfig | undefined {
+  if (!agent) return undefined;
+  const p = agent.forkContext();
+  return {
+    client: p.client, model: p.model, maxTokens: p.maxTokens, system: p.system, tools: p.tools.map((t) => t.schema),
+    ...(p.thinking ? { thinking: p.thinking } : {}), ...(p.retry ? { retry: p.retry } : {}),
+  };
 }
 
 /** For the VS Code progress notification: a summary takes seconds, and the person should see it move. */

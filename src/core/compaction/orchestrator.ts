@@ -19,7 +19,7 @@ import { defaultTokenCounter, type TokenEstimator } from '../tokens/accounting';
 import { ContextGauge } from '../tokens/contextGauge';
 import { ConversationIds } from './conversationIds';
 import { compactionEvent, undoCompaction, type CompactionEvent } from './events';
-import type { CompactProgress, SummarizerConfig } from './fullCompact';
+import { summarizerOf, type CompactProgress } from './fullCompact';
 import type { NotesSource } from './notesSource';
 import { planForUsage, runCompaction, type ChainStage, type StageFailure } from './pipeline';
 import { forgetReads, reattachRecent } from './postCompact';
@@ -27,8 +27,8 @@ import { reactiveCompact } from './reactive';
 import type { ReattachInputs } from './reattach';
 import { sessionMemoryCompact } from './sessionMemoryCompact';
 import { resolveCompactionSettings, type CompactionSettings } from './settings';
-import { recordCompaction, recordMicrocompact, recordUndo } from './transcriptRecords';
-import { isLinearSegment, type TranscriptView } from './transcriptView';
+import { recordStage, recordUndo } from './transcriptRecords';
+import type { TranscriptView } from './transcriptView';
 import { entriesOf, sumTokens, type CompactionEntry, type CompactionResult, type CompactionStage, type CompactionTrigger, type TokensOf, type UnavailableCode } from './types';
 
 export type OrchestratorEvent =
@@ -76,7 +76,8 @@ export class CompactionOrchestrator {
   private readonly timeline: CompactionEvent[] = [];
   private readonly tokensOf: TokensOf;
   private readonly countTokens: (text: string) => number;
-  private readonly gaugeValue: ContextGauge;
+  /** The gauge it decides on (the host's, when one was given). */
+  readonly gauge: ContextGauge;
   private readonly ids: ConversationIds;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -93,16 +94,11 @@ export class CompactionOrchestrator {
     this.settingsValue = resolveCompactionSettings(opts.settings);
     this.countTokens = opts.countTokens ?? defaultTokenCounter;
     const gauge = opts.gauge ?? new ContextGauge({ ...(opts.estimator ? { estimator: opts.estimator } : {}), count: this.countTokens });
-    this.gaugeValue = gauge;
+    this.gauge = gauge;
     this.tokensOf = (m) => gauge.tokensOf(m);
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? silentLogger;
     this.ids = new ConversationIds(this.logger);
-  }
-
-  /** The gauge it decides on (the host's, when one was given). */
-  get gauge(): ContextGauge {
-    return this.gaugeValue;
   }
 
   get settings(): CompactionSettings {
@@ -154,7 +150,7 @@ export class CompactionOrchestrator {
   /** Context used by `messages` now: the last usage report plus estimates of what came after it. */
   usedTokens(messages: readonly ApiMessage[]): number {
     this.sizeSystem();
-    return this.gaugeValue.used(messages);
+    return this.gauge.used(messages);
   }
 
   async beforeModelCall(ctx: ModelCallContext): Promise<ApiMessage[] | undefined> {
@@ -176,7 +172,7 @@ export class CompactionOrchestrator {
     this.reattachedWhole = []; // recovery re-attaches nothing: it must make room, not take it
     const { entries, view } = await this.ids.withLines(messages, this.agent?.transcript);
     const fixed = this.fixedTokens();
-    const summarizer = this.summarizer();
+    const summarizer = summarizerOf(this.agent);
     const notes = this.opts.notes;
     const bounds = { minTokens: s.keepMinTokens, minTextMessages: s.keepMinTextMessages, maxTokens: s.keepMaxTokens };
     const out = await reactiveCompact({
@@ -238,7 +234,7 @@ export class CompactionOrchestrator {
     const current = agent.messages.slice();
     let restored: ApiMessage[] | undefined;
     const stash = this.stash;
-    if (stash?.event === last && startsWith(current, stash.after)) {
+    if (stash?.event === last && stash.after.length <= current.length && stash.after.every((m, i) => current[i] === m)) {
       restored = [...stash.before, ...current.slice(stash.after.length)];
     } else if (agent.transcript) {
       await agent.transcript.flush();
@@ -255,7 +251,7 @@ export class CompactionOrchestrator {
     agent.replaceMessages(restored);
     this.timeline.pop();
     this.stash = undefined;
-    this.gaugeValue.forget();
+    this.gauge.forget();
     this.emit({ type: 'undone', event: last });
     return true;
   }
@@ -279,7 +275,7 @@ export class CompactionOrchestrator {
     const events: CompactionEvent[] = [];
     let current: readonly ApiMessage[] = messages;
     let currentEntries: CompactionEntry[] = input;
-    const summarizer = this.summarizer();
+    const summarizer = summarizerOf(this.agent);
     const out = await runCompaction(stage, input, used, {
       settings: s,
       tokensOf: this.tokensOf,
@@ -326,19 +322,7 @@ export class CompactionOrchestrator {
     const writer = this.agent?.transcript;
     if (writer) {
       try {
-        if (result.summaryText === undefined) {
-          await recordMicrocompact(writer, { trigger, preTokens: result.tokensBefore, postTokens: result.tokensAfter, trimmedToolUseIds: result.trimmedToolUseIds ?? [], eventId: id });
-        } else {
-          const kept = beforeEntries.slice(result.keptFrom);
-          const head = kept[0]?.uuids[0];
-          const tail = writer.lastUuid;
-          const lines = head !== undefined && tail !== null ? await this.ids.linesUpTo(writer, view, tail) : undefined;
-          const linear = lines !== undefined && head !== undefined && tail !== null && isLinearSegment(lines, head, tail);
-          await recordCompaction(writer, {
-            trigger, stage: result.stage, preTokens: result.tokensBefore, postTokens: result.tokensAfter, modelCalls: result.modelCalls,
-            durationMs, eventId: id, summaryText: result.summaryText, kept, keptLinesLinear: linear,
-          });
-        }
+        await recordStage(writer, result, beforeEntries, { eventId: id, trigger, durationMs }, (tail) => this.ids.linesUpTo(writer, view, tail));
       } catch (e) {
         this.logger.error('Could not record the compaction in the transcript', e);
       }
@@ -352,7 +336,7 @@ export class CompactionOrchestrator {
   private afterCompaction(events: CompactionEvent[]): void {
     if (events.length === 0) return;
     this.failures = 0;
-    this.gaugeValue.forget(); // the last usage described the old list
+    this.gauge.forget(); // the last usage described the old list
     if (!(this.opts.mainThread ?? true) || !this.agent) return;
     if (events.some((e) => e.stage !== 'micro')) forgetReads(this.agent.readFiles, this.reattachedWhole);
   }
@@ -376,30 +360,20 @@ export class CompactionOrchestrator {
 
   private onResponse(response: ModelResponse, messages: readonly ApiMessage[]): void {
     this.sizeSystem();
-    this.gaugeValue.onResponse(response.usage, messages);
+    this.gauge.onResponse(response.usage, messages);
     const last = messages[messages.length - 1];
     if (last) this.ids.noteResponse(last, response.id);
     this.reactiveAttempts = 0;
   }
 
-  private summarizer(): SummarizerConfig | undefined {
-    const agent = this.agent;
-    if (!agent) return undefined;
-    const p = agent.forkContext();
-    return {
-      client: p.client, model: p.model, maxTokens: p.maxTokens, system: p.system, tools: p.tools.map((t) => t.schema),
-      ...(p.thinking ? { thinking: p.thinking } : {}), ...(p.retry ? { retry: p.retry } : {}),
-    };
-  }
-
   private fixedTokens(): number {
-    this.sizeSystem();
-    return this.agent ? this.gaugeValue.fixedTokens : 0;
+    return this.sizeSystem() ? this.gauge.fixedTokens : 0;
   }
 
   /** The agent's prompt and tools, sized by the gauge (a no-op while they are the ones it has). */
-  private sizeSystem(): void {
-    if (this.agent) this.gaugeValue.setSystem(this.agent.systemPrompt, this.agent.offeredTools);
+  private sizeSystem(): boolean {
+    if (this.agent) this.gauge.setSystem(this.agent.systemPrompt, this.agent.offeredTools);
+    return this.agent !== undefined;
   }
 
   private async reattachText(): Promise<string> {
@@ -421,8 +395,4 @@ export class CompactionOrchestrator {
       }
     }
   }
-}
-
-function startsWith(list: readonly ApiMessage[], prefix: readonly ApiMessage[]): boolean {
-  return prefix.length <= list.length && prefix.every((m, i) => list[i] === m);
 }

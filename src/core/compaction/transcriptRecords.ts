@@ -8,7 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { SYNTHETIC_MODEL, type TranscriptWriter } from '../conversation/transcriptWriter';
 import type { AssistantBlock, ToolResultBlock, UserBlock } from '../conversation/types';
-import type { CompactionEntry, CompactionStage, CompactionTrigger } from './types';
+import type { TranscriptLine } from '../conversation/transcriptReader';
+import { isLinearSegment } from './transcriptView';
+import type { CompactionEntry, CompactionResult, CompactionStage, CompactionTrigger } from './types';
 
 export interface CompactionRecord {
   trigger: CompactionTrigger;
@@ -117,4 +119,32 @@ async function rewriteMessages(writer: TranscriptWriter, kept: readonly Compacti
       await writer.appendToolResult(results[i], i === results.length - 1 && others.length > 0 ? { extra: others } : {});
     }
   }
+}
+
+/**
+ * One applied stage, as the transcript records it: a microcompact boundary, or a compact boundary, the
+ * summary and the kept messages (referenced, not copied, when their lines run straight to the tail).
+ * `linesUpTo` reads the transcript's lines up to a uuid, when the kept part must be checked.
+ */
+export async function recordStage(
+  writer: TranscriptWriter,
+  result: CompactionResult,
+  beforeEntries: readonly CompactionEntry[],
+  meta: { eventId: string; trigger: CompactionTrigger; durationMs: number },
+  linesUpTo: (tail: string) => Promise<readonly TranscriptLine[] | undefined>,
+): Promise<void> {
+  const { eventId, trigger, durationMs } = meta;
+  if (result.summaryText === undefined) {
+    await recordMicrocompact(writer, { trigger, preTokens: result.tokensBefore, postTokens: result.tokensAfter, trimmedToolUseIds: result.trimmedToolUseIds ?? [], eventId });
+    return;
+  }
+  const kept = beforeEntries.slice(result.keptFrom);
+  const head = kept[0]?.uuids[0];
+  const tail = writer.lastUuid;
+  const lines = head !== undefined && tail !== null ? await linesUpTo(tail) : undefined;
+  const linear = lines !== undefined && head !== undefined && tail !== null && isLinearSegment(lines, head, tail);
+  await recordCompaction(writer, {
+    trigger, stage: result.stage, preTokens: result.tokensBefore, postTokens: result.tokensAfter, modelCalls: result.modelCalls,
+    durationMs, eventId, summaryText: result.summaryText, kept, keptLinesLinear: linear,
+  });
 }

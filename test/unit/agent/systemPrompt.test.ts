@@ -1,7 +1,7 @@
 // The system prompt: stable bytes, the environment and instructions in the second block, and a budget.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildSystemPrompt, CORE_GUIDANCE, localDate } from '../../../src/core/agent/systemPrompt';
+import { buildSystemPrompt, composeSystemPrompt, CORE_GUIDANCE, localDate } from '../../../src/core/agent/systemPrompt';
 import { countTokens } from '../../../src/core/tokens/tokenizer';
 import { createDefaultTools } from '../../../src/core/tools/defaultTools';
 
@@ -35,5 +35,19 @@ describe('buildSystemPrompt', () => {
 
   it('formats the local date', () => {
     assert.equal(localDate(new Date(2026, 0, 5)), '2026-01-05');
+  });
+});
+
+describe('composeSystemPrompt', () => {
+  it('returns the blocks with the text of each part, which together are the blocks\' text exactly', () => {
+    const full = { ...input, notes: ['Headless: nobody answers permission prompts.'], instructions: 'Use tabs.', memory: { dir: '/m', index: '- [A](a.md) — hook', guidance: 'Save what lasts.' } };
+    const { blocks, parts } = composeSystemPrompt(full);
+    assert.deepEqual(blocks, buildSystemPrompt(full));
+    assert.equal(parts.system + parts.instructions + parts.memoryIndex, blocks.map((b) => b.text).join(''));
+    assert.ok(parts.system.startsWith(CORE_GUIDANCE) && parts.system.includes('Headless: nobody'));
+    assert.match(parts.instructions, /^\n\n# Project and user instructions \(CLAUDE\.md\)\nUse tabs\.$/);
+    assert.match(parts.memoryIndex, /^\n\n# Memory\nMemory folder: \/m\nSave what lasts\.\n/);
+    const bare = composeSystemPrompt(input).parts;
+    assert.deepEqual([bare.instructions, bare.memoryIndex], ['', '']);
   });
 });
