@@ -14,7 +14,7 @@ import { resolveSettings } from '../../../src/core/settings/engramSettings';
 import { buildMemoryView } from '../../../src/core/inspection/memoryView';
 import { buildNotesView } from '../../../src/core/inspection/notesView';
 import { clipForWebview, DETAIL_TEXT_MAX_CHARS, readReplacedMessages } from '../../../src/core/inspection/replacedMessages';
-import { buildInspectorSnapshot } from '../../../src/core/inspection/snapshotBuilder';
+import { buildInspectorSnapshot, type SnapshotInput } from '../../../src/core/inspection/snapshotBuilder';
 import { claudeConfigDir, isSessionId, lineOfMessage, listProjects, sessionPaths } from '../../../src/core/inspection/sources';
 import type { TimelineEntry } from '../../../src/core/inspection/timeline';
 import { buildTimeline } from '../../../src/core/inspection/timelineView';
@@ -190,7 +190,7 @@ describe('snapshot', () => {
     const memoryDir = path.join(project, 'memory');
     writeMemoryFolder(memoryDir, 20);
     writeFile(path.join(memoryDir, 'origin.md'), '---\nname: From s1\ndescription: d\ntype: user\noriginSessionId: s1\n---\nbody\n');
-    const snap = await buildInspectorSnapshot({
+    const input: SnapshotInput = {
       source: { kind: 'project', label: 'Project', readOnly: false, root, projectKey: '-w-demo' },
       sessionId: 's1',
       transcriptPath: paths.transcript,
@@ -201,7 +201,8 @@ describe('snapshot', () => {
       canUndoCompaction: false,
       now: Date.now(),
       countTokens: count,
-    });
+    };
+    const snap = await buildInspectorSnapshot(input);
     assert.ok(snap.gauge && snap.gauge.usedTokens >= 610 && snap.gauge.window === 10_000, JSON.stringify(snap.gauge));
     assert.deepEqual(snap.gauge!.marks, [60, 80, 100]);
     assert.equal(snap.gauge!.reservedForOutput, 1_000);
@@ -214,5 +215,10 @@ describe('snapshot', () => {
     assert.ok(kinds.includes('memory:origin.md'), kinds.join(' '));
     assert.ok(kinds.includes('notes:notes-disk'), kinds.join(' '));
     assert.ok(JSON.stringify(snap).length < 200_000);
+
+    // A changed window or mark reframes the same measure (the transcript is not read again for it).
+    const changed = resolveSettings({ contextWindow: 20_000, 'compaction.microcompactPercent': 40 }).settings;
+    const again = await buildInspectorSnapshot({ ...input, settings: changed });
+    assert.deepEqual([again.gauge!.window, again.gauge!.marks, again.gauge!.usedTokens], [20_000, [40, 80, 100], snap.gauge!.usedTokens]);
   });
 });
