@@ -9,7 +9,7 @@
 import type { Agent, TurnResult } from '../agent/agent';
 import type { ToolGate } from '../agent/permissions';
 import { CompactionOrchestrator, type CompactNowResult, type OrchestratorEvent } from '../compaction/orchestrator';
-import type { ChainStage } from '../compaction/pipeline';
+import { planForUsage, type AutoPlan, type ChainStage } from '../compaction/pipeline';
 import type { CompactionSettings } from '../compaction/settings';
 import type { ModelClient } from '../llm/modelClient';
 import type { RetryOptions } from '../llm/retry';
@@ -150,6 +150,12 @@ export class EngramSession {
 
   on(listener: SessionEventListener): () => void {
     return this.events.on(listener);
+  }
+
+  /** What automatic compaction would do before the next model call, on the context as it is now. */
+  nextCompaction(): AutoPlan {
+    if (!this.compaction.autoActive) return 'none';
+    return planForUsage(this.compaction.usedTokens(this.agent.messages), this.compaction.settings);
   }
 
   /** One user turn; `display` is what the user typed when `prompt` differs (e.g. a remember request). */

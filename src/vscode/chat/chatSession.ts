@@ -188,6 +188,11 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
     return this.session.undoLastCompaction();
   }
 
+  /** What automatic compaction would do before the next model call ('none' without a session). */
+  nextCompaction(): string {
+    return this.session?.nextCompaction() ?? 'none';
+  }
+
   /** Resolves when no background memory work runs (tests and shutdown). */
   async idleForTests(): Promise<void> {
     await this.session?.idle();
