@@ -22,7 +22,7 @@ import type { SessionNotesEvent } from '../memory/sessionNotes/events';
 import type { SessionNotes } from '../memory/sessionNotes/updater';
 import type { TimelineEntry } from '../inspection/timeline';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
-import { SettingsStore, type EngramSettings } from '../settings/engramSettings';
+import { SettingsStore, type EngramSettings, type SettingsSource } from '../settings/engramSettings';
 import type { Tool } from '../tools/tool';
 import { openSession, sessionSystemPrompt, type OpenedSession } from './agentSession';
 import { EventStream, type NoticeLevel, type SessionEvent, type SessionEventListener } from './sessionEvents';
@@ -82,7 +82,7 @@ export class EngramSession {
   constructor(
     opened: OpenedSession,
     private readonly setup: EngramSessionSetup,
-    private readonly store: SettingsStore,
+    private readonly store: SettingsSource,
     memory: PreparedAutoMemory | undefined,
     private readonly logger: Logger,
   ) {
@@ -303,8 +303,8 @@ function compactionNotice(event: OrchestratorEvent): { level: NoticeLevel; text:
  * Opens a new or resumed session with the memory engine around it. `settings` may be a live store (its
  * changes reach the open session) or a fixed value.
  */
-export async function openEngramSession(setup: EngramSessionSetup, settings: SettingsStore | EngramSettings): Promise<EngramSession> {
-  const store = settings instanceof SettingsStore ? settings : SettingsStore.of(settings);
+export async function openEngramSession(setup: EngramSessionSetup, settings: SettingsSource | EngramSettings): Promise<EngramSession> {
+  const store = isSource(settings) ? settings : SettingsStore.of(settings);
   const logger = setup.logger ?? silentLogger;
   const memory = store.settings.memory.enabled ? await prepareAutoMemory(setup.dataDir, setup.cwd) : undefined;
   // Writing into the project's memory folder is what "remember" means: no prompt for that. Other calls
@@ -335,4 +335,8 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
   });
   agent = opened.agent;
   return new EngramSession(opened, { ...setup, now: setup.now ?? new Date() }, store, memory, logger);
+}
+
+function isSource(settings: SettingsSource | EngramSettings): settings is SettingsSource {
+  return typeof (settings as Partial<SettingsSource>).onChange === 'function';
 }

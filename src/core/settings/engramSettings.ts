@@ -201,8 +201,17 @@ function orderedMarks(given: [number, number, number], problems: string[]): [num
   return defaults;
 }
 
+/**
+ * What a session needs of a settings owner. An interface, not the class: the extension's bundle and
+ * the lazily loaded engine chunk each have their own copy of SettingsStore.
+ */
+export interface SettingsSource {
+  readonly settings: EngramSettings;
+  onChange(listener: (settings: EngramSettings, previous: EngramSettings) => void): () => void;
+}
+
 /** Holds the current settings and tells listeners when they change (VS Code's configuration events, tests). */
-export class SettingsStore {
+export class SettingsStore implements SettingsSource {
   private current: ResolvedSettings;
   private readonly listeners = new Set<(settings: EngramSettings, previous: EngramSettings) => void>();
 
