@@ -2,27 +2,19 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { DENIED_BY_USER } from '../../../src/core/agent/permissions';
 import { CANCELLED_BY_USER } from '../../../src/core/agent/toolRunner';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { AssistantLine, SystemLine } from '../../../src/core/conversation/types';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
-import { assertApiValid, assertTranscriptMatches, probeTool, startSession, tempDir, toolResults } from './agentHarness';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
+import { assertApiValid, assertTranscriptMatches, probeTool, startSession, toolResults } from './agentHarness';
 
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
-
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
-afterEach(() => {
-  assert.equal(server.pending(), 0, 'every queued reply was used');
-  fs.rmSync(workspace, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
 
 function freshDirs(): void {
   workspace = tempDir('engram-ws-');

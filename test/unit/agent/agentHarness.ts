@@ -1,9 +1,6 @@
-// Shared setup for the agent tests: a temp workspace and data dir, a session on the test server, and
+// Shared setup for the agent tests: a session on the test server over a workspace and a data dir, and
 // helpers to read what the agent wrote and check it the way the API would.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { AgentEvent } from '../../../src/core/agent/events';
 import { openSession, type OpenedSession, type SessionSetup } from '../../../src/core/session/agentSession';
 import { normalise } from '../../../src/core/conversation/normalise';
@@ -14,10 +11,6 @@ import type { PermissionPrompt, PermissionRequest, PermissionAnswer } from '../.
 import type { Tool, ToolResult } from '../../../src/core/tools/tool';
 import type { TestServer } from '../../../src/server/anthropicTestServer';
 import { validateMessagesRequest } from '../../../src/server/requestValidator';
-
-export function tempDir(prefix: string): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-}
 
 export interface Harness {
   session: OpenedSession;

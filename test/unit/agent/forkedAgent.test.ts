@@ -1,27 +1,18 @@
 // Forked agents: shared prefix (and prompt cache), own permission rule, own sidechain transcript.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fork, forkMessages } from '../../../src/core/agent/forkedAgent';
 import { subagentTranscriptPath } from '../../../src/core/conversation/projectKey';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, ContentBlock, SystemBlock, UserLine } from '../../../src/core/conversation/types';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
-import { assertApiValid, startSession, tempDir } from './agentHarness';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
+import { assertApiValid, startSession } from './agentHarness';
 
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
-
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
-afterEach(() => {
-  assert.equal(server.pending(), 0, 'every queued reply was used');
-  fs.rmSync(workspace, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
 
 const BIG_SYSTEM: SystemBlock[] = [{ type: 'text', text: 'Stable guidance for the test. '.repeat(300) }];
 

@@ -3,31 +3,27 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { runCli } from '../../../src/cli/dispatcher';
 import { sessionTranscriptPath } from '../../../src/core/conversation/projectKey';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ContentBlock, UserLine } from '../../../src/core/conversation/types';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs('all');
 let root: string;
 let workspace: string;
 let dataDir: string;
 
-before(async () => {
-  server = await startTestServer();
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'engram-cli-')));
+before(() => {
+  root = tempDir('engram-cli-');
   workspace = path.join(root, 'ws');
   dataDir = path.join(root, 'data');
   fs.mkdirSync(workspace);
   fs.writeFileSync(path.join(workspace, 'notes.txt'), 'the secret word is pineapple\n');
-});
-after(async () => {
-  await server.close();
-  fs.rmSync(root, { recursive: true, force: true });
 });
 
 interface Run {

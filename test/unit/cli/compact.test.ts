@@ -4,33 +4,29 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { runCli } from '../../../src/cli/dispatcher';
 import type { CliIo } from '../../../src/cli/command';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import { TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { ApiMessage, AssistantLine } from '../../../src/core/conversation/types';
 import { usageTotal } from '../../../src/core/tokens/accounting';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
 import { SUMMARY_REQUEST_MARKER } from '../../../src/core/compaction/summaryPrompt';
 import { requestProblem } from '../compaction/compactionSupport';
 import { CC_FIXTURES, fixtureTranscripts } from '../conversation/testSupport';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 
 const NOTES = path.join(CC_FIXTURES, 'sm-session-memory-summary.md');
 const SMALL_KEEP = ['--keep-min-tokens', '50', '--keep-max-tokens', '400', '--keep-min-text', '1'];
 
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs('all');
 let root: string;
 
-before(async () => {
-  server = await startTestServer();
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'engram-compact-cli-')));
-});
-after(async () => {
-  await server.close();
-  fs.rmSync(root, { recursive: true, force: true });
+before(() => {
+  root = tempDir('engram-compact-cli-');
 });
 
 interface Run {

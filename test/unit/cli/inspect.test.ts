@@ -2,22 +2,22 @@
 // Engram root written by Engram's own writers: the output has exactly the documented shape.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { runCli } from '../../../src/cli/dispatcher';
 import { openSessionTranscript } from '../../../src/core/conversation/transcriptWriter';
 import { writeMemory } from '../../../src/core/memory/autoMemory/memoryWriter';
 import { CC_FIXTURES } from '../conversation/testSupport';
+import { useTempDirs } from '../support/tempDirs';
 
 const FIXTURES = CC_FIXTURES;
 const KEY = '-home-dev-demo';
 
+const tempDir = useTempDirs('all');
 let tmp: string;
 before(() => {
-  tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'engram-inspect-')));
+  tmp = tempDir('engram-inspect-');
 });
-after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 async function inspect(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';

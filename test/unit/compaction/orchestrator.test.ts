@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { undoCompaction } from '../../../src/core/compaction/events';
 import { staticNotesSource, type NotesSource } from '../../../src/core/compaction/notesSource';
 import type { SessionNotes } from '../../../src/core/memory/sessionNotes/updater';
@@ -14,25 +14,19 @@ import type { CompactionSettings } from '../../../src/core/compaction/settings';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, SystemLine, ToolSchema } from '../../../src/core/conversation/types';
 import type { Tool } from '../../../src/core/tools/tool';
-import { startTestServer, type ScriptedReply, type TestServer } from '../../../src/server/anthropicTestServer';
-import { assertApiValid, assertTranscriptMatches, startSession, tempDir, type Harness } from '../agent/agentHarness';
+import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
+import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../agent/agentHarness';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
 
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
 beforeEach(() => {
   workspace = tempDir('engram-cws-');
   dataDir = tempDir('engram-cdata-');
-});
-afterEach(() => {
-  assert.equal(server.pending(), 0, 'every queued reply was used');
-  fs.rmSync(workspace, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 // The session notes feature plugs in as it is (checked by the type checker).

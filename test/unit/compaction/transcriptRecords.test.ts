@@ -11,7 +11,8 @@ import { recordCompaction } from '../../../src/core/compaction/transcriptRecords
 import { isLinearSegment, loadTranscriptView } from '../../../src/core/compaction/transcriptView';
 import { TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { ApiMessage } from '../../../src/core/conversation/types';
-import { CC_FIXTURES, withTempDir } from '../conversation/testSupport';
+import { CC_FIXTURES } from '../conversation/testSupport';
+import { withTempDir } from '../support/tempDirs';
 import { requestProblem } from './compactionSupport';
 
 function blocks(messages: readonly ApiMessage[]): unknown {

@@ -6,7 +6,8 @@ import { loadConversation } from '../../../src/core/conversation/conversationLoa
 import { normaliseWithIds } from '../../../src/core/conversation/normalise';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import { openSessionTranscript } from '../../../src/core/conversation/transcriptWriter';
-import { CC_FIXTURES, fixtureTranscripts, withTempDir } from './testSupport';
+import { withTempDir } from '../support/tempDirs';
+import { CC_FIXTURES, fixtureTranscripts } from './testSupport';
 
 test('the bounded loader gives what normalising the whole file gives, for every prefix of every fixture', async () => {
   await withTempDir(async (dir) => {

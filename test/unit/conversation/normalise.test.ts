@@ -5,7 +5,8 @@ import { INTERRUPTED_TOOL_RESULT, normalise, normaliseWithIds } from '../../../s
 import { readTranscript, type TranscriptLine } from '../../../src/core/conversation/transcriptReader';
 import { openSessionTranscript, type TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { ApiMessage, ContentBlock, ToolResultBlock } from '../../../src/core/conversation/types';
-import { CC_FIXTURES, fixtureTranscripts, validate, withTempDir } from './testSupport';
+import { withTempDir } from '../support/tempDirs';
+import { CC_FIXTURES, fixtureTranscripts, validate } from './testSupport';
 
 const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 const msg = (id: string, stopReason: 'tool_use' | 'end_turn' | null = 'end_turn') => ({ id, model: 'claude-test', stopReason, usage });

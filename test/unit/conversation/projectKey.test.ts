@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { promises as fsp } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import {
   findGitRoot, historyPath, projectKey, sessionTranscriptPath, subagentTranscriptPath,
 } from '../../../src/core/conversation/projectKey';
+import { withTempDir } from '../support/tempDirs';
 
 test('projectKey replaces every character outside [a-zA-Z0-9] with a dash (DESIGN 3 examples)', () => {
   assert.equal(projectKey('/Users/me/code/demo'), '-Users-me-code-demo');
@@ -21,9 +21,8 @@ test('transcript paths follow the Claude Code layout', () => {
   assert.equal(historyPath(data), path.join('/data/history.jsonl'));
 });
 
-test('findGitRoot walks up to a .git directory or file, and gives undefined outside a repository', async () => {
-  const root = await fsp.mkdtemp(path.join(os.tmpdir(), 'engram-git-'));
-  try {
+test('findGitRoot walks up to a .git directory or file, and gives undefined outside a repository', () =>
+  withTempDir(async (root) => {
     const repo = path.join(root, 'repo');
     const deep = path.join(repo, 'a', 'b');
     await fsp.mkdir(deep, { recursive: true });
@@ -42,7 +41,4 @@ test('findGitRoot walks up to a .git directory or file, and gives undefined outs
     // The temp dir itself may sit inside a repository on some machines; it must not be `plain`.
     assert.notEqual(found, plain);
     if (found !== undefined) assert.ok(!found.startsWith(root));
-  } finally {
-    await fsp.rm(root, { recursive: true, force: true });
-  }
-});
+  }, 'engram-git-'));

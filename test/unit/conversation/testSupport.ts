@@ -1,6 +1,5 @@
-// Shared by the conversation tests: where the Claude Code fixtures are, and throwaway data dirs.
+// Shared by the conversation tests: where the Claude Code fixtures are, and what the API would accept.
 import { promises as fsp } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { validateMessagesRequest } from '../../../src/server/requestValidator';
 import type { ApiMessage } from '../../../src/core/conversation/types';
@@ -12,15 +11,6 @@ export const CC_FIXTURES = path.resolve(REPO_ROOT, '../shared/fixtures/claude-co
 export async function fixtureTranscripts(): Promise<string[]> {
   const names = await fsp.readdir(CC_FIXTURES);
   return names.filter((n) => n.endsWith('.jsonl') && !n.includes('history')).sort();
-}
-
-export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'engram-conv-'));
-  try {
-    return await fn(dir);
-  } finally {
-    await fsp.rm(dir, { recursive: true, force: true });
-  }
 }
 
 /** The validator's verdict on a request carrying these messages (null when the API would accept it). */

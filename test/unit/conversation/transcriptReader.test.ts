@@ -6,7 +6,8 @@ import {
   forEachTranscriptLine, listSessions, parseTranscriptText, readTranscript,
 } from '../../../src/core/conversation/transcriptReader';
 import type { UserLine } from '../../../src/core/conversation/types';
-import { CC_FIXTURES, fixtureTranscripts, withTempDir } from './testSupport';
+import { withTempDir } from '../support/tempDirs';
+import { CC_FIXTURES, fixtureTranscripts } from './testSupport';
 
 const user = (uuid: string, content: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ parentUuid: null, isSidechain: false, type: 'user', message: { role: 'user', content }, uuid, timestamp: 't', sessionId: 's', ...extra });

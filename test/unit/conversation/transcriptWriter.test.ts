@@ -7,7 +7,8 @@ import { sessionTranscriptPath, subagentTranscriptPath } from '../../../src/core
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import { appendHistory, openSessionTranscript, type TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { AssistantLine, UserLine } from '../../../src/core/conversation/types';
-import { CC_FIXTURES, validate, withTempDir } from './testSupport';
+import { withTempDir } from '../support/tempDirs';
+import { CC_FIXTURES, validate } from './testSupport';
 
 const usage = { input_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 12 };
 const info = { id: 'msg_1', model: 'claude-test', stopReason: 'tool_use' as const, usage, requestId: 'req_1' };

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { confineTo, resolveReal } from '../../../src/core/fs/pathGuard';
 import { writeTool } from '../../../src/core/tools/writeTool';
-import { makeCtx, tempDir, write } from '../tools/toolTestKit';
+import { useTempDirs } from '../support/tempDirs';
+import { makeCtx, write } from '../tools/toolTestKit';
+
+const tempDir = useTempDirs();
 
 async function layout() {
   const base = await tempDir('engram-guard-');

@@ -15,7 +15,8 @@ import { TokenEstimator } from '../../../src/core/tokens/accounting';
 import { ContextGauge } from '../../../src/core/tokens/contextGauge';
 import type { Tool } from '../../../src/core/tools/tool';
 import { startTestServer, type ScriptedReply, type TestServer } from '../../../src/server/anthropicTestServer';
-import { startSession, tempDir } from '../agent/agentHarness';
+import { startSession } from '../agent/agentHarness';
+import { tempDir } from '../support/tempDirs';
 
 const count = (text: string) => Math.ceil(text.length / 4);
 const CATEGORIES = ['system', 'tools', 'instructions', 'memory index', 'recalled memories', 'session notes', 'messages', 'tool results'];

@@ -1,6 +1,6 @@
 // The Anthropic adapter against the test server over real HTTP: streaming, errors, retries, caching.
 import assert from 'node:assert/strict';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { ApiMessage, AssistantBlock, ContentBlock, SystemBlock, ToolSchema } from '../../../src/core/conversation/types';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import {
@@ -8,20 +8,17 @@ import {
 } from '../../../src/core/llm/errors';
 import type { ModelRequest, StreamHandlers } from '../../../src/core/llm/modelClient';
 import { streamWithRetry, type RetryInfo } from '../../../src/core/llm/retry';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
+import { startTestServer } from '../../../src/server/anthropicTestServer';
+import { useTestServer } from '../support/testServerFixture';
 
-let server: TestServer;
+const server = useTestServer();
 let client: AnthropicModelClient;
 const never = new AbortController().signal;
 const fast = { policy: { baseDelayMs: 5, maxDelayMs: 20 } };
 
 before(async () => {
-  server = await startTestServer();
+  await server.ready();
   client = new AnthropicModelClient({ apiKey: 'test-key', baseUrl: server.url });
-});
-after(() => server.close());
-afterEach(() => {
-  assert.equal(server.pending(), 0, 'every queued reply was used');
 });
 
 function request(messages: ApiMessage[], extra: Partial<ModelRequest> = {}): ModelRequest {

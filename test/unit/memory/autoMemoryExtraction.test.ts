@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Agent } from '../../../src/core/agent/agent';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, ContentBlock, ToolResultBlock } from '../../../src/core/conversation/types';
@@ -15,27 +15,23 @@ import { EXTRACTION_MARKER } from '../../../src/core/memory/autoMemory/memoryPro
 import { cursorFileFor } from '../../../src/core/memory/autoMemory/messageCursor';
 import { parseTopicFile } from '../../../src/core/memory/autoMemory/topicFile';
 import { createDefaultTools } from '../../../src/core/tools/defaultTools';
-import { startTestServer, type MessagesRequestBody, type TestServer } from '../../../src/server/anthropicTestServer';
-import { startSession, tempDir, type Harness } from '../agent/agentHarness';
+import type { MessagesRequestBody } from '../../../src/server/anthropicTestServer';
+import { startSession, type Harness } from '../agent/agentHarness';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 
-let server: TestServer;
+let handle: AutoMemoryHandle | undefined;
+// The extraction agent runs in the background: it must be done with the server and the folders first.
+const server = useTestServer({ settle: () => stopAutoMemory() });
+const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
-let handle: AutoMemoryHandle | undefined;
 
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
-afterEach(async () => {
+async function stopAutoMemory(): Promise<void> {
   await handle?.idle();
   handle?.dispose();
   handle = undefined;
-  server.setResponder(undefined);
-  assert.equal(server.pending(), 0, 'every queued reply was used');
-  fs.rmSync(workspace, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+}
 
 interface Setup extends Omit<Harness, 'events'> {
   dir: string;

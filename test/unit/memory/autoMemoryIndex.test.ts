@@ -2,19 +2,19 @@
 // and the caps on what goes into the system prompt (cut visibly, never silently; nothing on disk changes).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { buildSystemPrompt } from '../../../src/core/agent/systemPrompt';
 import { formatIndexLine, loadMemoryIndex, parseIndexLine } from '../../../src/core/memory/autoMemory/memoryIndex';
 import { memorySystemSlot } from '../../../src/core/memory/autoMemory/memoryPrompts';
 import { parseTopicFile, setFrontMatterKeys } from '../../../src/core/memory/autoMemory/topicFile';
+import { useTempDirs } from '../support/tempDirs';
 
+const tempDir = useTempDirs();
 let dir: string;
 beforeEach(() => {
-  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'engram-mem-')));
+  dir = tempDir('engram-mem-');
 });
-afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 function write(name: string, content: string | Buffer): void {
   fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });

@@ -3,31 +3,28 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ApiMessage, ContentBlock } from '../../../src/core/conversation/types';
 import { attachAutoMemory, prepareAutoMemory, type AutoMemoryHandle } from '../../../src/core/memory/autoMemory/attach';
 import { rankBm25, tokenize } from '../../../src/core/memory/autoMemory/bm25';
 import type { AutoMemoryEvent } from '../../../src/core/memory/autoMemory/extraction';
 import { attachedInConversation, isMemoryAttachment, recallForPrompt } from '../../../src/core/memory/autoMemory/recall';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
-import { assertTranscriptMatches, startSession, tempDir } from '../agent/agentHarness';
+import { assertTranscriptMatches, startSession } from '../agent/agentHarness';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 
-let server: TestServer;
+let handle: AutoMemoryHandle | undefined;
+// The extraction agent runs in the background: it must be done with the server and the folders first.
+const server = useTestServer({ settle: () => stopAutoMemory() });
+const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
-let handle: AutoMemoryHandle | undefined;
 
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
-afterEach(async () => {
+async function stopAutoMemory(): Promise<void> {
   await handle?.idle();
   handle?.dispose();
   handle = undefined;
-  assert.equal(server.pending(), 0);
-  for (const d of [workspace, dataDir]) if (d) fs.rmSync(d, { recursive: true, force: true });
-});
+}
 
 function topic(dir: string, file: string, type: string, description: string, body = 'Details.'): void {
   fs.mkdirSync(dir, { recursive: true });

@@ -2,9 +2,8 @@
 // outside the folder), and prune/restore that gives back the very bytes.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { loadMemoryIndex } from '../../../src/core/memory/autoMemory/memoryIndex';
 import { MemoryPathError, autoMemoryDir, memoryWriteTarget } from '../../../src/core/memory/autoMemory/memoryPaths';
 import { listTrash, pruneEntry, restoreEntry } from '../../../src/core/memory/autoMemory/memoryTrash';
@@ -12,18 +11,19 @@ import {
   changeType, ensureIndexed, removeEntry, renameEntry, setIndexEntry, stampProvenance, writeMemory, type WriteMemoryInput,
 } from '../../../src/core/memory/autoMemory/memoryWriter';
 import { parseTopicFile } from '../../../src/core/memory/autoMemory/topicFile';
+import { useTempDirs } from '../support/tempDirs';
 
+const tempDir = useTempDirs();
 let root: string;
 let dir: string;
 let outside: string;
 beforeEach(() => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'engram-memw-')));
+  root = tempDir('engram-memw-');
   dir = path.join(root, 'memory');
   outside = path.join(root, 'outside');
   fs.mkdirSync(dir);
   fs.mkdirSync(outside);
 });
-afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
 const provenance = { originSessionId: 'sess-1', originMessageId: 'msg-1' };
 const input = (file: string, over: Partial<WriteMemoryInput> = {}): WriteMemoryInput => ({

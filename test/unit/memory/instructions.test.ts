@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { promises as fsp, rmSync } from 'node:fs';
-import os from 'node:os';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { findImports, INSTRUCTIONS_MAX_IMPORT_DEPTH, loadInstructions, type LoadInstructionsOptions } from '../../../src/core/memory/instructions';
+import { useTempDirs } from '../support/tempDirs';
 
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const tempDir = useTempDirs('all');
 
 async function put(root: string, rel: string, content: string): Promise<string> {
   const abs = path.join(root, rel);
@@ -17,8 +16,7 @@ async function put(root: string, rel: string, content: string): Promise<string> 
 
 /** A fake home with a config dir and a project two levels below a parent that has its own CLAUDE.md. */
 async function world() {
-  const base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'engram-instr-')));
-  dirs.push(base);
+  const base = tempDir('engram-instr-');
   const home = path.join(base, 'home');
   const configDir = path.join(home, '.engram');
   const parent = path.join(home, 'code');

@@ -2,30 +2,25 @@
 // (with a timeout), and a failed or impossible update is reported without disturbing the conversation.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { attachSessionNotes } from '../../../src/core/memory/sessionNotes/attach';
 import { sessionNotesPaths } from '../../../src/core/memory/sessionNotes/paths';
 import type { SessionNotesEvent } from '../../../src/core/memory/sessionNotes/events';
 import { ensureTokenizer } from '../../../src/core/tokens/tokenizer';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
-import { startSession, tempDir } from '../agent/agentHarness';
+import { startSession } from '../agent/agentHarness';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 import { ScriptedModel, standardForkReply, type ForkScript } from './sessionNotesHarness';
 
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
 
 before(async () => {
-  server = await startTestServer();
   // The first update loads the tokenizer (~1 s, synchronously); the product loads it off the turn's path
   // anyway, and timing assertions here must not measure it.
   await ensureTokenizer();
-});
-after(() => server.close());
-afterEach(() => {
-  server.setResponder(undefined);
-  fs.rmSync(workspace, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const SMALL = { initTokens: 2_000, growthTokens: 1_000, toolCalls: 3 };

@@ -3,29 +3,21 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { attachSessionNotes } from '../../../src/core/memory/sessionNotes/attach';
 import { notesOnlyGate, sameFile } from '../../../src/core/memory/sessionNotes/notesGate';
 import { sessionNotesPaths } from '../../../src/core/memory/sessionNotes/paths';
 import { ReadFileState } from '../../../src/core/tools/readFileState';
 import { createDefaultTools } from '../../../src/core/tools/defaultTools';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
-import { startSession, tempDir } from '../agent/agentHarness';
+import { startSession } from '../agent/agentHarness';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 import { CURRENT_GUIDE, lastToolResults, ScriptedModel, WORKLOG_GUIDE, type ForkCall } from './sessionNotesHarness';
 
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
-
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
-afterEach(() => {
-  server.setResponder(undefined);
-  fs.rmSync(workspace, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
 
 describe('the notes updater permission rule', () => {
   it('refuses Edit of other files, Write, Bash and Read with a clear reason; Edit of the notes file works', async () => {

@@ -1,10 +1,9 @@
 // The notes trigger as a table: every firing point of a response sequence, and why it stayed quiet
 // elsewhere. Plus the template's parse, its "nothing written yet" check and the user override.
 import assert from 'node:assert/strict';
-import { promises as fsp, rmSync } from 'node:fs';
-import os from 'node:os';
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   capViolations, DEFAULT_TEMPLATE, isOverCap, isTemplateOnly, loadTemplate, parseNotes,
 } from '../../../src/core/memory/sessionNotes/template';
@@ -14,6 +13,7 @@ import {
 } from '../../../src/core/memory/sessionNotes/trigger';
 import { CC_FIXTURES } from '../conversation/testSupport';
 import { NOTES_INIT_TOKENS, NOTES_UPDATE_GROWTH_TOKENS, NOTES_UPDATE_TOOL_CALLS } from '../../../src/core/thresholds';
+import { useTempDirs } from '../support/tempDirs';
 
 const SMALL: TriggerThresholds = { initTokens: 2_000, growthTokens: 1_000, toolCalls: 3 };
 
@@ -155,12 +155,10 @@ describe('session notes template', () => {
     assert.equal(isOverCap(capViolations(parsed, { sectionTokens: 100, fileTokens: 1_000 })), false);
   });
 
-  const dirs: string[] = [];
-  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const tempDir = useTempDirs();
 
   it('a user template at <configDir>/session-memory/config/template.md replaces the default; an empty one does not', async () => {
-    const configDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'engram-tpl-'));
-    dirs.push(configDir);
+    const configDir = tempDir('engram-tpl-');
     assert.deepEqual(await loadTemplate(configDir), { text: DEFAULT_TEMPLATE, source: 'default' });
     const file = path.join(configDir, 'session-memory', 'config', 'template.md');
     await fsp.mkdir(path.dirname(file), { recursive: true });

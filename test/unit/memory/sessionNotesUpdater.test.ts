@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { NotesSource } from '../../../src/core/compaction/notesSource';
 import { attachSessionNotes } from '../../../src/core/memory/sessionNotes/attach';
 import { sessionNotesPaths, userTemplatePath } from '../../../src/core/memory/sessionNotes/paths';
@@ -11,23 +11,15 @@ import { DEFAULT_TEMPLATE, isTemplateOnly, parseNotes } from '../../../src/core/
 import type { SessionNotesEvent } from '../../../src/core/memory/sessionNotes/events';
 import { SessionNotes } from '../../../src/core/memory/sessionNotes/updater';
 import { NOTES_SECTION_CAP_TOKENS } from '../../../src/core/thresholds';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
-import { startSession, tempDir } from '../agent/agentHarness';
+import { startSession } from '../agent/agentHarness';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 import { ScriptedModel, WORKLOG_GUIDE, type MainStep } from './sessionNotesHarness';
 
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
-
-before(async () => {
-  server = await startTestServer();
-});
-after(() => server.close());
-afterEach(() => {
-  server.setResponder(undefined);
-  fs.rmSync(workspace, { recursive: true, force: true });
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
 
 const SMALL = { initTokens: 2_000, growthTokens: 1_000, toolCalls: 3 };
 

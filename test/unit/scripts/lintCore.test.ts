@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import { tempDir } from '../support/tempDirs';
 
 const script = path.resolve(__dirname, '../../../scripts/lintCore.mjs');
 
 function lint(files: Record<string, string>): { status: number | null; output: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-lint-'));
+  const dir = tempDir('engram-lint-');
   try {
     for (const [name, text] of Object.entries(files)) {
       fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });

@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { startTestServer, type ScriptedReply, type TestServer } from '../../../src/server/anthropicTestServer';
+import { before, describe, it } from 'node:test';
+import type { ScriptedReply, TestServer } from '../../../src/server/anthropicTestServer';
 import { chunkText, parseSse, type ParsedSseEvent } from '../../../src/server/sse';
+import { useTestServer } from '../support/testServerFixture';
 
 const FIXTURES = process.env.ENGRAM_SSE_FIXTURES ?? path.resolve('..', 'shared', 'fixtures', 'anthropic-sse');
 const haveFixtures = fs.existsSync(FIXTURES);
@@ -82,12 +83,10 @@ const missingKeys = (fixture: Data, ours: Data): string[] =>
 // The fixtures come with the project's shared material (../shared from the repository root, as in CI):
 // without them this comparison cannot run, and that is a failure, not a skip.
 describe('SSE streams match the recorded API streams', () => {
-  let server: TestServer;
-  before(async () => {
+  const server = useTestServer();
+  before(() => {
     assert.ok(haveFixtures, `no SSE fixtures at ${FIXTURES} (set ENGRAM_SSE_FIXTURES or check out ../shared)`);
-    server = await startTestServer();
   });
-  after(() => server.close());
 
   for (const { file, reply } of cases) {
     it(`has the event shape of ${file}`, async () => {

@@ -3,23 +3,20 @@
 import Anthropic, { APIError, BadRequestError, InternalServerError, OverloadedError, RateLimitError } from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
-import { startTestServer, type TestServer } from '../../../src/server/anthropicTestServer';
+import { before, describe, it } from 'node:test';
+import { startTestServer } from '../../../src/server/anthropicTestServer';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
 
 const MODEL = 'claude-test';
-let server: TestServer;
+const server = useTestServer();
+const tempDir = useTempDirs();
 let client: Anthropic;
 
 before(async () => {
-  server = await startTestServer();
+  await server.ready();
   client = new Anthropic({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
-});
-after(() => server.close());
-afterEach(() => {
-  assert.equal(server.pending(), 0, 'every queued reply was used');
-  server.setResponder(undefined);
 });
 
 const ask = (text: string) => ({ model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: text }] });
@@ -306,7 +303,7 @@ describe('count_tokens, script sources and the log', () => {
   });
 
   it('appends every request to the JSON-lines log file', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-ts-'));
+    const dir = tempDir('engram-ts-');
     const logFile = path.join(dir, 'requests.jsonl');
     const logged = await startTestServer({ logFile });
     try {
@@ -318,7 +315,6 @@ describe('count_tokens, script sources and the log', () => {
       assert.deepEqual(lines.map((l) => [l.path, l.status]), [['/v1/messages', 200], ['/v1/messages', 500]]);
     } finally {
       await logged.close();
-      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bashTool, commandEnv, HeadTailBuffer, type BashData } from '../../../src/core/tools/bashTool';
-import { makeCtx, tempDir } from './toolTestKit';
+import { useTempDirs } from '../support/tempDirs';
+import { makeCtx } from './toolTestKit';
+
+const tempDir = useTempDirs();
 
 const bash = bashTool();
 
@@ -37,7 +40,7 @@ async function readPid(file: string): Promise<number> {
 
 describe('Bash', () => {
   it('runs in the cwd and returns stdout and stderr', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const r = await bash.run({ command: 'pwd; echo out; echo err >&2' }, makeCtx(dir));
     assert.equal(r.isError, false);
     assert.equal(r.content, `${dir}\nout\nerr`);
@@ -45,19 +48,19 @@ describe('Bash', () => {
   });
 
   it('returns a non-zero exit as an error result with the code', async () => {
-    const r = await bash.run({ command: 'echo failing; exit 3' }, makeCtx(await tempDir()));
+    const r = await bash.run({ command: 'echo failing; exit 3' }, makeCtx(tempDir('engram-tools-')));
     assert.equal(r.isError, true);
     assert.equal(r.content, 'failing\n[Exit code 3]');
     assert.equal((r.data as BashData).exitCode, 3);
   });
 
   it('says when there is no output', async () => {
-    const r = await bash.run({ command: 'true' }, makeCtx(await tempDir()));
+    const r = await bash.run({ command: 'true' }, makeCtx(tempDir('engram-tools-')));
     assert.deepEqual([r.isError, r.content], [false, '(no output)']);
   });
 
   it('kills the whole process group on timeout', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const pidFile = path.join(dir, 'child.pid');
     const started = Date.now();
     const r = await bash.run({ command: `sleep 30 & echo $! > ${pidFile}; echo started; wait`, timeout: 500 }, makeCtx(dir));
@@ -69,7 +72,7 @@ describe('Bash', () => {
   });
 
   it('escalates to SIGKILL when the command ignores SIGTERM', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const pidFile = path.join(dir, 'p.pid');
     const r = await bash.run({ command: `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done`, timeout: 300 }, makeCtx(dir));
     assert.equal((r.data as BashData).timedOut, true);
@@ -77,7 +80,7 @@ describe('Bash', () => {
   });
 
   it('kills the process group when aborted', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const pidFile = path.join(dir, 'child.pid');
     const ac = new AbortController();
     const running = bash.run({ command: `sleep 30 & echo $! > ${pidFile}; wait` }, makeCtx(dir, { signal: ac.signal }));
@@ -92,13 +95,13 @@ describe('Bash', () => {
 
   it('does not wait for a background process that keeps the output open', async () => {
     const started = Date.now();
-    const r = await bash.run({ command: 'sleep 2 & echo done' }, makeCtx(await tempDir()));
+    const r = await bash.run({ command: 'sleep 2 & echo done' }, makeCtx(tempDir('engram-tools-')));
     assert.equal(r.content, 'done');
     assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
   });
 
   it('caps long output, keeping head and tail', async () => {
-    const r = await bash.run({ command: 'echo START; for i in $(seq 1 20000); do echo "line $i"; done; echo END' }, makeCtx(await tempDir()));
+    const r = await bash.run({ command: 'echo START; for i in $(seq 1 20000); do echo "line $i"; done; echo END' }, makeCtx(tempDir('engram-tools-')));
     assert.equal(r.isError, false);
     assert.ok(r.content.length < 30_200, `length ${r.content.length}`);
     assert.ok(r.content.startsWith('START\nline 1\n'));

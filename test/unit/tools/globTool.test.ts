@@ -3,12 +3,15 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { globTool, splitStaticPrefix, type GlobData } from '../../../src/core/tools/globTool';
-import { age, makeCtx, tempDir, write } from './toolTestKit';
+import { useTempDirs } from '../support/tempDirs';
+import { age, makeCtx, write } from './toolTestKit';
+
+const tempDir = useTempDirs();
 
 const glob = globTool();
 
 async function project(): Promise<string> {
-  const dir = await tempDir();
+  const dir = tempDir('engram-tools-');
   await fsp.mkdir(path.join(dir, '.git'));
   await write(dir, '.gitignore', 'dist/\n*.log\n!keep.log\n');
   await write(dir, 'src/a.ts', 'a');
@@ -52,7 +55,7 @@ describe('Glob', () => {
   });
 
   it('caps results at 100 with a note', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     for (let i = 0; i < 130; i++) await write(dir, `f${i}.txt`, '');
     const r = await glob.run({ pattern: '*.txt' }, makeCtx(dir));
     const lines = r.content.split('\n');
@@ -63,7 +66,7 @@ describe('Glob', () => {
 
   it('takes an absolute pattern and shows paths outside the cwd absolutely', async () => {
     const dir = await project();
-    const other = await tempDir();
+    const other = tempDir('engram-tools-');
     const r = await glob.run({ pattern: path.join(dir, 'src', '*.ts') }, makeCtx(other));
     assert.deepEqual(r.content.split('\n').sort(), [path.join(dir, 'src/a.ts'), path.join(dir, 'src/b.ts')]);
     assert.deepEqual(splitStaticPrefix('/a/b/**/*.ts'), { base: path.resolve('/a/b'), rest: '**/*.ts' });
@@ -71,7 +74,7 @@ describe('Glob', () => {
   });
 
   it('reports no matches and a missing directory', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const none = await glob.run({ pattern: '*.xyz' }, makeCtx(dir));
     assert.deepEqual([none.isError, none.content], [false, 'No files found.']);
     const missing = await glob.run({ pattern: '*', path: 'nope' }, makeCtx(dir));

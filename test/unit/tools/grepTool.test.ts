@@ -4,12 +4,15 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { compilePattern, expandBraces, splitGlobs } from '../../../src/core/tools/grepSearch';
 import { grepTool, GREP_MAX_FILE_BYTES, type GrepData } from '../../../src/core/tools/grepTool';
-import { age, makeCtx, tempDir, write } from './toolTestKit';
+import { useTempDirs } from '../support/tempDirs';
+import { age, makeCtx, write } from './toolTestKit';
+
+const tempDir = useTempDirs();
 
 const grep = grepTool();
 
 async function project(): Promise<string> {
-  const dir = await tempDir();
+  const dir = tempDir('engram-tools-');
   await fsp.mkdir(path.join(dir, '.git'));
   await write(dir, '.gitignore', 'build/\n');
   await write(dir, '.git/info/exclude', 'secret.txt\n');
@@ -54,7 +57,7 @@ describe('Grep', () => {
   });
 
   it('adds context lines with rg separators', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'f.txt', ['a', 'hit1', 'b', 'c', 'd', 'e', 'hit2', 'f'].join('\n'));
     const c = await grep.run({ pattern: 'hit', output_mode: 'content', '-C': 1 }, makeCtx(dir));
     assert.equal(c.content, ['f.txt-1-a', 'f.txt:2:hit1', 'f.txt-3-b', '--', 'f.txt-6-e', 'f.txt:7:hit2', 'f.txt-8-f'].join('\n'));
@@ -86,7 +89,7 @@ describe('Grep', () => {
   });
 
   it('pages with head_limit and offset', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'f.txt', Array.from({ length: 20 }, (_, i) => `row ${i + 1}`).join('\n'));
     const ctx = makeCtx(dir);
     const first = await grep.run({ pattern: 'row', output_mode: 'content', head_limit: 3 }, ctx);
@@ -99,7 +102,7 @@ describe('Grep', () => {
   });
 
   it('matches across lines in multiline mode', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'f.ts', 'interface A {\n  x: number;\n}\nconst y = 1;\n');
     const r = await grep.run({ pattern: 'interface A \\{.*?\\}', multiline: true, output_mode: 'content' }, makeCtx(dir));
     assert.equal(r.content, 'f.ts:1:interface A {\nf.ts:2:  x: number;\nf.ts:3:}');
@@ -108,7 +111,7 @@ describe('Grep', () => {
   });
 
   it('skips files over 2 MB in a directory search but streams one asked for by name', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const big = 'filler line\n'.repeat(Math.ceil(GREP_MAX_FILE_BYTES / 12) + 10) + 'NEEDLE here\n';
     await write(dir, 'big.txt', big);
     await write(dir, 'small.txt', 'NEEDLE\n');
@@ -131,7 +134,7 @@ describe('Grep', () => {
   });
 
   it('cuts very long matched lines', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'min.js', `var a=1;${'x'.repeat(2000)}`);
     const r = await grep.run({ pattern: 'var', output_mode: 'content' }, makeCtx(dir));
     assert.ok(r.content.length < 600);

@@ -3,13 +3,16 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readTool, READ_MAX_BYTES_WITHOUT_RANGE, type ReadData } from '../../../src/core/tools/readTool';
-import { makeCtx, tempDir, write } from './toolTestKit';
+import { useTempDirs } from '../support/tempDirs';
+import { makeCtx, write } from './toolTestKit';
+
+const tempDir = useTempDirs();
 
 const read = readTool();
 
 describe('Read', () => {
   it('shows lines in cat -n style and records the file with its mtime', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const abs = await write(dir, 'a.txt', 'alpha\nbeta\n');
     const ctx = makeCtx(dir);
     const r = await read.run({ file_path: 'a.txt' }, ctx);
@@ -23,14 +26,14 @@ describe('Read', () => {
   });
 
   it('accepts absolute paths and hides CR of CRLF files', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const abs = await write(dir, 'w.txt', 'one\r\ntwo\r\n');
     const r = await read.run({ file_path: abs }, makeCtx('/'));
     assert.equal(r.content, '     1\tone\n     2\ttwo');
   });
 
   it('reads a line range with offset/limit and says how to read more', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const abs = await write(dir, 'n.txt', Array.from({ length: 10 }, (_, i) => `line${i + 1}`).join('\n'));
     const ctx = makeCtx(dir);
     const r = await read.run({ file_path: 'n.txt', offset: 3, limit: 2 }, ctx);
@@ -42,7 +45,7 @@ describe('Read', () => {
   });
 
   it('reports an offset past the end', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'n.txt', 'a\nb\n');
     const r = await read.run({ file_path: 'n.txt', offset: 5 }, makeCtx(dir));
     assert.equal(r.isError, true);
@@ -50,7 +53,7 @@ describe('Read', () => {
   });
 
   it('caps at 2000 lines by default and cuts long lines', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const body = ['x'.repeat(2500), ...Array.from({ length: 2100 }, (_, i) => `l${i + 2}`)].join('\n');
     await write(dir, 'big.txt', body);
     const r = await read.run({ file_path: 'big.txt' }, makeCtx(dir));
@@ -61,7 +64,7 @@ describe('Read', () => {
   });
 
   it('refuses images, binary extensions and files with NUL bytes', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'p.png', 'not really a png');
     await write(dir, 'z.zip', 'PK');
     await write(dir, 'data.txt', Buffer.from([0x61, 0x00, 0x62]));
@@ -77,7 +80,7 @@ describe('Read', () => {
   });
 
   it('refuses directories and explains missing files', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await fsp.mkdir(path.join(dir, 'sub'));
     const d = await read.run({ file_path: 'sub' }, makeCtx(dir));
     assert.equal(d.isError, true);
@@ -88,7 +91,7 @@ describe('Read', () => {
   });
 
   it('refuses a huge file without a range and streams a range of it', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const line = 'y'.repeat(99);
     const count = Math.ceil(READ_MAX_BYTES_WITHOUT_RANGE / 100) + 500;
     const abs = await write(dir, 'huge.log', Array.from({ length: count }, (_, i) => `${i + 1}:${line}`).join('\n'));
@@ -103,7 +106,7 @@ describe('Read', () => {
   });
 
   it('says when a file is empty', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'e.txt', '');
     const r = await read.run({ file_path: 'e.txt' }, makeCtx(dir));
     assert.equal(r.isError, false);
@@ -122,7 +125,7 @@ describe('Read', () => {
   });
 
   it('asks the path guard', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'secret.txt', 's');
     const ctx = makeCtx(dir, { pathGuard: (p, op) => (op === 'read' && p.endsWith('secret.txt') ? 'denied here' : null) });
     const r = await read.run({ file_path: 'secret.txt' }, ctx);

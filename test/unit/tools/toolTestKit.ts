@@ -1,21 +1,8 @@
-// Test helpers for the tools: a real temp directory per test and a ToolContext pointing at it.
-import { promises as fsp, rmSync } from 'node:fs';
-import os from 'node:os';
+// Test helpers for the tools: a ToolContext for a folder, files written into it, and what is in it.
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { ReadFileState } from '../../../src/core/tools/readFileState';
 import type { ToolContext } from '../../../src/core/tools/tool';
-
-const created: string[] = [];
-process.on('exit', () => {
-  for (const d of created) rmSync(d, { recursive: true, force: true });
-});
-
-export async function tempDir(prefix = 'engram-tools-'): Promise<string> {
-  // realpath: on macOS os.tmpdir() is behind a symlink, and tools report real paths.
-  const dir = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), prefix)));
-  created.push(dir);
-  return dir;
-}
 
 export function makeCtx(cwd: string, extra: Partial<ToolContext> = {}): ToolContext {
   return { cwd, signal: new AbortController().signal, readFiles: new ReadFileState(), ...extra };

@@ -5,7 +5,10 @@ import { describe, it } from 'node:test';
 import { editTool, type EditData } from '../../../src/core/tools/editTool';
 import { readTool } from '../../../src/core/tools/readTool';
 import { writeTool, type WriteData } from '../../../src/core/tools/writeTool';
-import { age, listAll, makeCtx, tempDir, write } from './toolTestKit';
+import { useTempDirs } from '../support/tempDirs';
+import { age, listAll, makeCtx, write } from './toolTestKit';
+
+const tempDir = useTempDirs();
 
 const read = readTool();
 const writeT = writeTool();
@@ -13,7 +16,7 @@ const edit = editTool();
 
 describe('Write', () => {
   it('creates a new file and its directories, atomically (no temp files left)', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const ctx = makeCtx(dir);
     const r = await writeT.run({ file_path: 'deep/er/new.txt', content: 'hello\nworld\n' }, ctx);
     assert.equal(r.isError, false, r.content);
@@ -25,7 +28,7 @@ describe('Write', () => {
   });
 
   it('refuses to overwrite a file that was not read', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'a.txt', 'original');
     const r = await writeT.run({ file_path: 'a.txt', content: 'new' }, makeCtx(dir));
     assert.equal(r.isError, true);
@@ -34,7 +37,7 @@ describe('Write', () => {
   });
 
   it('overwrites after a Read, and refuses after an external change', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const abs = await write(dir, 'a.txt', 'v1');
     await age(abs, 60);
     const ctx = makeCtx(dir);
@@ -52,7 +55,7 @@ describe('Write', () => {
   });
 
   it('accepts an mtime-only change when the content is identical', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const abs = await write(dir, 'a.txt', 'same');
     await age(abs, 60);
     const ctx = makeCtx(dir);
@@ -63,7 +66,7 @@ describe('Write', () => {
   });
 
   it('keeps the permission bits and a symlink at the target', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const real = await write(dir, 'real.sh', '#!/bin/sh\n');
     await fsp.chmod(real, 0o755);
     await fsp.symlink(real, path.join(dir, 'link.sh'));
@@ -78,7 +81,7 @@ describe('Write', () => {
   });
 
   it('refuses a directory path and a file used as a directory', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'f', 'x');
     const a = await writeT.run({ file_path: '.', content: 'x' }, makeCtx(dir));
     assert.match(a.content, /is a directory/);
@@ -88,7 +91,7 @@ describe('Write', () => {
   });
 
   it('is denied by a write guard', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const r = await writeT.run({ file_path: 'x.txt', content: 'x' }, makeCtx(dir, { pathGuard: (_p, op) => (op === 'write' ? 'no writes' : null) }));
     assert.deepEqual([r.isError, r.content], [true, 'no writes']);
     assert.deepEqual(await listAll(dir), []);
@@ -97,7 +100,7 @@ describe('Write', () => {
 
 describe('Edit', () => {
   async function readyFile(content: string | Buffer, name = 'f.txt') {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const abs = await write(dir, name, content);
     await age(abs, 60);
     const ctx = makeCtx(dir);
@@ -120,7 +123,7 @@ describe('Edit', () => {
   });
 
   it('refuses a file that was not read', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     await write(dir, 'f.txt', 'x');
     const r = await edit.run({ file_path: 'f.txt', old_string: 'x', new_string: 'y' }, makeCtx(dir));
     assert.equal(r.isError, true);
@@ -177,7 +180,7 @@ describe('Edit', () => {
   });
 
   it('creates a file with an empty old_string, but not over existing content', async () => {
-    const dir = await tempDir();
+    const dir = tempDir('engram-tools-');
     const ctx = makeCtx(dir);
     const c = await edit.run({ file_path: 'n/new.txt', old_string: '', new_string: 'fresh' }, ctx);
     assert.equal(c.isError, false, c.content);
