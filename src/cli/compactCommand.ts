@@ -13,6 +13,7 @@ import { TokenEstimator } from '../core/tokens/accounting';
 import { countTokens } from '../core/tokens/tokenizer';
 import { gaugeOf } from '../core/tokens/transcriptGauge';
 import type { SummarizerConfig } from '../core/compaction/fullCompact';
+import { defaultOf, settingsFromFlags } from './cliSettings';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { positiveInt, transcriptArg } from './cliTranscript';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
@@ -25,12 +26,12 @@ const STAGES = ['micro', 'session-memory', 'full', 'auto'] as const;
 
 const OPTIONS = {
   stage: { type: 'string', valueName: 'S', help: 'micro | session-memory | full | auto (default: auto, which picks by how full the window is).' },
-  window: { type: 'string', valueName: 'N', help: 'Context window in tokens (default: 200000).' },
+  window: { type: 'string', valueName: 'N', help: `Context window in tokens (default: ${defaultOf('contextWindow')}).` },
   notes: { type: 'string', valueName: 'FILE', help: 'Session notes (default: <dir>/<sessionId>/session-memory/summary.md when present).' },
   focus: { type: 'string', valueName: 'TEXT', help: 'What a full summary should pay attention to (as /compact TEXT).' },
-  'keep-min-tokens': { type: 'string', valueName: 'N', help: 'Session-memory compaction keeps at least N tokens (default: 10000).' },
-  'keep-max-tokens': { type: 'string', valueName: 'N', help: '...and at most N tokens (default: 40000).' },
-  'keep-min-text': { type: 'string', valueName: 'N', help: '...and at least N messages with text (default: 5).' },
+  'keep-min-tokens': { type: 'string', valueName: 'N', help: `Session-memory compaction keeps at least N tokens (default: ${defaultOf('compaction.keepMinTokens')}).` },
+  'keep-max-tokens': { type: 'string', valueName: 'N', help: `...and at most N tokens (default: ${defaultOf('compaction.keepMaxTokens')}).` },
+  'keep-min-text': { type: 'string', valueName: 'N', help: `...and at least N messages with text (default: ${defaultOf('compaction.keepMinTextMessages')}).` },
   model: { type: 'string', valueName: 'M', help: 'Model for a full summary.' },
   json: { type: 'boolean', help: 'Print {"stage","tokensBefore","tokensAfter","modelCalls","keptFrom","messages"} as JSON.' },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
@@ -65,11 +66,15 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   const stage = (options.stage ?? 'auto') as ChainStage;
   if (!STAGES.includes(stage)) throw new UsageError(`--stage must be one of ${STAGES.join(', ')}, not ${options.stage}`);
   const file = await transcriptArg(positionals, io.cwd, 'compact');
+  // The window goes through the settings' rules (as engram.contextWindow); the keep bounds may be set
+  // below the editor's minimums here, to try compaction on small transcripts.
+  const base = settingsFromFlags({ contextWindow: { flag: '--window', value: options.window } });
   const settings = resolveCompactionSettings({
-    contextWindow: positiveInt(options.window, '--window', 200_000),
-    keepMinTokens: positiveInt(options['keep-min-tokens'], '--keep-min-tokens', 10_000),
-    keepMaxTokens: positiveInt(options['keep-max-tokens'], '--keep-max-tokens', 40_000),
-    keepMinTextMessages: positiveInt(options['keep-min-text'], '--keep-min-text', 5),
+    ...base.compaction,
+    contextWindow: base.contextWindow,
+    keepMinTokens: positiveInt(options['keep-min-tokens'], '--keep-min-tokens', base.compaction.keepMinTokens),
+    keepMaxTokens: positiveInt(options['keep-max-tokens'], '--keep-max-tokens', base.compaction.keepMaxTokens),
+    keepMinTextMessages: positiveInt(options['keep-min-text'], '--keep-min-text', base.compaction.keepMinTextMessages),
   });
   const fail = (code: number, error: string, extra: Record<string, unknown> = {}): number => {
     if (options.json) io.stdout(`${JSON.stringify({ error, ...extra })}\n`);

@@ -17,6 +17,7 @@
 // Checks run in this order: request shape, each message's shape, empty content and text, unique tool
 // ids, tool pairing, cache_control count, context window; the first failure is returned.
 
+import { DEFAULT_CONTEXT_WINDOW } from '../core/thresholds';
 import { approximateInputTokens } from './promptSegments';
 
 export type ApiErrorType =
@@ -44,7 +45,8 @@ export interface ValidateOptions {
   endpoint?: 'messages' | 'count_tokens';
 }
 
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
+/** The simulated API's window when a test sets none: the same 200K the client assumes by default. */
+export { DEFAULT_CONTEXT_WINDOW };
 export const MAX_CACHE_BREAKPOINTS = 4;
 const TOOL_USE_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;

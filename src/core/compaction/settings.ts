@@ -1,7 +1,7 @@
 // The compaction settings (DESIGN 5). Defaults come from thresholds.ts; the VS Code layer maps
 // `engram.compaction.*` (and `engram.contextWindow`) onto this shape, the CLI maps its flags.
 import {
-  FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS, MAX_CONSECUTIVE_COMPACT_FAILURES,
+  DEFAULT_CONTEXT_WINDOW, FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS, MAX_CONSECUTIVE_COMPACT_FAILURES,
   MAX_REACTIVE_RETRIES, MICROCOMPACT_KEEP_RECENT_RESULTS, MICROCOMPACT_PERCENT, MICROCOMPACT_RESULT_CHARS,
   NOTES_WAIT_TIMEOUT_MS, REATTACH_FILE_TOKENS, REATTACH_MAX_FILES, REATTACH_TOTAL_TOKENS, SESSION_MEMORY_COMPACT_PERCENT,
 } from '../thresholds';
@@ -46,7 +46,7 @@ export interface CompactionSettings {
 export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
   auto: true,
   reactive: true,
-  contextWindow: 200_000,
+  contextWindow: DEFAULT_CONTEXT_WINDOW,
   microcompactPercent: MICROCOMPACT_PERCENT,
   sessionMemoryPercent: SESSION_MEMORY_COMPACT_PERCENT,
   fullPercent: FULL_COMPACT_PERCENT,

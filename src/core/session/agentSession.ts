@@ -19,7 +19,7 @@ import { createDefaultTools } from '../tools/defaultTools';
 import type { Tool } from '../tools/tool';
 import { Agent, type AgentOptions } from '../agent/agent';
 import type { ToolGate } from '../agent/permissions';
-import { buildSystemPrompt, localDate, type SystemPromptInput } from '../agent/systemPrompt';
+import { composeSystemPrompt, localDate, type SystemPromptInput, type SystemPromptParts } from '../agent/systemPrompt';
 
 export interface SessionSetup {
   dataDir: string;
@@ -52,6 +52,8 @@ export interface SessionSetup {
 
 export interface OpenedSession {
   agent: Agent;
+  /** The system prompt's sized parts (instructions, memory index, the rest), for the gauge. */
+  promptParts: SystemPromptParts;
   sessionId: string;
   transcriptPath: string;
   /** For a resumed session: what the reader skipped or repaired. */
@@ -95,7 +97,7 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     if (read.corrupt.length > 0) warnings.push(`Skipped ${read.corrupt.length} unreadable line(s) of ${transcriptPath}.`);
   }
 
-  const { system, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, cwd });
+  const { system, parts, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, cwd });
   warnings.push(...promptWarnings);
 
   const common = { dataDir: setup.dataDir, projectPath: cwd, sessionId, version: setup.version, entrypoint: setup.entrypoint };
@@ -119,7 +121,7 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     ...(setup.retry ? { retry: setup.retry } : {}),
     ...(setup.recoverPromptTooLong ? { recoverPromptTooLong: setup.recoverPromptTooLong } : {}),
   });
-  return { agent, sessionId, transcriptPath, ...(resumed ? { resumed } : {}), warnings };
+  return { agent, sessionId, transcriptPath, promptParts: parts, ...(resumed ? { resumed } : {}), warnings };
 }
 
 export type SystemPromptSetup = Pick<SessionSetup, 'cwd' | 'dataDir' | 'trusted' | 'systemNotes' | 'memory' | 'now'>;
@@ -129,11 +131,11 @@ export type SystemPromptSetup = Pick<SessionSetup, 'cwd' | 'dataDir' | 'trusted'
  * Built once when a session opens, and again after a compaction (which breaks the cache anyway) so
  * that instructions and memory written since are seen.
  */
-export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{ system: SystemBlock[]; warnings: string[] }> {
+export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{ system: SystemBlock[]; parts: SystemPromptParts; warnings: string[] }> {
   const cwd = path.resolve(setup.cwd);
   const gitRoot = await findGitRoot(cwd);
   const instructions = await loadInstructions({ cwd, configDir: setup.dataDir, trusted: setup.trusted });
-  const system = buildSystemPrompt({
+  const { blocks: system, parts } = composeSystemPrompt({
     cwd,
     platform: process.platform,
     date: localDate(setup.now),
@@ -142,7 +144,7 @@ export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{ s
     ...(setup.systemNotes ? { notes: setup.systemNotes } : {}),
     ...(setup.memory ? { memory: setup.memory } : {}),
   });
-  return { system, warnings: instructions.warnings };
+  return { system, parts, warnings: instructions.warnings };
 }
 
 async function exists(file: string): Promise<boolean> {

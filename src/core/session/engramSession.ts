@@ -123,6 +123,7 @@ export class EngramSession {
     }
     this.compaction = new CompactionOrchestrator({ settings: compactionSettingsOf(settings), ...(this.notes ? { notes: this.notes } : {}), logger });
     this.disposers.push(this.compaction.attach(this.agent));
+    this.compaction.gauge.setSystem(this.agent.systemPrompt, this.agent.offeredTools, opened.promptParts);
     this.disposers.push(this.compaction.on((event) => {
       this.emit({ type: 'compaction', event });
       const words = compactionNotice(event);
@@ -224,8 +225,10 @@ export class EngramSession {
   private async refreshSystemPrompt(): Promise<void> {
     try {
       const memory = this.memory ? await prepareAutoMemory(this.setup.dataDir, this.setup.cwd) : undefined;
-      const { system } = await sessionSystemPrompt({ ...this.setup, ...(memory ? { memory: memory.systemSlot } : {}) });
-      if (!this.finished) this.agent.setSystem(system);
+      const { system, parts } = await sessionSystemPrompt({ ...this.setup, ...(memory ? { memory: memory.systemSlot } : {}) });
+      if (this.finished) return;
+      this.agent.setSystem(system);
+      this.compaction.gauge.setSystem(system, this.agent.offeredTools, parts);
       this.emit({ type: 'context' });
     } catch (error) {
       this.logger.warn(`Could not refresh the system prompt after a compaction: ${String(error)}`);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HEADLESS_NOTE, runPrint } from '../../../src/cli/printCommand';
 import type { CliIo } from '../../../src/cli/command';
+import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { PermissionPrompt } from '../../../src/core/ports';
 import { openEngramSession, type EngramSession, type EngramSessionSetup } from '../../../src/core/session/engramSession';
@@ -150,6 +151,19 @@ describe('EngramSession', () => {
       assert.ok(events.some((e) => e.type === 'notice' && e.text.startsWith('Context compacted (full summary')));
       await waitFor(() => session.agent.systemPrompt !== before);
       assert.match(session.agent.systemPrompt.map((b) => b.text).join('\n'), /the user prefers tabs/);
+      session.dispose();
+    });
+  });
+
+  it('sizes the system prompt by its parts for the gauge, at open and after the rebuild', async () => {
+    await withServer(async (server) => {
+      const where = workspace('parts');
+      fs.writeFileSync(path.join(where.cwd, 'CLAUDE.md'), 'Always run the tests. '.repeat(50));
+      const session = await openEngramSession(chatSetup(server, where), new SettingsStore());
+      const parts = Object.fromEntries(gaugeState(session.compaction.gauge, session.agent, session.settings).breakdown.map((c) => [c.category, c.tokens]));
+      assert.ok(parts.instructions > 100, `instructions ${parts.instructions}`);
+      assert.ok(parts['memory index'] > 50, `memory index ${parts['memory index']}`);
+      assert.ok(parts.system > 100);
       session.dispose();
     });
   });
