@@ -7,9 +7,9 @@ import { DENIED_BY_USER } from '../../../src/core/agent/permissions';
 import { CANCELLED_BY_USER } from '../../../src/core/agent/toolRunner';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { AssistantLine, SystemLine } from '../../../src/core/conversation/types';
+import { assertApiValid, assertTranscriptMatches, probeTool, startSession, toolResults } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
-import { assertApiValid, assertTranscriptMatches, probeTool, startSession, toolResults } from './agentHarness';
 
 const server = useTestServer();
 const tempDir = useTempDirs();

@@ -5,9 +5,9 @@ import { fork, forkMessages } from '../../../src/core/agent/forkedAgent';
 import { subagentTranscriptPath } from '../../../src/core/conversation/projectKey';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, ContentBlock, SystemBlock, UserLine } from '../../../src/core/conversation/types';
+import { assertApiValid, startSession } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
-import { assertApiValid, startSession } from './agentHarness';
 
 const server = useTestServer();
 const tempDir = useTempDirs();

@@ -15,7 +15,7 @@ import { readTranscript } from '../../../src/core/conversation/transcriptReader'
 import type { ApiMessage, SystemLine, ToolSchema } from '../../../src/core/conversation/types';
 import type { Tool } from '../../../src/core/tools/tool';
 import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
-import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../agent/agentHarness';
+import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 

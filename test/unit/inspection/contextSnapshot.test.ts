@@ -15,7 +15,7 @@ import { TokenEstimator } from '../../../src/core/tokens/accounting';
 import { ContextGauge } from '../../../src/core/tokens/contextGauge';
 import type { Tool } from '../../../src/core/tools/tool';
 import { startTestServer, type ScriptedReply, type TestServer } from '../../../src/server/anthropicTestServer';
-import { startSession } from '../agent/agentHarness';
+import { startSession } from '../support/agentHarness';
 import { tempDir } from '../support/tempDirs';
 
 const count = (text: string) => Math.ceil(text.length / 4);

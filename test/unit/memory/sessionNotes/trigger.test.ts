@@ -6,14 +6,14 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
   capViolations, DEFAULT_TEMPLATE, isOverCap, isTemplateOnly, loadTemplate, parseNotes,
-} from '../../../src/core/memory/sessionNotes/template';
+} from '../../../../src/core/memory/sessionNotes/template';
 import {
   DEFAULT_THRESHOLDS, INITIAL_TRIGGER_STATE, markStarted, observeResponse, resolveThresholds,
   type TriggerState, type TriggerThresholds,
-} from '../../../src/core/memory/sessionNotes/trigger';
-import { CC_FIXTURES } from '../conversation/testSupport';
-import { NOTES_INIT_TOKENS, NOTES_UPDATE_GROWTH_TOKENS, NOTES_UPDATE_TOOL_CALLS } from '../../../src/core/thresholds';
-import { useTempDirs } from '../support/tempDirs';
+} from '../../../../src/core/memory/sessionNotes/trigger';
+import { CC_FIXTURES } from '../../conversation/testSupport';
+import { NOTES_INIT_TOKENS, NOTES_UPDATE_GROWTH_TOKENS, NOTES_UPDATE_TOOL_CALLS } from '../../../../src/core/thresholds';
+import { useTempDirs } from '../../support/tempDirs';
 
 const SMALL: TriggerThresholds = { initTokens: 2_000, growthTokens: 1_000, toolCalls: 3 };
 

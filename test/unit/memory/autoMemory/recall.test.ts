@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { ApiMessage, ContentBlock } from '../../../src/core/conversation/types';
-import { attachAutoMemory, prepareAutoMemory, type AutoMemoryHandle } from '../../../src/core/memory/autoMemory/attach';
-import { rankBm25, tokenize } from '../../../src/core/memory/autoMemory/bm25';
-import type { AutoMemoryEvent } from '../../../src/core/memory/autoMemory/extraction';
-import { attachedInConversation, isMemoryAttachment, recallForPrompt } from '../../../src/core/memory/autoMemory/recall';
-import { assertTranscriptMatches, startSession } from '../agent/agentHarness';
-import { useTempDirs } from '../support/tempDirs';
-import { useTestServer } from '../support/testServerFixture';
+import type { ApiMessage, ContentBlock } from '../../../../src/core/conversation/types';
+import { attachAutoMemory, prepareAutoMemory, type AutoMemoryHandle } from '../../../../src/core/memory/autoMemory/attach';
+import { rankBm25, tokenize } from '../../../../src/core/memory/autoMemory/bm25';
+import type { AutoMemoryEvent } from '../../../../src/core/memory/autoMemory/extraction';
+import { attachedInConversation, isMemoryAttachment, recallForPrompt } from '../../../../src/core/memory/autoMemory/recall';
+import { assertTranscriptMatches, startSession } from '../../support/agentHarness';
+import { useTempDirs } from '../../support/tempDirs';
+import { useTestServer } from '../../support/testServerFixture';
 
 let handle: AutoMemoryHandle | undefined;
 // The extraction agent runs in the background: it must be done with the server and the folders first.

@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { before, describe, it } from 'node:test';
-import { attachSessionNotes } from '../../../src/core/memory/sessionNotes/attach';
-import { sessionNotesPaths } from '../../../src/core/memory/sessionNotes/paths';
-import type { SessionNotesEvent } from '../../../src/core/memory/sessionNotes/events';
-import { ensureTokenizer } from '../../../src/core/tokens/tokenizer';
-import { startSession } from '../agent/agentHarness';
-import { useTempDirs } from '../support/tempDirs';
-import { useTestServer } from '../support/testServerFixture';
+import { attachSessionNotes } from '../../../../src/core/memory/sessionNotes/attach';
+import { sessionNotesPaths } from '../../../../src/core/memory/sessionNotes/paths';
+import type { SessionNotesEvent } from '../../../../src/core/memory/sessionNotes/events';
+import { ensureTokenizer } from '../../../../src/core/tokens/tokenizer';
+import { startSession } from '../../support/agentHarness';
+import { useTempDirs } from '../../support/tempDirs';
+import { useTestServer } from '../../support/testServerFixture';
 import { ScriptedModel, standardForkReply, type ForkScript } from './sessionNotesHarness';
 
 const server = useTestServer();

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildCondensePrompt, buildUpdatePrompt, NOTES_UPDATE_MARKER } from '../../../src/core/memory/sessionNotes/prompts';
-import { DEFAULT_CAPS, DEFAULT_TEMPLATE } from '../../../src/core/memory/sessionNotes/template';
+import { buildCondensePrompt, buildUpdatePrompt, NOTES_UPDATE_MARKER } from '../../../../src/core/memory/sessionNotes/prompts';
+import { DEFAULT_CAPS, DEFAULT_TEMPLATE } from '../../../../src/core/memory/sessionNotes/template';
 
 const SNAPSHOT = path.join(__dirname, 'snapshots', 'sessionNotesPrompts.md');
 const NOTES_PATH = '/home/me/.engram/projects/-work-demo/0b8e-session/session-memory/summary.md';

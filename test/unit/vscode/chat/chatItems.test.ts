@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ApiMessage } from '../../../src/core/conversation/types';
-import { clip, itemsFromMessages } from '../../../src/vscode/chat/chatItems';
+import type { ApiMessage } from '../../../../src/core/conversation/types';
+import { clip, itemsFromMessages } from '../../../../src/vscode/chat/chatItems';
 
 test('a resumed conversation becomes chat items with tool calls paired to their results', () => {
   const messages: ApiMessage[] = [

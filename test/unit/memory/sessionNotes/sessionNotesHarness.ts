@@ -2,9 +2,9 @@
 // the notes updater's forks, told apart by the updater's marker. Main replies come from a per-turn plan
 // with usage numbers that make the context size exact; fork replies are Edit calls on the notes file
 // unless a test scripts its own.
-import type { ContentBlock } from '../../../src/core/conversation/types';
-import { NOTES_UPDATE_MARKER } from '../../../src/core/memory/sessionNotes/prompts';
-import type { MessagesRequestBody, ScriptedBlock, ScriptedReply } from '../../../src/server/anthropicTestServer';
+import type { ContentBlock } from '../../../../src/core/conversation/types';
+import { NOTES_UPDATE_MARKER } from '../../../../src/core/memory/sessionNotes/prompts';
+import type { MessagesRequestBody, ScriptedBlock, ScriptedReply } from '../../../../src/server/anthropicTestServer';
 
 export const CURRENT_GUIDE = '_What is in progress right now, what is still open, and the very next step_';
 export const WORKLOG_GUIDE = '_One terse line per step: what was tried, what was done_';

@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, it } from 'node:test';
-import { buildSystemPrompt } from '../../../src/core/agent/systemPrompt';
-import { formatIndexLine, loadMemoryIndex, parseIndexLine } from '../../../src/core/memory/autoMemory/memoryIndex';
-import { memorySystemSlot } from '../../../src/core/memory/autoMemory/memoryPrompts';
-import { parseTopicFile, setFrontMatterKeys } from '../../../src/core/memory/autoMemory/topicFile';
-import { useTempDirs } from '../support/tempDirs';
+import { buildSystemPrompt } from '../../../../src/core/agent/systemPrompt';
+import { formatIndexLine, loadMemoryIndex, parseIndexLine } from '../../../../src/core/memory/autoMemory/memoryIndex';
+import { memorySystemSlot } from '../../../../src/core/memory/autoMemory/memoryPrompts';
+import { parseTopicFile, setFrontMatterKeys } from '../../../../src/core/memory/autoMemory/topicFile';
+import { useTempDirs } from '../../support/tempDirs';
 
 const tempDir = useTempDirs();
 let dir: string;

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { ToolGate } from '../../../src/core/agent/permissions';
-import { buildSystemPrompt } from '../../../src/core/agent/systemPrompt';
-import { memoryWriteGate } from '../../../src/core/memory/autoMemory/memoryPermissions';
-import { EXTRACTION_MARKER, MEMORY_GUIDANCE, extractionPrompt, memorySystemSlot, rememberPrompt } from '../../../src/core/memory/autoMemory/memoryPrompts';
-import { countTokens } from '../../../src/core/tokens/tokenizer';
-import { createDefaultTools } from '../../../src/core/tools/defaultTools';
+import type { ToolGate } from '../../../../src/core/agent/permissions';
+import { buildSystemPrompt } from '../../../../src/core/agent/systemPrompt';
+import { memoryWriteGate } from '../../../../src/core/memory/autoMemory/memoryPermissions';
+import { EXTRACTION_MARKER, MEMORY_GUIDANCE, extractionPrompt, memorySystemSlot, rememberPrompt } from '../../../../src/core/memory/autoMemory/memoryPrompts';
+import { countTokens } from '../../../../src/core/tokens/tokenizer';
+import { createDefaultTools } from '../../../../src/core/tools/defaultTools';
 
 const SNAPSHOT = path.join(__dirname, 'snapshots', 'autoMemoryPrompts.md');
 const DIR = '/home/me/.engram/projects/-work-demo/memory';

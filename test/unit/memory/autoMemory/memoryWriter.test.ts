@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, it } from 'node:test';
-import { loadMemoryIndex } from '../../../src/core/memory/autoMemory/memoryIndex';
-import { MemoryPathError, autoMemoryDir, memoryWriteTarget } from '../../../src/core/memory/autoMemory/memoryPaths';
-import { listTrash, pruneEntry, restoreEntry } from '../../../src/core/memory/autoMemory/memoryTrash';
+import { loadMemoryIndex } from '../../../../src/core/memory/autoMemory/memoryIndex';
+import { MemoryPathError, autoMemoryDir, memoryWriteTarget } from '../../../../src/core/memory/autoMemory/memoryPaths';
+import { listTrash, pruneEntry, restoreEntry } from '../../../../src/core/memory/autoMemory/memoryTrash';
 import {
   changeType, ensureIndexed, removeEntry, renameEntry, setIndexEntry, stampProvenance, writeMemory, type WriteMemoryInput,
-} from '../../../src/core/memory/autoMemory/memoryWriter';
-import { parseTopicFile } from '../../../src/core/memory/autoMemory/topicFile';
-import { useTempDirs } from '../support/tempDirs';
+} from '../../../../src/core/memory/autoMemory/memoryWriter';
+import { parseTopicFile } from '../../../../src/core/memory/autoMemory/topicFile';
+import { useTempDirs } from '../../support/tempDirs';
 
 const tempDir = useTempDirs();
 let root: string;
