@@ -15,6 +15,17 @@ export function formatInput(input: Record<string, unknown>): string {
   return clip(JSON.stringify(input, null, 2));
 }
 
+/** A tool card's one-line summary of a call, as the tool words it (the tool's name when it cannot). */
+export function toolSummarizer(tools: ReadonlyArray<{ name: string; summarize(input: Record<string, unknown>): string }>) {
+  return (name: string, input: Record<string, unknown>): string => {
+    try {
+      return tools.find((t) => t.name === name)?.summarize(input) ?? name;
+    } catch {
+      return name;
+    }
+  };
+}
+
 function blocks(content: ApiMessage['content']): ContentBlock[] {
   return typeof content === 'string' ? [{ type: 'text', text: content }] : content;
 }

@@ -8,6 +8,13 @@ import { clip, formatInput } from './chatItems';
 type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
+/** What a person is told when a turn ends other than with an answer. */
+const TURN_END_NOTICES: Partial<Record<string, [NoticeLevel, string]>> = {
+  cancelled: ['info', 'Stopped.'],
+  max_tokens: ['warning', 'The answer hit the output limit (engram.maxOutputTokens) and was cut.'],
+  refusal: ['warning', 'The model declined to answer this request.'],
+};
+
 export class ChatItemsModel {
   private list: ChatItem[] = [];
   private nextId = 0;
@@ -56,7 +63,7 @@ export class ChatItemsModel {
     if (tool) this.update({ ...tool, status: 'waiting' });
   }
 
-  /** Streams, tool cards and permissions; the host handles usage, errors and turn ends it cares about. */
+  /** Streams, tool cards, permissions, errors and how a turn ended; the host handles retries and usage. */
   onAgentEvent(event: AgentEvent): void {
     switch (event.type) {
       case 'blockStart':
@@ -87,9 +94,17 @@ export class ChatItemsModel {
         break;
       }
       case 'assistantMessage':
-      case 'turnEnd':
         this.flushThinking();
         break;
+      case 'error':
+        this.notice('error', event.message, event.kind === 'auth' ? 'setApiKey' : undefined);
+        break;
+      case 'turnEnd': {
+        this.flushThinking();
+        const words = TURN_END_NOTICES[event.reason];
+        if (words) this.notice(words[0], words[1]);
+        break;
+      }
       default:
         break;
     }

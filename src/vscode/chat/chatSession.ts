@@ -15,7 +15,7 @@ import { resolveModel, usesOfflineDemo, type ResolvedModel } from '../modelSetup
 import { dataDir, settings, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
 import type { ChatBackend } from './chatBackend';
 import { chatGauge } from './chatGauge';
-import { itemsFromMessages } from './chatItems';
+import { itemsFromMessages, toolSummarizer } from './chatItems';
 import { ChatItemsModel } from './chatItemsModel';
 import { CompactionFeedback } from './compactionFeedback';
 import { PermissionBridge } from './permissionBridge';
@@ -132,7 +132,7 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
     try {
       const session = await this.ensureSession(sessionId);
       if (session) {
-        this.items.reset(itemsFromMessages(session.agent.messages, (name, input) => this.summarize(name, input)));
+        this.items.reset(itemsFromMessages(session.agent.messages, toolSummarizer(session.agent.offeredTools)));
         this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
       }
     } finally {
@@ -153,14 +153,9 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
     await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true });
   }
 
-  answerPermission(requestId: string, choice: PermissionChoice): void {
-    this.permissions.answer(requestId, choice);
-  }
+  answerPermission = (requestId: string, choice: PermissionChoice): void => this.permissions.answer(requestId, choice);
 
-  /**
-   * Compacts now (commands and `/compact [focus]`): `auto` runs the stages in order, the others one stage.
-   * Not while a turn runs: the conversation is being added to.
-   */
+  /** Compacts now (commands, `/compact [focus]`); not while a turn adds to the conversation. */
   async compact(stage: ChainStage, focus?: string): Promise<boolean> {
     if (this.busy) {
       this.items.notice('warning', 'Wait for the current answer (or stop it) before compacting.');
@@ -194,8 +189,8 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
   }
 
   /** Resolves when no background memory work runs (tests and shutdown). */
-  async idleForTests(): Promise<void> {
-    await this.session?.idle();
+  idleForTests(): Promise<void> {
+    return this.session?.idle() ?? Promise.resolve();
   }
 
   /** The live session as the Memory Inspector sees it. */
@@ -256,10 +251,6 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
         const e = event.event;
         this.items.onAgentEvent(e);
         if (e.type === 'retrying') this.setBusy(true, `${e.reason} Retrying in ${Math.ceil(e.delayMs / 1000)} s (attempt ${e.attempt} of ${e.maxRetries}).`);
-        if (e.type === 'error') this.items.notice('error', e.message, e.kind === 'auth' ? 'setApiKey' : undefined);
-        if (e.type === 'turnEnd' && e.reason === 'cancelled') this.items.notice('info', 'Stopped.');
-        if (e.type === 'turnEnd' && e.reason === 'max_tokens') this.items.notice('warning', 'The answer hit the output limit (engram.maxOutputTokens) and was cut.');
-        if (e.type === 'turnEnd' && e.reason === 'refusal') this.items.notice('warning', 'The model declined to answer this request.');
         break;
       }
       case 'notice':
@@ -283,15 +274,6 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
 
   private postGauge(): void {
     this.emitter.fire({ type: 'gauge', gauge: this.gauge() });
-  }
-
-  private summarize(name: string, input: Record<string, unknown>): string {
-    const tool = this.session?.agent.offeredTools.find((t) => t.name === name);
-    try {
-      return tool ? tool.summarize(input) : name;
-    } catch {
-      return name;
-    }
   }
 
   private closeSession(): void {
