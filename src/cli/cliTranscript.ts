@@ -1,8 +1,7 @@
 // Shared by the commands that read one transcript file (`compact`, `gauge`): argument checks with words
-// a person can act on, and the exact tokenizer, since these commands report token counts.
+// a person can act on. (Their core entry points load the exact tokenizer: they report token counts.)
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { ensureTokenizer } from '../core/tokens/tokenizer';
 import { UsageError } from './args';
 
 export async function transcriptArg(positionals: string[], cwd: string, command: string): Promise<string> {
@@ -14,7 +13,6 @@ export async function transcriptArg(positionals: string[], cwd: string, command:
   } catch {
     throw new UsageError(`Not a readable file: ${file}`);
   }
-  await ensureTokenizer();
   return file;
 }
 

@@ -1,11 +1,7 @@
 // `engram gauge FILE.jsonl`: how full the context window is for a transcript's current conversation,
 // in the model the status bar, the Chat view and the inspector show (core/inspection/contextSnapshot),
 // and how the engine's estimates compare with what the API reported for each model call.
-import { loadTranscriptView } from '../core/compaction/transcriptView';
-import { gaugeState } from '../core/inspection/contextSnapshot';
-import { TokenEstimator } from '../core/tokens/accounting';
-import { countTokens } from '../core/tokens/tokenizer';
-import { gaugeOf } from '../core/tokens/transcriptGauge';
+import { gaugeTranscript } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, type OptionSpecs } from './args';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { transcriptArg } from './cliTranscript';
@@ -45,15 +41,14 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
   }
   const settings = settingsFromFlags({ contextWindow: { flag: '--window', value: options.window } });
   const file = await transcriptArg(positionals, io.cwd, 'gauge');
-  const view = await loadTranscriptView(file);
-  const measured = gaugeOf(view.lines, view.entries, new TokenEstimator(countTokens));
-  const state = gaugeState(measured.gauge, { messages: measured.messages }, settings);
+  const measured = await gaugeTranscript(file, settings);
+  const state = measured.gauge;
   const percent = state.window > 0 ? Math.round((state.usedTokens / state.window) * 10_000) / 100 : 0;
   if (options.json) {
-    io.stdout(`${JSON.stringify({ ...state, percent, estimatedTokens: measured.breakdown.estimated, turns: measured.turns })}\n`);
+    io.stdout(`${JSON.stringify({ ...state, percent, estimatedTokens: measured.estimatedTokens, turns: measured.turns })}\n`);
     return EXIT_OK;
   }
-  io.stdout(`${state.usedTokens} of ${state.window} tokens (${percent}%), ${view.entries.length} messages, ${measured.turns.length} model calls\n`);
+  io.stdout(`${state.usedTokens} of ${state.window} tokens (${percent}%), ${measured.messages} messages, ${measured.turns.length} model calls\n`);
   io.stdout(`  marks at ${state.marks.join(' / ')} %, ${state.reservedForOutput} reserved for output\n`);
   for (const c of state.breakdown) if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${c.tokens}\n`);
   for (const t of measured.turns) io.stdout(`  ${t.uuid}  reported ${t.reportedTokens}  estimated ${t.estimatedTokens}\n`);

@@ -4,10 +4,7 @@
 // (`--root ~/.claude`), whose layout is the same. Read-only.
 import os from 'node:os';
 import path from 'node:path';
-import { findGitRoot, projectKey } from '../core/conversation/projectKey';
-import { TEAM_DIR_NAME } from '../core/memory/autoMemory/memoryPaths';
-import { inspectRoot, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
-import { countTokens } from '../core/tokens/tokenizer';
+import { inspectRoot, memoryFileName, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { EXIT_OK, type CliIo, type Command } from './command';
 
@@ -43,8 +40,8 @@ async function runInspect(argv: string[], io: CliIo): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]}`);
   const root = expandHome(options.root ?? io.env.ENGRAM_DATA_DIR ?? path.join(os.homedir(), '.engram'), io.cwd);
-  const keys = options.project !== undefined ? await projectKeys(options.project, io.cwd) : undefined;
-  const result = await inspectRoot(root, { ...(keys ? { keys } : {}), countTokens });
+  const project = options.project !== undefined ? { name: options.project, folder: expandHome(options.project, io.cwd) } : undefined;
+  const result = await inspectRoot(root, project ? { project } : {});
   if (options.project !== undefined && result.projects.length === 0) {
     io.stderr(`engram: no project data for ${options.project} under ${path.join(root, 'projects')}\n`);
   }
@@ -56,15 +53,6 @@ function expandHome(p: string, cwd: string): string {
   if (p === '~') return os.homedir();
   if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
   return path.resolve(cwd, p);
-}
-
-/** A key given as is, and the keys of the folder and of its git root (memory is keyed by the latter). */
-async function projectKeys(project: string, cwd: string): Promise<string[]> {
-  const abs = expandHome(project, cwd);
-  const keys = new Set([project, projectKey(abs)]);
-  const gitRoot = await findGitRoot(abs);
-  if (gitRoot) keys.add(projectKey(gitRoot));
-  return [...keys];
 }
 
 /**
@@ -81,7 +69,7 @@ function memoryJson(m: InspectedProject['memory']): Record<string, unknown> {
   return {
     dir: m.dir,
     entries: m.entries.map(entryJson),
-    unindexed: m.unindexed.map(relativeFile),
+    unindexed: m.unindexed.map(memoryFileName),
     warnings: m.warnings,
     exists: m.exists,
     instructions: m.instructions,
@@ -98,11 +86,6 @@ function entryJson(e: MemoryEntryView): Record<string, unknown> {
   return { title, file, hook, type, tokens, loaded, missing, ...rest };
 }
 
-/** A file's name under the memory folder (team files under `team/`). */
-function relativeFile(e: MemoryEntryView): string {
-  return e.group === 'team' ? path.posix.join(TEAM_DIR_NAME, e.file) : e.file;
-}
-
 function formatText(result: Inspection): string {
   const out = [`Root: ${result.root}`];
   if (result.projects.length === 0) out.push('(no projects)');
@@ -117,7 +100,7 @@ function formatText(result: Inspection): string {
         .filter(Boolean).join(', ');
       out.push(`    - ${e.title} (${e.file}) ${e.hook ? `— ${e.hook} ` : ''}[${flags}]`);
     }
-    if (m.unindexed.length > 0) out.push(`  Not in the index: ${m.unindexed.map(relativeFile).join(', ')}`);
+    if (m.unindexed.length > 0) out.push(`  Not in the index: ${m.unindexed.map(memoryFileName).join(', ')}`);
     for (const w of m.warnings) out.push(`  Warning: ${w}`);
     if (m.trash.length > 0) out.push(`  Pruned (restorable): ${m.trash.map((t) => t.file).join(', ')}`);
     out.push(`  Sessions: ${p.sessions.length}`);

@@ -3,15 +3,11 @@
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SessionNotFoundError, isValidSessionId } from '../core/session/agentSession';
-import { openEngramSession } from '../core/session/engramSession';
-import { denyAllPrompt } from '../core/agent/permissions';
-import { appendHistory } from '../core/conversation/transcriptWriter';
-import { createAnthropicClient } from '../core/llm/anthropicClient';
 import { resolveModelConfig } from '../core/llm/modelConfig';
-import type { ModelClient } from '../core/llm/modelClient';
 import type { Logger } from '../core/ports';
-import { createDefaultTools } from '../core/tools/defaultTools';
+import {
+  appendHistory, createDefaultTools, isValidSessionId, openHostSession, SessionNotFoundError, type ModelClient,
+} from '../core/session/hostSession';
 import { ENGRAM_VERSION } from '../core/version';
 import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
 import { defaultOf, settingsFromFlags } from './cliSettings';
@@ -112,13 +108,14 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   const logger = stderrLogger(io, options.verbose === true);
   let session;
   try {
-    session = await openEngramSession({
+    // Nobody can answer a permission prompt here: the host session denies every one it is asked.
+    session = await openHostSession({
       dataDir,
       cwd,
       ...(resume !== undefined ? { resumeSessionId: resume } : {}),
-      client: client ?? createAnthropicClient(config, logger),
+      model: config,
+      ...(client ? { client } : {}),
       trusted: true, // the person running the command chose this folder
-      permissionPrompt: denyAllPrompt,
       gate: headlessToolGate(allowed),
       tools,
       version: ENGRAM_VERSION,

@@ -1,9 +1,8 @@
 // Which tools a headless run may use. Nobody is there to answer a permission prompt, so the rule is
 // fixed up front: with --allowed-tools, exactly the listed tools run; without it, only what cannot
 // change anything runs (read-only tools, and Bash commands the strict read-only classifier accepts).
-import type { ToolGate } from '../core/agent/permissions';
+import type { Tool, ToolGate } from '../core/session/hostSession';
 import { isReadOnlyCommand } from '../core/tools/bashReadOnly';
-import type { Tool } from '../core/tools/tool';
 
 export function headlessToolGate(allowed: readonly string[] | undefined): ToolGate {
   if (allowed !== undefined) {

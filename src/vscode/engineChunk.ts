@@ -1,11 +1,7 @@
-// The engine parts the extension needs only once a chat starts: the session (agent, memory, compaction),
-// the Anthropic SDK client, transcripts and the offline demo server. Bundled as dist/engine.js and
-// required on first use (see loadEngine.ts), so activation never pays for parsing them.
-export { openEngramSession } from '../core/session/engramSession';
-export { listSessions } from '../core/conversation/transcriptReader';
-export { appendHistory } from '../core/conversation/transcriptWriter';
-export { createAnthropicClient } from '../core/llm/anthropicClient';
+// The engine parts the extension needs only once a chat starts or the inspector opens: the session
+// (agent, memory, compaction) with what a host needs around it, the Anthropic SDK client, the inspector's
+// engine side and the offline demo server. Bundled as dist/engine.js and required on first use (see
+// loadEngine.ts), so activation never pays for parsing them.
+export { appendHistory, createAnthropicClient, ensureTokenizer, listSessions, openEngramSession, rememberPrompt } from '../core/session/hostSession';
 export { startTestServer } from '../server/anthropicTestServer';
-export { ensureTokenizer } from '../core/tokens/tokenizer';
-export { rememberPrompt } from '../core/memory/autoMemory/memoryPrompts';
-export * as inspector from './inspector/inspectorEngine';
+export * as inspector from '../core/inspection/inspectorService';

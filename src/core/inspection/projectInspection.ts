@@ -5,9 +5,11 @@
 // (DESIGN 3). Read-only: nothing under the root is changed.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { findGitRoot, projectKey } from '../conversation/projectKey';
 import { forEachTranscriptLine } from '../conversation/transcriptReader';
-import { MEMORY_DIR_NAME } from '../memory/autoMemory/memoryPaths';
+import { MEMORY_DIR_NAME, TEAM_DIR_NAME } from '../memory/autoMemory/memoryPaths';
 import type { TokenCounter } from '../tokens/accounting';
+import { countTokens } from '../tokens/tokenizer';
 import type { MemoryView } from '../../protocol/messages';
 import { buildMemoryView } from './memoryView';
 
@@ -38,12 +40,18 @@ export interface Inspection {
 }
 
 export interface InspectOptions {
-  /** Only these project keys (default: every folder under `projects/`). */
-  keys?: string[];
+  /**
+   * Only this project (default: every folder under `projects/`): `name` as given (it may be a project
+   * key) and the folder it names, whose key and whose git root's key (memory is keyed by it) count too.
+   */
+  project?: { name: string; folder: string };
+  /** Default: the exact tokenizer. */
   countTokens?: TokenCounter;
 }
 
 export async function inspectRoot(root: string, opts: InspectOptions = {}): Promise<Inspection> {
+  const wanted = opts.project ? await projectKeys(opts.project.name, opts.project.folder) : undefined;
+  const count = opts.countTokens ?? countTokens;
   const projectsDir = path.join(root, 'projects');
   let keys: string[];
   try {
@@ -52,22 +60,34 @@ export async function inspectRoot(root: string, opts: InspectOptions = {}): Prom
   } catch {
     keys = [];
   }
-  if (opts.keys) keys = keys.filter((k) => opts.keys?.includes(k));
+  if (wanted) keys = keys.filter((k) => wanted.includes(k));
   keys.sort();
   const projects: InspectedProject[] = [];
-  for (const key of keys) projects.push(await inspectProject(path.join(projectsDir, key), key, root, opts));
+  for (const key of keys) projects.push(await inspectProject(path.join(projectsDir, key), key, root, count));
   return { root, projects };
 }
 
+/** A file's name under the memory folder (team files under `team/`). */
+export function memoryFileName(entry: Pick<InspectedProject['memory']['entries'][number], 'group' | 'file'>): string {
+  return entry.group === 'team' ? path.posix.join(TEAM_DIR_NAME, entry.file) : entry.file;
+}
+
+async function projectKeys(name: string, folder: string): Promise<string[]> {
+  const keys = new Set([name, projectKey(folder)]);
+  const gitRoot = await findGitRoot(folder);
+  if (gitRoot) keys.add(projectKey(gitRoot));
+  return [...keys];
+}
+
 /** One project folder; `root` is the data root (its CLAUDE.md is the user's, as the inspector lists it). */
-export async function inspectProject(dir: string, key: string, root: string, opts: InspectOptions = {}): Promise<InspectedProject> {
+async function inspectProject(dir: string, key: string, root: string, count: TokenCounter): Promise<InspectedProject> {
   const memoryDir = path.join(dir, MEMORY_DIR_NAME);
   // As the inspector reads a project on disk: the project's own folder is not known from its key, so
   // only the user's instructions are listed.
   const memory = await buildMemoryView({
     dir: memoryDir,
     instructions: { cwd: undefined, configDir: root, trusted: true },
-    ...(opts.countTokens ? { countTokens: opts.countTokens } : {}),
+    countTokens: count,
   });
   return { key, memory: { ...memory, dir: memoryDir }, sessions: await inspectSessions(dir) };
 }

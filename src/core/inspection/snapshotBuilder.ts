@@ -3,18 +3,17 @@
 // timeline. Plain Node (no `vscode`): the VS Code side gathers the inputs, this assembles them, and unit
 // tests drive it on fixture folders.
 import { promises as fsp } from 'node:fs';
-import { loadTranscriptView } from '../compaction/transcriptView';
 import type { NotesCaps } from '../memory/sessionNotes/template';
 import type { EngramSettings } from '../settings/engramSettings';
-import { defaultTokenCounter, TokenEstimator, type TokenCounter } from '../tokens/accounting';
-import { gaugeOf } from '../tokens/transcriptGauge';
+import { defaultTokenCounter, type TokenCounter } from '../tokens/accounting';
 import type { GaugeState, InspectorSnapshot, InspectorSourceInfo } from '../../protocol/messages';
-import { gaugeFrame, gaugeState } from './contextSnapshot';
+import { gaugeFrame } from './contextSnapshot';
 import type { TimelineEntry } from './timeline';
 import { buildMemoryView } from './memoryView';
 import { buildNotesView } from './notesView';
 import { buildTimeline } from './timelineView';
 import { transcriptFacts } from './transcriptFacts';
+import { measureTranscript } from './transcriptInspection';
 
 export interface SnapshotInput {
   source: InspectorSourceInfo;
@@ -80,9 +79,7 @@ export async function diskGauge(transcriptPath: string | undefined, settings: En
   // The measure does not depend on the settings: a changed window or mark only reframes it.
   if (hit && hit.size === st.size && hit.mtimeMs === st.mtimeMs) return { ...hit.gauge, ...gaugeFrame(settings) };
   try {
-    const view = await loadTranscriptView(transcriptPath);
-    const measured = gaugeOf(view.lines, view.entries, new TokenEstimator(count));
-    const gauge = gaugeState(measured.gauge, { messages: measured.messages }, settings);
+    const { gauge } = await measureTranscript(transcriptPath, settings, count);
     gaugeCache.set(transcriptPath, { size: st.size, mtimeMs: st.mtimeMs, gauge });
     if (gaugeCache.size > 20) gaugeCache.delete(gaugeCache.keys().next().value as string);
     return gauge;

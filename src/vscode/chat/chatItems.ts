@@ -1,6 +1,6 @@
 // Turns a conversation (API messages, e.g. a resumed session) into Chat view items. No vscode import:
 // pure, so it is unit-tested in plain Node.
-import type { ApiMessage, ContentBlock } from '../../core/conversation/types';
+import type { ApiMessage, ContentBlock } from '../../core/session/hostSession';
 import { isMemoryAttachment } from '../../core/conversation/attachmentTag';
 import type { ChatItem } from '../../protocol/messages';
 

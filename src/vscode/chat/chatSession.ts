@@ -2,9 +2,7 @@
 // and commands to it, and turns its events into Chat view items, notices and gauge updates. Everything
 // the session does (notes, memory, compaction, the timeline) lives in core; this is the VS Code adapter.
 import * as vscode from 'vscode';
-import type { SessionEvent } from '../../core/session/sessionEvents';
-import type { EngramSession } from '../../core/session/engramSession';
-import type { ChainStage } from '../../core/compaction/pipeline';
+import type { ChainStage, EngramSession, SessionEvent } from '../../core/session/hostSession';
 import { projectDir } from '../../core/conversation/projectKey';
 import type { Logger } from '../../core/ports';
 import { ENGRAM_VERSION } from '../../core/version';

@@ -1,9 +1,8 @@
 // The timeline's compaction actions: the messages a compaction replaced (for the details pane and the
 // diff editor) and undoing the newest one. Only compactions the last snapshot listed are acted on; the
 // replaced messages come from the transcript, by the live event's ids or the boundary's line range.
-import path from 'node:path';
 import * as vscode from 'vscode';
-import type { CompactionEvent } from '../../core/compaction/events';
+import type { CompactionEvent } from '../../core/inspection/inspectorService';
 import type { InspectorSnapshot, TimelineView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import { canUndoCompactions } from './compactionControl';
@@ -30,12 +29,7 @@ export class InspectorCompactions {
     const transcript = this.transcriptPath();
     const item = this.compaction(id);
     if (!transcript || !item) return [];
-    const engine = loadEngine().inspector;
-    const live = this.liveEvent(id);
-    if (live) return engine.readReplacedMessages(transcript, { uuids: live.replacedIds });
-    const facts = await engine.transcriptFacts(transcript);
-    const fact = facts?.compactions.find((c) => c.id === id);
-    return fact ? engine.readReplacedMessages(transcript, { lineRange: [fact.lineRange[0], fact.lineRange[1]] }) : [];
+    return loadEngine().inspector.replacedMessages(transcript, id, this.liveEvent(id));
   }
 
   async openDiff(id: string): Promise<void> {
@@ -81,6 +75,7 @@ export class InspectorCompactions {
     const source = this.host.source();
     if (source.kind === 'current') return this.host.chat.inspectorContext().transcriptPath;
     if (!source.sessionId) return undefined;
-    return loadEngine().inspector.sessionPaths(path.join(source.root, 'projects', source.projectKey), source.sessionId).transcript;
+    const engine = loadEngine().inspector;
+    return engine.sessionPaths(engine.sourceProjectDir(source), source.sessionId).transcript;
   }
 }

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/ports';
 import type { GaugeState, Handlers, HostToInspector, InspectorSnapshot, MemoryEntryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
-import { settings, settingsStore } from '../settings';
+import { settings, settingsStore, workspaceTrusted } from '../settings';
 import { canUndoCompactions } from './compactionControl';
 import type { InspectorChat } from './inspectorContext';
 import { InspectorCompactions } from './inspectorCompactions';
@@ -11,7 +11,6 @@ import { InspectorDocuments } from './inspectorDocuments';
 import type { InspectorRequest, InspectorSource } from './inspectorPanel';
 import { vscodePrompts, type InspectorPrompts } from './inspectorPrompts';
 import { MemoryActions, type ActionTarget } from './memoryActions';
-import { currentSessionInput, diskSourceInput } from './snapshotInputs';
 import { pickInspectorSource, type InspectorSourceState } from './sourcePicker';
 
 /** Coalesces bursts of changes (a turn end fires notes, memory and gauge at once) into one snapshot. */
@@ -80,10 +79,13 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
 
   async snapshot(): Promise<InspectorSnapshot> {
     const now = Date.now();
+    const engine = loadEngine().inspector;
     const input = this.source.kind === 'current'
-      ? await currentSessionInput(this.chat.inspectorContext(), settings(), canUndoCompactions(this.chat), now)
-      : diskSourceInput(this.source, settings(), now);
-    const snapshot = await loadEngine().inspector.buildInspectorSnapshot(input);
+      ? await engine.liveSessionInput(this.chat.inspectorContext(), {
+        label: vscode.l10n.t('Current session'), trusted: workspaceTrusted(), settings: settings(), canUndoCompaction: canUndoCompactions(this.chat), now,
+      })
+      : engine.diskSourceInput(this.source, settings(), now);
+    const snapshot = await engine.buildInspectorSnapshot(input);
     this.last = snapshot;
     this.watchMemory(snapshot.memory.dir);
     return snapshot;
@@ -214,7 +216,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       const ctx = this.chat.inspectorContext();
       dirs.add(engine.projectDir(ctx.dataDir, ctx.cwd));
     } else {
-      dirs.add(path.join(this.source.root, 'projects', this.source.projectKey));
+      dirs.add(engine.sourceProjectDir(this.source));
     }
     for (const dir of dirs) {
       const { transcript } = engine.sessionPaths(dir, sessionId);
@@ -233,7 +235,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   private target(group: 'private' | 'team'): ActionTarget | undefined {
     const dir = this.last?.memory.dir;
     if (!dir) return undefined;
-    return { dir: group === 'team' ? path.join(dir, 'team') : dir, readOnly: this.source.kind !== 'current' && this.source.readOnly };
+    return { dir: loadEngine().inspector.memoryGroupDir(dir, group), readOnly: this.source.kind !== 'current' && this.source.readOnly };
   }
 
   private entry(group: 'private' | 'team', file: string): { entry: MemoryEntryView; target: ActionTarget } | undefined {

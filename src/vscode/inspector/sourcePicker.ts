@@ -1,11 +1,10 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { DiskSource } from '../../core/inspection/inspectorService';
 import { loadEngine } from '../loadEngine';
 
 /** What the inspector reads: the live session, or a project (and one of its sessions) under a data root. */
-export type InspectorSourceState =
-  | { kind: 'current' }
-  | { kind: 'session' | 'project' | 'claude'; root: string; projectKey: string; sessionId: string | undefined; label: string; readOnly: boolean };
+export type InspectorSourceState = { kind: 'current' } | DiskSource;
 
 interface Pick<T> extends vscode.QuickPickItem {
   value: T;

@@ -1,0 +1,136 @@
+// Compaction of a transcript on disk (`engram compact`): the current conversation (the chain after the
+// last compact boundary) is loaded, measured by the same gauge a resumed session would keep, the stage
+// picked (or planned from how full the window is), and the pipeline the live agent uses run over it in
+// memory. Nothing is written: the caller gets the messages that would be sent next.
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import type { ApiMessage } from '../conversation/types';
+import { createAnthropicClient } from '../llm/anthropicClient';
+import { resolveModelConfig, type Env } from '../llm/modelConfig';
+import type { EngramSettings } from '../settings/engramSettings';
+import { TokenEstimator } from '../tokens/accounting';
+import { countTokens, ensureTokenizer } from '../tokens/tokenizer';
+import { gaugeOf } from '../tokens/transcriptGauge';
+import type { SummarizerConfig } from './fullCompact';
+import { fileNotesSource, sessionMemoryDir } from './notesSource';
+import { planForUsage, runCompaction, type ChainStage, type StageFailure } from './pipeline';
+import { resolveCompactionSettings, type CompactionSettings } from './settings';
+import { loadTranscriptView } from './transcriptView';
+import { tokensOfEstimator } from './types';
+
+export type { ChainStage };
+
+/** The stages a transcript can be compacted with; `auto` picks by how full the window is. */
+export const TRANSCRIPT_STAGES: readonly ChainStage[] = ['micro', 'session-memory', 'full', 'auto'];
+
+/** The system prompt of a summary asked outside a session (there is no session prompt to share). */
+const STANDALONE_SUMMARIZER_SYSTEM = 'You write hand-over summaries of coding sessions for the assistant that continues them.';
+
+export interface TranscriptCompactionInput {
+  file: string;
+  stage: ChainStage;
+  /** The window, marks and keep bounds, as a live session of these settings would use them. */
+  settings: EngramSettings;
+  /** Keep bounds of session-memory compaction that may go below the settings' minimums (small transcripts). */
+  keep?: Partial<Pick<CompactionSettings, 'keepMinTokens' | 'keepMaxTokens' | 'keepMinTextMessages'>>;
+  /**
+   * Session notes, which must be readable (else UnreadableNotesError); default:
+   * `<dir>/<sessionId>/session-memory/summary.md`, used when present.
+   */
+  notesFile?: string;
+  /** What a full summary should pay attention to (as `/compact TEXT`). */
+  focus?: string;
+  /** A full summary calls this model (default: the configured one), when `env` holds an API key. */
+  model?: string;
+  env: Env;
+  signal?: AbortSignal;
+}
+
+export interface TranscriptCompaction {
+  /** The last stage applied ('none' when nothing needed compacting). */
+  stage: string;
+  stages: string[];
+  tokensBefore: number;
+  tokensAfter: number;
+  modelCalls: number;
+  /** Index of the first message kept as it was. */
+  keptFrom: number;
+  /** The conversation that would be sent next. */
+  messages: ApiMessage[];
+}
+
+export type TranscriptCompactionOutcome =
+  | { ok: true; result: TranscriptCompaction }
+  /** `failure` is absent when the transcript holds no conversation at all. */
+  | { ok: false; reason: string; failure?: Pick<StageFailure, 'code' | 'stage'> };
+
+/** The notes file named for the compaction cannot be read. */
+export class UnreadableNotesError extends Error {
+  constructor(readonly file: string) {
+    super(`Not a readable file: ${file}`);
+    this.name = 'UnreadableNotesError';
+  }
+}
+
+export async function compactTranscript(input: TranscriptCompactionInput): Promise<TranscriptCompactionOutcome> {
+  // These counts are reported: the exact tokenizer, not the estimate it stands in for until loaded.
+  await ensureTokenizer();
+  // The orchestrator's share of the settings, as the live session takes it.
+  const keep = Object.fromEntries(Object.entries(input.keep ?? {}).filter(([, v]) => v !== undefined));
+  const settings = resolveCompactionSettings({ ...input.settings.compaction, contextWindow: input.settings.contextWindow, ...keep });
+  const view = await loadTranscriptView(input.file);
+  if (view.entries.length === 0) return { ok: false, reason: 'The transcript holds no conversation to compact.' };
+  const notesFile = input.notesFile ?? path.join(sessionMemoryDir(input.file), 'summary.md');
+  if (input.notesFile !== undefined) {
+    try {
+      await fsp.access(notesFile);
+    } catch {
+      throw new UnreadableNotesError(notesFile);
+    }
+  }
+  const estimator = new TokenEstimator(countTokens);
+  const gauge = gaugeOf(view.lines, view.entries, estimator);
+  const summarizer = standaloneSummarizer(input.env, input.model);
+  const chain = input.stage === 'auto' ? planForUsage(gauge.usedTokens, settings) : input.stage;
+  const out = chain === 'none'
+    ? { applied: [], entries: view.entries }
+    : await runCompaction(chain, view.entries, gauge.usedTokens, {
+      settings,
+      tokensOf: tokensOfEstimator(estimator),
+      // What the usage reports beyond the messages (system prompt, tools) stays in every request.
+      fixedTokens: gauge.breakdown.system,
+      automatic: input.stage === 'auto',
+      notes: fileNotesSource({ summaryFile: notesFile }),
+      ...(summarizer ? { summarizer } : {}),
+      ...(input.focus ? { focus: input.focus } : {}),
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
+  const failure = 'failure' in out ? out.failure : undefined;
+  if (failure) return { ok: false, reason: failure.reason, failure: { code: failure.code, stage: failure.stage } };
+
+  const last = out.applied[out.applied.length - 1];
+  return {
+    ok: true,
+    result: {
+      stage: last?.stage ?? 'none',
+      stages: out.applied.map((r) => r.stage),
+      tokensBefore: gauge.usedTokens,
+      tokensAfter: last?.tokensAfter ?? gauge.usedTokens,
+      modelCalls: out.applied.reduce((n, r) => n + r.modelCalls, 0),
+      keptFrom: last?.keptFrom ?? view.entries.length,
+      messages: out.entries.map((e) => e.message),
+    },
+  };
+}
+
+function standaloneSummarizer(env: Env, model: string | undefined): SummarizerConfig | undefined {
+  const config = resolveModelConfig({ model }, env, undefined);
+  if (!config.apiKey) return undefined;
+  return {
+    client: createAnthropicClient(config),
+    model: config.model,
+    maxTokens: config.maxOutputTokens,
+    system: [{ type: 'text', text: STANDALONE_SUMMARIZER_SYSTEM }],
+    tools: [],
+  };
+}

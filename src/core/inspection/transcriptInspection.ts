@@ -1,0 +1,39 @@
+// The context gauge of a transcript on disk, in the model every surface shows (contextSnapshot.ts): the
+// live gauge replayed on the current conversation (the last usage report plus what came after it), and
+// per model call what the API reported next to what the engine would have estimated then. `engram gauge`
+// prints it; the inspector shows it for a session read from disk.
+import { loadTranscriptView } from '../compaction/transcriptView';
+import type { EngramSettings } from '../settings/engramSettings';
+import { TokenEstimator, type TokenCounter } from '../tokens/accounting';
+import { countTokens, ensureTokenizer } from '../tokens/tokenizer';
+import { gaugeOf, type GaugeTurn } from '../tokens/transcriptGauge';
+import type { GaugeState } from '../../protocol/messages';
+import { gaugeState } from './contextSnapshot';
+
+export interface TranscriptMeasure {
+  /** Framed by the settings' window, reserve and marks. */
+  gauge: GaugeState;
+  /** Messages of the current conversation. */
+  messages: number;
+  /** The part of `gauge.usedTokens` that is the engine's estimate (after the last usage report). */
+  estimatedTokens: number;
+  turns: GaugeTurn[];
+}
+
+/** Measures with `count` (the inspector's counter); the measure does not depend on the settings. */
+export async function measureTranscript(file: string, settings: EngramSettings, count: TokenCounter): Promise<TranscriptMeasure> {
+  const view = await loadTranscriptView(file);
+  const measured = gaugeOf(view.lines, view.entries, new TokenEstimator(count));
+  return {
+    gauge: gaugeState(measured.gauge, { messages: measured.messages }, settings),
+    messages: view.entries.length,
+    estimatedTokens: measured.breakdown.estimated,
+    turns: measured.turns,
+  };
+}
+
+/** With the exact tokenizer (loaded first), as a report of token counts should be. */
+export async function gaugeTranscript(file: string, settings: EngramSettings): Promise<TranscriptMeasure> {
+  await ensureTokenizer();
+  return measureTranscript(file, settings, countTokens);
+}

@@ -1,0 +1,50 @@
+// The session as a host opens and drives it: the one core module the Chat view's engine chunk and
+// `engram -p` reach the session through. Besides the EngramSession itself (engramSession.ts) a host
+// needs a little around it: a model client (built here from the model config unless the host brings
+// one), the default tools, checked session ids for resuming, the project's past sessions, the shared
+// prompt history, the words of a remember request, the tokenizer warmed up early. The types are the
+// ones the session's setup and events are made of, so a host names them without knowing where in the
+// engine they live.
+import { denyAllPrompt } from '../agent/permissions';
+import { createAnthropicClient } from '../llm/anthropicClient';
+import type { ModelClient } from '../llm/modelClient';
+import type { ModelConfig } from '../llm/modelConfig';
+import type { PermissionPrompt } from '../ports';
+import type { EngramSettings, SettingsSource } from '../settings/engramSettings';
+import { openEngramSession, type EngramSession, type EngramSessionSetup } from './engramSession';
+
+export { openEngramSession };
+export { isValidSessionId, SessionNotFoundError } from './agentSession';
+export { createAnthropicClient };
+export { createDefaultTools } from '../tools/defaultTools';
+export { listSessions } from '../conversation/transcriptReader';
+export { appendHistory } from '../conversation/transcriptWriter';
+export { rememberPrompt } from '../memory/autoMemory/memoryPrompts';
+export { ensureTokenizer } from '../tokens/tokenizer';
+
+export type { EngramSession, ModelClient };
+export type { SessionEvent } from './sessionEvents';
+export type { AgentEvent } from '../agent/events';
+export type { ToolGate } from '../agent/permissions';
+export type { OrchestratorEvent } from '../compaction/orchestrator';
+export type { ChainStage } from '../compaction/pipeline';
+export type { ApiMessage, ContentBlock } from '../conversation/types';
+export type { Tool } from '../tools/tool';
+
+/** A session's setup with the model named by its config; the client and the prompt have defaults. */
+export interface HostSessionSetup extends Omit<EngramSessionSetup, 'client' | 'permissionPrompt'> {
+  model: ModelConfig;
+  /** Default: the Anthropic client for `model` (tests bring their own). */
+  client?: ModelClient;
+  /** Default: every question is answered "deny" (a headless host has nobody to ask). */
+  permissionPrompt?: PermissionPrompt;
+}
+
+export function openHostSession(setup: HostSessionSetup, settings: SettingsSource | EngramSettings): Promise<EngramSession> {
+  const { model, client, permissionPrompt, ...rest } = setup;
+  return openEngramSession({
+    ...rest,
+    client: client ?? createAnthropicClient(model, setup.logger),
+    permissionPrompt: permissionPrompt ?? denyAllPrompt,
+  }, settings);
+}
