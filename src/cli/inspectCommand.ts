@@ -2,11 +2,15 @@
 // draws (instructions, index entries, unindexed files, team memory, problems, the trash), and sessions
 // (lines, unreadable lines, notes, compactions). Works on Engram's data dir and on Claude Code's
 // (`--root ~/.claude`), whose layout is the same. Read-only.
+import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inspectRoot, memoryFileName, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { EXIT_OK, type CliIo, type Command } from './command';
+
+/** The data root given (or the default one) does not exist. */
+export const EXIT_NOT_FOUND = 1;
 
 const OPTIONS = {
   root: { type: 'string', valueName: 'DIR', help: 'Data root to read (default: $ENGRAM_DATA_DIR or ~/.engram; ~/.claude works too).' },
@@ -24,7 +28,9 @@ reading, pruned entries that can be restored, and each session's line counts, no
 Nothing is changed.
 
 Options:
-${formatOptions(OPTIONS)}`;
+${formatOptions(OPTIONS)}
+
+Exit codes: 0 done, 1 --root is not a folder, 2 usage error.`;
 
 export const inspectCommand: Command = {
   name: 'inspect',
@@ -40,6 +46,12 @@ async function runInspect(argv: string[], io: CliIo): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]}`);
   const root = expandHome(options.root ?? io.env.ENGRAM_DATA_DIR ?? path.join(os.homedir(), '.engram'), io.cwd);
+  // A --root that is not there is a typo, not an empty data dir: say so instead of listing no projects.
+  // (The default root may simply not exist yet.)
+  if (options.root !== undefined && !(await isDirectory(root))) {
+    io.stderr(`engram: no data root at ${root} (not a folder)\n`);
+    return EXIT_NOT_FOUND;
+  }
   const project = options.project !== undefined ? { name: options.project, folder: expandHome(options.project, io.cwd) } : undefined;
   const result = await inspectRoot(root, project ? { project } : {});
   if (options.project !== undefined && result.projects.length === 0) {
@@ -47,6 +59,14 @@ async function runInspect(argv: string[], io: CliIo): Promise<number> {
   }
   io.stdout(options.json ? `${JSON.stringify(inspectionJson(result), null, 2)}\n` : formatText(result));
   return EXIT_OK;
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function expandHome(p: string, cwd: string): string {

@@ -177,3 +177,16 @@ describe('engram inspect --json', () => {
     assert.equal((await inspect(['--nope'])).code, 2);
   });
 });
+
+describe('engram inspect --root', () => {
+  it('fails with a clear message when the root is not a folder (a typo is not an empty data dir)', async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['inspect', '--root', '/nonexistent/engram-root'], {
+      stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: {}, cwd: process.cwd(), signal: new AbortController().signal,
+    });
+    assert.equal(code, 1);
+    assert.match(err.join(''), /no data root at \/nonexistent\/engram-root/);
+    assert.equal(out.join(''), '');
+  });
+});
