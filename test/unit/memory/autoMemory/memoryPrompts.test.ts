@@ -11,6 +11,7 @@ import { memoryWriteGate } from '../../../../src/core/memory/autoMemory/memoryPe
 import { EXTRACTION_MARKER, MEMORY_GUIDANCE, extractionPrompt, memorySystemSlot, rememberPrompt } from '../../../../src/core/memory/autoMemory/memoryPrompts';
 import { countTokens } from '../../../../src/core/tokens/tokenizer';
 import { createDefaultTools } from '../../../../src/core/tools/defaultTools';
+import { assertSnapshot } from '../../support/snapshot';
 
 const SNAPSHOT = path.join(__dirname, 'snapshots', 'autoMemoryPrompts.md');
 const DIR = '/home/me/.engram/projects/-work-demo/memory';
@@ -31,8 +32,7 @@ function render(): string {
 describe('auto memory prompts', () => {
   it('match the snapshot', () => {
     const text = render();
-    if (process.env.UPDATE_SNAPSHOTS === '1' || !fs.existsSync(SNAPSHOT)) fs.writeFileSync(SNAPSHOT, text);
-    assert.equal(text, fs.readFileSync(SNAPSHOT, 'utf8'));
+    assertSnapshot(SNAPSHOT, text);
   });
 
   it('stay cheap: the guidance sent on every call is under 300 tokens, the extraction task under 700', () => {

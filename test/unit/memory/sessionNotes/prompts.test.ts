@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildCondensePrompt, buildUpdatePrompt, NOTES_UPDATE_MARKER } from '../../../../src/core/memory/sessionNotes/prompts';
 import { DEFAULT_CAPS, DEFAULT_TEMPLATE } from '../../../../src/core/memory/sessionNotes/template';
+import { assertSnapshot } from '../../support/snapshot';
 
 const SNAPSHOT = path.join(__dirname, 'snapshots', 'sessionNotesPrompts.md');
 const NOTES_PATH = '/home/me/.engram/projects/-work-demo/0b8e-session/session-memory/summary.md';
@@ -24,8 +25,7 @@ function render(): string {
 describe('notes updater prompts', () => {
   it('match the snapshot', () => {
     const text = render();
-    if (process.env.UPDATE_SNAPSHOTS === '1' || !fs.existsSync(SNAPSHOT)) fs.writeFileSync(SNAPSHOT, text);
-    assert.equal(text, fs.readFileSync(SNAPSHOT, 'utf8'));
+    assertSnapshot(SNAPSHOT, text);
   });
 
   it('start with the marker (how logs and test servers recognise the updater) and carry the notes verbatim', () => {
