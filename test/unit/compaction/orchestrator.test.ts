@@ -200,6 +200,17 @@ describe('reactive compaction', () => {
     await assertTranscriptMatches(s.session.transcriptPath, s.session.agent.messages);
   });
 
+  it('gives up after three recoveries for one model call (DESIGN 5: at most 3 times)', async () => {
+    const s = await setup({ auto: false }, { notes: true });
+    await firstTurn(s, [3_000, 3_000, 3_000, 3_000, 3_000, 3_000, 3_000, 3_000], 1_000);
+    const before = server.requests.length;
+    server.enqueue(tooLong, tooLong, tooLong, tooLong);
+    const r = await s.session.agent.runTurn('big request');
+    assert.equal(r.reason, 'error');
+    assert.equal(stages(s).filter((st) => st === 'reactive').length, 3);
+    assert.equal(server.requests.length - before, 4, 'the first try and three retries');
+  });
+
   it('without notes, writes one summary on the first try', async () => {
     const s = await setup({ auto: false });
     await firstTurn(s, [100, 100, 100], 1_000);
