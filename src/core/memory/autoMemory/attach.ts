@@ -3,18 +3,14 @@
 // because the user asked) and the background extraction trigger. Everything reports through one event
 // stream for the chat view and the inspector's timeline.
 //
-// The VS Code layer (or the CLI):
-//   const memory = await prepareAutoMemory(dataDir, cwd);            // before the session opens
-//   const opened = await openSession({ ..., memory: memory.systemSlot,
-//     gate: memoryWriteGate(memory.dir, cwd, (t, i, c) => opened.agent.permissions.gate(t, i, c)) });
-//   const handle = attachAutoMemory(opened.agent, { memoryDir: memory.dir, transcriptPath: opened.transcriptPath });
-//   handle.on((e) => ...); ... handle.dispose();
+// Hosts do not call this: core/session/engramSession.ts wires it for every session.
 import path from 'node:path';
 import type { Agent, BeforeTurnHookContext, TurnHookContext } from '../../agent/agent';
 import type { ApiMessage } from '../../conversation/types';
 import { silentLogger, type Logger } from '../../ports';
 import { EXTRACTION_EVERY_TURNS, EXTRACTION_MAX_TURNS, RECALL_MAX_FILES } from '../../thresholds';
 import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent } from './extraction';
+import { memoryWriteOf } from './memoryPermissions';
 import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
 import { autoMemoryDir, MEMORY_INDEX_FILE } from './memoryPaths';
 import { memorySystemSlot } from './memoryPrompts';
@@ -96,7 +92,24 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
   let turnStart = 0;
   let turnStartKey: string | undefined;
 
+  // Memory files the main agent wrote this turn, heard as the tool calls happen: a compaction later in
+  // the turn may replace the messages that hold the calls, and the write must still be recorded.
+  const pendingWrites = new Map<string, string>();
+  const writtenThisTurn = new Set<string>();
+  const removeWriteWatch = agent.on((event) => {
+    if (event.type === 'toolCall') {
+      const target = memoryWriteOf(deps.memoryDir, cwd, event.name, event.input);
+      if (target && 'name' in target && target.name !== MEMORY_INDEX_FILE) pendingWrites.set(event.id, target.name);
+    } else if (event.type === 'toolResult') {
+      const name = pendingWrites.get(event.id);
+      pendingWrites.delete(event.id);
+      if (name && !event.isError) writtenThisTurn.add(name);
+    }
+  });
+
   const beforeTurn = async (ctx: BeforeTurnHookContext): Promise<void> => {
+    pendingWrites.clear();
+    writtenThisTurn.clear();
     turnStart = ctx.agent.messages.length;
     turnStartKey = turnStart > 0 ? messageKeys(ctx.agent.messages)[turnStart - 1] : undefined;
     if (deps.recall === false) return;
@@ -124,7 +137,8 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     const messages = ctx.messages;
     // A compaction during the turn replaced the list; then the whole list is this turn's view.
     const sameStart = turnStart <= messages.length && (turnStart === 0 || messageKeys(messages)[turnStart - 1] === turnStartKey);
-    const files = memoryWritesIn(messages.slice(sameStart ? turnStart : 0), deps.memoryDir, cwd).filter((f) => f !== MEMORY_INDEX_FILE);
+    const seen = memoryWritesIn(messages.slice(sameStart ? turnStart : 0), deps.memoryDir, cwd).filter((f) => f !== MEMORY_INDEX_FILE);
+    const files = [...new Set([...seen, ...writtenThisTurn])];
     if (files.length === 0) return;
     const tail = await readTranscriptTail(deps.transcriptPath);
     const originMessageId = tail.promptUuid ?? tail.lastUuid ?? messageKeys(messages)[Math.min(turnStart, messages.length - 1)];
@@ -152,6 +166,7 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     dispose: () => {
       removeBefore();
       removeAfter();
+      removeWriteWatch();
       extractor.dispose();
       listeners.clear();
     },
