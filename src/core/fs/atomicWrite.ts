@@ -3,14 +3,24 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { realPathWithin } from './confinedFile';
 import { isErrno } from './errno';
+
+export interface AtomicWriteOptions {
+  /**
+   * The file must really lie inside this folder (symlinks resolved now, at write time): a link that
+   * leads out throws OutsideFolderError instead of carrying the write elsewhere. Memory files use it.
+   */
+  within?: string;
+}
 
 /**
  * Writes a file atomically: a temp file in the same directory, then a rename, so a crash or a concurrent
  * reader never sees half a file. Follows a symlink at the target so the link itself is kept, and keeps
  * the existing file's permission bits. Returns the new mtime.
  */
-export async function writeFileAtomic(absPath: string, data: string | Buffer): Promise<number> {
+export async function writeFileAtomic(absPath: string, data: string | Buffer, opts: AtomicWriteOptions = {}): Promise<number> {
+  if (opts.within !== undefined) realPathWithin(opts.within, absPath);
   let target = absPath;
   let mode: number | undefined;
   try {

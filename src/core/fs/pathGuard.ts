@@ -92,7 +92,8 @@ function realpathOr(p: string): string {
   }
 }
 
-function isWithin(root: string, target: string): boolean {
+/** `target` is `root` or below it (both already resolved). */
+export function isWithin(root: string, target: string): boolean {
   const norm = (s: string): string => (process.platform === 'win32' ? s.toLowerCase() : s);
   const rel = path.relative(norm(root), norm(target));
   return rel === '' || (!rel.startsWith('..' + path.sep) && rel !== '..' && !path.isAbsolute(rel));

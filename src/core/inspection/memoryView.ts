@@ -5,7 +5,8 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { loadInstructions } from '../memory/instructions';
 import { loadMemoryIndex, type IndexEntry, type MemoryIndex, type TopicSummary } from '../memory/autoMemory/memoryIndex';
-import { TEAM_DIR_NAME } from '../memory/autoMemory/memoryPaths';
+import { readMemoryFile } from '../memory/autoMemory/memoryFiles';
+import { teamMemoryDir } from '../memory/autoMemory/memoryPaths';
 import { listTrash } from '../memory/autoMemory/memoryTrash';
 import { parseTopicFile } from '../memory/autoMemory/topicFile';
 import { MEMORY_INDEX_MAX_LINES } from '../thresholds';
@@ -27,14 +28,21 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
     return { exists: false, instructions, entries: [], unindexed: [], loadedLines: 0, totalLines: 0, maxLines: MEMORY_INDEX_MAX_LINES, warnings: [], trash: [] };
   }
   const dir = input.dir;
-  const teamDir = path.join(dir, TEAM_DIR_NAME);
-  const [index, team, trash, teamTrash, exists] = await Promise.all([
+  let teamDir: string | undefined;
+  const teamProblems: string[] = [];
+  try {
+    teamDir = teamMemoryDir(dir);
+  } catch (e) {
+    teamProblems.push((e as Error).message);
+  }
+  const [index, loadedTeam, trash, teamTrash, exists] = await Promise.all([
     loadMemoryIndex(dir, count ? { countTokens: count } : {}),
-    loadMemoryIndex(teamDir, count ? { countTokens: count } : {}),
+    teamDir ? loadMemoryIndex(teamDir, count ? { countTokens: count } : {}) : undefined,
     listTrash(dir),
-    listTrash(teamDir),
+    teamDir ? listTrash(teamDir) : [],
     isDir(dir),
   ]);
+  const team = loadedTeam ?? { ...index, dir: path.join(dir, 'team'), entries: [], unindexed: [], topics: [], warnings: teamProblems };
   const [mine, theirs] = await Promise.all([viewsOf(index, 'private'), viewsOf(team, 'team')]);
   return {
     dir,
@@ -110,7 +118,7 @@ async function originsOf(dir: string, topics: readonly TopicSummary[]): Promise<
   await Promise.all(topics.map(async (t) => {
     let buf: Buffer;
     try {
-      buf = await fsp.readFile(path.join(dir, t.file));
+      buf = (await readMemoryFile(dir, path.join(dir, t.file))).data;
     } catch {
       return;
     }

@@ -3,12 +3,16 @@
 // a warning in the prompt that names it, never silently, and a second warning near the cap tells the
 // agent to consolidate before anything is cut. Loading reports every problem it meets (missing files,
 // broken front matter, binary files, files no line points to) once each, and changes nothing on disk.
+// A line with a NUL byte is left out on its own (the rest of the index still loads), and every file is
+// opened through memoryFiles.ts, so an index or topic file that links out of the folder is not read.
 import { promises as fsp, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
 import { MEMORY_INDEX_LINE_CHARS, MEMORY_INDEX_MAX_BYTES, MEMORY_INDEX_MAX_LINES } from '../../thresholds';
 import { estimateTokensFast } from '../../tokens/tokenizer';
+import { isErrno } from '../../fs/errno';
 import { looksBinary } from '../../fs/fileText';
-import { MEMORY_INDEX_FILE, TEAM_DIR_NAME, memoryNameProblem, normaliseName } from './memoryPaths';
+import { readMemoryFile } from './memoryFiles';
+import { MEMORY_INDEX_FILE, MemoryPathError, TEAM_DIR_NAME, memoryNameProblem, normaliseName } from './memoryPaths';
 import { parseTopicFile, type MemoryType } from './topicFile';
 
 /** At this share of either cap, the prompt asks the writer to consolidate (before anything is cut). */
@@ -21,6 +25,16 @@ export interface IndexLine {
   /** As written in the link (URL-decoded). */
   file: string;
   hook: string;
+  /**
+   * The link exactly as written, when URL-decoding changed it: a file may really be named `a%41b.md`
+   * (people and models write names raw), so readers try both.
+   */
+  written?: string;
+}
+
+/** The index line links to topic file `name` (normalised), decoded or as written. */
+export function linksTo(entry: IndexLine, name: string): boolean {
+  return normaliseName(entry.file) === name || (entry.written !== undefined && normaliseName(entry.written) === name);
 }
 
 export interface IndexEntry extends IndexLine {
@@ -80,16 +94,17 @@ const ENTRY = /^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__)?\[((?:\\.|[^\]\\])*)\]\(\s*(<
 export function parseIndexLine(line: string): IndexLine | undefined {
   const m = ENTRY.exec(line.replace(/\r$/, ''));
   if (!m) return undefined;
-  let file = m[2].startsWith('<') ? m[2].slice(1, -1) : m[2];
-  if (/^[a-z][a-z0-9+.-]*:/i.test(file) && !/^[A-Za-z]:[\\/]/.test(file)) return undefined; // http:, mailto:, ...
+  const written = m[2].startsWith('<') ? m[2].slice(1, -1) : m[2];
+  if (/^[a-z][a-z0-9+.-]*:/i.test(written) && !/^[A-Za-z]:[\\/]/.test(written)) return undefined; // http:, mailto:, ...
+  let file = written;
   try {
-    file = decodeURIComponent(file);
+    file = decodeURIComponent(written);
   } catch {
     // a stray % is part of the name
   }
   const title = m[1].replace(/\\(.)/g, '$1').trim();
   const hook = m[3].trim().replace(/^(?:—|–|--?|:)\s*/, '').trim();
-  return { title, file, hook };
+  return file === written ? { title, file, hook } : { title, file, hook, written };
 }
 
 /** `- [Title](file.md) — hook`, shortened to the line budget by cutting the hook. */
@@ -118,16 +133,24 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
   const scan = await scanTopics(dir, count, warnings);
   let raw: Buffer | undefined;
   try {
-    raw = await fsp.readFile(path.join(dir, MEMORY_INDEX_FILE));
+    raw = (await readMemoryFile(dir, path.join(dir, MEMORY_INDEX_FILE))).data;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') warnings.add(`${MEMORY_INDEX_FILE} could not be read: ${(e as Error).message}`);
-  }
-  if (raw && looksBinary(raw)) {
-    warnings.add(`${MEMORY_INDEX_FILE} is not a text file; it was not loaded`);
-    raw = undefined;
+    if (e instanceof MemoryPathError) warnings.add(`${MEMORY_INDEX_FILE} is a symbolic link that leads outside the memory folder; it was not loaded`);
+    else if (!isErrno(e, 'ENOENT')) warnings.add(`${MEMORY_INDEX_FILE} could not be read: ${(e as Error).message}`);
   }
   const text = raw ? raw.toString('utf8').replace(/^\ufeff/, '') : '';
-  const lines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
+  const allLines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
+  // One NUL byte (a bad paste, a crashed editor) must not cost the whole index: that line is left
+  // out. Only when most lines have one is the file not text at all (UTF-16, an image).
+  const nulLines = allLines.flatMap((l, i) => (l.includes('\0') ? [i + 1] : []));
+  if (raw && nulLines.length > 0 && nulLines.length * 2 > allLines.length) {
+    warnings.add(`${MEMORY_INDEX_FILE} is not a text file; it was not loaded`);
+    raw = undefined;
+  } else if (nulLines.length > 0) {
+    warnings.add(`${MEMORY_INDEX_FILE} line${nulLines.length > 1 ? 's' : ''} ${nulLines.join(', ')} contain${nulLines.length > 1 ? '' : 's'} NUL bytes; left out, the rest was loaded`);
+  }
+  const kept = raw ? allLines.map((t, i) => ({ t, no: i + 1 })).filter((l) => !l.t.includes('\0')) : [];
+  const lines = kept.map((l) => l.t);
   const totalBytes = raw ? raw.length : 0;
 
   // Cut by whole lines: the first line that would pass either cap and everything after it.
@@ -143,22 +166,26 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
   const entries: IndexEntry[] = [];
   const seen = new Map<string, number>();
   lines.forEach((line, i) => {
-    const parsed = parseIndexLine(line);
-    if (!parsed) return;
+    const linked = parseIndexLine(line);
+    if (!linked) return;
+    const { written, ...parsed } = linked;
+    // `a%41b.md` is that very file when it exists, else the decoded `aAb.md`.
+    if (written !== undefined && !scan.known(normaliseName(parsed.file)) && scan.known(normaliseName(written))) parsed.file = written;
+    const no = kept[i].no;
     const loaded = i < loadedLines;
     const name = normaliseName(parsed.file);
     const problem = memoryNameProblem(name);
     const topic = problem ? undefined : scan.byName.get(name);
-    if (problem) warnings.add(`${MEMORY_INDEX_FILE} line ${i + 1} ("${parsed.title}") links to ${parsed.file}, which is not a topic file in this folder: ${problem}`);
-    else if (!topic && !scan.unreadable.has(name)) warnings.add(`${MEMORY_INDEX_FILE} line ${i + 1} ("${parsed.title}") links to ${parsed.file}, which does not exist`);
+    if (problem) warnings.add(`${MEMORY_INDEX_FILE} line ${no} ("${parsed.title}") links to ${parsed.file}, which is not a topic file in this folder: ${problem}`);
+    else if (!topic && !scan.unreadable.has(name)) warnings.add(`${MEMORY_INDEX_FILE} line ${no} ("${parsed.title}") links to ${parsed.file}, which does not exist`);
     if (!problem) {
       const first = seen.get(name);
-      if (first !== undefined) warnings.add(`${MEMORY_INDEX_FILE} lines ${first} and ${i + 1} both link to ${name}`);
-      else seen.set(name, i + 1);
+      if (first !== undefined) warnings.add(`${MEMORY_INDEX_FILE} lines ${first} and ${no} both link to ${name}`);
+      else seen.set(name, no);
     }
     entries.push({
       ...parsed,
-      line: i + 1,
+      line: no,
       type: topic?.type ?? null,
       tokens: topic ? topic.tokens : null,
       loaded,
@@ -176,7 +203,7 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     const named = cut.slice(0, CUT_NAMED_MAX).map((e) => e.file).join(', ');
     const more = cut.length > CUT_NAMED_MAX ? ` and ${cut.length - CUT_NAMED_MAX} more` : '';
     const why = loadedLines >= maxLines ? `${maxLines}-line` : `${Math.round(maxBytes / 1000)} KB`;
-    const warning = `${MEMORY_INDEX_FILE} is over its ${why} limit (${lines.length} lines, ${formatKb(totalBytes)}): lines ${loadedLines + 1}-${lines.length} were not loaded` +
+    const warning = `${MEMORY_INDEX_FILE} is over its ${why} limit (${allLines.length} lines, ${formatKb(totalBytes)}): lines ${kept[loadedLines].no}-${allLines.length} were not loaded` +
       (cut.length > 0 ? ` (${cut.length} entries: ${named}${more})` : '') + '. Merge or remove entries so the index fits.';
     warnings.add(warning);
     notes.push(`WARNING: ${warning}`);
@@ -194,7 +221,7 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     unindexed,
     topics: scan.topics,
     warnings: warnings.list,
-    totalLines: lines.length,
+    totalLines: allLines.length,
     totalBytes,
     loadedLines,
   };
@@ -220,6 +247,8 @@ interface TopicScan {
   byName: Map<string, TopicSummary>;
   /** Files that exist but were skipped (binary, unreadable): an index line to them is not "missing". */
   unreadable: Set<string>;
+  /** A file of that name is in the folder (read or not). */
+  known(name: string): boolean;
 }
 
 /** Every Markdown file under the folder except the index, hidden folders (trash) and team memory. */
@@ -249,7 +278,8 @@ async function scanTopics(dir: string, count: (text: string) => number, warnings
     }
   };
   await walk('', 0);
-  return { topics, byName: new Map(topics.map((t) => [t.file, t])), unreadable };
+  const byName = new Map(topics.map((t) => [t.file, t]));
+  return { topics, byName, unreadable, known: (name) => byName.has(name) || unreadable.has(name) };
 }
 
 async function readTopic(dir: string, name: string, count: (text: string) => number, warnings: WarningList, topics: TopicSummary[], unreadable: Set<string>): Promise<void> {
@@ -257,12 +287,15 @@ async function readTopic(dir: string, name: string, count: (text: string) => num
   let buf: Buffer;
   let st: Stats;
   try {
-    st = await fsp.stat(abs);
-    if (!st.isFile()) return;
-    buf = await fsp.readFile(abs);
+    ({ data: buf, stats: st } = await readMemoryFile(dir, abs));
   } catch (e) {
-    unreadable.add(name);
-    warnings.add(`${name} could not be read: ${(e as Error).message}`);
+    if (isErrno(e, 'ENOTFILE')) return; // a linked folder, a FIFO: not a topic file
+    // A link out of the folder counts as no file: an index line to it is reported missing.
+    if (e instanceof MemoryPathError) warnings.add(`${name} is a symbolic link that leads outside the memory folder; skipped`);
+    else {
+      unreadable.add(name);
+      warnings.add(`${name} could not be read: ${(e as Error).message}`);
+    }
     return;
   }
   const isMarkdown = name.toLowerCase().endsWith('.md');

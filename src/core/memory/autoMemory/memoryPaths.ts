@@ -27,6 +27,16 @@ export class MemoryPathError extends Error {
   }
 }
 
+/**
+ * `<memory>/team`. Team memory is synced and read like the rest, so a `team` that is a symlink out of
+ * the memory folder would pull files from anywhere: MemoryPathError then.
+ */
+export function teamMemoryDir(dir: string): string {
+  const team = path.join(dir, TEAM_DIR_NAME);
+  if (confineTo(dir, { reads: true })(team, 'read')) throw new MemoryPathError(`${TEAM_DIR_NAME} is a symbolic link that leads outside the memory folder; team memory was not read.`);
+  return team;
+}
+
 /** Why `name` cannot name a topic file, or null. `name` is relative to the memory folder. */
 export function memoryNameProblem(name: string, opts: { allowIndex?: boolean } = {}): string | null {
   if (typeof name !== 'string' || name.trim() === '') return 'the file name is empty';

@@ -2,11 +2,13 @@
 // moves (rename: same bytes, same mtime) to `memory/.trash/<id>/`, next to a record of what was removed
 // and where. Restore puts both back; when nothing else changed meanwhile, MEMORY.md and the file are
 // byte-identical to what they were. The record is written before anything moves, so an interrupted
-// prune can still be restored.
+// prune can still be restored. Restore reads the record and moves the file only when both really lie in
+// the trash folder: a `files` folder or record that is a link out would bring outside files in.
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { confineTo } from '../../fs/pathGuard';
+import { assertInsideMemory, readMemoryText } from './memoryFiles';
 import { MemoryPathError, TRASH_DIR_NAME, normaliseName, resolveMemoryFile } from './memoryPaths';
 import { reinsertLines, removeLines, withMemoryLock, type RemovedLines } from './memoryWriter';
 
@@ -33,7 +35,13 @@ export async function pruneEntry(dir: string, file: string, now: Date = new Date
     const moved = await isFile(abs);
     await fsp.mkdir(path.join(trash, FILES_DIR), { recursive: true });
     // The lines are recorded by removing them; if the move below fails they go straight back.
-    const removed = await removeLines(dir, name);
+    let removed: RemovedLines;
+    try {
+      removed = await removeLines(dir, name);
+    } catch (e) {
+      await fsp.rm(trash, { recursive: true, force: true }); // a refused index edit leaves no empty trash
+      throw e;
+    }
     const record: PruneRecord = { id, file: name, prunedAt: now.toISOString(), moved, removed };
     await fsp.writeFile(path.join(trash, RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`);
     if (moved) {
@@ -56,11 +64,14 @@ export async function restoreEntry(dir: string, id: string): Promise<PruneRecord
   if (!TRASH_ID.test(id)) return Promise.reject(new MemoryPathError(`Not a trash id: ${JSON.stringify(id)}.`));
   return withMemoryLock(dir, async () => {
     const trash = trashDir(dir, id);
-    const record = JSON.parse(await fsp.readFile(path.join(trash, RECORD_FILE), 'utf8')) as PruneRecord;
+    const record = JSON.parse(await readMemoryText(dir, path.join(trash, RECORD_FILE))) as PruneRecord;
     const abs = resolveMemoryFile(dir, record.file);
     if (record.moved) {
-      const from = path.join(trash, FILES_DIR, record.file);
+      const from = path.join(trash, FILES_DIR, normaliseName(record.file));
       if (await isFile(abs)) throw new MemoryPathError(`Cannot restore ${record.file}: a file of that name exists again.`);
+      // Where the file really is must be inside the folder: prune never trashes a link out, so one
+      // found here was planted.
+      assertInsideMemory(dir, from);
       if (await isFile(from)) {
         await fsp.mkdir(path.dirname(abs), { recursive: true });
         await fsp.rename(from, abs);
@@ -83,9 +94,9 @@ export async function listTrash(dir: string): Promise<PruneRecord[]> {
   const out: PruneRecord[] = [];
   for (const id of ids.filter((i) => TRASH_ID.test(i))) {
     try {
-      out.push(JSON.parse(await fsp.readFile(path.join(dir, TRASH_DIR_NAME, id, RECORD_FILE), 'utf8')) as PruneRecord);
+      out.push(JSON.parse(await readMemoryText(dir, path.join(dir, TRASH_DIR_NAME, id, RECORD_FILE))) as PruneRecord);
     } catch {
-      // an interrupted prune before its record: nothing to restore from
+      // an interrupted prune before its record (nothing to restore from), or a record that links out
     }
   }
   return out.sort((a, b) => (a.prunedAt < b.prunedAt ? 1 : a.prunedAt > b.prunedAt ? -1 : 0));

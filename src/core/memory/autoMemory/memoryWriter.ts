@@ -2,12 +2,13 @@
 // topic file first so an index line never points at a file that is not there yet. An existing entry is
 // updated in place instead of duplicated. Every name goes through resolveMemoryFile (no `..`, absolute
 // paths, control characters, or symlinks out of the folder). Writes to one folder run one at a time in
-// this process, so two writers cannot lose each other's index line.
+// this process, so two writers cannot lose each other's index line. Files are opened through
+// memoryFiles.ts, which refuses a symlink out of the folder at open time (the index too).
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../../fs/atomicWrite';
 import { sha1 } from '../../fs/fileText';
-import { formatIndexLine, parseIndexLine, type IndexLine } from './memoryIndex';
+import { assertInsideMemory, readMemoryFile, readMemoryText, writeMemoryFile } from './memoryFiles';
+import { formatIndexLine, linksTo, parseIndexLine, type IndexLine } from './memoryIndex';
 import { MEMORY_INDEX_FILE, MemoryPathError, normaliseName, resolveMemoryFile } from './memoryPaths';
 import { formatTopicFile, isMemoryType, parseTopicFile, setFrontMatterKeys, type MemoryType } from './topicFile';
 
@@ -67,8 +68,9 @@ export async function writeMemory(dir: string, input: WriteMemoryInput): Promise
       originSessionId: input.provenance.originSessionId,
       originMessageId: input.provenance.originMessageId,
     }, input.body);
+    assertInsideMemory(dir, abs); // before mkdir, which would follow a linked folder out
     await fsp.mkdir(path.dirname(abs), { recursive: true });
-    await writeFileAtomic(abs, text);
+    await writeMemoryFile(dir, abs, text);
     const indexLine = formatIndexLine({ title: input.title, file, hook: input.hook });
     await editIndex(dir, (lines) => upsertLine(lines, file, indexLine));
     return { path: abs, file, created, indexLine };
@@ -94,12 +96,13 @@ export async function ensureIndexed(dir: string, file: string): Promise<{ title:
   const abs = resolveMemoryFile(dir, file);
   const name = normaliseName(file);
   return withMemoryLock(dir, async () => {
-    const existing = (await readIndex(dir)).lines.map(parseIndexLine).find((e) => e && normaliseName(e.file) === name);
+    const existing = (await readIndex(dir)).lines.map(parseIndexLine).find((e) => e && linksTo(e, name));
     if (existing) return { title: existing.title, added: false };
     let parsed;
     try {
-      parsed = parseTopicFile(await fsp.readFile(abs));
-    } catch {
+      parsed = parseTopicFile((await readMemoryFile(dir, abs)).data);
+    } catch (e) {
+      if (e instanceof MemoryPathError) throw e;
       return undefined;
     }
     if (parsed.binary) return undefined;
@@ -126,7 +129,7 @@ export async function removeLines(dir: string, name: string): Promise<RemovedLin
   const removed: RemovedLines = { lines: [] };
   await editIndex(dir, (lines) => lines.filter((text, index) => {
     const e = parseIndexLine(stripEol(text));
-    if (e && normaliseName(e.file) === name) {
+    if (e && linksTo(e, name)) {
       removed.lines.push({ index, text });
       return false;
     }
@@ -157,10 +160,13 @@ export async function renameEntry(dir: string, file: string, change: { title?: s
   return withMemoryLock(dir, async () => {
     if (to !== from) {
       if (await exists(toAbs)) throw new MemoryPathError(`Cannot rename ${from} to ${to}: ${to} already exists.`);
+      // Checked again now: a folder on either path may have become a link since the names were checked.
+      assertInsideMemory(dir, fromAbs);
+      assertInsideMemory(dir, toAbs);
       await fsp.mkdir(path.dirname(toAbs), { recursive: true });
       await fsp.rename(fromAbs, toAbs);
     }
-    const current = (await readIndex(dir)).lines.map(parseIndexLine).find((e) => e && normaliseName(e.file) === from);
+    const current = (await readIndex(dir)).lines.map(parseIndexLine).find((e) => e && linksTo(e, from));
     const entry: IndexLine = {
       title: change.title ?? current?.title ?? path.basename(to, '.md'),
       hook: change.hook ?? current?.hook ?? '',
@@ -182,8 +188,8 @@ export async function changeType(dir: string, file: string, type: MemoryType): P
   if (!isMemoryType(type)) return Promise.reject(new Error(`Unknown memory type ${JSON.stringify(type)}.`));
   const abs = resolveMemoryFile(dir, file);
   return withMemoryLock(dir, async () => {
-    const text = await fsp.readFile(abs, 'utf8');
-    await writeFileAtomic(abs, setFrontMatterKeys(text, { type }, { nestedType: true }));
+    const text = await readMemoryText(dir, abs);
+    await writeMemoryFile(dir, abs, setFrontMatterKeys(text, { type }, { nestedType: true }));
   });
 }
 
@@ -196,15 +202,16 @@ export async function stampProvenance(dir: string, file: string, provenance: Mem
   return withMemoryLock(dir, async () => {
     let text: string;
     try {
-      const buf = await fsp.readFile(abs);
+      const buf = (await readMemoryFile(dir, abs)).data;
       if (parseTopicFile(buf).binary) return undefined;
       text = buf.toString('utf8');
-    } catch {
+    } catch (e) {
+      if (e instanceof MemoryPathError) throw e;
       return undefined;
     }
     const next = setFrontMatterKeys(text, { originSessionId: provenance.originSessionId, originMessageId: provenance.originMessageId }, { onlyIfMissing: true });
     if (next === text) return undefined;
-    return { mtimeMs: await writeFileAtomic(abs, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
+    return { mtimeMs: await writeMemoryFile(dir, abs, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
   });
 }
 
@@ -218,7 +225,7 @@ interface IndexText {
 
 async function readIndex(dir: string): Promise<IndexText> {
   try {
-    const text = await fsp.readFile(path.join(dir, MEMORY_INDEX_FILE), 'utf8');
+    const text = await readMemoryText(dir, path.join(dir, MEMORY_INDEX_FILE));
     return { lines: text.split(/\r?\n/), exists: true };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], exists: false };
@@ -242,7 +249,7 @@ function eolOf(lines: string[]): string {
 
 function matches(line: string, name: string): boolean {
   const e = parseIndexLine(stripEol(line));
-  return e !== undefined && normaliseName(e.file) === name;
+  return e !== undefined && linksTo(e, name);
 }
 
 /** Replaces the first line for `name` (and drops later duplicates) or appends one. */
@@ -260,7 +267,7 @@ async function editIndex(dir: string, edit: (lines: string[]) => string[], opts:
   const file = path.join(dir, MEMORY_INDEX_FILE);
   let text = '';
   try {
-    text = await fsp.readFile(file, 'utf8');
+    text = await readMemoryText(dir, file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
@@ -275,7 +282,7 @@ async function editIndex(dir: string, edit: (lines: string[]) => string[], opts:
   }
   if (next === text) return;
   await fsp.mkdir(dir, { recursive: true });
-  await writeFileAtomic(file, next);
+  await writeMemoryFile(dir, file, next);
 }
 
 async function exists(p: string): Promise<boolean> {

@@ -7,12 +7,12 @@
 // drops the old blocks. The blocks are stored in the user message (Agent TurnOptions.attachments), so
 // every later request repeats them byte for byte and the prompt cache keeps hitting.
 import { createHash } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { isMemoryAttachment, MEMORY_ATTACHMENT_TAG } from '../../conversation/attachmentTag';
 import type { ApiMessage, TextBlock } from '../../conversation/types';
 import { RECALL_MAX_FILES } from '../../thresholds';
 import { rankBm25 } from './bm25';
+import { readMemoryText } from './memoryFiles';
 import { loadMemoryIndex, type IndexEntry, type TopicSummary } from './memoryIndex';
 
 /** A topic file longer than this is attached cut, with a note; the agent can Read the rest. */
@@ -87,9 +87,10 @@ export async function recallForPrompt(dir: string, prompt: string, messages: rea
     if (!topic || opts.alreadyInContext?.(abs, topic.mtimeMs)) continue;
     let text: string;
     try {
-      text = await fsp.readFile(abs, 'utf8');
+      // Opened inside the folder again: the file may have become a link out since the scan.
+      text = await readMemoryText(dir, abs);
     } catch {
-      continue; // removed since the scan
+      continue; // removed or replaced since the scan
     }
     const hash = createHash('sha256').update(text).digest('hex').slice(0, 12);
     if (attached.get(file) === hash) continue;

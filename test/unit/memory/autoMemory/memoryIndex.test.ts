@@ -7,6 +7,8 @@ import { beforeEach, describe, it } from 'node:test';
 import { buildSystemPrompt } from '../../../../src/core/agent/systemPrompt';
 import { formatIndexLine, loadMemoryIndex, parseIndexLine } from '../../../../src/core/memory/autoMemory/memoryIndex';
 import { memorySystemSlot } from '../../../../src/core/memory/autoMemory/memoryPrompts';
+import { removeEntry, setIndexEntry, writeMemory } from '../../../../src/core/memory/autoMemory/memoryWriter';
+import { recallForPrompt } from '../../../../src/core/memory/autoMemory/recall';
 import { parseTopicFile, setFrontMatterKeys } from '../../../../src/core/memory/autoMemory/topicFile';
 import { useTempDirs } from '../../support/tempDirs';
 
@@ -44,7 +46,7 @@ describe('parseIndexLine', () => {
     assert.deepEqual(parseIndexLine('- [Bare](bare.md)'), { title: 'Bare', file: 'bare.md', hook: '' });
     assert.deepEqual(parseIndexLine('  - [Nested](refs/grafana.md) – dashboards\r'), { title: 'Nested', file: 'refs/grafana.md', hook: 'dashboards' });
     assert.deepEqual(parseIndexLine('1. **[Bold](<my file.md>)** — spaces'), { title: 'Bold', file: 'my file.md', hook: 'spaces' });
-    assert.deepEqual(parseIndexLine('- [Esc \\] ok](a%20b.md) — x'), { title: 'Esc ] ok', file: 'a b.md', hook: 'x' });
+    assert.deepEqual(parseIndexLine('- [Esc \\] ok](a%20b.md) — x'), { title: 'Esc ] ok', file: 'a b.md', hook: 'x', written: 'a%20b.md' });
     assert.equal(parseIndexLine('# Memory index'), undefined);
     assert.equal(parseIndexLine('Some prose about [a link](x.md) in a sentence.'), undefined);
     assert.equal(parseIndexLine('- [Docs](https://example.com/docs) — web'), undefined);
@@ -199,6 +201,35 @@ describe('loadMemoryIndex', () => {
     assert.equal(w.filter((x) => /\.\.\/outside\.md, which is not a topic file/.test(x)).length, 1);
     assert.equal(w.length, 8);
     assert.deepEqual(snapshot(), before, 'nothing is lost or rewritten');
+  });
+
+  it('drops only the line with a NUL byte and loads the rest of the index (issue #13)', async () => {
+    write('MEMORY.md', Buffer.from('- [A](a.md) — first\n- [Bad](bad\0.md) — broken\u0000line\n- [B](b.md) — second\n'));
+    write('a.md', topic('user', 'alpha'));
+    write('b.md', topic('project', 'beta'));
+    const index = await loadMemoryIndex(dir);
+    assert.equal(index.exists, true);
+    assert.deepEqual(index.entries.map((e) => [e.file, e.missing]), [['a.md', false], ['b.md', false]]);
+    assert.equal(index.text, '- [A](a.md) — first\n- [B](b.md) — second');
+    assert.ok(index.warnings.some((w) => /line 2 .*NUL/.test(w)), index.warnings.join('\n'));
+  });
+
+  it('reads a topic file whose name holds a % (issue #13)', async () => {
+    for (const file of ['100%.md', 'a%41b.md', 'x%2Fy.md', '%E2%82%AC.md']) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir);
+      await writeMemory(dir, { file, title: 'Sale', hook: 'discount', description: 'discount', type: 'project', body: 'Half price.', provenance: { originSessionId: 's', originMessageId: 'm' } });
+      const index = await loadMemoryIndex(dir);
+      assert.deepEqual(index.entries.map((e) => [e.file, e.missing]), [[file, false]], file);
+      assert.deepEqual(index.unindexed, [], file);
+      assert.deepEqual(index.warnings, [], file);
+      const recalled = await recallForPrompt(dir, 'is there a discount sale', []);
+      assert.deepEqual(recalled.files.map((f) => f.file), [file], file);
+      await setIndexEntry(dir, { title: 'Sale 2', file, hook: 'still' });
+      assert.equal(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').trim().split('\n').length, 1, `${file}: updated in place, not duplicated`);
+      await removeEntry(dir, file);
+      assert.equal(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'), '', `${file}: its line can be removed`);
+    }
   });
 
   it('gives an empty result for a folder that does not exist', async () => {
