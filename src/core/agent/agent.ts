@@ -178,6 +178,7 @@ export class Agent {
   replaceMessages(messages: ApiMessage[]): void {
     if (this.running) throw new Error('Cannot replace the conversation while a turn runs.');
     this.history = messages.slice();
+    this.emit({ type: 'conversationReplaced', messages: this.history.length });
   }
 
   on(listener: AgentEventListener): () => void {

@@ -25,6 +25,11 @@ export type AgentEvent =
   | { type: 'permissionAnswered'; toolUseId: string; toolName: string; answer: PermissionAnswer | 'auto' }
   | { type: 'assistantMessage'; message: ApiMessage; messageId: string; partial: boolean }
   | { type: 'usage'; usage: Usage; messageId: string }
+  /**
+   * The conversation was swapped for another list (a compaction or its undo): what was measured of the
+   * old one no longer applies. Fired after the swap, so listeners read the new list.
+   */
+  | { type: 'conversationReplaced'; messages: number }
   | { type: 'retrying'; attempt: number; maxRetries: number; delayMs: number; reason: string; kind: ModelErrorKind }
   | { type: 'error'; kind: ModelErrorKind | 'internal'; message: string }
   | { type: 'turnEnd'; reason: TurnEndReason; text: string; usage: Usage; modelCalls: number };

@@ -74,7 +74,10 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
     if (cfg.beforeModelCall) {
       try {
         const replaced = await cfg.beforeModelCall(messages.slice(), signal);
-        if (replaced) messages.splice(0, messages.length, ...replaced);
+        if (replaced) {
+          messages.splice(0, messages.length, ...replaced);
+          cfg.emit({ type: 'conversationReplaced', messages: messages.length });
+        }
       } catch (e) {
         cfg.logger.error('Compaction before the model call failed', e);
       }
@@ -129,6 +132,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
       const shorter = await cfg.recoverPromptTooLong(error, messages.slice());
       if (shorter) {
         messages.splice(0, messages.length, ...shorter);
+        cfg.emit({ type: 'conversationReplaced', messages: messages.length });
         continue;
       }
     }

@@ -61,16 +61,28 @@ export function undoCompaction(
   transcriptLines: readonly TranscriptLine[],
   current: readonly (ApiMessage | CompactionEntry)[],
 ): ApiMessage[] | undefined {
+  return undoCompactionEntries(event, transcriptLines, current)?.map((e) => e.message);
+}
+
+/** undoCompaction with the line uuids and message ids of each restored message (where known). */
+export function undoCompactionEntries(
+  event: CompactionEvent,
+  transcriptLines: readonly TranscriptLine[],
+  current: readonly (ApiMessage | CompactionEntry)[],
+): CompactionEntry[] | undefined {
   let entries: CompactionEntry[] = current.map((m) => ('message' in m ? m : { message: m, uuids: [], messageIds: [] }));
   if (event.summaryText !== undefined) {
     const rest = withoutSummary(entries, event.summaryText);
     const restored = replacedMessages(event.replacedIds, transcriptLines);
     if (!rest || !restored) return undefined;
+    // The summary's own line was merged into the first kept message: it is not part of what comes back.
+    const summaryLines = new Set(transcriptLines.filter((l) => l.type === 'user' && (l as UserLine).isCompactSummary).map((l) => (l as UserLine).uuid));
+    if (rest[0]) rest[0] = { ...rest[0], uuids: rest[0].uuids.filter((u) => !summaryLines.has(u)) };
     entries = [...restored, ...rest];
   }
-  let messages = entries.map((e) => e.message);
-  if (event.trimmedToolUseIds?.length) messages = restoreTrimmed(messages, new Set(event.trimmedToolUseIds), transcriptLines);
-  return messages;
+  if (!event.trimmedToolUseIds?.length) return entries;
+  const messages = restoreTrimmed(entries.map((e) => e.message), new Set(event.trimmedToolUseIds), transcriptLines);
+  return entries.map((e, i) => (messages[i] === e.message ? e : { ...e, message: messages[i] }));
 }
 
 /**

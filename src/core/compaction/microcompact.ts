@@ -106,6 +106,28 @@ function compactMessage(content: readonly ContentBlock[], oldCount: number, opts
   return changed ? next : undefined;
 }
 
+/**
+ * One result cut exactly as microcompact cuts it: what replaying a cut recorded in the transcript
+ * runs, so a resumed process sends the bytes the one that decided it sent (recordedCompactions.ts).
+ */
+export function trimToolResult(block: ToolResultBlock, maxChars: number): ToolResultBlock {
+  return trimResult(block, maxChars, { messages: [], changed: [], trimmedToolUseIds: [], imagesRemoved: 0, charsBefore: 0, charsAfter: 0 });
+}
+
+/** A message's loose images (a tool's extra output beside its results) as the notes microcompact leaves. */
+export function imagesAsNotes(content: readonly ContentBlock[]): ContentBlock[] {
+  return content.map((b): ContentBlock => (b.type === 'image' ? { type: 'text', text: imageNote(b) } : b));
+}
+
+/** Characters of output a result shows, without microcompact's notes (what a recorded cut reports). */
+export function outputChars(block: ToolResultBlock): number {
+  if (typeof block.content === 'string') {
+    const note = NOTE_PATTERN.exec(block.content);
+    return note ? Math.max(0, note.index - 2) : block.content.length;
+  }
+  return block.content.reduce((n, c) => n + (c.type === 'text' && !IMAGE_NOTE_PATTERN.test(c.text) && !NOTE_PATTERN.test(c.text) ? c.text.length : 0), 0);
+}
+
 function trimResult(block: ToolResultBlock, maxChars: number, out: MicrocompactResult): ToolResultBlock {
   if (typeof block.content === 'string') {
     if (block.content.length <= maxChars) return block;

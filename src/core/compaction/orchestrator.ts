@@ -10,7 +10,6 @@
 // (the agent's file-read records) alone, so a sub-agent's compaction cannot disturb the main one.
 import { randomUUID } from 'node:crypto';
 import type { Agent, ModelCallContext } from '../agent/agent';
-import { readTranscript } from '../conversation/transcriptReader';
 import type { ApiMessage } from '../conversation/types';
 import type { PromptTooLongError } from '../llm/errors';
 import type { ModelResponse } from '../llm/modelClient';
@@ -18,7 +17,7 @@ import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { defaultTokenCounter, type TokenEstimator } from '../tokens/accounting';
 import { ContextGauge } from '../tokens/contextGauge';
 import { ConversationIds } from './conversationIds';
-import { compactionEvent, undoCompaction, type CompactionEvent } from './events';
+import { compactionEvent, type CompactionEvent } from './events';
 import { summarizerOf, type CompactProgress } from './fullCompact';
 import type { NotesSource } from './notesSource';
 import { planForUsage, runCompaction, type ChainStage, type StageFailure } from './pipeline';
@@ -27,9 +26,10 @@ import { reactiveCompact } from './reactive';
 import type { ReattachInputs } from './reattach';
 import { sessionMemoryCompact } from './sessionMemoryCompact';
 import { resolveCompactionSettings, type CompactionSettings } from './settings';
-import { recordStage, recordUndo } from './transcriptRecords';
+import { recordStage } from './transcriptRecords';
 import type { TranscriptView } from './transcriptView';
-import { entriesOf, sumTokens, type CompactionEntry, type CompactionResult, type CompactionStage, type CompactionTrigger, type TokensOf, type UnavailableCode } from './types';
+import { undoNewest, type UndoStash } from './undo';
+import { sumTokens, type CompactionEntry, type CompactionResult, type CompactionStage, type CompactionTrigger, type TokensOf, type UnavailableCode } from './types';
 
 export type OrchestratorEvent =
   | { type: 'compacted'; event: CompactionEvent }
@@ -60,6 +60,8 @@ export interface OrchestratorOptions {
   clock?: Clock;
   newId?(): string;
   logger?: Logger;
+  /** Compactions recorded before (a resumed session, recordedEvents): the newest can be undone. */
+  events?: readonly CompactionEvent[];
 }
 
 export interface CompactNowResult {
@@ -88,7 +90,7 @@ export class CompactionOrchestrator {
   private reattachedWhole: string[] = [];
   private manualRunning = false;
   /** The last compaction's before/after lists: an exact undo while nothing else changed. */
-  private stash: { event: CompactionEvent; before: ApiMessage[]; after: ApiMessage[] } | undefined;
+  private stash: UndoStash | undefined;
 
   constructor(private readonly opts: OrchestratorOptions = {}) {
     this.settingsValue = resolveCompactionSettings(opts.settings);
@@ -99,6 +101,7 @@ export class CompactionOrchestrator {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? silentLogger;
     this.ids = new ConversationIds(this.logger);
+    this.timeline.push(...(opts.events ?? []));
   }
 
   get settings(): CompactionSettings {
@@ -232,22 +235,11 @@ export class CompactionOrchestrator {
     const last = this.timeline[this.timeline.length - 1];
     if (!agent || agent.busy || !last) return false;
     const current = agent.messages.slice();
-    let restored: ApiMessage[] | undefined;
-    const stash = this.stash;
-    if (stash?.event === last && stash.after.length <= current.length && stash.after.every((m, i) => current[i] === m)) {
-      restored = [...stash.before, ...current.slice(stash.after.length)];
-    } else if (agent.transcript) {
-      await agent.transcript.flush();
-      restored = undoCompaction(last, (await readTranscript(agent.transcript.file)).lines, current);
-    }
+    const restored = await undoNewest({
+      event: last, current, ...(this.stash ? { stash: this.stash } : {}), ...(agent.transcript ? { writer: agent.transcript } : {}),
+      ids: this.ids, eventId: this.opts.newId?.() ?? randomUUID(), preTokens: this.usedTokens(current), logger: this.logger,
+    });
     if (!restored) return false;
-    if (agent.transcript && last.stage !== 'micro') {
-      try {
-        await recordUndo(agent.transcript, entriesOf(restored), last.id);
-      } catch (e) {
-        this.logger.error('Could not record the undo in the transcript', e);
-      }
-    }
     agent.replaceMessages(restored);
     this.timeline.pop();
     this.stash = undefined;
@@ -322,13 +314,14 @@ export class CompactionOrchestrator {
     const writer = this.agent?.transcript;
     if (writer) {
       try {
-        await recordStage(writer, result, beforeEntries, { eventId: id, trigger, durationMs }, (tail) => this.ids.linesUpTo(writer, view, tail));
+        const meta = { eventId: id, trigger, durationMs, maxChars: this.settingsValue.toolResultChars, ...(focus ? { focus } : {}) };
+        await recordStage(writer, result, beforeEntries, meta, (tail) => this.ids.linesUpTo(writer, view, tail));
       } catch (e) {
         this.logger.error('Could not record the compaction in the transcript', e);
       }
     }
     this.timeline.push(event);
-    this.stash = { event, before: before.slice(), after: result.entries.map((e) => e.message) };
+    this.stash = { event, before: beforeEntries.slice(), after: result.entries.map((e) => e.message) };
     this.emit({ type: 'compacted', event });
     return event;
   }

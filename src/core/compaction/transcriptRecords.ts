@@ -5,10 +5,13 @@
 // anchor), as Claude Code records session-memory compactions. New lines then hang off the tail, so
 // the raw parent chain stays linear and a later compaction can keep a segment that spans this one.
 // When the kept lines do not form one chain, they are written again after the summary instead.
+// Engram's own data (what was cut and replaced, by id, so a reader can replay and undo it exactly) is
+// under `engram` in the metadata; recordFormat.ts describes it.
 import { randomUUID } from 'node:crypto';
 import { SYNTHETIC_MODEL, type TranscriptWriter } from '../conversation/transcriptWriter';
 import type { AssistantBlock, ToolResultBlock, UserBlock } from '../conversation/types';
 import type { TranscriptLine } from '../conversation/transcriptReader';
+import { cutsBetween, RECORD_VERSION, type EngramRecordData } from './recordFormat';
 import { isLinearSegment } from './transcriptView';
 import type { CompactionEntry, CompactionResult, CompactionStage, CompactionTrigger } from './types';
 
@@ -25,6 +28,8 @@ export interface CompactionRecord {
   kept: readonly CompactionEntry[];
   /** True when kept[0]'s first line .. the writer's last line is one parent chain (isLinearSegment). */
   keptLinesLinear: boolean;
+  /** Engram's data about it (the summary line's uuid is added here). */
+  engram?: Omit<EngramRecordData, 'v' | 'summaryUuid'>;
 }
 
 export interface RecordedCompaction {
@@ -50,6 +55,7 @@ export async function recordCompaction(writer: TranscriptWriter, rec: Compaction
       durationMs: Math.round(rec.durationMs),
       eventId: rec.eventId,
       ...(rec.trigger === 'reactive' ? { reactive: true } : {}),
+      engram: { v: RECORD_VERSION, ...rec.engram, summaryUuid } satisfies EngramRecordData,
     },
   });
   await writer.appendCompactSummary(rec.summaryText, { uuid: summaryUuid });
@@ -62,26 +68,68 @@ export async function recordCompaction(writer: TranscriptWriter, rec: Compaction
   return { boundaryUuid: boundary.uuid, summaryUuid, kept: 'rewritten' };
 }
 
-/**
- * An undone compaction: a new boundary, then the restored conversation written again (the lines it was
- * read from sit before earlier boundaries, out of a reader's reach), so a resumed session gets it back.
- */
-export async function recordUndo(writer: TranscriptWriter, restored: readonly CompactionEntry[], eventId: string): Promise<void> {
-  await writer.appendCompactBoundary({ trigger: 'manual', preTokens: 0, extra: { stage: 'undo', undoneEventId: eventId } });
-  await rewriteMessages(writer, restored);
+export interface UndoRecord {
+  /** The undone event, and whether it replaced messages by a summary (else it only cut results). */
+  undone: { id: string; summarised: boolean };
+  /** The undo's own event id. */
+  eventId: string;
+  preTokens: number;
+  /** The conversation it restored, with the line uuids behind each message when known. */
+  restored: readonly CompactionEntry[];
+  /** The newest version of every line of the transcript by uuid (to write the restored ones again). */
+  linesByUuid: ReadonlyMap<string, TranscriptLine>;
 }
 
-/** Microcompact changes no line; this informational line lets the timeline be rebuilt from disk. */
+/**
+ * An undone compaction. A microcompact only changed bytes in memory: one line naming it is enough.
+ * A summary starts a new boundary, and the restored conversation follows it as the lines it was read
+ * from, written again with their uuids and message ids (they sit before earlier boundaries, out of a
+ * reader's reach); a message whose lines are not known is written again as a copy.
+ */
+export async function recordUndo(writer: TranscriptWriter, rec: UndoRecord): Promise<{ copied: number; rewritten: number }> {
+  const engram: EngramRecordData = { v: RECORD_VERSION, undoneEventId: rec.undone.id };
+  if (!rec.undone.summarised) {
+    await writer.appendSystem({
+      subtype: 'microcompact_boundary',
+      content: 'Trimmed tool results restored',
+      level: 'info',
+      isMeta: false,
+      fields: { microcompactMetadata: { trigger: 'manual', preTokens: rec.preTokens, compactedToolIds: [], eventId: rec.eventId, engram } },
+    });
+    return { copied: 0, rewritten: 0 };
+  }
+  await writer.appendCompactBoundary({ trigger: 'manual', preTokens: rec.preTokens, extra: { stage: 'undo', undoneEventId: rec.undone.id, eventId: rec.eventId, engram } });
+  let copied = 0;
+  let rewritten = 0;
+  for (const e of rec.restored) {
+    const lines = e.uuids.map((u) => rec.linesByUuid.get(u));
+    if (lines.length > 0 && lines.every((l) => l !== undefined)) {
+      for (const l of lines as TranscriptLine[]) await writer.appendCopy(l as TranscriptLine & { uuid: string });
+      copied++;
+    } else {
+      await rewriteMessages(writer, [e]);
+      rewritten++;
+    }
+  }
+  return { copied, rewritten };
+}
+
+/** Microcompact changes no line: this one records what it cut, so a reader can cut the same. */
 export async function recordMicrocompact(
   writer: TranscriptWriter,
-  rec: { trigger: CompactionTrigger; preTokens: number; postTokens: number; trimmedToolUseIds: string[]; eventId: string },
+  rec: { stage: CompactionStage; trigger: CompactionTrigger; preTokens: number; postTokens: number; trimmedToolUseIds: string[]; eventId: string; durationMs: number; engram: EngramRecordData },
 ): Promise<void> {
   await writer.appendSystem({
     subtype: 'microcompact_boundary',
     content: 'Old tool results trimmed',
     level: 'info',
     isMeta: false,
-    fields: { microcompactMetadata: { trigger: rec.trigger, preTokens: rec.preTokens, postTokens: rec.postTokens, compactedToolIds: rec.trimmedToolUseIds, eventId: rec.eventId } },
+    fields: {
+      microcompactMetadata: {
+        trigger: rec.trigger, preTokens: rec.preTokens, postTokens: rec.postTokens, compactedToolIds: rec.trimmedToolUseIds,
+        stage: rec.stage, eventId: rec.eventId, durationMs: Math.round(rec.durationMs), engram: rec.engram,
+      },
+    },
   });
 }
 
@@ -124,18 +172,30 @@ async function rewriteMessages(writer: TranscriptWriter, kept: readonly Compacti
 /**
  * One applied stage, as the transcript records it: a microcompact boundary, or a compact boundary, the
  * summary and the kept messages (referenced, not copied, when their lines run straight to the tail).
- * `linesUpTo` reads the transcript's lines up to a uuid, when the kept part must be checked.
+ * Both say what was cut (any result that differs between before and after, with the limit it was cut
+ * to) and a summary says what it replaced, by id. `linesUpTo` reads the transcript's lines up to a
+ * uuid, when the kept part must be checked.
  */
 export async function recordStage(
   writer: TranscriptWriter,
   result: CompactionResult,
   beforeEntries: readonly CompactionEntry[],
-  meta: { eventId: string; trigger: CompactionTrigger; durationMs: number },
+  meta: { eventId: string; trigger: CompactionTrigger; durationMs: number; maxChars: number; focus?: string },
   linesUpTo: (tail: string) => Promise<readonly TranscriptLine[] | undefined>,
 ): Promise<void> {
   const { eventId, trigger, durationMs } = meta;
+  const cuts = cutsBetween(beforeEntries.map((e) => e.message), result.entries.map((e) => e.message), meta.maxChars);
+  const replaced = {
+    replacedUuids: result.replaced.flatMap((e) => e.uuids),
+    replacedMessageIds: result.replaced.flatMap((e) => e.messageIds),
+    keptFrom: result.keptFrom,
+    ...(meta.focus ? { focus: meta.focus } : {}),
+  };
   if (result.summaryText === undefined) {
-    await recordMicrocompact(writer, { trigger, preTokens: result.tokensBefore, postTokens: result.tokensAfter, trimmedToolUseIds: result.trimmedToolUseIds ?? [], eventId });
+    await recordMicrocompact(writer, {
+      stage: result.stage, trigger, preTokens: result.tokensBefore, postTokens: result.tokensAfter, trimmedToolUseIds: result.trimmedToolUseIds ?? [],
+      eventId, durationMs, engram: { v: RECORD_VERSION, ...replaced, ...(cuts ?? { maxChars: meta.maxChars, results: [] }) },
+    });
     return;
   }
   const kept = beforeEntries.slice(result.keptFrom);
@@ -146,5 +206,6 @@ export async function recordStage(
   await recordCompaction(writer, {
     trigger, stage: result.stage, preTokens: result.tokensBefore, postTokens: result.tokensAfter, modelCalls: result.modelCalls,
     durationMs, eventId, summaryText: result.summaryText, kept, keptLinesLinear: linear,
+    engram: { ...replaced, ...cuts },
   });
 }

@@ -1,10 +1,14 @@
 // The transcript as compaction needs it: the lines of the current conversation (for undo, for the gauge
 // and for checking that a kept segment can be referenced), the API messages with the line uuids and
 // message ids behind each, and the way to pair those ids with the messages an agent holds in memory.
+// The messages are the ones the last process sent: the cuts recorded in the file are replayed on them,
+// so `engram gauge`, `engram compact` and the inspector measure and compact what a resumed session sends.
+import { isCompactionRecord } from '../conversation/conversationLoader';
 import { CurrentLines, type ChainOptions } from '../conversation/conversationChain';
 import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
 import { forEachTranscriptLine, type CorruptLine, type TranscriptLine } from '../conversation/transcriptReader';
 import type { ApiMessage } from '../conversation/types';
+import { readRecords, replayCuts } from './recordedCompactions';
 import type { CompactionEntry } from './types';
 
 export interface TranscriptView {
@@ -14,15 +18,24 @@ export interface TranscriptView {
   report: NormaliseReport;
   corrupt: CorruptLine[];
   tornTail: boolean;
+  /** Recorded cuts that could not be replayed (the result differs from what was cut). */
+  replayWarnings: string[];
 }
 
 export async function loadTranscriptView(file: string, opts: ChainOptions = {}): Promise<TranscriptView> {
-  const current = new CurrentLines(opts.sidechain ?? false);
-  const { corrupt, tornTail } = await forEachTranscriptLine(file, (line) => current.add(line));
-  return { ...viewOfLines(current.lines, opts), corrupt, tornTail };
+  const sidechain = opts.sidechain ?? false;
+  const current = new CurrentLines(sidechain);
+  const records: TranscriptLine[] = [];
+  const { corrupt, tornTail } = await forEachTranscriptLine(file, (line) => {
+    if (isCompactionRecord(line, sidechain)) records.push(line);
+    current.add(line);
+  });
+  const view = viewOfLines(current.lines, opts);
+  const replay = replayCuts(view.entries, readRecords(records));
+  return { ...view, entries: replay.entries, corrupt, tornTail, replayWarnings: replay.warnings };
 }
 
-export function viewOfLines(lines: readonly TranscriptLine[], opts: ChainOptions = {}): Omit<TranscriptView, 'corrupt' | 'tornTail'> {
+export function viewOfLines(lines: readonly TranscriptLine[], opts: ChainOptions = {}): Omit<TranscriptView, 'corrupt' | 'tornTail' | 'replayWarnings'> {
   const { entries, report } = normaliseWithIds(lines, opts);
   return { lines, entries, report };
 }

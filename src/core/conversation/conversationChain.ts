@@ -96,6 +96,9 @@ export function buildChain(lines: readonly TranscriptLine[], opts: ChainOptions 
   for (const group of byMessageId.values()) group.sort((a, b) => a.firstIndex - b.firstIndex);
 
   const parentOf = parentFunction(byUuid, boundary?.line as SystemLine | undefined);
+  // Nothing written after the compaction yet: the conversation ends with the kept segment, not its anchor.
+  const seg = preservedSegment(boundary?.line as SystemLine | undefined);
+  if (seg && leaf?.line.uuid === seg.anchorUuid && segmentIntact(byUuid, seg)) leaf = byUuid.get(seg.tailUuid) ?? leaf;
   const chain: IndexedLine[] = [];
   const visited = new Set<string>();
   let current = leaf;

@@ -1,11 +1,11 @@
-// Resumes a session from its transcript in bounded memory. A long session's file holds every line ever
-// written (compaction never rewrites it), but the conversation is only what follows the last compact
-// boundary, so lines are dropped as soon as a boundary makes them unreachable. What stays is at most the
-// current conversation plus the segment a session-memory compaction preserved, whatever the file size
+// Loads the current conversation of a transcript while streaming it: memory holds the lines the
+// conversation can reach (compact boundaries drop what they cut off, see CurrentLines), not the file,
+// so a session of any length resumes. The result is the same as normalising the whole file
 // (the rules are CurrentLines', shared with the normaliser so both read the same conversation).
-import { type ChainOptions, CurrentLines } from './conversationChain';
+import { type ChainOptions, CurrentLines, isCompactBoundary } from './conversationChain';
 import { type NormaliseResult, normaliseWithIds } from './normalise';
-import { type CorruptLine, forEachTranscriptLine } from './transcriptReader';
+import { type CorruptLine, forEachTranscriptLine, type TranscriptLine } from './transcriptReader';
+import type { UserLine } from './types';
 
 export interface LoadedConversation extends NormaliseResult {
   corrupt: CorruptLine[];
@@ -13,12 +13,33 @@ export interface LoadedConversation extends NormaliseResult {
   /** Lines in the file and its size, for the inspector and the logs. */
   lineCount: number;
   bytes: number;
+  /**
+   * Every compaction record of the conversation's side, in file order, boundaries or not: a kept
+   * segment's results may have been trimmed before a boundary, and an undo names an event written
+   * long before it. The compaction layer replays them (recordedCompactions.ts).
+   */
+  compactionRecords: TranscriptLine[];
+}
+
+/**
+ * What a compaction leaves besides the conversation: microcompact and compact boundaries and the
+ * summary lines after them. A few lines per compaction, so keeping all of them stays small.
+ */
+export function isCompactionRecord(line: TranscriptLine, sidechain: boolean): boolean {
+  if (Boolean(line.isSidechain) !== sidechain) return false;
+  if (line.type === 'user') return (line as UserLine).isCompactSummary === true;
+  return isCompactBoundary(line) || (line.type === 'system' && line.subtype === 'microcompact_boundary');
 }
 
 /** Same result as normaliseWithIds over the whole file, holding only lines the conversation can reach. */
 export async function loadConversation(file: string, opts: ChainOptions = {}): Promise<LoadedConversation> {
   // The side is not known before reading; on the wrong side boundaries are ignored, which only keeps more.
-  const current = new CurrentLines(opts.sidechain ?? false);
-  const { corrupt, tornTail, lineCount, bytes } = await forEachTranscriptLine(file, (line) => current.add(line));
-  return { ...normaliseWithIds(current.lines, opts), corrupt, tornTail, lineCount, bytes };
+  const sidechain = opts.sidechain ?? false;
+  const current = new CurrentLines(sidechain);
+  const compactionRecords: TranscriptLine[] = [];
+  const { corrupt, tornTail, lineCount, bytes } = await forEachTranscriptLine(file, (line) => {
+    if (isCompactionRecord(line, sidechain)) compactionRecords.push(line);
+    current.add(line);
+  });
+  return { ...normaliseWithIds(current.lines, opts), corrupt, tornTail, lineCount, bytes, compactionRecords };
 }

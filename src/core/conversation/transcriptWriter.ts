@@ -254,6 +254,19 @@ export class TranscriptWriter {
     return this.append(line);
   }
 
+  /**
+   * A line written before, written again as it was (uuid, message id, content, usage) but continuing
+   * the chain from here: what an undo puts back. Readers take the newest version of a uuid, so the
+   * conversation gets the same messages with the same ids instead of copies under new ones.
+   */
+  appendCopy<T extends { uuid: string; type: string }>(line: T): Promise<T> {
+    const copy = { ...line, parentUuid: this.last };
+    if (line.type === 'assistant') {
+      for (const b of (line as unknown as AssistantLine).message.content) if (b.type === 'tool_use') this.toolUseLines.set(b.id, line.uuid);
+    }
+    return this.append(copy);
+  }
+
   /** Resolves when every line appended so far is on disk. */
   flush(): Promise<void> {
     return queueTail(this.file);

@@ -130,5 +130,7 @@ export async function replacedMessages(transcriptPath: string, compactionId: str
   if (live) return readReplacedMessages(transcriptPath, { uuids: live.replacedIds });
   const facts = await transcriptFacts(transcriptPath);
   const fact = facts?.compactions.find((c) => c.id === compactionId);
-  return fact ? readReplacedMessages(transcriptPath, { lineRange: [fact.lineRange[0], fact.lineRange[1]] }) : [];
+  if (!fact) return [];
+  // Engram's records name the replaced lines; Claude Code's only say where the boundary is.
+  return readReplacedMessages(transcriptPath, fact.replacedUuids ? { uuids: fact.replacedUuids } : { lineRange: [fact.lineRange[0], fact.lineRange[1]] });
 }

@@ -31,6 +31,8 @@ export interface CompactionFact {
   summary?: string;
   /** Conversation lines between the previous boundary and this one (what it replaced, for a disk-only view). */
   lineRange: [number, number];
+  /** The uuids of the lines it replaced, as Engram records them (recordFormat.ts); better than the range. */
+  replacedUuids?: string[];
   replacedLines: number;
   trimmed: number;
   /** For an undo boundary: the compaction it undid. */
@@ -90,10 +92,11 @@ async function scan(file: string): Promise<TranscriptFacts> {
         const fact = compactionOf(line as SystemLine, lineNo, previousBoundaryLine, conversationLines);
         if (fact) {
           facts.compactions.push(fact);
-          if (fact.stage !== 'micro') {
+          if (fact.stage !== 'micro' && (line as SystemLine).subtype === 'compact_boundary') {
             previousBoundaryLine = lineNo;
             conversationLines = 0;
-            pendingSummary = fact;
+            // An undo has no summary: the lines after it are the restored conversation.
+            pendingSummary = fact.stage === 'undo' ? undefined : fact;
           }
         }
       }
@@ -123,6 +126,7 @@ function compactionOf(line: SystemLine, lineNo: number, previousBoundaryLine: nu
   if (line.subtype === 'compact_boundary') {
     const meta = (line.compactMetadata ?? {}) as Record<string, unknown>;
     const stage = stageOf(meta.stage);
+    const engram = engramOf(meta.engram);
     return {
       id: str(meta.eventId) ?? line.uuid,
       at,
@@ -133,25 +137,30 @@ function compactionOf(line: SystemLine, lineNo: number, previousBoundaryLine: nu
       ...(num(meta.durationMs) !== undefined ? { durationMs: num(meta.durationMs) } : {}),
       ...(num(meta.modelCalls) !== undefined ? { modelCalls: num(meta.modelCalls) } : {}),
       lineRange: [previousBoundaryLine + 1, lineNo - 1],
-      replacedLines: stage === 'undo' ? 0 : conversationLines,
-      trimmed: 0,
-      ...(str(meta.undoneEventId) ? { undoes: str(meta.undoneEventId) } : {}),
+      replacedLines: stage === 'undo' ? 0 : engram.replacedUuids?.length ?? conversationLines,
+      ...(engram.replacedUuids ? { replacedUuids: engram.replacedUuids } : {}),
+      trimmed: engram.results?.length ?? 0,
+      ...(str(meta.undoneEventId) ?? str(engram.undoneEventId) ? { undoes: str(meta.undoneEventId) ?? str(engram.undoneEventId) } : {}),
     };
   }
   if (line.subtype === 'microcompact_boundary') {
     const meta = ((line as Record<string, unknown>).microcompactMetadata ?? {}) as Record<string, unknown>;
     const ids = Array.isArray(meta.compactedToolIds) ? meta.compactedToolIds : [];
+    const engram = engramOf(meta.engram);
+    const undoes = str(engram.undoneEventId);
     return {
       id: str(meta.eventId) ?? line.uuid,
       at,
-      stage: 'micro',
+      stage: undoes ? 'undo' : meta.stage === 'reactive' ? 'reactive' : 'micro',
       trigger: triggerOf(meta.trigger),
       tokensBefore: num(meta.preTokens) ?? 0,
       ...(num(meta.postTokens) !== undefined ? { tokensAfter: num(meta.postTokens) } : {}),
       modelCalls: 0,
       lineRange: [lineNo, lineNo],
       replacedLines: 0,
+      ...(engram.replacedUuids ? { replacedUuids: engram.replacedUuids } : {}),
       trimmed: ids.length,
+      ...(undoes ? { undoes } : {}),
     };
   }
   return undefined;
@@ -174,6 +183,14 @@ function timeOf(line: TranscriptLine): number | undefined {
   if (typeof t !== 'string') return undefined;
   const ms = Date.parse(t);
   return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Engram's namespaced record data (compaction/recordFormat.ts), version 1; empty when absent. */
+function engramOf(v: unknown): { replacedUuids?: string[]; results?: unknown[]; undoneEventId?: unknown } {
+  if (!v || typeof v !== 'object' || (v as { v?: unknown }).v !== 1) return {};
+  const e = v as Record<string, unknown>;
+  const uuids = Array.isArray(e.replacedUuids) ? e.replacedUuids.filter((u): u is string => typeof u === 'string') : undefined;
+  return { ...(uuids ? { replacedUuids: uuids } : {}), ...(Array.isArray(e.results) ? { results: e.results } : {}), undoneEventId: e.undoneEventId };
 }
 
 function str(v: unknown): string | undefined {

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { loadConversation } from '../conversation/conversationLoader';
 import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
 import type { NormaliseReport } from '../conversation/normalise';
 import type { CorruptLine } from '../conversation/transcriptReader';
@@ -20,6 +19,7 @@ import type { Tool } from '../tools/tool';
 import { Agent, type AgentOptions } from '../agent/agent';
 import type { ToolGate } from '../agent/permissions';
 import { composeSystemPrompt, localDate, type SystemPromptInput, type SystemPromptParts } from '../agent/systemPrompt';
+import { loadReplayedConversation, type RecordedEvent } from '../compaction/recordedCompactions';
 
 export interface SessionSetup {
   dataDir: string;
@@ -56,8 +56,11 @@ export interface OpenedSession {
   promptParts: SystemPromptParts;
   sessionId: string;
   transcriptPath: string;
-  /** For a resumed session: what the reader skipped or repaired. */
-  resumed?: { messages: number; corrupt: CorruptLine[]; tornTail: boolean; report: NormaliseReport };
+  /**
+   * For a resumed session: what the reader skipped or repaired, and the compactions recorded in the
+   * transcript (their cuts are already replayed on the messages; the session rebuilds its timeline).
+   */
+  resumed?: { messages: number; corrupt: CorruptLine[]; tornTail: boolean; report: NormaliseReport; compactions: RecordedEvent[] };
   warnings: string[];
 }
 
@@ -89,12 +92,14 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
   if (setup.resumeSessionId !== undefined) {
     if (!(await exists(transcriptPath))) throw new SessionNotFoundError(sessionId, transcriptPath);
     // Streaming: only the lines the current conversation can reach are held, whatever the file's size.
-    const read = await loadConversation(transcriptPath);
+    // The cuts the last process made are part of what it sent: replayed, so this one sends the same bytes.
+    const read = await loadReplayedConversation(transcriptPath);
     const { entries, report } = read;
     messages = entries.map((e) => e.message);
     parentUuid = report.leafUuid ?? null;
-    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report };
+    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records };
     if (read.corrupt.length > 0) warnings.push(`Skipped ${read.corrupt.length} unreadable line(s) of ${transcriptPath}.`);
+    warnings.push(...read.replay.warnings.map((w) => `${transcriptPath}: ${w}`));
   }
 
   const { system, parts, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, cwd });

@@ -10,6 +10,7 @@ import type { Agent, TurnResult } from '../agent/agent';
 import type { ToolGate } from '../agent/permissions';
 import { CompactionOrchestrator, type CompactNowResult, type OrchestratorEvent } from '../compaction/orchestrator';
 import { planForUsage, type AutoPlan, type ChainStage } from '../compaction/pipeline';
+import { recordedEvents } from '../compaction/recordedCompactions';
 import type { CompactionSettings } from '../compaction/settings';
 import type { ModelClient } from '../llm/modelClient';
 import type { RetryOptions } from '../llm/retry';
@@ -95,7 +96,10 @@ export class EngramSession {
     this.warnings = [...(memory?.index.warnings ?? []).map((w) => `Memory: ${w}`), ...opened.warnings];
     this.disposers.push(this.agent.on((event) => {
       this.emit({ type: 'agent', event });
-      if (event.type === 'usage' || event.type === 'turnEnd') this.emit({ type: 'context' });
+      // A swapped list (compaction, undo) keeps its last message, which is how the gauge tells a list
+      // that only grew: it must start over, and the surfaces hear of the new size now, not next turn.
+      if (event.type === 'conversationReplaced') this.compaction.gauge.forget();
+      if (event.type === 'usage' || event.type === 'turnEnd' || event.type === 'conversationReplaced') this.emit({ type: 'context' });
     }));
 
     if (memory) {
@@ -121,7 +125,11 @@ export class EngramSession {
         ...(setup.awaitNotesUpdates ? { awaitUpdates: true } : {}),
       });
     }
-    this.compaction = new CompactionOrchestrator({ settings: compactionSettingsOf(settings), ...(this.notes ? { notes: this.notes } : {}), logger });
+    // A resumed session gets the compactions its transcript records: in the timeline, and the newest
+    // (if not undone) for the orchestrator to undo.
+    const recorded = recordedEvents(opened.resumed?.compactions ?? []);
+    for (const event of recorded.all) this.timeline.push({ kind: 'compaction', at: event.at, event });
+    this.compaction = new CompactionOrchestrator({ settings: compactionSettingsOf(settings), ...(this.notes ? { notes: this.notes } : {}), logger, events: recorded.active });
     this.disposers.push(this.compaction.attach(this.agent));
     this.compaction.gauge.setSystem(this.agent.systemPrompt, this.agent.offeredTools, opened.promptParts);
     this.disposers.push(this.compaction.on((event) => {

@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict';
 import type { AgentEvent } from '../../../src/core/agent/events';
 import { openSession, type OpenedSession, type SessionSetup } from '../../../src/core/session/agentSession';
-import { normalise } from '../../../src/core/conversation/normalise';
-import { readTranscript } from '../../../src/core/conversation/transcriptReader';
+import { loadReplayedConversation } from '../../../src/core/compaction/recordedCompactions';
 import type { ApiMessage, ToolSchema } from '../../../src/core/conversation/types';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { PermissionPrompt, PermissionRequest, PermissionAnswer } from '../../../src/core/ports';
@@ -54,11 +53,12 @@ export function assertApiValid(messages: readonly ApiMessage[]): void {
   assert.equal(invalid, null, invalid ? invalid.message : '');
 }
 
-/** Reading the transcript back gives the conversation the agent holds. */
+/** Reading the transcript back as a resumed session does (recorded cuts replayed) gives the conversation the agent holds. */
 export async function assertTranscriptMatches(file: string, messages: readonly ApiMessage[]): Promise<void> {
-  const read = await readTranscript(file);
+  const read = await loadReplayedConversation(file);
   assert.deepEqual(read.corrupt, []);
-  assert.deepEqual(asBlocks(normalise(read.lines)), asBlocks(messages));
+  assert.deepEqual(read.replay.warnings, []);
+  assert.deepEqual(asBlocks(read.entries.map((e) => e.message)), asBlocks(messages));
 }
 
 function asBlocks(messages: readonly ApiMessage[]): ApiMessage[] {
