@@ -2,6 +2,7 @@
 // the shared loop, asks permissions, writes the transcript as things happen, and tells UIs by events.
 import type { ApiMessage, ContentBlock, SystemBlock, TextBlock, Usage, UserBlock } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
+import type { BreakpointOptions } from '../llm/cacheBreakpoints';
 import type { ModelClient, ModelResponse, ThinkingConfig } from '../llm/modelClient';
 import type { ModelError, PromptTooLongError } from '../llm/errors';
 import type { RetryOptions } from '../llm/retry';
@@ -45,6 +46,8 @@ export interface AgentOptions {
   recoverPromptTooLong?(ctx: { agent: Agent; error: PromptTooLongError; messages: ApiMessage[] }): Promise<ApiMessage[] | undefined>;
   /** Automatic compaction: runs before every model call and may return a replacement message list. */
   beforeModelCall?(ctx: ModelCallContext): Promise<ApiMessage[] | undefined>;
+  /** Where the prompt-cache breakpoints of the next call go beyond the defaults (compaction knows what it trimmed). */
+  cacheHints?(messages: readonly ApiMessage[]): BreakpointOptions | undefined;
 }
 
 export interface ModelCallContext {
@@ -55,7 +58,7 @@ export interface ModelCallContext {
 }
 
 /** Compaction's entry points, settable after construction (the orchestrator needs the agent first). */
-export type CompactionHandlers = Pick<AgentOptions, 'beforeModelCall' | 'recoverPromptTooLong'>;
+export type CompactionHandlers = Pick<AgentOptions, 'beforeModelCall' | 'recoverPromptTooLong' | 'cacheHints'>;
 
 export interface TurnResult {
   reason: TurnEndReason;
@@ -170,7 +173,7 @@ export class Agent {
     return this.opts.transcript;
   }
 
-  /** Replaces the options' beforeModelCall / recoverPromptTooLong (undefined fields fall back to them). */
+  /** Replaces the options' beforeModelCall / recoverPromptTooLong / cacheHints (undefined fields fall back to them). */
   setCompactionHandlers(handlers: CompactionHandlers): void {
     this.compaction = { ...handlers };
   }
@@ -242,6 +245,7 @@ export class Agent {
       : (o.gate ?? this.permissions.gate);
     const recover = this.compaction.recoverPromptTooLong ?? o.recoverPromptTooLong;
     const before = this.compaction.beforeModelCall ?? o.beforeModelCall;
+    const hints = this.compaction.cacheHints ?? o.cacheHints;
     let result: TurnResult;
     try {
       result = await runLoop({
@@ -260,6 +264,7 @@ export class Agent {
         ...(o.retry ? { retry: o.retry } : {}),
         ...(recover ? { recoverPromptTooLong: (error, messages) => recover({ agent: this, error, messages }) } : {}),
         ...(before ? { beforeModelCall: (messages, s) => before({ agent: this, messages, signal: s }) } : {}),
+        ...(hints ? { cacheHints: hints } : {}),
         afterModelResponse: (response) => this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),
       }, this.history, signal);
     } catch (e) {

@@ -10,7 +10,7 @@ import { ReadFileState } from '../tools/readFileState';
 import type { Agent, ForkParent } from './agent';
 import type { AgentEventListener, TurnEndReason } from './events';
 import type { ToolDecision, ToolGate } from './permissions';
-import { runLoop } from './queryLoop';
+import { runLoop, type LoopConfig } from './queryLoop';
 
 export interface ForkOptions {
   parent: Agent | ForkParent;
@@ -24,6 +24,13 @@ export interface ForkOptions {
   /** The fork's own file-read state (Edit needs a prior Read); a fresh one when not given. */
   readFiles?: ReadFileState;
   onEvent?: AgentEventListener;
+  /** End the fork after a tool round when this says so (no closing model call). */
+  stopAfterTools?: LoopConfig['stopAfterTools'];
+  /**
+   * False for a fork that makes one call: its own message is sent once, so it is not written to the
+   * cache (a write costs more than sending it); the parent's prefix is still read. Default true.
+   */
+  cacheTail?: boolean;
 }
 
 export interface ForkResult {
@@ -70,6 +77,8 @@ export async function fork(opts: ForkOptions): Promise<ForkResult> {
     logger: parent.logger,
     ...(parent.retry ? { retry: parent.retry } : {}),
     maxModelCalls: opts.maxTurns,
+    ...(opts.stopAfterTools ? { stopAfterTools: opts.stopAfterTools } : {}),
+    ...(opts.cacheTail === false ? { cacheHints: () => ({ cacheTail: false }) } : {}),
   }, messages, signal);
   await transcript?.flush().catch((e: unknown) => parent.logger.error('Could not write the forked agent transcript', e));
   return { agentId, ...result, messages };

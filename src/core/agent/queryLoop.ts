@@ -4,6 +4,7 @@
 import type { ApiMessage, AssistantBlock, SystemBlock, ToolUseBlock, Usage } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import { ConnectionDroppedError, isModelError, PromptTooLongError, type ModelError } from '../llm/errors';
+import type { BreakpointOptions } from '../llm/cacheBreakpoints';
 import { addUsage, emptyUsage, type ModelClient, type ModelResponse, type StreamHandlers, type ThinkingConfig } from '../llm/modelClient';
 import { streamWithRetry, type RetryOptions } from '../llm/retry';
 import type { Logger } from '../ports';
@@ -31,6 +32,8 @@ export interface LoopConfig {
   /** Model calls allowed in this run; undefined = until the model stops. */
   maxModelCalls?: number;
   afterModelResponse?(response: ModelResponse): Promise<void>;
+  /** After a tool round: true ends the run there (no closing model call), e.g. every notes edit applied. */
+  stopAfterTools?(outcomes: readonly ToolCallOutcome[]): boolean;
   /**
    * Reactive compaction: given the conversation the API found too long, returns a shorter one to
    * retry with (it replaces `messages`), or undefined to give up. Tried at most 3 times per run.
@@ -41,6 +44,13 @@ export interface LoopConfig {
    * replaces it. A failure is logged and the call goes ahead with the conversation as it was.
    */
   beforeModelCall?(messages: ApiMessage[], signal: AbortSignal): Promise<ApiMessage[] | undefined>;
+  /** Cache breakpoints of each call beyond the defaults (ModelRequest.cache); read just before it is sent. */
+  cacheHints?(messages: readonly ApiMessage[]): BreakpointOptions | undefined;
+}
+
+function cacheOf(cfg: LoopConfig, messages: readonly ApiMessage[]): { cache?: BreakpointOptions } {
+  const cache = cfg.cacheHints?.(messages);
+  return cache ? { cache } : {};
 }
 
 /** DESIGN 5: the reactive stage retries at most 3 times. */
@@ -96,6 +106,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
         tools: cfg.offerTools === false ? [] : cfg.tools.map((t) => t.schema),
         messages: messages.slice(),
         ...(cfg.thinking ? { thinking: cfg.thinking } : {}),
+        ...cacheOf(cfg, messages),
       }, handlers, signal, {
         ...cfg.retry,
         onRetry: (info) => {
@@ -170,6 +181,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
     });
     messages.push({ role: 'user', content: outcomes.map((o) => o.block) });
     if (signal.aborted) return end('cancelled');
+    if (cfg.stopAfterTools?.(outcomes)) return end('end_turn');
   }
 }
 

@@ -16,6 +16,7 @@ import type { ModelResponse } from '../llm/modelClient';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { defaultTokenCounter, type TokenEstimator } from '../tokens/accounting';
 import { ContextGauge } from '../tokens/contextGauge';
+import { CacheHints } from './cacheHints';
 import { ConversationIds } from './conversationIds';
 import { compactionEvent, type CompactionEvent } from './events';
 import { summarizerOf, type CompactProgress } from './fullCompact';
@@ -89,6 +90,8 @@ export class CompactionOrchestrator {
   /** Files the last summarising stage re-attached whole. */
   private reattachedWhole: string[] = [];
   private manualRunning = false;
+  /** Where the next calls can read the cache after a trim (breakpoint hints for the agent). */
+  private readonly cacheHints = new CacheHints();
   /** The last compaction's before/after lists: an exact undo while nothing else changed. */
   private stash: UndoStash | undefined;
 
@@ -141,6 +144,7 @@ export class CompactionOrchestrator {
     agent.setCompactionHandlers({
       beforeModelCall: (ctx) => this.beforeModelCall(ctx),
       recoverPromptTooLong: (ctx) => this.recoverPromptTooLong(ctx.error, ctx.messages),
+      cacheHints: (messages) => this.cacheHints.next(messages),
     });
     const off = agent.hooks.afterModelResponse.add('compaction', ({ response, messages }) => this.onResponse(response, messages));
     return () => {
@@ -295,6 +299,8 @@ export class CompactionOrchestrator {
     });
     if (out.failure && !(out.failure.code === 'nothing-to-compact' && trigger === 'auto')) this.fail(out.failure, trigger);
     this.afterCompaction(events);
+    if (events.length > 0 && events.every((e) => e.stage === 'micro')) this.cacheHints.noteTrim(messages, current);
+    else if (events.length > 0) this.cacheHints.forget();
     return { ...(events.length > 0 ? { messages: current.slice() } : {}), events, ...(out.failure ? { failure: out.failure } : {}) };
   }
 

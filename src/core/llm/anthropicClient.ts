@@ -92,7 +92,7 @@ export class AnthropicModelClient implements ModelClient {
 }
 
 function toParams(req: ModelRequest): MessageCreateParamsStreaming {
-  const parts = withCacheBreakpoints(req.system, req.tools, req.messages);
+  const parts = withCacheBreakpoints(req.system, req.tools, req.messages, req.cache);
   // Core shapes mirror the API; the casts only bridge the SDK's narrower literal unions.
   const params: MessageCreateParamsStreaming = {
     model: req.model,

@@ -1,6 +1,7 @@
 // The engine's port to a language model. Core types only: the Anthropic SDK stays in anthropicClient.ts,
 // tests and the offline demo can supply any other implementation.
 import type { ApiMessage, AssistantBlock, StopReason, SystemBlock, ToolSchema, Usage } from '../conversation/types';
+import type { BreakpointOptions } from './cacheBreakpoints';
 
 /** Extended thinking. `enabled` needs a budget below maxTokens; `adaptive` lets the model decide. */
 export type ThinkingConfig = { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' };
@@ -13,6 +14,8 @@ export interface ModelRequest {
   tools: ToolSchema[];
   messages: ApiMessage[];
   thinking?: ThinkingConfig;
+  /** Where the prompt-cache breakpoints go beyond the defaults (cacheBreakpoints.ts). */
+  cache?: BreakpointOptions;
 }
 
 /**

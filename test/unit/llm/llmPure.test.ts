@@ -75,6 +75,35 @@ describe('cache breakpoints', () => {
     const out = withCacheBreakpoints([], [], [{ role: 'user', content: 'hi' }]);
     assert.equal(JSON.stringify(out).split('cache_control').length - 1, 1);
   });
+
+  const turns: ApiMessage[] = Array.from({ length: 9 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: [{ type: 'text', text: `m${i}` }] }));
+  const marked = (out: ReturnType<typeof withCacheBreakpoints>) => out.messages.flatMap((m, i) => (JSON.stringify(m).includes('cache_control') ? [i] : []));
+  const system = [{ type: 'text' as const, text: 's' }];
+  const tools = [{ name: 't', description: 'd', input_schema: {} }];
+
+  it('marks the stable prefix (after the last trimmed result); the tools get a marker only when one is left', () => {
+    const out = withCacheBreakpoints(system, tools, turns, { stableAt: 2 });
+    assert.deepEqual(marked(out), [2, 6, 8], 'newest user message, the one before, the stable end');
+    assert.equal(JSON.stringify(out.tools).includes('cache_control'), false);
+    assert.deepEqual(marked(withCacheBreakpoints(system, tools, turns)), [6, 8]);
+    assert.equal(JSON.stringify(withCacheBreakpoints(system, tools, turns).tools).includes('cache_control'), true);
+  });
+
+  it('right after a trim marks where the cached prefix still ends instead of the previous user message', () => {
+    assert.deepEqual(marked(withCacheBreakpoints(system, tools, turns, { readAt: 3, stableAt: 6 })), [3, 6, 8]);
+    assert.deepEqual(marked(withCacheBreakpoints(system, tools, turns, { readAt: 99 })), [6, 8], 'an index out of range is ignored');
+  });
+
+  it('a request sent once (a fork) reads what it continues and writes nothing after it', () => {
+    const fork: ApiMessage[] = [...turns.slice(0, 8), { role: 'user', content: [{ type: 'text', text: 'notes prompt' }] }];
+    const out = withCacheBreakpoints(system, tools, fork, { cacheTail: false });
+    assert.deepEqual(marked(out), [6, 7], 'the block before the tail, and the user message before that');
+    assert.equal(JSON.stringify(out.messages[8]).includes('cache_control'), false);
+    // The fork's text joined the parent's last user message: the block before it is in the same message.
+    const joined: ApiMessage[] = [...turns.slice(0, 8), { role: 'user', content: [{ type: 'text', text: 'result' }, { type: 'text', text: 'notes prompt' }] }];
+    const last = withCacheBreakpoints(system, tools, joined, { cacheTail: false }).messages[8].content as Array<{ cache_control?: unknown }>;
+    assert.deepEqual(last.map((b) => b.cache_control !== undefined), [true, false]);
+  });
 });
 
 describe('model configuration', () => {
