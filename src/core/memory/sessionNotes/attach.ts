@@ -56,6 +56,8 @@ export function attachSessionNotes(agent: Agent, deps: AttachSessionNotesDeps): 
   const removeTurnHook = agent.hooks.afterTurn.add('sessionNotes', () => {
     void notes.flushState();
   });
+  const removeStartHook = agent.hooks.beforeTurn.add('sessionNotes', () => notes.onTurnStart());
+  notes.addDisposer(removeStartHook);
   notes.addDisposer(removeResponseHook);
   notes.addDisposer(removeTurnHook);
   return notes;

@@ -10,8 +10,11 @@
 //        +-----------------+   fire 'init'     +-------------------------+    |
 //                                                   |  due: grew >= growth    |
 //                                                   |  AND (tool calls >= N   |
-//                                                   |       OR no tool call   |
-//                                                   |       in this response) |
+//                                                   |       OR a turn ended   |
+//                                                   |       with no tool call)|
+//                                                   |  (due at a response that|
+//                                                   |   called tools: fires at|
+//                                                   |   the next one)         |
 //                                                   +-------- fire 'update' --+
 //
 // An observation only counts; `markStarted` moves the baseline. A decision the caller cannot act on
@@ -41,6 +44,8 @@ export interface TriggerState {
   tokensAtLastUpdate: number;
   /** tool_use blocks in main-conversation responses since the last update started. */
   toolCallsSinceUpdate: number;
+  /** Due at a response that called tools: waiting one response for their results (not persisted). */
+  awaitingResults?: boolean;
 }
 
 export const INITIAL_TRIGGER_STATE: TriggerState = { initialized: false, tokensAtLastUpdate: 0, toolCallsSinceUpdate: 0 };
@@ -50,13 +55,20 @@ export interface ResponseObservation {
   contextTokens: number;
   /** tool_use blocks in this response. */
   toolCalls: number;
+  /**
+   * tool_use blocks in the current user turn so far, this response included (default: this response's).
+   * "The last turn had no tool call" (DESIGN 4) is judged on the whole turn: a final answer after a tool
+   * call is not a turn without one.
+   */
+  turnToolCalls?: number;
 }
 
 /** Why nothing fires, for logs and table tests. */
 export type QuietReason =
   | 'belowInit' // not initialized and the context is below the init threshold
   | 'growth' // not enough growth since the last update
-  | 'toolCalls'; // grown enough, but too few tool calls and this response called a tool
+  | 'toolCalls' // grown enough, but too few tool calls, and the turn has called a tool
+  | 'resultsPending'; // due at a response that called tools: the next response, which has their results, fires
 
 export type TriggerDecision =
   | { fire: false; reason: QuietReason }
@@ -73,15 +85,23 @@ export function observeResponse(state: TriggerState, obs: ResponseObservation, t
     initialized: state.initialized,
     tokensAtLastUpdate: Math.min(state.tokensAtLastUpdate, obs.contextTokens),
     toolCallsSinceUpdate: state.toolCallsSinceUpdate + obs.toolCalls,
+    ...(state.awaitingResults ? { awaitingResults: true } : {}),
   };
   if (!counted.initialized) {
     const decision: TriggerDecision = obs.contextTokens >= t.initTokens ? { fire: true, kind: 'init' } : { fire: false, reason: 'belowInit' };
     return { state: counted, decision };
   }
   if (obs.contextTokens - counted.tokensAtLastUpdate < t.growthTokens) return { state: counted, decision: { fire: false, reason: 'growth' } };
-  // A response without a tool call is a natural pause (the model answered and waits for the user): the
-  // conversation is in a settled state worth writing down even after few tool calls.
-  if (counted.toolCallsSinceUpdate < t.toolCalls && obs.toolCalls > 0) return { state: counted, decision: { fire: false, reason: 'toolCalls' } };
+  // A turn that ended without any tool call is a natural pause (the model answered and waits for the
+  // user): the conversation is in a settled state worth writing down even after few tool calls. A turn
+  // that called tools waits for the tool-call count instead, so a session whose every turn reads a file
+  // updates every few turns, not after each one.
+  if (counted.toolCallsSinceUpdate < t.toolCalls && (obs.turnToolCalls ?? obs.toolCalls) > 0) return { state: counted, decision: { fire: false, reason: 'toolCalls' } };
+  // Due at a response that called tools: the fork would see those calls answered "not run here" and
+  // the notes would cover work whose results they never saw. One response later the results are in
+  // (and the cursor covers them, so a session-memory compaction keeps less); it fires then, whatever
+  // that response does.
+  if (obs.toolCalls > 0 && !counted.awaitingResults) return { state: { ...counted, awaitingResults: true }, decision: { fire: false, reason: 'resultsPending' } };
   return { state: counted, decision: { fire: true, kind: 'update' } };
 }
 

@@ -26,8 +26,9 @@ import {
 import { markStarted, observeResponse, resolveThresholds, type TriggerDecision, type TriggerThresholds } from './trigger';
 
 /**
- * Model calls one updater fork may make: a reply with all its edits, a retry when an old_string did not
- * match, and the closing sentence. More would mean it is flailing; the notes stay as they are.
+ * Model calls one updater fork may make: a reply with all its edits (the fork ends there when they all
+ * applied: a closing sentence would read the whole conversation again), retries when an old_string did
+ * not match, and a closing reply. More would mean it is flailing; the notes stay as they are.
  */
 export const NOTES_UPDATER_MAX_TURNS = 4;
 
@@ -87,6 +88,12 @@ export class SessionNotes {
   private writes: Promise<void> = Promise.resolve();
   private dirty = false;
   private disposed = false;
+  private turnToolCalls = 0;
+
+  /** A user turn starts: 'the last turn had no tool call' is judged over the whole turn. */
+  onTurnStart(): void {
+    this.turnToolCalls = 0;
+  }
 
   constructor(opts: SessionNotesOptions) {
     this.opts = opts;
@@ -132,7 +139,8 @@ export class SessionNotes {
     await this.load();
     const contextTokens = usageTotal(response.usage);
     const toolCalls = response.content.filter((b) => b.type === 'tool_use').length;
-    const { state, decision } = observeResponse(this.data, { contextTokens, toolCalls }, this.thresholds);
+    this.turnToolCalls += toolCalls;
+    const { state, decision } = observeResponse(this.data, { contextTokens, toolCalls, turnToolCalls: this.turnToolCalls }, this.thresholds);
     this.data = { ...this.data, ...state };
     this.dirty = true;
     if (!decision.fire) return { decision };
@@ -150,7 +158,8 @@ export class SessionNotes {
   runUpdate(parent: ForkParent, kind: NotesUpdateKind, cover: UpdateCover): Promise<UpdateOutcome> {
     if (this.disposed) return Promise.resolve({ status: 'disposed' });
     if (this.current) return Promise.resolve({ status: 'busy' });
-    this.data = { ...this.data, ...markStarted(cover.contextTokens) };
+    const { awaitingResults: _done, ...rest } = this.data;
+    this.data = { ...rest, ...markStarted(cover.contextTokens) };
     this.dirty = true;
     const run = this.execute(parent, kind, cover).finally(() => {
       this.current = undefined;
@@ -304,6 +313,10 @@ export class SessionNotes {
       maxTurns: this.opts.maxTurns ?? NOTES_UPDATER_MAX_TURNS,
       signal: this.abort.signal,
       readFiles,
+      // Every edit applied: the closing sentence would cost a second read of the whole conversation.
+      stopAfterTools: (outcomes) => outcomes.length > 0 && outcomes.every((o) => !o.block.is_error),
+      // So the update is one call, and its prompt (the notes, the instructions) is read by nothing later.
+      cacheTail: false,
     });
   }
 

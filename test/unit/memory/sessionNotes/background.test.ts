@@ -75,7 +75,7 @@ describe('session notes in the background', () => {
 
   it('never overlaps: a trigger during a run is skipped and asked again on a later response', async () => {
     const log: string[] = [];
-    const { session, model, notes, started } = await setup(slowFork(300, log));
+    const { session, model, notes, started, events } = await setup(slowFork(300, log));
     model.startTurn(1, [{ toolCalls: 0, grow: 2_500 }]);
     await session.agent.runTurn('one'); // init starts
     model.startTurn(2, [{ toolCalls: 0, grow: 1_500 }]);
@@ -89,7 +89,10 @@ describe('session notes in the background', () => {
     assert.equal(await notes.waitForUpdate(), 'done');
 
     assert.deepEqual(started, ['init 1.1', 'update 3.1']);
-    assert.deepEqual(log, ['start', 'end', 'start', 'end'], 'one fork at a time');
+    // Each update is one model call: its reply holds the edits, and the fork ends once they applied.
+    assert.deepEqual(log, ['start', 'start']);
+    const lifecycle = events.filter((e) => e.type === 'notesUpdateStarted' || e.type === 'notesUpdated').map((e) => (e.type === 'notesUpdated' ? 'end' : 'start'));
+    assert.deepEqual(lifecycle, ['start', 'end', 'start', 'end'], 'one fork at a time');
     assert.equal(notes.state.tokensAtLastUpdate, 4_010);
   });
 

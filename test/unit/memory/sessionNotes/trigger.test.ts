@@ -17,11 +17,14 @@ import { useTempDirs } from '../../support/tempDirs';
 
 const SMALL: TriggerThresholds = { initTokens: 2_000, growthTokens: 1_000, toolCalls: 3 };
 
-/** [context tokens, tool calls] per response -> one outcome per response ('init', 'update' or the quiet reason). */
-function run(seq: Array<[number, number]>, t: TriggerThresholds = SMALL, busyAt: number[] = []): string[] {
+/**
+ * [context tokens, tool calls, tool calls of the turn so far (default: the response's)] per response ->
+ * one outcome per response ('init', 'update' or the quiet reason).
+ */
+function run(seq: Array<[number, number, number?]>, t: TriggerThresholds = SMALL, busyAt: number[] = []): string[] {
   let state: TriggerState = INITIAL_TRIGGER_STATE;
-  return seq.map(([contextTokens, toolCalls], i) => {
-    const { state: counted, decision } = observeResponse(state, { contextTokens, toolCalls }, t);
+  return seq.map(([contextTokens, toolCalls, turnToolCalls], i) => {
+    const { state: counted, decision } = observeResponse(state, { contextTokens, toolCalls, ...(turnToolCalls !== undefined ? { turnToolCalls } : {}) }, t);
     state = counted;
     if (!decision.fire) return decision.reason;
     if (busyAt.includes(i)) return `${decision.kind}(busy)`; // not marked: an update was running
@@ -31,7 +34,7 @@ function run(seq: Array<[number, number]>, t: TriggerThresholds = SMALL, busyAt:
 }
 
 describe('session notes trigger', () => {
-  const table: Array<{ name: string; seq: Array<[number, number]>; busyAt?: number[]; expect: string[] }> = [
+  const table: Array<{ name: string; seq: Array<[number, number, number?]>; busyAt?: number[]; expect: string[] }> = [
     {
       name: 'stays quiet below the init threshold, whatever the tool calls',
       seq: [[500, 0], [1_000, 5], [1_999, 0]],
@@ -48,9 +51,21 @@ describe('session notes trigger', () => {
       expect: ['init', 'growth', 'growth', 'update'],
     },
     {
+      // Due at the third call, it fires one response later, when that call's result is in.
       name: 'needs enough tool calls when the response calls a tool; counts them across responses',
-      seq: [[2_000, 0], [3_100, 1], [3_200, 1], [3_300, 1], [3_400, 1]],
-      expect: ['init', 'toolCalls', 'toolCalls', 'update', 'growth'],
+      seq: [[2_000, 0], [3_100, 1], [3_200, 1], [3_300, 1], [3_400, 1], [3_500, 1]],
+      expect: ['init', 'toolCalls', 'toolCalls', 'resultsPending', 'update', 'growth'],
+    },
+    {
+      // Turns of one tool call and an answer (reading a file, then replying): the answers are not pauses.
+      name: 'an answer after tool calls in the same turn is not a pause: such turns wait for the tool-call count',
+      seq: [[2_000, 0, 0], [3_100, 1, 1], [3_200, 0, 1], [3_300, 1, 1], [3_400, 0, 1], [3_500, 1, 1], [3_600, 0, 1]],
+      expect: ['init', 'toolCalls', 'toolCalls', 'toolCalls', 'toolCalls', 'resultsPending', 'update'],
+    },
+    {
+      name: 'due at a response that called tools: waits one response for the results, then fires whatever that one does',
+      seq: [[2_000, 0], [3_000, 3], [3_100, 2], [4_200, 1], [4_300, 0, 1]],
+      expect: ['init', 'resultsPending', 'update', 'toolCalls', 'toolCalls'],
     },
     {
       name: 'tool calls alone never make it due: growth is always required',
@@ -59,8 +74,8 @@ describe('session notes trigger', () => {
     },
     {
       name: 'the tool calls of the firing response are covered by that update and not counted again',
-      seq: [[2_000, 3], [3_000, 2], [3_100, 1]],
-      expect: ['init', 'toolCalls', 'update'],
+      seq: [[2_000, 3], [3_000, 2], [3_100, 1], [3_200, 0]],
+      expect: ['init', 'toolCalls', 'resultsPending', 'update'],
     },
     {
       name: 'a decision that cannot run (update busy) is asked again on the next response, counts kept',
@@ -83,8 +98,8 @@ describe('session notes trigger', () => {
   it('uses the DESIGN defaults (thresholds.ts) when settings give nothing usable', () => {
     assert.deepEqual(DEFAULT_THRESHOLDS, { initTokens: NOTES_INIT_TOKENS, growthTokens: NOTES_UPDATE_GROWTH_TOKENS, toolCalls: NOTES_UPDATE_TOOL_CALLS });
     assert.deepEqual(resolveThresholds({ initTokens: 4_000, growthTokens: Number.NaN, toolCalls: -1 }), { ...DEFAULT_THRESHOLDS, initTokens: 4_000 });
-    assert.deepEqual(run([[9_999, 0], [10_000, 0], [14_999, 0], [15_000, 2], [15_500, 1], [15_600, 0]], DEFAULT_THRESHOLDS),
-      ['belowInit', 'init', 'growth', 'toolCalls', 'update', 'growth']);
+    assert.deepEqual(run([[9_999, 0], [10_000, 0], [14_999, 0], [15_000, 2], [15_500, 1], [15_600, 0], [15_700, 0]], DEFAULT_THRESHOLDS),
+      ['belowInit', 'init', 'growth', 'toolCalls', 'resultsPending', 'update', 'growth']);
   });
 
   it('is pure: the input state is never changed', () => {

@@ -68,35 +68,38 @@ describe('session notes on a scripted conversation', () => {
     await notes.flushState();
 
     // Worked out by hand from the rule (init at >= 2,000; then growth >= 1,000 AND (>= 3 tool calls OR a
-    // response without tool calls)): turn.response, 1-based.
-    const expected = ['3.3', '6.1', '8.3', '11.1', '13.3', '16.1', '18.3', '21.1', '23.3', '26.1', '28.3', '31.1', '33.3', '36.1', '38.3'];
+    // turn that ended without any tool call); due at a response that called tools, it fires at the next
+    // one): turn.response, 1-based. Turns 3, 8, 13, ... end with an answer after two tool calls: not a
+    // pause, so the update waits for the next chat turn (9, 14, ...). Turns 6, 11, ... make three calls in
+    // their first response: due there, the update starts with the answer that read their results.
+    const expected = ['3.3', '6.2', '9.1', '11.2', '14.1', '16.2', '19.1', '21.2', '24.1', '26.2', '29.1', '31.2', '34.1', '36.2', '39.1'];
     assert.equal(model.mainCalls.length, 72);
     assert.deepEqual(started, expected, 'trigger firing points');
     assert.deepEqual(model.forkCalls.filter((c) => c.first).map((c) => `${c.turn}.${c.step}`), expected, 'updater fork requests');
-    assert.equal(model.forkCalls.length, 2 * expected.length, 'each fork: one reply with the edits, one closing reply');
+    assert.equal(model.forkCalls.length, expected.length, 'each fork: one reply with the edits, and it ends once they applied');
     const requests = server.requests.slice(firstRequest);
-    assert.equal(requests.length, 72 + 2 * expected.length);
+    assert.equal(requests.length, 72 + expected.length);
     assert.ok(requests.every((r) => r.status === 200), 'every request was valid');
 
     assert.deepEqual(events.filter((e) => e.type === 'notesCreated'), [{ type: 'notesCreated', path: paths.summary, template: 'default' }]);
     const updated = events.filter((e) => e.type === 'notesUpdated');
     assert.deepEqual(updated.map((e) => e.kind), ['init', ...expected.slice(1).map(() => 'update')]);
-    assert.ok(updated.every((e) => !e.condensed && e.modelCalls === 2 && e.agentIds.length === 1 && e.overCap.sections.length === 0));
+    assert.ok(updated.every((e) => !e.condensed && e.modelCalls === 1 && e.agentIds.length === 1 && e.overCap.sections.length === 0));
     assert.equal(events.filter((e) => e.type === 'notesUpdateFailed').length, 0);
 
     const text = fs.readFileSync(paths.summary, 'utf8');
     const parsed = parseNotes(text);
     assert.deepEqual(parsed.sections.map((s) => [s.heading, s.guide]), parseNotes(DEFAULT_TEMPLATE).sections.map((s) => [s.heading, s.guide]), 'template shape kept');
-    assert.equal(parsed.sections[1].body, 'Now: turn 38.3', 'Current State replaced, not appended');
+    assert.equal(parsed.sections[1].body, 'Now: turn 39.1', 'Current State replaced, not appended');
     assert.deepEqual(parsed.sections[9].body.split('\n'), expected.slice().reverse().map((l) => `- turn ${l}`));
     assert.equal(isTemplateOnly(text, DEFAULT_TEMPLATE), false);
 
     const state = JSON.parse(fs.readFileSync(paths.state, 'utf8'));
-    assert.equal(state.lastSummarizedMessageId, messageIds.get('38.3'));
+    assert.equal(state.lastSummarizedMessageId, messageIds.get('39.1'));
     assert.match(state.lastSummarizedMessageId, /^msg_/);
     assert.equal(state.initialized, true);
     assert.equal(state.updates, 15);
-    assert.equal(state.tokensAtLastUpdate, model.mainCalls.find((c) => c.turn === 38 && c.step === 3)?.context);
+    assert.equal(state.tokensAtLastUpdate, model.mainCalls.find((c) => c.turn === 39 && c.step === 1)?.context);
     assert.equal(state.toolCallsSinceUpdate, 1, 'turn 40 called one tool after the last update');
     assert.equal(typeof state.updatedAt, 'string');
 
@@ -104,7 +107,7 @@ describe('session notes on a scripted conversation', () => {
     const source: NotesSource = notes;
     const snapshot = await source.read();
     assert.equal(snapshot?.text, text);
-    assert.equal(snapshot?.lastSummarizedMessageId, messageIds.get('38.3'));
+    assert.equal(snapshot?.lastSummarizedMessageId, messageIds.get('39.1'));
     assert.equal(source.isEmpty(text), false);
     assert.equal(source.isEmpty(DEFAULT_TEMPLATE), true);
     assert.equal(await source.waitForUpdate(10), 'idle');
@@ -168,7 +171,7 @@ describe('caps', () => {
     assert.equal(updated.condensed, true);
     assert.deepEqual(updated.overCap, { sections: [] });
     assert.equal(updated.agentIds.length, 2);
-    assert.equal(updated.modelCalls, 4);
+    assert.equal(updated.modelCalls, 2, 'one call each: a fork whose edits all applied ends there');
     assert.ok(updated.sections.every((s) => s.tokens <= NOTES_SECTION_CAP_TOKENS));
     assert.match(fs.readFileSync(paths.summary, 'utf8'), /many small steps \(condensed\)/);
     const state = JSON.parse(fs.readFileSync(paths.state, 'utf8'));
