@@ -5,32 +5,47 @@
 //   session-memory  session-memory compaction only (the "Compact with Session Notes" command)
 //   full            microcompact, then a full summary
 //   auto            microcompact, then session-memory compaction, falling back to a full summary
-// Automatic runs (before a model call) microcompact only when it saves enough to be worth the prompt
-// cache miss, and stop after microcompact when that alone brought the context under the
-// session-memory mark.
+// Automatic runs decide each step on the context the previous one left, and spend the prompt cache
+// with care (every change rewrites the cache from the first changed block to the end):
+// - a trim is applied only when it saves enough to be worth that rewrite, and, when session notes can
+//   take over at their mark, only when it brings the context well below the microcompact mark
+//   (hysteresis: trim in one batch, then leave the prefix alone until the next crossing);
+// - from the session-memory mark up (the full mark included) the notes are tried before a summary;
+//   the summary, a model call that forgets detail, is written only when the notes are missing, lost
+//   their place or would still leave the context over the mark.
+import type { KeepBounds } from './keepIndex';
 import { fullCompact, type CompactProgress, type SummarizerConfig } from './fullCompact';
 import { microcompact } from './microcompact';
 import type { NotesSource } from './notesSource';
 import { sessionMemoryCompact } from './sessionMemoryCompact';
 import { tokensAtPercent, type CompactionSettings } from './settings';
 import type { ApiMessage } from '../conversation/types';
-import { sumTokens, unavailable, type CompactionEntry, type CompactionResult, type StageOutcome, type TokensOf } from './types';
+import { unavailable, type CompactionEntry, type CompactionResult, type StageOutcome, type TokensOf } from './types';
 
 export type ChainStage = 'micro' | 'session-memory' | 'full' | 'auto';
-export type AutoPlan = 'none' | 'micro' | 'auto' | 'full';
+export type AutoPlan = 'none' | 'micro' | 'auto';
 export type StageFailure = Extract<StageOutcome, { ok: false }>;
 
 /**
- * What automatic compaction does at this fill level: nothing below the microcompact mark; microcompact
- * from it; from the session-memory mark, microcompact then the notes (or a summary when they cannot);
- * at the full mark (the window, by default) the conversation cannot be sent as it is, and a full
- * summary, the stage that always shrinks it, is written straight away.
+ * What automatic compaction does at this fill level: nothing below the microcompact mark; a trim
+ * from it; from the session-memory mark the whole chain. The full mark (the window, by default) does
+ * not skip the notes: a conversation at the window fits again with the notes as well as with a
+ * summary, for no model call.
  */
 export function planForUsage(usedTokens: number, s: CompactionSettings): AutoPlan {
-  if (usedTokens >= tokensAtPercent(s, s.fullPercent)) return 'full';
   if (usedTokens >= tokensAtPercent(s, s.sessionMemoryPercent)) return 'auto';
   if (usedTokens >= tokensAtPercent(s, s.microcompactPercent)) return 'micro';
   return 'none';
+}
+
+/**
+ * Where an automatic trim must bring the context when the notes could take over instead: half the
+ * microcompact mark (30% of the window by default). A trim rewrites the cache from the oldest trimmed
+ * result to the end; one that lands just under the mark is due again a few turns later, while the
+ * notes, at their mark, shrink the context to the recent window for one rewrite.
+ */
+export function trimTargetTokens(s: CompactionSettings): number {
+  return tokensAtPercent(s, s.microcompactPercent / 2);
 }
 
 export interface PipelineContext {
@@ -77,12 +92,18 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
     await ctx.onApplied?.(result, startedAt);
   };
 
+  // Automatic, with notes that can take over: a trim that does not land well below the mark is held
+  // back; it is applied only if the notes turn out unusable.
+  let heldBack: { result: CompactionResult; startedAt: number } | undefined;
   if (stage !== 'session-memory') {
     const startedAt = now();
     const micro = microStep(out.entries, before, ctx);
-    if (micro) await apply(micro, startedAt);
+    const holdBack = ctx.automatic && ctx.notes !== undefined && stage !== 'full';
+    if (micro && holdBack && micro.tokensAfter > trimTargetTokens(s)) heldBack = { result: micro, startedAt };
+    else if (micro) await apply(micro, startedAt);
     else if (stage === 'micro' && !ctx.automatic) out.failure = unavailable('micro', 'nothing-to-compact', 'No old tool result is long enough to trim.') as StageFailure;
     if (stage === 'micro') return out;
+    // Measured again: the trim may have brought the context under the mark that called for the rest.
     if (stage === 'auto' && ctx.automatic && before < tokensAtPercent(s, s.sessionMemoryPercent)) return out;
   }
 
@@ -91,7 +112,7 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
     const sm = ctx.notes
       ? await sessionMemoryCompact(ctx.notes, s.notesWaitMs, {
         entries: out.entries,
-        bounds: { minTokens: s.keepMinTokens, minTextMessages: s.keepMinTextMessages, maxTokens: s.keepMaxTokens },
+        bounds: keepBounds(s),
         thresholdTokens: tokensAtPercent(s, s.sessionMemoryPercent),
         fixedTokens: ctx.fixedTokens,
         tokensOf: ctx.tokensOf,
@@ -108,6 +129,11 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
       return out;
     }
     ctx.onUnavailable?.(sm);
+    // The notes could not take over: the trim held back above is the cheapest step left.
+    if (heldBack) {
+      await apply(heldBack.result, heldBack.startedAt);
+      if (before < tokensAtPercent(s, s.sessionMemoryPercent)) return out;
+    }
   }
 
   const startedAt = now();
@@ -125,11 +151,17 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
     fixedTokens: ctx.fixedTokens,
     tokensBefore: before,
     micro: { keepRecent: s.keepRecentToolResults, maxChars: s.toolResultChars },
+    keep: keepBounds(s),
     reattach: await reattach(),
   });
   if (full.ok) await apply(full.result, startedAt);
   else out.failure = full;
   return out;
+}
+
+/** The recent window every summarising stage keeps verbatim (>= 10,000 tokens by default). */
+function keepBounds(s: CompactionSettings): KeepBounds {
+  return { minTokens: s.keepMinTokens, minTextMessages: s.keepMinTextMessages, maxTokens: s.keepMaxTokens };
 }
 
 /** Microcompact as a stage result; undefined when it changes nothing (or too little, when automatic). */

@@ -1,6 +1,8 @@
-// The words of a full compaction: the request that asks the model for a hand-over summary, and the
-// message that opens the compacted conversation. Kept apart from the mechanics (fullCompact.ts) so a
+// The words of a full compaction: the request that asks the model for a hand-over summary, what
+// counts as one, and the message that opens the compacted conversation. Kept apart from the mechanics (fullCompact.ts) so a
 // change of wording is reviewed on its own, against the snapshot test.
+
+import type { AssistantBlock } from '../conversation/types';
 
 /** Section titles of the summary, in order (DESIGN 5). */
 export const SUMMARY_SECTIONS = [
@@ -58,15 +60,38 @@ export function extractSummary(answer: string): string {
   return body.trim();
 }
 
+/**
+ * Why an answer cannot replace the conversation, or undefined when it is a summary: it must not call a
+ * tool, and must hold a closed <summary> part (the tag the request asks for) or, without the tags,
+ * every section title. Anything else (a tool call with a line of text, an answer cut off at the
+ * output limit, a chat reply) would leave the next request with nothing to go on.
+ */
+export function summaryProblem(content: readonly AssistantBlock[]): string | undefined {
+  if (content.some((b) => b.type === 'tool_use')) return 'it called a tool';
+  const text = content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+  if (/<\/summary>/i.test(text)) return extractSummary(text) === '' ? 'its summary is empty' : undefined;
+  const lower = text.toLowerCase();
+  const missing = SUMMARY_SECTIONS.filter((s) => !lower.includes(s.toLowerCase()));
+  if (missing.length === 0) return undefined;
+  return missing.length === SUMMARY_SECTIONS.length ? 'it has no summary sections' : `it lacks the closing </summary> tag and the sections ${missing.join(', ')}`;
+}
+
+/** What follows the summary verbatim: nothing, the latest prompt, or the recent window. */
+export type KeptPart = 'nothing' | 'latest' | 'recent';
+
+const AFTER_SUMMARY: Record<KeptPart, string> = {
+  nothing: 'Carry on from where the conversation stopped, with the next step above, without asking the user to repeat anything.',
+  latest: 'The latest user message follows unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.',
+  recent: 'The most recent messages follow unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.',
+};
+
 /** The opening message of a conversation compacted with a model-written summary. */
-export function fullSummaryText(summary: string, opts: { keptLatest: boolean; reattach?: string }): string {
+export function fullSummaryText(summary: string, opts: { kept: KeptPart; reattach?: string }): string {
   const parts = [
     'This session continues a conversation that grew too long for the context window. Everything before this ' +
       'point was replaced by the summary below, written when it was compacted.',
     `<summary>\n${summary.trim()}\n</summary>`,
-    opts.keptLatest
-      ? 'The latest user message follows unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.'
-      : 'Carry on from where the conversation stopped, with the next step above, without asking the user to repeat anything.',
+    AFTER_SUMMARY[opts.kept],
   ];
   if (opts.reattach && opts.reattach.trim() !== '') parts.push(opts.reattach.trim());
   return parts.join('\n\n');

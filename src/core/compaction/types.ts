@@ -43,6 +43,8 @@ export type UnavailableCode =
   | 'no-model'
   | 'model-error'
   | 'empty-summary'
+  /** The model answered with something else than a summary (a tool call, no sections), twice. */
+  | 'invalid-summary'
   | 'cancelled'
   | 'busy';
 

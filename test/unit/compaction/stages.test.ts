@@ -11,7 +11,8 @@ import { reactiveCompact } from '../../../src/core/compaction/reactive';
 import { compactWithNotes, sessionMemoryCompact } from '../../../src/core/compaction/sessionMemoryCompact';
 import { planForUsage } from '../../../src/core/compaction/pipeline';
 import { resolveCompactionSettings } from '../../../src/core/compaction/settings';
-import { extractSummary, SUMMARY_REQUEST_MARKER, summaryRequest, SUMMARY_SECTIONS } from '../../../src/core/compaction/summaryPrompt';
+import { extractSummary, SUMMARY_REQUEST_MARKER, summaryProblem, summaryRequest, SUMMARY_SECTIONS } from '../../../src/core/compaction/summaryPrompt';
+import type { ModelClient, ModelRequest, ModelResponse } from '../../../src/core/llm/modelClient';
 import { sumTokens } from '../../../src/core/compaction/types';
 import { PromptTooLongError } from '../../../src/core/llm/errors';
 import { build, charTokens, requestProblem, ScriptedClient, SUMMARY_ANSWER } from './compactionSupport';
@@ -123,6 +124,66 @@ describe('full compaction', () => {
     assert.equal(failing.requests.length, 3);
   });
 
+  it('keeps the recent window verbatim after the summary (the same bounds as the notes stage)', async () => {
+    const keep = { minTokens: 3_000, minTextMessages: 3, maxTokens: 8_000 };
+    const out = await fullCompact({ entries: conversation, tokensOf: charTokens, micro: { keepRecent: 5, maxChars: 2_000 }, keep, summarizer: { client: new ScriptedClient([SUMMARY_ANSWER]), model: 'm', maxTokens: 500, system: [], tools: [] } });
+    assert.ok(out.ok);
+    assert.ok(out.result.keptFrom > 0 && out.result.keptFrom < conversation.length - 1);
+    assert.ok(sumTokens(conversation, charTokens, out.result.keptFrom) >= keep.minTokens);
+    // After the summary message (which a kept user message joins), every kept message as it was.
+    const after = conversation.length - out.result.keptFrom - 1;
+    assert.deepEqual(out.result.entries.slice(-after).map((e) => e.message), conversation.slice(-after).map((e) => e.message));
+    assert.match(out.result.summaryText ?? '', /The most recent messages follow unchanged/);
+    assert.equal(requestProblem(out.result.entries.map((e) => e.message)), null);
+  });
+
+  // Issue #10: a tool call with one line of text once stood in for a summary (a 2,100-token request
+  // after a full compaction at 200K). It is never accepted: asked again once with no tools, then failed.
+  const toolCallAnswer = (req: ModelRequest): ModelResponse => ({
+    id: 'msg_tool', model: req.model, stopReason: 'tool_use', usage: { input_tokens: 1, output_tokens: 1 },
+    content: [{ type: 'text', text: 'Let me look at the file first.' }, { type: 'tool_use', id: 'toolu_x', name: 'Read', input: { file_path: 'a.ts' } }],
+  });
+  const answering = (answers: Array<(req: ModelRequest) => ModelResponse>) => {
+    const requests: ModelRequest[] = [];
+    const client: ModelClient = { stream: async (req) => { requests.push(req); return answers[Math.min(requests.length, answers.length) - 1](req); } };
+    return { client, requests };
+  };
+  const textAnswer = (text: string) => (req: ModelRequest): ModelResponse => ({ id: 'msg_text', model: req.model, stopReason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 }, content: [{ type: 'text', text }] });
+  const tools = [{ name: 'Read', description: 'read', input_schema: { type: 'object' } }];
+
+  it('rejects a tool call with a line of text and asks again with no tools offered', async () => {
+    const { client, requests } = answering([toolCallAnswer, textAnswer(SUMMARY_ANSWER)]);
+    const out = await fullCompact({ entries: conversation, tokensOf: charTokens, micro: { keepRecent: 5, maxChars: 2_000 }, summarizer: { client, model: 'm', maxTokens: 500, system: [], tools } });
+    assert.ok(out.ok);
+    assert.equal(requests.length, 2);
+    assert.deepEqual([requests[0].tools, requests[1].tools], [tools, []]);
+    assert.equal(out.result.modelCalls, 2);
+    assert.doesNotMatch(out.result.summaryText ?? '', /Let me look/);
+  });
+
+  it('fails with a clear message after a second non-summary; the conversation is not touched', async () => {
+    for (const second of [toolCallAnswer, textAnswer('Sure, I will keep going with the parser.')]) {
+      const { client, requests } = answering([toolCallAnswer, second]);
+      const frozen = structuredClone(conversation);
+      const progress: CompactProgress[] = [];
+      const out = await fullCompact({ entries: conversation, tokensOf: charTokens, micro: { keepRecent: 5, maxChars: 2_000 }, onProgress: (p) => progress.push(p), summarizer: { client, model: 'm', maxTokens: 500, system: [], tools } });
+      assert.equal(out.ok ? 'ok' : out.code, 'invalid-summary');
+      assert.match(out.ok ? '' : out.reason, /not a summary .*also when asked again with no tools; the conversation was left as it was/);
+      assert.equal(requests.length, 2, 'one retry, no more');
+      assert.deepEqual(conversation, frozen);
+      assert.equal(progress.at(-1)?.phase, 'failed');
+    }
+  });
+
+  it('accepts the closing tag, or every section without tags; a cut-off summary is not one', () => {
+    const text = (t: string) => [{ type: 'text' as const, text: t }];
+    assert.equal(summaryProblem(text(SUMMARY_ANSWER)), undefined);
+    assert.equal(summaryProblem(text(SUMMARY_SECTIONS.map((s, i) => `${i + 1}. ${s}: x`).join('\n'))), undefined);
+    assert.match(summaryProblem(text('<summary>1. Request and intent: cut off at the output lim')) ?? '', /lacks the closing <\/summary> tag/);
+    assert.equal(summaryProblem(text('Working on it.')), 'it has no summary sections');
+    assert.equal(summaryProblem(text('<summary></summary>')), 'its summary is empty');
+  });
+
   it('fails on an empty answer, and reads a summary without tags', async () => {
     const out = await fullCompact({ entries: conversation, tokensOf: charTokens, micro: { keepRecent: 5, maxChars: 2_000 }, summarizer: { client: new ScriptedClient(['<analysis>only thinking</analysis>']), model: 'm', maxTokens: 10, system: [], tools: [] } });
     assert.equal(out.ok ? 'ok' : out.code, 'empty-summary');
@@ -160,11 +221,14 @@ describe('settings', () => {
 });
 
 describe('planForUsage', () => {
-  it('picks the stage by the mark reached (60 / 80 / 100 percent of the window by default)', () => {
+  // Issue #10: from the session-memory mark up, the full mark included, the chain tries the notes before
+  // a summary (a conversation at the window fits again with the notes, for no model call); the full
+  // summary is the fallback inside that chain (pipeline.test.ts), never planned on its own.
+  it('picks the chain by the mark reached (60 / 80 percent of the window by default); the full mark tries the notes first', () => {
     const s = resolveCompactionSettings({ contextWindow: 100_000 });
     const plan = (used: number) => planForUsage(used, s);
-    assert.deepEqual([59_999, 60_000, 79_999, 80_000, 99_999, 100_000, 250_000].map(plan), ['none', 'micro', 'micro', 'auto', 'auto', 'full', 'full']);
+    assert.deepEqual([59_999, 60_000, 79_999, 80_000, 99_999, 100_000, 250_000].map(plan), ['none', 'micro', 'micro', 'auto', 'auto', 'auto', 'auto']);
     const custom = resolveCompactionSettings({ contextWindow: 1_000, microcompactPercent: 50, sessionMemoryPercent: 70, fullPercent: 90 });
-    assert.deepEqual([499, 500, 700, 900].map((u) => planForUsage(u, custom)), ['none', 'micro', 'auto', 'full']);
+    assert.deepEqual([499, 500, 700, 900].map((u) => planForUsage(u, custom)), ['none', 'micro', 'auto', 'auto']);
   });
 });
