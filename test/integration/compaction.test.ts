@@ -130,10 +130,30 @@ suite('compaction in a long conversation', () => {
     const before = api.chat().inspectorContext().timeline.length;
     assert.equal(await api.chat().undoLastCompaction(), true);
     assert.equal(api.chat().inspectorContext().timeline.length, before);
-    main.push(text('Still fine after the undo.', 6_000));
+    main.push(text('Still fine after the undo.', 9_000));
     await send('After the undo', 'Still fine after the undo.');
     const last = server.requests[server.requests.length - 1];
     assert.equal(last.status, 200, last.error);
     assert.match(bodyText(last.body), /Summarised and continuing\./, 'the messages replaced by the last compaction are back');
+
+    // Issue #10, 6: /compact moves the chat gauge and the status bar at once, not at the next turn.
+    const label = () => ui.evaluate<string>('chat', "document.querySelector('.gauge-label')?.textContent ?? ''");
+    const tokens = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+    const shownBefore = await label();
+    const barBefore = api.statusBar.text;
+    assert.ok(shownBefore.includes(tokens(api.chat().gauge().usedTokens)), shownBefore);
+    await api.chat().idleForTests();
+    const turns = () => server.requests.filter((r) => !bodyText(r.body).includes(NOTES_MARKER) && !bodyText(r.body).includes(SUMMARY_MARKER)).length;
+    const turnsBefore = turns();
+    const [summariesBefore, stagesBefore] = [summaries, stages().length];
+    await sendFromUi('/compact');
+    await waitUntil('the /compact to finish', () => summaries > summariesBefore && stages().length > stagesBefore && !api.chat().snapshot().busy, 60_000);
+    assert.equal(turns(), turnsBefore, 'no turn ran');
+    const now = api.chat().gauge();
+    assert.ok(now.usedTokens < 9_000, `the new conversation is smaller (${now.usedTokens})`);
+    await waitUntil('the chat gauge to show the new size', async () => (await label()).includes(tokens(now.usedTokens)), 10_000);
+    assert.notEqual(await label(), shownBefore);
+    await waitUntil('the status bar to follow', () => api.statusBar.text === `$(pulse) ${Math.round((now.usedTokens / now.window) * 100)}%`, 10_000);
+    assert.notEqual(api.statusBar.text, barBefore);
   });
 });
