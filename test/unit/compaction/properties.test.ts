@@ -115,6 +115,20 @@ describe('full compaction on random conversations', () => {
       }
     }), { numRuns: 300 });
   });
+
+  it('with a recent window: valid, and the window after the summary is kept verbatim', async () => {
+    const keep = { minTokens: 300, minTextMessages: 2, maxTokens: 3_000 };
+    await fc.assert(fc.asyncProperty(conversationArb, async ({ entries }) => {
+      const out = await fullCompact({
+        entries, tokensOf: charTokens, micro: { keepRecent: 5, maxChars: 2_000 }, keep,
+        summarizer: { client: new ScriptedClient([SUMMARY_ANSWER]), model: 'claude-test', maxTokens: 1_000, system: [{ type: 'text', text: 'sys' }], tools: [] },
+      });
+      assert.ok(out.ok);
+      assert.equal(requestProblem(out.result.entries.map((e) => e.message)), null);
+      assertKeptVerbatim(entries, out.result.entries, out.result.keptFrom);
+      assert.deepEqual(out.result.replaced, entries.slice(0, out.result.keptFrom));
+    }), { numRuns: 300 });
+  });
 });
 
 describe('reactive compaction on random conversations', () => {
