@@ -135,7 +135,7 @@ describe('automatic compaction before a model call', () => {
     assertApiValid(s.session.agent.messages);
   });
 
-  it('at 100% writes a full summary (one model call) and keeps the latest prompt', async () => {
+  it('at 100%, when the notes cannot replace anything, writes a full summary (one model call) and keeps the latest prompt', async () => {
     const s = await setup({}, { notes: true });
     await firstTurn(s, [100, 100], 101_000);
     server.enqueue(summary, answer('after summary'));
@@ -181,6 +181,25 @@ describe('automatic compaction before a model call', () => {
     assert.ok(manual.ok);
     assert.equal(s.orch.autoActive, true);
     assert.ok(text((server.requests[server.requests.length - 1].body.messages as ApiMessage[]).at(-1) as ApiMessage).includes('keep the outputs'));
+  });
+});
+
+describe('a summary that is not one', () => {
+  it('is asked again with no tools, then the stage fails and the conversation stays as it was', async () => {
+    const s = await setup({});
+    await firstTurn(s, [100, 100], 1_000);
+    const before = s.session.agent.messages.slice();
+    const toolInstead: ScriptedReply = { content: [{ type: 'text', text: 'Let me check first.' }, { type: 'tool_use', name: 'Output', input: { size: 1 } }] };
+    server.enqueue(toolInstead, toolInstead);
+    const out = await s.orch.compactNow('full');
+    assert.equal(out.ok, false);
+    assert.equal(out.code, 'invalid-summary');
+    assert.match(out.reason ?? '', /left as it was/);
+    assert.deepEqual(s.session.agent.messages, before);
+    assert.deepEqual(stages(s), []);
+    const [first, second] = server.requests.slice(-2).map((r) => (r.body.tools ?? []).length);
+    assert.ok(first > 0 && second === 0, 'the retry offers no tools');
+    assert.ok(s.seen.some((e) => e.type === 'failed' && e.code === 'invalid-summary'));
   });
 });
 
