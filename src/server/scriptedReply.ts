@@ -3,6 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { StopReason, Usage } from '../core/conversation/types';
+import { SUMMARY_REQUEST_MARKER, SUMMARY_SECTIONS } from '../core/compaction/summaryPrompt';
 import { approxTokens, blockTokens } from './promptSegments';
 
 export type ScriptedBlock =
@@ -142,6 +143,7 @@ export function demoReply(body: Record<string, unknown>): ScriptedMessage {
     };
   }
   const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n').trim();
+  if (text.includes(SUMMARY_REQUEST_MARKER)) return { content: [{ type: 'text', text: demoSummary(messages.slice(0, -1)) }] };
   const tools = Array.isArray(body.tools) ? (body.tools as Array<Record<string, unknown>>) : [];
   const read = /\bread\s+(\S+)/i.exec(text);
   if (read && tools.some((t) => t.name === 'Read')) {
@@ -160,4 +162,36 @@ export function demoReply(body: Record<string, unknown>): ScriptedMessage {
       text: `${DEMO_PREFIX} you said "${echo}". This reply is scripted and offline; set an Anthropic API key to talk to Claude. Try "read <path>" to see a tool call.`,
     }],
   };
+}
+
+/**
+ * A compaction summary the offline demo can honestly write without a model: every section, filled
+ * from what the conversation shows (the user's messages, the files tools touched), so a compaction in
+ * the demo works like one with Claude.
+ */
+function demoSummary(messages: ReadonlyArray<Record<string, unknown>>): string {
+  const prompts: string[] = [];
+  const files = new Set<string>();
+  for (const m of messages) {
+    const content = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Array<Record<string, unknown>>);
+    for (const b of content) {
+      if (m.role === 'user' && b.type === 'text' && typeof b.text === 'string' && !b.text.startsWith('<')) prompts.push(b.text.trim().slice(0, 200));
+      const input = b.input as Record<string, unknown> | undefined;
+      if (b.type === 'tool_use' && typeof input?.file_path === 'string') files.add(input.file_path);
+    }
+  }
+  const last = prompts[prompts.length - 1] ?? '(none)';
+  const body: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
+    'Request and intent': `The user worked with the offline demo model. Latest request: "${last}".`,
+    'Key concepts': 'A scripted, offline demo conversation; no real model took part.',
+    Files: files.size > 0 ? [...files].map((f) => `- ${f}`).join('\n') : 'No files were touched.',
+    'Errors and fixes': 'None recorded.',
+    'Problem solving': 'Nothing beyond the requests below.',
+    'All user messages': prompts.length > 0 ? prompts.map((p) => `- "${p}"`).join('\n') : '(none)',
+    'Pending tasks': 'None known.',
+    'Current work': `Answering "${last}".`,
+    'Next step': 'Wait for the next request.',
+  };
+  const sections = SUMMARY_SECTIONS.map((title, i) => `${i + 1}. ${title}:\n${body[title]}`).join('\n\n');
+  return `<analysis>\n${DEMO_PREFIX} the summary is built from the conversation's own messages.\n</analysis>\n<summary>\n${sections}\n</summary>`;
 }
