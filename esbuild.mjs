@@ -27,11 +27,22 @@ const lazyChunks = {
   },
 };
 
+// secretlint's profiler puts ~100 marks per scan on the global performance timeline and keeps them, with
+// an observer that copies each one, for the life of the process (~20 KB a scan); the engine scans every
+// tool result, so a long session would grow without end. The bundles get a profiler that records nothing.
+const quietSecretlintProfiler = {
+  name: 'quiet-secretlint-profiler',
+  setup(build) {
+    build.onResolve({ filter: /^@secretlint\/profiler$/ }, () => ({ path: 'secretlint-profiler', namespace: 'engram-stub' }));
+    build.onLoad({ filter: /.*/, namespace: 'engram-stub' }, () => ({ contents: 'export const secretLintProfiler = { mark() {} };', loader: 'js' }));
+  },
+};
+
 // Some dependencies (tinyglobby's fdir) call createRequire(import.meta.url), which a CommonJS bundle
 // leaves undefined: give them this file's URL.
 const importMetaUrl = 'const __importMetaUrl = require("url").pathToFileURL(__filename).href;';
 const nodeBase = {
-  ...base, platform: 'node', format: 'cjs', target: 'node20', plugins: [lazyChunks],
+  ...base, platform: 'node', format: 'cjs', target: 'node20', plugins: [lazyChunks, quietSecretlintProfiler],
   define: { 'import.meta.url': '__importMetaUrl' }, banner: { js: importMetaUrl },
 };
 

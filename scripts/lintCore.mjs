@@ -24,6 +24,7 @@ const ts = createRequire(import.meta.url)('typescript');
 const CORE_LAYERS = [
   ['.'],
   ['fs'],
+  ['security'], // secret scanning and the /proc files no tool reads; tools, agent and memory use it
   ['conversation'],
   ['tokens', 'llm'],
   ['settings'], // its defaults come from llm/modelConfig.ts

@@ -1,7 +1,9 @@
 // Runs the tool calls of one assistant message and answers every one of them, in order, whatever
 // happens (denied, unknown tool, bad input, a throwing tool, cancellation): the API rejects a tool_use
-// without its tool_result, so "no answer" is never an option.
+// without its tool_result, so "no answer" is never an option. Every result is scanned for secrets and
+// redacted here, before the model, the listeners (chat, events) and the transcript see it (issue #13).
 import type { ToolResultBlock, ToolUseBlock } from '../conversation/types';
+import { redactSecrets } from '../security/secretScan';
 import type { Tool, ToolContext, ToolResult } from '../tools/tool';
 import type { ToolGate } from './permissions';
 
@@ -47,15 +49,15 @@ export async function runToolCalls(calls: ToolUseBlock[], deps: ToolRunDeps): Pr
     const allowed: number[] = [];
     for (let k = i; k < j; k++) {
       const early = await precheck(calls[k], deps);
-      if (early) outcomes[k] = finish(calls[k], early, deps);
+      if (early) outcomes[k] = await finish(calls[k], early, deps);
       else allowed.push(k);
     }
     await Promise.all(allowed.map(async (k) => {
-      outcomes[k] = finish(calls[k], await execute(calls[k], deps), deps);
+      outcomes[k] = await finish(calls[k], await execute(calls[k], deps), deps);
     }));
     i = j;
   }
-  return outcomes.map((o, k) => o ?? finish(calls[k], cancelledResult(), deps));
+  return Promise.all(outcomes.map((o, k) => o ?? finish(calls[k], cancelledResult(), deps)));
 }
 
 function isConcurrent(call: ToolUseBlock, deps: ToolRunDeps): boolean {
@@ -97,10 +99,26 @@ async function execute(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResul
   }
 }
 
-function finish(call: ToolUseBlock, result: ToolResult, deps: ToolRunDeps): ToolCallOutcome {
+async function finish(call: ToolUseBlock, raw: ToolResult, deps: ToolRunDeps): Promise<ToolCallOutcome> {
+  const result = await redacted(raw);
   const outcome: ToolCallOutcome = { call, result, block: toResultBlock(call.id, result) };
   deps.onResult?.(outcome);
   return outcome;
+}
+
+/**
+ * The result with its secrets replaced. `data` is left: tools put metadata there (counts, paths, the
+ * model's own edit strings), never the output itself.
+ */
+async function redacted(result: ToolResult): Promise<ToolResult> {
+  let scan;
+  try {
+    scan = await redactSecrets(result.content);
+  } catch (e) {
+    // A scanner that fails must not let the text through unscanned.
+    return { ...result, content: `The result could not be checked for secrets, so it is withheld (${e instanceof Error ? e.message : String(e)}).`, isError: true };
+  }
+  return scan.findings.length === 0 ? result : { ...result, content: scan.text };
 }
 
 export function toResultBlock(toolUseId: string, result: ToolResult): ToolResultBlock {

@@ -1,7 +1,11 @@
 // Decides whether a shell command is safe to run without asking: only a few commands that read files,
 // alone or piped into each other, with no redirection, substitution, chaining or expansion that could
 // change what actually runs. It is deliberately strict: anything it does not understand is rejected.
-// Used by the background memory agent, which may look around the workspace but must not change it.
+// Used by the background memory agent, which may look around the workspace but must not change it,
+// and by headless runs. No argument may reach a process's environment, command line or memory under
+// /proc (the engine's API key is in its environment), nor may grep search /proc or the root recursively.
+import { PROC_SECRET_FILES } from '../security/procFiles';
+import { expandBraces } from './grepSearch';
 
 /** Commands that only read files or print. */
 export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set(['ls', 'find', 'grep', 'cat', 'stat', 'wc', 'head', 'tail', 'pwd', 'echo']);
@@ -60,11 +64,97 @@ function checkSimpleCommand(words: Word[]): ReadOnlyVerdict {
   }
   if (name.value === 'tail') {
     for (const a of args) {
-      // Following a file never ends: the command would hang until its timeout.
-      if (/^--(follow|retry)/.test(a.value) || /^-[^-]*[fF]/.test(a.value)) return no('tail -f/--follow is not allowed');
+      // Following a file never ends: the command would hang until its timeout. GNU takes any
+      // unambiguous prefix of a long option, so --f and --fo are --follow.
+      const long = /^--([^=]+)/.exec(a.value)?.[1];
+      if ((long !== undefined && ('follow'.startsWith(long) || 'retry'.startsWith(long))) || /^-[^-]*[fF]/.test(a.value)) {
+        return no('tail -f/--follow is not allowed');
+      }
     }
   }
+  for (const a of args) {
+    if (reachesProcSecret(a)) return no(`reading a process's environment, command line or memory under /proc is not allowed: ${a.raw}`);
+  }
+  if (name.value === 'grep' && isRecursiveGrep(args)) {
+    const wide = args.find((a) => !a.value.startsWith('-') && searchesWide(a));
+    if (wide) return no(`a recursive grep of /, /proc or a path with ".." is not allowed (it would read other processes' environments): ${wide.raw}`);
+  }
   return { ok: true };
+}
+
+/** The names a word may stand for: brace alternatives when it expands, else its value. */
+function alternatives(w: Word): string[] {
+  return w.expands && w.value.includes('{') ? expandBraces(w.value) : [w.value];
+}
+
+function segmentsOf(p: string): string[] {
+  return p.split('/').filter((s) => s !== '' && s !== '.');
+}
+
+/** A path segment, possibly a glob when the word expands, that can name `target`. */
+function segmentCanBe(seg: string, target: string, glob: boolean): boolean {
+  if (!glob || !/[*?[]/.test(seg)) return seg === target;
+  return globRegExp(seg).test(target);
+}
+
+function globRegExp(seg: string): RegExp {
+  let re = '';
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i];
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[') {
+      const close = seg.indexOf(']', i + 2);
+      if (close === -1) re += '\\[';
+      else {
+        const body = seg.slice(i + 1, close).replace(/^[!^]/, '^').replace(/\\/g, '\\\\');
+        re += `[${body}]`;
+        i = close;
+      }
+    } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * The word can name /proc/<pid>/environ (cmdline, mem): a segment that is one of those names, or, when
+ * the path may lead to /proc (absolute, "..", a proc segment), a glob that can match one. `ls *` in
+ * the workspace is fine; a literal `environ` anywhere is not (a planted link may lead to /proc/<pid>).
+ */
+function reachesProcSecret(w: Word): boolean {
+  return alternatives(w).some((alt) => {
+    // Options carry paths after `=` (--file=/proc/1/environ) or glued (-f/proc/1/environ).
+    const segs = segmentsOf(alt);
+    const anywhere = alt.startsWith('/') || segs.includes('..');
+    const firstProc = segs.findIndex((seg) => segmentCanBe(seg, 'proc', w.expands));
+    return segs.some((seg, j) => PROC_SECRET_FILES.some((f) =>
+      seg === f || ((anywhere || (firstProc !== -1 && firstProc < j)) && segmentCanBe(seg, f, w.expands))));
+  });
+}
+
+function isRecursiveGrep(args: Word[]): boolean {
+  return args.some((a, i) => {
+    const v = a.value;
+    if (v === '--') return false;
+    if (v.startsWith('--')) {
+      const [opt, val] = v.slice(2).split('=', 2);
+      if (opt.length >= 3 && ('recursive'.startsWith(opt) || 'dereference-recursive'.startsWith(opt))) return true;
+      return opt.length >= 2 && 'directories'.startsWith(opt) && (val ?? args[i + 1]?.value) === 'recurse';
+    }
+    if (!v.startsWith('-')) return false;
+    if (/^-[A-Za-z]*[rR]/.test(v)) return true;
+    return /^-[A-Za-z]*d(recurse)?$/.test(v) && (v.endsWith('recurse') || args[i + 1]?.value === 'recurse');
+  });
+}
+
+/** A search root that takes in /proc: /, anything starting at /proc (or a glob there), or a path with "..". */
+function searchesWide(w: Word): boolean {
+  return alternatives(w).some((alt) => {
+    const segs = segmentsOf(alt);
+    if (segs.includes('..')) return true;
+    if (!alt.startsWith('/')) return false;
+    return segs.length === 0 || segmentCanBe(segs[0], 'proc', w.expands) || (w.expands && /[*?[]/.test(segs[0]));
+  });
 }
 
 /** A small POSIX-shell tokenizer: words and pipes; everything else that bash treats specially is an error. */

@@ -2,6 +2,7 @@
 // a timeout or the stop button can kill everything it started, not just the shell.
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import { commandNamesProcSecret, PROC_SECRET_REASON } from '../security/procFiles';
 import type { Tool, ToolContext, ToolResult } from './tool';
 import { defineTool, errorResult, errorText } from './toolSupport';
 
@@ -60,6 +61,8 @@ export function bashTool(): Tool<BashInput> {
 }
 
 function runBash(input: BashInput, ctx: ToolContext): Promise<ToolResult> {
+  // The command runs without the API key, but /proc/<parent>/environ still has it.
+  if (commandNamesProcSecret(input.command)) return Promise.resolve(errorResult(`${PROC_SECRET_REASON} Command not run.`));
   const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
   const out = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
   const posix = process.platform !== 'win32';

@@ -6,6 +6,8 @@ import readline from 'node:readline';
 import { isErrno } from '../fs/errno';
 import { decodeText, kindByExtension, looksBinary, sniffFile } from '../fs/fileText';
 import { compilePattern, fileFilter, LineMatcher, searchMultiline, type FileHits } from './grepSearch';
+import { resolveReal } from '../fs/pathGuard';
+import { isUnderProc } from '../security/procFiles';
 import { IgnoreRules, toPosix, walkFiles } from './ignoreRules';
 import { splitLines } from './readTool';
 import type { Tool, ToolContext, ToolResult } from './tool';
@@ -118,6 +120,8 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
   const g = guardedPath(input.path ?? '.', 'read', ctx);
   if ('error' in g) return g.error;
   const target = g.abs;
+  // /proc holds other processes' secrets and endless files (pagemap): never searched as a folder.
+  const realTarget = resolveReal(target) ?? target;
   let isDir: boolean;
   try {
     isDir = (await fsp.stat(target)).isDirectory();
@@ -147,6 +151,7 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
   if (!isDir) {
     outcomes.push(await searchFile(target, opts, ctx.signal, true));
   } else {
+    if (isUnderProc(realTarget)) return errorResult('Grep does not search folders under /proc: they hold other processes\' environments and files that never end.');
     const rules = await IgnoreRules.create(target);
     const pending: Array<Promise<FileOutcome>> = [];
     const drain = async (): Promise<boolean> => {
@@ -161,7 +166,10 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
       return false;
     };
     let stop = false;
-    for await (const abs of walkFiles(target, rules, ctx.signal)) {
+    // The walk does not follow links, so below the real target a path is where it looks: a search of /
+    // passes /proc by.
+    const skipDir = (abs: string): boolean => isUnderProc(path.join(realTarget, path.relative(target, abs)));
+    for await (const abs of walkFiles(target, rules, ctx.signal, skipDir)) {
       if (!filter(toPosix(path.relative(target, abs)))) continue;
       pending.push(searchFile(abs, opts, ctx.signal, false));
       if (pending.length >= PARALLEL_FILES && (stop = await drain())) break;

@@ -140,7 +140,7 @@ export function toPosix(p: string): string {
  * Yields the files below `base` in a stable (name-sorted, depth-first) order, pruning ignored directories
  * before descending. Symlinks are not followed, as ripgrep does by default, so a link cannot loop.
  */
-export async function* walkFiles(base: string, rules: IgnoreRules, signal: AbortSignal): AsyncGenerator<string> {
+export async function* walkFiles(base: string, rules: IgnoreRules, signal: AbortSignal, skipDir: (abs: string) => boolean = () => false): AsyncGenerator<string> {
   const stack: string[] = [base];
   while (stack.length > 0) {
     if (signal.aborted) return;
@@ -156,7 +156,7 @@ export async function* walkFiles(base: string, rules: IgnoreRules, signal: Abort
     for (const e of entries) {
       const abs = path.join(dir, e.name);
       if (e.isDirectory()) {
-        if (!(await rules.isIgnored(abs, true))) subdirs.push(abs);
+        if (!skipDir(abs) && !(await rules.isIgnored(abs, true))) subdirs.push(abs);
       } else if (e.isFile()) {
         if (!(await rules.isIgnored(abs, false))) yield abs;
       }

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ToolSchema } from '../conversation/types';
 import type { PathOp } from '../fs/pathGuard';
+import { procSecretProblem } from '../security/procFiles';
 import type { Tool, ToolContext, ToolResult } from './tool';
 
 export type FieldType = 'string' | 'integer' | 'boolean';
@@ -114,10 +115,13 @@ export function resolveToolPath(p: string, cwd: string): string {
   return path.resolve(cwd, p);
 }
 
-/** Resolves a path argument and asks the path guard; returns the absolute path or an error result. */
+/**
+ * Resolves a path argument and asks the path guard; returns the absolute path or an error result. No
+ * tool, whatever its guard, touches a process's /proc environ, cmdline or mem (see security/procFiles).
+ */
 export function guardedPath(p: string, op: PathOp, ctx: ToolContext): { abs: string } | { error: ToolResult } {
   const abs = resolveToolPath(p, ctx.cwd);
-  const denied = ctx.pathGuard?.(abs, op);
+  const denied = procSecretProblem(abs) ?? ctx.pathGuard?.(abs, op);
   if (denied) return { error: errorResult(denied) };
   return { abs };
 }

@@ -66,3 +66,33 @@ describe('runToolCalls', () => {
     assert.deepEqual(outcomes.map((o) => [o.call.id, o.result.isError, /Cancelled/.test(o.result.content)]), [['a', true, true], ['b', true, true]]);
   });
 });
+
+describe('runToolCalls and secrets (issue #13)', () => {
+  const anthropicKey = `sk-ant-api03-${'Ab3'.repeat(31)}AA`;
+  const githubToken = `ghp_${'a1B2'.repeat(9)}`;
+
+  it('redacts secrets in a result before the model, the listeners and the transcript get it', async () => {
+    const leaky = tool('Leaky', async () => ({ content: `KEY=${anthropicKey}\nTOKEN=${githubToken}\nplain text stays`, isError: false }));
+    const { outcomes, seen } = await run([call('1', 'Leaky')], [leaky]);
+    for (const text of [outcomes[0].block.content, outcomes[0].result.content, seen[0].block.content, seen[0].result.content]) {
+      assert.equal(typeof text, 'string');
+      assert.equal(String(text).includes(anthropicKey), false, String(text));
+      assert.equal(String(text).includes(githubToken), false, String(text));
+      assert.match(String(text), /plain text stays/);
+      assert.match(String(text), /KEY=\[REDACTED/);
+    }
+  });
+
+  it('redacts the value of the API key the process runs with, whatever its shape', async () => {
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = 'custom-gateway-key-0123456789';
+    try {
+      const echo = tool('Echo', async () => ({ content: 'the key is custom-gateway-key-0123456789.', isError: false }));
+      const { outcomes } = await run([call('1', 'Echo')], [echo]);
+      assert.equal(outcomes[0].block.content, 'the key is [REDACTED api key].');
+    } finally {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    }
+  });
+});

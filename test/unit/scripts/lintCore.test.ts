@@ -59,6 +59,8 @@ test('the layer lint keeps src/core folders to their layer order', () => {
     ['src/core/ports.ts', "import type { Y } from './conversation/types';", /the files directly in src\/core must not import the higher layer src\/core\/conversation/],
     ['src/core/tokens/a.ts', "import { c } from '../llm/client';", /src\/core\/tokens must not import its peer src\/core\/llm/],
     ['src/core/widgets/a.ts', "import { c } from '../agent/agent';", /src\/core\/widgets has no place in the layer order/],
+    ['src/core/security/a.ts', "import { t } from '../tools/tool';", /src\/core\/security must not import the higher layer src\/core\/tools/],
+    ['src/core/fs/a.ts', "import { s } from '../security/secretScan';", /src\/core\/fs must not import the higher layer src\/core\/security/],
   ];
   for (const [file, line, message] of refused) {
     const r = lint({ [file]: `${line}\n` });
@@ -70,7 +72,9 @@ test('the layer lint keeps src/core folders to their layer order', () => {
     'src/core/fs/atomic.ts': "import { T } from '../thresholds';\n",
     'src/core/conversation/types.ts': "import { T } from '../thresholds';\n",
     'src/core/memory/m.ts': "import { a } from '../agent/agent';\nimport { w } from '../fs/atomic';\nimport { T } from '../thresholds';\n",
-    'src/core/agent/agent.ts': "import type { M } from '../conversation/types';\n",
+    'src/core/agent/agent.ts': "import type { M } from '../conversation/types';\nimport { r } from '../security/secretScan';\n",
+    'src/core/security/secretScan.ts': "import { g } from '../fs/atomic';\n",
+    'src/core/tools/readTool.ts': "import { p } from '../security/secretScan';\n",
     'src/core/session/s.ts': "import { m } from '../memory/m';\nimport { c } from '../compaction/c';\n",
     'src/core/compaction/c.ts': "import { m } from '../memory/m';\n",
   });

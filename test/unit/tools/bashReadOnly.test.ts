@@ -161,6 +161,49 @@ describe('isReadOnlyCommand', () => {
     rejected('tail --follow=name log', /follow/);
     rejected('tail -5f log', /follow/);
     rejected('tail --retry log', /follow/);
+    // GNU accepts any unambiguous prefix of a long option (issue #13).
+    rejected('tail --f log', /follow/);
+    rejected('tail --fo log', /follow/);
+    rejected('tail --foll=descriptor log', /follow/);
+    rejected('tail --re log', /follow/);
+    allowed('tail --lines=5 log');
+    allowed('tail --bytes 10 log');
+  });
+
+  it("rejects reading any process's environment, command line or memory (issue #13)", () => {
+    for (const cmd of [
+      'grep -a ANTHROPIC /proc/*/environ',
+      'cat /proc/1234/environ',
+      'cat /proc/self/environ',
+      "cat '/proc/1/environ'",
+      'cat /proc//1/./environ',
+      'head -c 100 /proc/1/cmdline',
+      'tail -c 10 /proc/1/mem',
+      'cat /proc/1/env*',
+      'cat /proc/1/e?viron',
+      'cat /proc/1/env[i]ron',
+      'cat /proc/1/{environ,status}',
+      'grep -a KEY /*/*/environ',
+      'cat /dev/fd/../../1/environ',
+      'cat ../../proc/1/environ',
+      'grep -f /proc/1/environ x',
+      'grep --file=/proc/1/environ x',
+      'cat e\\nviron',
+      'cat /proc/1/task/1/environ',
+      'grep -r sk-ant /proc',
+      'grep -rn KEY /',
+      'grep -R KEY /p*',
+      'grep --recursive KEY ../..',
+      'grep -r KEY /dev/fd/..',
+      'ls | grep -ra KEY /proc/1',
+    ]) {
+      rejected(cmd, /environment|process|\/proc|recursive/);
+    }
+    allowed('cat /proc/cpuinfo');
+    allowed('grep -rn environment src');
+    allowed('grep -r TODO .');
+    allowed('cat docs/memory.md');
+    allowed('ls *');
   });
 
   it('rejects comments and control characters', () => {
