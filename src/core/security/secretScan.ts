@@ -12,8 +12,7 @@ import { lintSource } from '@secretlint/core';
 import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
 
 type LintOptions = Parameters<typeof lintSource>[0]['options'];
-type RuleDescriptor = LintOptions['config']['rules'][number];
-type Rule = RuleDescriptor['rule'];
+type ScannerRule = (typeof recommendedRules)[number];
 
 /** One secret in a text: which rule found it and where ([start, end) in UTF-16 units). */
 export interface SecretFinding {
@@ -31,11 +30,12 @@ const KNOWN_VALUE_RULE = 'engram/known-credential';
 // bounded so the match stops at the key.
 const ANTHROPIC_KEY = /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9]+-[A-Za-z0-9_-]{20,}/g;
 
+const ANTHROPIC_MESSAGES = { ANTHROPIC_KEY: { en: () => 'found an Anthropic API key' } };
 const anthropicRule = {
-  messages: { ANTHROPIC_KEY: { en: () => 'found an Anthropic API key' } },
+  messages: ANTHROPIC_MESSAGES,
   meta: { id: OWN_ANTHROPIC_RULE, recommended: true, type: 'scanner', supportedContentTypes: ['text'], docs: { url: 'https://docs.anthropic.com/en/api/overview' } },
   create(context: { report(d: { message: unknown; range: readonly [number, number] }): void; createTranslator(m: unknown): (id: string) => unknown }) {
-    const t = context.createTranslator(anthropicRule.messages);
+    const t = context.createTranslator(ANTHROPIC_MESSAGES);
     return {
       file(source: { content: string }) {
         for (const m of source.content.matchAll(ANTHROPIC_KEY)) {
@@ -44,7 +44,7 @@ const anthropicRule = {
       },
     };
   },
-} as unknown as Rule;
+} as unknown as ScannerRule;
 
 // The preset's rules one by one, without its comment filter: "secretlint-disable" in the scanned text
 // would switch the scan off, and the text is what we do not trust. (Listing the filter as disabled in
@@ -52,7 +52,7 @@ const anthropicRule = {
 const FILTER_COMMENTS = '@secretlint/secretlint-rule-filter-comments';
 const CONFIG: LintOptions['config'] = {
   rules: [
-    ...recommendedRules.filter((r) => r.meta.id !== FILTER_COMMENTS).map((r): RuleDescriptor => ({ id: r.meta.id, rule: r as Rule })),
+    ...recommendedRules.filter((r) => r.meta.id !== FILTER_COMMENTS).map((r) => ({ id: r.meta.id, rule: r })),
     { id: OWN_ANTHROPIC_RULE, rule: anthropicRule },
   ],
 };
