@@ -12,6 +12,7 @@ import type { Tool, ToolContext } from '../tools/tool';
 import type { AgentEvent, TurnEndReason } from './events';
 import type { ToolGate } from './permissions';
 import { cancelledResult, errorResult, runToolCalls, summarizeCall, type ToolCallOutcome } from './toolRunner';
+import { recoverableTooLong } from './reactiveErrors';
 
 export interface LoopConfig {
   client: ModelClient;
@@ -138,9 +139,10 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
     if (response && !response.partial && !error) await cfg.afterModelResponse?.(response);
 
     const calls = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-    if (error instanceof PromptTooLongError && cfg.recoverPromptTooLong && recoveries < MAX_PROMPT_TOO_LONG_RECOVERIES) {
+    const tooLong = recoverableTooLong(error);
+    if (tooLong && cfg.recoverPromptTooLong && recoveries < MAX_PROMPT_TOO_LONG_RECOVERIES) {
       recoveries++;
-      const shorter = await cfg.recoverPromptTooLong(error, messages.slice());
+      const shorter = await cfg.recoverPromptTooLong(tooLong, messages.slice());
       if (shorter) {
         messages.splice(0, messages.length, ...shorter);
         cfg.emit({ type: 'conversationReplaced', messages: messages.length });

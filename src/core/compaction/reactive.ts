@@ -1,4 +1,4 @@
-// Reactive compaction (DESIGN 5): the API answered "prompt is too long", so the request is shrunk and
+// Reactive compaction (DESIGN 5): the API answered "prompt is too long" (or 413, too many bytes), so the request is shrunk and
 // sent again (the loop allows 3 tries). Recovery must not hang on another model call succeeding, so
 // the path that always works is deterministic:
 //   1. microcompact (from the second try on, the newest results too);
@@ -7,6 +7,7 @@
 //   3. if it still does not fit, drop the oldest whole rounds after the summary until it does.
 // The API's numbers calibrate our estimate: it said N tokens where we counted E, so our count is
 // scaled by N / E before comparing with its limit.
+import { isRequestTooLarge } from '../agent/reactiveErrors';
 import type { PromptTooLongError } from '../llm/errors';
 import { assembleCompacted } from './compactedConversation';
 import { microcompact, type MicrocompactOptions } from './microcompact';
@@ -29,6 +30,16 @@ export interface ReactiveOptions {
   compact?(entries: readonly CompactionEntry[]): Promise<StageOutcome>;
 }
 
+/**
+ * How hard microcompact cuts. A 413 refuses bytes, and the bytes are nearly always a few huge tool
+ * results, often the newest (a file read or a command's output): those are cut from the first try,
+ * shorter on each try, before any summary is asked for (the summary request would carry them too).
+ */
+function microFor(opts: ReactiveOptions): MicrocompactOptions {
+  if (isRequestTooLarge(opts.error)) return { keepRecent: 0, maxChars: Math.max(200, Math.floor(opts.micro.maxChars / opts.attempt)) };
+  return opts.attempt >= 2 ? { ...opts.micro, keepRecent: 0 } : opts.micro;
+}
+
 /** Aim this far under the limit: our counts are estimates even after calibration. */
 const FIT_MARGIN = 0.9;
 
@@ -40,7 +51,7 @@ export async function reactiveCompact(opts: ReactiveOptions): Promise<StageOutco
   const ratio = error.promptTokens && before > 0 ? Math.max(1, error.promptTokens / before) : 1;
   const target = Math.floor((limit * FIT_MARGIN) / ratio);
 
-  const micro = microcompact(entries.map((e) => e.message), opts.attempt >= 2 ? { ...opts.micro, keepRecent: 0 } : opts.micro);
+  const micro = microcompact(entries.map((e) => e.message), microFor(opts));
   const trimmed = entries.map((e, i) => (micro.messages[i] === e.message ? e : { ...e, message: micro.messages[i] }));
   let summaryText: string | undefined;
   let keptFrom = 0;
