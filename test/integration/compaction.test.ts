@@ -40,9 +40,11 @@ function bodyText(body: MessagesRequestBody): string {
   return JSON.stringify(body.messages);
 }
 
-function lastIsToolResult(messages: ApiMessage[]): boolean {
-  const last = messages[messages.length - 1];
-  return Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result');
+/** The notes fork's second call: its Edit was applied and the result is in (a fork that starts while the
+ * main turn is between tool calls also opens with tool results, for the main agent's calls). */
+function answersNotesEdit(messages: ApiMessage[]): boolean {
+  const before = messages[messages.length - 2];
+  return Array.isArray(before?.content) && before.content.some((b) => b.type === 'tool_use' && b.name === 'Edit');
 }
 
 suite('compaction in a long conversation', () => {
@@ -62,7 +64,7 @@ suite('compaction in a long conversation', () => {
       const all = bodyText(body);
       if (all.includes(NOTES_MARKER)) {
         notesPath = /\/[^\s`'"\\]*session-memory\/summary\.md/.exec(all)?.[0] ?? notesPath;
-        if (!notesEdits || lastIsToolResult(body.messages)) return text('Notes done.', 500);
+        if (!notesEdits || answersNotesEdit(body.messages)) return text('Notes done.', 500);
         const guide = '_What is in progress right now, what is still open, and the very next step_\n';
         return { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: notesPath, old_string: guide, new_string: `${guide}Running the checks; next: fix what fails.\n` } }] };
       }
