@@ -16,12 +16,14 @@ export interface OptionSpec {
   help: string;
   /** Shown in --help as the value's name, e.g. ID. */
   valueName?: string;
+  /** May be given more than once; the values come as a list. */
+  multiple?: boolean;
 }
 
 export type OptionSpecs = Record<string, OptionSpec>;
 
 export type ParsedOptions<S extends OptionSpecs> = {
-  [K in keyof S]?: S[K]['type'] extends 'boolean' ? boolean : string;
+  [K in keyof S]?: S[K]['type'] extends 'boolean' ? boolean : S[K]['multiple'] extends true ? string[] : string;
 };
 
 export interface ParsedArgs<S extends OptionSpecs> {
@@ -30,8 +32,10 @@ export interface ParsedArgs<S extends OptionSpecs> {
 }
 
 export function parseCommandArgs<S extends OptionSpecs>(argv: string[], specs: S): ParsedArgs<S> {
-  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
-  for (const [name, spec] of Object.entries(specs)) options[name] = spec.short ? { type: spec.type, short: spec.short } : { type: spec.type };
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    options[name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) };
+  }
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     return { options: values as ParsedOptions<S>, positionals };

@@ -4,10 +4,12 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveModelConfig } from '../core/llm/modelConfig';
+import { autoMemoryDir } from '../core/memory/autoMemory/memoryPaths';
 import type { Logger } from '../core/ports';
 import {
   appendHistory, createDefaultTools, isValidSessionId, openHostSession, SessionNotFoundError, type ModelClient,
 } from '../core/session/hostSession';
+import { addKnownSecret } from '../core/security/secretScan';
 import { ENGRAM_VERSION } from '../core/version';
 import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
 import { defaultOf, settingsFromFlags } from './cliSettings';
@@ -20,6 +22,7 @@ const OPTIONS = {
   cwd: { type: 'string', valueName: 'DIR', help: 'Project folder to work in (default: the current directory).' },
   'output-format': { type: 'string', valueName: 'FMT', help: 'text (default): the answer; json: {"result","sessionId","turns","usage","transcript"}.' },
   'allowed-tools': { type: 'string', valueName: 'LIST', help: 'Comma-separated tools that may run, e.g. Read,Grep,Edit,Bash. Only these run.' },
+  'add-dir': { type: 'string', multiple: true, valueName: 'DIR', help: 'Another folder Write/Edit may write to (repeatable, or a comma list).' },
   model: { type: 'string', valueName: 'M', help: `Model name (default: ${defaultOf('model')}).` },
   'max-tokens': { type: 'string', valueName: 'N', help: `Output token limit per model call (default: ${defaultOf('maxOutputTokens')}).` },
   'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: $ENGRAM_DATA_DIR or ~/.engram).' },
@@ -42,6 +45,10 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
   Without --allowed-tools, only read-only tools run (Read, Glob, Grep, and Bash commands that only
   read, like ls or cat); anything else is denied and the model is told why.
   With --allowed-tools, exactly the listed tools run (read-only ones too), all others are denied.
+  Write and Edit write only inside --cwd and the --add-dir folders (symlinks and .. resolved), and
+  into the project's memory folder; memory writes, too, run only when Write/Edit are listed. A listed
+  Bash runs any command. Tool results are scanned for secrets (API keys, tokens, private keys), which
+  are replaced by [REDACTED ...] before the model or the transcript sees them.
 
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR.
 Output: "turns" counts model calls. With json the object is printed even when the run fails, so
@@ -86,6 +93,8 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   const cwd = path.resolve(io.cwd, options.cwd ?? '.');
   if (!(await isDirectory(cwd))) throw new UsageError(`--cwd is not a folder: ${cwd}`);
   const dataDir = path.resolve(io.cwd, options['data-dir'] ?? (io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')));
+  const addDirs = (options['add-dir'] ?? []).flatMap((v) => v.split(',')).map((d) => d.trim()).filter(Boolean).map((d) => path.resolve(io.cwd, d));
+  for (const dir of addDirs) if (!(await isDirectory(dir))) throw new UsageError(`--add-dir is not a folder: ${dir}`);
 
   const tools = createDefaultTools();
   const allowed = splitList(options['allowed-tools']);
@@ -101,6 +110,8 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     'memory.enabled': { flag: '--no-memory', value: options['no-memory'] ? false : undefined },
   });
   const config = resolveModelConfig({ model: settings.model, maxOutputTokens: settings.maxOutputTokens }, io.env, undefined);
+  // Redacted from every tool result, whatever its shape (a gateway's key may not look like one).
+  addKnownSecret(config.apiKey);
   if (!client && !config.apiKey) {
     io.stderr('engram: no API key. Set ANTHROPIC_API_KEY.\n');
     return EXIT_MODEL_ERROR;
@@ -116,7 +127,13 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       model: config,
       ...(client ? { client } : {}),
       trusted: true, // the person running the command chose this folder
-      gate: headlessToolGate(allowed),
+      gate: headlessToolGate(allowed, {
+        cwd,
+        addDirs,
+        // The folder the session's memory uses (same function, same arguments), when memory is on.
+        ...(settings.memory.enabled ? { memoryDir: await autoMemoryDir(dataDir, cwd) } : {}),
+      }),
+      memoryWritesNeedTool: true,
       tools,
       version: ENGRAM_VERSION,
       entrypoint: 'cli',

@@ -1,21 +1,57 @@
 // Which tools a headless run may use. Nobody is there to answer a permission prompt, so the rule is
 // fixed up front: with --allowed-tools, exactly the listed tools run; without it, only what cannot
 // change anything runs (read-only tools, and Bash commands the strict read-only classifier accepts).
+// Writes into the memory folder obey the same list (the session lets them through only when this gate
+// does), and Write/Edit land only in the workspace, the --add-dir folders and, when memory is on, the
+// memory folder, judged where the path really leads (symlinks and `..` resolved), as Claude Code does.
+import { confineTo } from '../core/fs/pathGuard';
+import { memoryWriteTarget } from '../core/memory/autoMemory/memoryPaths';
 import type { Tool, ToolGate } from '../core/session/hostSession';
 import { isReadOnlyCommand } from '../core/tools/bashReadOnly';
+import { resolveToolPath } from '../core/tools/toolSupport';
 
-export function headlessToolGate(allowed: readonly string[] | undefined): ToolGate {
+/** The tools that write the file named by their `file_path`. */
+const FILE_WRITERS = new Set(['write', 'edit']);
+
+export interface WriteScope {
+  /** Tool paths resolve against it; it is writable. */
+  cwd: string;
+  /** --add-dir folders, absolute. */
+  addDirs: readonly string[];
+  /** The project's memory folder, when memory is on. */
+  memoryDir?: string;
+}
+
+export function headlessToolGate(allowed: readonly string[] | undefined, scope?: WriteScope): ToolGate {
   if (allowed !== undefined) {
     const names = new Set(allowed.map((n) => n.toLowerCase()));
-    return async (tool) =>
-      names.has(tool.name.toLowerCase())
-        ? { allow: true }
-        : { allow: false, reason: `${tool.name} is not allowed in this headless run (allowed: ${allowed.join(', ') || 'none'}). Do without it, or say what you would need.` };
+    const outside = scope ? writeOutsideScope(scope) : () => null;
+    return async (tool, input) => {
+      if (!names.has(tool.name.toLowerCase())) {
+        return { allow: false, reason: `${tool.name} is not allowed in this headless run (allowed: ${allowed.join(', ') || 'none'}). Do without it, or say what you would need.` };
+      }
+      const denied = FILE_WRITERS.has(tool.name.toLowerCase()) ? outside(input) : null;
+      return denied ? { allow: false, reason: denied } : { allow: true };
+    };
   }
   return async (tool, input) =>
     readOnlyCall(tool, input)
       ? { allow: true }
       : { allow: false, reason: `${tool.name} needs permission, and nobody can give it in this headless run (engram -p without --allowed-tools runs read-only tools only).` };
+}
+
+/** Why a Write/Edit input leads outside the writable folders, or null. */
+function writeOutsideScope(scope: WriteScope): (input: Record<string, unknown>) => string | null {
+  const guards = [scope.cwd, ...scope.addDirs].map((dir) => confineTo(dir));
+  return (input) => {
+    // A missing or odd path is the tool's to report.
+    if (typeof input.file_path !== 'string' || input.file_path === '') return null;
+    const abs = resolveToolPath(input.file_path, scope.cwd);
+    if (guards.some((guard) => guard(abs, 'write') === null)) return null;
+    if (scope.memoryDir !== undefined && 'name' in memoryWriteTarget(scope.memoryDir, abs)) return null;
+    return `${abs} is outside the folders this headless run may write (${[scope.cwd, ...scope.addDirs].join(', ')}). ` +
+      'Writing there needs --add-dir with that folder.';
+  };
 }
 
 function readOnlyCall(tool: Tool, input: Record<string, unknown>): boolean {

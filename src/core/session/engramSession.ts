@@ -40,6 +40,11 @@ export interface EngramSessionSetup {
   permissionPrompt: PermissionPrompt;
   /** The host's rule for tool calls (the CLI's --allowed-tools); default: the session's own (ask for writes). */
   gate?: ToolGate;
+  /**
+   * Writes into the memory folder go through `gate` like any other call, instead of running without a
+   * prompt: the CLI sets it so that exactly the --allowed-tools run (its gate knows the memory folder).
+   */
+  memoryWritesNeedTool?: boolean;
   tools?: Tool[];
   version: string;
   /** Recorded on transcript lines: `vscode`, `cli`. */
@@ -335,7 +340,8 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
     maxTokens: store.settings.maxOutputTokens,
     trusted: setup.trusted,
     permissionPrompt: setup.permissionPrompt,
-    ...(memory ? { memory: memory.systemSlot, gate: memoryWriteGate(memory.dir, setup.cwd, fallback) } : setup.gate ? { gate: setup.gate } : {}),
+    ...(memory ? { memory: memory.systemSlot } : {}),
+    ...(memory && !setup.memoryWritesNeedTool ? { gate: memoryWriteGate(memory.dir, setup.cwd, fallback) } : setup.gate ? { gate: setup.gate } : {}),
     ...(setup.tools ? { tools: setup.tools } : {}),
     version: setup.version,
     entrypoint: setup.entrypoint,

@@ -201,6 +201,7 @@ describe('usage errors (exit 2)', () => {
       ['-p', 'x', '--resume', '../../etc/passwd'],
       ['-p', 'x', '--resume', 'no-such-session'],
       ['-p', 'x', '--cwd', path.join(root, 'missing')],
+      ['-p', 'x', '--add-dir', path.join(root, 'missing')],
       ['-p', 'x', 'stray'],
     ]) {
       const run = await inProcess(argv);
@@ -223,6 +224,7 @@ describe('usage errors (exit 2)', () => {
     assert.match(run.stdout, /engram -p/);
     const print = await inProcess(['print', '--help']);
     assert.match(print.stdout, /--allowed-tools/);
+    assert.match(print.stdout, /--add-dir DIR/);
     assert.match(print.stdout, /read-only tools/);
     assert.match(print.stdout, /Exit codes/);
   });
