@@ -13,7 +13,7 @@ import type { Tool } from '../tools/tool';
 import type { AgentEvent, AgentEventListener, TurnEndReason } from './events';
 import { HookList } from './hooks';
 import { SessionPermissions, type ToolGate } from './permissions';
-import { runLoop } from './queryLoop';
+import { runLoop, transcriptFailure } from './queryLoop';
 
 export interface AgentOptions {
   client: ModelClient;
@@ -275,6 +275,12 @@ export class Agent {
       result = { reason: 'error', text: '', usage: { input_tokens: 0, output_tokens: 0 }, modelCalls: 0 };
     }
     await this.write(() => o.transcript?.flush());
+    // A line that failed after the last model call still fails the turn (engram -p exits non-zero).
+    const unsaved = result.reason === 'error' ? undefined : await transcriptFailure(o.transcript);
+    if (unsaved) {
+      this.emit({ type: 'error', kind: unsaved.kind, message: unsaved.message });
+      result = { ...result, reason: 'error', error: unsaved };
+    }
     this.emit({ type: 'turnEnd', reason: result.reason, text: result.text, usage: result.usage, modelCalls: result.modelCalls });
     await this.hooks.afterTurn.run({ agent: this, result, messages: this.history }, this.logger);
     return result;

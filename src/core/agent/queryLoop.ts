@@ -3,7 +3,7 @@
 // (done, cancelled, dropped, failed), the message list it leaves is one the API accepts.
 import type { ApiMessage, AssistantBlock, SystemBlock, ToolUseBlock, Usage } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
-import { ConnectionDroppedError, isModelError, PromptTooLongError, type ModelError } from '../llm/errors';
+import { ConnectionDroppedError, isModelError, PromptTooLongError, transcriptNotWritten, type ModelError } from '../llm/errors';
 import type { BreakpointOptions } from '../llm/cacheBreakpoints';
 import { addUsage, emptyUsage, type ModelClient, type ModelResponse, type StreamHandlers, type ThinkingConfig } from '../llm/modelClient';
 import { streamWithRetry, type RetryOptions } from '../llm/retry';
@@ -81,6 +81,12 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
   for (;;) {
     if (signal.aborted) return end('cancelled');
     if (cfg.maxModelCalls !== undefined && modelCalls >= cfg.maxModelCalls) return end('max_turns');
+    // A transcript that refuses lines fails the turn: more model calls would be spent on what a resume never sees.
+    const unsaved = await transcriptFailure(cfg.transcript);
+    if (unsaved) {
+      cfg.emit({ type: 'error', kind: unsaved.kind, message: unsaved.message });
+      return end('error', unsaved);
+    }
 
     if (cfg.beforeModelCall) {
       try {
@@ -225,6 +231,13 @@ function recordResult(cfg: LoopConfig, o: ToolCallOutcome): void {
   cfg.emit({ type: 'toolResult', id: o.call.id, name: o.call.name, content: o.result.content, isError: o.result.isError, data: o.result.data });
   void cfg.transcript?.appendToolResult(o.block, o.result.data !== undefined ? { toolUseResult: o.result.data } : {})
     .catch((e: unknown) => cfg.logger.error('Could not write to the transcript', e));
+}
+
+/** Waits for the lines written so far; the error to end the turn with when one of them failed. */
+export async function transcriptFailure(transcript: TranscriptWriter | undefined): Promise<ModelError | undefined> {
+  if (!transcript) return undefined;
+  await transcript.flush();
+  return transcript.failure ? transcriptNotWritten(transcript.file, transcript.failure) : undefined;
 }
 
 async function writeSafely(cfg: LoopConfig, write: () => Promise<unknown> | undefined): Promise<void> {

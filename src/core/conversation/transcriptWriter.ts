@@ -3,9 +3,12 @@
 //
 // Durability: a transcript is append-only and each line goes out in one appendFile of
 // `JSON.stringify(line) + '\n'`, so a crash loses at most the line being written (the reader reports it
-// as a torn tail). Appends to one file run one at a time in call order, through a queue shared by every
-// writer of that file in this process; the line itself (uuid, parentUuid) is built synchronously at call
-// time, so fire-and-forget callers still get a consistent chain.
+// as a torn tail). Before a writer's first line and after a failed write, a torn last line gets its
+// newline first, so the new line is not glued onto it (losing both and breaking the chain after them).
+// A line whose write failed (a full disk) is written again ahead of the next one, so the chain on disk
+// has no gap once writes work again; until then `failure` says why, and the agent fails the turn.
+// Appends to one file run one at a time in call order (appendQueue.ts); the line itself (uuid,
+// parentUuid) is built synchronously at call time, so fire-and-forget callers get a consistent chain.
 //
 // Parent links (what the reader's normaliser relies on): each line's parentUuid is the previous line of
 // the chain, except a tool_result line, which hangs off the assistant line holding its tool_use (as
@@ -15,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { type Clock, systemClock } from '../ports';
+import { appendText, enqueue, queueTail } from './appendQueue';
 import { historyPath, sessionTranscriptPath, subagentTranscriptPath } from './projectKey';
 import type {
   AssistantBlock, AssistantLine, StopReason, SystemLine, ToolResultBlock, UserBlock, UserLine, Usage,
@@ -93,12 +97,21 @@ export class TranscriptWriter {
   private promptId: string | undefined;
   /** tool_use id -> uuid of the assistant line that holds it, to hang its result off that line. */
   private readonly toolUseLines = new Map<string, string>();
-  private dirReady: Promise<unknown> | undefined;
+  private dirMade = false;
+  /** Check for a torn last line before the next write (the first one, and after a failure). */
+  private checkTail = true;
+  private unwritten = ''; // lines whose write failed
+  private failed: Error | undefined;
 
   constructor(opts: TranscriptWriterOptions) {
     this.opts = opts;
     this.file = opts.file;
     this.last = opts.parentUuid ?? null;
+  }
+
+  /** Why the newest write failed, until a later one gets it on disk: lines a resume would not see. */
+  get failure(): Error | undefined {
+    return this.failed;
   }
 
   /** The uuid the next line will hang off. */
@@ -324,13 +337,31 @@ export class TranscriptWriter {
   }
 
   private append<T extends { uuid: string }>(line: T): Promise<T> {
+    let text: string;
+    try {
+      text = JSON.stringify(line) + '\n';
+    } catch (e) {
+      // E.g. a value nested too deep for JSON.stringify: this line can never be written. The chain
+      // goes on from the previous line, which is on disk.
+      this.failed = new Error(`a line could not be turned into JSON (${e instanceof Error ? e.message : String(e)})`);
+      return Promise.reject(this.failed);
+    }
     this.last = line.uuid;
-    this.dirReady ??= fsp.mkdir(path.dirname(this.file), { recursive: true });
-    const dirReady = this.dirReady;
-    const text = JSON.stringify(line) + '\n';
     return enqueue(this.file, async () => {
-      await dirReady;
-      await fsp.appendFile(this.file, text, 'utf8');
+      const out = this.unwritten + text;
+      try {
+        if (!this.dirMade) await fsp.mkdir(path.dirname(this.file), { recursive: true });
+        this.dirMade = true;
+        await appendText(this.file, out, this.checkTail);
+      } catch (e) {
+        this.unwritten = out;
+        this.failed = e instanceof Error ? e : new Error(String(e));
+        this.checkTail = true; // a failed write may have left part of a line
+        throw e;
+      }
+      this.unwritten = '';
+      this.failed = undefined;
+      this.checkTail = false;
     }).then(() => line);
   }
 }
@@ -365,24 +396,4 @@ export async function appendHistory(dataDir: string, entry: HistoryEntry): Promi
     await fsp.mkdir(dataDir, { recursive: true });
     await fsp.appendFile(file, JSON.stringify(line) + '\n', 'utf8');
   });
-}
-
-// ---- per-file append queue ----
-
-const queues = new Map<string, Promise<void>>();
-
-function enqueue(file: string, write: () => Promise<void>): Promise<void> {
-  const prev = queues.get(file) ?? Promise.resolve();
-  const next = prev.then(write);
-  // A failed write rejects its own caller only; later lines still get their turn.
-  const settled = next.catch(() => undefined);
-  queues.set(file, settled);
-  void settled.then(() => {
-    if (queues.get(file) === settled) queues.delete(file);
-  });
-  return next;
-}
-
-function queueTail(file: string): Promise<void> {
-  return queues.get(file) ?? Promise.resolve();
 }

@@ -13,7 +13,9 @@ import type {
 import type { AssistantBlock, StopReason, Usage } from '../conversation/types';
 import { silentLogger, type Logger } from '../ports';
 import { withCacheBreakpoints } from './cacheBreakpoints';
-import { AuthError, ConnectionDroppedError, ConnectionError, classifyApiFailure, isModelError, parseRetryAfter, type ModelError } from './errors';
+import {
+  AuthError, ConnectionDroppedError, ConnectionError, classifyApiFailure, isModelError, parseRetryAfter, requestNotBuilt, type ModelError,
+} from './errors';
 import type { ModelConfig } from './modelConfig';
 import { emptyUsage, type ModelClient, type ModelRequest, type ModelResponse, type StreamHandlers } from './modelClient';
 
@@ -71,6 +73,9 @@ export class AnthropicModelClient implements ModelClient {
       state.requestId = request_id ?? undefined;
     } catch (e) {
       if (signal.aborted || e instanceof APIUserAbortError) return state.result({ cancelled: true });
+      // The SDK wraps whatever fails on the wire (APIError, APIConnectionError); anything else was thrown
+      // while building the request here, e.g. JSON.stringify's RangeError on very deep input.
+      if (!(e instanceof APIError) && !isModelError(e)) throw requestNotBuilt(e);
       throw mapError(e, undefined);
     }
 

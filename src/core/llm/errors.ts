@@ -10,7 +10,8 @@ export type ModelErrorKind =
   | 'promptTooLong'
   | 'connection'
   | 'connectionDropped'
-  | 'invalidRequest';
+  | 'invalidRequest'
+  | 'local';
 
 export interface ModelErrorDetails {
   status?: number;
@@ -99,6 +100,35 @@ export class ConnectionDroppedError extends ModelError {
 export class InvalidRequestError extends ModelError {
   readonly kind = 'invalidRequest';
   readonly retryable = false;
+}
+
+/**
+ * Failed on this machine, with no network involved: a request that cannot be built (a value nested too
+ * deep for JSON.stringify), a transcript that cannot be written. Never retried: a retry fails the same
+ * way, and calling it a network problem sends people looking in the wrong place.
+ */
+export class LocalError extends ModelError {
+  readonly kind = 'local';
+  readonly retryable = false;
+}
+
+/** A request the SDK could not even build (it threw before anything was sent). */
+export function requestNotBuilt(cause: unknown): LocalError {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new LocalError(
+    `The request could not be built on this machine (${reason}); it was not sent, and this is not a network problem, so it is not retried. ` +
+      'Something in the conversation cannot be sent (e.g. a value nested too deep): compact the conversation or start a new chat.',
+    { cause },
+  );
+}
+
+/** The transcript refused a line (a full disk, a folder that cannot be made): the turn stops there. */
+export function transcriptNotWritten(file: string, cause: Error): LocalError {
+  return new LocalError(
+    `Could not write the transcript ${file} (${cause.message}). The turn stopped so that nothing more goes unrecorded; ` +
+      'make room on the disk (or fix the folder) and try again.',
+    { cause },
+  );
 }
 
 const PROMPT_TOO_LONG = /prompt is too long:\s*(\d+)\s*tokens?\s*>\s*(\d+)\s*maximum/i;

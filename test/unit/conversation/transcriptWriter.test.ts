@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { promises as fsp } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { normaliseWithIds } from '../../../src/core/conversation/normalise';
 import { sessionTranscriptPath, subagentTranscriptPath } from '../../../src/core/conversation/projectKey';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
-import { appendHistory, openSessionTranscript, type TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
+import { appendHistory, openSessionTranscript, TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { AssistantLine, UserLine } from '../../../src/core/conversation/types';
 import { withTempDir } from '../support/tempDirs';
 import { CC_FIXTURES, validate } from './testSupport';
@@ -163,5 +163,50 @@ test('a streamed turn reads back as the API messages it made, each with the uuid
       { role: 'assistant', content: [{ type: 'text', text: 'One file.' }] },
     ]);
     assert.deepEqual(entries.map((e) => e.uuids), [[prompt.uuid], [text.uuid, call.uuid], [result.uuid], [answer.uuid]]);
+  });
+});
+
+// Issue #13, class 1: a crash or a full disk must not cost the history.
+test('a last line cut off by a crash is fenced off before the next line: no line before it is lost', async () => {
+  await withTempDir(async (dir) => {
+    const first = writer(dir);
+    const prompt = await first.appendUserPrompt('one');
+    const answer = await first.appendAssistantBlock({ ...info, stopReason: 'end_turn' }, { type: 'text', text: 'first answer' });
+    await first.flush();
+    const whole = await fsp.readFile(first.file, 'utf8');
+    await fsp.writeFile(first.file, whole.slice(0, whole.length - 30)); // the answer's line, torn
+
+    // The next process resumes from the last good line, as openSession does.
+    const next = openSessionTranscript({ dataDir: dir, projectPath: '/home/dev/demo', sessionId: 'sess-1', version: '0.1.0', parentUuid: prompt.uuid });
+    const again = await next.appendUserPrompt('two');
+    const read = await readTranscript(next.file);
+    assert.deepEqual(read.lines.map((l) => l.uuid), [prompt.uuid, again.uuid], 'the new prompt is a line of its own');
+    assert.deepEqual(read.corrupt.map((c) => c.line), [2], 'the torn line is reported where it is');
+    assert.equal(read.tornTail, false);
+    assert.ok(!read.lines.some((l) => l.uuid === answer.uuid));
+  });
+});
+
+test('a write the disk refuses (ENOSPC on /dev/full) rejects and stays the writer\'s failure', { skip: !fs.existsSync('/dev/full') && 'needs /dev/full' }, async () => {
+  const w = new TranscriptWriter({ file: '/dev/full', sessionId: 's', cwd: '/p', version: '0.1.0' });
+  await assert.rejects(w.appendUserPrompt('hello'), /ENOSPC/);
+  assert.match(String(w.failure?.message), /ENOSPC/);
+  await w.flush();
+  assert.match(String(w.failure?.message), /ENOSPC/, 'still failing: nothing was written since');
+});
+
+test('after a failed write the writer writes the lost lines first once it can: the chain has no gap', async () => {
+  await withTempDir(async (dir) => {
+    const blocker = path.join(dir, 'projects');
+    await fsp.writeFile(blocker, 'not a folder'); // the project folder cannot be made
+    const w = writer(dir);
+    await assert.rejects(w.appendUserPrompt('lost?'));
+    assert.ok(w.failure);
+    await fsp.rm(blocker);
+    const answer = await w.appendAssistantBlock({ ...info, stopReason: 'end_turn' }, { type: 'text', text: 'answer' });
+    assert.equal(w.failure, undefined);
+    const read = await readTranscript(w.file);
+    assert.deepEqual(read.lines.map((l) => (l.type === 'user' ? (l as UserLine).message.content : l.uuid)), ['lost?', answer.uuid]);
+    assert.equal(read.lines[1].parentUuid, read.lines[0].uuid);
   });
 });

@@ -38,7 +38,7 @@ function recorder() {
   return { log, handlers };
 }
 
-async function rejects<T extends ModelError>(p: Promise<unknown>, type: new (...args: never[]) => T): Promise<T> {
+async function rejects<T extends ModelError>(p: Promise<unknown>, type: abstract new (...args: never[]) => T): Promise<T> {
   try {
     await p;
   } catch (e) {
@@ -191,6 +191,26 @@ describe('errors and retries', () => {
     const retries: RetryInfo[] = [];
     await rejects(streamWithRetry(dead, request([{ role: 'user', content: 'hi' }]), {}, never, { policy: { ...fast.policy, maxRetries: 1 }, onRetry: (i) => retries.push(i) }), ConnectionError);
     assert.equal(retries.length, 1);
+  });
+
+  // Issue #13, class 2: a RangeError from building the body is this machine's problem, not the network's.
+  it('a request that cannot be built here (200,000 levels of nesting) is a local error: never sent, never retried', async () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 200_000; i++) deep = { a: deep };
+    const messages: ApiMessage[] = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_deep', name: 'Read', input: { deep } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_deep', content: 'x' }] },
+    ];
+    const sent = server.requests.length;
+    const retries: RetryInfo[] = [];
+    const err = await rejects(streamWithRetry(client, request(messages, { tools: [READ_TOOL] }), {}, never, { ...fast, onRetry: (i) => retries.push(i) }), ModelError);
+    assert.equal(err.kind, 'local');
+    assert.equal(err.retryable, false);
+    assert.equal(retries.length, 0);
+    assert.equal(server.requests.length, sent, 'nothing reached the server');
+    assert.match(err.message, /not a network problem/i);
+    assert.match(err.message, /Maximum call stack size exceeded/);
   });
 });
 

@@ -1,0 +1,39 @@
+// Appends to transcript files: one queue per file, shared by every writer of that file in this process,
+// so lines land in call order; and the torn-tail check a writer makes before its first line.
+import { promises as fsp } from 'node:fs';
+
+const queues = new Map<string, Promise<void>>();
+
+export function enqueue(file: string, write: () => Promise<void>): Promise<void> {
+  const prev = queues.get(file) ?? Promise.resolve();
+  const next = prev.then(write);
+  // A failed write rejects its own caller only; later lines still get their turn.
+  const settled = next.catch(() => undefined);
+  queues.set(file, settled);
+  void settled.then(() => {
+    if (queues.get(file) === settled) queues.delete(file);
+  });
+  return next;
+}
+
+export function queueTail(file: string): Promise<void> {
+  return queues.get(file) ?? Promise.resolve();
+}
+
+/** Appends `text`, first ending a torn last line (no trailing newline) when `checkTail` is set. */
+export async function appendText(file: string, text: string, checkTail: boolean): Promise<void> {
+  if (!checkTail) return fsp.appendFile(file, text, 'utf8');
+  const handle = await fsp.open(file, 'a+');
+  try {
+    const { size } = await handle.stat();
+    let out = text;
+    if (size > 0) {
+      const last = Buffer.alloc(1);
+      await handle.read(last, 0, 1, size - 1);
+      if (last[0] !== 0x0a) out = `\n${text}`;
+    }
+    await handle.appendFile(out, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
