@@ -1,6 +1,6 @@
 // `engram compact FILE.jsonl --stage ...`: runs one compaction stage over a transcript's current
 // conversation (the chain after the last compact boundary) and prints the API messages that would be
-// sent next. Nothing is written: the transcript is only read. The same pipeline as the live agent, so
+// sent next. Nothing is written unless --write: then the compaction is appended as the chat records it. The same pipeline as the live agent, so
 // real histories (Claude Code's included) can be checked against the API's rules from a shell.
 import path from 'node:path';
 import { compactTranscript, TRANSCRIPT_STAGES, UnreadableNotesError, type ChainStage } from '../core/compaction/transcriptCompaction';
@@ -21,6 +21,7 @@ const OPTIONS = {
   'keep-max-tokens': { type: 'string', valueName: 'N', help: `...and at most N tokens (default: ${defaultOf('compaction.keepMaxTokens')}).` },
   'keep-min-text': { type: 'string', valueName: 'N', help: `...and at least N messages with text (default: ${defaultOf('compaction.keepMinTextMessages')}).` },
   model: { type: 'string', valueName: 'M', help: 'Model for a full summary.' },
+  write: { type: 'boolean', help: 'Append the compaction to the transcript, as the chat records it, so a resume sends the compacted conversation.' },
   json: { type: 'boolean', help: 'Print {"stage","tokensBefore","tokensAfter","modelCalls","keptFrom","messages"} as JSON.' },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
@@ -28,7 +29,9 @@ const OPTIONS = {
 const HELP = `Usage: engram compact FILE.jsonl --stage micro|session-memory|full|auto [options]
 
 Compacts the current conversation of a transcript (after its last compact boundary) in memory and
-prints the messages that would be sent next. The file is not changed.
+prints the messages that would be sent next. The file is not changed unless --write is given: then
+the compaction is appended to it (boundary and summary lines, as the chat writes them), and
+\`engram -p --resume\` or the editor continues from the compacted conversation.
 
 Options:
 ${formatOptions(OPTIONS)}
@@ -72,6 +75,7 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
       ...(options.notes !== undefined ? { notesFile: path.resolve(io.cwd, options.notes) } : {}),
       ...(options.focus ? { focus: options.focus } : {}),
       ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(options.write ? { write: true } : {}),
     });
   } catch (e) {
     if (e instanceof UnreadableNotesError) throw new UsageError(`--notes: not a readable file: ${e.file}`);
@@ -84,6 +88,6 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   }
   const result = outcome.result;
   if (options.json) io.stdout(`${JSON.stringify(result)}\n`);
-  else io.stdout(`${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ${result.modelCalls} model call(s), ${result.messages.length} messages (kept from ${result.keptFrom})\n`);
+  else io.stdout(`${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ${result.modelCalls} model call(s), ${result.messages.length} messages (kept from ${result.keptFrom})${result.written ? `, written to ${file}` : ''}\n`);
   return EXIT_OK;
 }

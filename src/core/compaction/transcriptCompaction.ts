@@ -1,7 +1,7 @@
 // Compaction of a transcript on disk (`engram compact`): the current conversation (the chain after the
 // last compact boundary) is loaded, measured by the same gauge a resumed session would keep, the stage
 // picked (or planned from how full the window is), and the pipeline the live agent uses run over it in
-// memory. Nothing is written: the caller gets the messages that would be sent next.
+// memory. Nothing is written unless asked (`write`): the caller gets the messages that would be sent next.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { ApiMessage } from '../conversation/types';
@@ -16,6 +16,7 @@ import { fileNotesSource, sessionMemoryDir } from './notesSource';
 import { planForUsage, runCompaction, type ChainStage, type StageFailure } from './pipeline';
 import { resolveCompactionSettings, type CompactionSettings } from './settings';
 import { loadTranscriptView } from './transcriptView';
+import { writeCompactionBack } from './transcriptWriteBack';
 import { tokensOfEstimator } from './types';
 
 export type { ChainStage };
@@ -44,6 +45,8 @@ export interface TranscriptCompactionInput {
   model?: string;
   env: Env;
   signal?: AbortSignal;
+  /** Append the compaction to the transcript as the chat records it (`--write`). */
+  write?: boolean;
 }
 
 export interface TranscriptCompaction {
@@ -57,6 +60,8 @@ export interface TranscriptCompaction {
   keptFrom: number;
   /** The conversation that would be sent next. */
   messages: ApiMessage[];
+  /** Event ids of the compactions appended to the transcript (with `write`). */
+  written?: string[];
 }
 
 export type TranscriptCompactionOutcome =
@@ -75,6 +80,7 @@ export class UnreadableNotesError extends Error {
 export async function compactTranscript(input: TranscriptCompactionInput): Promise<TranscriptCompactionOutcome> {
   // These counts are reported: the exact tokenizer, not the estimate it stands in for until loaded.
   await ensureTokenizer();
+  const startedAt = Date.now();
   // The orchestrator's share of the settings, as the live session takes it.
   const keep = Object.fromEntries(Object.entries(input.keep ?? {}).filter(([, v]) => v !== undefined));
   const settings = resolveCompactionSettings({ ...input.settings.compaction, contextWindow: input.settings.contextWindow, ...keep });
@@ -109,6 +115,12 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
   if (failure) return { ok: false, reason: failure.reason, failure: { code: failure.code, stage: failure.stage } };
 
   const last = out.applied[out.applied.length - 1];
+  const written = input.write && out.applied.length > 0
+    ? await writeCompactionBack({
+      file: input.file, view, applied: out.applied, trigger: input.stage === 'auto' ? 'auto' : 'manual',
+      maxChars: settings.toolResultChars, durationMs: Date.now() - startedAt, ...(input.focus ? { focus: input.focus } : {}),
+    })
+    : undefined;
   return {
     ok: true,
     result: {
@@ -119,6 +131,7 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
       modelCalls: out.applied.reduce((n, r) => n + r.modelCalls, 0),
       keptFrom: last?.keptFrom ?? view.entries.length,
       messages: out.entries.map((e) => e.message),
+      ...(written ? { written } : {}),
     },
   };
 }
