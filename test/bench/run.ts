@@ -15,6 +15,7 @@ const skipHost = process.argv.includes('--no-host');
 const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['accounting', () => import('./accounting')],
   ['transcriptLoad', () => import('./transcriptLoad')],
+  ['bigTranscript', () => import('./bigTranscript')],
   ['compaction', () => import('./compaction')],
   ['sessionCost', () => import('./sessionCost')],
   ['inspectorRender', () => import('./inspectorRender')],

@@ -69,8 +69,8 @@ function collectGarbage(): void {
   gc?.();
 }
 
-/** Writes realistic lines in big batches; returns the file size. */
-async function generate(file: string): Promise<number> {
+/** Writes realistic lines in big batches, about `targetBytes` of them; returns the file size. */
+export async function generate(file: string, targetBytes = TARGET_BYTES): Promise<number> {
   const out = fs.createWriteStream(file);
   const sessionId = randomUUID();
   const tail = { userType: 'external', entrypoint: 'engram', cwd: '/home/dev/demo', sessionId, version: '0.1.0', gitBranch: 'main' };
@@ -91,7 +91,7 @@ async function generate(file: string): Promise<number> {
   };
   const now = (): string => new Date().toISOString();
 
-  for (let turn = 0; written < TARGET_BYTES; turn++) {
+  for (let turn = 0; written < targetBytes; turn++) {
     const promptId = randomUUID();
     emit({ type: 'file-history-snapshot', messageId: randomUUID(), snapshot: { trackedFileBackups: {}, timestamp: now() }, isSnapshotUpdate: false });
     emit({ parentUuid: parent, isSidechain: false, promptId, type: 'user', message: { role: 'user', content: `Turn ${turn}: look at src/module${turn}.ts and fix the failing test, please.` }, uuid: randomUUID(), timestamp: now(), ...tail });

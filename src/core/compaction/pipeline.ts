@@ -173,11 +173,15 @@ export function microStep(entries: readonly CompactionEntry[], tokensBefore: num
   const next = entries.map((e, i) => (changed.has(i) ? { ...e, message: m.messages[i] } : e));
   // The trimmed texts are new strings: scale each message's known count by how much text is left
   // instead of tokenizing them again (a first microcompact can trim hundreds of results).
-  const saved = m.changed.reduce((n, i) => {
+  let saved = 0;
+  let left = 0; // what the trimmed messages still weigh
+  for (const i of m.changed) {
     const before = ctx.tokensOf(entries[i].message);
     const chars = contentChars(entries[i].message);
-    return n + (chars > 0 ? Math.round(before * (1 - contentChars(m.messages[i]) / chars)) : 0);
-  }, 0);
+    const cut = chars > 0 ? Math.round(before * (1 - contentChars(m.messages[i]) / chars)) : 0;
+    saved += cut;
+    left += before - cut;
+  }
   if (ctx.automatic && saved < tokensAtPercent(s, s.microcompactMinSavingsPercent)) return undefined;
   return {
     stage: 'micro',
@@ -186,7 +190,9 @@ export function microStep(entries: readonly CompactionEntry[], tokensBefore: num
     replaced: m.changed.map((i) => entries[i]),
     trimmedToolUseIds: m.trimmedToolUseIds,
     tokensBefore,
-    tokensAfter: Math.max(0, tokensBefore - saved),
+    // A usage report below our estimate of the trimmed messages (a stale or odd report) would leave 0 or
+    // less; the trimmed messages are still sent, so what is left of them is the floor.
+    tokensAfter: Math.max(left, tokensBefore - saved),
     modelCalls: 0,
   };
 }
