@@ -12,6 +12,7 @@ import type { ModelConfig } from '../llm/modelConfig';
 import type { PermissionPrompt } from '../ports';
 import type { EngramSettings, SettingsSource } from '../settings/engramSettings';
 import { openEngramSession, type EngramSession, type EngramSessionSetup } from './engramSession';
+import { addKnownSecret } from '../security/secretScan';
 
 export { openEngramSession };
 export { isValidSessionId, SessionNotFoundError } from './agentSession';
@@ -42,6 +43,8 @@ export interface HostSessionSetup extends Omit<EngramSessionSetup, 'client' | 'p
 
 export function openHostSession(setup: HostSessionSetup, settings: SettingsSource | EngramSettings): Promise<EngramSession> {
   const { model, client, permissionPrompt, ...rest } = setup;
+  // The key in use is redacted from tool results even where no pattern would know its shape.
+  addKnownSecret(model.apiKey);
   return openEngramSession({
     ...rest,
     client: client ?? createAnthropicClient(model, setup.logger),

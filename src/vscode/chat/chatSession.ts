@@ -225,11 +225,11 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
     const engine = loadEngine();
     // The tokenizer takes about a second to load: start it while the first request is on its way.
     void engine.ensureTokenizer().catch((e: unknown) => this.logger.warn(`Tokenizer failed to load: ${String(e)}`));
-    const session = await engine.openEngramSession({
+    const session = await engine.openHostSession({
       dataDir: dataDir(),
       cwd: workspaceCwd(),
       ...(resumeSessionId ? { resumeSessionId } : {}),
-      client: engine.createAnthropicClient(this.model, this.logger),
+      model: this.model,
       trusted: workspaceTrusted(),
       permissionPrompt: this.permissions,
       version: ENGRAM_VERSION,
