@@ -1,8 +1,11 @@
-// Shared by the commands that read one transcript file (`compact`, `gauge`): argument checks with words
-// a person can act on. (Their core entry points load the exact tokenizer: they report token counts.)
+// Shared by the commands that read transcripts (`compact`, `gauge`, `-p --resume`): argument checks with
+// words a person can act on, and the lines the reader skipped or repaired, one per line on stderr.
+// (Their core entry points load the exact tokenizer: they report token counts.)
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { formatProblem, type TranscriptProblem } from '../core/inspection/transcriptInspection';
 import { UsageError } from './args';
+import type { CliIo } from './command';
 
 export async function transcriptArg(positionals: string[], cwd: string, command: string): Promise<string> {
   if (positionals.length === 0) throw new UsageError(`A transcript file is required: engram ${command} FILE.jsonl`);
@@ -21,4 +24,9 @@ export function positiveInt(value: string | undefined, flag: string, fallback: n
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} must be a whole number, not ${value}`);
   return n;
+}
+
+/** `engram: FILE:LINE: skipped: reason` for each problem (text output; JSON carries them as "problems"). */
+export function reportProblems(io: Pick<CliIo, 'stderr'>, problems: readonly TranscriptProblem[]): void {
+  for (const p of problems) io.stderr(`engram: ${formatProblem(p)}\n`);
 }

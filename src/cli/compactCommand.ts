@@ -6,7 +6,7 @@ import path from 'node:path';
 import { compactTranscript, TRANSCRIPT_STAGES, UnreadableNotesError, type ChainStage } from '../core/compaction/transcriptCompaction';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
-import { positiveInt, transcriptArg } from './cliTranscript';
+import { positiveInt, reportProblems, transcriptArg } from './cliTranscript';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 
 /** The stage could not run (no notes, no model, nothing to compact); the reason is printed. */
@@ -22,7 +22,7 @@ const OPTIONS = {
   'keep-min-text': { type: 'string', valueName: 'N', help: `...and at least N messages with text (default: ${defaultOf('compaction.keepMinTextMessages')}).` },
   model: { type: 'string', valueName: 'M', help: 'Model for a full summary.' },
   write: { type: 'boolean', help: 'Append the compaction to the transcript, as the chat records it, so a resume sends the compacted conversation.' },
-  json: { type: 'boolean', help: 'Print {"stage","tokensBefore","tokensAfter","modelCalls","keptFrom","messages"} as JSON.' },
+  json: { type: 'boolean', help: 'Print {"stage","tokensBefore","tokensAfter","modelCalls","keptFrom","messages","problems"} as JSON.' },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
 
@@ -31,7 +31,9 @@ const HELP = `Usage: engram compact FILE.jsonl --stage micro|session-memory|full
 Compacts the current conversation of a transcript (after its last compact boundary) in memory and
 prints the messages that would be sent next. The file is not changed unless --write is given: then
 the compaction is appended to it (boundary and summary lines, as the chat writes them), and
-\`engram -p --resume\` or the editor continues from the compacted conversation.
+\`engram -p --resume\` or the editor continues from the compacted conversation. Lines skipped or repaired while
+reading (and a torn last line) are reported as FILE:LINE: skipped|repaired: reason, on stderr
+("problems" in JSON).
 
 Options:
 ${formatOptions(OPTIONS)}
@@ -81,10 +83,12 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
     if (e instanceof UnreadableNotesError) throw new UsageError(`--notes: not a readable file: ${e.file}`);
     throw e;
   }
+  const problems = outcome.ok ? outcome.result.problems : outcome.problems;
+  if (!options.json) reportProblems(io, problems);
   if (!outcome.ok) {
     const failure = outcome.failure;
-    if (!failure) return fail(EXIT_UNAVAILABLE, outcome.reason);
-    return fail(failure.code === 'model-error' ? EXIT_MODEL_ERROR : EXIT_UNAVAILABLE, outcome.reason, { code: failure.code, stage: failure.stage });
+    if (!failure) return fail(EXIT_UNAVAILABLE, outcome.reason, { problems });
+    return fail(failure.code === 'model-error' ? EXIT_MODEL_ERROR : EXIT_UNAVAILABLE, outcome.reason, { code: failure.code, stage: failure.stage, problems });
   }
   const result = outcome.result;
   if (options.json) io.stdout(`${JSON.stringify(result)}\n`);

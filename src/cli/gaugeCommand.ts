@@ -4,14 +4,14 @@
 import { gaugeTranscript } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, type OptionSpecs } from './args';
 import { defaultOf, settingsFromFlags } from './cliSettings';
-import { transcriptArg } from './cliTranscript';
+import { reportProblems, transcriptArg } from './cliTranscript';
 import { EXIT_OK, type CliIo, type Command } from './command';
 
 const OPTIONS = {
   window: { type: 'string', valueName: 'N', help: `Context window in tokens, as engram.contextWindow (default: ${defaultOf('contextWindow')}).` },
   json: {
     type: 'boolean',
-    help: 'Print {"usedTokens","window","reservedForOutput","marks","breakdown","percent","estimatedTokens","turns"} as JSON.',
+    help: 'Print {"usedTokens","window","reservedForOutput","marks","breakdown","percent","estimatedTokens","turns","problems"} as JSON.',
   },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
@@ -22,7 +22,8 @@ Reads a transcript (Engram's or Claude Code's) and reports the context used by i
 (after the last compact boundary): the last response's usage (input + cache creation + cache read +
 output) plus an estimate of the messages after it, by category, against the window and the compaction
 marks. Per model call, "reportedTokens" is that usage and "estimatedTokens" what the engine would have
-estimated from the previous report plus its own count.
+estimated from the previous report plus its own count. Lines skipped or repaired while reading (and a
+torn last line) are reported as FILE:LINE: skipped|repaired: reason, on stderr ("problems" in JSON).
 
 Options:
 ${formatOptions(OPTIONS)}`;
@@ -45,9 +46,10 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
   const state = measured.gauge;
   const percent = state.window > 0 ? Math.round((state.usedTokens / state.window) * 10_000) / 100 : 0;
   if (options.json) {
-    io.stdout(`${JSON.stringify({ ...state, percent, estimatedTokens: measured.estimatedTokens, turns: measured.turns })}\n`);
+    io.stdout(`${JSON.stringify({ ...state, percent, estimatedTokens: measured.estimatedTokens, turns: measured.turns, problems: measured.problems })}\n`);
     return EXIT_OK;
   }
+  reportProblems(io, measured.problems);
   io.stdout(`${state.usedTokens} of ${state.window} tokens (${percent}%), ${measured.messages} messages, ${measured.turns.length} model calls\n`);
   io.stdout(`  marks at ${state.marks.join(' / ')} %, ${state.reservedForOutput} reserved for output\n`);
   for (const c of state.breakdown) if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${c.tokens}\n`);

@@ -6,6 +6,7 @@ import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inspectRoot, memoryFileName, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
+import { formatProblem } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { EXIT_OK, type CliIo, type Command } from './command';
 
@@ -24,7 +25,8 @@ export const INSPECT_HELP = `Usage: engram inspect [--root DIR] [--project PATH]
 Shows what a data root holds for each project, as the Memory Inspector does: the user's CLAUDE.md, the
 auto memory index (entries with type, tokens, whether they fit the 200-line / 25 KB cap, missing
 files, where they came from), topic files the index does not list, team memory, problems found while
-reading, pruned entries that can be restored, and each session's line counts, notes and compactions.
+reading, pruned entries that can be restored, and each session's line counts, notes and compactions,
+with every line skipped or repaired while reading it (FILE:LINE: skipped|repaired: reason).
 Nothing is changed.
 
 Options:
@@ -125,9 +127,11 @@ function formatText(result: Inspection): string {
     if (m.trash.length > 0) out.push(`  Pruned (restorable): ${m.trash.map((t) => t.file).join(', ')}`);
     out.push(`  Sessions: ${p.sessions.length}`);
     for (const s of p.sessions) {
-      const parts = [`${s.lines} lines`, s.corruptLines ? `${s.corruptLines} unreadable` : null, s.hasNotes ? 'notes' : null,
+      const parts = [`${s.lines} lines`, s.corruptLines ? `${s.corruptLines} unreadable` : null, s.repairedLines ? `${s.repairedLines} repaired` : null,
+        s.hasNotes ? 'notes' : null,
         s.compactions.length ? `${s.compactions.length} compaction${s.compactions.length === 1 ? '' : 's'}` : null].filter(Boolean);
       out.push(`    ${s.id}: ${parts.join(', ')}`);
+      for (const problem of s.problems) out.push(`      ${formatProblem(problem)}`);
     }
   }
   return `${out.join('\n')}\n`;

@@ -9,10 +9,12 @@ import type { Logger } from '../core/ports';
 import {
   appendHistory, createDefaultTools, isValidSessionId, openHostSession, SessionNotFoundError, type ModelClient,
 } from '../core/session/hostSession';
+import { formatProblem, type TranscriptProblem } from '../core/inspection/transcriptInspection';
 import { addKnownSecret } from '../core/security/secretScan';
 import { ENGRAM_VERSION } from '../core/version';
 import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
 import { defaultOf, settingsFromFlags } from './cliSettings';
+import { reportProblems } from './cliTranscript';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { headlessToolGate, unknownToolNames } from './toolPolicy';
 
@@ -52,8 +54,10 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
 
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR.
 Output: "turns" counts model calls. With json the object is printed even when the run fails, so
-the sessionId can be resumed.
-Exit codes: 0 done, 1 the model or API failed (the reason is on stderr), 2 usage error, 130 interrupted.`;
+the sessionId can be resumed. Lines of a resumed transcript that were skipped or repaired are reported
+as FILE:LINE: skipped|repaired: reason (on stderr; "problems" in json).
+Exit codes: 0 done, 1 the model or API failed or the transcript could not be written (the reason is on
+stderr), 2 usage error, 130 interrupted.`;
 
 /** What the model is told in every headless run. */
 export const HEADLESS_NOTE = 'This is a headless run: nobody can answer questions or permission prompts until it ends. Finish the task, or say clearly what is missing.';
@@ -70,6 +74,8 @@ interface JsonOutput {
   turns: number;
   usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
   transcript: string;
+  /** Only when resuming read past damaged lines: each with file, line and reason. */
+  problems?: TranscriptProblem[];
 }
 
 /** `client` is for tests that bring their own model; normally the Anthropic adapter is built here. */
@@ -146,7 +152,12 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     if (e instanceof SessionNotFoundError) throw new UsageError(e.message);
     throw e;
   }
-  session.warnings.forEach((w) => logger.warn(w));
+  // Damaged lines of a resumed transcript are said always (a resume that quietly lost part of the
+  // history is what issue #13 was about); in text on stderr, in JSON as "problems".
+  const problems = session.resumed?.problems ?? [];
+  if (format === 'text') reportProblems(io, problems);
+  const said = new Set(problems.map(formatProblem));
+  session.warnings.filter((w) => !said.has(w)).forEach((w) => logger.warn(w));
   if (options.verbose) {
     session.agent.on((e) => {
       if (e.type === 'retrying') io.stderr(`engram: ${e.reason} Retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt}/${e.maxRetries}).\n`);
@@ -175,6 +186,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
         cache_read_input_tokens: result.usage.cache_read_input_tokens ?? 0,
       },
       transcript: session.transcriptPath,
+      ...(problems.length > 0 ? { problems } : {}),
     };
     io.stdout(`${JSON.stringify(out)}\n`);
   } else if (result.text) {

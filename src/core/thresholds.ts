@@ -53,3 +53,10 @@ export const REATTACH_MAX_FILES = 5;
 export const REATTACH_FILE_TOKENS = 5_000;
 /** ...and this many tokens in all. */
 export const REATTACH_TOTAL_TOKENS = 50_000;
+/**
+ * JSON read from a transcript may nest at most this deep; deeper values are dropped and reported.
+ * JSON.parse copes with any depth, but JSON.stringify and structuredClone recurse and overflow the stack
+ * at a few thousand levels (about 4,000 on Node 20's default stack), and then every request of the
+ * session would fail. Real content never comes near this.
+ */
+export const MAX_JSON_DEPTH = 1_000;

@@ -18,6 +18,8 @@ export interface TranscriptView {
   report: NormaliseReport;
   corrupt: CorruptLine[];
   tornTail: boolean;
+  /** Lines in the file (a torn tail is the last of them), for reporting problems by line. */
+  lineCount: number;
   /** Recorded cuts that could not be replayed (the result differs from what was cut). */
   replayWarnings: string[];
 }
@@ -26,16 +28,16 @@ export async function loadTranscriptView(file: string, opts: ChainOptions = {}):
   const sidechain = opts.sidechain ?? false;
   const current = new CurrentLines(sidechain);
   const records: TranscriptLine[] = [];
-  const { corrupt, tornTail } = await forEachTranscriptLine(file, (line) => {
+  const { corrupt, tornTail, lineCount } = await forEachTranscriptLine(file, (line) => {
     if (isCompactionRecord(line, sidechain)) records.push(line);
     current.add(line);
   });
   const view = viewOfLines(current.lines, opts);
   const replay = replayCuts(view.entries, readRecords(records));
-  return { ...view, entries: replay.entries, corrupt, tornTail, replayWarnings: replay.warnings };
+  return { ...view, entries: replay.entries, corrupt, tornTail, lineCount, replayWarnings: replay.warnings };
 }
 
-export function viewOfLines(lines: readonly TranscriptLine[], opts: ChainOptions = {}): Omit<TranscriptView, 'corrupt' | 'tornTail' | 'replayWarnings'> {
+export function viewOfLines(lines: readonly TranscriptLine[], opts: ChainOptions = {}): Omit<TranscriptView, 'corrupt' | 'tornTail' | 'lineCount' | 'replayWarnings'> {
   const { entries, report } = normaliseWithIds(lines, opts);
   return { lines, entries, report };
 }

@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { findGitRoot, projectKey } from '../conversation/projectKey';
-import { forEachTranscriptLine } from '../conversation/transcriptReader';
+import { forEachTranscriptLine, transcriptProblems, type TranscriptProblem } from '../conversation/transcriptReader';
 import { MEMORY_DIR_NAME, TEAM_DIR_NAME } from '../memory/autoMemory/memoryPaths';
 import type { TokenCounter } from '../tokens/accounting';
 import { countTokens } from '../tokens/tokenizer';
@@ -22,7 +22,12 @@ export interface InspectedCompaction {
 export interface InspectedSession {
   id: string;
   lines: number;
+  /** Lines skipped (not readable) and a torn last line. */
   corruptLines: number;
+  /** Lines read without the parts the API would reject (malformed content blocks, nesting too deep). */
+  repairedLines: number;
+  /** Each skipped or repaired line with its reason, as `engram gauge` and `engram compact` report them. */
+  problems: TranscriptProblem[];
   hasNotes: boolean;
   compactions: InspectedCompaction[];
 }
@@ -119,10 +124,13 @@ async function inspectSessions(dir: string): Promise<InspectedSession[]> {
     } catch {
       continue; // removed or unreadable while listing
     }
+    const repairedLines = read.corrupt.filter((c) => c.repaired).length;
     out.push({
       id,
       lines: read.lineCount,
-      corruptLines: read.corrupt.length + (read.tornTail ? 1 : 0),
+      corruptLines: read.corrupt.length - repairedLines + (read.tornTail ? 1 : 0),
+      repairedLines,
+      problems: transcriptProblems(path.join(dir, name), read),
       hasNotes: await isFile(path.join(dir, id, 'session-memory', 'summary.md')),
       compactions,
     });

@@ -7,7 +7,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
 import type { NormaliseReport } from '../conversation/normalise';
-import type { CorruptLine } from '../conversation/transcriptReader';
+import { formatProblem, transcriptProblems, type CorruptLine, type TranscriptProblem } from '../conversation/transcriptReader';
 import { openSessionTranscript } from '../conversation/transcriptWriter';
 import type { ApiMessage, SystemBlock } from '../conversation/types';
 import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
@@ -60,7 +60,11 @@ export interface OpenedSession {
    * For a resumed session: what the reader skipped or repaired, and the compactions recorded in the
    * transcript (their cuts are already replayed on the messages; the session rebuilds its timeline).
    */
-  resumed?: { messages: number; corrupt: CorruptLine[]; tornTail: boolean; report: NormaliseReport; compactions: RecordedEvent[] };
+  resumed?: {
+    messages: number; corrupt: CorruptLine[]; tornTail: boolean; report: NormaliseReport; compactions: RecordedEvent[];
+    /** The lines skipped or repaired, by file and line, with the reason (engram -p prints them). */
+    problems: TranscriptProblem[];
+  };
   warnings: string[];
 }
 
@@ -97,8 +101,9 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     const { entries, report } = read;
     messages = entries.map((e) => e.message);
     parentUuid = report.leafUuid ?? null;
-    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records };
-    if (read.corrupt.length > 0) warnings.push(`Skipped ${read.corrupt.length} unreadable line(s) of ${transcriptPath}.`);
+    const problems = transcriptProblems(transcriptPath, read);
+    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records, problems };
+    warnings.push(...problems.map(formatProblem));
     warnings.push(...read.replay.warnings.map((w) => `${transcriptPath}: ${w}`));
   }
 

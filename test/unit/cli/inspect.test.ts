@@ -64,7 +64,7 @@ function assertShape(out: unknown): void {
     assert.ok((m.unindexed as unknown[]).every((f) => typeof f === 'string'));
     assert.ok((m.warnings as unknown[]).every((w) => typeof w === 'string'));
     for (const s of p.sessions as Array<Record<string, unknown>>) {
-      assert.deepEqual(keys(s), ['id', 'lines', 'corruptLines', 'hasNotes', 'compactions']);
+      assert.deepEqual(keys(s), ['id', 'lines', 'corruptLines', 'repairedLines', 'problems', 'hasNotes', 'compactions']);
       for (const c of s.compactions as Array<Record<string, unknown>>) assert.deepEqual(keys(c), ['trigger', 'preTokens', 'timestamp']);
     }
   }
@@ -128,7 +128,12 @@ describe('engram inspect --json', () => {
     const manual = byId.get(sessionIdOf(path.join(FIXTURES, 'interactive-manual-compact.transcript.jsonl')));
     assert.deepEqual(manual?.compactions, [{ trigger: 'manual', preTokens: 24107, timestamp: '2026-11-29T22:07:35.408Z' }]);
     assert.ok(byId.get(smId)?.compactions.every((c) => c.trigger === 'auto' && c.preTokens > 0));
-    assert.deepEqual({ ...byId.get('damaged'), compactions: undefined }, { id: 'damaged', lines: 7, corruptLines: 2, hasNotes: false, compactions: undefined });
+    const damaged = byId.get('damaged') as unknown as { problems: Array<{ file: string; line: number; action: string }> };
+    assert.deepEqual({ ...byId.get('damaged'), compactions: undefined, problems: undefined },
+      { id: 'damaged', lines: 7, corruptLines: 2, repairedLines: 0, problems: undefined, hasNotes: false, compactions: undefined });
+    // Each one with its file and line (issue #13): the garbage line 4 and the torn last line 7.
+    const damagedFile = path.join(project, 'damaged.jsonl');
+    assert.deepEqual(damaged.problems.map((x) => [x.file, x.line, x.action]), [[damagedFile, 4, 'skipped'], [damagedFile, 7, 'skipped']]);
 
     const only = JSON.parse((await inspect(['--root', root, '--project', '/home/dev/demo', '--json'])).stdout) as { projects: unknown[] };
     assert.equal(only.projects.length, 1);

@@ -143,3 +143,47 @@ test('promptText leaves out recalled memories attached to the prompt', async () 
   } as const;
   assert.equal(promptText(line as never), 'fix greet');
 });
+
+// Issue #13: what a reader does with lines that are JSON but not what the API takes.
+const assistant = (uuid: string, message: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ parentUuid: null, isSidechain: false, type: 'assistant', message: { id: `m_${uuid}`, role: 'assistant', ...message }, uuid, timestamp: 't', sessionId: 's', ...extra });
+
+test('drops the blocks the API would reject, keeps the line (its chain holds) and reports line and reason', () => {
+  const r = parseTranscriptText([
+    user('u1', [null, { type: 'text', text: 'kept' }]),
+    assistant('a1', { content: [{ type: 'text', text: 7 }, { type: 'tool_use' }, { type: 'text', text: 'fine' }] }),
+    user('u2', [{ type: 'image' }, { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok' }, { type: 'bogus' }] }]),
+    assistant('a2', { content: 'a string', usage: { input_tokens: 'many' } }),
+  ].join('\n') + '\n');
+  assert.deepEqual(r.lines.map((l) => l.uuid), ['u1', 'a1', 'u2', 'a2']);
+  assert.deepEqual(r.corrupt.map((c) => [c.line, c.repaired]), [[1, true], [2, true], [3, true], [4, true]]);
+  assert.match(r.corrupt[0].error, /content block 0 dropped: null/);
+  assert.match(r.corrupt[1].error, /content block 0 \(text\) dropped: text: .*number.*; content block 1 \(tool_use\) dropped: id:/);
+  assert.match(r.corrupt[2].error, /content block 0 \(image\) dropped: source: .*content block 1 \(tool_result\) repaired: item 1 \(bogus\) dropped/);
+  assert.match(r.corrupt[3].error, /read as one text block.*message\.usage dropped: input_tokens/);
+  assert.deepEqual((r.lines[0] as UserLine).message.content, [{ type: 'text', text: 'kept' }]);
+  assert.deepEqual((r.lines[2] as UserLine).message.content, [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: 'ok' }] }]);
+  const a2 = r.lines[3] as unknown as { message: { content: unknown; usage?: unknown } };
+  assert.deepEqual(a2.message.content, [{ type: 'text', text: 'a string' }]);
+  assert.equal(a2.message.usage, undefined);
+});
+
+test('a value nested deeper than the limit is dropped wherever it is; a block of it, or a field', () => {
+  const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+  const inContent = user('u1', [{ type: 'text', text: 'kept' }, { type: 'tool_result', tool_use_id: 't', content: 'DEEP' }]).replace('"DEEP"', deep);
+  const inField = user('u2', 'hello', { toolUseResult: 'DEEP' }).replace('"DEEP"', deep);
+  const r = parseTranscriptText(`${inContent}\n${inField}\n`);
+  assert.deepEqual(r.lines.map((l) => l.uuid), ['u1', 'u2']);
+  assert.match(r.corrupt[0].error, /content block 1 \(tool_result\) dropped: nests deeper than 1000 levels/);
+  assert.match(r.corrupt[1].error, /"toolUseResult" dropped: nests deeper than 1000 levels/);
+  assert.deepEqual((r.lines[0] as UserLine).message.content, [{ type: 'text', text: 'kept' }]);
+  assert.doesNotThrow(() => JSON.stringify(r.lines));
+});
+
+test('a torn line with the next line glued on (older versions after a crash): the glued line is read', () => {
+  const torn = user('u1', 'first').slice(0, 40);
+  const r = parseTranscriptText(`${torn}${user('u2', 'second')}\n${user('u3', 'third')}\n`);
+  assert.deepEqual(r.lines.map((l) => l.uuid), ['u2', 'u3']);
+  assert.deepEqual(r.corrupt.map((c) => [c.line, c.repaired]), [[1, true]]);
+  assert.match(r.corrupt[0].error, /interrupted write/);
+});
