@@ -13,6 +13,7 @@ import type { AgentEvent, TurnEndReason } from './events';
 import type { ToolGate } from './permissions';
 import { cancelledResult, errorResult, runToolCalls, summarizeCall, type ToolCallOutcome } from './toolRunner';
 import { recoverableTooLong } from './reactiveErrors';
+import { MAX_REACTIVE_RETRIES } from '../thresholds';
 
 export interface LoopConfig {
   client: ModelClient;
@@ -53,9 +54,6 @@ function cacheOf(cfg: LoopConfig, messages: readonly ApiMessage[]): { cache?: Br
   const cache = cfg.cacheHints?.(messages);
   return cache ? { cache } : {};
 }
-
-/** DESIGN 5: the reactive stage retries at most 3 times. */
-const MAX_PROMPT_TOO_LONG_RECOVERIES = 3;
 
 export interface LoopResult {
   reason: TurnEndReason;
@@ -146,7 +144,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
 
     const calls = content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
     const tooLong = recoverableTooLong(error);
-    if (tooLong && cfg.recoverPromptTooLong && recoveries < MAX_PROMPT_TOO_LONG_RECOVERIES) {
+    if (tooLong && cfg.recoverPromptTooLong && recoveries < MAX_REACTIVE_RETRIES) {
       recoveries++;
       const shorter = await cfg.recoverPromptTooLong(tooLong, messages.slice());
       if (shorter) {
