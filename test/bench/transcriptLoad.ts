@@ -70,7 +70,7 @@ function collectGarbage(): void {
 }
 
 /** Writes realistic lines in big batches, about `targetBytes` of them; returns the file size. */
-export async function generate(file: string, targetBytes = TARGET_BYTES): Promise<number> {
+export async function generate(file: string, targetBytes = TARGET_BYTES, compactEveryBytes = COMPACT_EVERY_BYTES): Promise<number> {
   const out = fs.createWriteStream(file);
   const sessionId = randomUUID();
   const tail = { userType: 'external', entrypoint: 'engram', cwd: '/home/dev/demo', sessionId, version: '0.1.0', gitBranch: 'main' };
@@ -116,7 +116,7 @@ export async function generate(file: string, targetBytes = TARGET_BYTES): Promis
       });
     }
     emit({ parentUuid: parent, isSidechain: false, message: { id: `msg_${turn}_end`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Fixed: the handler now rejects non-integer ids with a 400 and a message.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 20 } }, type: 'assistant', uuid: randomUUID(), timestamp: now(), ...tail });
-    if (sinceCompact >= COMPACT_EVERY_BYTES) {
+    if (sinceCompact >= compactEveryBytes) {
       const boundary = randomUUID();
       emit({ parentUuid: null, logicalParentUuid: parent, isSidechain: false, type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, timestamp: now(), uuid: boundary, level: 'info', compactMetadata: { trigger: 'auto', preTokens: 160_000 }, ...tail });
       emit({ parentUuid: boundary, isSidechain: false, type: 'user', message: { role: 'user', content: `Summary of the work up to turn ${turn}: ${'details of files, errors and next steps. '.repeat(60)}` }, isVisibleInTranscriptOnly: true, isCompactSummary: true, uuid: randomUUID(), timestamp: now(), ...tail });

@@ -20,7 +20,7 @@ import type { NotesSource } from './notesSource';
 import { sessionMemoryCompact } from './sessionMemoryCompact';
 import { tokensAtPercent, type CompactionSettings } from './settings';
 import type { ApiMessage } from '../conversation/types';
-import { unavailable, type CompactionEntry, type CompactionResult, type StageOutcome, type TokensOf } from './types';
+import { sumTokens, unavailable, type CompactionEntry, type CompactionResult, type StageOutcome, type TokensOf } from './types';
 
 export type ChainStage = 'micro' | 'session-memory' | 'full' | 'auto';
 export type AutoPlan = 'none' | 'micro' | 'auto';
@@ -190,11 +190,22 @@ export function microStep(entries: readonly CompactionEntry[], tokensBefore: num
     replaced: m.changed.map((i) => entries[i]),
     trimmedToolUseIds: m.trimmedToolUseIds,
     tokensBefore,
-    // A usage report below our estimate of the trimmed messages (a stale or odd report) would leave 0 or
-    // less; the trimmed messages are still sent, so what is left of them is the floor.
-    tokensAfter: Math.max(left, tokensBefore - saved),
+    tokensAfter: microTokensAfter(entries, tokensBefore, saved, left, ctx.tokensOf),
     modelCalls: 0,
   };
+}
+
+/**
+ * The usage report minus the saving. A report below our estimate of the messages (an odd or partial
+ * report, as in generated transcripts) would leave 0 or less though the trimmed results are still
+ * sent: then the report is scaled by the share of the estimate that is left, which stays above 0 and
+ * below the report. Only in that case is the whole conversation summed (from cached counts).
+ */
+function microTokensAfter(entries: readonly CompactionEntry[], tokensBefore: number, saved: number, left: number, tokensOf: PipelineContext['tokensOf']): number {
+  if (tokensBefore - saved >= left) return tokensBefore - saved;
+  const estimated = sumTokens(entries, tokensOf);
+  if (estimated <= 0) return Math.max(0, tokensBefore - saved);
+  return Math.max(1, Math.round((tokensBefore * Math.max(0, estimated - saved)) / estimated));
 }
 
 /** Characters of a message's text and data (what its token count grows with). */
