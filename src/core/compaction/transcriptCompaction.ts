@@ -4,6 +4,7 @@
 // memory. Nothing is written unless asked (`write`): the caller gets the messages that would be sent next.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { transcriptProblems, type TranscriptProblem } from '../conversation/transcriptReader';
 import type { ApiMessage } from '../conversation/types';
 import { createAnthropicClient } from '../llm/anthropicClient';
 import { resolveModelConfig, type Env } from '../llm/modelConfig';
@@ -62,12 +63,14 @@ export interface TranscriptCompaction {
   messages: ApiMessage[];
   /** Event ids of the compactions appended to the transcript (with `write`). */
   written?: string[];
+  /** Lines skipped or repaired while reading, and a torn tail. */
+  problems: TranscriptProblem[];
 }
 
 export type TranscriptCompactionOutcome =
   | { ok: true; result: TranscriptCompaction }
   /** `failure` is absent when the transcript holds no conversation at all. */
-  | { ok: false; reason: string; failure?: Pick<StageFailure, 'code' | 'stage'> };
+  | { ok: false; reason: string; failure?: Pick<StageFailure, 'code' | 'stage'>; problems: TranscriptProblem[] };
 
 /** The notes file named for the compaction cannot be read. */
 export class UnreadableNotesError extends Error {
@@ -85,7 +88,8 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
   const keep = Object.fromEntries(Object.entries(input.keep ?? {}).filter(([, v]) => v !== undefined));
   const settings = resolveCompactionSettings({ ...input.settings.compaction, contextWindow: input.settings.contextWindow, ...keep });
   const view = await loadTranscriptView(input.file);
-  if (view.entries.length === 0) return { ok: false, reason: 'The transcript holds no conversation to compact.' };
+  const problems = transcriptProblems(input.file, view);
+  if (view.entries.length === 0) return { ok: false, reason: 'The transcript holds no conversation to compact.', problems };
   const notesFile = input.notesFile ?? path.join(sessionMemoryDir(input.file), 'summary.md');
   if (input.notesFile !== undefined) {
     try {
@@ -113,7 +117,7 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
       ...(input.signal ? { signal: input.signal } : {}),
     });
   const failure = 'failure' in out ? out.failure : undefined;
-  if (failure) return { ok: false, reason: failure.reason, failure: { code: failure.code, stage: failure.stage } };
+  if (failure) return { ok: false, reason: failure.reason, failure: { code: failure.code, stage: failure.stage }, problems };
 
   const last = out.applied[out.applied.length - 1];
   const written = input.write && out.applied.length > 0
@@ -133,6 +137,7 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
       keptFrom: last?.keptFrom ?? view.entries.length,
       messages: out.entries.map((e) => e.message),
       ...(written ? { written } : {}),
+      problems,
     },
   };
 }

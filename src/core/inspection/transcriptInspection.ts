@@ -3,6 +3,7 @@
 // per model call what the API reported next to what the engine would have estimated then. `engram gauge`
 // prints it; the inspector shows it for a session read from disk.
 import { loadTranscriptView } from '../compaction/transcriptView';
+import { transcriptProblems, type TranscriptProblem } from '../conversation/transcriptReader';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { TokenCounter } from '../tokens/accounting';
 import { transcriptEstimator } from '../tokens/historyEstimator';
@@ -10,6 +11,9 @@ import { countTokens, ensureTokenizer } from '../tokens/tokenizer';
 import { gaugeOf, type GaugeTurn } from '../tokens/transcriptGauge';
 import type { GaugeState } from '../../protocol/messages';
 import { gaugeState } from './contextSnapshot';
+
+/** How the commands print a problem of a transcript (`FILE:LINE: skipped: reason`). */
+export { formatProblem, type TranscriptProblem } from '../conversation/transcriptReader';
 
 export interface TranscriptMeasure {
   /** Framed by the settings' window, reserve and marks. */
@@ -19,6 +23,8 @@ export interface TranscriptMeasure {
   /** The part of `gauge.usedTokens` that is the engine's estimate (after the last usage report). */
   estimatedTokens: number;
   turns: GaugeTurn[];
+  /** Lines skipped or repaired while reading, and a torn tail (what `engram inspect` counts). */
+  problems: TranscriptProblem[];
 }
 
 /** Measures with `count` (the inspector's counter); the measure does not depend on the settings. */
@@ -31,6 +37,7 @@ export async function measureTranscript(file: string, settings: EngramSettings, 
     messages: view.entries.length,
     estimatedTokens: measured.breakdown.estimated,
     turns: measured.turns,
+    problems: transcriptProblems(file, view),
   };
 }
 
