@@ -11,6 +11,7 @@ import { readTranscript } from '../../../src/core/conversation/transcriptReader'
 import type { ContentBlock, UserLine } from '../../../src/core/conversation/types';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
+import { runEngram, type CliRun } from '../support/cliProcess';
 
 const server = useTestServer();
 const tempDir = useTempDirs('all');
@@ -26,30 +27,10 @@ before(() => {
   fs.writeFileSync(path.join(workspace, 'notes.txt'), 'the secret word is pineapple\n');
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function engram(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: process.cwd(),
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: root,
-        TMPDIR: root,
-        ANTHROPIC_BASE_URL: server.url,
-        ANTHROPIC_API_KEY: 'test-key',
-        ENGRAM_DATA_DIR: dataDir,
-        ...env,
-      },
-    }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runEngram(args, { home: root, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir, ...env } });
 }
 
 describe('engram -p', () => {

@@ -2,7 +2,6 @@
 // request the API accepts; `full` calls the test server once. A few runs go through a child process
 // (the real entry point), the many combinations in-process.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -17,6 +16,7 @@ import { requestProblem } from '../compaction/compactionSupport';
 import { CC_FIXTURES, fixtureTranscripts } from '../conversation/testSupport';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
+import { runEngram } from '../support/cliProcess';
 
 const NOTES = path.join(CC_FIXTURES, 'sm-session-memory-summary.md');
 const SMALL_KEEP = ['--keep-min-tokens', '50', '--keep-max-tokens', '400', '--keep-min-text', '1'];
@@ -44,12 +44,7 @@ async function inProcess(args: string[], env: Record<string, string> = {}): Prom
 }
 
 function child(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', HOME: root, TMPDIR: root, ...env },
-    }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
-  });
+  return runEngram(args, { home: root, env });
 }
 
 interface Output {

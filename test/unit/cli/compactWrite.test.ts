@@ -1,7 +1,6 @@
 // `engram compact FILE --write` (issue #13, class 7): the compaction is appended to the transcript as
 // the chat records it, so a later `engram -p --resume` sends the compacted conversation, not the old one.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -9,6 +8,7 @@ import { readTranscript } from '../../../src/core/conversation/transcriptReader'
 import type { ApiMessage } from '../../../src/core/conversation/types';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
+import { runEngram, type CliRun } from '../support/cliProcess';
 
 const server = useTestServer();
 const tempDir = useTempDirs('all');
@@ -23,19 +23,8 @@ before(() => {
   fs.mkdirSync(workspace);
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function engram(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', HOME: root, TMPDIR: root, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir },
-    }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
-  });
+function engram(args: string[]): Promise<CliRun> {
+  return runEngram(args, { home: root, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir } });
 }
 
 const textOf = (m: ApiMessage) => (typeof m.content === 'string' ? m.content : m.content.map((b) => ('text' in b ? b.text : '')).join(''));

@@ -2,13 +2,13 @@
 // or the transcript, and a headless run writes exactly where its flags say (the workspace, --add-dir
 // folders, and the memory folder only when Write/Edit are listed).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { projectDir } from '../../../src/core/conversation/projectKey';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
+import { runEngram, type CliRun } from '../support/cliProcess';
 
 const server = useTestServer();
 const tempDir = useTempDirs('all');
@@ -29,20 +29,9 @@ before(() => {
   fs.mkdirSync(path.join(root, 'extra2'));
 });
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function engram(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args, '--cwd', workspace, '--output-format', 'json'], {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', HOME: root, TMPDIR: root, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY, ENGRAM_DATA_DIR: dataDir },
-    }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+function engram(args: string[]): Promise<CliRun> {
+  return runEngram([...args, '--cwd', workspace, '--output-format', 'json'], {
+    home: root, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY, ENGRAM_DATA_DIR: dataDir },
   });
 }
 

@@ -15,20 +15,14 @@ import type { ApiMessage, AssistantBlock, ToolSchema } from '../../../src/core/c
 import { PromptTooLongError } from '../../../src/core/llm/errors';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers } from '../../../src/core/llm/modelClient';
 import type { Tool } from '../../../src/core/tools/tool';
+import { outputTool as makeOutputTool } from '../support/outputTool';
 
 export const NOTES = '# Session Title\n_A title_\nReplay test\n\n# Current State\n_Now?_\nProducing output of several sizes.';
 const SUMMARY = '<analysis>a</analysis><summary>1. Request and intent: produce output.\n9. Next step: none.</summary>';
 
 /** Prints `size` characters (mixed text, so cuts land on multi-unit characters too). */
-export const outputTool: Tool = {
-  name: 'Output',
-  schema: { name: 'Output', description: 'Prints size characters.', input_schema: { type: 'object', properties: { size: { type: 'number' } } } } as ToolSchema,
-  readOnly: true,
-  concurrencySafe: true,
-  validate: () => null,
-  summarize: (input) => `Output ${String(input.size)}`,
-  run: async (input) => ({ content: `${String(input.size)}:`.padEnd(Number(input.size), 'oé😀 '), isError: false }),
-};
+/** Mixed text, so cuts land on multi-unit characters too. */
+export const outputTool: Tool = makeOutputTool({ fill: 'oé😀 ' });
 
 /** Answers from a queue of turns: each turn is the sizes of its tool calls, one call per response. */
 export class LocalModel implements ModelClient {

@@ -18,6 +18,7 @@ import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
+import { outputTool as makeOutputTool } from '../support/outputTool';
 
 const server = useTestServer();
 const tempDir = useTempDirs();
@@ -36,15 +37,7 @@ const NOTES = '# Session Title\n_A title_\nOrchestrator test\n\n# Current State\
 const WINDOW = 100_000;
 
 /** A tool whose output is `size` characters, so tests choose how much each result weighs. */
-const outputTool: Tool = {
-  name: 'Output',
-  schema: { name: 'Output', description: 'Prints size characters.', input_schema: { type: 'object', properties: { size: { type: 'number' } } } } as ToolSchema,
-  readOnly: true,
-  concurrencySafe: true,
-  validate: () => null,
-  summarize: (input) => `Output ${String(input.size)}`,
-  run: async (input) => ({ content: `${String(input.size)}:`.padEnd(Number(input.size), 'o'), isError: false }),
-};
+const outputTool: Tool = makeOutputTool();
 
 const usage = (total: number) => ({ input_tokens: total - 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 });
 const call = (size: number, reported = 1_000): ScriptedReply => ({ content: [{ type: 'text', text: `output ${size}` }, { type: 'tool_use', name: 'Output', input: { size } }], usage: usage(reported) });

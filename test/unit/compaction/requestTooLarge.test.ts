@@ -10,6 +10,7 @@ import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
+import { outputTool as makeOutputTool } from '../support/outputTool';
 
 const server = useTestServer();
 const tempDir = useTempDirs();
@@ -21,15 +22,7 @@ beforeEach(() => {
   dataDir = tempDir('engram-413data-');
 });
 
-const outputTool: Tool = {
-  name: 'Output',
-  schema: { name: 'Output', description: 'Prints size characters.', input_schema: { type: 'object', properties: { size: { type: 'number' } } } } as ToolSchema,
-  readOnly: true,
-  concurrencySafe: true,
-  validate: () => null,
-  summarize: (input) => `Output ${String(input.size)}`,
-  run: async (input) => ({ content: `${String(input.size)}:`.padEnd(Number(input.size), 'o'), isError: false }),
-};
+const outputTool: Tool = makeOutputTool();
 
 const usage = { input_tokens: 990, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 };
 const call = (size: number): ScriptedReply => ({ content: [{ type: 'text', text: `output ${size}` }, { type: 'tool_use', name: 'Output', input: { size } }], usage });

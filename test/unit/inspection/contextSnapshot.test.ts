@@ -17,6 +17,7 @@ import type { Tool } from '../../../src/core/tools/tool';
 import { startTestServer, type ScriptedReply, type TestServer } from '../../../src/server/anthropicTestServer';
 import { startSession } from '../support/agentHarness';
 import { tempDir } from '../support/tempDirs';
+import { outputTool as makeOutputTool } from '../support/outputTool';
 
 const count = (text: string) => Math.ceil(text.length / 4);
 const CATEGORIES = ['system', 'tools', 'instructions', 'memory index', 'recalled memories', 'session notes', 'messages', 'tool results'];
@@ -101,15 +102,7 @@ describe('one number for compaction and the screen', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const outputTool: Tool = {
-    name: 'Output',
-    schema: { name: 'Output', description: 'Prints size characters.', input_schema: { type: 'object', properties: { size: { type: 'number' } } } } as ToolSchema,
-    readOnly: true,
-    concurrencySafe: true,
-    validate: () => null,
-    summarize: (input) => `Output ${String(input.size)}`,
-    run: async (input) => ({ content: ''.padEnd(Number(input.size), 'o'), isError: false }),
-  };
+  const outputTool: Tool = makeOutputTool({ labelled: false });
   const usage = (total: number) => ({ input_tokens: total - 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 });
   const call = (size: number): ScriptedReply => ({ content: [{ type: 'tool_use', name: 'Output', input: { size } }], usage: usage(1_000) });
   const answer = (text: string, reported = 1_000): ScriptedReply => ({ content: [{ type: 'text', text }], usage: usage(reported) });

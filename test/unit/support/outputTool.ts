@@ -1,0 +1,18 @@
+// A tool whose output is `size` characters, so compaction tests choose how much each result weighs.
+import type { ToolSchema } from '../../../src/core/conversation/types';
+import type { Tool } from '../../../src/core/tools/tool';
+
+/** `fill` repeats to the size; `labelled` starts the output with `<size>:` so results differ. */
+export function outputTool(opts: { fill?: string; labelled?: boolean } = {}): Tool {
+  const fill = opts.fill ?? 'o';
+  const labelled = opts.labelled ?? true;
+  return {
+    name: 'Output',
+    schema: { name: 'Output', description: 'Prints size characters.', input_schema: { type: 'object', properties: { size: { type: 'number' } } } } as ToolSchema,
+    readOnly: true,
+    concurrencySafe: true,
+    validate: () => null,
+    summarize: (input) => `Output ${String(input.size)}`,
+    run: async (input) => ({ content: (labelled ? `${String(input.size)}:` : '').padEnd(Number(input.size), fill), isError: false }),
+  };
+}
