@@ -3,6 +3,11 @@
 import { runCli } from './dispatcher';
 
 async function main(): Promise<void> {
+  // `engram gauge FILE | head`: the reader left, which is not an error worth a stack trace.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   const controller = new AbortController();
   let interrupts = 0;
   process.on('SIGINT', () => {

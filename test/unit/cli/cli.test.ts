@@ -1,7 +1,7 @@
 // `engram -p` as a child process against the test server: output shapes, transcripts, resume, tools,
 // exit codes. Usage errors are checked in-process (no model involved).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -208,5 +208,17 @@ describe('usage errors (exit 2)', () => {
     assert.match(print.stdout, /--add-dir DIR/);
     assert.match(print.stdout, /read-only tools/);
     assert.match(print.stdout, /Exit codes/);
+  });
+});
+
+describe('engram with its output piped into a reader that leaves early', () => {
+  it('exits quietly instead of printing an EPIPE stack trace', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.doesNotMatch(stderr, /EPIPE|Unhandled/);
+    assert.equal(code, 0);
   });
 });
