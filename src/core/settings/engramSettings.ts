@@ -13,7 +13,8 @@ import {
 
 interface NumberKey { kind: 'number'; default: number; minimum: number; maximum?: number; integer?: boolean }
 interface BooleanKey { kind: 'boolean'; default: boolean }
-interface StringKey { kind: 'string'; default: string }
+/** `format: 'http-url'`: empty, or an absolute http(s) URL (a server Engram sends data to). */
+interface StringKey { kind: 'string'; default: string; format?: 'http-url' }
 type SettingKey = NumberKey | BooleanKey | StringKey;
 
 const int = (def: number, minimum: number, maximum?: number): NumberKey =>
@@ -21,6 +22,7 @@ const int = (def: number, minimum: number, maximum?: number): NumberKey =>
 const percent = (def: number): NumberKey => ({ kind: 'number', default: def, minimum: 1, maximum: 100 });
 const bool = (def: boolean): BooleanKey => ({ kind: 'boolean', default: def });
 const str = (def: string): StringKey => ({ kind: 'string', default: def });
+const httpUrl = (def: string): StringKey => ({ kind: 'string', default: def, format: 'http-url' });
 
 /** Every `engram.*` setting (without the `engram.` prefix): the single place a default is written. */
 export const SETTING_KEYS = {
@@ -39,6 +41,9 @@ export const SETTING_KEYS = {
   'memory.extraction.everyTurns': int(EXTRACTION_EVERY_TURNS, 1),
   'memory.recall.enabled': bool(true),
   'memory.recall.maxFiles': int(RECALL_MAX_FILES, 0, RECALL_MAX_FILES),
+  // Off unless the user opts in: team memory sends files to a server.
+  'teamMemory.enabled': bool(false),
+  'teamMemory.serverUrl': httpUrl(''),
   'compaction.auto': bool(true),
   'compaction.reactive': bool(true),
   'compaction.microcompactPercent': percent(MICROCOMPACT_PERCENT),
@@ -71,6 +76,12 @@ export interface EngramSettings {
     enabled: boolean;
     extraction: { enabled: boolean; everyTurns: number };
     recall: { enabled: boolean; maxFiles: number };
+  };
+  /** Shared memory of the repository (DESIGN 4); on only when enabled and the workspace is trusted. */
+  teamMemory: {
+    enabled: boolean;
+    /** The team server, without a trailing slash; empty: ENGRAM_TEAM_SERVER (CLI), else no sync. */
+    serverUrl: string;
   };
   compaction: {
     auto: boolean;
@@ -144,6 +155,10 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         extraction: { enabled: get('memory.extraction.enabled'), everyTurns: get('memory.extraction.everyTurns') },
         recall: { enabled: get('memory.recall.enabled'), maxFiles: get('memory.recall.maxFiles') },
       },
+      teamMemory: {
+        enabled: get('teamMemory.enabled'),
+        serverUrl: get('teamMemory.serverUrl').replace(/\/+$/, ''),
+      },
       compaction: {
         auto: get('compaction.auto'),
         reactive: get('compaction.reactive'),
@@ -173,11 +188,30 @@ export function compactionMarks(settings: EngramSettings): [number, number, numb
 
 function invalid(key: SettingKey, value: unknown): string | undefined {
   if (key.kind === 'boolean') return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
-  if (key.kind === 'string') return typeof value === 'string' ? undefined : `expected text, got ${JSON.stringify(value)}`;
+  if (key.kind === 'string') {
+    if (typeof value !== 'string') return `expected text, got ${JSON.stringify(value)}`;
+    return key.format === 'http-url' ? httpUrlProblem(value.trim()) : undefined;
+  }
   if (typeof value !== 'number' || !Number.isFinite(value)) return `expected a number, got ${JSON.stringify(value)}`;
   if (key.integer && !Number.isInteger(value)) return `expected a whole number, got ${value}`;
   if (value < key.minimum) return `${value} is below the minimum ${key.minimum}`;
   if (key.maximum !== undefined && value > key.maximum) return `${value} is above the maximum ${key.maximum}`;
+  return undefined;
+}
+
+/** Why `value` is not empty or an http(s) URL a client can send to, or undefined. */
+function httpUrlProblem(value: string): string | undefined {
+  if (value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${JSON.stringify(value)} is not a URL (expected e.g. https://team.example.com)`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${JSON.stringify(value)} is not an http(s) URL`;
+  // A token in the URL would end up in logs and reports; it belongs in the token setting.
+  if (url.username || url.password) return `${JSON.stringify(value)} must not carry a user name or password`;
+  if (url.search || url.hash) return `${JSON.stringify(value)} must not have a query or fragment`;
   return undefined;
 }
 

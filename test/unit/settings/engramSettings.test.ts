@@ -78,4 +78,29 @@ describe('settings', () => {
     assert.throws(() => settingsFromFlags({ contextWindow: { flag: '--context-window', value: 'big' } }), UsageError);
     assert.throws(() => settingsFromFlags({ maxOutputTokens: { flag: '--max-tokens', value: '1.5' } }), UsageError);
   });
+
+  it('keeps team memory off by default and takes only an http(s) server URL, saying why it refused one', () => {
+    const off = resolveSettings().settings.teamMemory;
+    assert.deepEqual(off, { enabled: false, serverUrl: '' });
+    const on = resolveSettings({ 'teamMemory.enabled': true, 'teamMemory.serverUrl': ' https://team.example.com:8443/memory/ ' });
+    assert.deepEqual(on.problems, []);
+    assert.deepEqual(on.settings.teamMemory, { enabled: true, serverUrl: 'https://team.example.com:8443/memory' });
+    for (const bad of ['team.example.com', 'ftp://team.example.com', 'https://me:pw@team.example.com', 'http://x.example?token=1', 42]) {
+      const r = resolveSettings({ 'teamMemory.serverUrl': bad });
+      assert.equal(r.settings.teamMemory.serverUrl, '', String(bad));
+      assert.equal(r.problems.length, 1, String(bad));
+      assert.match(r.problems[0], /^engram\.teamMemory\.serverUrl: .+; using ""\.$/);
+    }
+    assert.match(resolveSettings({ 'teamMemory.enabled': 'yes' }).problems[0], /engram\.teamMemory\.enabled: expected true or false/);
+  });
+
+  it('restricts the team settings in untrusted workspaces, and the pattern in package.json agrees with the check', () => {
+    const full = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } };
+    const restricted = full.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    assert.ok(restricted.includes('engram.teamMemory.serverUrl'));
+    assert.ok(restricted.includes('engram.teamMemory.enabled'));
+    const pattern = new RegExp((declared['engram.teamMemory.serverUrl'] as Declared & { pattern: string }).pattern);
+    for (const ok of ['', 'https://team.example.com', 'http://127.0.0.1:8080/x']) assert.ok(pattern.test(ok), ok);
+    for (const bad of ['team.example.com', 'ftp://x', 'https://x?y=1']) assert.ok(!pattern.test(bad), bad);
+  });
 });
