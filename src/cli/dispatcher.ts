@@ -6,10 +6,11 @@ import { compactCommand } from './compactCommand';
 import { gaugeCommand } from './gaugeCommand';
 import { inspectCommand } from './inspectCommand';
 import { printCommand } from './printCommand';
+import { teamCommand } from './teamCommand';
 
 /** The command run when the first argument is not a subcommand name. */
 const DEFAULT_COMMAND = printCommand;
-const COMMANDS: Command[] = [printCommand, inspectCommand, compactCommand, gaugeCommand];
+const COMMANDS: Command[] = [printCommand, inspectCommand, compactCommand, gaugeCommand, teamCommand];
 
 export function overallHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
