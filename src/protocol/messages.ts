@@ -134,6 +134,51 @@ export interface MemoryEntryView {
   indexed: boolean;
   /** From the front matter (originSessionId / originMessageId). */
   origin?: { sessionId: string; messageId?: string };
+  /** Team entries only, once the folder was synced: where this file stands with the team server. */
+  sync?: TeamFileSyncView;
+}
+
+/**
+ * A team file's sync state as the inspector shows it (the engine's TeamFileStatus from
+ * `team/.sync/state.json`), `unsynced` for a file the last sync did not see, plus what the last pull
+ * did to it.
+ */
+export type TeamSyncStateView =
+  | { state: 'synced' }
+  | { state: 'local-change' }
+  | { state: 'unsynced' }
+  | { state: 'blocked'; rule: string; kind: string; line: number }
+  | { state: 'skipped'; reason: 'too_large' | 'server_max_entries'; detail: string }
+  /** The server's version won; the local edit was kept at `keptPath` (absolute; `keptAt` relative to the team folder). */
+  | { state: 'conflict'; keptAt: string; keptPath: string };
+
+export interface TeamFileSyncView {
+  status: TeamSyncStateView;
+  /** The last sync wrote this file from the server: new here, or replacing the local copy. */
+  pulled?: 'new' | 'updated' | 'conflict';
+}
+
+/** The team folder's sync, for the team group's header and the rows the index has no entry for. */
+export interface TeamMemoryView {
+  repo?: string;
+  server?: string;
+  /** Absent before the first sync. */
+  lastSync?: {
+    at: string;
+    ok: boolean;
+    error?: string;
+    version?: number;
+    pulled: number;
+    pushed: number;
+    skipped: number;
+    blocked: number;
+    conflicts: number;
+    retries: number;
+  };
+  /** Learned from the server's 413 reply. */
+  serverMaxEntries: number | null;
+  /** Synced files that are no index entry or topic file (the team MEMORY.md itself, say), with their state. */
+  files: Array<{ file: string; path: string; sync: TeamFileSyncView }>;
 }
 
 export interface InstructionView {
@@ -166,6 +211,8 @@ export interface MemoryView {
   warnings: string[];
   /** Pruned entries that can be restored, newest first. */
   trash: TrashView[];
+  /** The team folder's sync; absent while it has never been synced. */
+  team?: TeamMemoryView;
 }
 
 /**

@@ -1,10 +1,11 @@
 // The memory pane: a summary line, warnings, the tree, and the details and actions of the selected row.
 // Keys in the tree: Enter opens, F2 renames, Delete prunes (pruning always has Undo).
-import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, TrashView } from '../../src/protocol/messages';
+import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, TeamFileSyncView, TrashView } from '../../src/protocol/messages';
 import { button, h, lightButton } from '../shared/components';
 import { ago, dateTime, num } from './format';
 import { renderMemoryTree, type TreePayload, type TreeUi } from './memoryTree';
 import { t, type StringKey } from './strings';
+import { pulledText, syncBadgeText, syncLongText } from './teamSync';
 import { attachTree } from './treeNav';
 
 export interface MemoryActions {
@@ -43,7 +44,7 @@ export function renderMemoryPane(view: MemoryView, source: InspectorSourceInfo, 
   const { tree, payloads } = renderMemoryTree(view, now, ui);
   const details = h('div', { class: 'entry-details', id: 'entry-details', role: 'region', 'aria-label': t('details'), 'aria-live': 'polite' });
   const show = (key: string | undefined) => {
-    details.replaceChildren(...detailsOf(key ? payloads.get(key) : undefined, source, now, actions));
+    details.replaceChildren(...detailsOf(key ? payloads.get(key) : undefined, source, now, actions, view.team?.serverMaxEntries ?? null));
   };
   attachTree(tree, {
     select: (item) => {
@@ -54,7 +55,7 @@ export function renderMemoryPane(view: MemoryView, source: InspectorSourceInfo, 
     activate: (item) => {
       const p = payloads.get(item.dataset.key!);
       if (p?.kind === 'entry' && !p.entry.missing) actions.open(p.entry.path);
-      else if (p?.kind === 'instruction') actions.open(p.file.path);
+      else if (p?.kind === 'instruction' || p?.kind === 'teamFile') actions.open(p.file.path);
     },
     toggled: (item, expanded) => actions.toggled(item.dataset.key!, expanded),
     key: (item, event) => {
@@ -79,8 +80,16 @@ function radio(label: string, checked: boolean, onClick: () => void, id: string)
   return el;
 }
 
-function detailsOf(p: TreePayload | undefined, source: InspectorSourceInfo, now: number, actions: MemoryActions): Array<Node | string> {
+function detailsOf(p: TreePayload | undefined, source: InspectorSourceInfo, now: number, actions: MemoryActions, serverMaxEntries: number | null): Array<Node | string> {
   if (!p || p.kind === 'group') return [h('p', { class: 'empty' }, t('selectEntry'))];
+  if (p.kind === 'teamFile') {
+    const f = p.file;
+    return [h('h3', {}, f.file),
+      facts([[t('file'), f.file], [t('syncState'), syncFact(f.sync, serverMaxEntries)]]),
+      h('div', { class: 'detail-actions' },
+        button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(f.path) }),
+        keptButton(f.sync, actions))];
+  }
   if (p.kind === 'instruction') {
     return [h('h3', {}, p.file.path),
       facts([[t('type'), t(`scope_${p.file.scope}` as StringKey)], [t('tokens'), num(p.file.tokens)]]),
@@ -96,10 +105,26 @@ function detailsOf(p: TreePayload | undefined, source: InspectorSourceInfo, now:
         button(t('restore'), { icon: 'discard', id: 'trash-restore', onClick: () => actions.restore(item) }),
         button(t('deleteForGood'), { appearance: 'secondary', icon: 'trash', id: 'trash-delete', onClick: () => actions.deleteForGood(item) }))];
   }
-  return entryDetails(p.entry, source, now, actions);
+  return entryDetails(p.entry, source, now, actions, serverMaxEntries);
 }
 
-function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: number, actions: MemoryActions): Array<Node | string> {
+/** The sync state in words, with its badge (blocked, skipped and conflict say why and what to do). */
+function syncFact(sync: TeamFileSyncView, serverMaxEntries: number | null): HTMLElement {
+  const badge = syncBadgeText(sync);
+  const pulled = pulledText(sync);
+  return h('span', { class: 'sync-fact', id: 'entry-sync' },
+    h('span', { class: badge.className }, badge.text), ` ${syncLongText(sync, serverMaxEntries)}`,
+    pulled ? ` · ${pulled} ${t('pulledLong')}` : '');
+}
+
+/** A conflict's local copy (kept in team/.conflicts) opens like any file the snapshot names. */
+function keptButton(sync: TeamFileSyncView, actions: MemoryActions): HTMLElement | null {
+  const s = sync.status;
+  if (s.state !== 'conflict') return null;
+  return button(t('openKept'), { appearance: 'secondary', icon: 'history', id: 'entry-open-kept', onClick: () => actions.open(s.keptPath) });
+}
+
+function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: number, actions: MemoryActions, serverMaxEntries: number | null): Array<Node | string> {
   const status = e.missing ? t('missingLong') : !e.indexed ? t('unindexedLong') : e.loaded ? t('loaded') : t('cutLong');
   const origin = e.origin
     ? h('span', { class: 'origin' },
@@ -118,10 +143,12 @@ function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: numb
       [t('age'), e.mtimeMs !== null ? `${ago(e.mtimeMs, now)} (${dateTime(e.mtimeMs)})` : '—'],
       ['MEMORY.md', e.line !== null ? `${t('line', e.line)} · ${status}` : status],
       [t('origin'), origin],
+      ...(e.sync ? [[t('syncState'), syncFact(e.sync, serverMaxEntries)] as [string, Node]] : []),
     ]),
     h('div', { class: 'detail-actions' },
       e.missing ? null : button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(e.path) }),
       e.missing ? null : button(t('reveal'), { appearance: 'secondary', icon: 'folder-opened', id: 'entry-reveal', onClick: () => actions.reveal(e.path) }),
+      e.sync ? keptButton(e.sync, actions) : null,
       canEdit ? button(t('rename'), { appearance: 'secondary', icon: 'edit', id: 'entry-rename', onClick: () => actions.rename(e.group, e.file) }) : null,
       canEdit ? button(t('changeType'), { appearance: 'secondary', icon: 'tag', id: 'entry-type', onClick: () => actions.changeType(e.group, e.file) }) : null,
       button(t('prune'), { appearance: 'secondary', icon: 'trash', id: 'entry-prune', onClick: () => actions.prune(e.group, e.file) })),

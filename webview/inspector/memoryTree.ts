@@ -2,15 +2,18 @@
 // index misses or that it points to in vain, team memory, and recently pruned entries. Entries past the
 // index cap sit below a visible cut-off line and carry a "cut" badge. Rows are plain elements (hundreds
 // of them render fast); the actions live in the details panel of the selected row.
-import type { InstructionView, MemoryEntryView, MemoryKind, MemoryView, TrashView } from '../../src/protocol/messages';
+import type { InstructionView, MemoryEntryView, MemoryKind, MemoryView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
 import { h, icon } from '../shared/components';
 import { age, num } from './format';
 import { t, type StringKey } from './strings';
+import { pulledText, syncBadgeText, syncLongText, teamSyncSummary } from './teamSync';
 
 export type TreePayload =
   | { kind: 'entry'; entry: MemoryEntryView }
   | { kind: 'instruction'; file: InstructionView }
   | { kind: 'trash'; item: TrashView }
+  /** A synced team file the index has no entry for (the team MEMORY.md itself, say). */
+  | { kind: 'teamFile'; file: TeamMemoryView['files'][number] }
   | { kind: 'group' };
 
 export interface TreeUi {
@@ -30,7 +33,7 @@ export interface RenderedTree {
 export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): RenderedTree {
   const payloads = new Map<string, TreePayload>();
   const tree = h('ul', { class: 'tree', role: 'tree', id: 'memory-tree', 'aria-label': t('memoryTree') });
-  const group = (key: string, label: string, iconName: string, children: HTMLElement[], extraClass = ''): void => {
+  const group = (key: string, label: string, iconName: string, children: HTMLElement[], extraClass = '', note?: HTMLElement): void => {
     const expanded = !ui.collapsed.has(key);
     payloads.set(key, { kind: 'group' });
     const items = h('ul', { role: 'group' }, ...children);
@@ -38,11 +41,11 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
     const count = children.filter((c) => c.getAttribute('role') === 'treeitem').length;
     tree.append(h('li', {
       role: 'treeitem', 'aria-level': '1', 'aria-expanded': String(expanded), 'aria-selected': 'false', tabindex: '-1',
-      'data-key': key, class: `tree-group ${extraClass}`, 'aria-label': `${label} (${count})`,
+      'data-key': key, class: `tree-group ${extraClass}`, 'aria-label': `${label} (${count})${note ? `, ${note.textContent}` : ''}`,
     },
     h('div', { class: 'tree-row' },
       h('span', { class: `tree-chevron codicon codicon-chevron-${expanded ? 'down' : 'right'}`, 'aria-hidden': 'true' }),
-      icon(iconName), h('span', { class: 'group-label' }, label), h('span', { class: 'group-count' }, String(count))),
+      icon(iconName), h('span', { class: 'group-label' }, label), h('span', { class: 'group-count' }, String(count)), note),
     items));
   };
 
@@ -57,7 +60,7 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
   const mine = view.entries.filter((e) => e.group === 'private');
   const entryRow = (e: MemoryEntryView) => {
     payloads.set(e.key, { kind: 'entry', entry: e });
-    return entryItem(e, now);
+    return entryItem(e, now, view.team?.serverMaxEntries ?? null);
   };
   const withCutoff = (list: MemoryEntryView[]): HTMLElement[] => {
     const out: HTMLElement[] = [];
@@ -85,7 +88,23 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
   const unindexed = view.unindexed.filter((e) => e.group === 'private');
   if (unindexed.length) group('group:unindexed', t('unindexedGroup'), 'circle-slash', unindexed.map(entryRow));
   const team = [...view.entries, ...view.unindexed].filter((e) => e.group === 'team');
-  if (team.length) group('group:team', t('teamGroup'), 'organization', team.map(entryRow));
+  const teamFiles = (view.team?.files ?? []).map((f) => {
+    const key = `teamFile:${f.file}`;
+    payloads.set(key, { kind: 'teamFile', file: f });
+    const badge = syncBadgeText(f.sync);
+    const pulled = pulledText(f.sync);
+    const el = row(key, 'team-file', 'file', f.file, pulled, [span(badge.className, badge.text, syncLongText(f.sync, view.team?.serverMaxEntries ?? null))],
+      [f.file, badge.text, pulled].filter(Boolean).join(', '));
+    el.dataset.file = f.file;
+    el.dataset.sync = f.sync.status.state;
+    return el;
+  });
+  if (team.length || view.team) {
+    const summary = teamSyncSummary(view.team, now);
+    const note = span(`group-sync${summary.failed ? ' group-sync-failed' : ''}`, summary.text, summary.title);
+    note.id = 'team-sync-summary';
+    group('group:team', t('teamGroup'), 'organization', [...team.map(entryRow), ...teamFiles], '', note);
+  }
   if (view.trash.length) {
     group('group:trash', t('trashGroup'), 'trash', view.trash.map((item) => {
       const key = `trash:${item.group}:${item.id}`;
@@ -132,21 +151,27 @@ function span(className: string, text: string, title?: string): HTMLElement {
   return el;
 }
 
-function entryItem(e: MemoryEntryView, now: number): HTMLElement {
+function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | null): HTMLElement {
   const status = e.missing ? t('missing') : !e.indexed ? '' : e.loaded ? t('loaded') : t('cut');
   const meta: HTMLElement[] = [];
   const tokens = e.tokens !== null ? t('tokensShort', num(e.tokens)) : '';
+  const sync = e.sync ? syncBadgeText(e.sync) : undefined;
+  if (e.sync && sync) {
+    meta.push(span(sync.className, sync.text, syncLongText(e.sync, serverMaxEntries)));
+    if (e.sync.pulled) meta.push(span(`badge badge-pulled badge-pulled-${e.sync.pulled}`, pulledText(e.sync)));
+  }
   if (e.missing) meta.push(span('badge badge-missing', t('missing'), t('missingLong')));
   if (e.indexed && !e.loaded) meta.push(span('badge badge-cut', t('cut'), t('cutLong')));
   if (tokens) meta.push(span('entry-tokens', tokens));
   if (e.mtimeMs !== null) meta.push(span('entry-age', age(e.mtimeMs, now)));
   meta.push(e.line !== null ? span('entry-line', `L${e.line}`) : span('entry-file', e.file));
   const typeText = e.type ? t(`type_${e.type}` as StringKey) : t('type_null');
-  const parts = [typeText, status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong')].filter(Boolean);
+  const parts = [typeText, sync?.text, e.sync ? pulledText(e.sync) : '', status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong')].filter(Boolean);
   const el = row(e.key, 'memory', e.missing ? 'warning' : TYPE_ICON[String(e.type)], e.title, e.hook, meta, `${e.title}, ${parts.join(', ')}`);
   el.className += ` type-${e.type}${e.indexed && !e.loaded ? ' cut' : ''}${e.missing ? ' missing' : ''}`;
   el.dataset.file = e.file;
   el.dataset.type = String(e.type);
+  if (e.sync) el.dataset.sync = e.sync.status.state;
   return el;
 }
 

@@ -9,9 +9,12 @@ import { readMemoryFile } from '../memory/autoMemory/memoryFiles';
 import { teamMemoryDir } from '../memory/autoMemory/memoryPaths';
 import { listTrash } from '../memory/autoMemory/memoryTrash';
 import { parseTopicFile } from '../memory/autoMemory/topicFile';
+import { readTeamSyncState } from '../memory/team/syncStateFile';
+import type { TeamSyncState } from '../memory/team/teamSyncTypes';
 import { MEMORY_INDEX_MAX_LINES } from '../thresholds';
 import type { TokenCounter } from '../tokens/accounting';
-import type { EntryGroup, InstructionView, MemoryEntryView, MemoryView, TrashView } from '../../protocol/messages';
+import type { EntryGroup, InstructionView, MemoryEntryView, MemoryView, TeamMemoryView, TrashView } from '../../protocol/messages';
+import { teamSyncViews } from './teamView';
 
 export interface MemoryViewInput {
   /** The project's memory folder; undefined when auto memory is off or unknown. */
@@ -35,15 +38,17 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
   } catch (e) {
     teamProblems.push((e as Error).message);
   }
-  const [index, loadedTeam, trash, teamTrash, exists] = await Promise.all([
+  const [index, loadedTeam, trash, teamTrash, exists, syncState] = await Promise.all([
     loadMemoryIndex(dir, count ? { countTokens: count } : {}),
     teamDir ? loadMemoryIndex(teamDir, count ? { countTokens: count } : {}) : undefined,
     listTrash(dir),
     teamDir ? listTrash(teamDir) : [],
     isDir(dir),
+    teamDir ? readTeamSyncState(teamDir) : null,
   ]);
   const team = loadedTeam ?? { ...index, dir: path.join(dir, 'team'), entries: [], unindexed: [], topics: [], warnings: teamProblems };
   const [mine, theirs] = await Promise.all([viewsOf(index, 'private'), viewsOf(team, 'team')]);
+  const teamView = teamDir && syncState ? await withSyncState(teamDir, syncState, theirs) : undefined;
   return {
     dir,
     exists,
@@ -56,7 +61,20 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
     warnings: [...index.warnings, ...team.warnings.map((w) => `team: ${w}`)],
     trash: [...trash.map((r) => trashView(r, 'private')), ...teamTrash.map((r) => trashView(r, 'team'))]
       .sort((a, b) => (a.prunedAt < b.prunedAt ? 1 : a.prunedAt > b.prunedAt ? -1 : 0)),
+    ...(teamView ? { team: teamView } : {}),
   };
+}
+
+/** Gives each team entry its sync state (in place) and lists the synced files the tree has no row for, if they are still here. */
+async function withSyncState(teamDir: string, state: TeamSyncState, views: { entries: MemoryEntryView[]; unindexed: MemoryEntryView[] }): Promise<TeamMemoryView> {
+  const listed = [...views.entries, ...views.unindexed];
+  const { byFile, team } = teamSyncViews(teamDir, state, listed.filter((e) => !e.missing).map((e) => e.file));
+  for (const e of listed) {
+    const sync = e.missing ? undefined : byFile.get(e.file);
+    if (sync) e.sync = sync;
+  }
+  const present = await Promise.all(team.files.map((f) => isFile(f.path)));
+  return { ...team, files: team.files.filter((_, i) => present[i]) };
 }
 
 function trashView(r: { id: string; file: string; prunedAt: string }, group: EntryGroup): TrashView {
@@ -156,6 +174,14 @@ async function instructionViews(opts: { cwd: string | undefined; configDir: stri
 
 function normalise(name: string): string {
   return name.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join('/');
+}
+
+async function isFile(p: string): Promise<boolean> {
+  try {
+    return (await fsp.stat(p)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 async function isDir(p: string): Promise<boolean> {
