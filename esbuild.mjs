@@ -65,6 +65,11 @@ const targets = [
     banner: { js: `#!/usr/bin/env node\n${importMetaUrl}` },
   },
   { name: 'testServer', ...nodeBase, entryPoints: ['src/server/main.ts'], outfile: 'dist/testServer.js' },
+  // The native SQLite addon and pg's optional native driver load from node_modules at run time.
+  {
+    name: 'teamServer', ...nodeBase, entryPoints: ['src/teamServer.ts'], outfile: 'dist/teamServer.js',
+    external: ['better-sqlite3', 'pg-native'],
+  },
   {
     name: 'webview', ...base, platform: 'browser', format: 'iife', target: 'es2022',
     entryPoints: { chat: 'webview/chat/main.ts', inspector: 'webview/inspector/main.ts' },

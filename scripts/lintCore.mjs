@@ -44,6 +44,7 @@ const AREA_IMPORTS = {
   cli: ['core', 'server'],
   vscode: ['core', 'protocol', 'server'],
   'extension.ts': ['core', 'protocol', 'server', 'vscode'],
+  'teamServer.ts': ['server'],
   webview: ['protocol'],
 };
 

@@ -1,0 +1,93 @@
+// The SQLite backend (the default): one file, WAL so reads never wait for a writer, and every PUT in a
+// BEGIN IMMEDIATE transaction, which takes the write lock before reading the version: two processes on
+// one file serialise there (busy_timeout makes the second wait instead of failing).
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { checkTokenIdPrefix, newToken, planPut, teamSchema, TOKEN_ID_LENGTH, type TeamPutResult, type TeamSnapshot, type TeamStore, type TeamTokenInfo } from './teamStore';
+
+/** How long a writer waits for another process's transaction before failing (a 500). */
+const BUSY_TIMEOUT_MS = 10_000;
+
+const SCHEMA = teamSchema({ bigint: 'INTEGER', time: 'TEXT' });
+
+interface EntryRow { path: string; content: string; sha256: string }
+interface TokenRow { token_hash: string; repo: string; created_at: string }
+
+export function openSqliteTeamStore(file: string): TeamStore {
+  const resolved = path.resolve(file);
+  fs.mkdirSync(path.dirname(resolved), { recursive: true });
+  const db = new Database(resolved, { timeout: BUSY_TIMEOUT_MS });
+  db.pragma('journal_mode = WAL');
+  // FULL: an acknowledged PUT survives a power cut too, not only a crash of the process.
+  db.pragma('synchronous = FULL');
+  db.exec(SCHEMA);
+
+  const versionOf = db.prepare<[string], { version: number }>('SELECT version FROM team_repos WHERE repo = ?');
+  const entriesOf = db.prepare<[string], EntryRow>('SELECT path, content, sha256 FROM team_entries WHERE repo = ? ORDER BY path');
+  const checksumsOf = db.prepare<[string], Omit<EntryRow, 'content'>>('SELECT path, sha256 FROM team_entries WHERE repo = ? ORDER BY path');
+  const upsertEntry = db.prepare(
+    'INSERT INTO team_entries (repo, path, content, sha256) VALUES (?, ?, ?, ?) '
+      + 'ON CONFLICT (repo, path) DO UPDATE SET content = excluded.content, sha256 = excluded.sha256',
+  );
+  const setVersion = db.prepare(
+    'INSERT INTO team_repos (repo, version) VALUES (?, ?) ON CONFLICT (repo) DO UPDATE SET version = excluded.version',
+  );
+
+  const read = db.transaction((repo: string): TeamSnapshot => {
+    const snapshot: TeamSnapshot = { version: versionOf.get(repo)?.version ?? 0, entries: {}, checksums: {} };
+    for (const row of entriesOf.iterate(repo)) {
+      snapshot.entries[row.path] = row.content;
+      snapshot.checksums[row.path] = row.sha256;
+    }
+    return snapshot;
+  });
+
+  const write = db.transaction((repo: string, ifMatch: number, entries: Record<string, string>, maxEntries: number): TeamPutResult => {
+    const version = versionOf.get(repo)?.version ?? 0;
+    if (version !== ifMatch) return { ok: false, reason: 'conflict', version };
+    const existing = new Map(checksumsOf.all(repo).map((r) => [r.path, r.sha256]));
+    const { changed, added } = planPut(existing, entries);
+    if (added > 0 && existing.size + added > maxEntries) return { ok: false, reason: 'too_many_entries', version, maxEntries };
+    let next = version;
+    if (changed.length > 0) {
+      for (const e of changed) upsertEntry.run(repo, e.path, e.content, e.sha256);
+      next = version + 1;
+      setVersion.run(repo, next);
+    }
+    const checksums: Record<string, string> = {};
+    for (const row of checksumsOf.iterate(repo)) checksums[row.path] = row.sha256;
+    return { ok: true, version: next, checksums };
+  });
+
+  const tokenInfo = (r: TokenRow): TeamTokenInfo => ({ id: r.token_hash.slice(0, TOKEN_ID_LENGTH), repo: r.repo, createdAt: r.created_at });
+  const allTokens = db.prepare<[], TokenRow>('SELECT token_hash, repo, created_at FROM team_tokens ORDER BY created_at, token_hash');
+  const revoke = db.transaction((idPrefix: string): TeamTokenInfo[] => {
+    const rows = db.prepare<[string], TokenRow>("SELECT token_hash, repo, created_at FROM team_tokens WHERE token_hash LIKE ? || '%'").all(idPrefix);
+    db.prepare("DELETE FROM team_tokens WHERE token_hash LIKE ? || '%'").run(idPrefix);
+    return rows.map(tokenInfo);
+  });
+
+  return {
+    description: `sqlite ${resolved}`,
+    get: async (repo) => read(repo),
+    // IMMEDIATE: the write lock is taken before the version is read, so no other process can slip a
+    // PUT in between the check and the write.
+    put: async (repo, ifMatch, entries, maxEntries) => write.immediate(repo, ifMatch, entries, maxEntries),
+    addToken: async (repo) => {
+      const { token, hash } = newToken();
+      db.prepare('INSERT INTO team_tokens (token_hash, repo, created_at) VALUES (?, ?, ?)').run(hash, repo, new Date().toISOString());
+      return token;
+    },
+    lookupToken: async (tokenHash) =>
+      db.prepare<[string], { repo: string }>('SELECT repo FROM team_tokens WHERE token_hash = ?').get(tokenHash)?.repo ?? null,
+    listTokens: async () => allTokens.all().map(tokenInfo),
+    revokeTokens: async (idPrefix) => revoke.immediate(checkTokenIdPrefix(idPrefix)),
+    ping: async () => {
+      db.prepare('SELECT 1').get();
+    },
+    close: async () => {
+      db.close();
+    },
+  };
+}
