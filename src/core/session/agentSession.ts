@@ -44,6 +44,8 @@ export interface SessionSetup {
   systemNotes?: string[];
   /** Auto memory's system prompt slot (autoMemory/memoryPrompts.ts memorySystemSlot). */
   memory?: SystemPromptInput['memory'];
+  /** Team memory's system prompt slot, when it is on (autoMemory/memoryPrompts.ts teamSystemSlot). */
+  teamMemoryIndex?: SystemPromptInput['teamMemory'];
   logger?: Logger;
   retry?: Omit<RetryOptions, 'onRetry'>;
   recoverPromptTooLong?: AgentOptions['recoverPromptTooLong'];
@@ -134,10 +136,10 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
   return { agent, sessionId, transcriptPath, promptParts: parts, ...(resumed ? { resumed } : {}), warnings };
 }
 
-export type SystemPromptSetup = Pick<SessionSetup, 'cwd' | 'dataDir' | 'trusted' | 'systemNotes' | 'memory' | 'now'>;
+export type SystemPromptSetup = Pick<SessionSetup, 'cwd' | 'dataDir' | 'trusted' | 'systemNotes' | 'memory' | 'teamMemoryIndex' | 'now'>;
 
 /**
- * The session's system prompt: environment, CLAUDE.md instructions (read now) and the memory index.
+ * The session's system prompt: environment, CLAUDE.md instructions (read now) and the memory indexes.
  * Built once when a session opens, and again after a compaction (which breaks the cache anyway) so
  * that instructions and memory written since are seen.
  */
@@ -153,6 +155,7 @@ export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{ s
     instructions: instructions.text,
     ...(setup.systemNotes ? { notes: setup.systemNotes } : {}),
     ...(setup.memory ? { memory: setup.memory } : {}),
+    ...(setup.teamMemoryIndex ? { teamMemory: setup.teamMemoryIndex } : {}),
   });
   return { system, parts, warnings: instructions.warnings };
 }

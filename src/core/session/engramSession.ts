@@ -1,6 +1,7 @@
 // One Engram session, the same for every host: the agent on its transcript, session notes, auto memory
-// (recall, direct writes, background extraction), the compaction orchestrator, the system prompt rebuilt
-// after a compaction, the timeline as data and one event stream. The Chat view and `engram -p` open it
+// (recall, direct writes, background extraction), team memory and its syncs (teamMemoryLink.ts), the
+// compaction orchestrator, the system prompt rebuilt after a compaction, the timeline as data and one
+// event stream. The Chat view and `engram -p` open it
 // with `openEngramSession` and only translate its events for their surface, so both behave alike and
 // the behaviour is tested once, here.
 //
@@ -25,8 +26,10 @@ import type { TimelineEntry } from '../inspection/timeline';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { SettingsStore, type EngramSettings, type SettingsSource } from '../settings/engramSettings';
 import type { Tool } from '../tools/tool';
+import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import { openSession, sessionSystemPrompt, type OpenedSession } from './agentSession';
 import { EventStream, type NoticeLevel, type SessionEvent, type SessionEventListener } from './sessionEvents';
+import { decideTeamMemory, TeamMemoryLink, teamSyncNotice, type TeamMemoryHostOptions, type TeamMemoryState } from './teamMemoryLink';
 
 /** What a host brings; everything the settings decide comes from the SettingsStore instead. */
 export interface EngramSessionSetup {
@@ -56,6 +59,11 @@ export interface EngramSessionSetup {
    * --extract-memories: it costs a model call per turn).
    */
   extraction?: boolean;
+  /**
+   * Team memory's credentials from the host (the token from Secret Storage or ENGRAM_TEAM_TOKEN, a server
+   * URL from ENGRAM_TEAM_SERVER); whether team memory is on at all is the settings' and trust's call.
+   */
+  teamMemory?: TeamMemoryHostOptions;
   logger?: Logger;
   retry?: Omit<RetryOptions, 'onRetry'>;
   now?: Date;
@@ -91,6 +99,8 @@ export class EngramSession {
     private readonly store: SettingsSource,
     memory: PreparedAutoMemory | undefined,
     private readonly logger: Logger,
+    private readonly team: TeamMemoryLink,
+    teamWarnings: readonly string[] = [],
   ) {
     this.agent = opened.agent;
     this.sessionId = opened.sessionId;
@@ -98,7 +108,10 @@ export class EngramSession {
     this.resumed = opened.resumed;
     this.events = new EventStream<SessionEvent>((e) => logger.error('A session listener threw', e));
     const settings = store.settings;
-    this.warnings = [...(memory?.index.warnings ?? []).map((w) => `Memory: ${w}`), ...opened.warnings];
+    this.warnings = [
+      ...(memory?.index.warnings ?? []).map((w) => `Memory: ${w}`), ...(memory?.team?.index.warnings ?? []).map((w) => `Team memory: ${w}`),
+      ...teamWarnings, ...opened.warnings,
+    ];
     this.disposers.push(this.agent.on((event) => {
       this.emit({ type: 'agent', event });
       // A swapped list (compaction, undo) keeps its last message, which is how the gauge tells a list
@@ -115,10 +128,12 @@ export class EngramSession {
         everyTurns: settings.memory.extraction.everyTurns,
         recall: settings.memory.recall.enabled,
         recallMaxFiles: settings.memory.recall.maxFiles,
+        ...(memory.team ? { team: { dir: memory.team.dir, repo: memory.team.repo }, onTeamWrite: () => team.wrote() } : {}),
         logger,
       });
       this.disposers.push(this.memory.on((event) => this.onMemoryEvent(event)));
     }
+    team.listen((report) => this.onTeamSync(report));
     // The notes updater writes with Edit: not in an untrusted workspace, where no tool runs.
     if (setup.trusted && settings.sessionNotes.enabled) {
       const n = settings.sessionNotes;
@@ -162,6 +177,22 @@ export class EngramSession {
     return this.memory?.memoryDir;
   }
 
+  /** Whether team memory is on, its repository, folder and server, and the last sync's report. */
+  get teamMemory(): TeamMemoryState {
+    return this.team.state;
+  }
+
+  /** Syncs team memory now ("Engram: Sync Team Memory"); rejects, saying why, when it cannot. */
+  syncTeamMemory(): Promise<TeamSyncReport> {
+    if (this.finished) return Promise.reject(new Error('This session has finished.'));
+    return this.team.sync();
+  }
+
+  /** The host's new team token (the user set or cleared it); used from the next sync. */
+  setTeamMemoryToken(token: string | undefined): void {
+    this.team.setToken(token);
+  }
+
   on(listener: SessionEventListener): () => void {
     return this.events.on(listener);
   }
@@ -180,7 +211,7 @@ export class EngramSession {
 
   /** "Remember ...": the main agent saves the memory file and its index line in a turn of its own. */
   remember(text: string, signal?: AbortSignal): Promise<TurnResult> {
-    return this.runTurn(rememberPrompt(text), signal);
+    return this.runTurn(rememberPrompt(text, { team: this.team.state.on }), signal);
   }
 
   /** Compacts now (commands, `/compact`, `engram compact`): `auto` runs the stages in order. */
@@ -216,6 +247,7 @@ export class EngramSession {
     try {
       await this.notes?.waitForUpdate(timeoutMs);
       await this.memory?.idle();
+      await this.team.flush();
       await this.notes?.flushState();
     } finally {
       this.dispose();
@@ -228,6 +260,7 @@ export class EngramSession {
     for (const d of this.disposers.splice(0).reverse()) d();
     this.notes?.dispose();
     this.memory?.dispose();
+    this.team.dispose();
     this.events.clear();
   }
 
@@ -237,8 +270,9 @@ export class EngramSession {
    */
   private async refreshSystemPrompt(): Promise<void> {
     try {
-      const memory = this.memory ? await prepareAutoMemory(this.setup.dataDir, this.setup.cwd) : undefined;
-      const { system, parts } = await sessionSystemPrompt({ ...this.setup, ...(memory ? { memory: memory.systemSlot } : {}) });
+      const state = this.team.state;
+      const memory = this.memory ? await prepareAutoMemory(this.setup.dataDir, this.setup.cwd, state.on ? { team: { repo: state.repo } } : {}) : undefined;
+      const { system, parts } = await sessionSystemPrompt({ ...this.setup, ...memorySlots(memory) });
       if (this.finished) return;
       this.agent.setSystem(system);
       this.compaction.gauge.setSystem(system, this.agent.offeredTools, parts);
@@ -261,6 +295,13 @@ export class EngramSession {
     } else if (event.type === 'extractionFailed') {
       this.logger.warn(`Memory extraction failed: ${event.error}`);
     }
+  }
+
+  private onTeamSync(report: TeamSyncReport): void {
+    this.emit({ type: 'teamSync', report });
+    const words = teamSyncNotice(report);
+    if (words) this.notice(words.level, words.text);
+    if (!report.ok) this.logger.warn(`Team memory sync failed: ${report.error ?? 'no reason given'}`);
   }
 
   private onNotesEvent(event: SessionNotesEvent): void {
@@ -322,7 +363,15 @@ function compactionNotice(event: OrchestratorEvent): { level: NoticeLevel; text:
 export async function openEngramSession(setup: EngramSessionSetup, settings: SettingsSource | EngramSettings): Promise<EngramSession> {
   const store = isSource(settings) ? settings : SettingsStore.of(settings);
   const logger = setup.logger ?? silentLogger;
-  const memory = store.settings.memory.enabled ? await prepareAutoMemory(setup.dataDir, setup.cwd) : undefined;
+  const decided = await decideTeamMemory({ settings: store.settings, trusted: setup.trusted, dataDir: setup.dataDir, cwd: setup.cwd, ...(setup.teamMemory ? { host: setup.teamMemory } : {}) });
+  const team = new TeamMemoryLink(decided.state, setup.teamMemory);
+  // Pulled before the prompt is composed, so this session starts with what the team knows (not for long).
+  await team.startSync();
+  const state = team.state;
+  const memory = store.settings.memory.enabled
+    ? await prepareAutoMemory(setup.dataDir, setup.cwd, state.on ? { team: { repo: state.repo } } : {})
+    : undefined;
+  const teamWarnings = [...(decided.warning ? [decided.warning] : []), ...(memory?.teamProblem ? [`Team memory: ${memory.teamProblem}`] : [])];
   // Writing into the project's memory folder is what "remember" means: no prompt for that. Other calls
   // go to the host's rule, or the session's own once the agent exists.
   let agent: Agent | undefined;
@@ -340,8 +389,11 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
     maxTokens: store.settings.maxOutputTokens,
     trusted: setup.trusted,
     permissionPrompt: setup.permissionPrompt,
-    ...(memory ? { memory: memory.systemSlot } : {}),
-    ...(memory && !setup.memoryWritesNeedTool ? { gate: memoryWriteGate(memory.dir, setup.cwd, fallback) } : setup.gate ? { gate: setup.gate } : {}),
+    ...memorySlots(memory),
+    // Memory writes need no prompt (unless the host says so); team-folder writes are checked either way.
+    ...(memory
+      ? { gate: memoryWriteGate(memory.dir, setup.cwd, fallback, { team: memory.team !== undefined, needsTool: setup.memoryWritesNeedTool === true }) }
+      : setup.gate ? { gate: setup.gate } : {}),
     ...(setup.tools ? { tools: setup.tools } : {}),
     version: setup.version,
     entrypoint: setup.entrypoint,
@@ -351,7 +403,13 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
     ...(setup.now ? { now: setup.now } : {}),
   });
   agent = opened.agent;
-  return new EngramSession(opened, { ...setup, now: setup.now ?? new Date() }, store, memory, logger);
+  return new EngramSession(opened, { ...setup, now: setup.now ?? new Date() }, store, memory, logger, team, teamWarnings);
+}
+
+/** The system prompt's memory slots of a prepared memory (none without one). */
+function memorySlots(memory: PreparedAutoMemory | undefined): { memory?: PreparedAutoMemory['systemSlot']; teamMemoryIndex?: NonNullable<PreparedAutoMemory['team']>['systemSlot'] } {
+  if (!memory) return {};
+  return { memory: memory.systemSlot, ...(memory.team ? { teamMemoryIndex: memory.team.systemSlot } : {}) };
 }
 
 function isSource(settings: SettingsSource | EngramSettings): settings is SettingsSource {

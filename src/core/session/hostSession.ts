@@ -45,6 +45,7 @@ export function openHostSession(setup: HostSessionSetup, settings: SettingsSourc
   const { model, client, permissionPrompt, ...rest } = setup;
   // The key in use is redacted from tool results even where no pattern would know its shape.
   addKnownSecret(model.apiKey);
+  addKnownSecret(setup.teamMemory?.token);
   return openEngramSession({
     ...rest,
     client: client ?? createAnthropicClient(model, setup.logger),

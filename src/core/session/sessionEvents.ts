@@ -4,6 +4,7 @@ import type { AgentEvent } from '../agent/events';
 import type { OrchestratorEvent } from '../compaction/orchestrator';
 import type { AutoMemoryEvent } from '../memory/autoMemory/extraction';
 import type { SessionNotesEvent } from '../memory/sessionNotes/events';
+import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { TimelineEntry } from '../inspection/timeline';
 
@@ -20,7 +21,9 @@ export type SessionEvent =
   | { type: 'timeline'; entry: TimelineEntry }
   /** How full the context is may have changed (a response, a compaction or its undo, a setting). */
   | { type: 'context' }
-  | { type: 'settings'; settings: EngramSettings };
+  | { type: 'settings'; settings: EngramSettings }
+  /** A team memory sync finished (at session start, after a team write, or asked for): its report. */
+  | { type: 'teamSync'; report: TeamSyncReport };
 
 export type SessionEventListener = (event: SessionEvent) => void;
 

@@ -16,6 +16,8 @@ export interface PromptTexts {
   system: string;
   instructions: string;
   memoryIndex: string;
+  /** The team memory index: counted in the 'memory index' category with the private one. */
+  teamMemoryIndex?: string;
 }
 
 export interface ContextGaugeOptions {
@@ -60,7 +62,7 @@ export class ContextGauge {
     if (s && s.system === system && sameItems(s.tools, tools) && (parts === undefined || s.parts === parts)) return;
     const size = (text: string): number => (text ? this.count(text) : 0);
     const prompt = parts
-      ? { system: size(parts.system), instructions: size(parts.instructions), memoryIndex: size(parts.memoryIndex) }
+      ? { system: size(parts.system), instructions: size(parts.instructions), memoryIndex: size(parts.memoryIndex) + size(parts.teamMemoryIndex ?? '') }
       : { system: size(system.map((b) => b.text).join('')), instructions: 0, memoryIndex: 0 };
     this.accountant.setFixed({ ...prompt, tools: tools.length > 0 ? this.count(JSON.stringify(tools.map((t) => t.schema))) : 0 });
     this.sized = { system, tools: tools.slice(), parts };

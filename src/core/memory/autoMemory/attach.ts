@@ -1,7 +1,9 @@
 // Wires auto memory onto a main conversation (never a sub-agent): recall before each turn, and after
 // each complete turn the direct-write bookkeeping (provenance and index line for memory the agent saved
 // because the user asked) and the background extraction trigger. Everything reports through one event
-// stream for the chat view and the inspector's timeline.
+// stream for the chat view and the inspector's timeline. With team memory on, recall covers the team
+// folder too, memory written there is recorded in the team index, and `onTeamWrite` hears of every such
+// write (the session schedules a sync).
 //
 // Hosts do not call this: core/session/engramSession.ts wires it for every session.
 import path from 'node:path';
@@ -12,8 +14,8 @@ import { EXTRACTION_EVERY_TURNS, EXTRACTION_MAX_TURNS, RECALL_MAX_FILES } from '
 import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent } from './extraction';
 import { memoryWriteOf } from './memoryPermissions';
 import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
-import { autoMemoryDir, MEMORY_INDEX_FILE } from './memoryPaths';
-import { memorySystemSlot } from './memoryPrompts';
+import { autoMemoryDir, isIndexName, memoryHome, MEMORY_INDEX_FILE, TEAM_DIR_NAME, teamMemoryDir, type TeamMemoryScope } from './memoryPaths';
+import { memorySystemSlot, teamSystemSlot } from './memoryPrompts';
 import { ensureIndexed, stampProvenance } from './memoryWriter';
 import { cursorFileFor, messageKeys, readTranscriptTail } from './messageCursor';
 import { recallForPrompt } from './recall';
@@ -33,6 +35,10 @@ export interface AutoMemorySettings {
 
 export interface AutoMemoryDeps extends AutoMemorySettings {
   memoryDir: string;
+  /** Team memory is on for this session (its folder is `<memoryDir>/team`). */
+  team?: TeamMemoryScope;
+  /** A Write/Edit into the team folder succeeded (main agent or extractor); names relative to the memory folder. */
+  onTeamWrite?(files: string[]): void;
   /** The session transcript: real message uuids for provenance, and where the cursor file goes. */
   transcriptPath?: string;
   /** Default: `<session dir>/auto-memory.json` when transcriptPath is given, else kept in memory. */
@@ -53,13 +59,30 @@ export interface PreparedAutoMemory {
   index: MemoryIndex;
   /** For SessionSetup.memory. */
   systemSlot: ReturnType<typeof memorySystemSlot>;
+  /** With team memory on: the team folder's index, for SessionSetup.teamMemory. */
+  team?: TeamMemoryScope & { index: MemoryIndex; systemSlot: ReturnType<typeof teamSystemSlot> };
+  /** Why team memory was asked for but is not loaded (its folder links out of the memory folder). */
+  teamProblem?: string;
 }
 
-/** Finds the project's memory folder and loads its index for the session's system prompt. */
-export async function prepareAutoMemory(dataDir: string, cwd: string, opts: LoadIndexOptions = {}): Promise<PreparedAutoMemory> {
+/**
+ * Finds the project's memory folder and loads its index for the session's system prompt; with
+ * `team.repo` (team memory is on) the team index too, under the same caps.
+ */
+export async function prepareAutoMemory(dataDir: string, cwd: string, opts: LoadIndexOptions & { team?: { repo: string } } = {}): Promise<PreparedAutoMemory> {
+  const { team, ...loadOpts } = opts;
   const dir = await autoMemoryDir(dataDir, cwd);
-  const index = await loadMemoryIndex(dir, opts);
-  return { dir, index, systemSlot: memorySystemSlot(index) };
+  const index = await loadMemoryIndex(dir, loadOpts);
+  const prepared: PreparedAutoMemory = { dir, index, systemSlot: memorySystemSlot(index) };
+  if (!team) return prepared;
+  let teamDir: string;
+  try {
+    teamDir = teamMemoryDir(dir);
+  } catch (e) {
+    return { ...prepared, teamProblem: e instanceof Error ? e.message : String(e) };
+  }
+  const teamIndex = await loadMemoryIndex(teamDir, { ...loadOpts, label: `${TEAM_DIR_NAME}/${MEMORY_INDEX_FILE}` });
+  return { ...prepared, team: { dir: teamDir, repo: team.repo, index: teamIndex, systemSlot: teamSystemSlot(teamIndex, team.repo) } };
 }
 
 export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemoryHandle {
@@ -82,6 +105,8 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     cwd,
     ...(cursorFile ? { cursorFile } : {}),
     ...(deps.transcriptPath ? { transcriptPath: deps.transcriptPath } : {}),
+    ...(deps.team ? { team: deps.team } : {}),
+    ...(deps.onTeamWrite ? { onTeamWrite: deps.onTeamWrite } : {}),
     maxTurns: deps.maxTurns ?? EXTRACTION_MAX_TURNS,
     emit,
     logger,
@@ -99,11 +124,14 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
   const removeWriteWatch = agent.on((event) => {
     if (event.type === 'toolCall') {
       const target = memoryWriteOf(deps.memoryDir, cwd, event.name, event.input);
-      if (target && 'name' in target && target.name !== MEMORY_INDEX_FILE) pendingWrites.set(event.id, target.name);
+      if (target && 'name' in target) pendingWrites.set(event.id, target.name);
     } else if (event.type === 'toolResult') {
       const name = pendingWrites.get(event.id);
       pendingWrites.delete(event.id);
-      if (name && !event.isError) writtenThisTurn.add(name);
+      if (!name || event.isError) return;
+      if (!isIndexName(name)) writtenThisTurn.add(name);
+      // The index counts here: an edited team index is worth a sync too.
+      if (memoryHome(deps.memoryDir, name).team) deps.onTeamWrite?.([name]);
     }
   });
 
@@ -115,6 +143,7 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     if (deps.recall === false) return;
     const result = await recallForPrompt(deps.memoryDir, ctx.display, ctx.agent.messages, {
       maxFiles: deps.recallMaxFiles ?? RECALL_MAX_FILES,
+      team: deps.team !== undefined,
       // A file the agent has read and that has not changed since is already in the conversation.
       alreadyInContext: (abs, mtimeMs) => ctx.agent.readFiles.get(abs)?.mtimeMs === mtimeMs,
     });
@@ -137,17 +166,19 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     const messages = ctx.messages;
     // A compaction during the turn replaced the list; then the whole list is this turn's view.
     const sameStart = turnStart <= messages.length && (turnStart === 0 || messageKeys(messages)[turnStart - 1] === turnStartKey);
-    const seen = memoryWritesIn(messages.slice(sameStart ? turnStart : 0), deps.memoryDir, cwd).filter((f) => f !== MEMORY_INDEX_FILE);
+    const seen = memoryWritesIn(messages.slice(sameStart ? turnStart : 0), deps.memoryDir, cwd).filter((f) => !isIndexName(f));
     const files = [...new Set([...seen, ...writtenThisTurn])];
     if (files.length === 0) return;
     const tail = await readTranscriptTail(deps.transcriptPath);
     const originMessageId = tail.promptUuid ?? tail.lastUuid ?? messageKeys(messages)[Math.min(turnStart, messages.length - 1)];
     for (const file of files) {
       try {
-        const stamped = await stampProvenance(deps.memoryDir, file, { originSessionId: agent.sessionId, originMessageId });
-        if (stamped) refreshReadState(ctx.agent, path.join(deps.memoryDir, file), stamped);
-        const entry = await ensureIndexed(deps.memoryDir, file);
-        emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'user' });
+        // A team file gets its line in the team index, not the private one.
+        const home = memoryHome(deps.memoryDir, file);
+        const stamped = await stampProvenance(home.dir, home.file, { originSessionId: agent.sessionId, originMessageId });
+        if (stamped) refreshReadState(ctx.agent, path.join(home.dir, home.file), stamped);
+        const entry = await ensureIndexed(home.dir, home.file);
+        emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'user', ...(home.team ? { team: true } : {}) });
       } catch (e) {
         logger.warn(`Could not record the memory ${file}: ${e instanceof Error ? e.message : String(e)}`);
       }

@@ -20,14 +20,15 @@ import type { ApiMessage, ContentBlock, Usage } from '../../conversation/types';
 import type { Logger } from '../../ports';
 import { EXTRACTION_MAX_TURNS } from '../../thresholds';
 import { loadMemoryIndex } from './memoryIndex';
-import { MEMORY_INDEX_FILE } from './memoryPaths';
+import { isIndexName, memoryHome, type TeamMemoryScope } from './memoryPaths';
 import { memoryWriteOf, extractionCanUseTool } from './memoryPermissions';
 import { extractionPrompt } from './memoryPrompts';
 import { ensureIndexed, stampProvenance } from './memoryWriter';
 import { messageKeys, messagesAfter, readCursor, readTranscriptTail, writeCursor, type MemoryCursor } from './messageCursor';
 
 export type AutoMemoryEvent =
-  | { type: 'memorySaved'; file: string; title: string; by: 'user' | 'extraction' }
+  /** `file` is relative to the memory folder (`team/...` for the team folder, then `team` is true). */
+  | { type: 'memorySaved'; file: string; title: string; by: 'user' | 'extraction'; team?: boolean }
   | { type: 'memoryRecalled'; files: string[] }
   | { type: 'extractionStarted'; newMessages: number; trailing: boolean }
   | { type: 'extractionDone'; saved: string[]; modelCalls: number; usage: Usage; reason: string }
@@ -44,6 +45,10 @@ export interface ExtractorDeps {
   /** The session transcript, to record real message uuids as provenance. */
   transcriptPath?: string;
   maxTurns?: number;
+  /** Team memory is on: the agent may also write the team folder (secret-checked) and is told how to choose. */
+  team?: TeamMemoryScope;
+  /** The run wrote into the team folder (names relative to the memory folder). */
+  onTeamWrite?(files: string[]): void;
   emit(event: AutoMemoryEvent): void;
   logger: Logger;
 }
@@ -134,11 +139,12 @@ export class MemoryExtractor {
       return;
     }
     const index = await loadMemoryIndex(d.memoryDir);
+    const team = d.team ? { ...d.team, topics: (await loadMemoryIndex(d.team.dir)).topics } : undefined;
     d.emit({ type: 'extractionStarted', newMessages: fresh.length, trailing });
     const result = await fork({
       parent,
-      extraUserMessage: extractionPrompt({ memoryDir: d.memoryDir, newMessages: fresh.length, topics: index.topics, maxTurns: d.maxTurns }),
-      canUseTool: extractionCanUseTool(d.memoryDir, d.cwd),
+      extraUserMessage: extractionPrompt({ memoryDir: d.memoryDir, newMessages: fresh.length, topics: index.topics, maxTurns: d.maxTurns, ...(team ? { team } : {}) }),
+      canUseTool: extractionCanUseTool(d.memoryDir, d.cwd, { team: team !== undefined }),
       maxTurns: d.maxTurns ?? EXTRACTION_MAX_TURNS,
       signal: this.controller.signal,
       agentId: `memory-${randomBytes(6).toString('hex')}`,
@@ -148,12 +154,15 @@ export class MemoryExtractor {
     const written = memoryWritesIn(result.messages.slice(snapshot.length), d.memoryDir, d.cwd);
     const saved: string[] = [];
     for (const file of written) {
-      if (file === MEMORY_INDEX_FILE) continue;
-      await stampProvenance(d.memoryDir, file, { originSessionId: d.agent.sessionId, originMessageId: end.uuid });
-      const entry = await ensureIndexed(d.memoryDir, file);
+      if (isIndexName(file)) continue;
+      const home = memoryHome(d.memoryDir, file);
+      await stampProvenance(home.dir, home.file, { originSessionId: d.agent.sessionId, originMessageId: end.uuid });
+      const entry = await ensureIndexed(home.dir, home.file);
       saved.push(file);
-      d.emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'extraction' });
+      d.emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'extraction', ...(home.team ? { team: true } : {}) });
     }
+    const teamWrites = written.filter((f) => memoryHome(d.memoryDir, f).team);
+    if (teamWrites.length > 0) d.onTeamWrite?.(teamWrites);
     if (result.reason === 'error' || result.reason === 'cancelled') {
       d.emit({ type: 'extractionFailed', error: result.error?.message ?? `the memory agent was ${result.reason === 'cancelled' ? 'stopped' : 'interrupted'}` });
       return;

@@ -86,6 +86,8 @@ export interface LoadIndexOptions {
   countTokens?: (text: string) => number;
   maxLines?: number;
   maxBytes?: number;
+  /** How warnings name the index file, e.g. `team/MEMORY.md` for the team folder. Default MEMORY.md. */
+  label?: string;
 }
 
 const ENTRY = /^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__)?\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+"[^"]*")?\s*\)(?:\*\*|__)?\s*(.*)$/;
@@ -128,6 +130,7 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
   const count = opts.countTokens ?? estimateTokensFast;
   const maxLines = opts.maxLines ?? MEMORY_INDEX_MAX_LINES;
   const maxBytes = opts.maxBytes ?? MEMORY_INDEX_MAX_BYTES;
+  const label = opts.label ?? MEMORY_INDEX_FILE;
   const warnings = new WarningList();
 
   const scan = await scanTopics(dir, count, warnings);
@@ -135,8 +138,8 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
   try {
     raw = (await readMemoryFile(dir, path.join(dir, MEMORY_INDEX_FILE))).data;
   } catch (e) {
-    if (e instanceof MemoryPathError) warnings.add(`${MEMORY_INDEX_FILE} is a symbolic link that leads outside the memory folder; it was not loaded`);
-    else if (!isErrno(e, 'ENOENT')) warnings.add(`${MEMORY_INDEX_FILE} could not be read: ${(e as Error).message}`);
+    if (e instanceof MemoryPathError) warnings.add(`${label} is a symbolic link that leads outside the memory folder; it was not loaded`);
+    else if (!isErrno(e, 'ENOENT')) warnings.add(`${label} could not be read: ${(e as Error).message}`);
   }
   const text = raw ? raw.toString('utf8').replace(/^\ufeff/, '') : '';
   const allLines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
@@ -144,10 +147,10 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
   // out. Only when most lines have one is the file not text at all (UTF-16, an image).
   const nulLines = allLines.flatMap((l, i) => (l.includes('\0') ? [i + 1] : []));
   if (raw && nulLines.length > 0 && nulLines.length * 2 > allLines.length) {
-    warnings.add(`${MEMORY_INDEX_FILE} is not a text file; it was not loaded`);
+    warnings.add(`${label} is not a text file; it was not loaded`);
     raw = undefined;
   } else if (nulLines.length > 0) {
-    warnings.add(`${MEMORY_INDEX_FILE} line${nulLines.length > 1 ? 's' : ''} ${nulLines.join(', ')} contain${nulLines.length > 1 ? '' : 's'} NUL bytes; left out, the rest was loaded`);
+    warnings.add(`${label} line${nulLines.length > 1 ? 's' : ''} ${nulLines.join(', ')} contain${nulLines.length > 1 ? '' : 's'} NUL bytes; left out, the rest was loaded`);
   }
   const kept = raw ? allLines.map((t, i) => ({ t, no: i + 1 })).filter((l) => !l.t.includes('\0')) : [];
   const lines = kept.map((l) => l.t);
@@ -176,11 +179,11 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     const name = normaliseName(parsed.file);
     const problem = memoryNameProblem(name);
     const topic = problem ? undefined : scan.byName.get(name);
-    if (problem) warnings.add(`${MEMORY_INDEX_FILE} line ${no} ("${parsed.title}") links to ${parsed.file}, which is not a topic file in this folder: ${problem}`);
-    else if (!topic && !scan.unreadable.has(name)) warnings.add(`${MEMORY_INDEX_FILE} line ${no} ("${parsed.title}") links to ${parsed.file}, which does not exist`);
+    if (problem) warnings.add(`${label} line ${no} ("${parsed.title}") links to ${parsed.file}, which is not a topic file in this folder: ${problem}`);
+    else if (!topic && !scan.unreadable.has(name)) warnings.add(`${label} line ${no} ("${parsed.title}") links to ${parsed.file}, which does not exist`);
     if (!problem) {
       const first = seen.get(name);
-      if (first !== undefined) warnings.add(`${MEMORY_INDEX_FILE} lines ${first} and ${no} both link to ${name}`);
+      if (first !== undefined) warnings.add(`${label} lines ${first} and ${no} both link to ${name}`);
       else seen.set(name, no);
     }
     entries.push({
@@ -203,12 +206,12 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     const named = cut.slice(0, CUT_NAMED_MAX).map((e) => e.file).join(', ');
     const more = cut.length > CUT_NAMED_MAX ? ` and ${cut.length - CUT_NAMED_MAX} more` : '';
     const why = loadedLines >= maxLines ? `${maxLines}-line` : `${Math.round(maxBytes / 1000)} KB`;
-    const warning = `${MEMORY_INDEX_FILE} is over its ${why} limit (${allLines.length} lines, ${formatKb(totalBytes)}): lines ${kept[loadedLines].no}-${allLines.length} were not loaded` +
+    const warning = `${label} is over its ${why} limit (${allLines.length} lines, ${formatKb(totalBytes)}): lines ${kept[loadedLines].no}-${allLines.length} were not loaded` +
       (cut.length > 0 ? ` (${cut.length} entries: ${named}${more})` : '') + '. Merge or remove entries so the index fits.';
     warnings.add(warning);
     notes.push(`WARNING: ${warning}`);
   } else if (lines.length >= maxLines * MEMORY_INDEX_WARN_RATIO || totalBytes >= maxBytes * MEMORY_INDEX_WARN_RATIO) {
-    const warning = `${MEMORY_INDEX_FILE} is close to its limit (${lines.length}/${maxLines} lines, ${formatKb(totalBytes)}/${formatKb(maxBytes)}); lines past the limit will not be loaded. Merge or remove entries before adding more.`;
+    const warning = `${label} is close to its limit (${lines.length}/${maxLines} lines, ${formatKb(totalBytes)}/${formatKb(maxBytes)}); lines past the limit will not be loaded. Merge or remove entries before adding more.`;
     warnings.add(warning);
     notes.push(`NOTE: ${warning}`);
   }

@@ -14,6 +14,12 @@ export const TRASH_DIR_NAME = '.trash';
 /** Team memory has its own index and sync (DESIGN 4); the private index does not list it. */
 export const TEAM_DIR_NAME = 'team';
 
+/** Team memory as a session has it on: its folder (`<memory>/team`) and its repository `owner/repo`. */
+export interface TeamMemoryScope {
+  dir: string;
+  repo: string;
+}
+
 /** `<dataDir>/projects/<key of git root or cwd>/memory`. */
 export async function autoMemoryDir(dataDir: string, cwd: string): Promise<string> {
   const root = (await findGitRoot(cwd)) ?? path.resolve(cwd);
@@ -35,6 +41,22 @@ export function teamMemoryDir(dir: string): string {
   const team = path.join(dir, TEAM_DIR_NAME);
   if (confineTo(dir, { reads: true })(team, 'read')) throw new MemoryPathError(`${TEAM_DIR_NAME} is a symbolic link that leads outside the memory folder; team memory was not read.`);
   return team;
+}
+
+/**
+ * Which folder memory file `name` (relative to the memory folder) belongs to: `team/x.md` is file `x.md`
+ * of the team folder, with its own index; anything else is the private memory's.
+ */
+export function memoryHome(dir: string, name: string): { dir: string; file: string; team: boolean } {
+  const norm = normaliseName(name);
+  const [first, ...rest] = norm.split('/');
+  if (first === TEAM_DIR_NAME && rest.length > 0) return { dir: path.join(dir, TEAM_DIR_NAME), file: rest.join('/'), team: true };
+  return { dir, file: norm, team: false };
+}
+
+/** `name` (relative to the memory folder) is the private index or the team index. */
+export function isIndexName(name: string): boolean {
+  return memoryHome('', name).file === MEMORY_INDEX_FILE;
 }
 
 /** Why `name` cannot name a topic file, or null. `name` is relative to the memory folder. */

@@ -249,7 +249,7 @@ describe('untrusted workspaces', () => {
 });
 
 describe('extractionCanUseTool', () => {
-  it('decides by tool and by where the path really leads', () => {
+  it('decides by tool and by where the path really leads', async () => {
     const ws = tempDir('engram-gate-');
     workspace = ws;
     dataDir = tempDir('engram-gate-data-');
@@ -257,18 +257,18 @@ describe('extractionCanUseTool', () => {
     fs.mkdirSync(dir);
     const tools = new Map(createDefaultTools().map((t) => [t.name, t]));
     const gate = extractionCanUseTool(dir, ws);
-    const allow = (name: string, input: Record<string, unknown>): boolean => gate(tools.get(name) ?? { ...tools.get('Read')!, name }, input).allow;
-    assert.equal(allow('Read', { file_path: '/etc/hostname' }), true);
-    assert.equal(allow('Grep', { pattern: 'x', path: '/' }), true);
-    assert.equal(allow('Glob', { pattern: '**/*' }), true);
-    assert.equal(allow('Bash', { command: "find . -name '*.md' | head -5" }), true);
-    assert.equal(allow('Bash', { command: 'find . -delete' }), false);
-    assert.equal(allow('Bash', { command: 'git status' }), false);
-    assert.equal(allow('Write', { file_path: path.join(dir, 'a.md'), content: '' }), true);
-    assert.equal(allow('Edit', { file_path: path.join(dir, 'MEMORY.md'), old_string: 'a', new_string: 'b' }), true);
-    assert.equal(allow('Write', { file_path: path.join(dir, 'run.sh'), content: '' }), false);
-    assert.equal(allow('Write', { file_path: path.join(dir, '.trash', 'a.md'), content: '' }), false);
-    assert.equal(allow('Write', { file_path: 'a.md', content: '' }), false, 'relative paths resolve against the workspace');
-    assert.equal(allow('WebFetch', { url: 'https://example.com' }), false);
+    const allow = async (name: string, input: Record<string, unknown>): Promise<boolean> => (await gate(tools.get(name) ?? { ...tools.get('Read')!, name }, input)).allow;
+    assert.equal(await allow('Read', { file_path: '/etc/hostname' }), true);
+    assert.equal(await allow('Grep', { pattern: 'x', path: '/' }), true);
+    assert.equal(await allow('Glob', { pattern: '**/*' }), true);
+    assert.equal(await allow('Bash', { command: "find . -name '*.md' | head -5" }), true);
+    assert.equal(await allow('Bash', { command: 'find . -delete' }), false);
+    assert.equal(await allow('Bash', { command: 'git status' }), false);
+    assert.equal(await allow('Write', { file_path: path.join(dir, 'a.md'), content: '' }), true);
+    assert.equal(await allow('Edit', { file_path: path.join(dir, 'MEMORY.md'), old_string: 'a', new_string: 'b' }), true);
+    assert.equal(await allow('Write', { file_path: path.join(dir, 'run.sh'), content: '' }), false);
+    assert.equal(await allow('Write', { file_path: path.join(dir, '.trash', 'a.md'), content: '' }), false);
+    assert.equal(await allow('Write', { file_path: 'a.md', content: '' }), false, 'relative paths resolve against the workspace');
+    assert.equal(await allow('WebFetch', { url: 'https://example.com' }), false);
   });
 });

@@ -6,9 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ToolGate } from '../../../../src/core/agent/permissions';
-import { buildSystemPrompt } from '../../../../src/core/agent/systemPrompt';
+import { buildSystemPrompt, composeSystemPrompt } from '../../../../src/core/agent/systemPrompt';
 import { memoryWriteGate } from '../../../../src/core/memory/autoMemory/memoryPermissions';
-import { EXTRACTION_MARKER, MEMORY_GUIDANCE, extractionPrompt, memorySystemSlot, rememberPrompt } from '../../../../src/core/memory/autoMemory/memoryPrompts';
+import { EXTRACTION_MARKER, MEMORY_GUIDANCE, TEAM_MEMORY_GUIDANCE, extractionPrompt, memorySystemSlot, rememberPrompt, teamSystemSlot } from '../../../../src/core/memory/autoMemory/memoryPrompts';
 import { countTokens } from '../../../../src/core/tokens/tokenizer';
 import { createDefaultTools } from '../../../../src/core/tools/defaultTools';
 import { assertSnapshot } from '../../support/snapshot';
@@ -26,7 +26,23 @@ function render(): string {
     newMessages: 6,
     topics: [{ file: 'feedback_real_db.md', type: 'feedback', description: 'integration tests hit a real database' }, { file: 'notes.md', type: null }],
   });
-  return `## System prompt, second block\n\n${env.text}\n\n## Remember\n\n${rememberPrompt('  we deploy on Fridays only  ')}\n\n## Extraction\n\n${extraction}\n`;
+  return `## System prompt, second block\n\n${env.text}\n\n## Remember\n\n${rememberPrompt('  we deploy on Fridays only  ')}\n\n## Extraction\n\n${extraction}\n\n${renderTeam()}`;
+}
+
+/** The same with team memory on: only what it adds. */
+function renderTeam(): string {
+  const { parts } = composeSystemPrompt({
+    cwd: '/work/demo', platform: 'linux', date: '2026-11-30',
+    memory: memorySystemSlot({ dir: DIR, text: '' }),
+    teamMemory: teamSystemSlot({ dir: `${DIR}/team`, text: '- [Deploy steps](deploy.md) — make deploy, never on Fridays' }, 'acme/widgets'),
+  });
+  const extraction = extractionPrompt({
+    memoryDir: DIR,
+    newMessages: 2,
+    topics: [],
+    team: { dir: `${DIR}/team`, repo: 'acme/widgets', topics: [{ file: 'deploy.md', type: 'project', description: 'how the service is deployed' }] },
+  });
+  return `## With team memory: the system prompt's team part\n${parts.teamMemoryIndex}\n\n## With team memory: Remember\n\n${rememberPrompt('we deploy with make deploy', { team: true })}\n\n## With team memory: Extraction\n\n${extraction}\n`;
 }
 
 describe('auto memory prompts', () => {
@@ -41,6 +57,9 @@ describe('auto memory prompts', () => {
     const total = countTokens(system.map((b) => b.text).join('\n')) + countTokens(JSON.stringify(createDefaultTools().map((t) => t.schema)));
     assert.ok(total < 2300, `${total}`);
     assert.ok(countTokens(extractionPrompt({ memoryDir: DIR, newMessages: 2, topics: [] })) < 700);
+    // Team memory adds to every call too: its guidance stays short.
+    assert.ok(countTokens(TEAM_MEMORY_GUIDANCE) < 200, `${countTokens(TEAM_MEMORY_GUIDANCE)}`);
+    assert.ok(countTokens(extractionPrompt({ memoryDir: DIR, newMessages: 2, topics: [], team: { dir: `${DIR}/team`, repo: 'a/b', topics: [] } })) < 900);
   });
 
   it('say what is needed', () => {
