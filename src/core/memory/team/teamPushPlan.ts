@@ -13,12 +13,10 @@ export interface PushPlanInput {
   serverChecksums: Record<string, string>;
   /** How many entries the server holds at most, when known (learned from a 413). */
   maxEntries: number | null;
-  /** The largest JSON body of one PUT (lowered when a server's own limit is smaller). */
-  maxBatchBytes?: number;
+  /** The largest request body the server accepts, when it said so (a 413 payload_too_large). */
+  serverMaxBodyBytes?: number;
   /** Paths the server itself refused (its own secret scan), with what it found. */
   refused?: Map<string, TeamSyncReport['blocked'][number]>;
-  /** Paths too big for this server's body limit, with the reason in words. */
-  tooBig?: Map<string, string>;
 }
 
 export interface PushPlan {
@@ -40,9 +38,8 @@ export async function planPush(input: PushPlanInput): Promise<PushPlan> {
       plan.skipped.push({ path: p, reason: 'too_large', detail: `${kb(size)} is over the ${kb(TEAM_MAX_FILE_BYTES)} limit for a team memory file` });
       continue;
     }
-    const tooBig = input.tooBig?.get(p);
-    if (tooBig) {
-      plan.skipped.push({ path: p, reason: 'too_large', detail: tooBig });
+    if (input.serverMaxBodyBytes !== undefined && BODY_OVERHEAD + entryBytes(p, content) > input.serverMaxBodyBytes) {
+      plan.skipped.push({ path: p, reason: 'too_large', detail: `the team server accepts at most ${input.serverMaxBodyBytes} bytes per request` });
       continue;
     }
     const refused = input.refused?.get(p);
@@ -53,7 +50,7 @@ export async function planPush(input: PushPlanInput): Promise<PushPlan> {
     }
     sendable.push([p, content]);
   }
-  plan.batches = batch(capNewEntries(sendable, input, plan.skipped), input.maxBatchBytes ?? TEAM_MAX_BATCH_BYTES);
+  plan.batches = batch(capNewEntries(sendable, input, plan.skipped), Math.min(TEAM_MAX_BATCH_BYTES, input.serverMaxBodyBytes ?? Number.POSITIVE_INFINITY));
   return plan;
 }
 
@@ -79,7 +76,7 @@ function batch(entries: Array<[string, string]>, maxBytes: number): Array<Record
   let bytes = BODY_OVERHEAD;
   let count = 0;
   for (const [p, content] of entries) {
-    const size = Buffer.byteLength(JSON.stringify(p)) + 1 + Buffer.byteLength(JSON.stringify(content));
+    const size = entryBytes(p, content);
     if (count > 0 && bytes + 1 + size > maxBytes) {
       out.push(current);
       current = {};
@@ -92,6 +89,11 @@ function batch(entries: Array<[string, string]>, maxBytes: number): Array<Record
   }
   if (count > 0) out.push(current);
   return out;
+}
+
+/** `"path":"content"` as JSON bytes. */
+function entryBytes(p: string, content: string): number {
+  return Buffer.byteLength(JSON.stringify(p)) + 1 + Buffer.byteLength(JSON.stringify(content));
 }
 
 function indexFirst(a: string, b: string): number {

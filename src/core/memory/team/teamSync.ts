@@ -34,9 +34,8 @@ interface Working {
   etag: string | null;
   serverChecksums: Record<string, string>;
   maxEntries: number | null;
-  maxBatchBytes?: number;
+  serverMaxBodyBytes?: number;
   refused: Map<string, TeamSyncReport['blocked'][number]>;
-  tooBig: Map<string, string>;
   pulled: Map<string, TeamSyncReport['pulled'][number]>;
   /** sha256 of every file a PUT of this sync carried whose reply did not come back (yet). */
   unanswered: Map<string, string>;
@@ -53,7 +52,6 @@ export async function syncTeamMemory(opts: TeamSyncOptions): Promise<TeamSyncRep
     serverChecksums: same ? { ...prev.serverChecksums } : {},
     maxEntries: same ? prev.serverMaxEntries : null,
     refused: new Map(),
-    tooBig: new Map(),
     pulled: new Map(),
     unanswered: new Map(),
   };
@@ -139,7 +137,7 @@ async function push(opts: TeamSyncOptions, client: TeamServerClient, work: Worki
         continue;
       }
       if (reply.kind === 'status' && reply.status === 412) return false;
-      if (reply.kind === 'status' && reply.status === 413) learnLimit(work, reply.body, entries);
+      if (reply.kind === 'status' && reply.status === 413) learnLimit(work, reply.body);
       else if (reply.kind === 'status' && reply.status === 422 && reply.body?.findings?.length) learnRefusals(work, reply.body.findings, entries);
       else expectOk(reply, opts, 'push');
       replan = true;
@@ -149,17 +147,17 @@ async function push(opts: TeamSyncOptions, client: TeamServerClient, work: Worki
   }
 }
 
-function learnLimit(work: Working, body: Extract<TeamReply<unknown>, { kind: 'status' }>['body'], entries: Record<string, string>): void {
+function learnLimit(work: Working, body: Extract<TeamReply<unknown>, { kind: 'status' }>['body']): void {
   if (body?.error === 'too_many_entries' && body.maxEntries !== undefined) {
     if (work.maxEntries === body.maxEntries) throw new SyncFailure(`the team server refused the push as over its ${body.maxEntries} entries although this sync kept to that`);
     work.maxEntries = body.maxEntries;
     return;
   }
   const maxBytes = body?.maxBytes;
-  if (body?.error !== 'payload_too_large' || maxBytes === undefined) throw new SyncFailure(`the team server refused the push as too large (413): ${body?.message ?? 'no reason given'}`);
-  const paths = Object.keys(entries);
-  if (paths.length === 1) work.tooBig.set(paths[0], `the team server accepts at most ${maxBytes} bytes per request`);
-  else work.maxBatchBytes = Math.min(work.maxBatchBytes ?? Number.POSITIVE_INFINITY, Math.floor(maxBytes * 0.9));
+  if (body?.error !== 'payload_too_large' || maxBytes === undefined || maxBytes === work.serverMaxBodyBytes) {
+    throw new SyncFailure(`the team server refused the push as too large (413): ${body?.message ?? 'no reason given'}`);
+  }
+  work.serverMaxBodyBytes = maxBytes; // the next plan sends smaller batches and skips what cannot fit alone
 }
 
 function learnRefusals(work: Working, findings: Array<{ path: string; rule: string; line: number }>, entries: Record<string, string>): void {

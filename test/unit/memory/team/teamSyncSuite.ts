@@ -312,6 +312,8 @@ export function defineTeamSyncTests(backend: Backend): void {
       assert.equal(down.ok, false);
       assert.match(down.error ?? '', new RegExp(`could not reach the team server at http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`));
       assert.equal((await readTeamSyncState(a.teamDir))?.lastSync?.error, down.error, 'a failed sync is recorded too');
+      const cancelled = await a.sync({ signal: AbortSignal.abort() });
+      assert.deepEqual([cancelled.ok, cancelled.error], [false, 'team memory pull failed: the sync was cancelled']);
     });
   });
 
@@ -337,6 +339,19 @@ export function defineTeamSyncTests(backend: Backend): void {
       assertOk(next);
       assert.deepEqual(next.pushed, [{ path: 'a.md' }]);
       assert.deepEqual(next.skipped.map((s) => s.path), ['c.md', 'd.md']);
+    });
+
+    it('a server with a smaller body limit: batches shrink to fit, a file too big for it alone is skipped', async () => {
+      const server = await startServer({ maxBodyBytes: 64 * 1024 });
+      const r = await newRepo(server);
+      const a = r.client();
+      for (let i = 1; i <= 3; i++) a.write(`m-${i}.md`, bigTopic(`m-${i}`, 40));
+      a.write('big.md', bigTopic('big', 100));
+      const report = await a.sync();
+      assertOk(report);
+      assert.deepEqual(report.pushed.map((p) => p.path).sort(), ['m-1.md', 'm-2.md', 'm-3.md']);
+      assert.deepEqual(report.skipped.map((s) => [s.path, s.reason, s.detail]), [['big.md', 'too_large', 'the team server accepts at most 65536 bytes per request']]);
+      assert.deepEqual(Object.keys(await server.readStoredEntries(r.repo)).sort(), ['m-1.md', 'm-2.md', 'm-3.md']);
     });
 
     it('the server is killed in the middle of a push and restarted: nothing acknowledged is lost, the end state is consistent', async () => {
