@@ -6,6 +6,7 @@ import { openMemoryInspector } from './vscode/inspector/openInspector';
 import { createOutputLogger } from './vscode/outputLogger';
 import { ContextStatusBar } from './vscode/statusBar';
 import { registerApiKeyCommands } from './vscode/apiKey';
+import { TeamMemoryCommands } from './vscode/teamMemory';
 import { disposeOfflineDemo } from './vscode/modelSetup';
 import { settingsStore, watchSettings } from './vscode/settings';
 
@@ -33,13 +34,22 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     if (!session) {
       session = new ChatSession(context, logger);
       session.onEvent((m) => { if (m.type === 'gauge' || m.type === 'snapshot') statusBar.update(session?.gauge()); });
+      session.onTeamSync((report) => team.announce(report));
       context.subscriptions.push(session);
     }
     return session;
   };
+  // Built after chat(), which only runs later (the session tells it of every team sync).
+  const team = new TeamMemoryCommands(context, chat, statusBar, logger);
   const chatView = new ChatViewProvider(context.extensionUri, chat, logger);
   // A changed window or mark moves the status bar at once, with or without a chat open.
-  const offSettings = settingsStore().onChange(() => statusBar.update(session?.gauge()));
+  const showLastTeamSync = () => void team.showLastSync().catch((e: unknown) => logger.warn(`Team memory: could not read the last sync: ${String(e)}`));
+  const offSettings = settingsStore().onChange(() => {
+    statusBar.update(session?.gauge());
+    showLastTeamSync();
+  });
+  // After activation (it loads the engine chunk): the tooltip tells the last team sync of this workspace.
+  const lastSyncTimer = setTimeout(showLastTeamSync, 0);
   const openInspector = () => openMemoryInspector(context, chat(), logger);
 
   context.subscriptions.push(
@@ -47,6 +57,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     statusBar,
     watchSettings(logger),
     { dispose: offSettings },
+    { dispose: () => clearTimeout(lastSyncTimer) },
     chatView,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.commands.registerCommand('engram.openInspector', () => { openInspector(); }),
@@ -77,6 +88,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     }),
     vscode.commands.registerCommand('engram.undoCompaction', () => chat().undoLastCompaction()),
     ...registerApiKeyCommands(context),
+    ...team.register(),
   );
 
   const activateMs = performance.now() - started;

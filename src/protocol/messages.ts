@@ -279,6 +279,8 @@ export type InspectorToHost =
   | { type: 'undoCompaction'; id: string }
   | { type: 'pickSource' }
   | { type: 'useCurrentSession' }
+  /** "Sync now" in the team group: runs "Engram: Sync Team Memory" for the workspace. */
+  | { type: 'syncTeamMemory' }
   | { type: 'ping'; requestId: string; text: string };
 
 export type HostToInspector =
@@ -331,6 +333,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   undoCompaction: { id: 'string' },
   pickSource: {},
   useCurrentSession: {},
+  syncTeamMemory: {},
   ping: { requestId: 'string', text: 'string' },
 };
 

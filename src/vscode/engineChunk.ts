@@ -5,3 +5,7 @@
 export { appendHistory, createAnthropicClient, ensureTokenizer, listSessions, openHostSession, rememberPrompt } from '../core/session/hostSession';
 export { startTestServer } from '../server/anthropicTestServer';
 export * as inspector from '../core/inspection/inspectorService';
+export { autoMemoryDir, teamMemoryDir } from '../core/memory/autoMemory/memoryPaths';
+export { repoSlugOf } from '../core/memory/team/repoSlug';
+export { readTeamSyncState } from '../core/memory/team/syncStateFile';
+export { syncTeamMemory } from '../core/memory/team/teamSync';

@@ -70,6 +70,8 @@ async function main() {
       ENGRAM_TEST_PHASE_FILE: phaseFile,
       ENGRAM_TEST_WORKSPACE: ws,
       ENGRAM_REPO_ROOT: root,
+      // The system Node (the host runs on its own Node 24): for child processes with native addons, the team server's SQLite.
+      ENGRAM_TEST_NODE: process.execPath,
       ANTHROPIC_API_KEY: '',
       ANTHROPIC_BASE_URL: '',
     },

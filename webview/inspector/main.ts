@@ -62,6 +62,7 @@ const memoryActions: MemoryActions = {
   deleteForGood: (item) => link.post({ type: 'deleteTrash', group: item.group, trashId: item.id }),
   openOrigin: (sessionId, messageId) => link.post({ type: 'openOrigin', sessionId, ...(messageId ? { messageId } : {}) }),
   inspectSession: (sessionId) => link.post({ type: 'inspectSession', sessionId }),
+  syncTeam: () => link.post({ type: 'syncTeamMemory' }),
   setGrouping: (grouping) => {
     ui.grouping = grouping;
     saveUi();

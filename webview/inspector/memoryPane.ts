@@ -1,11 +1,11 @@
 // The memory pane: a summary line, warnings, the tree, and the details and actions of the selected row.
 // Keys in the tree: Enter opens, F2 renames, Delete prunes (pruning always has Undo).
-import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, TeamFileSyncView, TrashView } from '../../src/protocol/messages';
+import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, TeamFileSyncView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
 import { button, h, lightButton } from '../shared/components';
 import { ago, dateTime, num } from './format';
 import { renderMemoryTree, type TreePayload, type TreeUi } from './memoryTree';
 import { t, type StringKey } from './strings';
-import { pulledText, syncBadgeText, syncLongText } from './teamSync';
+import { pulledText, syncBadgeText, syncCounts, syncLongText, teamSyncSummary } from './teamSync';
 import { attachTree } from './treeNav';
 
 export interface MemoryActions {
@@ -18,6 +18,7 @@ export interface MemoryActions {
   deleteForGood(item: TrashView): void;
   openOrigin(sessionId: string, messageId: string | undefined): void;
   inspectSession(sessionId: string): void;
+  syncTeam(): void;
   setGrouping(grouping: 'type' | 'line'): void;
   toggled(key: string, expanded: boolean): void;
   selected(key: string): void;
@@ -82,6 +83,7 @@ function radio(label: string, checked: boolean, onClick: () => void, id: string)
 
 function detailsOf(p: TreePayload | undefined, source: InspectorSourceInfo, now: number, actions: MemoryActions, serverMaxEntries: number | null): Array<Node | string> {
   if (!p || p.kind === 'group') return [h('p', { class: 'empty' }, t('selectEntry'))];
+  if (p.kind === 'teamGroup') return teamDetails(p.team, source, now, actions);
   if (p.kind === 'teamFile') {
     const f = p.file;
     return [h('h3', {}, f.file),
@@ -106,6 +108,24 @@ function detailsOf(p: TreePayload | undefined, source: InspectorSourceInfo, now:
         button(t('deleteForGood'), { appearance: 'secondary', icon: 'trash', id: 'trash-delete', onClick: () => actions.deleteForGood(item) }))];
   }
   return entryDetails(p.entry, source, now, actions, serverMaxEntries);
+}
+
+/** The team group: which repository and server, the last sync in full, and "Sync now" (live session only). */
+function teamDetails(team: TeamMemoryView | undefined, source: InspectorSourceInfo, now: number, actions: MemoryActions): Array<Node | string> {
+  const summary = teamSyncSummary(team, now);
+  const last = team?.lastSync;
+  const rows: Array<[string, string | Node]> = [];
+  if (team?.repo) rows.push([t('teamRepoLabel'), team.repo]);
+  if (team?.server) rows.push([t('teamServerLabel'), team.server]);
+  rows.push([t('teamLastSyncLabel'), h('span', { id: 'team-last-sync', class: summary.failed ? 'group-sync-failed' : '' },
+    last?.ok ? syncCounts(last, true) : summary.text)]);
+  if (last) rows.push([t('teamLastSyncAt'), `${dateTime(Date.parse(last.at))} (${ago(Date.parse(last.at), now)})`]);
+  if (last?.retries) rows.push([t('teamRetries'), String(last.retries)]);
+  if (team?.serverMaxEntries) rows.push([t('teamMaxEntries'), num(team.serverMaxEntries)]);
+  return [h('h3', {}, t('teamGroup')), facts(rows),
+    source.kind === 'current'
+      ? h('div', { class: 'detail-actions' }, button(t('teamSyncNow'), { icon: 'sync', id: 'team-sync-now', onClick: () => actions.syncTeam() }))
+      : null].filter((n): n is HTMLElement => n !== null);
 }
 
 /** The sync state in words, with its badge (blocked, skipped and conflict say why and what to do). */

@@ -14,6 +14,8 @@ export type TreePayload =
   | { kind: 'trash'; item: TrashView }
   /** A synced team file the index has no entry for (the team MEMORY.md itself, say). */
   | { kind: 'teamFile'; file: TeamMemoryView['files'][number] }
+  /** The team group itself: its details tell the last sync and offer a new one. */
+  | { kind: 'teamGroup'; team: TeamMemoryView | undefined }
   | { kind: 'group' };
 
 export interface TreeUi {
@@ -35,7 +37,7 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
   const tree = h('ul', { class: 'tree', role: 'tree', id: 'memory-tree', 'aria-label': t('memoryTree') });
   const group = (key: string, label: string, iconName: string, children: HTMLElement[], extraClass = '', note?: HTMLElement): void => {
     const expanded = !ui.collapsed.has(key);
-    payloads.set(key, { kind: 'group' });
+    if (!payloads.has(key)) payloads.set(key, { kind: 'group' });
     const items = h('ul', { role: 'group' }, ...children);
     items.hidden = !expanded;
     const count = children.filter((c) => c.getAttribute('role') === 'treeitem').length;
@@ -92,7 +94,8 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
     const key = `teamFile:${f.file}`;
     payloads.set(key, { kind: 'teamFile', file: f });
     const badge = syncBadgeText(f.sync);
-    const pulled = pulledText(f.sync);
+    // The badge says what a pull did to a synced file; a conflict's row also says the local copy was kept.
+    const pulled = f.sync.status.state === 'conflict' ? pulledText(f.sync) : '';
     const el = row(key, 'team-file', 'file', f.file, pulled, [span(badge.className, badge.text, syncLongText(f.sync, view.team?.serverMaxEntries ?? null))],
       [f.file, badge.text, pulled].filter(Boolean).join(', '));
     el.dataset.file = f.file;
@@ -103,6 +106,7 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
     const summary = teamSyncSummary(view.team, now);
     const note = span(`group-sync${summary.failed ? ' group-sync-failed' : ''}`, summary.text, summary.title);
     note.id = 'team-sync-summary';
+    payloads.set('group:team', { kind: 'teamGroup', team: view.team });
     group('group:team', t('teamGroup'), 'organization', [...team.map(entryRow), ...teamFiles], '', note);
   }
   if (view.trash.length) {
@@ -158,7 +162,6 @@ function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | n
   const sync = e.sync ? syncBadgeText(e.sync) : undefined;
   if (e.sync && sync) {
     meta.push(span(sync.className, sync.text, syncLongText(e.sync, serverMaxEntries)));
-    if (e.sync.pulled) meta.push(span(`badge badge-pulled badge-pulled-${e.sync.pulled}`, pulledText(e.sync)));
   }
   if (e.missing) meta.push(span('badge badge-missing', t('missing'), t('missingLong')));
   if (e.indexed && !e.loaded) meta.push(span('badge badge-cut', t('cut'), t('cutLong')));
@@ -166,7 +169,7 @@ function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | n
   if (e.mtimeMs !== null) meta.push(span('entry-age', age(e.mtimeMs, now)));
   meta.push(e.line !== null ? span('entry-line', `L${e.line}`) : span('entry-file', e.file));
   const typeText = e.type ? t(`type_${e.type}` as StringKey) : t('type_null');
-  const parts = [typeText, sync?.text, e.sync ? pulledText(e.sync) : '', status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong')].filter(Boolean);
+  const parts = [typeText, sync?.text, status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong')].filter(Boolean);
   const el = row(e.key, 'memory', e.missing ? 'warning' : TYPE_ICON[String(e.type)], e.title, e.hook, meta, `${e.title}, ${parts.join(', ')}`);
   el.className += ` type-${e.type}${e.indexed && !e.loaded ? ' cut' : ''}${e.missing ? ' missing' : ''}`;
   el.dataset.file = e.file;

@@ -5,11 +5,15 @@ import type { TeamFileSyncView, TeamMemoryView } from '../../src/protocol/messag
 import { ago, dateTime } from './format';
 import { t, type StringKey } from './strings';
 
-/** The badge's words and its class (`badge-sync-<state>`, so tests and themes can find it). */
+/**
+ * The badge's words and its class (`badge-sync-<state>`, so tests and themes can find it). One badge a
+ * file: a synced file the last pull wrote says so instead of "synced".
+ */
 export function syncBadgeText(sync: TeamFileSyncView): { text: string; className: string } {
   const s = sync.status;
-  const text = s.state === 'blocked' ? t('sync_blocked', s.rule) : t(`sync_${s.state}` as StringKey);
-  return { text, className: `badge badge-sync badge-sync-${s.state}` };
+  const className = `badge badge-sync badge-sync-${s.state}`;
+  if (s.state === 'synced' && sync.pulled) return { text: pulledText(sync), className: `${className} badge-pulled` };
+  return { text: s.state === 'blocked' ? t('sync_blocked', s.rule) : t(`sync_${s.state}` as StringKey), className };
 }
 
 /** The state in a sentence: why a file was not uploaded, where a conflict's local copy went. */
@@ -30,6 +34,16 @@ export function pulledText(sync: TeamFileSyncView): string {
   return sync.pulled ? t(`pulled_${sync.pulled}` as StringKey) : '';
 }
 
+type LastSync = NonNullable<TeamMemoryView['lastSync']>;
+
+/** What the last sync moved: every count (`full`, the details panel), or only those above zero (the header). */
+export function syncCounts(last: LastSync, full: boolean): string {
+  const parts = ([['count_pulled', last.pulled], ['count_pushed', last.pushed], ['count_skipped', last.skipped], ['count_blocked', last.blocked]] as const)
+    .filter(([, n]) => full || n > 0).map(([key, n]) => t(key, n));
+  if (last.conflicts) parts.push(t('count_conflicts', last.conflicts));
+  return parts.length ? parts.join(' · ') : t('teamNoChanges');
+}
+
 /** The team group header's line: when the last sync ran and what it did (or why it failed). */
 export function teamSyncSummary(team: TeamMemoryView | undefined, now: number): { text: string; title: string; failed: boolean } {
   const last = team?.lastSync;
@@ -39,6 +53,5 @@ export function teamSyncSummary(team: TeamMemoryView | undefined, now: number): 
   const when = Number.isFinite(at) ? ago(at, now) : last.at;
   const title = [where, Number.isFinite(at) ? dateTime(at) : ''].filter(Boolean).join(' · ');
   if (!last.ok) return { text: t('teamLastSyncFailed', when, last.error ?? '?'), title, failed: true };
-  const counts = t('teamSyncCounts', last.pulled, last.pushed, last.skipped, last.blocked);
-  return { text: t('teamLastSync', when, last.conflicts ? `${counts} · ${t('teamSyncConflicts', last.conflicts)}` : counts), title, failed: false };
+  return { text: t('teamLastSync', when, syncCounts(last, false)), title, failed: false };
 }

@@ -5,12 +5,14 @@ import * as vscode from 'vscode';
 import type { ChainStage, EngramSession, SessionEvent } from '../../core/session/hostSession';
 import { projectDir } from '../../core/conversation/projectKey';
 import type { Logger } from '../../core/ports';
+import type { TeamSyncReport } from '../../core/memory/team/teamSyncTypes';
 import { ENGRAM_VERSION } from '../../core/version';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 import type { InspectorContext } from '../inspector/inspectorContext';
 import { loadEngine } from '../loadEngine';
 import { resolveModel, usesOfflineDemo, type ResolvedModel } from '../modelSetup';
 import { dataDir, settings, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
+import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
 import { chatGauge } from './chatGauge';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
@@ -19,12 +21,13 @@ import { CompactionFeedback } from './compactionFeedback';
 import { PermissionBridge } from './permissionBridge';
 import { runSlashCommand } from './slashCommands';
 
-export class ChatSession implements ChatBackend, vscode.Disposable {
+export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable {
   private busy = false;
   private session: EngramSession | undefined;
   private model: ResolvedModel | undefined;
   private readonly emitter = new vscode.EventEmitter<HostToChat>();
   private readonly inspectorChanged = new vscode.EventEmitter<void>();
+  private readonly teamSync = new vscode.EventEmitter<TeamSyncReport>();
   private readonly items = new ChatItemsModel((m) => this.emitter.fire(m));
   private readonly permissions = new PermissionBridge(this.items);
   private readonly feedback = new CompactionFeedback({
@@ -210,6 +213,26 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
     return this.inspectorChanged.event(listener);
   }
 
+  /** Every team sync report of the open session (at its start, after team writes, by command). */
+  onTeamSync(listener: (report: TeamSyncReport) => void): vscode.Disposable {
+    return this.teamSync.event(listener);
+  }
+
+  /** The open session's sync, when it has team memory on and can sync; else the command syncs on its own. */
+  sessionSync(): Promise<TeamSyncReport> | undefined {
+    const team = this.session?.teamMemory;
+    return team?.on && team.canSync ? this.session!.syncTeamMemory() : undefined;
+  }
+
+  /** The token in Secret Storage changed: the open session syncs with the new one from its next sync. */
+  async teamTokenChanged(): Promise<void> {
+    this.session?.setTeamMemoryToken(await teamMemoryToken(this.context.secrets));
+  }
+
+  teamSynced(): void {
+    this.inspectorChanged.fire();
+  }
+
   /** Lets the inspector link to a file from the chat too (e.g. after it opened a memory entry). */
   allowPath(path: string): void {
     this.items.linkedPaths.add(path);
@@ -223,6 +246,7 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
       return undefined;
     }
     const engine = loadEngine();
+    const teamToken = await teamMemoryToken(this.context.secrets);
     // The tokenizer takes about a second to load: start it while the first request is on its way.
     void engine.ensureTokenizer().catch((e: unknown) => this.logger.warn(`Tokenizer failed to load: ${String(e)}`));
     const session = await engine.openHostSession({
@@ -235,6 +259,7 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
       version: ENGRAM_VERSION,
       entrypoint: 'vscode',
       logger: this.logger,
+      ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
     }, settingsStore());
     for (const warning of session.warnings) this.items.notice('warning', warning);
     this.session = session;
@@ -265,6 +290,10 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
       case 'settings':
         this.inspectorChanged.fire();
         break;
+      case 'teamSync':
+        this.teamSync.fire(event.report);
+        this.inspectorChanged.fire();
+        break;
       default:
         break;
     }
@@ -293,5 +322,6 @@ export class ChatSession implements ChatBackend, vscode.Disposable {
     for (const d of this.disposables.splice(0)) d.dispose();
     this.emitter.dispose();
     this.inspectorChanged.dispose();
+    this.teamSync.dispose();
   }
 }

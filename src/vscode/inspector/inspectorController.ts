@@ -138,6 +138,13 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (picked) this.setSource(picked);
       },
       useCurrentSession: () => this.setSource({ kind: 'current' }),
+      syncTeamMemory: async () => {
+        // The command syncs the workspace's team folder, which only the current session shows.
+        if (this.source.kind !== 'current') return;
+        const outcome = await vscode.commands.executeCommand<{ ok: boolean; text: string } | undefined>('engram.syncTeamMemory');
+        if (outcome) report({ text: outcome.text, level: outcome.ok ? 'info' : 'warning' });
+        this.fireChanged(true);
+      },
     };
   }
 
@@ -150,6 +157,10 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       ...(s.notes.exists && s.notes.path ? [s.notes.path] : []),
       ...s.memory.instructions.map((i) => i.path),
       ...[...s.memory.entries, ...s.memory.unindexed].filter((e) => !e.missing).map((e) => e.path),
+      // Team files the index has no row for, and the local copies a conflict kept.
+      ...(s.memory.team?.files ?? []).map((f) => f.path),
+      ...[...s.memory.entries, ...s.memory.unindexed, ...(s.memory.team?.files ?? [])]
+        .flatMap((e) => (e.sync?.status.state === 'conflict' ? [e.sync.status.keptPath] : [])),
     ]);
   }
 
@@ -249,8 +260,8 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
     this.watcher?.watcher.dispose();
     this.watcher = undefined;
     if (!dir) return;
-    // Edits made elsewhere (an editor, an agent, Claude Code) show up without a manual refresh.
-    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '**/*.md'));
+    // Edits made elsewhere (an editor, an agent, Claude Code, `engram team sync`) show up without a manual refresh.
+    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '**/{*.md,.sync/state.json}'));
     const fire = () => this.fireChanged();
     this.watcher = { dir, watcher: vscode.Disposable.from(w, w.onDidChange(fire), w.onDidCreate(fire), w.onDidDelete(fire)) };
   }
