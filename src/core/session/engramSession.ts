@@ -1,9 +1,8 @@
 // One Engram session, the same for every host: the agent on its transcript, session notes, auto memory
 // (recall, direct writes, background extraction), team memory and its syncs (teamMemoryLink.ts), the
 // compaction orchestrator, the system prompt rebuilt after a compaction, the timeline as data and one
-// event stream. The Chat view and `engram -p` open it
-// with `openEngramSession` and only translate its events for their surface, so both behave alike and
-// the behaviour is tested once, here.
+// event stream. The Chat view and `engram -p` open it with `openEngramSession` and only translate its
+// events for their surface, so both behave alike and the behaviour is tested once, here.
 //
 //   openEngramSession --> open --runTurn/compactNow/undo...--> open --finish()--> finished
 //   settings changes (SettingsStore.onChange) reach the orchestrator and the gauge while open.
@@ -380,28 +379,34 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
     if (!rule) return Promise.resolve({ allow: false, reason: 'The session is not open yet.' });
     return rule(tool, input, call);
   };
-  const opened = await openSession({
-    dataDir: setup.dataDir,
-    cwd: setup.cwd,
-    ...(setup.resumeSessionId !== undefined ? { resumeSessionId: setup.resumeSessionId } : {}),
-    client: setup.client,
-    model: store.settings.model,
-    maxTokens: store.settings.maxOutputTokens,
-    trusted: setup.trusted,
-    permissionPrompt: setup.permissionPrompt,
-    ...memorySlots(memory),
-    // Memory writes need no prompt (unless the host says so); team-folder writes are checked either way.
-    ...(memory
-      ? { gate: memoryWriteGate(memory.dir, setup.cwd, fallback, { team: memory.team !== undefined, needsTool: setup.memoryWritesNeedTool === true }) }
-      : setup.gate ? { gate: setup.gate } : {}),
-    ...(setup.tools ? { tools: setup.tools } : {}),
-    version: setup.version,
-    entrypoint: setup.entrypoint,
-    ...(setup.systemNotes ? { systemNotes: setup.systemNotes } : {}),
-    logger,
-    ...(setup.retry ? { retry: setup.retry } : {}),
-    ...(setup.now ? { now: setup.now } : {}),
-  });
+  let opened: OpenedSession;
+  try {
+    opened = await openSession({
+      dataDir: setup.dataDir,
+      cwd: setup.cwd,
+      ...(setup.resumeSessionId !== undefined ? { resumeSessionId: setup.resumeSessionId } : {}),
+      client: setup.client,
+      model: store.settings.model,
+      maxTokens: store.settings.maxOutputTokens,
+      trusted: setup.trusted,
+      permissionPrompt: setup.permissionPrompt,
+      ...memorySlots(memory),
+      // Memory writes need no prompt (unless the host says so); team-folder writes are checked either way.
+      ...(memory
+        ? { gate: memoryWriteGate(memory.dir, setup.cwd, fallback, { team: memory.team !== undefined, needsTool: setup.memoryWritesNeedTool === true }) }
+        : setup.gate ? { gate: setup.gate } : {}),
+      ...(setup.tools ? { tools: setup.tools } : {}),
+      version: setup.version,
+      entrypoint: setup.entrypoint,
+      ...(setup.systemNotes ? { systemNotes: setup.systemNotes } : {}),
+      logger,
+      ...(setup.retry ? { retry: setup.retry } : {}),
+      ...(setup.now ? { now: setup.now } : {}),
+    });
+  } catch (e) {
+    team.dispose(); // a session that did not open must not go on syncing
+    throw e;
+  }
   agent = opened.agent;
   return new EngramSession(opened, { ...setup, now: setup.now ?? new Date() }, store, memory, logger, team, teamWarnings);
 }
