@@ -71,6 +71,10 @@ export async function openPostgresTeamStore(url: string, poolSize = 10): Promise
         }
         return snapshot;
       }),
+    version: async (repo) => {
+      const v = await pool.query<{ version: string }>('SELECT version FROM team_repos WHERE repo = $1', [repo]);
+      return Number(v.rows[0]?.version ?? 0);
+    },
     put: async (repo, ifMatch, entries, maxEntries) =>
       inTransaction(pool, async (c): Promise<TeamPutResult> => {
         // The row must exist to be locked: the first PUT to a repository creates it at version 0.

@@ -71,6 +71,7 @@ export function openSqliteTeamStore(file: string): TeamStore {
   return {
     description: `sqlite ${resolved}`,
     get: async (repo) => read(repo),
+    version: async (repo) => versionOf.get(repo)?.version ?? 0,
     // IMMEDIATE: the write lock is taken before the version is read, so no other process can slip a
     // PUT in between the check and the write.
     put: async (repo, ifMatch, entries, maxEntries) => write.immediate(repo, ifMatch, entries, maxEntries),

@@ -2,6 +2,7 @@
 // bearer tokens checked before a body is read, JSON errors everywhere, and its own secret scan of every
 // PUT (defence in depth: a client that skipped its scan still cannot store a key here).
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   etagOf, RepoSlug, TEAM_MAX_FILE_BYTES, TEAM_MEMORY_ROUTE, TeamPutBody, versionOfEtag,
@@ -68,8 +69,32 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-/** The entries of a PUT body, checked: paths, sizes, characters PostgreSQL cannot store, secrets. */
-async function checkedEntries(body: unknown): Promise<Record<string, string>> {
+/** Between entries scanned as one text: no rule's match runs across a blank line and a NUL. */
+const SCAN_SEPARATOR = '\n\n\u0000\n\n';
+
+/**
+ * Every secret in the entries, by path and line. One scan of all of them joined: the scanner costs a few
+ * milliseconds a call whatever the size, and a batch holds many small files.
+ */
+async function scanEntries(entries: Record<string, string>): Promise<NonNullable<TeamErrorBody['findings']>> {
+  const starts: Array<{ path: string; start: number; content: string }> = [];
+  let text = '';
+  for (const [path, content] of Object.entries(entries)) {
+    if (text) text += SCAN_SEPARATOR;
+    starts.push({ path, start: text.length, content });
+    text += content;
+  }
+  // env {}: only the rules, never this server's own credentials.
+  const found = await scanSecrets(text, { env: {} });
+  return found.map((f) => {
+    let at = starts[0];
+    for (const s of starts) if (s.start <= f.start) at = s;
+    return { path: at.path, rule: f.ruleId, line: lineOf(at.content, f.start - at.start) };
+  });
+}
+
+/** The entries of a PUT body, checked: paths, sizes, characters PostgreSQL cannot store. */
+function parseEntries(body: unknown): Record<string, string> {
   const parsed = TeamPutBody.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -83,16 +108,43 @@ async function checkedEntries(body: unknown): Promise<Record<string, string>> {
     }
     if (content.includes('\u0000')) fail(400, { error: 'bad_request', message: `${path} contains a NUL character` });
   }
-  const findings: NonNullable<TeamErrorBody['findings']> = [];
-  for (const [path, content] of Object.entries(entries)) {
-    // env {}: only the rules, never this server's own credentials.
-    for (const f of await scanSecrets(content, { env: {} })) findings.push({ path, rule: f.ruleId, line: lineOf(content, f.start) });
-  }
+  return entries;
+}
+
+/** 422 if the server's own scan finds a secret in any entry: then nothing of the PUT is stored. */
+async function refuseSecrets(entries: Record<string, string>): Promise<void> {
+  const findings = await scanEntries(entries);
   if (findings.length > 0) {
     const paths = [...new Set(findings.map((f) => f.path))].join(', ');
     fail(422, { error: 'secret_detected', message: `secrets found in ${paths}: nothing was stored`, findings });
   }
-  return entries;
+}
+
+/** How much of a refused body is read and thrown away before the 413 goes out (see drain). */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 30_000;
+
+/**
+ * Reads and discards the rest of a request body. A reply sent while the client is still writing ends
+ * in EPIPE on its side, so it never sees the 413 (nor learns maxBytes); past these caps it may.
+ */
+function drain(req: IncomingMessage): Promise<void> {
+  if (req.complete || req.readableEnded || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = (): void => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', done).off('error', done).off('close', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.length;
+      if (seen > DRAIN_MAX_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_MAX_MS);
+    req.on('data', onData).once('end', done).once('error', done).once('close', done);
+    req.resume();
+  });
 }
 
 function ifNoneMatchHits(header: string | undefined, version: number): boolean {
@@ -104,9 +156,10 @@ export function buildTeamApp(opts: TeamAppOptions): FastifyInstance {
   const app = Fastify({ bodyLimit: maxBodyBytes, logger: false, return503OnClosing: true });
   app.decorateRequest('teamRepo', null);
 
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+  app.setErrorHandler(async (err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof HttpError) return send(reply, err.status, err.body);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      await drain(req.raw);
       return send(reply, 413, { error: 'payload_too_large', message: `the body is over ${maxBodyBytes} bytes`, maxBytes: maxBodyBytes });
     }
     const status = err.statusCode ?? 500;
@@ -154,13 +207,16 @@ export function buildTeamApp(opts: TeamAppOptions): FastifyInstance {
     }
     const base = versionOfEtag(ifMatch);
     if (base === null) fail(400, { error: 'bad_request', message: `If-Match must be a version ETag such as "3", not ${ifMatch}` });
-    const entries = await checkedEntries(req.body);
+    const entries = parseEntries(req.body);
+    const conflict = (version: number): FastifyReply => send(reply.header('etag', etagOf(version)), 412, {
+      error: 'precondition_failed', message: `the repository is at version ${version}: pull and retry`, version,
+    });
+    // A PUT already behind is refused before the scan, the costly part; the transaction checks again.
+    const now = await store.version(repo);
+    if (now !== base) return conflict(now);
+    await refuseSecrets(entries);
     const result = await store.put(repo, base, entries, maxEntries);
-    if (!result.ok && result.reason === 'conflict') {
-      return send(reply.header('etag', etagOf(result.version)), 412, {
-        error: 'precondition_failed', message: `the repository is at version ${result.version}: pull and retry`, version: result.version,
-      });
-    }
+    if (!result.ok && result.reason === 'conflict') return conflict(result.version);
     if (!result.ok) {
       return send(reply, 413, {
         error: 'too_many_entries', message: `a repository holds at most ${result.maxEntries} entries here`, maxEntries: result.maxEntries,

@@ -30,6 +30,8 @@ export interface TeamStore {
   /** `sqlite /path/to.db` or `postgres host/db` (never a password): for the start-up line and logs. */
   readonly description: string;
   get(repo: string): Promise<TeamSnapshot>;
+  /** The version alone, read without a lock (versions only grow, so a mismatch here is a conflict). */
+  version(repo: string): Promise<number>;
   /**
    * Upserts `entries` if the repository is still at `ifMatchVersion` and would hold at most `maxEntries`
    * entries. Nothing is deleted. A PUT that changes no content keeps the version.
