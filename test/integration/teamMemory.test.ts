@@ -8,7 +8,7 @@ import type { TeamSyncState } from '../../src/core/memory/team/teamSyncTypes';
 import type { EngramApi } from '../../src/extension';
 import type { TeamSyncOutcome } from '../../src/vscode/teamMemory';
 import { topicText, writeFile } from '../unit/inspection/inspectorFixtures';
-import { engram } from './support';
+import { engram, freshChat, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // Team memory in the real host against the real reference server (dist/teamServer.js, SQLite, its own
@@ -70,9 +70,18 @@ async function openInspector(api: EngramApi): Promise<void> {
 }
 
 suite('team memory', () => {
+  const model = useTestServer();
   let server: { child: ChildProcess; url: string } | undefined;
   let db = '';
   let token = '';
+  let synced: Promise<string> | undefined;
+  /** The first sync, from the palette as a person runs it (once, whichever test needs it first); the state file's path. */
+  const firstSync = (): Promise<string> => (synced ??= (async () => {
+    const stateFile = path.join(teamDir(), '.sync', 'state.json');
+    await ui.palette('Engram: Sync Team Memory');
+    await waitUntil('the sync to record its report', () => fs.existsSync(stateFile), 45_000);
+    return stateFile;
+  })());
 
   suiteSetup(async function () {
     this.timeout(60_000);
@@ -119,9 +128,7 @@ suite('team memory', () => {
   test('[ui] team memory: "Engram: Sync Team Memory" pulls the team\'s files, pushes ours, and never uploads the planted token', async function () {
     this.timeout(90_000);
     const api = await engram();
-    const stateFile = path.join(teamDir(), '.sync', 'state.json');
-    await ui.palette('Engram: Sync Team Memory');
-    await waitUntil('the sync to record its report', () => fs.existsSync(stateFile), 45_000);
+    const stateFile = await firstSync();
     const state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as TeamSyncState;
     const last = state.lastSync!;
     assert.equal(last.ok, true, last.error);
@@ -161,6 +168,7 @@ suite('team memory', () => {
   test('[ui] team memory: the inspector\'s team group shows each file\'s sync state and the blocked file\'s rule; screenshots in light and dark', async function () {
     this.timeout(120_000);
     const api = await engram();
+    await firstSync();
     await openInspector(api);
     await api.inspector()!.refresh();
     await ui.waitForText('inspector', '#team-sync-summary', '3 pulled · 1 pushed · 1 blocked · 1 in conflict', 20_000);
@@ -214,8 +222,9 @@ suite('team memory', () => {
   });
 
   test('[ui] team memory: a sync with nothing new says so in words, names the blocked file again, and the inspector follows', async function () {
-    this.timeout(60_000);
+    this.timeout(90_000);
     const api = await engram();
+    await firstSync();
     await openInspector(api); // back in front of the kept copy's editor
     await ui.waitForText('inspector', '#team-sync-summary', '1 in conflict', 20_000);
     const again = await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory');
@@ -228,5 +237,40 @@ suite('team memory', () => {
     assert.match(api.statusBar.tooltip, /0 pulled, 0 pushed, 0 skipped, 1 blocked/);
     // Without a refresh asked for: the sync itself tells the open inspector.
     await waitUntil('the team group to show the new sync', async () => /^synced .*: 1 blocked$/.test(await ui.text('inspector', '#team-sync-summary')));
+  });
+  test('[ui] team memory: a chat session syncs as it opens and says so in the chat; the command syncs through it; a new token reaches it', async function () {
+    this.timeout(120_000);
+    await firstSync();
+    model().setResponder(() => ({ content: [{ type: 'text', text: 'Noted.' }] }));
+    const api = await freshChat();
+    await sendFromUi('What does the team know about deploys?');
+    // The session's own sync at start met the planted token again, and the chat says which file and rule.
+    const notice = await ui.waitForText('chat', '.item-notice', 'not uploaded', 45_000);
+    assert.ok(notice.includes(LOCAL_SECRET) && notice.includes('secretlint-rule-github'), notice);
+    await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 30_000);
+    await api.chat().idleForTests();
+
+    // The command goes through the open session (its scheduler, its events: one more notice in the chat), and the tooltip follows.
+    const blockedNotices = () => ui.evaluate<number>('chat', `[...document.querySelectorAll('.item-notice')].filter((n) => n.textContent.includes('not uploaded')).length`);
+    const before = await blockedNotices();
+    const viaSession = await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory');
+    assert.equal(viaSession.ok, true, viaSession.text);
+    await waitUntil('the session to tell the chat of the sync', async () => (await blockedNotices()) === before + 1);
+    assert.match(api.statusBar.tooltip, /Team memory of acme\/widgets: last sync .*, 0 pulled, 0 pushed, 0 skipped, 1 blocked\./);
+
+    // Clearing the token reaches the open session: nothing syncs, and the command says what to do.
+    await vscode.commands.executeCommand('engram.setTeamMemoryToken', '');
+    const noToken = await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory');
+    assert.equal(noToken.ok, false);
+    assert.match(noToken.text, /no team memory token\. Run "Engram: Set Team Memory Token"/);
+    // A wrong one: the server refuses it, and the words say so.
+    await vscode.commands.executeCommand('engram.setTeamMemoryToken', 'engram_team_not-a-real-token');
+    const refused = await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory');
+    assert.equal(refused.ok, false);
+    assert.match(refused.text, /^Engram: the team memory sync of acme\/widgets failed: /);
+    assert.match(api.statusBar.tooltip, /the last sync \(.*\) failed/);
+    await vscode.commands.executeCommand('engram.setTeamMemoryToken', token);
+    assert.equal((await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory')).ok, true);
+    api.chat().newChat();
   });
 });
