@@ -168,6 +168,18 @@ describe('team memory in a session', () => {
     assert.equal(session.teamMemory.on && session.teamMemory.lastReport, asked);
   });
 
+  it('says in words which file a sync blocked for a secret (written there by hand, never uploaded)', async () => {
+    const c = await clone();
+    const { session, events } = await start(c, settings());
+    fs.writeFileSync(path.join(c.teamDir, 'pasted.md'), `---\nname: pasted\ndescription: a paste\ntype: reference\n---\n\nkey ${GITHUB_TOKEN}\n`);
+    const report = await session.syncTeamMemory();
+    assert.deepEqual(report.blocked.map((b) => [b.path, b.line]), [['pasted.md', 7]]);
+    assert.equal((await team.readStoredEntries(REPO))['pasted.md'], undefined);
+    const notice = events.find((e) => e.type === 'notice' && e.level === 'warning');
+    assert.ok(notice && notice.type === 'notice');
+    assert.match(notice.text, /^Team memory: 1 file was not uploaded because it holds a secret: pasted\.md \(.+, rule .+, line 7\)\.$/);
+  });
+
   it('tells the remember turn about the team folder while team memory is on', async () => {
     const c = await clone();
     const { session } = await start(c, settings());
