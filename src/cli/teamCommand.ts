@@ -1,6 +1,7 @@
 // `engram team sync`: one team-memory sync of the repository at --cwd, the same sync a session runs
 // (core/memory/team/teamSync), for scripts, CI and people without the editor. The server URL and the
 // token come from the environment (a token on the command line would sit in the shell's history).
+import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { autoMemoryDir, teamMemoryDir } from '../core/memory/autoMemory/memoryPaths';
@@ -66,6 +67,7 @@ async function runSync(argv: string[], io: CliIo): Promise<number> {
   }
   if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]}`);
   const cwd = path.resolve(io.cwd, options.cwd ?? '.');
+  if (!(await isDirectory(cwd))) throw new UsageError(`--cwd ${cwd} is not a folder`);
   const serverUrl = serverUrlOf(options.server ?? io.env.ENGRAM_TEAM_SERVER);
   const token = io.env.ENGRAM_TEAM_TOKEN?.trim();
   if (!token) throw new UsageError('no team token: set ENGRAM_TEAM_TOKEN to the token your team server issued for this repository');
@@ -82,6 +84,10 @@ async function runSync(argv: string[], io: CliIo): Promise<number> {
     return EXIT_MODEL_ERROR; // the server or the network failed, like a failed model call
   }
   return EXIT_OK;
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  return (await fsp.stat(p).catch(() => null))?.isDirectory() ?? false;
 }
 
 /** The URL checked by the same rule as the engram.teamMemory.serverUrl setting. */

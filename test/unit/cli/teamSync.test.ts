@@ -143,6 +143,9 @@ describe('engram team sync', () => {
     const notRepo = await syncInProcess({ cwd: tempDir(), dataDir: a.dataDir });
     assert.equal(notRepo.code, 2);
     assert.match(notRepo.stderr, /not in a git repository with an origin remote.*--repo OWNER\/REPO/);
+    const missing = await syncInProcess({ cwd: path.join(a.cwd, 'no-such-folder'), dataDir: a.dataDir });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--cwd .*no-such-folder is not a folder/);
     const badRepo = await syncInProcess(a, ['--repo', 'just-a-name']);
     assert.equal(badRepo.code, 2);
     assert.match(badRepo.stderr, /--repo must be OWNER\/REPO/);
