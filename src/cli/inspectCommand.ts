@@ -100,12 +100,31 @@ function memoryJson(m: InspectedProject['memory']): Record<string, unknown> {
     maxLines: m.maxLines,
     unindexedEntries: m.unindexed.map(entryJson),
     trash: m.trash,
+    // The team folder's sync (repository, server, the last sync's counts), as the inspector's team group shows it.
+    ...(m.team ? { team: m.team } : {}),
   };
 }
 
 function entryJson(e: MemoryEntryView): Record<string, unknown> {
   const { title, file, hook, type, tokens, loaded, missing, ...rest } = e;
   return { title, file, hook, type, tokens, loaded, missing, ...rest };
+}
+
+/** A team file's sync state in a word or two (blocked and skipped say why, a conflict where the local copy is). */
+function syncFlag(sync: NonNullable<MemoryEntryView['sync']>): string {
+  const s = sync.status;
+  const state = s.state === 'blocked' ? `blocked: ${s.rule} line ${s.line}`
+    : s.state === 'skipped' ? `skipped: ${s.detail}`
+      : s.state === 'conflict' ? `conflict, yours kept at ${s.keptAt}` : s.state;
+  return sync.pulled && s.state !== 'conflict' ? `${state}, pulled (${sync.pulled})` : state;
+}
+
+function teamSyncLine(team: NonNullable<InspectedProject['memory']['team']>): string {
+  const where = `${team.repo ?? '?'} on ${team.server ?? '?'}`;
+  const last = team.lastSync;
+  if (!last) return `${where}, not synced yet`;
+  if (!last.ok) return `${where}, last sync ${last.at} failed: ${last.error ?? 'no reason given'}`;
+  return `${where}, last sync ${last.at}: ${last.pulled} pulled, ${last.pushed} pushed, ${last.skipped} skipped, ${last.blocked} blocked${last.conflicts ? `, ${last.conflicts} in conflict` : ''}`;
 }
 
 function formatText(result: Inspection): string {
@@ -118,11 +137,13 @@ function formatText(result: Inspection): string {
     const lines = m.totalLines > 0 ? `, ${m.loadedLines} of ${m.totalLines} index lines loaded` : '';
     out.push(`  Memory: ${m.dir} (${m.entries.length} entries${lines})`);
     for (const e of m.entries) {
-      const flags = [e.group === 'team' ? 'team' : null, e.type ?? 'untyped', e.tokens !== null ? `${e.tokens} tokens` : null, e.loaded ? null : 'not loaded', e.missing ? 'MISSING' : null]
+      const flags = [e.group === 'team' ? 'team' : null, e.sync ? syncFlag(e.sync) : null, e.type ?? 'untyped', e.tokens !== null ? `${e.tokens} tokens` : null, e.loaded ? null : 'not loaded', e.missing ? 'MISSING' : null]
         .filter(Boolean).join(', ');
       out.push(`    - ${e.title} (${e.file}) ${e.hook ? `— ${e.hook} ` : ''}[${flags}]`);
     }
     if (m.unindexed.length > 0) out.push(`  Not in the index: ${m.unindexed.map(memoryFileName).join(', ')}`);
+    if (m.team) out.push(`  Team sync: ${teamSyncLine(m.team)}`);
+    for (const f of m.team?.files ?? []) out.push(`    - ${f.file} [team, ${syncFlag(f.sync)}]`);
     for (const w of m.warnings) out.push(`  Warning: ${w}`);
     if (m.trash.length > 0) out.push(`  Pruned (restorable): ${m.trash.map((t) => t.file).join(', ')}`);
     out.push(`  Sessions: ${p.sessions.length}`);

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { runCli } from '../../../src/cli/dispatcher';
 import { buildMemoryView } from '../../../src/core/inspection/memoryView';
 import { writeTeamSyncState } from '../../../src/core/memory/team/syncStateFile';
 import type { TeamSyncState } from '../../../src/core/memory/team/teamSyncTypes';
@@ -11,8 +12,7 @@ import { topicText, writeFile } from './inspectorFixtures';
 
 const tempDir = useTempDirs();
 
-function teamFolder(): { dir: string; team: string } {
-  const dir = tempDir('engram-teamview-');
+function teamFolder(dir = tempDir('engram-teamview-')): { dir: string; team: string } {
   const team = path.join(dir, 'team');
   writeFile(path.join(dir, 'MEMORY.md'), '- [Mine](mine.md) — private\n');
   writeFile(path.join(dir, 'mine.md'), topicText('Mine', 'user'));
@@ -109,5 +109,29 @@ describe('team sync states in the memory view', () => {
     writeFile(path.join(team, '.sync', 'state.json'), '{"repo": "acme/widgets", "files": ');
     view = await buildMemoryView({ dir });
     assert.equal(view.team, undefined);
+  });
+
+  it('`engram inspect` prints the same team sync: the JSON the model, the text a line per state', async () => {
+    const root = tempDir('engram-teamview-root-');
+    const { team } = teamFolder(path.join(root, 'projects', '-w-widgets', 'memory'));
+    await writeTeamSyncState(team, state());
+    const view = await buildMemoryView({ dir: path.join(root, 'projects', '-w-widgets', 'memory') });
+    const run = async (json: boolean) => {
+      let stdout = '';
+      const code = await runCli(['inspect', '--root', root, ...(json ? ['--json'] : [])], {
+        stdout: (t) => void (stdout += t), stderr: () => undefined, env: {}, cwd: root, signal: new AbortController().signal,
+      });
+      assert.equal(code, 0);
+      return stdout;
+    };
+    const printed = JSON.parse(await run(true)) as { projects: Array<{ memory: { team?: unknown; unindexedEntries: Array<{ file: string; sync?: unknown }> } }> };
+    assert.deepEqual(printed.projects[0].memory.team, view.team);
+    assert.deepEqual(printed.projects[0].memory.unindexedEntries.find((e) => e.file === 'notes/loose.md')?.sync, { status: { state: 'local-change' } });
+    const text = await run(false);
+    assert.match(text, /Team sync: acme\/widgets on http:\/\/127\.0\.0\.1:9, last sync 2026-12-02T01:00:00\.000Z: 2 pulled, 1 pushed, 1 skipped, 1 blocked, 1 in conflict/);
+    assert.match(text, /Deploy \(deploy\.md\) .*\[team, blocked: @secretlint\/secretlint-rule-aws line 9, reference/);
+    assert.match(text, /Build \(build\.md\) .*\[team, synced, pulled \(new\), project/);
+    assert.match(text, /Style \(style\.md\) .*\[team, conflict, yours kept at \.conflicts\/style\.md\.2026-12-02T01-00-00Z\.md/);
+    assert.match(text, /- MEMORY\.md \[team, synced\]/);
   });
 });
