@@ -125,7 +125,9 @@ describe('team memory in a session', () => {
 
   it('recalls a pulled team memory, pushes a team write once after a burst (debounced), and refuses a secret', async () => {
     const c = await clone();
-    const { session, events } = await start(c, settings());
+    // A 1 ms debounce: a sync fired by the first write, before the turn stamped and indexed its files,
+    // would show up as a third report or a push without MEMORY.md.
+    const { session, events } = await start(c, settings(), { teamMemory: { token, debounceMs: 1 } });
     await waitFor(() => reports(events).length === 1);
     const conventions = path.join(c.teamDir, 'conventions.md');
     const naming = path.join(c.teamDir, 'naming.md');
@@ -148,7 +150,7 @@ describe('team memory in a session', () => {
 
     await waitFor(() => reports(events).length === 2);
     await new Promise((r) => setTimeout(r, 500));
-    assert.equal(reports(events).length, 2, 'three writes in one turn: one sync');
+    assert.equal(reports(events).length, 2, 'three writes in one turn: one sync, after the turn');
     const pushed = reports(events)[1];
     assert.ok(pushed.ok, pushed.error);
     assert.deepEqual(pushed.pushed.map((p) => p.path).sort(), ['MEMORY.md', 'conventions.md', 'naming.md']);

@@ -121,6 +121,9 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
   // the turn may replace the messages that hold the calls, and the write must still be recorded.
   const pendingWrites = new Map<string, string>();
   const writtenThisTurn = new Set<string>();
+  // Team files written this turn: told to onTeamWrite once the turn has ended and its writes were
+  // stamped and indexed, so a sync never pushes a topic file before its index line.
+  const teamWrittenThisTurn = new Set<string>();
   const removeWriteWatch = agent.on((event) => {
     if (event.type === 'toolCall') {
       const target = memoryWriteOf(deps.memoryDir, cwd, event.name, event.input);
@@ -131,13 +134,14 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
       if (!name || event.isError) return;
       if (!isIndexName(name)) writtenThisTurn.add(name);
       // The index counts here: an edited team index is worth a sync too.
-      if (memoryHome(deps.memoryDir, name).team) deps.onTeamWrite?.([name]);
+      if (memoryHome(deps.memoryDir, name).team) teamWrittenThisTurn.add(name);
     }
   });
 
   const beforeTurn = async (ctx: BeforeTurnHookContext): Promise<void> => {
     pendingWrites.clear();
     writtenThisTurn.clear();
+    teamWrittenThisTurn.clear();
     turnStart = ctx.agent.messages.length;
     turnStartKey = turnStart > 0 ? messageKeys(ctx.agent.messages)[turnStart - 1] : undefined;
     if (deps.recall === false) return;
@@ -153,8 +157,15 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
   };
 
   const afterTurn = async (ctx: TurnHookContext): Promise<void> => {
-    if (!isCompleteTurn(ctx)) return;
-    await recordDirectWrites(ctx);
+    const complete = isCompleteTurn(ctx);
+    try {
+      if (complete) await recordDirectWrites(ctx);
+    } finally {
+      // Even a cancelled turn's team writes are on disk and worth a sync.
+      if (teamWrittenThisTurn.size > 0) deps.onTeamWrite?.([...teamWrittenThisTurn]);
+      teamWrittenThisTurn.clear();
+    }
+    if (!complete) return;
     if (deps.extraction === false) return;
     if (++turnsSinceTrigger < everyTurns) return;
     turnsSinceTrigger = 0;
@@ -175,6 +186,7 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
       try {
         // A team file gets its line in the team index, not the private one.
         const home = memoryHome(deps.memoryDir, file);
+        if (home.team) teamWrittenThisTurn.add(file);
         const stamped = await stampProvenance(home.dir, home.file, { originSessionId: agent.sessionId, originMessageId });
         if (stamped) refreshReadState(ctx.agent, path.join(home.dir, home.file), stamped);
         const entry = await ensureIndexed(home.dir, home.file);
