@@ -30,6 +30,7 @@ const OPTIONS = {
   'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: $ENGRAM_DATA_DIR or ~/.engram).' },
   'context-window': { type: 'string', valueName: 'N', help: `Context window in tokens; compaction marks are percentages of it (default: ${defaultOf('contextWindow')}).` },
   'no-memory': { type: 'boolean', help: 'Leave out the project memory (MEMORY.md index, recall, memory writes).' },
+  'team-memory': { type: 'boolean', help: "Use the repository's team memory too (on when ENGRAM_TEAM_SERVER is set; syncs with it using ENGRAM_TEAM_TOKEN)." },
   'extract-memories': { type: 'boolean', help: 'After the run, let a background agent save what is worth remembering (one more model call).' },
   verbose: { type: 'boolean', short: 'v', help: 'Log retries and warnings to stderr.' },
   version: { type: 'boolean', help: 'Print the version and exit.' },
@@ -52,7 +53,8 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
   Bash runs any command. Tool results are scanned for secrets (API keys, tokens, private keys), which
   are replaced by [REDACTED ...] before the model or the transcript sees them.
 
-Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR.
+Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR; ENGRAM_TEAM_SERVER and
+ENGRAM_TEAM_TOKEN for team memory (synced as the run starts and after a team memory is written).
 Output: "turns" counts model calls. With json the object is printed even when the run fails, so
 the sessionId can be resumed. Lines of a resumed transcript that were skipped or repaired are reported
 as FILE:LINE: skipped|repaired: reason (on stderr; "problems" in json).
@@ -109,11 +111,15 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     if (unknown.length > 0) throw new UsageError(`Unknown tool(s) in --allowed-tools: ${unknown.join(', ')} (tools: ${tools.map((t) => t.name).join(', ')})`);
   }
 
+  const teamServer = io.env.ENGRAM_TEAM_SERVER?.trim() || undefined;
   const settings = settingsFromFlags({
     model: { flag: '--model', value: options.model },
     maxOutputTokens: { flag: '--max-tokens', value: options['max-tokens'] },
     contextWindow: { flag: '--context-window', value: options['context-window'] },
     'memory.enabled': { flag: '--no-memory', value: options['no-memory'] ? false : undefined },
+    // Naming a team server is opting in, as the setting is in VS Code.
+    'teamMemory.enabled': { flag: '--team-memory', value: options['team-memory'] === true || teamServer !== undefined ? true : undefined },
+    'teamMemory.serverUrl': { flag: 'ENGRAM_TEAM_SERVER', value: teamServer },
   });
   const config = resolveModelConfig({ model: settings.model, maxOutputTokens: settings.maxOutputTokens }, io.env, undefined);
   // Redacted from every tool result, whatever its shape (a gateway's key may not look like one).
@@ -140,6 +146,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
         ...(settings.memory.enabled ? { memoryDir: await autoMemoryDir(dataDir, cwd) } : {}),
       }),
       memoryWritesNeedTool: true,
+      ...(io.env.ENGRAM_TEAM_TOKEN?.trim() ? { teamMemory: { token: io.env.ENGRAM_TEAM_TOKEN.trim() } } : {}),
       tools,
       version: ENGRAM_VERSION,
       entrypoint: 'cli',
