@@ -96,18 +96,20 @@ export class TeamMemoryCommands {
     const blocked = await this.cannotSync();
     if (blocked) return this.tell({ ok: false, text: blocked.text }, 'warning', blocked.actions);
     const token = (await teamMemoryToken(this.context.secrets))!;
-    const report = await vscode.window.withProgress({
-      location: vscode.ProgressLocation.Notification,
-      title: vscode.l10n.t('Engram: syncing team memory'),
-    }, async (progress) => {
-      const bySession = this.chat().sessionSync();
-      if (bySession) return bySession;
-      const alone = await this.syncAlone(token, (p) => {
+    let report: TeamSyncReport;
+    try {
+      report = await vscode.window.withProgress({
+        location: vscode.ProgressLocation.Notification,
+        title: vscode.l10n.t('Engram: syncing team memory'),
+      }, (progress) => this.chat().sessionSync() ?? this.syncAlone(token, (p) => {
         progress.report({ message: p.phase === 'pull' ? vscode.l10n.t('pulling {0} of {1}', p.done, p.total) : vscode.l10n.t('pushing {0} of {1}', p.done, p.total) });
-      });
-      this.chat().teamSynced();
-      return alone;
-    });
+      }));
+    } catch (error) {
+      // Network and server trouble come back in the report; this is a local failure (a folder it cannot write, ...).
+      this.logger.error('Team memory sync failed', error);
+      const text = vscode.l10n.t('Engram: the team memory sync failed: {0}', error instanceof Error ? error.message : String(error));
+      return this.tell({ ok: false, text }, 'error', [this.logAction()]);
+    }
     this.logger.info(`Team memory sync of ${report.repo} with ${report.server}: ${report.ok ? 'ok' : `failed: ${report.error}`}; pulled ${report.pulled.length}, pushed ${report.pushed.length}, skipped ${report.skipped.length}, blocked ${report.blocked.length}`);
     this.announce(report);
     const message = describeTeamSync(report, vscode.l10n.t);
@@ -139,7 +141,9 @@ export class TeamMemoryCommands {
   private async syncAlone(token: string, onProgress: (p: { phase: 'pull' | 'push'; done: number; total: number }) => void): Promise<TeamSyncReport> {
     const engine = loadEngine();
     const repo = (await engine.repoSlugOf(workspaceCwd()))!;
-    return engine.syncTeamMemory({ teamDir: await this.teamDir(), repo, serverUrl: settings().teamMemory.serverUrl, token, onProgress });
+    const report = await engine.syncTeamMemory({ teamDir: await this.teamDir(), repo, serverUrl: settings().teamMemory.serverUrl, token, onProgress });
+    this.chat().teamSynced();
+    return report;
   }
 
   private async teamDir(): Promise<string> {
