@@ -273,4 +273,25 @@ suite('team memory', () => {
     assert.equal((await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory')).ok, true);
     api.chat().newChat();
   });
+  test('[ui] team memory: hostile text in the sync state (a rule, an error, a kept path) is shown as text; no script runs', async function () {
+    this.timeout(60_000);
+    const api = await engram();
+    await firstSync();
+    const xss = '<img src=x onerror=window.__engramXss=3>';
+    const state = JSON.parse(fs.readFileSync(path.join(teamDir(), '.sync', 'state.json'), 'utf8')) as TeamSyncState;
+    state.files[LOCAL_SECRET] = { state: 'blocked', rule: xss, kind: `<script>window.__engramXss=4</script>`, line: 1 };
+    state.files['MEMORY.md'] = { state: 'conflict', keptAt: `.conflicts/${xss}.md` };
+    state.lastSync = { ...state.lastSync!, ok: false, error: xss };
+    fs.writeFileSync(path.join(teamDir(), '.sync', 'state.json'), JSON.stringify(state));
+    await openInspector(api);
+    await api.inspector()!.refresh();
+    const summary = await ui.waitForText('inspector', '#team-sync-summary', 'failed', 20_000);
+    assert.ok(summary.includes(xss), summary);
+    const row = await ui.text('inspector', `[data-key="group:team"] [data-file="${LOCAL_SECRET}"]`);
+    assert.ok(row.includes(`blocked: ${xss}`), row);
+    await ui.click('inspector', '[data-key="group:team"] [data-file="MEMORY.md"] > .tree-row');
+    assert.ok((await ui.waitForText('inspector', '#entry-sync', 'kept at')).includes(`.conflicts/${xss}.md`));
+    assert.equal(await ui.evaluate('inspector', 'window.__engramXss ?? null'), null);
+    assert.equal(await ui.evaluate('inspector', `document.querySelectorAll('#memory-section img').length`), 0);
+  });
 });
