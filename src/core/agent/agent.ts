@@ -114,6 +114,16 @@ export interface ForkParent {
   openSubagentTranscript?(agentId: string): TranscriptWriter;
 }
 
+interface TurnStart {
+  /** Where the turn's user message sits in the list. */
+  index: number;
+  /** The unanswered user message the prompt joined (see appendPrompt), as it was before. */
+  merged: ApiMessage | undefined;
+  /** The transcript line the prompt's line hangs off. */
+  parentUuid: string | null;
+  prompt: string;
+}
+
 const UNTRUSTED_REASON = 'Tools are disabled because this workspace is not trusted.';
 
 export class Agent {
@@ -132,6 +142,8 @@ export class Agent {
   private history: ApiMessage[];
   private running: AbortController | undefined;
   private compaction: CompactionHandlers = {};
+  /** Where the newest turn began, so it can be taken back (retry, edit); gone once the list is swapped. */
+  private lastTurn: TurnStart | undefined;
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
@@ -181,6 +193,7 @@ export class Agent {
   replaceMessages(messages: ApiMessage[]): void {
     if (this.running) throw new Error('Cannot replace the conversation while a turn runs.');
     this.history = messages.slice();
+    this.lastTurn = undefined;
     this.emit({ type: 'conversationReplaced', messages: this.history.length });
   }
 
@@ -207,6 +220,23 @@ export class Agent {
       signal?.removeEventListener('abort', onOuterAbort);
       this.running = undefined;
     }
+  }
+
+  /**
+   * Takes back the newest turn (its prompt, the answers and every tool call with its result): the
+   * conversation is again what it was before that prompt, and the transcript's next line hangs off the
+   * line before it, so the dropped lines become a side branch a resume no longer reads once the next
+   * prompt is written (retry and edit send one at once). Undefined when there
+   * is no turn to take back (none ran in this process, a turn runs, or a compaction swapped the list).
+   */
+  rewindLastTurn(): { prompt: string } | undefined {
+    const start = this.lastTurn;
+    if (this.running || !start || this.history.length <= start.index) return undefined;
+    this.history = [...this.history.slice(0, start.index), ...(start.merged ? [start.merged] : [])];
+    this.lastTurn = undefined;
+    this.opts.transcript?.setParent(start.parentUuid);
+    this.emit({ type: 'conversationReplaced', messages: this.history.length });
+    return { prompt: start.prompt };
   }
 
   /** The parent side of a fork: same model, system, tools and messages, so the prefix is cached. */
@@ -237,6 +267,12 @@ export class Agent {
     const stored: string | UserBlock[] = attachments.length === 0
       ? prompt
       : [...(typeof prompt === 'string' ? [{ type: 'text' as const, text: prompt }] : prompt), ...attachments];
+    this.lastTurn = {
+      index: this.history[this.history.length - 1]?.role === 'user' ? this.history.length - 1 : this.history.length,
+      merged: this.history[this.history.length - 1]?.role === 'user' ? this.history[this.history.length - 1] : undefined,
+      parentUuid: o.transcript?.lastUuid ?? null,
+      prompt: display,
+    };
     this.appendPrompt(stored);
     await this.write(() => o.transcript?.appendUserPrompt(stored));
 
@@ -304,6 +340,8 @@ export class Agent {
   }
 
   private emit(event: AgentEvent): void {
+    // A compaction inside a turn swaps the list: the recorded start no longer points into it.
+    if (event.type === 'conversationReplaced' && this.running) this.lastTurn = undefined;
     for (const listener of this.listeners) {
       try {
         listener(event);

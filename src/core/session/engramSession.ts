@@ -6,7 +6,7 @@
 //
 //   openEngramSession --> open --runTurn/compactNow/undo...--> open --finish()--> finished
 //   settings changes (SettingsStore.onChange) reach the orchestrator and the gauge while open.
-import type { Agent, TurnResult } from '../agent/agent';
+import type { Agent, TurnOptions, TurnResult } from '../agent/agent';
 import type { ToolGate } from '../agent/permissions';
 import { CompactionOrchestrator, type CompactNowResult, type OrchestratorEvent } from '../compaction/orchestrator';
 import { planForUsage, type AutoPlan, type ChainStage } from '../compaction/pipeline';
@@ -202,10 +202,16 @@ export class EngramSession {
     return planForUsage(this.compaction.usedTokens(this.agent.messages), this.compaction.settings);
   }
 
-  /** One user turn; `display` is what the user typed when `prompt` differs (e.g. a remember request). */
-  runTurn(prompt: string, signal?: AbortSignal): Promise<TurnResult> {
+  /** One user turn; `options.attachments` ride along after the prompt (files the person attached). */
+  runTurn(prompt: string, signal?: AbortSignal, options?: TurnOptions): Promise<TurnResult> {
     if (this.finished) throw new Error('This session has finished.');
-    return this.agent.runTurn(prompt, signal);
+    return this.agent.runTurn(prompt, signal, options);
+  }
+
+  /** Takes back the newest turn (retry, edit): the prompt it began with, or undefined when it cannot. */
+  rewindLastTurn(): { prompt: string } | undefined {
+    if (this.finished) return undefined;
+    return this.agent.rewindLastTurn();
   }
 
   /** "Remember ...": the main agent saves the memory file and its index line in a turn of its own. */
