@@ -1,5 +1,6 @@
 // Who may run a tool call. The main agent asks a person (PermissionPrompt port) for anything that is not
 // read-only and remembers "allow for this session" per tool name; forked agents bring their own rule.
+import { readOutsideScope, type ReadScope } from '../tools/readScope';
 import type { Tool } from '../tools/tool';
 import type { PermissionAnswer, PermissionPrompt } from '../ports';
 
@@ -24,6 +25,7 @@ export const DENIED_BY_USER = 'The user denied permission for this tool call. Do
 /** Session-scoped permission state of one main conversation. */
 export class SessionPermissions {
   private readonly allowedForSession = new Set<string>();
+  private readScope: ReadScope | undefined;
 
   constructor(
     private readonly prompt: PermissionPrompt,
@@ -35,17 +37,28 @@ export class SessionPermissions {
     return [...this.allowedForSession];
   }
 
+  /**
+   * From now on a read-only call that reads outside `scope` (a Read of /etc/hosts, a Grep of ~) asks
+   * like a write. Without a scope every read-only call runs.
+   */
+  confineReads(scope: ReadScope | undefined): void {
+    this.readScope = scope;
+  }
+
   /** A new chat starts with no standing permissions. */
   reset(): void {
     this.allowedForSession.clear();
   }
 
   readonly gate: ToolGate = async (tool, input, call) => {
-    if (tool.readOnly || this.allowedForSession.has(tool.name)) return { allow: true };
+    const outside = tool.readOnly && this.readScope ? readOutsideScope(tool, input, this.readScope) : undefined;
+    if ((tool.readOnly && outside === undefined) || this.allowedForSession.has(tool.name)) return { allow: true };
     this.observer.asked?.(call, tool.name);
+    // The person is told why a read asks at all.
+    const summary = outside === undefined ? call.summary : `${call.summary}\n(outside the workspace: ${outside})`;
     let answer: PermissionAnswer;
     try {
-      answer = await this.prompt.ask({ toolName: tool.name, toolUseId: call.toolUseId, summary: call.summary, input }, call.signal);
+      answer = await this.prompt.ask({ toolName: tool.name, toolUseId: call.toolUseId, summary, input }, call.signal);
     } catch {
       // A prompt that fails (closed view, cancelled turn) must not run the tool.
       answer = 'deny';

@@ -6,6 +6,7 @@
 // ones the session's setup and events are made of, so a host names them without knowing where in the
 // engine they live.
 import { denyAllPrompt } from '../agent/permissions';
+import { projectDir } from '../conversation/projectKey';
 import { createAnthropicClient } from '../llm/anthropicClient';
 import type { ModelClient } from '../llm/modelClient';
 import type { ModelConfig } from '../llm/modelConfig';
@@ -41,14 +42,22 @@ export interface HostSessionSetup extends Omit<EngramSessionSetup, 'client' | 'p
   permissionPrompt?: PermissionPrompt;
 }
 
-export function openHostSession(setup: HostSessionSetup, settings: SettingsSource | EngramSettings): Promise<EngramSession> {
+export async function openHostSession(setup: HostSessionSetup, settings: SettingsSource | EngramSettings): Promise<EngramSession> {
   const { model, client, permissionPrompt, ...rest } = setup;
   // The key in use is redacted from tool results even where no pattern would know its shape.
   addKnownSecret(model.apiKey);
   addKnownSecret(setup.teamMemory?.token);
-  return openEngramSession({
+  const session = await openEngramSession({
     ...rest,
     client: client ?? createAnthropicClient(model, setup.logger),
     permissionPrompt: permissionPrompt ?? denyAllPrompt,
   }, settings);
+  // A person answers this session's prompts: reading outside the workspace asks them too. The project's
+  // own folder (transcripts, notes) and its memory stay readable. A host with its own gate (engram -p)
+  // keeps its rule, which its flags define.
+  if (!setup.gate) {
+    const free = [projectDir(setup.dataDir, setup.cwd), ...(session.memoryDir ? [session.memoryDir] : [])];
+    session.agent.permissions.confineReads({ cwd: setup.cwd, free });
+  }
+  return session;
 }

@@ -40,6 +40,7 @@ export function globTool(): Tool<GlobInput> {
     readOnly: true,
     concurrencySafe: true,
     summarize: (input) => `Glob ${input.pattern}${input.path ? ` in ${input.path}` : ''}`,
+    readPaths: (input) => [typeof input.path === 'string' && input.path ? input.path : '.'],
     run: globFiles,
   });
 }

@@ -95,6 +95,7 @@ export function grepTool(): Tool<GrepInput> {
     readOnly: true,
     concurrencySafe: true,
     summarize: (input) => `Grep ${JSON.stringify(input.pattern)}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
+    readPaths: (input) => [typeof input.path === 'string' && input.path ? input.path : '.'],
     run: grep,
   });
 }

@@ -51,6 +51,7 @@ export function readTool(): Tool<ReadInput> {
     readOnly: true,
     concurrencySafe: true,
     summarize: (input) => `Read ${input.file_path}${rangeLabel(input)}`,
+    readPaths: (input) => (typeof input.file_path === 'string' ? [input.file_path] : []),
     run: readFile,
   });
 }

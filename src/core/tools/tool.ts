@@ -31,5 +31,7 @@ export interface Tool<I = Record<string, unknown>> {
   validate(input: unknown): string | null;
   /** One line for permission prompts and tool-call headers. */
   summarize(input: I): string;
+  /** The paths a call reads (relative ones against the cwd), so a read outside the workspace can ask first. */
+  readPaths?(input: I): string[];
   run(input: I, ctx: ToolContext): Promise<ToolResult>;
 }

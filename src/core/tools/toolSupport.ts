@@ -67,6 +67,8 @@ interface ToolDefinition<I> {
   readOnly: boolean;
   concurrencySafe: boolean;
   summarize(input: I): string;
+  /** See Tool.readPaths. */
+  readPaths?(input: I): string[];
   run(input: I, ctx: ToolContext): Promise<ToolResult>;
 }
 
@@ -87,6 +89,7 @@ export function defineTool<I>(def: ToolDefinition<I>): Tool<I> {
         return def.name;
       }
     },
+    ...(def.readPaths ? { readPaths: def.readPaths } : {}),
     async run(input: I, ctx: ToolContext): Promise<ToolResult> {
       const problem = validate(input);
       if (problem) return errorResult(`Invalid input for ${def.name}: ${problem}`);
