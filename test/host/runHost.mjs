@@ -5,7 +5,7 @@
 // webview iframe, click, run a palette command, take a screenshot) they ask this process over a small
 // HTTP "UI bridge" on 127.0.0.1, because only this side holds the browser.
 //
-// Env: ENGRAM_TEST_GREP (mocha grep), ENGRAM_HOST_TIMEOUT_MS (whole run, default 15 min), KEEP_TMP=1.
+// Env: ENGRAM_TEST_GREP (mocha grep), ENGRAM_TEST_PHASES (default main,after-reload,zh-cn), ENGRAM_HOST_TIMEOUT_MS (whole run, default 15 min), KEEP_TMP=1.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -103,10 +103,12 @@ async function main() {
   await page.exposeFunction('codeAutomationExit', (code) => exit?.(code));
   const url = `${base}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   // Phase "main" runs every suite; then the window is loaded again (what a user's "Reload Window" does:
-  // a new workbench and extension host on the same server and data) and the [after-reload] tests run.
-  const phases = (process.env.ENGRAM_TEST_PHASES || 'main,after-reload').split(',');
+  // a new workbench and extension host on the same server and data) and the [after-reload] tests run;
+  // then once more with the display language Simplified Chinese, for the [zh-cn] tests.
+  const phases = (process.env.ENGRAM_TEST_PHASES || 'main,after-reload,zh-cn').split(',');
   let worst = 0;
   for (const phase of phases) {
+    setDisplayLanguage(phase === 'zh-cn' ? 'zh-cn' : undefined);
     fs.writeFileSync(phaseFile, JSON.stringify({ phase, results: path.join(tmp, `results-${phase}.json`) }));
     log(`phase ${phase}: loading the workbench`);
     const exitCode = new Promise((resolve) => { exit = resolve; });
@@ -136,6 +138,33 @@ function writeProfileSettings(file) {
     'extensions.autoCheckUpdates': false,
     'update.mode': 'none',
   }, null, 2));
+}
+
+/**
+ * The display language of the next workbench load. The VS Code server reads `locale` from argv.json on
+ * each load, and uses it only when a language pack for it is installed; Microsoft's Chinese pack cannot
+ * be fetched offline, so a stand-in pack with no translations of its own is registered: VS Code's own
+ * UI stays English while vscode.env.language, and with it Engram's strings, are zh-cn.
+ */
+function setDisplayLanguage(locale) {
+  const argv = path.join(dirs['user-data'], 'User', 'argv.json');
+  if (!locale) {
+    fs.rmSync(argv, { force: true });
+    return;
+  }
+  const translations = path.join(tmp, 'language-pack', `${locale}.i18n.json`);
+  fs.mkdirSync(path.dirname(translations), { recursive: true });
+  fs.writeFileSync(translations, JSON.stringify({ contents: {} }));
+  fs.writeFileSync(path.join(dirs['user-data'], 'languagepacks.json'), JSON.stringify({
+    [locale]: {
+      hash: `engram-test-${locale}`,
+      extensions: [{ extensionIdentifier: { id: `engram-test.language-pack-${locale}` }, version: '0.0.0' }],
+      translations: { vscode: translations },
+      label: locale,
+    },
+  }));
+  fs.mkdirSync(path.dirname(argv), { recursive: true });
+  fs.writeFileSync(argv, JSON.stringify({ locale }));
 }
 
 function httpStatus(url) {

@@ -97,8 +97,10 @@ const ops = {
     return true;
   },
   async screenshot(page, { name, dir }) {
-    if (!/^[\w.-]+$/.test(name)) throw new Error(`bad screenshot name ${name}`);
+    // A name may start with one folder ("walkthrough/01-first-run-light") to keep a set together.
+    if (!/^(?:[\w-]+\/)?[\w.-]+$/.test(name)) throw new Error(`bad screenshot name ${name}`);
     const file = path.join(dir, `${name}.png`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     await page.screenshot({ path: file });
     return { file, bytes: fs.statSync(file).size };
   },

@@ -5,10 +5,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Mocha from 'mocha';
 
-/** Which tests run: the phase ([after-reload] tests run after the runner reloads the window), plus filters. */
+/** Phases of the runner other than "main": a test tagged [after-reload] or [zh-cn] runs only in its own. */
+const TAGGED_PHASES = ['after-reload', 'zh-cn'];
+
+/** Which tests run: the phase ([after-reload] after the runner reloads the window, [zh-cn] in Chinese), plus filters. */
 function testFilter(phase: string): RegExp {
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const parts = [phase === 'after-reload' ? '(?=.*\\[after-reload\\])' : '(?!.*\\[after-reload\\])'];
+  const parts = TAGGED_PHASES.includes(phase) ? [`(?=.*\\[${phase}\\])`] : TAGGED_PHASES.map((p) => `(?!.*\\[${p}\\])`);
   if (process.env.ENGRAM_TEST_GREP) parts.push(`(?=.*${escape(process.env.ENGRAM_TEST_GREP)})`);
   if (process.env.ENGRAM_TEST_EXCLUDE) parts.push(`(?!.*${escape(process.env.ENGRAM_TEST_EXCLUDE)})`);
   return new RegExp(`^${parts.join('')}`);

@@ -9,7 +9,7 @@ import type { EngramApi } from '../../src/extension';
 import type { ScriptedReply } from '../../src/server/anthropicTestServer';
 import type { InspectorController } from '../../src/vscode/inspector/inspectorController';
 import { topicText, writeFile, writeMemoryFolder, writeTranscript } from '../unit/inspection/inspectorFixtures';
-import { engram, freshChat, lastUserText, sendFromUi, useSettings, useTestServer } from './support';
+import { engram, freshChat, lastUserText, openInspector, refreshUntil, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // The Memory Inspector in the real host, read inside its webview: a scripted conversation (a Read of a
@@ -25,18 +25,6 @@ const SUMMARY = `## Request and intent\nFix the greeting. ${XSS_SCRIPT}\n## Next
 
 const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 const memoryDir = () => path.join(projectDir(process.env.ENGRAM_DATA_DIR!, workspace()), 'memory');
-
-async function openInspector(api: EngramApi): Promise<void> {
-  await vscode.commands.executeCommand('engram.openInspector');
-  await waitUntil('the inspector panel', () => api.inspector() !== undefined);
-  await ui.text('inspector', '#gauge-section');
-}
-
-/** Asks the host for a fresh snapshot and waits until the webview shows `text` in `selector`. */
-async function refreshUntil(api: EngramApi, selector: string, text: string, timeoutMs = 20_000): Promise<string> {
-  await api.inspector()!.refresh();
-  return ui.waitForText('inspector', selector, text, timeoutMs);
-}
 
 /**
  * VS Code refuses modal dialogs (and shows no notification toasts) while extension tests run, so the

@@ -62,3 +62,16 @@ export function useSettings(settings: Array<[section: string, key: string, value
     for (const [section, key] of settings) await vscode.workspace.getConfiguration(section).update(key, undefined, vscode.ConfigurationTarget.Global);
   });
 }
+
+/** Opens the Memory Inspector and waits until its webview has drawn. */
+export async function openInspector(api: EngramApi): Promise<void> {
+  await vscode.commands.executeCommand('engram.openInspector');
+  await waitUntil('the inspector panel', () => api.inspector() !== undefined);
+  await ui.text('inspector', '#gauge-section');
+}
+
+/** Asks the host for a fresh snapshot and waits until the inspector shows `text` in `selector`. */
+export async function refreshUntil(api: EngramApi, selector: string, text: string, timeoutMs = 20_000): Promise<string> {
+  await api.inspector()!.refresh();
+  return ui.waitForText('inspector', selector, text, timeoutMs);
+}

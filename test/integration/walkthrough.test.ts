@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { projectDir } from '../../src/core/conversation/projectKey';
+import { DEFAULT_TEMPLATE } from '../../src/core/memory/sessionNotes/template';
+import type { EngramApi } from '../../src/extension';
+import { engram, freshChat, openInspector, refreshUntil, sendFromUi } from './support';
+import { ui, waitUntil } from './ui';
+
+// The first hour, as a newcomer walks it: no API key, the offline demo model, the Chat view and the
+// Memory Inspector, clicked and typed through the real workbench. Each step checks what a person would
+// see and what landed on disk, and leaves a screenshot in a light and a dark theme (and, in the runner's
+// zh-cn phase, once more with Engram in Simplified Chinese) under test-artifacts/screenshots/walkthrough/.
+// The steps run in order and build on each other, as they would for a person; a step the product cannot
+// do fails here rather than being skipped.
+
+const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
+const project = () => projectDir(process.env.ENGRAM_DATA_DIR!, workspace());
+const memoryDir = () => path.join(project(), 'memory');
+const chinese = () => /^zh/i.test(vscode.env.language);
+/** The same expectation in the display language the runner's phase set. */
+const say = (en: RegExp, zh: RegExp): RegExp => (chinese() ? zh : en);
+const HAN = /[\u4e00-\u9fff]/;
+
+const THEMES = [['light', 'Default Light Modern'], ['dark', 'Default Dark Modern']] as const;
+
+async function setTheme(kind: 'light' | 'dark', theme: string, api: EngramApi): Promise<void> {
+  await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+  const views = api.inspector() ? (['chat', 'inspector'] as const) : (['chat'] as const);
+  for (const view of views) {
+    await waitUntil(`the ${kind} theme in the ${view} webview`,
+      async () => (await ui.evaluate<boolean>(view, `document.body.classList.contains('vscode-${kind}')`)) === true);
+  }
+}
+
+/** A screenshot of the step in both themes (English), or in the light theme (Chinese). */
+async function shoot(api: EngramApi, step: string): Promise<void> {
+  const runs = chinese() ? [['zh-cn', 'light', THEMES[0][1]] as const] : THEMES.map(([kind, theme]) => [kind, kind, theme] as const);
+  for (const [label, kind, theme] of runs) {
+    await setTheme(kind, theme, api);
+    const shot = await ui.screenshot(`walkthrough/${step}-${label}`);
+    assert.ok(shot.bytes > 10_000, `${shot.file} is too small to show anything`);
+  }
+}
+
+/** Sends a prompt from the Chat view and waits for the turn (and the memory work after it) to end. */
+async function ask(api: EngramApi, text: string): Promise<void> {
+  const before = api.chat().snapshot().items.length;
+  await sendFromUi(text);
+  await waitUntil(`"${text}" to be answered`, () => api.chat().snapshot().items.length > before && !api.chat().snapshot().busy, 60_000);
+}
+
+/** The text of the newest assistant reply in the Chat view. */
+async function lastReply(): Promise<string> {
+  return ui.evaluate<string>('chat', "[...document.querySelectorAll('.item-assistant')].pop()?.textContent ?? ''");
+}
+
+/** Lines of the notes file that are neither the template's headings and guide lines nor blank. */
+function notesContent(text: string): string[] {
+  const template = new Set(DEFAULT_TEMPLATE.split('\n'));
+  return text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !template.has(l));
+}
+
+function topicFiles(): string[] {
+  if (!fs.existsSync(memoryDir())) return [];
+  return fs.readdirSync(memoryDir()).filter((f) => f.endsWith('.md') && f !== 'MEMORY.md');
+}
+
+function walkthrough(tag: string): void {
+  suite(`newcomer walkthrough${tag}`, () => {
+    const saved: Record<string, string | undefined> = {};
+    let api: EngramApi;
+    /** The topic file "remember" wrote (step 2), pruned and restored in step 8. */
+    let remembered = '';
+
+    suiteSetup(async () => {
+      api = await engram();
+      // A newcomer has no key anywhere: not in the environment (other suites set one), not in Secret Storage.
+      for (const key of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL']) {
+        saved[key] = process.env[key];
+        delete process.env[key];
+      }
+      await vscode.commands.executeCommand('engram.clearApiKey');
+      await vscode.workspace.getConfiguration('engram').update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
+      api.inspector()?.dispose();
+      api.chat().newChat();
+      // An empty memory and the sample workspace as it ships (other suites edit greet.js).
+      fs.rmSync(memoryDir(), { recursive: true, force: true });
+      fs.copyFileSync(path.join(process.env.ENGRAM_REPO_ROOT!, 'test', 'fixtures', 'workspace', 'src', 'greet.js'), path.join(workspace(), 'src', 'greet.js'));
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    });
+
+    suiteTeardown(async () => {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace.getConfiguration('engram').update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
+      api.inspector()?.dispose();
+      api.chat().newChat();
+    });
+
+    // What a failed step left on screen, to see why.
+    teardown(async function () {
+      const step = /walkthrough.* (\d+):/.exec(this.currentTest?.title ?? '')?.[1];
+      if (this.currentTest?.state === 'failed' && step) await ui.screenshot(`walkthrough/failed-${step}${chinese() ? '-zh-cn' : ''}`).catch(() => undefined);
+    });
+
+    /** Later steps need the demo model even when step 1's screen is missing (step 1 fails for that). */
+    async function ensureDemo(): Promise<void> {
+      if (api.chat().snapshot().modelLabel === 'offline demo model') return;
+      await vscode.workspace.getConfiguration('engram').update('offlineDemo', true, vscode.ConfigurationTarget.Global);
+    }
+
+    test(`[ui] walkthrough${tag} 1: the first-run screen offers an API key or the offline demo`, async () => {
+      await freshChat();
+      await setTheme('light', THEMES[0][1], api);
+      const empty = await ui.text('chat', '.chat-empty');
+      if (chinese()) {
+        assert.equal(await ui.evaluate('chat', 'document.documentElement.lang'), vscode.env.language);
+        assert.match(empty, HAN, `the chat's first screen is not in Chinese: ${empty}`);
+      }
+      // Both choices are buttons on the first screen, before anything is typed.
+      const buttons = await ui.evaluate<string[]>('chat', "[...document.querySelectorAll('.chat-empty vscode-button, .chat-empty button')].map((b) => b.textContent.trim())");
+      assert.ok(buttons.some((b) => say(/API key/i, /API\s*密钥/).test(b)), `no button to set an API key on the first screen: ${JSON.stringify(buttons)}`);
+      const demo = buttons.find((b) => say(/demo/i, /演示/).test(b));
+      assert.ok(demo, `no button to keep the offline demo on the first screen: ${JSON.stringify(buttons)}`);
+      await shoot(api, '01-first-run');
+      await ui.click('chat', `.chat-empty vscode-button:has-text("${demo}"), .chat-empty button:has-text("${demo}")`);
+      await waitUntil('the demo model to be chosen', () => api.chat().snapshot().modelLabel === 'offline demo model');
+      assert.match(await ui.text('chat', '.chat-empty'), say(/demo/i, /演示/), 'the empty chat says it runs on the demo');
+    });
+
+    test(`[ui] walkthrough${tag} 2: "remember that I prefer tabs over spaces" writes a typed topic file and its MEMORY.md line`, async () => {
+      await ensureDemo();
+      await freshChat();
+      await ask(api, 'remember that I prefer tabs over spaces');
+      await api.chat().idleForTests();
+      const files = topicFiles();
+      remembered = files.find((f) => /tabs/i.test(fs.readFileSync(path.join(memoryDir(), f), 'utf8'))) ?? '';
+      assert.ok(remembered, `no topic file about tabs in ${memoryDir()}: ${JSON.stringify(files)}; the chat said: ${await lastReply()}`);
+      const topic = fs.readFileSync(path.join(memoryDir(), remembered), 'utf8');
+      assert.match(topic, /^---\n[\s\S]*^type: (user|feedback|project|reference)$[\s\S]*^---$/m, `the topic file has no typed front matter:\n${topic}`);
+      const index = fs.readFileSync(path.join(memoryDir(), 'MEMORY.md'), 'utf8');
+      assert.ok(index.split('\n').some((l) => l.includes(`(${remembered})`)), `MEMORY.md has no line for ${remembered}:\n${index}`);
+      assert.doesNotMatch(await lastReply(), /<[a-z-]+>|memory writer instructions/i, 'the reply shows no internal prompt');
+      await openInspector(api);
+      await api.inspector()!.refresh();
+      await ui.click('inspector', `[data-file="${remembered}"] > .tree-row`);
+      assert.match(await ui.text('inspector', '#entry-details'), /tabs/i);
+      await ui.evaluate('inspector', "document.getElementById('memory-section').scrollIntoView({ block: 'start' })");
+      await shoot(api, '02-remember');
+    });
+
+    test(`[ui] walkthrough${tag} 3: "what do you remember?" answers with the tabs preference`, async () => {
+      await ensureDemo();
+      await vscode.commands.executeCommand('engram.focusChat');
+      await ask(api, 'what do you remember?');
+      const reply = await lastReply();
+      assert.match(reply, /tabs/i, `the reply does not mention tabs: ${reply}`);
+      await shoot(api, '03-recall');
+    });
+
+    test(`[ui] walkthrough${tag} 4: an edit asks first with a diff; approved, the file changes on disk`, async () => {
+      await ensureDemo();
+      await vscode.commands.executeCommand('engram.focusChat');
+      const file = path.join(workspace(), 'src', 'greet.js');
+      const before = fs.readFileSync(file, 'utf8');
+      await sendFromUi('edit src/greet.js: replace Hello with Welcome');
+      const prompt = await ui.text('chat', '.item-permission', 45_000);
+      assert.ok(prompt.includes('Hello') && prompt.includes('Welcome'), `the permission prompt shows no diff of the change: ${prompt}`);
+      assert.equal(fs.readFileSync(file, 'utf8'), before, 'nothing changes before the approval');
+      await shoot(api, '04-permission');
+      await ui.click('chat', '[id^="allow-once-"]');
+      await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 45_000);
+      assert.equal(fs.readFileSync(file, 'utf8'), before.replace('Hello', 'Welcome'));
+      assert.match(await ui.text('chat', '.permission-answer'), say(/Allowed once/, /允许/));
+    });
+
+    test(`[ui] walkthrough${tag} 5: the session notes fill with what happened, in the file and the inspector`, async () => {
+      await ensureDemo();
+      await vscode.commands.executeCommand('engram.focusChat');
+      const sessionId = api.chat().currentSessionId;
+      assert.ok(sessionId, 'no session is open');
+      const notesFile = path.join(project(), sessionId, 'session-memory', 'summary.md');
+      // A newcomer keeps talking; the notes update once the conversation has grown enough (default settings).
+      for (const prompt of ['read README.md', 'search for greet', 'list the files']) {
+        if (fs.existsSync(notesFile) && notesContent(fs.readFileSync(notesFile, 'utf8')).length >= 3) break;
+        await ask(api, prompt);
+        await api.chat().idleForTests();
+      }
+      assert.ok(fs.existsSync(notesFile), `no session notes at ${notesFile}`);
+      const notes = fs.readFileSync(notesFile, 'utf8');
+      const content = notesContent(notes);
+      assert.ok(content.length >= 3, `the notes are still the template:\n${notes}`);
+      assert.match(notes, /greet\.js/, `the notes do not name the edited file:\n${notes}`);
+      assert.match(notes, /tabs/i, `the notes do not mention the first request:\n${notes}`);
+      await openInspector(api);
+      await refreshUntil(api, '#notes-section', 'greet.js');
+      await ui.evaluate('inspector', "document.getElementById('notes-section').scrollIntoView({ block: 'start' })");
+      await shoot(api, '05-notes');
+    });
+
+    test(`[ui] walkthrough${tag} 6: /compact adds a compaction to the timeline with the summary's sections`, async () => {
+      await ensureDemo();
+      await vscode.commands.executeCommand('engram.focusChat');
+      await sendFromUi('/compact');
+      await waitUntil('the compaction to end', async () => !api.chat().snapshot().busy && api.chat().inspectorContext().timeline.length > 0, 60_000);
+      await openInspector(api);
+      await api.inspector()!.refresh();
+      await ui.text('inspector', '#timeline-list .timeline-compaction', 20_000);
+      await ui.click('inspector', '#timeline-list .timeline-compaction .timeline-button');
+      const summary = await ui.text('inspector', '#compaction-summary');
+      assert.doesNotMatch(summary, /<\/?summary>|<\/?analysis>/, 'the summary shows raw tags');
+      const headings = await ui.evaluate<string[]>('inspector', "[...document.querySelectorAll('#compaction-summary h1, #compaction-summary h2, #compaction-summary h3, #compaction-summary h4')].map((h) => h.textContent.trim())");
+      assert.ok(headings.length >= 3, `the summary is not shown as its sections: ${JSON.stringify(headings)}\n${summary}`);
+      await ui.evaluate('inspector', "document.getElementById('timeline-section').scrollIntoView({ block: 'start' })");
+      await shoot(api, '06-compact');
+    });
+
+    test(`[ui] walkthrough${tag} 7: undoing the compaction marks it undone and offers no diff`, async () => {
+      await ensureDemo();
+      await openInspector(api);
+      await api.inspector()!.refresh();
+      await ui.click('inspector', '#timeline-list .timeline-compaction .timeline-button');
+      await ui.click('inspector', '#compaction-undo');
+      await ui.waitForText('inspector', '#inspector-status', chinese() ? '撤销' : 'undone', 30_000);
+      await api.inspector()!.refresh();
+      await ui.click('inspector', '#timeline-list .timeline-compaction .timeline-button');
+      assert.match(await ui.text('inspector', '#timeline-list .timeline-compaction'), say(/undone/i, /已撤销/));
+      assert.equal(await ui.count('inspector', '#compaction-undo'), 0, 'an undone compaction cannot be undone again');
+      assert.equal(await ui.count('inspector', '#compaction-diff'), 0, 'an undone compaction offers no diff');
+      await ui.evaluate('inspector', "document.getElementById('timeline-section').scrollIntoView({ block: 'start' })");
+      await shoot(api, '07-undo');
+    });
+
+    test(`[ui] walkthrough${tag} 8: pruning the memory in the inspector, then Undo on the toast, restores it on disk`, async () => {
+      assert.ok(remembered, 'step 2 saved no memory to prune');
+      const file = path.join(memoryDir(), remembered);
+      const indexFile = path.join(memoryDir(), 'MEMORY.md');
+      const bytes = fs.readFileSync(file);
+      const index = fs.readFileSync(indexFile);
+      await openInspector(api);
+      await api.inspector()!.refresh();
+      await ui.evaluate('inspector', "document.getElementById('memory-section').scrollIntoView({ block: 'start' })");
+      await ui.click('inspector', `[data-file="${remembered}"] > .tree-row`);
+      await ui.click('inspector', '#entry-prune');
+      await waitUntil('the file to leave', () => !fs.existsSync(file));
+      // The toast names what was pruned and offers Undo.
+      const toast = await ui.waitForText('inspector', '.toast', chinese() ? '撤销' : 'Undo', 10_000);
+      assert.match(toast, say(/Pruned/, /已修剪|修剪/));
+      await shoot(api, '08-prune-toast');
+      await ui.click('inspector', '.toast vscode-button, .toast button');
+      await waitUntil('the file and its line to come back', () => fs.existsSync(file) && fs.readFileSync(indexFile).equals(index));
+      assert.deepEqual(fs.readFileSync(file), bytes);
+      await waitUntil('the toast to go', async () => (await ui.count('inspector', '.toast')) === 0);
+      await api.inspector()!.refresh();
+      await ui.text('inspector', `[data-file="${remembered}"]`);
+      assert.equal(await ui.count('inspector', `[data-file="${remembered}"]`), 1, 'the restored entry is back in the tree');
+      await shoot(api, '08-restored');
+    });
+  });
+}
+
+walkthrough('');
+walkthrough(' [zh-cn]');
