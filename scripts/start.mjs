@@ -3,87 +3,135 @@
 // development mode and a sample workspace, and prints the URL to open in a browser.
 // Without ANTHROPIC_API_KEY it also starts the project's Anthropic-compatible test server as the
 // "offline demo model", so the chat works on a machine with no network.
-// Env: PORT (default 8730), ENGRAM_WORKSPACE (folder to open), ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.
-import { spawn } from 'node:child_process';
+// Everything it writes lives outside the clone, in its own folder (ENGRAM_DEV_DIR, default
+// ~/.cache/engram-dev): Engram's data dir (never the real ~/.engram), VS Code's profile, and the sample
+// workspace, a git repository of its own, so memory (keyed by git root) and transcripts (keyed by folder)
+// land under the same project key.
+// Env: PORT (default 8730), ENGRAM_WORKSPACE (folder to open), ENGRAM_DATA_DIR, ENGRAM_DEV_DIR,
+// ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { installTestHost } from './installTestHost.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const host = installTestHost();
-const port = Number(process.env.PORT || 8730);
-const devDir = path.join(root, '.engram-dev');
-const workspace = path.resolve(process.env.ENGRAM_WORKSPACE || path.join(devDir, 'workspace'));
-if (!process.env.ENGRAM_WORKSPACE && !fs.existsSync(workspace)) {
-  fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
-}
-const dirs = { userData: path.join(devDir, 'user-data'), serverData: path.join(devDir, 'server-data'), extensions: path.join(devDir, 'extensions') };
-for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-// What people see should be Engram, not VS Code's own chat or a walkthrough (user and machine settings).
-for (const settingsFile of [path.join(dirs.userData, 'User', 'settings.json'), path.join(dirs.serverData, 'data', 'Machine', 'settings.json')]) {
-  if (fs.existsSync(settingsFile)) continue;
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-  fs.writeFileSync(settingsFile, JSON.stringify({
-    'chat.disableAIFeatures': true,
-    'workbench.startupEditor': 'none',
-    'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    'workbench.welcomePage.walkthroughs.openOnInstall': false,
-    'telemetry.telemetryLevel': 'off',
-    'update.mode': 'none',
-  }, null, 2));
+
+/** Where npm start keeps its state: outside the clone, and apart from the real ~/.engram. */
+export function startLayout(env = process.env) {
+  const cache = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
+  const devDir = path.resolve(env.ENGRAM_DEV_DIR || path.join(cache, 'engram-dev'));
+  return {
+    devDir,
+    dataDir: path.resolve(env.ENGRAM_DATA_DIR || path.join(devDir, 'data')),
+    workspace: path.resolve(env.ENGRAM_WORKSPACE || path.join(devDir, 'workspace')),
+    sampleWorkspace: !env.ENGRAM_WORKSPACE,
+    userData: path.join(devDir, 'user-data'),
+    serverData: path.join(devDir, 'server-data'),
+    extensions: path.join(devDir, 'extensions'),
+  };
 }
 
-const children = [];
-const env = { ...process.env };
-if (!env.ANTHROPIC_API_KEY) {
-  const demoPort = port + 1;
-  const demo = spawn(process.execPath, [path.join(root, 'dist', 'testServer.js'), '--port', String(demoPort)], { stdio: 'inherit' });
+/** The sample workspace, copied once and made a git repository of its own. */
+export function prepareSampleWorkspace(workspace) {
+  if (!fs.existsSync(workspace)) fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+  if (!fs.existsSync(path.join(workspace, '.git'))) spawnSync('git', ['init', '-q', workspace], { stdio: 'ignore' });
+}
+
+function writeProfileSettings(layout) {
+  // What people see should be Engram, not VS Code's own chat or a walkthrough (user and machine settings).
+  for (const settingsFile of [path.join(layout.userData, 'User', 'settings.json'), path.join(layout.serverData, 'data', 'Machine', 'settings.json')]) {
+    if (fs.existsSync(settingsFile)) continue;
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    fs.writeFileSync(settingsFile, JSON.stringify({
+      'chat.disableAIFeatures': true,
+      'workbench.startupEditor': 'none',
+      'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      'workbench.welcomePage.walkthroughs.openOnInstall': false,
+      'telemetry.telemetryLevel': 'off',
+      'update.mode': 'none',
+    }, null, 2));
+  }
+}
+
+/** The demo model on a free port; its startup banner (a URL to set ANTHROPIC_BASE_URL to) is not for the user. */
+function startDemo(children) {
+  const demo = spawn(process.execPath, [path.join(root, 'dist', 'testServer.js'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(demo);
-  env.ANTHROPIC_BASE_URL = `http://127.0.0.1:${demoPort}`;
-  env.ANTHROPIC_API_KEY = 'offline-demo';
-  env.ENGRAM_OFFLINE_DEMO = '1';
-  console.log(`No ANTHROPIC_API_KEY: the chat uses the offline demo model on ${env.ANTHROPIC_BASE_URL}.`);
-}
-
-const server = spawn(host.node, [path.join(host.serverDir, 'out', 'server-main.js'),
-  '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
-  '--disable-telemetry',
-  // VS Code 1.139's server honours the URL payload's extensionDevelopmentPath only with this flag.
-  '--enable-smoke-test-driver',
-  // The bundled sample workspace is ours, so it is trusted; a folder you name keeps VS Code's trust prompt.
-  ...(process.env.ENGRAM_WORKSPACE ? [] : ['--disable-workspace-trust']),
-  '--user-data-dir', dirs.userData, '--server-data-dir', dirs.serverData,
-  '--extensions-dir', dirs.extensions], { stdio: ['ignore', 'pipe', 'pipe'], env });
-children.push(server);
-server.stderr.on('data', (d) => process.stderr.write(d));
-
-const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
-const payload = [['extensionDevelopmentPath', remote(root)], ['skipWelcome', 'true']];
-const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
-
-function waitForServer(attempt = 0) {
-  http.get(`http://127.0.0.1:${port}/`, (res) => {
-    res.resume();
-    console.log('\nEngram is running in VS Code. Open this URL in a browser:\n');
-    console.log(`  ${url}\n`);
-    console.log('Click the Engram icon in the activity bar to chat. Ctrl+C stops the server.');
-  }).on('error', () => {
-    if (attempt > 240 || server.exitCode !== null) {
-      console.error('The VS Code server did not start.');
-      shutdown(1);
-      return;
-    }
-    setTimeout(() => waitForServer(attempt + 1), 250);
+  readline.createInterface({ input: demo.stderr }).on('line', (line) => {
+    if (!/^Anthropic-compatible test server on /.test(line)) process.stderr.write(`[demo model] ${line}\n`);
+  });
+  return new Promise((resolve, reject) => {
+    readline.createInterface({ input: demo.stdout }).once('line', (url) => resolve(url.trim()));
+    demo.once('exit', (code) => reject(new Error(`the offline demo model did not start (exit ${code})`)));
   });
 }
-waitForServer();
 
-function shutdown(code = 0) {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  process.exit(code);
+async function main() {
+  const host = installTestHost();
+  const port = Number(process.env.PORT || 8730);
+  const layout = startLayout();
+  if (layout.sampleWorkspace) prepareSampleWorkspace(layout.workspace);
+  for (const d of [layout.dataDir, layout.userData, layout.serverData, layout.extensions]) fs.mkdirSync(d, { recursive: true });
+  writeProfileSettings(layout);
+
+  const children = [];
+  const shutdown = (code = 0) => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => shutdown(0));
+  process.on('SIGTERM', () => shutdown(0));
+
+  const env = { ...process.env, ENGRAM_DATA_DIR: layout.dataDir };
+  if (!env.ANTHROPIC_API_KEY) {
+    env.ANTHROPIC_BASE_URL = await startDemo(children);
+    env.ANTHROPIC_API_KEY = 'offline-demo';
+    env.ENGRAM_OFFLINE_DEMO = '1';
+  }
+
+  const server = spawn(host.node, [path.join(host.serverDir, 'out', 'server-main.js'),
+    '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
+    '--disable-telemetry',
+    // VS Code 1.139's server honours the URL payload's extensionDevelopmentPath only with this flag.
+    '--enable-smoke-test-driver',
+    // The bundled sample workspace is ours, so it is trusted; a folder you name keeps VS Code's trust prompt.
+    ...(layout.sampleWorkspace ? ['--disable-workspace-trust'] : []),
+    '--user-data-dir', layout.userData, '--server-data-dir', layout.serverData,
+    '--extensions-dir', layout.extensions], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  children.push(server);
+  server.stdout.resume();
+  server.stderr.on('data', (d) => process.stderr.write(d));
+  server.on('exit', (code) => shutdown(code ?? 0));
+
+  const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
+  const payload = [['extensionDevelopmentPath', remote(root)], ['skipWelcome', 'true']];
+  const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(layout.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+
+  const waitForServer = (attempt = 0) => {
+    http.get(`http://127.0.0.1:${port}/`, (res) => {
+      res.resume();
+      console.log('\nEngram is running in VS Code. Open this URL in a browser:\n');
+      console.log(`  ${url}\n`);
+      console.log(`Engram's data folder: ${layout.dataDir}. Ctrl+C stops the server.`);
+    }).on('error', () => {
+      if (attempt > 240 || server.exitCode !== null) {
+        console.error('The VS Code server did not start.');
+        shutdown(1);
+        return;
+      }
+      setTimeout(() => waitForServer(attempt + 1), 250);
+    });
+  };
+  waitForServer();
 }
-process.on('SIGINT', () => shutdown(0));
-process.on('SIGTERM', () => shutdown(0));
-server.on('exit', (code) => shutdown(code ?? 0));
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((error) => {
+    console.error(`npm start: ${error.message}`);
+    process.exit(1);
+  });
+}
