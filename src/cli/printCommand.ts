@@ -46,10 +46,11 @@ ${formatOptions(OPTIONS)}
 
 Tools: nobody can answer a permission prompt in a headless run, so the rule is fixed up front.
   Without --allowed-tools, only read-only tools run (Read, Glob, Grep, and Bash commands that only
-  read, like ls or cat); anything else is denied and the model is told why.
+  read, like ls or cat), and Write/Edit of memory files in the project's private memory folder (so
+  "remember ..." saves; --no-memory turns memory off); anything else is denied and the model is told why.
   With --allowed-tools, exactly the listed tools run (read-only ones too), all others are denied.
   Write and Edit write only inside --cwd and the --add-dir folders (symlinks and .. resolved), and
-  into the project's memory folder; memory writes, too, run only when Write/Edit are listed. A listed
+  into the project's memory folder (with --allowed-tools, only when Write/Edit are listed). A listed
   Bash runs any command. Tool results are scanned for secrets (API keys, tokens, private keys), which
   are replaced by [REDACTED ...] before the model or the transcript sees them.
 

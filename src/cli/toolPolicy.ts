@@ -1,11 +1,13 @@
 // Which tools a headless run may use. Nobody is there to answer a permission prompt, so the rule is
 // fixed up front: with --allowed-tools, exactly the listed tools run; without it, only what cannot
-// change anything runs (read-only tools, and Bash commands the strict read-only classifier accepts).
-// Writes into the memory folder obey the same list (the session lets them through only when this gate
-// does), and Write/Edit land only in the workspace, the --add-dir folders and, when memory is on, the
+// change anything runs (read-only tools, and Bash commands the strict read-only classifier accepts),
+// plus Write/Edit of Markdown files in the project's private memory folder, so `engram -p "remember
+// ..."` saves what it was asked to, as the editor does without a prompt (the folder holds nothing but
+// memory; the shared team folder is not included). With a list, memory writes obey it too (the session
+// lets them through only when this gate does), and Write/Edit land only in the workspace, the --add-dir folders and, when memory is on, the
 // memory folder, judged where the path really leads (symlinks and `..` resolved), as Claude Code does.
 import { confineTo } from '../core/fs/pathGuard';
-import { memoryWriteTarget } from '../core/memory/autoMemory/memoryPaths';
+import { memoryHome, memoryWriteTarget } from '../core/memory/autoMemory/memoryPaths';
 import type { Tool, ToolGate } from '../core/session/hostSession';
 import { isReadOnlyCommand } from '../core/tools/bashReadOnly';
 import { resolveToolPath } from '../core/tools/toolSupport';
@@ -35,9 +37,17 @@ export function headlessToolGate(allowed: readonly string[] | undefined, scope?:
     };
   }
   return async (tool, input) =>
-    readOnlyCall(tool, input)
+    readOnlyCall(tool, input) || privateMemoryWrite(tool, input, scope)
       ? { allow: true }
-      : { allow: false, reason: `${tool.name} needs permission, and nobody can give it in this headless run (engram -p without --allowed-tools runs read-only tools only).` };
+      : { allow: false, reason: `${tool.name} needs permission, and nobody can give it in this headless run (engram -p without --allowed-tools runs read-only tools and memory writes only).` };
+}
+
+/** A Write/Edit of a Markdown file in the private memory folder (not the team folder), links resolved. */
+function privateMemoryWrite(tool: Tool, input: Record<string, unknown>, scope: WriteScope | undefined): boolean {
+  const dir = scope?.memoryDir;
+  if (!scope || dir === undefined || !FILE_WRITERS.has(tool.name.toLowerCase()) || typeof input.file_path !== 'string' || input.file_path === '') return false;
+  const target = memoryWriteTarget(dir, resolveToolPath(input.file_path, scope.cwd));
+  return 'name' in target && !memoryHome(dir, target.name).team;
 }
 
 /** Why a Write/Edit input leads outside the writable folders, or null. */

@@ -13,8 +13,8 @@ import type { ApiMessage, SystemBlock, ToolSchema, Usage } from '../core/convers
 import { PromptCacheSimulator } from './promptCache';
 import { approximateInputTokens, promptSegments } from './promptSegments';
 import { DEFAULT_CONTEXT_WINDOW, validateMessagesRequest, type ApiErrorBody } from './requestValidator';
+import { demoReply } from './demo/demoModel';
 import {
-  demoReply,
   isScriptedError,
   newRequestId,
   resolveMessage,

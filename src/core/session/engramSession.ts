@@ -289,7 +289,9 @@ export class EngramSession {
 
   private onMemoryEvent(event: AutoMemoryEvent): void {
     this.emit({ type: 'memory', event });
-    if (event.type === 'memorySaved' || event.type === 'extractionDone' || event.type === 'extractionFailed') {
+    // A memory pass that saved nothing changed nothing: it is no event of the session's memory.
+    const saved = event.type !== 'extractionDone' || event.saved.length > 0;
+    if ((event.type === 'memorySaved' || event.type === 'extractionDone' || event.type === 'extractionFailed') && saved) {
       this.addTimeline({ kind: 'memory', at: Date.now(), event });
     }
     if (event.type === 'memorySaved') {

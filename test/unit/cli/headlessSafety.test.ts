@@ -1,6 +1,7 @@
 // Issue #13, classes 4 and 5, through the real CLI: the API key never reaches a tool result, the model
 // or the transcript, and a headless run writes exactly where its flags say (the workspace, --add-dir
-// folders, and the memory folder only when Write/Edit are listed).
+// folders, and the memory folder: its private files by default, and only when Write/Edit are listed
+// when --allowed-tools is given).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -79,10 +80,17 @@ describe('headless writes follow the flags (issue #13, 5)', () => {
     assert.equal(fs.existsSync(path.join(memoryDir, 'user_role.md')), false);
   });
 
-  it('without --allowed-tools: a memory write does not run either', async () => {
-    const { results } = await runCalls([write(path.join(memoryDir, 'user_quiet.md'))], []);
-    assert.equal(results[0].is_error, true);
-    assert.equal(fs.existsSync(path.join(memoryDir, 'user_quiet.md')), false);
+  it('without --allowed-tools: only a private memory file may be written (so "remember ..." works), nothing else', async () => {
+    const { results } = await runCalls([
+      write(path.join(memoryDir, 'user_quiet.md'), '---\nname: quiet\ndescription: d\ntype: user\n---\nx\n'),
+      write('inside.txt'),
+      write(path.join(memoryDir, 'team', 'project_x.md')),
+      write(path.join(memoryDir, 'run.sh')),
+    ], []);
+    assert.deepEqual(results.map((r) => r.is_error === true), [false, true, true, true], results.map((r) => r.content).join('\n'));
+    assert.ok(fs.existsSync(path.join(memoryDir, 'user_quiet.md')));
+    assert.equal(fs.existsSync(path.join(workspace, 'inside.txt')), false);
+    assert.equal(fs.existsSync(path.join(memoryDir, 'team', 'project_x.md')), false);
   });
 
   it('--allowed-tools Write: writes stay in the workspace unless --add-dir names another folder', async () => {

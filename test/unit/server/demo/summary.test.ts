@@ -2,9 +2,9 @@
 // /compact works in the demo now that a non-summary is refused.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SUMMARY_REQUEST_MARKER, summaryProblem } from '../../../src/core/compaction/summaryPrompt';
-import type { AssistantBlock } from '../../../src/core/conversation/types';
-import { demoReply } from '../../../src/server/scriptedReply';
+import { SUMMARY_REQUEST_MARKER, summaryProblem } from '../../../../src/core/compaction/summaryPrompt';
+import type { AssistantBlock } from '../../../../src/core/conversation/types';
+import { demoReply } from '../../../../src/server/demo/demoModel';
 
 describe('the offline demo model', () => {
   it('writes a summary with every section from the conversation it is given', () => {
@@ -17,7 +17,7 @@ describe('the offline demo model', () => {
         { role: 'user', content: `${SUMMARY_REQUEST_MARKER}\nSummarize.` },
       ],
     });
-    const text = reply.content.map((b) => ('text' in b ? b.text : '')).join('');
+    const text = reply.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
     assert.equal(summaryProblem(reply.content as AssistantBlock[]), undefined);
     assert.match(text, /\/w\/README\.md/);
     assert.match(text, /"read README\.md"/);
