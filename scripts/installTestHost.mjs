@@ -73,13 +73,14 @@ function ensureChromium() {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
     throw new Error(`Chromium is missing at ${chromium}. Install it once with:\n` +
-      '  sudo apt-get install -y chromium libkrb5-dev build-essential python3 pkg-config\n' +
+      '  sudo apt-get install -y chromium fonts-wqy-microhei libkrb5-dev build-essential python3 pkg-config\n' +
       'or point CHROMIUM at a Chromium binary.');
   }
-  step('1/3 Installing Debian packages: chromium and build tools (a few minutes)');
+  // A Chinese font too: without one the zh-CN screenshots show boxes for every character.
+  step('1/3 Installing Debian packages: chromium, a Chinese font and build tools (a few minutes)');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
-  run('apt-get', ['install', '-y', '-qq', 'chromium', 'libkrb5-dev', 'build-essential', 'python3', 'pkg-config'], { env });
+  run('apt-get', ['install', '-y', '-qq', 'chromium', 'fonts-wqy-microhei', 'libkrb5-dev', 'build-essential', 'python3', 'pkg-config'], { env });
 }
 
 export function installTestHost() {
