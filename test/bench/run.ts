@@ -19,6 +19,7 @@ const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['compaction', () => import('./compaction')],
   ['sessionCost', () => import('./sessionCost')],
   ['inspectorRender', () => import('./inspectorRender')],
+  ['teamSync', () => import('./teamSync')],
 ];
 
 /** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */
