@@ -22,7 +22,7 @@ export const ui = {
   evaluate: <T>(view: ViewId, expression: string) => call<T>('evaluate', { view, expression }),
   palette: (command: string) => call<boolean>('palette', { command }),
   quickPick: (label: string) => call<boolean>('quickPick', { label }),
-  workbenchText: (selector: string) => call<string>('workbenchText', { selector }),
+  workbenchText: (selector: string, timeoutMs?: number) => call<string>('workbenchText', { selector, timeoutMs }),
   clickWorkbench: (selector: string) => call<boolean>('clickWorkbench', { selector }),
   screenshot: (name: string) => call<{ file: string; bytes: number }>('screenshot', { name }),
 };
