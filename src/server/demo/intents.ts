@@ -36,7 +36,7 @@ export function takeArg(s: string): { value: string; rest: string } | undefined 
   if (!m) return undefined;
   const value = m[0].replace(/[.,;:!?。，；：！？)\]}]+$/, '');
   if (value === '' || /["'`<>“”‘’「」]/.test(value)) return undefined;
-  return { value, rest: t.slice(m[0].length) };
+  return { value, rest: t.slice(value.length) };
 }
 
 /** A path argument that is all of `s` (apart from spaces and a final full stop). */
