@@ -76,7 +76,7 @@ export function matchIntent(prompt: string): Intent {
     matchFiles(firstLine) ??
     matchRun(firstLine) ??
     matchPreference(firstLine) ??
-    (/^(?:\/?help|tour|start|hi|hello|hey|what can you do|帮助|导览|介绍|你好|你能做什么)\b/i.test(text) || /^(帮助|导览|介绍|你好)/.test(text) ? { kind: 'tour' } : { kind: 'unknown' })
+    (/^(?:\/?help|(?:show me )?(?:the )?tour|start|hi|hello|hey|what can you do)\b/i.test(text) || /^(帮助|导览|介绍|你好)/.test(text) ? { kind: 'tour' } : { kind: 'unknown' })
   );
 }
 
@@ -155,7 +155,7 @@ function matchFiles(line: string): Intent | undefined {
   const read = /^(?:read|show(?:\s+me)?|open|cat|view|look at)\s+(?:the\s+)?(?:file\s+)?/i.exec(line) ?? /^(?:读取|阅读|读一下|读|打开|查看|显示)\s*(?:文件\s*)?/.exec(line);
   if (read) {
     const p = takeArg(line.slice(read[0].length));
-    if (p && !/^(?:files?|me|the)$/i.test(p.value)) return { kind: 'read', path: p.value };
+    if (p && !/^(?:files?|me|the|tour|help)$/i.test(p.value)) return { kind: 'read', path: p.value };
   }
   const search = /^(?:search|grep|find)\s+(?:for\s+)?/i.exec(line) ?? /^(?:搜索|查找|搜)\s*/.exec(line);
   if (search) {

@@ -35,6 +35,8 @@ describe('the demo model: reading requests', () => {
     assert.deepEqual(matchIntent('记住：我更喜欢用制表符'), { kind: 'remember', fact: '我更喜欢用制表符' });
     assert.deepEqual(matchIntent('What do you remember?'), { kind: 'recall' });
     assert.deepEqual(matchIntent('你记得什么？'), { kind: 'recall' });
+    assert.deepEqual(matchIntent('show me the tour'), { kind: 'tour' });
+    assert.deepEqual(matchIntent('帮助'), { kind: 'tour' });
   });
 
   it('picks a memory type from what the words are about', () => {
