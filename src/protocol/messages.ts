@@ -193,6 +193,8 @@ export interface TrashView {
   id: string;
   group: 'private' | 'team';
   file: string;
+  /** The title of the index line it was pruned with (absent when it had none). */
+  title?: string;
   prunedAt: string;
 }
 
@@ -236,6 +238,8 @@ export type TimelineView =
     summary?: string; focus?: string;
     /** The newest compaction of the live session, when the session can undo it. */
     undoable: boolean;
+    /** A later undo took it back: what it replaced is in the conversation again. */
+    undone?: boolean;
   };
 
 export interface InspectorSnapshot {
@@ -288,7 +292,7 @@ export type HostToInspector =
   | { type: 'gauge'; gauge: GaugeState }
   | { type: 'compactionDetails'; requestId: string; id: string; messages: ReplacedMessageView[]; error?: string }
   /** The outcome of an action, read out by screen readers. */
-  | { type: 'status'; text: string; level: 'info' | 'warning' | 'error' }
+  | { type: 'status'; text: string; level: 'info' | 'warning' | 'error'; undo?: { group: EntryGroup; trashId: string } }
   | { type: 'pong'; requestId: string; text: string };
 
 // ---------- dispatch helpers ----------

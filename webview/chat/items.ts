@@ -40,7 +40,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
       return h('details', { class: `item item-tool tool-${item.status}` },
         h('summary', { 'aria-label': `Tool ${item.name}: ${item.summary} (${item.status})` },
           icon(TOOL_STATUS_ICON[item.status] ?? 'tools'), h('span', { class: 'tool-name' }, item.name),
-          h('span', { class: 'tool-summary' }, item.summary)),
+          h('span', { class: 'tool-summary' }, summaryAfterName(item.name, item.summary))),
         h('div', { class: 'tool-section-title' }, 'Input'), h('pre', { class: 'tool-input' }, item.input),
         item.result === undefined ? null : h('div', { class: 'tool-section-title' }, 'Result'),
         item.result === undefined ? null : h('pre', { class: 'tool-result' }, item.result));
@@ -76,4 +76,9 @@ function linkButton(link: { label: string; path: string }, handlers: ItemHandler
     handlers.openPath(link.path);
   });
   return a;
+}
+
+/** A tool's summary starts with its name ("Read README.md"), which the card already shows beside it. */
+function summaryAfterName(name: string, summary: string): string {
+  return summary.startsWith(`${name} `) ? summary.slice(name.length + 1) : summary;
 }

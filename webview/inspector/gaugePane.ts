@@ -38,11 +38,24 @@ export function renderGaugePane(gauge: GaugeState | undefined): HTMLElement {
     meter,
     marks,
     h('p', { class: 'gauge-summary', id: 'gauge-summary' }, t('gaugeSummary', num(gauge.usedTokens), num(reserved), num(free), num(gauge.window))),
+    reserveWarning(gauge, reserved, pct),
     h('p', { class: 'gauge-legend' },
       swatch(`gauge-used gauge-${level}`), t('legendUsed'), swatch('gauge-reserved'), t('legendReserved'), swatch('gauge-free'), t('legendFree'),
       ...gauge.marks.flatMap((mark, i) => [swatch(`gauge-mark-swatch gauge-mark-${i}`), t('markTitle', mark, t(MARK_NAMES[i] ?? 'markFull'))])),
     breakdownTable(gauge));
   return body;
+}
+
+/**
+ * "0 free" alone does not say why: the conversation has grown into the room kept for the answer, which
+ * now cannot be as long as `maxOutputTokens` allows until a compaction frees space.
+ */
+function reserveWarning(gauge: GaugeState, reserved: number, pct: number): HTMLElement | string {
+  if (reserved >= gauge.reservedForOutput) return '';
+  const next = gauge.marks.find((m) => m > pct) ?? gauge.marks[gauge.marks.length - 1] ?? 100;
+  return h('p', { class: 'gauge-warning', id: 'gauge-warning', role: 'status' },
+    h('span', { class: 'codicon codicon-warning', 'aria-hidden': 'true' }), ' ',
+    t('reserveShrunk', num(reserved), num(gauge.reservedForOutput), next));
 }
 
 function breakdownTable(gauge: GaugeState): HTMLElement | string {

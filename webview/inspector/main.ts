@@ -2,7 +2,7 @@
 // source (the live session by default). Everything shown comes from the host's snapshot as text or
 // through the sanitising Markdown renderer; every action is a typed request the host checks.
 import type { HostToInspector, InspectorSnapshot, InspectorToHost } from '../../src/protocol/messages';
-import { badge, button, h, registerComponents } from '../shared/components';
+import { badge, button, h, lightButton, registerComponents } from '../shared/components';
 import { connect } from '../shared/host';
 import { renderMarkdown } from '../shared/markdown';
 import { renderGaugePane } from './gaugePane';
@@ -43,7 +43,14 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
     if (ui.selectedEvent === m.id) renderTimeline();
   },
   status: (m) => {
-    statusLine.textContent = m.text;
+    statusLine.replaceChildren(m.text);
+    // A prune's own Undo, beside what it did (the notification's Undo may be out of sight).
+    const undo = m.undo;
+    if (undo) {
+      statusLine.append(' ', lightButton(t('undo'), {
+        look: 'link', icon: 'discard', id: 'status-undo', onClick: () => link.post({ type: 'restoreEntry', group: undo.group, trashId: undo.trashId }),
+      }));
+    }
     statusLine.className = `inspector-status status-${m.level}`;
   },
   pong: (m) => { statusLine.textContent = m.text; },
@@ -96,7 +103,9 @@ function render(): void {
   app.replaceChildren(
     h('header', { class: 'inspector-header' },
       h('h1', {}, t('title')),
-      h('span', { class: 'source', id: 'source-label', title: s.source.root }, t('source', sourceText)),
+      h('span', { class: 'source', id: 'source-label', title: s.source.root }, t('source', sourceText),
+        // Which data folder is read: npm start, a setting or ENGRAM_DATA_DIR may point elsewhere than ~/.engram.
+        h('span', { class: 'data-folder', id: 'data-folder' }, t('dataFolder', s.source.root))),
       s.source.readOnly ? h('span', { title: t('readOnlyHint') }, badge(t('readOnly'))) : null,
       s.source.kind !== 'current'
         ? button(t('currentSession'), { appearance: 'secondary', icon: 'comment-discussion', id: 'use-current', onClick: () => link.post({ type: 'useCurrentSession' }) })

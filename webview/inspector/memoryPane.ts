@@ -4,7 +4,7 @@ import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, Team
 import { button, h, lightButton } from '../shared/components';
 import { ago, dateTime, num } from './format';
 import { renderMemoryTree, type TreePayload, type TreeUi } from './memoryTree';
-import { t, type StringKey } from './strings';
+import { t, tn, type StringKey } from './strings';
 import { pulledText, syncBadgeText, syncCounts, syncLongText, teamSyncSummary } from './teamSync';
 import { attachTree } from './treeNav';
 
@@ -28,14 +28,14 @@ export function renderMemoryPane(view: MemoryView, source: InspectorSourceInfo, 
   const body = h('div', { id: 'memory-body' });
   const indexed = view.entries.filter((e) => e.group === 'private');
   const summary = h('p', { class: 'memory-summary', id: 'memory-summary' },
-    view.dir ? t('memorySummary', indexed.length, indexed.filter((e) => e.loaded).length, view.totalLines, view.maxLines) : t('memoryOff'));
+    view.dir ? tn('memorySummary', indexed.length, indexed.filter((e) => e.loaded).length, view.totalLines, view.maxLines) : t('memoryOff'));
   const grouping = h('div', { class: 'segmented', role: 'radiogroup', 'aria-label': t('groupBy') },
     h('span', { class: 'segmented-label' }, `${t('groupBy')}:`),
     radio(t('byType'), ui.grouping === 'type', () => actions.setGrouping('type'), 'group-by-type'),
     radio(t('byLine'), ui.grouping === 'line', () => actions.setGrouping('line'), 'group-by-line'));
   body.append(h('div', { class: 'pane-toolbar' }, summary, grouping));
   if (view.warnings.length) {
-    const details = h('details', { class: 'memory-warnings' }, h('summary', {}, t('warnings', view.warnings.length)),
+    const details = h('details', { class: 'memory-warnings' }, h('summary', {}, tn('warnings', view.warnings.length)),
       h('ul', {}, ...view.warnings.map((w) => h('li', {}, w))));
     body.append(details);
   }
@@ -101,8 +101,8 @@ function detailsOf(p: TreePayload | undefined, source: InspectorSourceInfo, now:
   }
   if (p.kind === 'trash') {
     const item = p.item;
-    return [h('h3', {}, item.file),
-      facts([[t('prune'), dateTime(Date.parse(item.prunedAt))]]),
+    return [h('h3', {}, item.title ?? item.file),
+      facts([[t('file'), item.file], [t('pruned'), `${dateTime(Date.parse(item.prunedAt))} (${ago(Date.parse(item.prunedAt), now)})`]]),
       h('div', { class: 'detail-actions' },
         button(t('restore'), { icon: 'discard', id: 'trash-restore', onClick: () => actions.restore(item) }),
         button(t('deleteForGood'), { appearance: 'secondary', icon: 'trash', id: 'trash-delete', onClick: () => actions.deleteForGood(item) }))];

@@ -4,7 +4,7 @@
 // of them render fast); the actions live in the details panel of the selected row.
 import type { InstructionView, MemoryEntryView, MemoryKind, MemoryView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
 import { h, icon } from '../shared/components';
-import { age, num } from './format';
+import { age, ago, num } from './format';
 import { t, type StringKey } from './strings';
 import { pulledText, syncBadgeText, syncLongText, teamSyncSummary } from './teamSync';
 
@@ -114,8 +114,12 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
       const key = `trash:${item.group}:${item.id}`;
       payloads.set(key, { kind: 'trash', item });
       const when = Date.parse(item.prunedAt);
-      const ageText = Number.isFinite(when) ? t('prunedAt', age(when, now)) : item.prunedAt;
-      return row(key, 'trash', 'trash', item.file, ageText, [], `${item.file}, ${ageText}`);
+      // Its title, as in the tree it left, and "Pruned just now" rather than a bare age.
+      const ageText = Number.isFinite(when) ? t('prunedAt', ago(when, now)) : t('pruned');
+      const title = item.title ?? item.file;
+      const el = row(key, 'trash', 'trash', title, ageText, [span('entry-file', item.file)], `${title}, ${item.file}, ${ageText}`);
+      el.dataset.file = item.file;
+      return el;
     }));
   }
 

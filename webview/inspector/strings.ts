@@ -12,6 +12,8 @@ const EN = {
   changeSource: 'Change source…',
   currentSession: 'Current session',
   refresh: 'Refresh',
+  dataFolder: 'Data folder: {0}',
+  undo: 'Undo',
   panes: 'Panes',
   paneContext: 'Context',
   paneNotes: 'Session notes',
@@ -28,6 +30,7 @@ const EN = {
   legendUsed: 'used',
   legendReserved: 'reserved for output',
   legendFree: 'free',
+  reserveShrunk: 'No room to spare: the output reserve of {1} tokens has shrunk to {0}, so a long answer may be cut off. The next compaction (at {2}%) frees space; /compact does it now.',
   levelLow: 'below the first compaction mark',
   levelMid: 'past the microcompact mark',
   levelHigh: 'past the notes compaction mark',
@@ -63,6 +66,7 @@ const EN = {
   memoryOff: 'Auto memory is off, or this source has no memory folder.',
   memoryTree: 'Memory',
   memorySummary: '{0} entries · {1} loaded · MEMORY.md {2} of {3} lines',
+  memorySummary_one: '{0} entry · {1} loaded · MEMORY.md {2} of {3} lines',
   groupBy: 'Group by',
   byType: 'Type',
   byLine: 'Index order',
@@ -126,6 +130,7 @@ const EN = {
   line: 'line {0}',
   tokensShort: '{0} tok',
   warnings: '{0} warnings',
+  warnings_one: '{0} warning',
   details: 'Details',
   selectEntry: 'Select an entry to see its details and actions.',
   file: 'File',
@@ -144,11 +149,13 @@ const EN = {
   prune: 'Prune',
   restore: 'Restore',
   deleteForGood: 'Delete for good…',
-  prunedAt: 'pruned {0}',
+  prunedAt: 'Pruned {0}',
+  pruned: 'Pruned',
   entryLabel: '{0}, {1}, {2}',
   // timeline
   timelineNone: 'No notes updates, memory writes or compactions in this session yet.',
   timelineList: 'Timeline: {0} events',
+  timelineList_one: 'Timeline: {0} event',
   notes_created: 'Session notes created ({0} template)',
   notes_updated: 'Session notes updated: {0} tokens',
   notes_failed: 'Session notes update failed: {0}',
@@ -171,7 +178,9 @@ const EN = {
   modelCall: '1 model call',
   modelCalls: '{0} model calls',
   replaced: '{0} messages replaced',
+  replaced_one: '{0} message replaced',
   trimmed: '{0} tool results trimmed',
+  trimmed_one: '{0} tool result trimmed',
   compactionDetails: 'Compaction details',
   selectCompaction: 'Select a compaction to see its summary and the messages it replaced.',
   summary: 'Summary',
@@ -182,6 +191,11 @@ const EN = {
   openDiff: 'Open as diff',
   undoCompaction: 'Undo compaction',
   undoable: 'latest: can be undone',
+  undone: 'undone',
+  undoneLong: 'Undone: a later undo put the messages it replaced back into the conversation.',
+  truncated: 'cut short',
+  attachedInstructions: 'Instructions (CLAUDE.md), attached again',
+  attachedIndex: 'Memory index (MEMORY.md), attached again',
   focus: 'Focus: {0}',
   // ages
   justNow: 'just now',
@@ -207,6 +221,8 @@ const ZH: Record<StringKey, string> = {
   changeSource: '更改来源…',
   currentSession: '当前会话',
   refresh: '刷新',
+  dataFolder: '数据文件夹：{0}',
+  undo: '撤销',
   panes: '窗格',
   paneContext: '上下文',
   paneNotes: '会话笔记',
@@ -222,6 +238,7 @@ const ZH: Record<StringKey, string> = {
   legendUsed: '已用',
   legendReserved: '为输出预留',
   legendFree: '空闲',
+  reserveShrunk: '没有余量：为输出预留的 {1} 个 token 已缩减到 {0} 个，较长的回答可能被截断。下一次压缩（{2}%）会释放空间；/compact 可立即压缩。',
   levelLow: '低于第一个压缩标记',
   levelMid: '已超过微压缩标记',
   levelHigh: '已超过笔记压缩标记',
@@ -255,6 +272,7 @@ const ZH: Record<StringKey, string> = {
   memoryOff: '自动记忆已关闭，或此来源没有记忆文件夹。',
   memoryTree: '记忆',
   memorySummary: '{0} 个条目 · 已加载 {1} 个 · MEMORY.md {2} / {3} 行',
+  memorySummary_one: '{0} 个条目 · 已加载 {1} 个 · MEMORY.md {2} / {3} 行',
   groupBy: '分组方式',
   byType: '类型',
   byLine: '索引顺序',
@@ -318,6 +336,7 @@ const ZH: Record<StringKey, string> = {
   line: '第 {0} 行',
   tokensShort: '{0} token',
   warnings: '{0} 条警告',
+  warnings_one: '{0} 条警告',
   details: '详细信息',
   selectEntry: '选择一个条目以查看详细信息和操作。',
   file: '文件',
@@ -336,10 +355,12 @@ const ZH: Record<StringKey, string> = {
   prune: '修剪',
   restore: '恢复',
   deleteForGood: '永久删除…',
-  prunedAt: '修剪于 {0}',
+  prunedAt: '{0}修剪',
+  pruned: '已修剪',
   entryLabel: '{0}，{1}，{2}',
   timelineNone: '此会话中还没有笔记更新、记忆写入或压缩。',
   timelineList: '时间线：{0} 个事件',
+  timelineList_one: '时间线：{0} 个事件',
   notes_created: '已创建会话笔记（{0} 模板）',
   notes_updated: '会话笔记已更新：{0} 个 token',
   notes_failed: '会话笔记更新失败：{0}',
@@ -362,7 +383,9 @@ const ZH: Record<StringKey, string> = {
   modelCall: '1 次模型调用',
   modelCalls: '{0} 次模型调用',
   replaced: '替换了 {0} 条消息',
+  replaced_one: '替换了 {0} 条消息',
   trimmed: '裁剪了 {0} 个工具结果',
+  trimmed_one: '裁剪了 {0} 个工具结果',
   compactionDetails: '压缩详情',
   selectCompaction: '选择一次压缩以查看其摘要和被替换的消息。',
   summary: '摘要',
@@ -373,6 +396,11 @@ const ZH: Record<StringKey, string> = {
   openDiff: '以差异视图打开',
   undoCompaction: '撤销压缩',
   undoable: '最新一次：可以撤销',
+  undone: '已撤销',
+  undoneLong: '已撤销：之后的一次撤销把它替换的消息放回了对话中。',
+  truncated: '已截短',
+  attachedInstructions: '重新附上的指令（CLAUDE.md）',
+  attachedIndex: '重新附上的记忆索引（MEMORY.md）',
   focus: '重点：{0}',
   justNow: '刚刚',
   secondsAgo: '{0} 秒前',
@@ -394,6 +422,13 @@ export function setLanguage(lang: string): void {
 
 export function t(key: StringKey, ...args: Array<string | number>): string {
   return table[key].replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m));
+}
+
+/** Keys with a count: `key_one` when the count is 1 and the language has such a form ("1 entry", not "1 entries"). */
+export function tn(key: StringKey, count: number, ...rest: Array<string | number>): string {
+  const one = `${key}_one`;
+  const chosen = count === 1 && Object.prototype.hasOwnProperty.call(table, one) ? one as StringKey : key;
+  return t(chosen, count, ...rest);
 }
 
 /** For keys built from data (`cat_${category}`); unknown ones fall back to the data itself. */

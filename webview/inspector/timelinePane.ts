@@ -5,7 +5,8 @@ import type { ReplacedMessageView, TimelineView } from '../../src/protocol/messa
 import { button, h } from '../shared/components';
 import { renderMarkdown } from '../shared/markdown';
 import { clock, dateTime, num } from './format';
-import { t, tOr } from './strings';
+import { t, tn, tOr } from './strings';
+import { summaryParts } from './summaryParts';
 
 type Compaction = Extract<TimelineView, { kind: 'compaction' }>;
 
@@ -23,7 +24,7 @@ export function renderTimelinePane(timeline: readonly TimelineView[], selected: 
     body.append(h('p', { class: 'empty' }, t('timelineNone')));
     return body;
   }
-  const list = h('ol', { class: 'timeline', id: 'timeline-list', 'aria-label': t('timelineList', timeline.length) });
+  const list = h('ol', { class: 'timeline', id: 'timeline-list', 'aria-label': tn('timelineList', timeline.length) });
   const selectedItem = timeline.find((e) => e.id === selected);
   // One click listener for the list; rows are cloned from a template (a hundred render in a few ms).
   const template = h('li', {}, h('button', { type: 'button', class: 'light-button light-plain timeline-button' },
@@ -45,6 +46,7 @@ export function renderTimelinePane(timeline: readonly TimelineView[], selected: 
     time.textContent = clock(e.at);
     text.textContent = label;
     if (e.kind === 'compaction' && e.undoable) el.append(h('span', { class: 'badge' }, t('undoable')));
+    if (e.kind === 'compaction' && e.undone) el.append(h('span', { class: 'badge badge-undone' }, t('undone')));
     list.append(li);
   }
   list.addEventListener('click', (event) => {
@@ -78,11 +80,11 @@ function detailsOf(e: TimelineView | undefined, replaced: ReplacedState | undefi
     t('compactionTokens', num(e.tokensBefore), num(e.tokensAfter)),
     t('duration', num(e.durationMs)),
     calls(e.modelCalls),
-    e.replaced ? t('replaced', e.replaced) : '',
-    e.trimmed ? t('trimmed', e.trimmed) : '',
+    e.replaced ? tn('replaced', e.replaced) : '',
+    e.trimmed ? tn('trimmed', e.trimmed) : '',
   ].filter(Boolean).join(' · ');
-  const summary = h('div', { class: 'markdown compaction-summary', id: 'compaction-summary' });
-  if (e.summary) summary.append(renderMarkdown(e.summary));
+  const summary = h('div', { class: 'compaction-summary', id: 'compaction-summary' });
+  if (e.summary) summary.append(...summaryNodes(e.summary));
   else summary.append(h('p', { class: 'empty' }, t('noSummary')));
   const messages = h('div', { class: 'replaced-messages', id: 'replaced-messages' });
   if (replaced === undefined || replaced === 'loading') messages.append(h('p', { class: 'empty' }, t('loadingReplaced')));
@@ -96,13 +98,31 @@ function detailsOf(e: TimelineView | undefined, replaced: ReplacedState | undefi
   return [
     h('h3', {}, t('compaction', tOr(`stage_${e.stage}`, e.stage), tOr(`trigger_${e.trigger}`, e.trigger))),
     h('p', { class: 'compaction-numbers' }, numbers),
+    e.undone ? h('p', { class: 'compaction-undone', id: 'compaction-undone' }, t('undoneLong')) : '',
     e.focus ? h('p', {}, t('focus', e.focus)) : '',
-    h('div', { class: 'detail-actions' },
+    // An undone compaction (and an undo) changed nothing that is still in effect: no diff to open.
+    e.undone || e.stage === 'undo' ? '' : h('div', { class: 'detail-actions' },
       button(t('openDiff'), { icon: 'diff', id: 'compaction-diff', onClick: () => actions.openDiff(e.id) }),
       e.undoable ? button(t('undoCompaction'), { appearance: 'secondary', icon: 'discard', id: 'compaction-undo', onClick: () => actions.undo(e.id) }) : null),
     h('h4', {}, t('summary')), summary,
     h('h4', {}, t('replacedMessages')), messages,
   ];
+}
+
+/** The summary's sections as Markdown; re-attached files and blocks as code under their name. */
+function summaryNodes(message: string): HTMLElement[] {
+  return summaryParts(message).map((p) => {
+    if (p.kind === 'summary') {
+      const md = h('div', { class: 'markdown summary-sections' });
+      md.append(renderMarkdown(p.markdown));
+      return md;
+    }
+    if (p.kind === 'text') return h('p', { class: 'summary-text' }, p.text);
+    const label = p.kind === 'file' ? `${p.path}${p.truncated ? ` (${t('truncated')})` : ''}` : t(p.tag === 'instructions' ? 'attachedInstructions' : 'attachedIndex');
+    return h('details', { class: `summary-attachment summary-${p.kind}` },
+      h('summary', {}, h('span', { class: `codicon codicon-${p.kind === 'file' ? 'file' : 'book'}`, 'aria-hidden': 'true' }), ` ${label}`),
+      h('pre', {}, h('code', {}, p.content)));
+  });
 }
 
 export function describe(e: TimelineView): string {
@@ -117,7 +137,7 @@ export function describe(e: TimelineView): string {
     if (e.status === 'failed') return t('memory_failed', e.detail ?? '');
     return t('memory_extracted', e.files.length ? e.files.join(', ') : t('savedNothing')) + (e.modelCalls !== undefined ? ` · ${calls(e.modelCalls)}` : '');
   }
-  const head = t('compaction', tOr(`stage_${e.stage}`, e.stage), tOr(`trigger_${e.trigger}`, e.trigger));
+  const head = t('compaction', tOr(`stage_${e.stage}`, e.stage), tOr(`trigger_${e.trigger}`, e.trigger)) + (e.undone ? ` (${t('undone')})` : '');
   if (e.stage === 'undo') return head;
   return `${head} · ${t('compactionTokens', num(e.tokensBefore), num(e.tokensAfter))} · ${t('duration', num(e.durationMs))} · ${calls(e.modelCalls)}`;
 }

@@ -4,10 +4,10 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { loadInstructions } from '../memory/instructions';
-import { loadMemoryIndex, type IndexEntry, type MemoryIndex, type TopicSummary } from '../memory/autoMemory/memoryIndex';
+import { loadMemoryIndex, parseIndexLine, type IndexEntry, type MemoryIndex, type TopicSummary } from '../memory/autoMemory/memoryIndex';
 import { readMemoryFile } from '../memory/autoMemory/memoryFiles';
 import { teamMemoryDir } from '../memory/autoMemory/memoryPaths';
-import { listTrash } from '../memory/autoMemory/memoryTrash';
+import { listTrash, type PruneRecord } from '../memory/autoMemory/memoryTrash';
 import { parseTopicFile } from '../memory/autoMemory/topicFile';
 import { readTeamSyncState } from '../memory/team/syncStateFile';
 import type { TeamSyncState } from '../memory/team/teamSyncTypes';
@@ -77,8 +77,10 @@ async function withSyncState(teamDir: string, state: TeamSyncState, views: { ent
   return { ...team, files: team.files.filter((_, i) => present[i]) };
 }
 
-function trashView(r: { id: string; file: string; prunedAt: string }, group: EntryGroup): TrashView {
-  return { id: r.id, group, file: r.file, prunedAt: r.prunedAt };
+/** A pruned entry under the title its index line had, so the trash reads like the tree it left. */
+function trashView(r: PruneRecord, group: EntryGroup): TrashView {
+  const title = (r.removed?.lines ?? []).map((l) => parseIndexLine(l.text.replace(/\r?\n$/, ''))?.title).find((t) => t);
+  return { id: r.id, group, file: r.file, ...(title ? { title } : {}), prunedAt: r.prunedAt };
 }
 
 async function viewsOf(index: MemoryIndex, group: EntryGroup): Promise<{ entries: MemoryEntryView[]; unindexed: MemoryEntryView[] }> {

@@ -57,7 +57,10 @@ export function buildTimeline(input: TimelineInput): TimelineView[] {
   // Only the newest compaction can be undone, and not one already undone (or an undo itself).
   const compactions = out.filter((t): t is Extract<TimelineView, { kind: 'compaction' }> => t.kind === 'compaction');
   const latest = compactions[compactions.length - 1];
-  for (const c of compactions) c.undoable = input.canUndo && c === latest && c.stage !== 'undo' && !undone.has(c.id);
+  for (const c of compactions) {
+    c.undoable = input.canUndo && c === latest && c.stage !== 'undo' && !undone.has(c.id);
+    if (undone.has(c.id)) c.undone = true;
+  }
   return out;
 }
 

@@ -143,7 +143,9 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
 
   async listSessions(): Promise<SessionSummary[]> {
     const sessions = await loadEngine().listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
-    return sessions.map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
+    // "Earlier" sessions: the one the chat shows now is not among them.
+    return sessions.filter((s) => s.sessionId !== this.session?.sessionId)
+      .map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
   }
 
   async openPath(path: string): Promise<void> {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/ports';
-import type { GaugeState, Handlers, HostToInspector, InspectorSnapshot, MemoryEntryView } from '../../protocol/messages';
+import type { EntryGroup, GaugeState, Handlers, HostToInspector, InspectorSnapshot, MemoryEntryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import { settings, settingsStore, workspaceTrusted } from '../settings';
 import { canUndoCompactions } from './compactionControl';
@@ -10,7 +10,7 @@ import { InspectorCompactions } from './inspectorCompactions';
 import { InspectorDocuments } from './inspectorDocuments';
 import type { InspectorRequest, InspectorSource } from './inspectorPanel';
 import { vscodePrompts, type InspectorPrompts } from './inspectorPrompts';
-import { MemoryActions, type ActionTarget } from './memoryActions';
+import { MemoryActions, type ActionResult, type ActionTarget } from './memoryActions';
 import { pickInspectorSource, type InspectorSourceState } from './sourcePicker';
 
 /** Coalesces bursts of changes (a turn end fires notes, memory and gauge at once) into one snapshot. */
@@ -29,6 +29,8 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   private readonly actions: MemoryActions;
   private readonly compactions: InspectorCompactions;
   private last: InspectorSnapshot | undefined;
+  /** What this panel pruned, by trash id: a late Undo can then say the entry is back already. */
+  private readonly pruned = new Map<string, { file: string; title: string }>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private watcher: { dir: string; watcher: vscode.Disposable } | undefined;
 
@@ -92,8 +94,9 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   }
 
   handlers(reply: (message: HostToInspector) => void): Handlers<InspectorRequest> {
-    const report = (r: { text: string; level: 'info' | 'warning' | 'error' } | undefined) => {
-      if (r) reply({ type: 'status', text: r.text, level: r.level });
+    const report = (r: ActionResult | undefined, group?: EntryGroup) => {
+      if (!r) return;
+      reply({ type: 'status', text: r.text, level: r.level, ...(r.undo && group ? { undo: { group, trashId: r.undo.trashId } } : {}) });
     };
     return {
       openFile: (m) => this.openFile(m.path),
@@ -110,12 +113,20 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       },
       pruneEntry: async (m) => {
         const found = this.entry(m.group, m.file);
-        if (found) report(await this.actions.prune(found.target, found.entry));
+        if (!found) return;
+        const result = await this.actions.prune(found.target, found.entry, (undone) => report(undone));
+        if (result?.undo) this.pruned.set(result.undo.trashId, { file: found.entry.file, title: found.entry.title });
+        report(result, m.group);
       },
       restoreEntry: async (m) => {
         const item = this.last?.memory.trash.find((t) => t.id === m.trashId && t.group === m.group);
         const target = this.target(m.group);
         if (item && target) report(await this.actions.restore(target, item));
+        // The inspector's Undo after the notification's (or the reverse): the trash no longer holds it.
+        else if (target && this.pruned.has(m.trashId)) {
+          const { file, title } = this.pruned.get(m.trashId)!;
+          report(await this.actions.alreadyRestored(target, file, title));
+        }
       },
       deleteTrash: async (m) => {
         const item = this.last?.memory.trash.find((t) => t.id === m.trashId && t.group === m.group);

@@ -1,3 +1,5 @@
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/ports';
 import type { MemoryEntryView, MemoryKind, TrashView } from '../../protocol/messages';
@@ -13,6 +15,8 @@ export interface ActionTarget {
 export interface ActionResult {
   text: string;
   level: 'info' | 'warning' | 'error';
+  /** A prune: the trash entry the inspector's own Undo button restores. */
+  undo?: { trashId: string };
 }
 
 /**
@@ -61,7 +65,8 @@ export class MemoryActions {
       vscode.l10n.t('"{0}" is now a {1} memory.', entry.title, picked.value));
   }
 
-  async prune(target: ActionTarget, entry: MemoryEntryView): Promise<ActionResult | undefined> {
+  /** `undone` hears how an Undo chosen in the notification went, so the inspector's status line follows. */
+  async prune(target: ActionTarget, entry: MemoryEntryView, undone: (result: ActionResult) => void = () => undefined): Promise<ActionResult | undefined> {
     if (target.readOnly) {
       const go = await this.prompts().confirm(
         vscode.l10n.t('Prune "{0}" from Claude Code\'s memory?', entry.title),
@@ -78,14 +83,33 @@ export class MemoryActions {
     this.changed();
     void this.prompts().offerUndo(vscode.l10n.t('Pruned "{0}": its line left MEMORY.md and the file is in the trash.', entry.title)).then(async (undo) => {
       if (!undo) return;
-      const result = await this.restore(target, { id, file: entry.file });
-      if (result?.level === 'error') void vscode.window.showErrorMessage(result.text);
+      const result = await this.restore(target, { id, file: entry.file, title: entry.title });
+      if (result.level === 'error') void vscode.window.showErrorMessage(result.text);
+      undone(result);
     });
-    return { text: vscode.l10n.t('Pruned "{0}". Undo restores it.', entry.title), level: 'info' };
+    return { text: vscode.l10n.t('Pruned "{0}". Undo puts it back (here, in the notification, or later under Recently pruned).', entry.title), level: 'info', undo: { trashId: id } };
   }
 
-  async restore(target: ActionTarget, item: Pick<TrashView, 'id' | 'file'>): Promise<ActionResult | undefined> {
-    return this.run(() => loadEngine().inspector.restoreEntry(target.dir, item.id), vscode.l10n.t('Restored {0}.', item.file));
+  async restore(target: ActionTarget, item: Pick<TrashView, 'id' | 'file' | 'title'>): Promise<ActionResult> {
+    const name = item.title ?? item.file;
+    try {
+      await loadEngine().inspector.restoreEntry(target.dir, item.id);
+    } catch (error) {
+      // A second Undo (the notification's after the inspector's, or the reverse) finds the trash empty.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.alreadyRestored(target, item.file, name);
+      return this.failed(error);
+    }
+    this.changed();
+    return { text: vscode.l10n.t('Restored "{0}".', name), level: 'info' };
+  }
+
+  /** The entry's trash is gone: restored already when its file is back, else deleted for good. */
+  async alreadyRestored(target: ActionTarget, file: string, name: string): Promise<ActionResult> {
+    this.changed();
+    const back = await fsp.stat(path.join(target.dir, file)).then((s) => s.isFile(), () => false);
+    return back
+      ? { text: vscode.l10n.t('"{0}" was already restored.', name), level: 'info' }
+      : { text: vscode.l10n.t('"{0}" is no longer in the trash (it was deleted for good).', name), level: 'warning' };
   }
 
   async deleteForGood(target: ActionTarget, item: TrashView): Promise<ActionResult | undefined> {

@@ -42,7 +42,9 @@ export async function pickInspectorSource(dataDir: string, cwd: string): Promise
   }
   const project = await vscode.window.showQuickPick(projects.map((p): Pick<string> => ({
     label: p.key,
-    description: vscode.l10n.t('{0} sessions{1}', p.sessions, p.hasMemory ? vscode.l10n.t(', memory') : ''),
+    description: p.sessions === 1
+      ? vscode.l10n.t('1 session{0}', p.hasMemory ? vscode.l10n.t(', memory') : '')
+      : vscode.l10n.t('{0} sessions{1}', p.sessions, p.hasMemory ? vscode.l10n.t(', memory') : ''),
     detail: p.modified ? new Date(p.modified).toLocaleString() : undefined,
     value: p.key,
   })), { title: vscode.l10n.t('Memory Inspector: pick a project'), matchOnDescription: true, ignoreFocusOut: true });

@@ -62,7 +62,7 @@ describe('memory view', () => {
     const topicBytes = fs.readFileSync(path.join(dir, 'reference_003.md'));
     const record = await pruneEntry(dir, 'reference_003.md');
     const view = await buildMemoryView({ dir });
-    assert.deepEqual(view.trash.map((t) => [t.id, t.file, t.group]), [[record.id, 'reference_003.md', 'private']]);
+    assert.deepEqual(view.trash.map((t) => [t.id, t.file, t.group, t.title]), [[record.id, 'reference_003.md', 'private', 'Entry 3']]);
     assert.equal(view.entries.some((e) => e.file === 'reference_003.md'), false);
     await restoreEntry(dir, record.id);
     assert.equal(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'), index);
@@ -151,7 +151,7 @@ describe('timeline', () => {
     assert.equal(buildTimeline({ live, facts, canUndo: false }).some((t) => t.kind === 'compaction' && t.undoable), false);
   });
 
-  it('a compaction the transcript records as undone is not undoable again', () => {
+  it('a compaction the transcript records as undone is marked undone and is not undoable again', () => {
     const facts: TranscriptFacts = {
       responses: new Map(), responseCount: 0, compactions: [
         { id: 'evt-9', at: 1, stage: 'full', trigger: 'manual', tokensBefore: 10, lineRange: [1, 2], replacedLines: 2, trimmed: 0 },
@@ -160,6 +160,7 @@ describe('timeline', () => {
     };
     const timeline = buildTimeline({ facts, canUndo: true });
     assert.equal(timeline.every((t) => t.kind !== 'compaction' || !t.undoable), true);
+    assert.deepEqual(timeline.map((t) => t.kind === 'compaction' && [t.id, t.undone === true]), [['evt-9', true], ['b2', false]]);
   });
 });
 

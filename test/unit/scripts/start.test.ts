@@ -4,14 +4,15 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { isHostInstalled } from '../../../scripts/installTestHost.mjs';
 import { useTempDirs } from '../support/tempDirs';
 
 // `npm start` for real (the VS Code server of the test host and the demo model), with HOME in a temp
 // folder: what it prints, and where it writes.
 const root = path.resolve(__dirname, '../../..');
 const tempDir = useTempDirs();
-const ready = isHostInstalled() && fs.existsSync(path.join(root, 'dist', 'testServer.js'));
+// The installer's own marker (scripts/installTestHost.mjs): without it npm start would spend minutes installing.
+const hostDir = process.env.ENGRAM_TEST_HOST_DIR || path.join(root, '.vscode-test');
+const ready = fs.existsSync(path.join(hostDir, 'host.json')) && fs.existsSync(path.join(root, 'dist', 'testServer.js'));
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
