@@ -1,0 +1,44 @@
+// Every word of the Memory Inspector exists in English and Simplified Chinese: the webview's two tables
+// hold the same keys with the same {n} arguments, and each string the inspector's host code passes to
+// vscode.l10n.t has an entry in the zh-cn bundle.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+const root = path.resolve(__dirname, '../../..');
+const args = (s: string) => [...s.matchAll(/\{(\d+)\}/g)].map((m) => m[1]).sort().join(',');
+
+/** The two tables of webview/inspector/strings.ts, read from its source (the module exports only the lookups). */
+function tables(): { en: Record<string, string>; zh: Record<string, string> } {
+  const source = fs.readFileSync(path.join(root, 'webview', 'inspector', 'strings.ts'), 'utf8');
+  const block = (name: string) => {
+    const start = source.indexOf(`const ${name}`);
+    const body = source.slice(source.indexOf('{', start), source.indexOf('\n};', start) + 2);
+    const entries = [...body.matchAll(/^\s+(?:'([^']+)'|(\w+)): '((?:[^'\\]|\\.)*)',$/gm)].map((m) => [m[1] ?? m[2], m[3]] as const);
+    return Object.fromEntries(entries);
+  };
+  return { en: block('EN'), zh: block('ZH') };
+}
+
+test('the inspector webview has every string in both languages, with the same arguments', () => {
+  const { en, zh } = tables();
+  assert.ok(Object.keys(en).length > 150, 'the scan found too few strings');
+  assert.deepEqual(Object.keys(zh).sort(), Object.keys(en).sort());
+  for (const key of Object.keys(en)) assert.equal(args(zh[key]), args(en[key]), `arguments of ${key}`);
+});
+
+test('every host string of the inspector has a zh-cn translation', () => {
+  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+  const dir = path.join(root, 'src', 'vscode', 'inspector');
+  const missing: string[] = [];
+  for (const file of fs.readdirSync(dir)) {
+    const source = fs.readFileSync(path.join(dir, file), 'utf8');
+    for (const m of source.matchAll(/vscode\.l10n\.t\(\s*'((?:[^'\\]|\\.)*)'/g)) {
+      const key = m[1].replace(/\\(.)/g, '$1');
+      if (!bundle[key]?.trim()) missing.push(`${file}: ${key}`);
+      else assert.equal(args(bundle[key]), args(key), `arguments of "${key}"`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
