@@ -65,18 +65,18 @@ async function lastReply(): Promise<string> {
   return ui.evaluate<string>('chat', "[...document.querySelectorAll('.item-assistant')].pop()?.textContent ?? ''");
 }
 
-/** The toast that offers `undo`, in the inspector or among the workbench's notifications. */
+/** What offers Undo after a prune: the inspector's status line, or VS Code's notification. */
 async function findToast(undo: string): Promise<{ text: string; clickUndo: () => Promise<unknown> }> {
   const inWorkbench = `.notification-toast:has(.monaco-button:has-text("${undo}"))`;
   const end = Date.now() + 15_000;
   while (Date.now() < end) {
-    if (await ui.count('inspector', '.toast') > 0) {
-      return { text: await ui.text('inspector', '.toast'), clickUndo: () => ui.click('inspector', `.toast :is(vscode-button, button):has-text("${undo}")`) };
+    if (await ui.count('inspector', '#inspector-status #status-undo') > 0) {
+      return { text: await ui.text('inspector', '#inspector-status'), clickUndo: () => ui.click('inspector', '#status-undo') };
     }
     const text = await ui.workbenchText(inWorkbench, 500).catch(() => undefined);
     if (text !== undefined) return { text, clickUndo: () => ui.clickWorkbench(`${inWorkbench} .monaco-button:has-text("${undo}")`) };
   }
-  throw new Error(`no toast with ${undo} after pruning, in the inspector or the workbench`);
+  throw new Error(`nothing offers ${undo} after pruning, in the inspector or the workbench`);
 }
 
 /** Lines of the notes file that are neither the template's headings and guide lines nor blank. */
@@ -278,11 +278,12 @@ function walkthrough(tag: string): void {
       const undo = chinese() ? '撤销' : 'Undo';
       const toast = await findToast(undo);
       assert.match(toast.text, say(/Pruned/, /已修剪|修剪/));
+      await ui.evaluate('inspector', "document.getElementById('inspector-status')?.scrollIntoView({ block: 'center' })");
       await shoot(api, '08-prune-toast');
       await toast.clickUndo();
       await waitUntil('the file and its line to come back', () => fs.existsSync(file) && fs.readFileSync(indexFile).equals(index));
       assert.deepEqual(fs.readFileSync(file), bytes);
-      await waitUntil('the toast to go', async () => (await ui.count('inspector', '.toast')) === 0);
+      await waitUntil('the Undo to go once used', async () => (await ui.count('inspector', '#status-undo')) === 0);
       await api.inspector()!.refresh();
       await ui.text('inspector', `[data-file="${remembered}"]`);
       assert.equal(await ui.count('inspector', `[data-file="${remembered}"]`), 1, 'the restored entry is back in the tree');
