@@ -7,10 +7,23 @@ import * as vscode from 'vscode';
 import { SETTING_KEYS, SettingsStore, type EngramSettings, type RawSettings, type SettingId } from '../core/settings/engramSettings';
 import type { Logger } from '../core/ports';
 
+/**
+ * A conversation with the offline demo stays a few thousand tokens long, so at the usual thresholds its
+ * session notes would never be written: with the demo on, they start and update at the smallest sizes
+ * the settings allow, unless the user set them.
+ */
+const DEMO_NOTES_THRESHOLDS: RawSettings = { 'sessionNotes.initTokens': 1_000, 'sessionNotes.updateGrowthTokens': 500, 'sessionNotes.updateToolCalls': 1 };
+
 function readRaw(): RawSettings {
   const config = vscode.workspace.getConfiguration('engram');
   const raw: RawSettings = {};
   for (const id of Object.keys(SETTING_KEYS) as SettingId[]) raw[id] = config.get(id);
+  if (raw.offlineDemo === true || process.env.ENGRAM_OFFLINE_DEMO === '1') {
+    for (const [id, value] of Object.entries(DEMO_NOTES_THRESHOLDS) as Array<[SettingId, unknown]>) {
+      const set = config.inspect(id);
+      if (set?.globalValue === undefined && set?.workspaceValue === undefined && set?.workspaceFolderValue === undefined) raw[id] = value;
+    }
+  }
   return raw;
 }
 

@@ -1,11 +1,12 @@
 // What happened in a conversation, as the session notes and a compaction summary need it: the user's
 // requests, the files each tool touched, the commands and their exit codes, the errors, the last reply.
+import path from 'node:path';
 import { DENIED_BY_USER } from '../../core/agent/permissions';
 import { NOTES_UPDATE_MARKER } from '../../core/memory/sessionNotes/prompts';
 import { EXTRACTION_MARKER } from '../../core/memory/autoMemory/memoryPrompts';
 import { SUMMARY_REQUEST_MARKER } from '../../core/compaction/summaryPrompt';
 import { clip } from './reply';
-import { blocksOf, roundsAfter, shownPath, userWords, type Message } from './request';
+import { absPath, blocksOf, roundsAfter, shownPath, userWords, type Message } from './request';
 
 /** Tasks the engine gives its own agents: never a request of the user. */
 export const FORK_MARKERS = [NOTES_UPDATE_MARKER, EXTRACTION_MARKER, SUMMARY_REQUEST_MARKER] as const;
@@ -26,7 +27,12 @@ export interface Digest {
 const ACTIONS: Record<string, string> = { Read: 'read', Edit: 'edited', Write: 'written' };
 const PENDING: Record<string, string> = { Read: 'being read', Edit: 'edit waiting', Write: 'write waiting' };
 
-export function digest(messages: readonly Message[], cwd: string | undefined): Digest {
+export function digest(messages: readonly Message[], where: { cwd?: string; memoryDir?: string }): Digest {
+  // A memory file is named by its place in the memory folder: the folder's full path says nothing new.
+  const shown = (p: string): string => {
+    const abs = absPath(where, p);
+    return where.memoryDir && abs.startsWith(`${where.memoryDir}${path.sep}`) ? `memory/${abs.slice(where.memoryDir.length + 1)}` : shownPath(where, p);
+  };
   const d: Digest = { requests: [], files: [], commands: [], errors: [], worklog: [], open: false };
   for (const m of messages) {
     for (const w of userWords(m)) if (!FORK_MARKERS.some((k) => w.trimStart().startsWith(k))) d.requests.push(clip(w.trim().replace(/\s+/g, ' '), 200));
@@ -38,7 +44,7 @@ export function digest(messages: readonly Message[], cwd: string | undefined): D
   }
   for (const step of roundsAfter(messages, 0).flat()) {
     const { name, input } = step.call;
-    const file = typeof input.file_path === 'string' ? shownPath({ cwd }, input.file_path) : typeof input.path === 'string' ? input.path : undefined;
+    const file = typeof input.file_path === 'string' ? shown(input.file_path) : typeof input.path === 'string' ? input.path : undefined;
     const what = name === 'Bash' ? `Bash \`${clip(String(input.command ?? ''), 80)}\`` : name === 'Grep' ? `Grep \`${clip(String(input.pattern ?? ''), 60)}\`` : `${name}${file ? ` ${file}` : ''}`;
     const r = step.result;
     const denied = r?.isError === true && r.text.startsWith(DENIED_BY_USER);

@@ -71,7 +71,7 @@ export function updateNotes(req: DemoRequest): ScriptedMessage {
   if (!file || notes === undefined || !req.tools.has('Edit')) return { content: [{ type: 'text', text: `${DEMO_PREFIX} I could not find the notes file in the request.` }] };
   const sections = sectionsOf(notes);
   const byHeading = new Map(sections.map((s) => [s.heading, s]));
-  const want = bodies(digest(req.messages.slice(0, req.promptAt), req.cwd), (h) => byHeading.get(h)?.body ?? []);
+  const want = bodies(digest(req.messages.slice(0, req.promptAt), req), (h) => byHeading.get(h)?.body ?? []);
   const calls: Array<{ name: string; input: Record<string, unknown> }> = [];
   for (const [heading, lines] of Object.entries(want)) {
     const s = byHeading.get(heading);

@@ -7,7 +7,7 @@ import { DEMO_PREFIX } from '../reply';
 import type { DemoRequest } from '../request';
 
 export function compactionSummary(req: DemoRequest): ScriptedMessage {
-  const d = digest(req.messages.slice(0, req.promptAt), req.cwd);
+  const d = digest(req.messages.slice(0, req.promptAt), req);
   const last = d.requests.at(-1);
   const list = (items: string[], none: string): string => (items.length > 0 ? items.map((i) => `- ${i}`).join('\n') : none);
   const body: Record<(typeof SUMMARY_SECTIONS)[number], string> = {

@@ -173,3 +173,14 @@ describe('the demo model: skills', () => {
     assert.match(textOf(demoReply(requestBody(saved))), /nothing to save \(already saved\)/);
   });
 });
+
+describe('the demo model: what the notes and summaries name', () => {
+  it('names a memory file by its place in the memory folder', () => {
+    const asked: Msg[] = [{ role: 'user', content: 'remember that I prefer tabs' }];
+    const conversation = withResults(asked, demoReply(requestBody(asked)), ['Created feedback_prefer_tabs.md (9 lines).', 'Created MEMORY.md (1 line).']);
+    const notesPath = '/d/projects/-w-project/s1/session-memory/summary.md';
+    const edits = callsOf(demoReply(requestBody([...conversation, { role: 'user', content: buildUpdatePrompt({ notesPath, notesText: DEFAULT_TEMPLATE, caps: DEFAULT_CAPS }) }])));
+    const files = edits.find((e) => String(e.input.old_string).startsWith('_The files and functions'));
+    assert.match(String(files?.input.new_string), /\n- memory\/feedback_prefer_tabs\.md: written\n- memory\/MEMORY\.md: written$/);
+  });
+});
