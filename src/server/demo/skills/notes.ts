@@ -34,10 +34,12 @@ function sectionsOf(notes: string): Section[] {
   return out;
 }
 
-/** Lines kept from before, then the new ones, without repeats, at most `max` (the newest). */
+/** Lines kept from before, then the new ones, without repeats or stale "in progress" lines, at most `max` (the newest). */
 function merged(old: string[], fresh: string[], max: number): string[] {
   const all: string[] = [];
-  for (const l of [...old, ...fresh]) if (!all.includes(l)) all.push(l);
+  // What was still running at the last update has an outcome by now (or is listed as running again).
+  const settled = old.filter((l) => !/(?:: (?:being read|edit waiting|write waiting)| \(in progress\))$/.test(l));
+  for (const l of [...settled, ...fresh]) if (!all.includes(l)) all.push(l);
   return all.slice(-max);
 }
 

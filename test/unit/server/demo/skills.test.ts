@@ -182,5 +182,9 @@ describe('the demo model: what the notes and summaries name', () => {
     const edits = callsOf(demoReply(requestBody([...conversation, { role: 'user', content: buildUpdatePrompt({ notesPath, notesText: DEFAULT_TEMPLATE, caps: DEFAULT_CAPS }) }])));
     const files = edits.find((e) => String(e.input.old_string).startsWith('_The files and functions'));
     assert.match(String(files?.input.new_string), /\n- memory\/feedback_prefer_tabs\.md: written\n- memory\/MEMORY\.md: written$/);
+    // An earlier update saw the writes still waiting: those lines give way to the outcome.
+    const earlier = DEFAULT_TEMPLATE.replace('_The files and functions that matter here: what each one holds and why it is relevant_', '$&\n- memory/feedback_prefer_tabs.md: write waiting');
+    const again = callsOf(demoReply(requestBody([...conversation, { role: 'user', content: buildUpdatePrompt({ notesPath, notesText: earlier, caps: DEFAULT_CAPS }) }])));
+    assert.doesNotMatch(String(again.find((e) => String(e.input.old_string).startsWith('_The files and functions'))?.input.new_string), /waiting/);
   });
 });
