@@ -84,10 +84,9 @@ describe('a turn with tools', () => {
       { content: [{ type: 'text', text: 'done' }] },
     );
     const { session } = await startSession(server, { workspace, dataDir, tools });
-    const started = Date.now();
     await session.agent.runTurn('look around');
+    // Overlap is proved by the count of tools live at once, not by a clock (a loaded machine is slow).
     assert.equal(live.max, 3, 'three reads overlapped');
-    assert.ok(Date.now() - started < 40 * 3 + 200, 'parallel, not one after another');
     const changeStart = log.indexOf('start Change:d');
     assert.ok(log.indexOf('end Look:c') < changeStart && changeStart < log.indexOf('start Look:e'), log.join(', '));
     assert.deepEqual(toolResults(session.agent.messages, 2).map((r) => r.tool_use_id), ['toolu_a', 'toolu_b', 'toolu_c', 'toolu_d', 'toolu_e']);
