@@ -7,7 +7,7 @@ import { createOutputLogger } from './vscode/outputLogger';
 import { ContextStatusBar } from './vscode/statusBar';
 import { registerApiKeyCommands } from './vscode/apiKey';
 import { TeamMemoryCommands } from './vscode/teamMemory';
-import { disposeOfflineDemo } from './vscode/modelSetup';
+import { disposeOfflineDemo, registerModelCommands } from './vscode/modelSetup';
 import { settingsStore, watchSettings } from './vscode/settings';
 
 /** Set by the bundle's first and last lines (see esbuild.mjs), so activation time includes loading the bundle. */
@@ -60,7 +60,11 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     { dispose: () => clearTimeout(lastSyncTimer) },
     chatView,
     vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, { webviewOptions: { retainContextWhenHidden: true } }),
-    vscode.commands.registerCommand('engram.openInspector', () => { openInspector(); }),
+    // The chat's `/memory` names a pane to show.
+    vscode.commands.registerCommand('engram.openInspector', (pane?: unknown) => {
+      const panel = openInspector();
+      if (pane === 'gauge' || pane === 'notes' || pane === 'memory' || pane === 'timeline') panel.revealPane(pane);
+    }),
     vscode.commands.registerCommand('engram.focusChat', () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
     vscode.commands.registerCommand('engram.newChat', () => chat().newChat()),
     vscode.commands.registerCommand('engram.remember', async (text?: unknown) => {
@@ -88,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     }),
     vscode.commands.registerCommand('engram.undoCompaction', () => chat().undoLastCompaction()),
     ...registerApiKeyCommands(context),
+    ...registerModelCommands(),
     ...team.register(),
   );
 

@@ -22,9 +22,18 @@ export interface GaugeState {
 
 export type PermissionChoice = 'allowOnce' | 'allowSession' | 'deny';
 
+/** A reply's tokens over all its model calls: input as billed fresh, read from and written to the cache, output. */
+export interface TurnTokens {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+}
+
 /** One rendered item of the chat transcript. */
 export type ChatItem =
-  | { kind: 'user'; id: string; text: string }
+  /** `files`: workspace files the person attached with @ (their content went with the prompt). */
+  | { kind: 'user'; id: string; text: string; files?: string[] }
   | { kind: 'assistant'; id: string; text: string; streaming: boolean }
   | { kind: 'thinking'; id: string; text: string }
   | {
@@ -32,7 +41,17 @@ export type ChatItem =
     status: 'running' | 'done' | 'error' | 'denied' | 'waiting'; result?: string;
   }
   | { kind: 'permission'; id: string; toolUseId: string; toolName: string; summary: string; answered?: PermissionChoice }
-  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; action?: string; link?: { label: string; path: string } };
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; action?: string; link?: { label: string; path: string } }
+  /** The end of a reply: its tokens (absent when no model call was made). */
+  | { kind: 'turn'; id: string; tokens?: TurnTokens }
+  /** `/help`, answered in the view: the webview words it. */
+  | { kind: 'help'; id: string }
+  /** `/context`: the context breakdown as it was when asked. */
+  | { kind: 'context'; id: string; gauge: GaugeState };
+
+/** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */
+export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo';
+export type ChatCommand = 'openInspector' | 'setApiKey' | 'showLog' | 'pickModel';
 
 export interface SessionSummary {
   id: string;
@@ -50,7 +69,16 @@ export type ChatToHost =
   | { type: 'permission'; requestId: string; choice: PermissionChoice }
   | { type: 'listSessions'; requestId: string }
   | { type: 'resume'; sessionId: string }
-  | { type: 'runCommand'; command: 'openInspector' | 'setApiKey' | 'showLog' }
+  | { type: 'runCommand'; command: ChatCommand }
+  /** Sends the last prompt again, on the conversation before it. */
+  | { type: 'retry' }
+  /** Replaces the last prompt with `text` and sends it. */
+  | { type: 'editLast'; text: string }
+  /** A code block's Copy (to the clipboard) or Insert (at the active editor's cursor). */
+  | { type: 'codeAction'; action: 'copy' | 'insert'; code: string }
+  /** @ completion: workspace files whose path contains `query`. */
+  | { type: 'findFiles'; requestId: string; query: string }
+  | { type: 'setup'; choice: SetupChoice }
   /** Opens a file the host itself linked (notes, a memory); any other path is refused. */
   | { type: 'openPath'; path: string }
   | { type: 'ping'; requestId: string; text: string };
@@ -62,6 +90,8 @@ export interface ChatSnapshot {
   gauge: GaugeState;
   modelLabel: string;
   trusted: boolean;
+  /** No API key and no choice made yet: the view shows its first-run screen. */
+  setupNeeded: boolean;
 }
 
 export type HostToChat =
@@ -71,6 +101,8 @@ export type HostToChat =
   | { type: 'busy'; busy: boolean; status?: string }
   | { type: 'gauge'; gauge: GaugeState }
   | { type: 'sessions'; requestId: string; sessions: SessionSummary[] }
+  /** Workspace-relative paths for @ completion, best first. */
+  | { type: 'files'; requestId: string; files: string[] }
   | { type: 'pong'; requestId: string; text: string };
 
 // ---------- inspector panel ----------
@@ -262,6 +294,7 @@ export interface ReplacedMessageView {
 }
 
 export type EntryGroup = 'private' | 'team';
+export type InspectorPane = 'gauge' | 'notes' | 'memory' | 'timeline';
 
 export type InspectorToHost =
   | { type: 'ready' }
@@ -291,6 +324,8 @@ export type HostToInspector =
   | { type: 'snapshot'; state: InspectorSnapshot }
   | { type: 'gauge'; gauge: GaugeState }
   | { type: 'compactionDetails'; requestId: string; id: string; messages: ReplacedMessageView[]; error?: string }
+  /** Scrolls to and focuses a pane (the chat's `/memory` opens the memory pane). */
+  | { type: 'revealPane'; pane: InspectorPane }
   /** The outcome of an action, read out by screen readers. */
   | { type: 'status'; text: string; level: 'info' | 'warning' | 'error'; undo?: { group: EntryGroup; trashId: string } }
   | { type: 'pong'; requestId: string; text: string };
@@ -313,7 +348,12 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   permission: { requestId: 'string', choice: 'enum:allowOnce|allowSession|deny' },
   listSessions: { requestId: 'string' },
   resume: { sessionId: 'string' },
-  runCommand: { command: 'enum:openInspector|setApiKey|showLog' },
+  runCommand: { command: 'enum:openInspector|setApiKey|showLog|pickModel' },
+  retry: {},
+  editLast: { text: 'string' },
+  codeAction: { action: 'enum:copy|insert', code: 'string' },
+  findFiles: { requestId: 'string', query: 'string' },
+  setup: { choice: 'enum:apiKey|baseUrl|demo' },
   openPath: { path: 'string' },
   ping: { requestId: 'string', text: 'string' },
 };

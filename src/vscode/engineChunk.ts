@@ -9,3 +9,4 @@ export { autoMemoryDir, teamMemoryDir } from '../core/memory/autoMemory/memoryPa
 export { repoSlugOf } from '../core/memory/team/repoSlug';
 export { readTeamSyncState } from '../core/memory/team/syncStateFile';
 export { syncTeamMemory } from '../core/memory/team/teamSync';
+export { redactSecrets } from '../core/security/secretScan';

@@ -14,6 +14,7 @@ suite('webview protocol', () => {
     const channel = new WebviewChannel<ChatToHost, HostToChat>(panel.webview, 'test', CHAT_TO_HOST_SHAPES, {
       ready() {}, send() { throw new Error('a malformed send must never reach its handler'); }, stop() {}, newChat() {},
       permission() {}, listSessions() {}, resume() {}, runCommand() {}, openPath() {},
+      retry() {}, editLast() {}, codeAction() {}, findFiles() {}, setup() {},
       ping: (m) => { pings.push(m.text); },
     }, logger);
     const nonce = randomBytes(16).toString('base64');

@@ -1,17 +1,22 @@
-import type { ChatItem, PermissionChoice } from '../../src/protocol/messages';
-import { button, h, icon } from '../shared/components';
+import type { ChatCommand, ChatItem, GaugeState, PermissionChoice, TurnTokens } from '../../src/protocol/messages';
+import { button, h, icon, lightButton } from '../shared/components';
+import { groupDigits } from '../shared/gauge';
 import { renderMarkdown } from '../shared/markdown';
+import { t, tOr, type StringKey } from './strings';
 
 export interface ItemHandlers {
   permission(requestId: string, choice: PermissionChoice): void;
-  runCommand(command: 'openInspector' | 'setApiKey' | 'showLog'): void;
+  runCommand(command: ChatCommand): void;
   openPath(path: string): void;
+  code(action: 'copy' | 'insert', code: string): void;
+  retry(): void;
+  edit(text: string): void;
 }
 
-const ACTIONS: Record<string, { label: string; command: 'openInspector' | 'setApiKey' | 'showLog' }> = {
-  setApiKey: { label: 'Set API Key', command: 'setApiKey' },
-  showLog: { label: 'Show Log', command: 'showLog' },
-  openInspector: { label: 'Open Memory Inspector', command: 'openInspector' },
+const ACTIONS: Record<string, { label: StringKey; command: ChatCommand }> = {
+  setApiKey: { label: 'actionSetApiKey', command: 'setApiKey' },
+  showLog: { label: 'actionShowLog', command: 'showLog' },
+  openInspector: { label: 'actionOpenInspector', command: 'openInspector' },
 };
 
 const TOOL_STATUS_ICON: Record<string, string> = {
@@ -22,37 +27,58 @@ const TOOL_STATUS_ICON: Record<string, string> = {
 export function renderItem(item: ChatItem, handlers: ItemHandlers): HTMLElement {
   const node = renderBody(item, handlers);
   node.dataset.item = item.id;
+  node.dataset.kind = item.kind;
   return node;
+}
+
+/** A reply's Markdown, with Copy and Insert on each code block. */
+export function renderReply(text: string, handlers: ItemHandlers): DocumentFragment {
+  const fragment = renderMarkdown(text);
+  for (const pre of Array.from(fragment.querySelectorAll('pre'))) {
+    // The renderer ends a fenced block with a newline that is not part of the code.
+    const code = () => (pre.querySelector('code')?.textContent ?? pre.textContent ?? '').replace(/\n$/, '');
+    const bar = h('div', { class: 'code-actions' },
+      lightButton(t('copy'), { icon: 'copy', title: t('copyCode'), onClick: () => handlers.code('copy', code()) }),
+      lightButton(t('insert'), { icon: 'insert', title: t('insertCode'), onClick: () => handlers.code('insert', code()) }));
+    const wrap = h('div', { class: 'code-block' });
+    pre.replaceWith(wrap);
+    wrap.append(bar, pre);
+  }
+  return fragment;
 }
 
 function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
   switch (item.kind) {
     case 'user':
-      return h('div', { class: 'item item-user' }, h('div', { class: 'item-role' }, 'You'), h('div', { class: 'item-text' }, item.text));
+      return h('div', { class: 'item item-user' },
+        h('div', { class: 'item-role' }, t('you'),
+          lightButton(t('edit'), { icon: 'edit', title: t('editTitle'), look: 'link', onClick: () => handlers.edit(item.text) })),
+        h('div', { class: 'item-text' }, item.text),
+        item.files?.length ? h('div', { class: 'item-files' }, icon('file'), ` ${t('attached', item.files.join(', '))}`) : null);
     case 'assistant': {
       const body = h('div', { class: 'markdown' });
-      body.append(renderMarkdown(item.text));
-      return h('div', { class: `item item-assistant${item.streaming ? ' streaming' : ''}` }, h('div', { class: 'item-role' }, 'Engram'), body);
+      body.append(renderReply(item.text, handlers));
+      return h('div', { class: `item item-assistant${item.streaming ? ' streaming' : ''}` }, h('div', { class: 'item-role' }, t('engram')), body);
     }
     case 'thinking':
-      return h('details', { class: 'item item-thinking' }, h('summary', {}, 'Thinking'), h('pre', {}, item.text));
+      return h('details', { class: 'item item-thinking' }, h('summary', {}, t('thinking')), h('pre', {}, item.text));
     case 'tool':
       return h('details', { class: `item item-tool tool-${item.status}` },
-        h('summary', { 'aria-label': `Tool ${item.name}: ${item.summary} (${item.status})` },
+        h('summary', { 'aria-label': t('toolLabel', item.name, item.summary, item.status) },
           icon(TOOL_STATUS_ICON[item.status] ?? 'tools'), h('span', { class: 'tool-name' }, item.name),
           h('span', { class: 'tool-summary' }, summaryAfterName(item.name, item.summary))),
-        h('div', { class: 'tool-section-title' }, 'Input'), h('pre', { class: 'tool-input' }, item.input),
-        item.result === undefined ? null : h('div', { class: 'tool-section-title' }, 'Result'),
+        h('div', { class: 'tool-section-title' }, t('input')), h('pre', { class: 'tool-input' }, item.input),
+        item.result === undefined ? null : h('div', { class: 'tool-section-title' }, t('result')),
         item.result === undefined ? null : h('pre', { class: 'tool-result' }, item.result));
     case 'permission': {
       const buttons = item.answered
         ? h('div', { class: 'permission-answer' }, answerText(item.answered))
         : h('div', { class: 'permission-buttons' },
-          button('Allow once', { id: `allow-once-${item.id}`, onClick: () => handlers.permission(item.id, 'allowOnce') }),
-          button(`Always allow ${item.toolName} this session`, { id: `allow-session-${item.id}`, appearance: 'secondary', onClick: () => handlers.permission(item.id, 'allowSession') }),
-          button('Deny', { id: `deny-${item.id}`, appearance: 'secondary', onClick: () => handlers.permission(item.id, 'deny') }));
-      return h('div', { class: 'item item-permission', role: 'group', 'aria-label': `Permission for ${item.toolName}` },
-        h('div', { class: 'permission-title' }, icon('shield'), ` ${item.toolName} wants to run`),
+          button(t('allowOnce'), { id: `allow-once-${item.id}`, onClick: () => handlers.permission(item.id, 'allowOnce') }),
+          button(t('allowSession', item.toolName), { id: `allow-session-${item.id}`, appearance: 'secondary', onClick: () => handlers.permission(item.id, 'allowSession') }),
+          button(t('deny'), { id: `deny-${item.id}`, appearance: 'secondary', onClick: () => handlers.permission(item.id, 'deny') }));
+      return h('div', { class: 'item item-permission', role: 'group', 'aria-label': t('permissionFor', item.toolName) },
+        h('div', { class: 'permission-title' }, icon('shield'), ` ${t('wantsToRun', item.toolName)}`),
         h('pre', { class: 'permission-summary' }, item.summary), buttons);
     }
     case 'notice': {
@@ -60,13 +86,65 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
       return h('div', { class: `item item-notice notice-${item.level}`, role: item.level === 'error' ? 'alert' : 'note' },
         icon(item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'info'), h('span', {}, ` ${item.text}`),
         item.link ? linkButton(item.link, handlers) : null,
-        action ? h('div', { class: 'notice-action' }, button(action.label, { appearance: 'secondary', onClick: () => handlers.runCommand(action.command) })) : null);
+        action ? h('div', { class: 'notice-action' }, button(t(action.label), { appearance: 'secondary', onClick: () => handlers.runCommand(action.command) })) : null);
     }
+    case 'turn':
+      return h('div', { class: 'item item-turn' },
+        item.tokens ? tokensLine(item.tokens) : h('span', { class: 'turn-tokens' }, t('noModelCall')),
+        lightButton(t('retry'), { icon: 'refresh', title: t('retryTitle'), look: 'link', onClick: () => handlers.retry() }));
+    case 'help':
+      return renderHelp();
+    case 'context':
+      return renderContext(item.gauge);
   }
 }
 
+/** "1,234 in · 56 out · 80% from the cache": input counts fresh, cached and cache-written tokens alike. */
+function tokensLine(tokens: TurnTokens): HTMLElement {
+  const input = tokens.input + tokens.cacheRead + tokens.cacheWrite;
+  const share = input > 0 ? Math.round((tokens.cacheRead / input) * 100) : 0;
+  return h('span', {
+    class: 'turn-tokens',
+    title: t('tokensTitle', groupDigits(input), groupDigits(tokens.input), groupDigits(tokens.cacheRead), groupDigits(tokens.cacheWrite), groupDigits(tokens.output)),
+  }, t('tokens', groupDigits(input), groupDigits(tokens.output), `${share}%`));
+}
+
+const HELP: Array<[string, StringKey]> = [
+  ['/help', 'helpHelp'],
+  ['/new', 'helpNew'],
+  ['/compact [focus]', 'helpCompact'],
+  ['/remember <text>', 'helpRemember'],
+  ['/memory', 'helpMemory'],
+  ['/context', 'helpContext'],
+  ['@file', 'helpFile'],
+];
+
+function renderHelp(): HTMLElement {
+  return h('div', { class: 'item item-help', role: 'note' },
+    h('div', { class: 'item-role' }, t('helpTitle')),
+    h('dl', { class: 'help-list' }, ...HELP.flatMap(([command, key]) => [h('dt', {}, h('code', {}, command)), h('dd', {}, t(key))])),
+    h('p', {}, t('helpButtons')),
+    h('p', { class: 'help-note' }, t('helpIntro')));
+}
+
+function renderContext(gauge: GaugeState): HTMLElement {
+  const used = gauge.usedTokens;
+  const free = Math.max(0, gauge.window - used - gauge.reservedForOutput);
+  const pct = (n: number, of: number) => `${of > 0 ? ((n / of) * 100).toFixed(n / of < 0.1 && n > 0 ? 1 : 0) : '0'}%`;
+  const rows = gauge.breakdown.map((part) => h('tr', {},
+    h('td', {}, tOr(`cat_${part.category}`, part.category)),
+    h('td', { class: 'num' }, groupDigits(part.tokens)),
+    h('td', { class: 'num' }, pct(part.tokens, used))));
+  return h('div', { class: 'item item-context', role: 'note' },
+    h('div', { class: 'context-title' }, t('contextTitle', groupDigits(used), groupDigits(gauge.window), pct(used, gauge.window).slice(0, -1), groupDigits(gauge.reservedForOutput), groupDigits(free))),
+    h('table', { class: 'context-table' },
+      h('thead', {}, h('tr', {}, h('th', {}, t('category')), h('th', { class: 'num' }, t('tokensHeader')), h('th', { class: 'num' }, t('share')))),
+      h('tbody', {}, ...rows)),
+    h('p', { class: 'help-note' }, t('contextMarks', gauge.marks.map((m) => `${m}%`).join(' / '))));
+}
+
 function answerText(choice: PermissionChoice): string {
-  return choice === 'allowOnce' ? 'Allowed once' : choice === 'allowSession' ? 'Allowed for this session' : 'Denied';
+  return choice === 'allowOnce' ? t('allowedOnce') : choice === 'allowSession' ? t('allowedSession') : t('denied');
 }
 
 function linkButton(link: { label: string; path: string }, handlers: ItemHandlers): HTMLElement {

@@ -1,24 +1,29 @@
-// The Chat view: the transcript as items, a prompt box, stop / new chat, permission prompts inline, and a
-// small context gauge. Every piece of text goes in as text or through the sanitising markdown renderer.
-import type { ChatItem, ChatSnapshot, ChatToHost, GaugeState, HostToChat, SessionSummary } from '../../src/protocol/messages';
+// The Chat view: the transcript as items, a prompt box with @ file completion, stop / new chat, permission
+// prompts inline, a small context gauge, and a first-run screen while no model is chosen. Every piece of
+// text goes in as text or through the sanitising markdown renderer.
+import type { ChatItem, ChatSnapshot, ChatToHost, GaugeState, HostToChat, SessionSummary, SetupChoice } from '../../src/protocol/messages';
 import { button, h, progressRing, registerComponents, setDisabled, textArea } from '../shared/components';
 import { renderGauge } from '../shared/gauge';
 import { connect } from '../shared/host';
-import { renderMarkdown } from '../shared/markdown';
-import { renderItem, type ItemHandlers } from './items';
+import { renderItem, renderReply, type ItemHandlers } from './items';
+import { FileMentions } from './mentions';
+import { setLanguage, t } from './strings';
 
+setLanguage(document.documentElement.lang);
 registerComponents();
 
 const app = document.getElementById('app')!;
-const state: { snapshot: ChatSnapshot | undefined; texts: Map<string, string> } = { snapshot: undefined, texts: new Map() };
+const state: { snapshot: ChatSnapshot | undefined; texts: Map<string, string>; editing: boolean } = { snapshot: undefined, texts: new Map(), editing: false };
 
 const header = h('div', { class: 'chat-header' });
-const list = h('div', { class: 'chat-items', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+const list = h('div', { class: 'chat-items', role: 'log', 'aria-live': 'polite', 'aria-label': t('conversation') });
 const status = h('div', { class: 'chat-status', role: 'status' });
-const prompt = textArea({ id: 'prompt', placeholder: 'Ask Engram... (Enter to send, Shift+Enter for a new line, /compact, /new)', ariaLabel: 'Message to Engram' });
-const sendButton = button('Send', { id: 'send', icon: 'send', onClick: () => send() });
-const stopButton = button('Stop', { id: 'stop', appearance: 'secondary', icon: 'debug-stop', onClick: () => link.post({ type: 'stop' }) });
+const prompt = textArea({ id: 'prompt', placeholder: t('placeholder'), ariaLabel: t('messageLabel') });
+const sendButton = button(t('send'), { id: 'send', icon: 'send', onClick: () => send() });
+const stopButton = button(t('stop'), { id: 'stop', appearance: 'secondary', icon: 'debug-stop', onClick: () => link.post({ type: 'stop' }) });
 const sessionsBox = h('div', { class: 'chat-sessions', hidden: '' });
+const editBanner = h('div', { class: 'chat-editing', id: 'editing', hidden: '' }, h('span', {}, t('editing')),
+  button(t('cancelEdit'), { appearance: 'secondary', id: 'cancel-edit', onClick: () => setEditing(false) }));
 
 const link = connect<HostToChat, ChatToHost>({
   snapshot: (m) => {
@@ -31,49 +36,85 @@ const link = connect<HostToChat, ChatToHost>({
   busy: (m) => setBusy(m.busy, m.status),
   gauge: (m) => renderHeader(m.gauge),
   sessions: (m) => renderSessions(m.sessions),
+  files: (m) => mentions.show(m.requestId, m.files),
   pong: (m) => { status.textContent = m.text; },
 });
+
+const mentions = new FileMentions(prompt, (requestId, query) => link.post({ type: 'findFiles', requestId, query }));
 
 function send(): void {
   const text = prompt.value.trim();
   if (!text || state.snapshot?.busy) return;
   prompt.value = '';
-  link.post({ type: 'send', text });
+  mentions.close();
+  if (state.editing) {
+    setEditing(false);
+    link.post({ type: 'editLast', text });
+  } else {
+    link.post({ type: 'send', text });
+  }
 }
 
 prompt.addEventListener('keydown', (event: KeyboardEvent) => {
+  if (mentions.onKey(event)) return;
   if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
     event.preventDefault();
     send();
   }
+  if (event.key === 'Escape' && state.editing) setEditing(false);
 });
+
+function setEditing(editing: boolean, text?: string): void {
+  state.editing = editing;
+  editBanner.toggleAttribute('hidden', !editing);
+  app.classList.toggle('editing', editing);
+  if (text !== undefined) prompt.value = text;
+  if (!editing && text === undefined) prompt.value = '';
+  if (editing) prompt.focus();
+}
 
 function renderAll(): void {
   const snap = state.snapshot!;
   app.setAttribute('aria-busy', 'false');
   list.replaceChildren();
-  if (snap.items.length === 0) list.append(emptyState(snap));
+  if (snap.items.length === 0) list.append(snap.setupNeeded ? setupScreen() : emptyState(snap));
   for (const item of snap.items) list.append(renderItem(item, handlers));
   renderHeader(snap.gauge);
   setBusy(snap.busy);
+  markLast();
   scrollToEnd();
 }
 
 function emptyState(snap: ChatSnapshot): HTMLElement {
   return h('div', { class: 'chat-empty' },
     h('h2', {}, 'Engram'),
-    h('p', {}, 'A coding agent whose memory you can see. Ask about this workspace, or type /help.'),
-    snap.trusted ? null : h('p', { class: 'chat-warning' }, 'Restricted mode: this workspace is not trusted, so the agent has no tools and reads no project instructions.'),
-    h('p', { class: 'chat-model' }, `Model: ${snap.modelLabel}`));
+    h('p', {}, t('emptyIntro')),
+    snap.trusted ? null : h('p', { class: 'chat-warning' }, t('restricted')),
+    h('p', { class: 'chat-model' }, t('model', snap.modelLabel)));
+}
+
+/** The first-run screen: three ways to get a model, each a sentence a newcomer can act on. */
+function setupScreen(): HTMLElement {
+  const option = (choice: SetupChoice, title: string, text: string, label: string, primary: boolean) => h('div', { class: 'setup-option', 'data-choice': choice },
+    h('h3', {}, title), h('p', {}, text),
+    button(label, { id: `setup-${choice}`, appearance: primary ? 'primary' : 'secondary', onClick: () => link.post({ type: 'setup', choice }) }));
+  return h('div', { class: 'chat-setup', id: 'setup', role: 'region', 'aria-label': t('setupTitle') },
+    h('h2', {}, t('setupTitle')),
+    h('p', {}, t('setupIntro')),
+    option('apiKey', t('setupKeyTitle'), t('setupKeyText'), t('setupKeyButton'), true),
+    option('baseUrl', t('setupUrlTitle'), t('setupUrlText'), t('setupUrlButton'), false),
+    option('demo', t('setupDemoTitle'), t('setupDemoText'), t('setupDemoButton'), false));
 }
 
 function renderHeader(gauge: GaugeState): void {
   if (state.snapshot) state.snapshot.gauge = gauge;
+  const label = state.snapshot?.modelLabel ?? '';
   header.replaceChildren(
     renderGauge(gauge, true),
     h('div', { class: 'chat-actions' },
+      button(label, { appearance: 'secondary', icon: 'sparkle', id: 'model-picker', ariaLabel: `${t('pickModel')}: ${label}`, title: t('pickModel'), onClick: () => link.post({ type: 'runCommand', command: 'pickModel' }) }),
       // New chat and the inspector are the view's own title actions; resuming needs the list, so it is here.
-      button('', { appearance: 'icon', icon: 'history', ariaLabel: 'Resume an earlier session', title: 'Resume an earlier session', onClick: () => toggleSessions() })));
+      button('', { appearance: 'icon', icon: 'history', ariaLabel: t('resume'), title: t('resume'), onClick: () => toggleSessions() })));
 }
 
 function toggleSessions(): void {
@@ -85,11 +126,11 @@ function toggleSessions(): void {
 }
 
 function renderSessions(sessions: SessionSummary[]): void {
-  sessionsBox.replaceChildren(h('div', { class: 'chat-sessions-title' }, 'Earlier sessions'));
-  if (sessions.length === 0) sessionsBox.append(h('div', { class: 'chat-sessions-empty' }, 'No earlier sessions in this project.'));
+  sessionsBox.replaceChildren(h('div', { class: 'chat-sessions-title' }, t('earlierSessions')));
+  if (sessions.length === 0) sessionsBox.append(h('div', { class: 'chat-sessions-empty' }, t('noEarlierSessions')));
   for (const s of sessions) {
     const row = h('button', { class: 'chat-session', type: 'button', 'data-session': s.id },
-      h('span', { class: 'chat-session-title' }, s.title || '(untitled)'),
+      h('span', { class: 'chat-session-title' }, s.title || t('untitled')),
       h('span', { class: 'chat-session-date' }, new Date(s.modified).toLocaleString()));
     row.addEventListener('click', () => {
       sessionsBox.setAttribute('hidden', '');
@@ -104,7 +145,20 @@ const handlers: ItemHandlers = {
   permission: (requestId, choice) => link.post({ type: 'permission', requestId, choice }),
   runCommand: (command) => link.post({ type: 'runCommand', command }),
   openPath: (path) => link.post({ type: 'openPath', path }),
+  code: (action, code) => link.post({ type: 'codeAction', action, code }),
+  retry: () => {
+    if (!state.snapshot?.busy) link.post({ type: 'retry' });
+  },
+  edit: (text) => setEditing(true, text),
 };
+
+/** Edit belongs to the last prompt and Retry to the last reply: only those show their buttons. */
+function markLast(): void {
+  for (const kind of ['user', 'turn']) {
+    const nodes = list.querySelectorAll(`[data-kind="${kind}"]`);
+    nodes.forEach((node, i) => node.classList.toggle('is-last', i === nodes.length - 1));
+  }
+}
 
 function upsertItem(item: ChatItem): void {
   if (!state.snapshot) return;
@@ -115,9 +169,10 @@ function upsertItem(item: ChatItem): void {
   if (item.kind === 'assistant') state.texts.set(item.id, item.text);
   const node = renderItem(item, handlers);
   const existing = list.querySelector(`[data-item="${CSS.escape(item.id)}"]`);
-  list.querySelector('.chat-empty')?.remove();
+  list.querySelector('.chat-empty, .chat-setup')?.remove();
   if (existing) existing.replaceWith(node);
   else list.append(node);
+  markLast();
   scrollToEnd();
 }
 
@@ -127,22 +182,24 @@ function appendText(id: string, delta: string): void {
   const item = state.snapshot?.items.find((i) => i.id === id);
   if (item && item.kind === 'assistant') item.text = text;
   const body = list.querySelector(`[data-item="${CSS.escape(id)}"] .markdown`);
-  if (body) body.replaceChildren(renderMarkdown(text));
+  if (body) body.replaceChildren(renderReply(text, handlers));
   scrollToEnd();
 }
 
 function setBusy(busy: boolean, text?: string): void {
   if (state.snapshot) state.snapshot.busy = busy;
+  app.classList.toggle('busy', busy);
   setDisabled(sendButton, busy);
   stopButton.toggleAttribute('hidden', !busy);
   status.replaceChildren();
-  if (busy) status.append(progressRing('Working'), h('span', {}, text ?? 'Working...'));
+  if (busy) status.append(progressRing(t('working')), h('span', {}, text ?? t('working')));
 }
 
 function scrollToEnd(): void {
   list.scrollTop = list.scrollHeight;
 }
 
-app.append(header, sessionsBox, list, status, h('div', { class: 'chat-input' }, prompt, h('div', { class: 'chat-buttons' }, stopButton, sendButton)));
+app.append(header, sessionsBox, list, status,
+  h('div', { class: 'chat-input' }, editBanner, mentions.element, prompt, h('div', { class: 'chat-buttons' }, stopButton, sendButton)));
 setBusy(false);
 link.post({ type: 'ready' });

@@ -53,8 +53,22 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
     }
     statusLine.className = `inspector-status status-${m.level}`;
   },
+  revealPane: (m) => {
+    pendingPane = m.pane;
+    revealPendingPane();
+  },
   pong: (m) => { statusLine.textContent = m.text; },
 });
+
+/** A pane asked for before the first snapshot drew it is shown once it is there. */
+let pendingPane: string | undefined;
+function revealPendingPane(): void {
+  const target = pendingPane ? document.getElementById(`${pendingPane}-section`) : null;
+  if (!target) return;
+  pendingPane = undefined;
+  target.scrollIntoView({ block: 'start' });
+  target.focus();
+}
 
 const ui: UiState = { grouping: 'type', collapsed: ['group:trash'], ...link.getState() };
 const saveUi = () => link.setState({ ...ui });
@@ -134,6 +148,7 @@ function render(): void {
   // Keep the keyboard where it was across refreshes.
   if (focusKey) document.querySelector<HTMLElement>(`#memory-tree [data-key="${CSS.escape(focusKey)}"]`)?.focus();
   if (focusEvent) document.querySelector<HTMLElement>(`.timeline-button[data-id="${CSS.escape(focusEvent)}"]`)?.focus();
+  revealPendingPane();
 }
 
 function renderMemory(): void {

@@ -1,4 +1,4 @@
-import type { ChatSnapshot, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
+import type { ChatSnapshot, HostToChat, PermissionChoice, SessionSummary, SetupChoice } from '../../protocol/messages';
 
 /** What the Chat view needs from the agent side; implemented by ChatSession over the core engine. */
 export interface ChatBackend {
@@ -10,5 +10,10 @@ export interface ChatBackend {
   listSessions(): Promise<SessionSummary[]>;
   resume(sessionId: string): Promise<void>;
   openPath(path: string): Promise<void>;
+  retry(): Promise<void>;
+  editLast(text: string): Promise<void>;
+  codeAction(action: 'copy' | 'insert', code: string): Promise<unknown>;
+  suggestFiles(query: string): Promise<string[]>;
+  setup(choice: SetupChoice): Promise<void>;
   onEvent(listener: (message: HostToChat) => void): { dispose(): void };
 }

@@ -2,13 +2,25 @@
 // pure, so it is unit-tested in plain Node.
 import type { ApiMessage, ContentBlock } from '../../core/session/hostSession';
 import { isMemoryAttachment } from '../../core/conversation/attachmentTag';
-import type { ChatItem } from '../../protocol/messages';
+import type { Usage } from '../../core/conversation/types';
+import type { ChatItem, TurnTokens } from '../../protocol/messages';
+import { isFileAttachment } from './fileMentions';
 
 /** How much of a tool's input or result the Chat view shows (the transcript keeps everything). */
 export const MAX_SHOWN_CHARS = 20_000;
 
 export function clip(text: string, max = MAX_SHOWN_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${(text.length - max).toLocaleString('en-US')} more characters)`;
+}
+
+/** A turn's usage (summed over its model calls) as the reply's footer counts it. */
+export function turnTokens(usage: Usage): TurnTokens {
+  return {
+    input: usage.input_tokens,
+    cacheRead: usage.cache_read_input_tokens ?? 0,
+    cacheWrite: usage.cache_creation_input_tokens ?? 0,
+    output: usage.output_tokens,
+  };
 }
 
 export function formatInput(input: Record<string, unknown>): string {
@@ -43,7 +55,7 @@ export function itemsFromMessages(messages: readonly ApiMessage[], summarize: (n
       const id = `h${m}-${b}`;
       if (block.type === 'text') {
         // Recalled memories ride along with the prompt for the model; the person typed only the prompt.
-        if (!block.text.trim() || (message.role === 'user' && isMemoryAttachment(block.text))) return;
+        if (!block.text.trim() || (message.role === 'user' && (isMemoryAttachment(block.text) || isFileAttachment(block.text)))) return;
         items.push(message.role === 'user' ? { kind: 'user', id, text: block.text } : { kind: 'assistant', id, text: block.text, streaming: false });
       } else if (block.type === 'thinking') {
         items.push({ kind: 'thinking', id, text: block.thinking });

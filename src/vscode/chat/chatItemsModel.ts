@@ -3,10 +3,15 @@
 // to the view. No vscode import: the host passes a `post` function.
 import type { AgentEvent } from '../../core/session/hostSession';
 import type { ChatItem, HostToChat } from '../../protocol/messages';
-import { clip, formatInput } from './chatItems';
+import { clip, formatInput, turnTokens } from './chatItems';
 
 type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
 export type NoticeLevel = 'info' | 'warning' | 'error';
+
+/** Formats a host string in the person's language (vscode.l10n.t in the extension, plain `{0}` filling in tests). */
+export type Translate = (message: string, ...args: Array<string | number>) => string;
+
+const fill: Translate = (message, ...args) => message.replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m));
 
 /** What a person is told when a turn ends other than with an answer. */
 const TURN_END_NOTICES: Partial<Record<string, [NoticeLevel, string]>> = {
@@ -22,7 +27,7 @@ export class ChatItemsModel {
   /** Files the host linked in the chat: the only ones the view may ask to open. */
   readonly linkedPaths = new Set<string>();
 
-  constructor(private readonly post: (message: HostToChat) => void) {}
+  constructor(private readonly post: (message: HostToChat) => void, private readonly t: Translate = fill) {}
 
   get items(): ChatItem[] {
     return this.list;
@@ -49,8 +54,26 @@ export class ChatItemsModel {
     this.post({ type: 'item', item });
   }
 
-  user(text: string): void {
-    this.add({ kind: 'user', id: this.id(), text });
+  user(text: string, files: string[] = []): void {
+    this.add({ kind: 'user', id: this.id(), text, ...(files.length > 0 ? { files } : {}) });
+  }
+
+  /** A local answer (`/help`, `/context`): shown, never sent to the model. */
+  local(item: { kind: 'help' } | { kind: 'context'; gauge: Extract<ChatItem, { kind: 'context' }>['gauge'] }): void {
+    this.add({ ...item, id: this.id() } as ChatItem);
+  }
+
+  /**
+   * Retry and edit: drops the last prompt and everything after it, returning that prompt's item (the
+   * caller re-posts the list). Undefined when there is no prompt.
+   */
+  dropLastPrompt(): Extract<ChatItem, { kind: 'user' }> | undefined {
+    const index = this.list.map((i) => i.kind).lastIndexOf('user');
+    if (index < 0) return undefined;
+    const item = this.list[index] as Extract<ChatItem, { kind: 'user' }>;
+    this.list = this.list.slice(0, index);
+    this.thinking = undefined;
+    return item;
   }
 
   notice(level: NoticeLevel, text: string, action?: string, link?: { label: string; path: string }): void {
@@ -102,7 +125,8 @@ export class ChatItemsModel {
       case 'turnEnd': {
         this.flushThinking();
         const words = TURN_END_NOTICES[event.reason];
-        if (words) this.notice(words[0], words[1]);
+        if (words) this.notice(words[0], this.t(words[1]));
+        this.add({ kind: 'turn', id: this.id(), ...(event.modelCalls > 0 ? { tokens: turnTokens(event.usage) } : {}) });
         break;
       }
       default:

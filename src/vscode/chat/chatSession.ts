@@ -10,7 +10,7 @@ import { ENGRAM_VERSION } from '../../core/version';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 import type { InspectorContext } from '../inspector/inspectorContext';
 import { loadEngine } from '../loadEngine';
-import { resolveModel, usesOfflineDemo, type ResolvedModel } from '../modelSetup';
+import { resolveModel, runSetupChoice, setupNeeded, usesOfflineDemo, type ResolvedModel } from '../modelSetup';
 import { dataDir, settings, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
@@ -19,7 +19,9 @@ import { itemsFromMessages, toolSummarizer } from './chatItems';
 import { ChatItemsModel } from './chatItemsModel';
 import { CompactionFeedback } from './compactionFeedback';
 import { PermissionBridge } from './permissionBridge';
+import { copyCode, insertCode } from './codeActions';
 import { runSlashCommand } from './slashCommands';
+import { WorkspaceFiles } from './workspaceFiles';
 
 export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable {
   private busy = false;
@@ -28,7 +30,12 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   private readonly emitter = new vscode.EventEmitter<HostToChat>();
   private readonly inspectorChanged = new vscode.EventEmitter<void>();
   private readonly teamSync = new vscode.EventEmitter<TeamSyncReport>();
-  private readonly items = new ChatItemsModel((m) => this.emitter.fire(m));
+  private readonly items = new ChatItemsModel((m) => this.emitter.fire(m), (m, ...args) => vscode.l10n.t(m, ...args));
+  private readonly files = new WorkspaceFiles();
+  /** The first-run screen shows (kept current: snapshot() must answer at once). */
+  private setupScreen = false;
+  /** `engram.model` changed while a session was open: the next message reopens it on the new model. */
+  private modelChanged = false;
   private readonly permissions = new PermissionBridge(this.items);
   private readonly feedback = new CompactionFeedback({
     compactNow: () => void this.compact('auto'),
@@ -48,13 +55,21 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       this.stop();
       this.closeSession();
       this.resumeOnNextSend = sessionId;
-      this.items.notice('info', 'Workspace trusted: tools and project instructions are on from your next message.');
+      this.items.notice('info', vscode.l10n.t('Workspace trusted: tools and project instructions are on from your next message.'));
     }));
     // With no session open, a changed window or mark still moves the gauge (the session posts its own).
-    const offSettings = settingsStore().onChange(() => {
+    let model = settings().model;
+    const offSettings = settingsStore().onChange((next) => {
       if (!this.session) this.postGauge();
+      if (next.model !== model) {
+        model = next.model;
+        this.modelChanged = this.session !== undefined;
+        if (this.session) this.items.notice('info', vscode.l10n.t('Model set to {0}: your next message continues this conversation on it.', next.model));
+      }
+      void this.refreshSetup();
     });
-    this.disposables.push({ dispose: offSettings });
+    this.disposables.push({ dispose: offSettings }, context.secrets.onDidChange(() => void this.refreshSetup()));
+    void this.refreshSetup();
   }
 
   onEvent(listener: (message: HostToChat) => void): vscode.Disposable {
@@ -71,9 +86,59 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       items: this.items.items,
       busy: this.busy,
       gauge: this.gauge(),
-      modelLabel: usesOfflineDemo() ? 'offline demo model' : (this.model?.model ?? settings().model),
+      modelLabel: usesOfflineDemo() ? vscode.l10n.t('offline demo model') : settings().model,
       trusted: workspaceTrusted(),
+      setupNeeded: this.setupScreen,
     };
+  }
+
+  /** Works out again whether the first-run screen shows, and redraws the view when that changed. */
+  async refreshSetup(): Promise<void> {
+    const needed = await setupNeeded(this.context);
+    const changed = needed !== this.setupScreen;
+    this.setupScreen = needed;
+    if (changed || this.items.items.length === 0) this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+  }
+
+  /** A button of the first-run screen. */
+  async setup(choice: 'apiKey' | 'baseUrl' | 'demo'): Promise<void> {
+    await runSetupChoice(this.context, choice);
+    await this.refreshSetup();
+  }
+
+  codeAction(action: 'copy' | 'insert', code: string): Promise<unknown> {
+    return action === 'copy' ? copyCode(code) : insertCode(code);
+  }
+
+  suggestFiles(query: string): Promise<string[]> {
+    return this.files.suggest(query);
+  }
+
+  /** Retry: the last prompt again, on the conversation before it. */
+  retry(): Promise<void> {
+    return this.redo(undefined);
+  }
+
+  /** Edit: `text` replaces the last prompt, and everything after it goes. */
+  editLast(text: string): Promise<void> {
+    return this.redo(text);
+  }
+
+  private async redo(edited: string | undefined): Promise<void> {
+    if (this.busy) return;
+    const last = [...this.items.items].reverse().find((i) => i.kind === 'user');
+    if (!last || last.kind !== 'user') return;
+    // Without a session the prompt never reached the model (no key, say): there is nothing to take back.
+    const taken = this.session ? this.session.rewindLastTurn() : { prompt: last.text };
+    if (!taken) {
+      this.items.notice('warning', vscode.l10n.t('Retry and Edit work on the newest message sent in this window, and not across a compaction.'));
+      return;
+    }
+    this.items.dropLastPrompt();
+    this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+    this.inspectorChanged.fire();
+    if (edited !== undefined) await this.send(edited);
+    else await this.send(taken.prompt, last.text);
   }
 
   get currentSessionId(): string | undefined {
@@ -88,18 +153,25 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   async send(text: string, display = text): Promise<void> {
     if (this.busy || !text.trim()) return;
     if (await runSlashCommand(this, text)) return;
-    this.items.user(display);
     this.setBusy(true);
     try {
+      const attached = await this.files.attach(text);
+      this.items.user(display, attached.files);
+      for (const s of attached.skipped) this.items.notice('warning', vscode.l10n.t('Not attached: {0} ({1}).', s.path, s.reason));
+      if (this.modelChanged && this.session) {
+        this.resumeOnNextSend = this.session.sessionId;
+        this.closeSession();
+      }
+      this.modelChanged = false;
       const session = await this.ensureSession(this.resumeOnNextSend);
       this.resumeOnNextSend = undefined;
       if (!session) return;
       void loadEngine().appendHistory(dataDir(), { display, timestamp: Date.now(), project: workspaceCwd(), sessionId: session.sessionId })
         .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
-      await session.runTurn(text);
+      await session.runTurn(text, undefined, attached.blocks.length > 0 ? { attachments: attached.blocks } : undefined);
     } catch (error) {
       this.logger.error('The chat turn failed', error);
-      this.items.notice('error', `Something went wrong: ${error instanceof Error ? error.message : String(error)}. See "Engram: Show Log".`);
+      this.items.notice('error', vscode.l10n.t('Something went wrong: {0}. See "Engram: Show Log".', error instanceof Error ? error.message : String(error)));
     } finally {
       this.items.finishStreaming();
       this.setBusy(false);
@@ -110,7 +182,22 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   /** "Engram: Remember" and `/remember`: the main agent writes the memory file and its index line. */
   async remember(text: string): Promise<void> {
     const trimmed = text.trim();
-    if (trimmed) await this.send(loadEngine().rememberPrompt(trimmed), `Remember: ${trimmed}`);
+    if (trimmed) await this.send(loadEngine().rememberPrompt(trimmed), vscode.l10n.t('Remember: {0}', trimmed));
+  }
+
+  /** `/help`: answered in the view, never sent to the model. */
+  help(): void {
+    this.items.local({ kind: 'help' });
+  }
+
+  /** `/context`: the gauge's breakdown as a chat item. */
+  showContext(): void {
+    this.items.local({ kind: 'context', gauge: this.gauge() });
+  }
+
+  /** `/memory`: the Memory Inspector at its memory pane. */
+  async openMemory(): Promise<void> {
+    await vscode.commands.executeCommand('engram.openInspector', 'memory');
   }
 
   stop(): void {
@@ -129,7 +216,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   async resume(sessionId: string): Promise<void> {
     if (this.busy) return;
     this.newChat();
-    this.setBusy(true, 'Loading the session…');
+    this.setBusy(true, vscode.l10n.t('Loading the session…'));
     try {
       const session = await this.ensureSession(sessionId);
       if (session) {
@@ -161,19 +248,19 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   /** Compacts now (commands, `/compact [focus]`); not while a turn adds to the conversation. */
   async compact(stage: ChainStage, focus?: string): Promise<boolean> {
     if (this.busy) {
-      this.items.notice('warning', 'Wait for the current answer (or stop it) before compacting.');
+      this.items.notice('warning', vscode.l10n.t('Wait for the current answer (or stop it) before compacting.'));
       return false;
     }
     if (!this.session || this.session.agent.messages.length === 0) {
-      this.items.notice('info', 'Nothing to compact yet: the conversation is empty.');
+      this.items.notice('info', vscode.l10n.t('Nothing to compact yet: the conversation is empty.'));
       return false;
     }
-    this.setBusy(true, 'Compacting…');
+    this.setBusy(true, vscode.l10n.t('Compacting…'));
     try {
       return (await this.session.compactNow(stage, focus)).ok;
     } catch (error) {
       this.logger.error('Compaction failed', error);
-      this.items.notice('error', `Compaction failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.items.notice('error', vscode.l10n.t('Compaction failed: {0}', error instanceof Error ? error.message : String(error)));
       return false;
     } finally {
       this.setBusy(false);
@@ -244,7 +331,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     if (this.session) return this.session;
     this.model = await resolveModel(this.context.secrets, this.logger);
     if (!this.model.apiKey) {
-      this.items.notice('error', 'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.', 'setApiKey');
+      this.items.notice('error', vscode.l10n.t('No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.'), 'setApiKey');
       return undefined;
     }
     const engine = loadEngine();
@@ -275,7 +362,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       case 'agent': {
         const e = event.event;
         this.items.onAgentEvent(e);
-        if (e.type === 'retrying') this.setBusy(true, `${e.reason} Retrying in ${Math.ceil(e.delayMs / 1000)} s (attempt ${e.attempt} of ${e.maxRetries}).`);
+        if (e.type === 'retrying') this.setBusy(true, vscode.l10n.t('{0} Retrying in {1} s (attempt {2} of {3}).', e.reason, Math.ceil(e.delayMs / 1000), e.attempt, e.maxRetries));
         break;
       }
       case 'notice':

@@ -40,16 +40,27 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       resume: (m) => this.backend().resume(m.sessionId),
       runCommand: (m) => { void vscode.commands.executeCommand(`engram.${m.command}`); },
       openPath: (m) => this.backend().openPath(m.path),
+      retry: () => this.backend().retry(),
+      editLast: (m) => this.backend().editLast(m.text),
+      codeAction: async (m) => { await this.backend().codeAction(m.action, m.code); },
+      findFiles: async (m) => channel.post({ type: 'files', requestId: m.requestId, files: await this.backend().suggestFiles(m.query) }),
+      setup: (m) => this.backend().setup(m.choice),
       ping: (m) => channel.post({ type: 'pong', requestId: m.requestId, text: `pong: ${m.text}` }),
     }, this.logger);
     this.channel = channel;
     this.viewDisposables.push(channel);
-    view.webview.html = renderWebviewHtml(view.webview, this.extensionUri, 'chat', 'Engram Chat');
+    this.render();
     this.viewDisposables.push(this.backend().onEvent((message) => channel.post(message)));
     view.onDidDispose(() => {
       if (this.view === view) this.view = undefined;
     });
     this.resolvedEmitter.fire();
+  }
+
+  private render(): void {
+    const view = this.view;
+    if (!view) return;
+    view.webview.html = renderWebviewHtml(view.webview, this.extensionUri, 'chat', 'Engram Chat');
   }
 
   dispose(): void {

@@ -2,6 +2,9 @@
 // that is not one of these goes to the model as typed.
 export interface SlashHost {
   newChat(): void;
+  help(): void;
+  showContext(): void;
+  openMemory(): Promise<void>;
   remember(text: string): Promise<void>;
   compact(stage: 'auto' | 'full', focus?: string): Promise<boolean>;
 }
@@ -14,6 +17,10 @@ interface SlashCommand {
 }
 
 const COMMANDS: readonly SlashCommand[] = [
+  // Answered here: the model is never asked what the chat's own commands are.
+  { name: 'help', takesText: false, run: (host) => host.help() },
+  { name: 'context', takesText: false, run: (host) => host.showContext() },
+  { name: 'memory', takesText: false, run: (host) => host.openMemory() },
   { name: 'new', takesText: false, run: (host) => host.newChat() },
   { name: 'remember', takesText: true, run: (host, text) => (text ? host.remember(text) : undefined) },
   // With a focus the summary must be written by the model; without one the stages run in order.

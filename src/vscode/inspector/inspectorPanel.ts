@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/ports';
 import {
-  INSPECTOR_TO_HOST_SHAPES, type GaugeState, type Handlers, type HostToInspector, type InspectorSnapshot, type InspectorToHost,
+  INSPECTOR_TO_HOST_SHAPES, type GaugeState, type Handlers, type HostToInspector, type InspectorPane, type InspectorSnapshot, type InspectorToHost,
 } from '../../protocol/messages';
 import { WebviewChannel } from '../webviewChannel';
 import { renderWebviewHtml, webviewOptions } from '../webviewHtml';
@@ -73,6 +73,11 @@ export class InspectorPanel implements vscode.Disposable {
 
   get rejectedMessages(): number {
     return this.channel.rejected;
+  }
+
+  /** Scrolls the panel to a pane (the chat's `/memory`); shown once the page has drawn it. */
+  revealPane(pane: InspectorPane): void {
+    this.channel.post({ type: 'revealPane', pane });
   }
 
   /** Resolves once the newest snapshot has been posted (tests wait on it after changing files). */

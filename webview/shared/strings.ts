@@ -1,0 +1,23 @@
+// A webview's strings in English and Simplified Chinese: one table per language, picked from the page's
+// `lang` (vscode.env.language, set by webviewHtml.ts), with `{0}`-style arguments.
+
+export interface Strings<K extends string> {
+  /** Picks the table from the page's language (`zh-cn`, `zh-CN`, `zh-hans`...). */
+  setLanguage(lang: string): void;
+  t(key: K, ...args: Array<string | number>): string;
+  /** For keys built from data (`cat_${category}`); unknown ones fall back to the data itself. */
+  tOr(key: string, fallback: string): string;
+}
+
+export function isSimplifiedChinese(lang: string): boolean {
+  return /^zh(-cn|-hans|-sg)?$/i.test(lang.trim());
+}
+
+export function makeStrings<K extends string>(en: Record<K, string>, zh: Record<K, string>): Strings<K> {
+  let table = en;
+  return {
+    setLanguage: (lang) => { table = isSimplifiedChinese(lang) ? zh : en; },
+    t: (key, ...args) => table[key].replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m)),
+    tOr: (key, fallback) => (Object.prototype.hasOwnProperty.call(table, key) ? table[key as K] : fallback),
+  };
+}
