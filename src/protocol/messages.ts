@@ -22,6 +22,16 @@ export interface GaugeState {
 
 export type PermissionChoice = 'allowOnce' | 'allowSession' | 'deny';
 
+/** The change an Edit or Write would make, shown in its permission prompt before the person answers. */
+export interface PermissionDiff {
+  path: string;
+  /** 1-based line of the first shown line in the file, when the host could place it. */
+  startLine?: number;
+  lines: { kind: 'add' | 'del' | 'ctx'; text: string }[];
+  /** Lines of the diff left out to keep the prompt short. */
+  omitted: number;
+}
+
 /** A reply's tokens over all its model calls: input as billed fresh, read from and written to the cache, output. */
 export interface TurnTokens {
   input: number;
@@ -40,7 +50,7 @@ export type ChatItem =
     kind: 'tool'; id: string; name: string; summary: string; input: string;
     status: 'running' | 'done' | 'error' | 'denied' | 'waiting'; result?: string;
   }
-  | { kind: 'permission'; id: string; toolUseId: string; toolName: string; summary: string; answered?: PermissionChoice }
+  | { kind: 'permission'; id: string; toolUseId: string; toolName: string; summary: string; answered?: PermissionChoice; diff?: PermissionDiff }
   | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; action?: string; link?: { label: string; path: string } }
   /** The end of a reply: its tokens (absent when no model call was made). */
   | { kind: 'turn'; id: string; tokens?: TurnTokens }

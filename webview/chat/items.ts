@@ -1,4 +1,4 @@
-import type { ChatCommand, ChatItem, GaugeState, PermissionChoice, TurnTokens } from '../../src/protocol/messages';
+import type { ChatCommand, ChatItem, GaugeState, PermissionChoice, PermissionDiff, TurnTokens } from '../../src/protocol/messages';
 import { button, h, icon, lightButton } from '../shared/components';
 import { groupDigits } from '../shared/gauge';
 import { renderMarkdown } from '../shared/markdown';
@@ -79,7 +79,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
           button(t('deny'), { id: `deny-${item.id}`, appearance: 'secondary', onClick: () => handlers.permission(item.id, 'deny') }));
       return h('div', { class: 'item item-permission', role: 'group', 'aria-label': t('permissionFor', item.toolName) },
         h('div', { class: 'permission-title' }, icon('shield'), ` ${t('wantsToRun', item.toolName)}`),
-        h('pre', { class: 'permission-summary' }, item.summary), buttons);
+        h('pre', { class: 'permission-summary' }, item.summary), item.diff ? renderDiff(item.diff) : null, buttons);
     }
     case 'notice': {
       const action = item.action ? ACTIONS[item.action] : undefined;
@@ -141,6 +141,17 @@ function renderContext(gauge: GaugeState): HTMLElement {
       h('thead', {}, h('tr', {}, h('th', {}, t('category')), h('th', { class: 'num' }, t('tokensHeader')), h('th', { class: 'num' }, t('share')))),
       h('tbody', {}, ...rows)),
     h('p', { class: 'help-note' }, t('contextMarks', gauge.marks.map((m) => `${m}%`).join(' / '))));
+}
+
+/** The change an edit would make: one line per row, coloured by class (the CSP allows no inline styles). */
+function renderDiff(diff: PermissionDiff): HTMLElement {
+  const mark = { add: '+', del: '-', ctx: ' ' } as const;
+  const rows = diff.lines.map((line) => h('div', { class: `diff-line diff-${line.kind}` }, `${mark[line.kind]} ${line.text}`));
+  const where = diff.startLine === undefined ? diff.path : t('diffAtLine', diff.path, String(diff.startLine));
+  return h('div', { class: 'permission-diff', role: 'region', 'aria-label': t('diffOf', diff.path) },
+    h('div', { class: 'diff-path' }, where),
+    diff.lines.length ? h('pre', { class: 'diff-body' }, ...rows) : h('div', { class: 'diff-more' }, t('diffNoChange')),
+    diff.omitted > 0 ? h('div', { class: 'diff-more' }, t('diffOmitted', String(diff.omitted))) : null);
 }
 
 function answerText(choice: PermissionChoice): string {

@@ -36,7 +36,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   private setupScreen = false;
   /** `engram.model` changed while a session was open: the next message reopens it on the new model. */
   private modelChanged = false;
-  private readonly permissions = new PermissionBridge(this.items);
+  private readonly permissions = new PermissionBridge(this.items, workspaceCwd);
   private readonly feedback = new CompactionFeedback({
     compactNow: () => void this.compact('auto'),
     turnAutoBackOn: () => this.session?.compaction.setAuto(true),

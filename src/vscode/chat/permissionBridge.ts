@@ -1,19 +1,32 @@
 // Permission prompts of the main agent, answered in the Chat view: each request becomes an inline item
 // with allow once / for the session / deny, and resolves when the person clicks (or denies when the
-// turn is stopped). No vscode import: the items model does the showing.
+// turn is stopped). Edits and writes carry the diff of their change, read against the file as it is now.
+// No vscode import: the items model does the showing.
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
 import type { PermissionAnswer, PermissionPrompt, PermissionRequest } from '../../core/ports';
 import type { PermissionChoice } from '../../protocol/messages';
 import type { ChatItemsModel } from './chatItemsModel';
+import { permissionDiff } from './permissionDiff';
+
+/** Files larger than this are not read for the prompt's diff (Write then shows only its new content). */
+const MAX_READ_BYTES = 2 * 1024 * 1024;
+const DIFF_TOOLS = new Set(['Edit', 'MultiEdit', 'Write']);
 
 export class PermissionBridge implements PermissionPrompt {
   private readonly pending = new Map<string, (answer: PermissionAnswer) => void>();
 
-  constructor(private readonly items: ChatItemsModel) {}
+  /** `cwd` resolves relative tool paths, as the tools themselves do. */
+  constructor(private readonly items: ChatItemsModel, private readonly cwd: () => string) {}
 
-  ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
+  async ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
     const id = `perm-${request.toolUseId}`;
     this.items.toolWaiting(request.toolUseId);
-    this.items.add({ kind: 'permission', id, toolUseId: request.toolUseId, toolName: request.toolName, summary: request.summary });
+    const diff = DIFF_TOOLS.has(request.toolName)
+      ? permissionDiff(request.toolName, request.input, await this.currentText(request.input.file_path))
+      : undefined;
+    if (signal.aborted) return 'deny';
+    this.items.add({ kind: 'permission', id, toolUseId: request.toolUseId, toolName: request.toolName, summary: request.summary, ...(diff ? { diff } : {}) });
     return new Promise<PermissionAnswer>((resolve) => {
       const done = (answer: PermissionAnswer) => {
         this.pending.delete(id);
@@ -32,6 +45,19 @@ export class PermissionBridge implements PermissionPrompt {
     if (!resolve || !item || item.kind !== 'permission') return;
     this.items.update({ ...item, answered: choice });
     resolve(choice);
+  }
+
+  /** The file's text now, or undefined when it is missing, too big or unreadable (the diff then works from the input alone). */
+  private async currentText(filePath: unknown): Promise<string | undefined> {
+    if (typeof filePath !== 'string' || filePath === '') return undefined;
+    const abs = path.resolve(this.cwd(), filePath);
+    try {
+      const stat = await fsp.stat(abs);
+      if (!stat.isFile() || stat.size > MAX_READ_BYTES) return undefined;
+      return await fsp.readFile(abs, 'utf8');
+    } catch {
+      return undefined;
+    }
   }
 
   /** Stop: every open prompt is denied. */
