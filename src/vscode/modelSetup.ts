@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { resolveModelConfig, type ModelConfig } from '../core/llm/modelConfig';
 import type { Logger } from '../core/ports';
 import type { TestServer } from '../server/anthropicTestServer';
-import { API_KEY_SECRET } from './apiKey';
+import { API_KEY_SECRET, SETUP_CHOSEN } from './apiKey';
 import { loadEngine } from './loadEngine';
 import { settings } from './settings';
 
@@ -45,9 +45,6 @@ export async function resolveModel(secrets: vscode.SecretStorage, logger: Logger
   const secret = await secrets.get(API_KEY_SECRET);
   return { ...resolveModelConfig(given, process.env, secret), offlineDemo: process.env.ENGRAM_OFFLINE_DEMO === '1' };
 }
-
-/** globalState: the person made the first-run screen's choice (a base URL or the demo); it stays made. */
-const SETUP_CHOSEN = 'engram.setupChosen';
 
 /**
  * Whether the Chat view shows its first-run screen: no key in Secret Storage or ANTHROPIC_API_KEY, no

@@ -108,6 +108,8 @@ function walkthrough(tag: string): void {
       }
       await vscode.commands.executeCommand('engram.clearApiKey');
       await vscode.workspace.getConfiguration('engram').update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
+      // The view looks again as it would in a freshly started VS Code (the env var's removal fires nothing).
+      await api.chat().refreshSetup();
       api.inspector()?.dispose();
       api.chat().newChat();
       // An empty memory and the sample workspace as it ships (other suites edit greet.js).
