@@ -226,8 +226,9 @@ suite('newcomer', () => {
       fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
       const vsix = path.join(tmp, 'engram.vsix');
       const pack = spawnSync(process.execPath, [path.join(root(), 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--out', vsix,
-        // The README's screenshots are relative links; vsce needs a base to point them at (no git remote here).
-        '--baseContentUrl', 'https://example.invalid/engram', '--baseImagesUrl', 'https://example.invalid/engram'], { cwd: path.join(tmp, 'src'), encoding: 'utf8' });
+        // As `npm run package` does: the README's screenshots stay relative links to media/readme/ inside
+        // the package (vsce would otherwise want a public repository to point them at).
+        '--no-rewrite-relative-links'], { cwd: path.join(tmp, 'src'), encoding: 'utf8' });
       assert.equal(pack.status, 0, pack.stderr + pack.stdout);
       const install = spawnSync(process.execPath, [path.join(vscode.env.appRoot, 'out', 'server-main.js'), '--install-extension', vsix,
         '--extensions-dir', path.join(tmp, 'ext'), '--server-data-dir', path.join(tmp, 'server-data'), '--accept-server-license-terms'], { encoding: 'utf8' });
