@@ -65,6 +65,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
         model = next.model;
         this.modelChanged = this.session !== undefined;
         if (this.session) this.items.notice('info', vscode.l10n.t('Model set to {0}: your next message continues this conversation on it.', next.model));
+        // The header's model button reads the snapshot: redraw it, or it names the old model.
+        this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
       }
       void this.refreshSetup();
     });
