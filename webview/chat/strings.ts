@@ -1,7 +1,7 @@
 // The Chat view's own words, in English and Simplified Chinese. The page's `lang` comes from
 // vscode.env.language (webviewHtml.ts), as in the inspector. What the person and the model wrote, file
 // names and the host's notices are data: never translated here.
-import { makeStrings } from '../shared/strings';
+import { CATEGORY_EN, CATEGORY_ZH, makeStrings } from '../shared/strings';
 
 const EN = {
   conversation: 'Conversation',
@@ -84,14 +84,7 @@ const EN = {
   category: 'Category',
   tokensHeader: 'Tokens',
   share: 'Share',
-  cat_system: 'System prompt',
-  cat_tools: 'Tool definitions',
-  cat_instructions: 'Instructions (CLAUDE.md)',
-  'cat_memory index': 'Memory index',
-  'cat_recalled memories': 'Recalled memories',
-  'cat_session notes': 'Session notes',
-  cat_messages: 'Messages',
-  'cat_tool results': 'Tool results',
+  ...CATEGORY_EN,
   contextMarks: 'Compaction starts at {0}.',
 } as const;
 
@@ -174,14 +167,7 @@ const ZH: Record<StringKey, string> = {
   category: '类别',
   tokensHeader: '令牌',
   share: '占比',
-  cat_system: '系统提示词',
-  cat_tools: '工具定义',
-  cat_instructions: '指令（CLAUDE.md）',
-  'cat_memory index': '记忆索引',
-  'cat_recalled memories': '召回的记忆',
-  'cat_session notes': '会话笔记',
-  cat_messages: '消息',
-  'cat_tool results': '工具结果',
+  ...CATEGORY_ZH,
   contextMarks: '压缩从 {0} 开始。',
 };
 

@@ -1,6 +1,7 @@
 // The inspector's own words, in English and Simplified Chinese. The page's `lang` comes from
 // vscode.env.language (webviewHtml.ts), so the webview speaks the language VS Code does. Texts from the
 // host (file names, notes, memories) are data and are never translated.
+import { CATEGORY_EN, CATEGORY_ZH } from '../shared/strings';
 
 const EN = {
   title: 'Memory Inspector',
@@ -39,14 +40,7 @@ const EN = {
   category: 'Category',
   tokens: 'Tokens',
   share: 'Share',
-  cat_system: 'System prompt',
-  cat_tools: 'Tool definitions',
-  cat_instructions: 'Instructions (CLAUDE.md)',
-  'cat_memory index': 'Memory index',
-  'cat_recalled memories': 'Recalled memories',
-  'cat_session notes': 'Session notes',
-  cat_messages: 'Messages',
-  'cat_tool results': 'Tool results',
+  ...CATEGORY_EN,
   // notes
   notesNone: 'No session notes yet: they are written once the conversation reaches the first threshold.',
   notesMissing: 'This session has no notes file.',
@@ -247,14 +241,7 @@ const ZH: Record<StringKey, string> = {
   category: '类别',
   tokens: 'Token',
   share: '占比',
-  cat_system: '系统提示',
-  cat_tools: '工具定义',
-  cat_instructions: '指令（CLAUDE.md）',
-  'cat_memory index': '记忆索引',
-  'cat_recalled memories': '召回的记忆',
-  'cat_session notes': '会话笔记',
-  cat_messages: '消息',
-  'cat_tool results': '工具结果',
+  ...CATEGORY_ZH,
   notesNone: '尚无会话笔记：对话达到第一个阈值后才会写入。',
   notesMissing: '此会话没有笔记文件。',
   openNotes: '打开笔记文件',

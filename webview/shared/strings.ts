@@ -21,3 +21,26 @@ export function makeStrings<K extends string>(en: Record<K, string>, zh: Record<
     tOr: (key, fallback) => (Object.prototype.hasOwnProperty.call(table, key) ? table[key as K] : fallback),
   };
 }
+
+/** The gauge's categories (GaugeCategory), as the chat's /context and the inspector's breakdown name them. */
+export const CATEGORY_EN = {
+  cat_system: 'System prompt',
+  cat_tools: 'Tool definitions',
+  cat_instructions: 'Instructions (CLAUDE.md)',
+  'cat_memory index': 'Memory index',
+  'cat_recalled memories': 'Recalled memories',
+  'cat_session notes': 'Session notes',
+  cat_messages: 'Messages',
+  'cat_tool results': 'Tool results',
+} as const;
+
+export const CATEGORY_ZH: Record<keyof typeof CATEGORY_EN, string> = {
+  cat_system: '系统提示词',
+  cat_tools: '工具定义',
+  cat_instructions: '指令（CLAUDE.md）',
+  'cat_memory index': '记忆索引',
+  'cat_recalled memories': '召回的记忆',
+  'cat_session notes': '会话笔记',
+  cat_messages: '消息',
+  'cat_tool results': '工具结果',
+};
