@@ -27,7 +27,7 @@ import { SettingsStore, type EngramSettings, type SettingsSource } from '../sett
 import type { Tool } from '../tools/tool';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import { openSession, sessionSystemPrompt, type OpenedSession } from './agentSession';
-import { EventStream, type NoticeLevel, type SessionEvent, type SessionEventListener } from './sessionEvents';
+import { EventStream, say, type NoticeLevel, type NoticeWords, type SessionEvent, type SessionEventListener } from './sessionEvents';
 import { decideTeamMemory, TeamMemoryLink, teamSyncNotice, type TeamMemoryHostOptions, type TeamMemoryState } from './teamMemoryLink';
 
 /** What a host brings; everything the settings decide comes from the SettingsStore instead. */
@@ -154,7 +154,7 @@ export class EngramSession {
     this.disposers.push(this.compaction.on((event) => {
       this.emit({ type: 'compaction', event });
       const words = compactionNotice(event);
-      if (words) this.notice(words.level, words.text);
+      if (words) this.notice(words.level, words);
       if (event.type === 'compacted') {
         this.addTimeline({ kind: 'compaction', at: event.event.at, event: event.event });
         void this.refreshSystemPrompt();
@@ -222,13 +222,13 @@ export class EngramSession {
   /** Compacts now (commands, `/compact`, `engram compact`): `auto` runs the stages in order. */
   async compactNow(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<CompactNowResult> {
     const result = await this.compaction.compactNow(stage, focus, signal);
-    if (!result.ok) this.notice('warning', `Could not compact (${stage}): ${result.reason ?? 'no reason given'}.`);
+    if (!result.ok) this.notice('warning', say('Could not compact ({0}): {1}.', stage, result.reason ?? 'no reason given'));
     return result;
   }
 
   async undoLastCompaction(): Promise<boolean> {
     const ok = await this.compaction.undoLast();
-    if (!ok) this.notice('warning', 'There is no compaction to undo, or the conversation changed since.');
+    if (!ok) this.notice('warning', say('There is no compaction to undo, or the conversation changed since.'));
     return ok;
   }
 
@@ -295,10 +295,10 @@ export class EngramSession {
       this.addTimeline({ kind: 'memory', at: Date.now(), event });
     }
     if (event.type === 'memorySaved') {
-      const who = event.by === 'user' ? 'Memory saved' : 'Memory saved in the background';
-      this.notice('info', `${who}: ${event.title}`, { label: 'Open', path: event.file });
+      const words = event.by === 'user' ? say('Memory saved: {0}', event.title) : say('Memory saved in the background: {0}', event.title);
+      this.notice('info', words, { label: 'Open', path: event.file });
     } else if (event.type === 'memoryRecalled' && event.files.length > 0) {
-      this.notice('info', `Recalled ${event.files.length} memor${event.files.length === 1 ? 'y' : 'ies'} for this message.`);
+      this.notice('info', event.files.length === 1 ? say('Recalled 1 memory for this message.') : say('Recalled {0} memories for this message.', event.files.length));
     } else if (event.type === 'extractionFailed') {
       this.logger.warn(`Memory extraction failed: ${event.error}`);
     }
@@ -307,7 +307,7 @@ export class EngramSession {
   private onTeamSync(report: TeamSyncReport): void {
     this.emit({ type: 'teamSync', report });
     const words = teamSyncNotice(report);
-    if (words) this.notice(words.level, words.text);
+    if (words) this.notice(words.level, words);
     if (!report.ok) this.logger.warn(`Team memory sync failed: ${report.error ?? 'no reason given'}`);
   }
 
@@ -318,10 +318,13 @@ export class EngramSession {
     }
     const link = { label: 'Open notes', path: event.path };
     if (event.type === 'notesUpdated') {
-      const extra = event.condensed ? ' (condensed to stay under its caps)' : '';
-      this.notice('info', `Session notes ${event.kind === 'init' ? 'written' : 'updated'}: ${event.tokens.toLocaleString('en-US')} tokens${extra}.`, link);
+      const tokens = event.tokens.toLocaleString('en-US');
+      const words = event.kind === 'init'
+        ? (event.condensed ? say('Session notes written: {0} tokens (condensed to stay under its caps).', tokens) : say('Session notes written: {0} tokens.', tokens))
+        : (event.condensed ? say('Session notes updated: {0} tokens (condensed to stay under its caps).', tokens) : say('Session notes updated: {0} tokens.', tokens));
+      this.notice('info', words, link);
     } else if (event.type === 'notesUpdateFailed') {
-      this.notice('warning', `Session notes could not be updated: ${event.error}`, link);
+      this.notice('warning', say('Session notes could not be updated: {0}', event.error), link);
     }
   }
 
@@ -330,8 +333,8 @@ export class EngramSession {
     this.emit({ type: 'timeline', entry });
   }
 
-  private notice(level: NoticeLevel, text: string, file?: { label: string; path: string }): void {
-    this.emit({ type: 'notice', level, text, ...(file ? { file } : {}) });
+  private notice(level: NoticeLevel, said: { text: string; words: NoticeWords }, file?: { label: string; path: string }): void {
+    this.emit({ type: 'notice', level, text: said.text, words: said.words, ...(file ? { file } : {}) });
   }
 
   private emit(event: SessionEvent): void {
@@ -344,20 +347,25 @@ const STAGE_NAMES: Record<string, string> = {
 };
 
 /** What a person is told about a compaction, in words (the Chat view's line, the CLI's stderr). */
-function compactionNotice(event: OrchestratorEvent): { level: NoticeLevel; text: string } | undefined {
+function compactionNotice(event: OrchestratorEvent): { level: NoticeLevel; text: string; words: NoticeWords } | undefined {
   switch (event.type) {
     case 'compacted': {
       const e = event.event;
       const how = `${STAGE_NAMES[e.stage] ?? e.stage}${e.trigger === 'manual' ? '' : `, ${e.trigger}`}`;
-      const calls = `${e.modelCalls} model call${e.modelCalls === 1 ? '' : 's'}`;
-      return { level: 'info', text: `Context compacted (${how}): ${e.tokensBefore.toLocaleString('en-US')} → ${e.tokensAfter.toLocaleString('en-US')} tokens, ${calls}.` };
+      const [before, after] = [e.tokensBefore.toLocaleString('en-US'), e.tokensAfter.toLocaleString('en-US')];
+      return {
+        level: 'info',
+        ...(e.modelCalls === 1
+          ? say('Context compacted ({0}): {1} → {2} tokens, 1 model call.', how, before, after)
+          : say('Context compacted ({0}): {1} → {2} tokens, {3} model calls.', how, before, after, e.modelCalls)),
+      };
     }
     case 'failed':
-      return { level: 'warning', text: `Compaction (${STAGE_NAMES[event.stage] ?? event.stage}) failed: ${event.reason}` };
+      return { level: 'warning', ...say('Compaction ({0}) failed: {1}', STAGE_NAMES[event.stage] ?? event.stage, event.reason) };
     case 'autoCompactionStopped':
-      return { level: 'error', text: `Automatic compaction stopped after ${event.failures} failures in a row (${event.reason}). Compact by hand or start a new chat.` };
+      return { level: 'error', ...say('Automatic compaction stopped after {0} failures in a row ({1}). Compact by hand or start a new chat.', event.failures, event.reason) };
     case 'undone':
-      return { level: 'info', text: 'The last compaction was undone: the replaced messages are back.' };
+      return { level: 'info', ...say('The last compaction was undone: the replaced messages are back.') };
     default:
       return undefined;
   }

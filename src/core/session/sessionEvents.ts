@@ -10,13 +10,29 @@ import type { TimelineEntry } from '../inspection/timeline';
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
+/**
+ * A notice's English template (`{0}`-style placeholders) and its arguments: `text` is the English,
+ * and a host that speaks another language looks the template up (VS Code's l10n bundles are keyed by it).
+ * Arguments are data (file names, counts, reasons from below) and are not translated.
+ */
+export interface NoticeWords {
+  template: string;
+  args: string[];
+}
+
+/** `text` and `words` of a notice; a template is a plain string literal, so tests can list them all. */
+export function say(template: string, ...args: Array<string | number>): { text: string; words: NoticeWords } {
+  const strings = args.map(String);
+  return { text: template.replace(/\{(\d+)\}/g, (m, i: string) => strings[Number(i)] ?? m), words: { template, args: strings } };
+}
+
 export type SessionEvent =
   | { type: 'agent'; event: AgentEvent }
   | { type: 'notes'; event: SessionNotesEvent }
   | { type: 'memory'; event: AutoMemoryEvent }
   | { type: 'compaction'; event: OrchestratorEvent }
   /** Something worth a line in the chat (or on stderr), in words; `file` is a path the line may link to. */
-  | { type: 'notice'; level: NoticeLevel; text: string; file?: { label: string; path: string } }
+  | { type: 'notice'; level: NoticeLevel; text: string; words?: NoticeWords; file?: { label: string; path: string } }
   /** A notes update, a memory write or a compaction joined the timeline. */
   | { type: 'timeline'; entry: TimelineEntry }
   /** How full the context is may have changed (a response, a compaction or its undo, a setting). */

@@ -12,6 +12,7 @@ import { TeamSyncScheduler } from '../memory/team/syncScheduler';
 import { syncTeamMemory } from '../memory/team/teamSync';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import type { EngramSettings } from '../settings/engramSettings';
+import { say, type NoticeWords } from './sessionEvents';
 
 /** How long opening a session waits for its first sync before composing the prompt without it. */
 export const TEAM_START_SYNC_WAIT_MS = 2_000;
@@ -172,20 +173,25 @@ export class TeamMemoryLink {
 }
 
 /** What a person is told about a sync, in words; undefined when nothing worth a line happened. */
-export function teamSyncNotice(report: TeamSyncReport): { level: 'info' | 'warning'; text: string } | undefined {
-  if (!report.ok) return { level: 'warning', text: `Team memory sync failed: ${report.error ?? 'no reason given'}.` };
+export function teamSyncNotice(report: TeamSyncReport): { level: 'info' | 'warning'; text: string; words: NoticeWords } | undefined {
+  if (!report.ok) return { level: 'warning', ...say('Team memory sync failed: {0}.', report.error ?? 'no reason given') };
   if (report.blocked.length > 0) {
     const files = report.blocked.map((b) => `${b.path} (${b.kind}, rule ${b.rule}, line ${b.line})`).join(', ');
-    return { level: 'warning', text: `Team memory: ${report.blocked.length} file${report.blocked.length === 1 ? ' was' : 's were'} not uploaded because ${report.blocked.length === 1 ? 'it holds' : 'they hold'} a secret: ${files}.` };
+    return {
+      level: 'warning',
+      ...(report.blocked.length === 1
+        ? say('Team memory: 1 file was not uploaded because it holds a secret: {0}.', files)
+        : say('Team memory: {0} files were not uploaded because they hold a secret: {1}.', report.blocked.length, files)),
+    };
   }
   const conflicts = report.pulled.filter((p) => p.reason === 'conflict');
   if (conflicts.length > 0) {
     const kept = conflicts.map((c) => `${c.path}${c.keptAt ? ` (yours is kept at ${c.keptAt})` : ''}`).join(', ');
-    return { level: 'warning', text: `Team memory: the server's version won over your local edit of ${kept}.` };
+    return { level: 'warning', ...say("Team memory: the server's version won over your local edit of {0}.", kept) };
   }
-  const parts: string[] = [];
-  if (report.pulled.length > 0) parts.push(`${report.pulled.length} file${report.pulled.length === 1 ? '' : 's'} pulled`);
-  if (report.pushed.length > 0) parts.push(`${report.pushed.length} pushed`);
-  if (report.skipped.length > 0) parts.push(`${report.skipped.length} skipped (${report.skipped.map((s) => `${s.path}: ${s.detail}`).join('; ')})`);
-  return parts.length > 0 ? { level: 'info', text: `Team memory synced with ${report.server}: ${parts.join(', ')}.` } : undefined;
+  if (report.pulled.length + report.pushed.length + report.skipped.length === 0) return undefined;
+  const counts = [report.server, report.pulled.length, report.pushed.length] as const;
+  if (report.skipped.length === 0) return { level: 'info', ...say('Team memory synced with {0}: {1} pulled, {2} pushed.', ...counts) };
+  const skipped = report.skipped.map((s) => `${s.path}: ${s.detail}`).join('; ');
+  return { level: 'info', ...say('Team memory synced with {0}: {1} pulled, {2} pushed, {3} skipped ({4}).', ...counts, report.skipped.length, skipped) };
 }

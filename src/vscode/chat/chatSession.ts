@@ -367,9 +367,13 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
         if (e.type === 'retrying') this.setBusy(true, vscode.l10n.t('{0} Retrying in {1} s (attempt {2} of {3}).', e.reason, Math.ceil(e.delayMs / 1000), e.attempt, e.maxRetries));
         break;
       }
-      case 'notice':
-        this.items.notice(event.level, event.text, undefined, event.file);
+      case 'notice': {
+        // The engine says it in English and hands over the template; the bundle says it in the user's language.
+        const text = event.words ? vscode.l10n.t(event.words.template, ...event.words.args) : event.text;
+        const file = event.file ? { ...event.file, label: vscode.l10n.t(event.file.label) } : undefined;
+        this.items.notice(event.level, text, undefined, file);
         break;
+      }
       case 'compaction':
         this.feedback.onEvent(event.event);
         if (event.event.type === 'undone') this.inspectorChanged.fire();

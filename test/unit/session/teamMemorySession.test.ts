@@ -160,7 +160,7 @@ describe('team memory in a session', () => {
     assert.match(stored['MEMORY.md'], /\(deploy\.md\)/, 'the pulled index line is kept');
     assert.equal(stored['ci.md'], undefined);
     assert.ok(!JSON.stringify(stored).includes(GITHUB_TOKEN));
-    assert.ok(events.some((e) => e.type === 'notice' && /Team memory synced with .*: 3 pushed/.test(e.text)));
+    assert.ok(events.some((e) => e.type === 'notice' && /Team memory synced with .*: 0 pulled, 3 pushed\./.test(e.text)));
 
     // On demand: nothing new, still a report and an event.
     const asked = await session.syncTeamMemory();

@@ -40,3 +40,22 @@ test('every host string of the chat, the key and model setup has a zh-cn transla
   assert.ok(seen > 30, `found only ${seen} strings: the scan is broken`);
   assert.deepEqual(missing, []);
 });
+
+test("every notice the engine says (say('...') in src/core/session) and its link labels have a zh-cn translation", () => {
+  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+  const dir = path.join(root, 'src', 'core', 'session');
+  const missing: string[] = [];
+  let seen = 0;
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    const source = fs.readFileSync(path.join(dir, file), 'utf8');
+    const templates = [...source.matchAll(/\bsay\(\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1/g)].map((m) => m[2].replace(/\\(.)/g, '$1'));
+    const labels = [...source.matchAll(/label: '([^']+)'/g)].map((m) => m[1]);
+    for (const key of [...templates, ...labels]) {
+      seen++;
+      if (!bundle[key]?.trim()) missing.push(`${file}: ${key}`);
+      else assert.equal(args(bundle[key]), args(key), `arguments of "${key}"`);
+    }
+  }
+  assert.ok(seen > 20, `found only ${seen} notices: the scan is broken`);
+  assert.deepEqual(missing, []);
+});
