@@ -1,0 +1,116 @@
+// The Chat view's messages.
+import type { GaugeState } from './shared';
+import type { Shapes } from './shapes';
+
+export type PermissionChoice = 'allowOnce' | 'allowSession' | 'deny';
+
+/** The change an Edit or Write would make, shown in its permission prompt before the person answers. */
+export interface PermissionDiff {
+  path: string;
+  /** 1-based line of the first shown line in the file, when the host could place it. */
+  startLine?: number;
+  lines: { kind: 'add' | 'del' | 'ctx'; text: string }[];
+  /** Lines of the diff left out to keep the prompt short. */
+  omitted: number;
+}
+
+/** A reply's tokens over all its model calls: input as billed fresh, read from and written to the cache, output. */
+export interface TurnTokens {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  output: number;
+}
+
+/** One rendered item of the chat transcript. */
+export type ChatItem =
+  /** `files`: workspace files the person attached with @ (their content went with the prompt). */
+  | { kind: 'user'; id: string; text: string; files?: string[] }
+  | { kind: 'assistant'; id: string; text: string; streaming: boolean }
+  | { kind: 'thinking'; id: string; text: string }
+  | {
+    kind: 'tool'; id: string; name: string; summary: string; input: string;
+    status: 'running' | 'done' | 'error' | 'denied' | 'waiting'; result?: string;
+  }
+  | { kind: 'permission'; id: string; toolUseId: string; toolName: string; summary: string; answered?: PermissionChoice; diff?: PermissionDiff }
+  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; action?: string; link?: { label: string; path: string } }
+  /** The end of a reply: its tokens (absent when no model call was made). */
+  | { kind: 'turn'; id: string; tokens?: TurnTokens }
+  /** `/help`, answered in the view: the webview words it. */
+  | { kind: 'help'; id: string }
+  /** `/context`: the context breakdown as it was when asked. */
+  | { kind: 'context'; id: string; gauge: GaugeState };
+
+/** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */
+export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo';
+export type ChatCommand = 'openInspector' | 'setApiKey' | 'showLog' | 'pickModel';
+
+export interface SessionSummary {
+  id: string;
+  title: string;
+  modified: number;
+}
+
+// ---------- chat view ----------
+
+export type ChatToHost =
+  | { type: 'ready' }
+  | { type: 'send'; text: string }
+  | { type: 'stop' }
+  | { type: 'newChat' }
+  | { type: 'permission'; requestId: string; choice: PermissionChoice }
+  | { type: 'listSessions'; requestId: string }
+  | { type: 'resume'; sessionId: string }
+  | { type: 'runCommand'; command: ChatCommand }
+  /** Sends the last prompt again, on the conversation before it. */
+  | { type: 'retry' }
+  /** Replaces the last prompt with `text` and sends it. */
+  | { type: 'editLast'; text: string }
+  /** A code block's Copy (to the clipboard) or Insert (at the active editor's cursor). */
+  | { type: 'codeAction'; action: 'copy' | 'insert'; code: string }
+  /** @ completion: workspace files whose path contains `query`. */
+  | { type: 'findFiles'; requestId: string; query: string }
+  | { type: 'setup'; choice: SetupChoice }
+  /** Opens a file the host itself linked (notes, a memory); any other path is refused. */
+  | { type: 'openPath'; path: string }
+  | { type: 'ping'; requestId: string; text: string };
+
+export interface ChatSnapshot {
+  sessionId: string | undefined;
+  items: ChatItem[];
+  busy: boolean;
+  gauge: GaugeState;
+  modelLabel: string;
+  trusted: boolean;
+  /** No API key and no choice made yet: the view shows its first-run screen. */
+  setupNeeded: boolean;
+}
+
+export type HostToChat =
+  | { type: 'snapshot'; state: ChatSnapshot }
+  | { type: 'item'; item: ChatItem }
+  | { type: 'textDelta'; id: string; delta: string }
+  | { type: 'busy'; busy: boolean; status?: string }
+  | { type: 'gauge'; gauge: GaugeState }
+  | { type: 'sessions'; requestId: string; sessions: SessionSummary[] }
+  /** Workspace-relative paths for @ completion, best first. */
+  | { type: 'files'; requestId: string; files: string[] }
+  | { type: 'pong'; requestId: string; text: string };
+
+export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
+  ready: {},
+  send: { text: 'string' },
+  stop: {},
+  newChat: {},
+  permission: { requestId: 'string', choice: 'enum:allowOnce|allowSession|deny' },
+  listSessions: { requestId: 'string' },
+  resume: { sessionId: 'string' },
+  runCommand: { command: 'enum:openInspector|setApiKey|showLog|pickModel' },
+  retry: {},
+  editLast: { text: 'string' },
+  codeAction: { action: 'enum:copy|insert', code: 'string' },
+  findFiles: { requestId: 'string', query: 'string' },
+  setup: { choice: 'enum:apiKey|baseUrl|demo' },
+  openPath: { path: 'string' },
+  ping: { requestId: 'string', text: 'string' },
+};

@@ -1,0 +1,249 @@
+// The memory inspector's messages.
+import type { GaugeState } from './shared';
+import type { Shapes } from './shapes';
+
+export type MemoryKind = 'user' | 'feedback' | 'project' | 'reference';
+
+/** Where the inspector reads from: the live session, another session or project, or Claude Code's folder. */
+export type InspectorSourceKind = 'current' | 'session' | 'project' | 'claude';
+
+export interface InspectorSourceInfo {
+  kind: InspectorSourceKind;
+  /** What the header shows, e.g. "Current session" or "Claude Code (~/.claude) · -home-me-demo". */
+  label: string;
+  /** Claude Code's folder: nothing is changed there except by pruning (which warns first). */
+  readOnly: boolean;
+  /** The data root (Engram's data dir or Claude Code's config dir). */
+  root: string;
+  projectKey?: string;
+}
+
+export interface NotesSectionView {
+  heading: string;
+  /** What was written under the heading's guide line (Markdown; the webview sanitises it). */
+  markdown: string;
+  tokens: number;
+  cap: number;
+}
+
+export interface NotesView {
+  path?: string;
+  exists: boolean;
+  sections: NotesSectionView[];
+  tokens: number;
+  fileCap: number;
+  /** When the last update finished, ms since the epoch. */
+  updatedAt?: number;
+  /** The last response the notes cover: its API message id, and its place among the session's responses. */
+  covers?: { messageId: string; response?: number; responses?: number; at?: number; preview?: string };
+  updating: boolean;
+  lastError?: string;
+}
+
+export interface MemoryEntryView {
+  /** Unique in the snapshot: `<group>:<file>`. */
+  key: string;
+  group: 'private' | 'team';
+  title: string;
+  /** Relative to its memory folder, forward slashes. */
+  file: string;
+  path: string;
+  hook: string;
+  type: MemoryKind | null;
+  tokens: number | null;
+  mtimeMs: number | null;
+  /** 1-based line in MEMORY.md; null for files no line points to. */
+  line: number | null;
+  /** Inside the 200-line / 25 KB cap of the system prompt. */
+  loaded: boolean;
+  /** The index line points at no readable file. */
+  missing: boolean;
+  indexed: boolean;
+  /** From the front matter (originSessionId / originMessageId). */
+  origin?: { sessionId: string; messageId?: string };
+  /** Team entries only, once the folder was synced: where this file stands with the team server. */
+  sync?: TeamFileSyncView;
+}
+
+/**
+ * A team file's sync state as the inspector shows it (the engine's TeamFileStatus from
+ * `team/.sync/state.json`), `unsynced` for a file the last sync did not see, plus what the last pull
+ * did to it.
+ */
+export type TeamSyncStateView =
+  | { state: 'synced' }
+  | { state: 'local-change' }
+  | { state: 'unsynced' }
+  | { state: 'blocked'; rule: string; kind: string; line: number }
+  | { state: 'skipped'; reason: 'too_large' | 'server_max_entries'; detail: string }
+  /** The server's version won; the local edit was kept at `keptPath` (absolute; `keptAt` relative to the team folder). */
+  | { state: 'conflict'; keptAt: string; keptPath: string };
+
+export interface TeamFileSyncView {
+  status: TeamSyncStateView;
+  /** The last sync wrote this file from the server: new here, or replacing the local copy. */
+  pulled?: 'new' | 'updated' | 'conflict';
+}
+
+/** The team folder's sync, for the team group's header and the rows the index has no entry for. */
+export interface TeamMemoryView {
+  repo?: string;
+  server?: string;
+  /** Absent before the first sync. */
+  lastSync?: {
+    at: string;
+    ok: boolean;
+    error?: string;
+    version?: number;
+    pulled: number;
+    pushed: number;
+    skipped: number;
+    blocked: number;
+    conflicts: number;
+    retries: number;
+  };
+  /** Learned from the server's 413 reply. */
+  serverMaxEntries: number | null;
+  /** Synced files that are no index entry or topic file (the team MEMORY.md itself, say), with their state. */
+  files: Array<{ file: string; path: string; sync: TeamFileSyncView }>;
+}
+
+export interface InstructionView {
+  path: string;
+  scope: 'user' | 'project' | 'local';
+  tokens: number;
+  importedFrom?: string;
+  truncated: boolean;
+}
+
+export interface TrashView {
+  id: string;
+  group: 'private' | 'team';
+  file: string;
+  /** The title of the index line it was pruned with (absent when it had none). */
+  title?: string;
+  prunedAt: string;
+}
+
+export interface MemoryView {
+  dir?: string;
+  exists: boolean;
+  instructions: InstructionView[];
+  /** Index entries in MEMORY.md order (team entries included, after the private ones). */
+  entries: MemoryEntryView[];
+  /** Topic files no index line points to. */
+  unindexed: MemoryEntryView[];
+  /** Lines of MEMORY.md the system prompt gets, of how many, and the line cap. */
+  loadedLines: number;
+  totalLines: number;
+  maxLines: number;
+  warnings: string[];
+  /** Pruned entries that can be restored, newest first. */
+  trash: TrashView[];
+  /** The team folder's sync; absent while it has never been synced. */
+  team?: TeamMemoryView;
+}
+
+/**
+ * A compaction's stage as the timeline shows it: the engine's stages (CompactionStage in
+ * core/compaction/types.ts) and `undo`, the boundary an undo writes to the transcript.
+ */
+export type CompactionStageView = 'micro' | 'session-memory' | 'full' | 'reactive' | 'undo';
+export type CompactionTriggerView = 'auto' | 'manual' | 'reactive';
+
+export type TimelineView =
+  | {
+    kind: 'notes'; id: string; at: number; status: 'created' | 'updated' | 'failed';
+    tokens?: number; modelCalls?: number; durationMs?: number; condensed?: boolean; detail?: string;
+  }
+  | { kind: 'memory'; id: string; at: number; status: 'saved' | 'extracted' | 'failed'; files: string[]; modelCalls?: number; detail?: string }
+  | {
+    kind: 'compaction'; id: string; at: number; stage: CompactionStageView; trigger: CompactionTriggerView;
+    tokensBefore: number; tokensAfter: number; durationMs: number; modelCalls: number;
+    /** How many messages (transcript lines) it replaced, and how many tool results it trimmed. */
+    replaced: number; trimmed: number;
+    summary?: string; focus?: string;
+    /** The newest compaction of the live session, when the session can undo it. */
+    undoable: boolean;
+    /** A later undo took it back: what it replaced is in the conversation again. */
+    undone?: boolean;
+  };
+
+export interface InspectorSnapshot {
+  source: InspectorSourceInfo;
+  sessionId: string | undefined;
+  /** Absent when the source has no conversation to measure. */
+  gauge: GaugeState | undefined;
+  notes: NotesView;
+  memory: MemoryView;
+  /** Oldest first. */
+  timeline: TimelineView[];
+  /** The host's clock when the snapshot was taken (ages are relative to it). */
+  now: number;
+}
+
+/** A message a compaction replaced, as text (the webview shows it as text, never as HTML). */
+export interface ReplacedMessageView {
+  role: string;
+  text: string;
+}
+
+export type EntryGroup = 'private' | 'team';
+export type InspectorPane = 'gauge' | 'notes' | 'memory' | 'timeline';
+
+export type InspectorToHost =
+  | { type: 'ready' }
+  | { type: 'refresh' }
+  /** Opens a file the snapshot names (notes, instructions, memory); any other path is refused. */
+  | { type: 'openFile'; path: string }
+  | { type: 'revealFile'; path: string }
+  /** Opens the transcript of the session a memory came from, at the message. */
+  | { type: 'openOrigin'; sessionId: string; messageId?: string }
+  | { type: 'inspectSession'; sessionId: string }
+  | { type: 'renameEntry'; group: EntryGroup; file: string }
+  | { type: 'changeType'; group: EntryGroup; file: string }
+  | { type: 'pruneEntry'; group: EntryGroup; file: string }
+  | { type: 'restoreEntry'; group: EntryGroup; trashId: string }
+  /** Deletes a pruned entry for good, after the host asks again. */
+  | { type: 'deleteTrash'; group: EntryGroup; trashId: string }
+  | { type: 'compactionDetails'; requestId: string; id: string }
+  | { type: 'openCompactionDiff'; id: string }
+  | { type: 'undoCompaction'; id: string }
+  | { type: 'pickSource' }
+  | { type: 'useCurrentSession' }
+  /** "Sync now" in the team group: runs "Engram: Sync Team Memory" for the workspace. */
+  | { type: 'syncTeamMemory' }
+  | { type: 'ping'; requestId: string; text: string };
+
+export type HostToInspector =
+  | { type: 'snapshot'; state: InspectorSnapshot }
+  | { type: 'gauge'; gauge: GaugeState }
+  | { type: 'compactionDetails'; requestId: string; id: string; messages: ReplacedMessageView[]; error?: string }
+  /** Scrolls to and focuses a pane (the chat's `/memory` opens the memory pane). */
+  | { type: 'revealPane'; pane: InspectorPane }
+  /** The outcome of an action, read out by screen readers. */
+  | { type: 'status'; text: string; level: 'info' | 'warning' | 'error'; undo?: { group: EntryGroup; trashId: string } }
+  | { type: 'pong'; requestId: string; text: string };
+
+const ENTRY_REF = { group: 'enum:private|team', file: 'string' } as const;
+
+export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
+  ready: {},
+  refresh: {},
+  openFile: { path: 'string' },
+  revealFile: { path: 'string' },
+  openOrigin: { sessionId: 'string', messageId: 'string?' },
+  inspectSession: { sessionId: 'string' },
+  renameEntry: ENTRY_REF,
+  changeType: ENTRY_REF,
+  pruneEntry: ENTRY_REF,
+  restoreEntry: { group: 'enum:private|team', trashId: 'string' },
+  deleteTrash: { group: 'enum:private|team', trashId: 'string' },
+  compactionDetails: { requestId: 'string', id: 'string' },
+  openCompactionDiff: { id: 'string' },
+  undoCompaction: { id: 'string' },
+  pickSource: {},
+  useCurrentSession: {},
+  syncTeamMemory: {},
+  ping: { requestId: 'string', text: 'string' },
+};
