@@ -25,13 +25,15 @@ export interface CompactionEvent {
   trimmedToolUseIds?: string[];
   /** The focus text of `/compact focus`. */
   focus?: string;
+  /** A person edited the summary (or notes) in the preview before it applied. */
+  summaryEdited?: true;
   /** When it finished, ms since the epoch. */
   at: number;
 }
 
 export function compactionEvent(
   result: CompactionResult,
-  meta: { id: string; trigger: CompactionTrigger; durationMs: number; at: number; focus?: string },
+  meta: { id: string; trigger: CompactionTrigger; durationMs: number; at: number; focus?: string; summaryEdited?: boolean },
 ): CompactionEvent {
   return {
     id: meta.id,
@@ -46,6 +48,7 @@ export function compactionEvent(
     ...(result.summaryText !== undefined ? { summaryText: result.summaryText } : {}),
     ...(result.trimmedToolUseIds && result.trimmedToolUseIds.length > 0 ? { trimmedToolUseIds: result.trimmedToolUseIds.slice() } : {}),
     ...(meta.focus ? { focus: meta.focus } : {}),
+    ...(meta.summaryEdited ? { summaryEdited: true as const } : {}),
     at: meta.at,
   };
 }

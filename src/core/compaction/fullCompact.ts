@@ -122,6 +122,7 @@ export async function fullCompact(opts: FullCompactOptions): Promise<StageOutcom
       keptFrom,
       replaced: entries.slice(0, keptFrom),
       summaryText,
+      summaryBody: summary.trim(),
       tokensBefore: opts.tokensBefore ?? fixed + sumTokens(entries, tokensOf),
       tokensAfter,
       modelCalls: answer.calls,

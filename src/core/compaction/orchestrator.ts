@@ -20,6 +20,7 @@ import { CacheHints } from './cacheHints';
 import { ConversationIds } from './conversationIds';
 import { compactionEvent, type CompactionEvent } from './events';
 import { summarizerOf, type CompactProgress } from './fullCompact';
+import { ManualCompactions, type CompactNowResult, type PreparedCompaction, type RecordMeta } from './manualCompaction';
 import type { NotesSource } from './notesSource';
 import { planForUsage, runCompaction, type ChainStage, type StageFailure } from './pipeline';
 import { forgetReads, reattachRecent } from './postCompact';
@@ -65,12 +66,7 @@ export interface OrchestratorOptions {
   events?: readonly CompactionEvent[];
 }
 
-export interface CompactNowResult {
-  ok: boolean;
-  events: CompactionEvent[];
-  code?: UnavailableCode;
-  reason?: string;
-}
+export type { CompactNowResult, PreparedCompaction };
 
 export class CompactionOrchestrator {
   private settingsValue: CompactionSettings;
@@ -89,7 +85,8 @@ export class CompactionOrchestrator {
   private reactiveAttempts = 0;
   /** Files the last summarising stage re-attached whole. */
   private reattachedWhole: string[] = [];
-  private manualRunning = false;
+  /** "Compact Now" and `/compact`: prepared, then applied (at once, or after the person reviewed the summary). */
+  private readonly manual: ManualCompactions;
   /** Where the next calls can read the cache after a trim (breakpoint hints for the agent). */
   private readonly cacheHints = new CacheHints();
   /** The last compaction's before/after lists: an exact undo while nothing else changed. */
@@ -105,6 +102,18 @@ export class CompactionOrchestrator {
     this.logger = opts.logger ?? silentLogger;
     this.ids = new ConversationIds(this.logger);
     this.timeline.push(...(opts.events ?? []));
+    this.manual = new ManualCompactions({
+      agent: () => this.agent, ids: this.ids, settings: () => this.settingsValue, tokensOf: this.tokensOf, notes: opts.notes,
+      fixedTokens: () => this.fixedTokens(), usedTokens: (m) => this.usedTokens(m), reattach: () => this.reattachText(), now: () => this.clock.now(),
+      progress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger: 'manual', progress }),
+      unavailable: (f) => this.emit({ type: 'unavailable', stage: f.stage, trigger: 'manual', code: f.code, reason: f.reason }),
+      failed: (f) => this.fail(f, 'manual'),
+      record: (result, meta) => this.applyRecorded(result, 'manual', meta),
+      applied: (events, before, after) => {
+        this.afterApplied(events, before, after);
+        if (this.stopped) this.setAuto(true);
+      },
+    });
   }
 
   get settings(): CompactionSettings {
@@ -165,8 +174,7 @@ export class CompactionOrchestrator {
     const used = this.usedTokens(ctx.messages);
     const plan = planForUsage(used, this.settingsValue);
     if (plan === 'none') return undefined;
-    const out = await this.run(plan, ctx.messages, used, 'auto', { signal: ctx.signal });
-    return out.messages;
+    return this.run(plan, ctx.messages, used, ctx.signal);
   }
 
   /** The reactive stage: called by the loop with the conversation the API found too long. */
@@ -209,35 +217,36 @@ export class CompactionOrchestrator {
       this.fail(out, 'reactive');
       return undefined;
     }
-    const event = await this.applyRecorded(out.result, 'reactive', started, messages, entries, view);
+    const event = await this.applyRecorded(out.result, 'reactive', { durationMs: this.clock.now() - started, beforeEntries: entries, view, maxChars: s.toolResultChars });
     this.afterCompaction([event]);
     return out.result.entries.map((e) => e.message);
   }
 
   /** The commands: "Compact Now" (auto), "Microcompact", "Compact with Session Notes", "Full Compact", `/compact [focus]`. */
   async compactNow(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<CompactNowResult> {
-    const agent = this.agent;
-    if (!agent) return { ok: false, events: [], code: 'busy', reason: 'No conversation is attached.' };
-    if (agent.busy || this.manualRunning) return { ok: false, events: [], code: 'busy', reason: 'Wait for the current turn or compaction to finish, then compact.' };
-    const messages = agent.messages.slice();
-    this.manualRunning = true;
-    let out: Awaited<ReturnType<CompactionOrchestrator['run']>>;
-    try {
-      out = await this.run(stage, messages, this.usedTokens(messages), 'manual', { ...(focus ? { focus } : {}), ...(signal ? { signal } : {}) });
-    } finally {
-      this.manualRunning = false;
-    }
-    if (out.messages) agent.replaceMessages(out.messages);
-    const ok = out.failure === undefined && out.events.length > 0;
-    if (ok && this.stopped) this.setAuto(true);
-    return { ok, events: out.events, ...(out.failure ? { code: out.failure.code, reason: out.failure.reason } : {}) };
+    return this.manual.apply(await this.manual.prepare(stage, focus, signal));
+  }
+
+  /** A manual compaction computed (the summary written) but not applied: for the person to review first. */
+  prepareCompaction(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<PreparedCompaction> {
+    return this.manual.prepare(stage, focus, signal);
+  }
+
+  /** Applies what prepareCompaction computed, with `editedText` as its summary (or notes) when given. */
+  applyCompaction(prepared: PreparedCompaction, editedText?: string): Promise<CompactNowResult> {
+    return this.manual.apply(prepared, editedText);
+  }
+
+  /** Drops a prepared compaction: the conversation stays as it is. */
+  cancelCompaction(prepared: PreparedCompaction): boolean {
+    return this.manual.cancel(prepared);
   }
 
   /** Puts back what the last compaction replaced (messages added since stay). False when it cannot. */
   async undoLast(): Promise<boolean> {
     const agent = this.agent;
     const last = this.timeline[this.timeline.length - 1];
-    if (!agent || agent.busy || !last) return false;
+    if (!agent || agent.busy || this.manual.busy || !last) return false;
     const current = agent.messages.slice();
     const restored = await undoNewest({
       event: last, current, ...(this.stash ? { stash: this.stash } : {}), ...(agent.transcript ? { writer: agent.transcript } : {}),
@@ -254,33 +263,23 @@ export class CompactionOrchestrator {
 
   // ---- internals ----
 
-  private async run(
-    stage: ChainStage | 'none',
-    messages: readonly ApiMessage[],
-    used: number,
-    trigger: 'auto' | 'manual',
-    extra: { focus?: string; signal?: AbortSignal },
-  ): Promise<{ messages?: ApiMessage[]; events: CompactionEvent[]; failure?: StageFailure }> {
-    if (stage === 'none') return { events: [] };
+  /** Automatic compaction before a model call (manual ones go through ManualCompactions). */
+  private async run(stage: ChainStage | 'none', messages: readonly ApiMessage[], used: number, signal: AbortSignal): Promise<ApiMessage[] | undefined> {
+    if (stage === 'none') return undefined;
+    const trigger = 'auto';
     const s = this.settingsValue;
     const fixed = this.fixedTokens();
     let loaded: { entries: CompactionEntry[]; view: TranscriptView | undefined } | undefined;
     const idsFor = async (): Promise<{ entries: CompactionEntry[]; view: TranscriptView | undefined }> => (loaded ??= await this.ids.withLines(messages, this.agent?.transcript));
     // Micro needs no ids to decide; load them only once something will be applied.
-    const input = stage === 'micro' && trigger === 'auto' ? this.ids.known(messages) : (await idsFor()).entries;
+    const input = stage === 'micro' ? this.ids.known(messages) : (await idsFor()).entries;
     const events: CompactionEvent[] = [];
     let current: readonly ApiMessage[] = messages;
     let currentEntries: CompactionEntry[] = input;
     const summarizer = summarizerOf(this.agent);
     const out = await runCompaction(stage, input, used, {
-      settings: s,
-      tokensOf: this.tokensOf,
-      fixedTokens: fixed,
-      ...(this.opts.notes ? { notes: this.opts.notes } : {}),
-      ...(summarizer ? { summarizer } : {}),
-      ...(extra.focus ? { focus: extra.focus } : {}),
-      ...(extra.signal ? { signal: extra.signal } : {}),
-      automatic: trigger === 'auto',
+      settings: s, tokensOf: this.tokensOf, fixedTokens: fixed, signal, automatic: true,
+      ...(this.opts.notes ? { notes: this.opts.notes } : {}), ...(summarizer ? { summarizer } : {}),
       reattach: () => this.reattachText(),
       onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger, progress }),
       onUnavailable: (f) => this.emit({ type: 'unavailable', stage: f.stage, trigger, code: f.code, reason: f.reason }),
@@ -292,35 +291,34 @@ export class CompactionOrchestrator {
           const at = new Map(input.map((e, i) => [e, i] as const));
           result = { ...result, replaced: result.replaced.map((r) => entries[at.get(r) ?? -1] ?? r) };
         }
-        events.push(await this.applyRecorded(result, trigger, startedAt, current, currentEntries, loaded?.view, extra.focus));
+        const meta = { durationMs: this.clock.now() - startedAt, beforeEntries: currentEntries, view: loaded?.view, maxChars: s.toolResultChars };
+        events.push(await this.applyRecorded(result, trigger, meta));
         current = result.entries.map((e) => e.message);
         currentEntries = result.entries;
       },
     });
-    if (out.failure && !(out.failure.code === 'nothing-to-compact' && trigger === 'auto')) this.fail(out.failure, trigger);
+    if (out.failure && out.failure.code !== 'nothing-to-compact') this.fail(out.failure, trigger);
+    this.afterApplied(events, messages, current);
+    return events.length > 0 ? current.slice() : undefined;
+  }
+
+  /** After stages were applied: state reset, and the cache hints told what changed. */
+  private afterApplied(events: CompactionEvent[], before: readonly ApiMessage[], after: readonly ApiMessage[]): void {
     this.afterCompaction(events);
-    if (events.length > 0 && events.every((e) => e.stage === 'micro')) this.cacheHints.noteTrim(messages, current);
+    if (events.length > 0 && events.every((e) => e.stage === 'micro')) this.cacheHints.noteTrim(before, after);
     else if (events.length > 0) this.cacheHints.forget();
-    return { ...(events.length > 0 ? { messages: current.slice() } : {}), events, ...(out.failure ? { failure: out.failure } : {}) };
   }
 
   /** Records a stage in the transcript and the timeline, and keeps what an exact undo needs. */
-  private async applyRecorded(
-    result: CompactionResult,
-    trigger: CompactionTrigger,
-    startedAt: number,
-    before: readonly ApiMessage[],
-    beforeEntries: readonly CompactionEntry[],
-    view: TranscriptView | undefined,
-    focus?: string,
-  ): Promise<CompactionEvent> {
+  private async applyRecorded(result: CompactionResult, trigger: CompactionTrigger, m: RecordMeta): Promise<CompactionEvent> {
+    const { durationMs, beforeEntries, view } = m;
     const id = this.opts.newId?.() ?? randomUUID();
-    const durationMs = this.clock.now() - startedAt;
-    const event = compactionEvent(result, { id, trigger, durationMs, at: this.clock.now(), ...(focus ? { focus } : {}) });
+    const marks = { ...(m.focus ? { focus: m.focus } : {}), ...(m.summaryEdited ? { summaryEdited: true } : {}) };
+    const event = compactionEvent(result, { id, trigger, durationMs, at: this.clock.now(), ...marks });
     const writer = this.agent?.transcript;
     if (writer) {
       try {
-        const meta = { eventId: id, trigger, durationMs, maxChars: this.settingsValue.toolResultChars, ...(focus ? { focus } : {}) };
+        const meta = { eventId: id, trigger, durationMs, maxChars: m.maxChars, ...marks };
         await recordStage(writer, result, beforeEntries, meta, (tail) => this.ids.linesUpTo(writer, view, tail));
       } catch (e) {
         this.logger.error('Could not record the compaction in the transcript', e);

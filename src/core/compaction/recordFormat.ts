@@ -7,7 +7,7 @@
 //   compact_boundary       compactMetadata: {trigger, preTokens, preservedSegment?,     (Claude Code's)
 //                            stage, postTokens, modelCalls, durationMs, eventId, reactive?,
 //                            engram: {v: 1, replacedUuids, replacedMessageIds, keptFrom, summaryUuid,
-//                                     focus?, maxChars?, results?, imagesIn?}}
+//                                     focus?, summaryEdited?, maxChars?, results?, imagesIn?}}
 //   an undo                the same line types with engram: {v: 1, undoneEventId} (a compact
 //                          boundary with stage "undo" and the restored lines after it, for a summary)
 //
@@ -50,6 +50,8 @@ export interface EngramRecordData extends Partial<RecordedCuts> {
   /** The summary line that opens the new conversation. */
   summaryUuid?: string;
   focus?: string;
+  /** A person edited the summary (or notes) in the preview before it applied. */
+  summaryEdited?: boolean;
   /** An undo: the event it undid. */
   undoneEventId?: string;
 }

@@ -185,6 +185,7 @@ function eventOf(r: RecordedEvent): CompactionEvent {
     ...(r.summaryText !== undefined ? { summaryText: r.summaryText } : {}),
     ...(trimmed.length > 0 ? { trimmedToolUseIds: trimmed.slice() } : {}),
     ...(e.focus ? { focus: e.focus } : {}),
+    ...(e.summaryEdited === true ? { summaryEdited: true as const } : {}),
     at: r.at,
   };
 }

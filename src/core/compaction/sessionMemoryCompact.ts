@@ -74,6 +74,7 @@ export function compactWithNotes(notes: NotesSnapshot | undefined, isEmpty: (tex
       keptFrom,
       replaced: entries.slice(0, keptFrom),
       summaryText,
+      summaryBody: notes.text.trim(),
       tokensBefore: opts.tokensBefore ?? fixed + sumTokens(entries, tokensOf),
       tokensAfter,
       modelCalls: 0,

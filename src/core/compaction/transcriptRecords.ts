@@ -180,7 +180,7 @@ export async function recordStage(
   writer: TranscriptWriter,
   result: CompactionResult,
   beforeEntries: readonly CompactionEntry[],
-  meta: { eventId: string; trigger: CompactionTrigger; durationMs: number; maxChars: number; focus?: string },
+  meta: { eventId: string; trigger: CompactionTrigger; durationMs: number; maxChars: number; focus?: string; summaryEdited?: boolean },
   linesUpTo: (tail: string) => Promise<readonly TranscriptLine[] | undefined>,
 ): Promise<void> {
   const { eventId, trigger, durationMs } = meta;
@@ -190,6 +190,7 @@ export async function recordStage(
     replacedMessageIds: result.replaced.flatMap((e) => e.messageIds),
     keptFrom: result.keptFrom,
     ...(meta.focus ? { focus: meta.focus } : {}),
+    ...(meta.summaryEdited ? { summaryEdited: true } : {}),
   };
   if (result.summaryText === undefined) {
     await recordMicrocompact(writer, {

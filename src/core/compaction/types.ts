@@ -27,6 +27,11 @@ export interface CompactionResult {
   replaced: CompactionEntry[];
   /** Text of the user message that opens the new conversation (not for microcompact). */
   summaryText?: string;
+  /**
+   * The part of summaryText a person may edit before a manual compaction applies: the model's summary
+   * (inside <summary>) or the session notes (inside <session-notes>). Absent for the other stages.
+   */
+  summaryBody?: string;
   /** Tool results that microcompact trimmed (their ids), so an undo can restore them. */
   trimmedToolUseIds?: string[];
   tokensBefore: number;
@@ -46,7 +51,11 @@ export type UnavailableCode =
   /** The model answered with something else than a summary (a tool call, no sections), twice. */
   | 'invalid-summary'
   | 'cancelled'
-  | 'busy';
+  | 'busy'
+  /** A prepared manual compaction was applied after the conversation had moved on (or was already used). */
+  | 'conversation-changed'
+  /** The summary a person edited before applying cannot replace the conversation (empty, a section lost). */
+  | 'invalid-edit';
 
 export type StageOutcome =
   | { ok: true; result: CompactionResult }
