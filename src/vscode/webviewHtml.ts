@@ -20,7 +20,9 @@ export function makeNonce(): string {
  * The page shell of a webview. Strict CSP: nothing by default, our script by nonce only, styles, fonts
  * and images only from the extension's own resources, and no network at all (the host does that).
  * The toolkit (FAST) probes for :focus-visible with a <style> element of its own; it takes the nonce
- * from the `csp-nonce` meta tag, so the probe is allowed and no inline style is needed.
+ * from the `csp-nonce` meta tag, so the probe is allowed and no inline style is needed (nor a toolkit
+ * template with a style binding: see webview/shared/components.ts). 'report-sample' puts the start of
+ * what was blocked into the page's securitypolicyviolation event, to tell what tripped the policy.
  */
 export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, view: ViewId, title: string): string {
   const nonce = makeNonce();
@@ -28,9 +30,9 @@ export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.
   const csp = [
     "default-src 'none'",
     `img-src ${webview.cspSource} data:`,
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+    `style-src ${webview.cspSource} 'nonce-${nonce}' 'report-sample'`,
     `font-src ${webview.cspSource}`,
-    `script-src 'nonce-${nonce}'`,
+    `script-src 'nonce-${nonce}' 'report-sample'`,
     "connect-src 'none'",
     "frame-src 'none'",
     "form-action 'none'",

@@ -5,11 +5,11 @@ import * as vscode from 'vscode';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
-import type { EngramApi } from '../../src/extension';
 import type { ScriptedReply } from '../../src/server/anthropicTestServer';
-import type { InspectorController } from '../../src/vscode/inspector/inspectorController';
 import { topicText, writeFile, writeMemoryFolder, writeTranscript } from '../unit/inspection/inspectorFixtures';
+import { blockedAction, cspMark, cspViolationsSince } from './cspLog';
 import { engram, freshChat, lastUserText, openInspector, refreshUntil, sendFromUi, useSettings, useTestServer } from './support';
+import { answerPrompts, expandGroup } from './inspectorSteps';
 import { ui, waitUntil } from './ui';
 
 // The Memory Inspector in the real host, read inside its webview: a scripted conversation (a Read of a
@@ -26,40 +26,18 @@ const SUMMARY = `## Request and intent\nFix the greeting. ${XSS_SCRIPT}\n## Next
 const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 const memoryDir = () => path.join(projectDir(process.env.ENGRAM_DATA_DIR!, workspace()), 'memory');
 
-/**
- * VS Code refuses modal dialogs (and shows no notification toasts) while extension tests run, so the
- * inspector's prompts are answered here, through its test-only hook; every question asked is recorded.
- */
-function answerPrompts(api: EngramApi, answers: { confirm: boolean[]; undo?: Promise<boolean> }): { asked: string[]; restore: () => void } {
-  const asked: string[] = [];
-  const controller = api.inspector()!.source as InspectorController;
-  const restore = controller.replacePromptsForTests({
-    confirm: async (message, detail, action) => {
-      asked.push(`confirm: ${message} | ${detail} | ${action}`);
-      return answers.confirm.shift() ?? false;
-    },
-    offerUndo: async (message) => {
-      asked.push(`undo: ${message}`);
-      return answers.undo ?? false;
-    },
-  });
-  return { asked, restore };
-}
-
-/** Opens a group of the memory tree (a click on an open group would close it). */
-async function expandGroup(key: string): Promise<void> {
-  await ui.text('inspector', `[data-key="${key}"]`);
-  const expanded = await ui.evaluate<string | null>('inspector', `document.querySelector('[data-key="${key}"]')?.getAttribute('aria-expanded') ?? null`);
-  if (expanded === 'false') await ui.click('inspector', `[data-key="${key}"] > .tree-row`);
-}
-
 suite('memory inspector', () => {
   const server = useTestServer();
   useSettings([['engram.sessionNotes', 'initTokens', 1000]]);
   let notesPath = '';
+  // Every load and pane of this suite stays within the webview's CSP; the XSS test's own injections
+  // are the only violations it may print, and that test checks them itself.
+  let cspFrom = 0;
+  const deliberate: string[] = [];
   const claudeDir = () => path.join(process.env.ENGRAM_DATA_DIR!, '..', 'claude-config');
 
   suiteSetup(() => {
+    cspFrom = cspMark();
     fs.rmSync(memoryDir(), { recursive: true, force: true });
     // 229 lines (a heading, 227 typed entries, one missing file), then a hostile one on line 2: 230 lines.
     writeMemoryFolder(memoryDir(), 229);
@@ -286,6 +264,7 @@ suite('memory inspector', () => {
 
   test('[ui] inspector: a memory file, a note and a tool result with <img onerror> and <script> are shown as text; no script runs', async () => {
     const api = await engram();
+    const mark = cspMark();
     await openInspector(api);
     await refreshUntil(api, '#memory-tree', XSS_IMG);
     await ui.click('inspector', '[data-file="xss.md"] > .tree-row');
@@ -303,6 +282,9 @@ suite('memory inspector', () => {
       ours: document.querySelectorAll('script[src*="inspector.js"]').length,
     }), 300))`;
     assert.deepEqual(await ui.evaluate('inspector', probe), { xss: null, images: 0, hostileScripts: 0, ours: 1 });
+    // Markup that reached the DOM as markup would have tripped the CSP (its handler, a style): none did.
+    assert.deepEqual(await cspViolationsSince(mark), []);
+    const injected = cspMark();
     // The CSP blocks anything else: an injected inline script and an inline event handler do not run.
     const blocked = await ui.evaluate('inspector', `new Promise((resolve) => {
       const s = document.createElement('script'); s.textContent = 'window.__engramXss = "inline"'; document.body.append(s);
@@ -310,6 +292,9 @@ suite('memory inspector', () => {
       setTimeout(() => { const r = window.__engramXss ?? null; d.remove(); s.remove(); resolve(r); }, 500);
     })`);
     assert.equal(blocked, null);
+    const refused = await cspViolationsSince(injected);
+    assert.deepEqual(refused.map(blockedAction), ['Executing inline script', 'Executing inline event handler']);
+    deliberate.push(...refused);
     // The Chat view shows the tool result as text too.
     await vscode.commands.executeCommand('engram.focusChat');
     assert.ok((await ui.text('chat', '.tool-result')).includes(XSS_IMG));
@@ -396,5 +381,12 @@ suite('memory inspector', () => {
       }
     }
     await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
+  });
+
+  test('[ui] inspector: nothing in this suite tripped the webview\'s CSP but the XSS test\'s own injections', async () => {
+    await openInspector(await engram());
+    await vscode.commands.executeCommand('engram.focusChat');
+    const violations = await cspViolationsSince(cspFrom, ['inspector', 'chat']);
+    assert.deepEqual(violations.filter((line) => !deliberate.includes(line)), []);
   });
 });

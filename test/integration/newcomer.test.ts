@@ -11,6 +11,7 @@ import type { EngramApi } from '../../src/extension';
 import type { ScriptedReply } from '../../src/server/anthropicTestServer';
 import type { InspectorController } from '../../src/vscode/inspector/inspectorController';
 import { topicText, writeFile } from '../unit/inspection/inspectorFixtures';
+import { createEveryToolkitElement, cspMark, cspViolationsSince } from './cspLog';
 import { engram, freshChat, lastUserText, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
@@ -201,17 +202,20 @@ suite('newcomer', () => {
 
   test('[ui] newcomer: no webview trips its content security policy (no inline style, the toolkit\'s probe has the nonce)', async () => {
     const api = await engram();
-    const log = path.join(root(), 'test-artifacts', 'integration', 'browser-console.log');
-    // Only what the loads below print counts: earlier suites inject hostile markup on purpose.
-    const from = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').length : 0;
+    // Only what the loads below print counts: an earlier suite injects a script and a handler on purpose.
+    const from = cspMark();
     api.inspector()?.dispose();
     await openInspector(api);
     await vscode.commands.executeCommand('engram.focusChat');
-    const canary = `engram-csp-canary-${Date.now()}`;
-    await ui.evaluate('inspector', `console.log(${JSON.stringify(canary)})`);
-    await waitUntil('the browser log to catch up', () => fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes(canary));
-    const violations = fs.readFileSync(log, 'utf8').slice(from).split('\n').filter((l) => /inline style/i.test(l));
-    assert.deepEqual(violations, []);
+    // A fresh load of the Chat view too ("Developer: Reload Webviews" reloads every webview), then one of
+    // each toolkit element, whose templates are parsed the first time one is made.
+    for (const view of ['inspector', 'chat'] as const) await ui.evaluate(view, 'window.__engramBeforeReload = true');
+    await vscode.commands.executeCommand('workbench.action.webview.reloadWebviewAction');
+    await ui.text('chat', '#prompt');
+    await ui.text('inspector', '#gauge-section');
+    for (const view of ['inspector', 'chat'] as const) assert.equal(await ui.evaluate(view, 'window.__engramBeforeReload ?? null'), null, `${view} was loaded again`);
+    for (const view of ['inspector', 'chat'] as const) assert.ok((await createEveryToolkitElement(view)).includes('vscode-button'), view);
+    assert.deepEqual(await cspViolationsSince(from, ['inspector', 'chat']), []);
   });
 
   test('newcomer: the packaged .vsix installs into the VS Code server with its icon and the files it runs', async function () {

@@ -1,15 +1,20 @@
 // Our own thin components over @vscode/webview-ui-toolkit (deprecated upstream in 2025). Views use only
 // these functions, so the toolkit can be swapped (e.g. for @vscode-elements/elements) in this one file.
 import {
-  provideVSCodeDesignSystem, vsCodeBadge, vsCodeButton, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
+  provideVSCodeDesignSystem, vsCodeButton, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
 } from '@vscode/webview-ui-toolkit';
+
+// Our CSP allows no inline style, and a toolkit template with a `style="${...}"` binding trips it the
+// moment it is first parsed (the parser meets the attribute), then any style set through it is
+// dropped. Two templates have one: vscode-badge (so our badge is a plain span, styled in the CSS) and
+// the determinate vscode-progress-ring (we only use the indeterminate ring, whose template has none).
 
 let registered = false;
 
 export function registerComponents(): void {
   if (registered) return;
   registered = true;
-  provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeProgressRing(), vsCodeBadge(), vsCodeDivider());
+  provideVSCodeDesignSystem().register(vsCodeButton(), vsCodeTextArea(), vsCodeProgressRing(), vsCodeDivider());
 }
 
 type Child = Node | string | null | undefined | false;
@@ -83,10 +88,9 @@ export function progressRing(ariaLabel: string): HTMLElement {
   return el;
 }
 
+/** A small pill of text (`.badge`, styled in inspector.css), not the toolkit's badge: see the CSP note above. */
 export function badge(text: string): HTMLElement {
-  const el = document.createElement('vscode-badge');
-  el.textContent = text;
-  return el;
+  return h('span', { class: 'badge' }, text);
 }
 
 export interface LightButtonOptions {
