@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: type checks, the layer lint, the unused-code check (knip), the build, unit tests in plain
-// Node, then the integration tests in a real VS Code extension host. Ends with one line summing every
-// suite: `N passed, N failed`.
+// Node, the packaged .vsix in a second VS Code server, then the integration tests in a real VS Code
+// extension host. Ends with one line summing every suite: `N passed, N failed`.
 // Flags: --no-integration (quick local loop). Exits non-zero when anything failed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,6 +48,8 @@ stage('unit tests (plain Node)', process.execPath, ['scripts/unitTests.mjs'], pa
 if (skipIntegration) {
   console.log('\n(integration tests skipped: --no-integration)');
 } else if (built) {
+  // The .vsix a user installs, in a second VS Code server with no development path: does it activate?
+  stage('packaged .vsix installs and activates (test/host/vsixCheck.mjs)', process.execPath, ['test/host/vsixCheck.mjs']);
   stage('integration tests (real VS Code host)', process.execPath, ['test/host/runHost.mjs'], path.join(countsDir, 'integration.json'));
 } else {
   results.push({ name: 'integration tests (not run: build failed)', passed: 0, failed: 1, seconds: 0 });

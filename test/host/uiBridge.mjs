@@ -7,7 +7,7 @@ import path from 'node:path';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The frame of an Engram webview: its body carries data-engram-view="<view>". */
-async function findViewFrame(page, view, timeoutMs) {
+export async function findViewFrame(page, view, timeoutMs) {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     for (const frame of page.frames()) {
@@ -20,7 +20,7 @@ async function findViewFrame(page, view, timeoutMs) {
   throw new Error(`no webview frame for view '${view}' within ${timeoutMs} ms`);
 }
 
-const ops = {
+export const ops = {
   async text(page, { view, selector, timeoutMs = 20_000 }) {
     const frame = await findViewFrame(page, view, timeoutMs);
     const loc = frame.locator(selector).first();
