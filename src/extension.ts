@@ -91,6 +91,8 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
       return chat().compact('full', text.trim() || undefined);
     }),
     vscode.commands.registerCommand('engram.undoCompaction', () => chat().undoLastCompaction()),
+    vscode.commands.registerCommand('engram.applyCompactionPreview', () => chat().compactions.apply()),
+    vscode.commands.registerCommand('engram.cancelCompactionPreview', () => chat().compactions.cancel()),
     ...registerApiKeyCommands(context),
     ...registerModelCommands(),
     ...team.register(),

@@ -163,6 +163,8 @@ export type TimelineView =
     /** How many messages (transcript lines) it replaced, and how many tool results it trimmed. */
     replaced: number; trimmed: number;
     summary?: string; focus?: string;
+    /** A person edited the summary (or notes) in the preview before it applied. */
+    summaryEdited?: boolean;
     /** The newest compaction of the live session, when the session can undo it. */
     undoable: boolean;
     /** A later undo took it back: what it replaced is in the conversation again. */

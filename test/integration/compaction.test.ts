@@ -27,6 +27,8 @@ const settings: Array<[string, string, unknown]> = [
   ['engram.sessionNotes', 'updateGrowthTokens', 500],
   ['engram.sessionNotes', 'updateToolCalls', 1],
   ['engram.memory', 'extraction.enabled', false],
+  // The `/compact` at the end applies at once (compactionPreview.test.ts covers the preview).
+  ['engram.compaction', 'preview', false],
 ];
 
 const usage = (input: number) => ({ input_tokens: input, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });

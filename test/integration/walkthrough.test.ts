@@ -235,6 +235,10 @@ function walkthrough(tag: string): void {
       await ensureDemo();
       await vscode.commands.executeCommand('engram.focusChat');
       await sendFromUi('/compact');
+      // The summary opens for review first (engram.compaction.preview, on by default): apply it as it is.
+      const preview = () => vscode.window.visibleTextEditors.some((e) => e.document.uri.path.endsWith('/engram-compaction-preview.md'));
+      await waitUntil('the summary to open for review', preview, 60_000);
+      await vscode.commands.executeCommand('engram.applyCompactionPreview');
       await waitUntil('the compaction to end', async () => !api.chat().snapshot().busy && api.chat().inspectorContext().timeline.length > 0, 60_000);
       await openInspector(api);
       await api.inspector()!.refresh();

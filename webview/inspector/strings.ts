@@ -191,6 +191,8 @@ const EN = {
   attachedInstructions: 'Instructions (CLAUDE.md), attached again',
   attachedIndex: 'Memory index (MEMORY.md), attached again',
   focus: 'Focus: {0}',
+  summaryEdited: 'summary edited',
+  summaryEditedLong: 'The summary was edited in the preview before it replaced the conversation.',
   // ages
   justNow: 'just now',
   secondsAgo: '{0} s ago',
@@ -389,6 +391,8 @@ const ZH: Record<StringKey, string> = {
   attachedInstructions: '重新附上的指令（CLAUDE.md）',
   attachedIndex: '重新附上的记忆索引（MEMORY.md）',
   focus: '重点：{0}',
+  summaryEdited: '摘要已编辑',
+  summaryEditedLong: '摘要在替换对话之前已在预览中编辑过。',
   justNow: '刚刚',
   secondsAgo: '{0} 秒前',
   minutesAgo: '{0} 分钟前',

@@ -47,6 +47,7 @@ export function renderTimelinePane(timeline: readonly TimelineView[], selected: 
     text.textContent = label;
     if (e.kind === 'compaction' && e.undoable) el.append(h('span', { class: 'badge' }, t('undoable')));
     if (e.kind === 'compaction' && e.undone) el.append(h('span', { class: 'badge badge-undone' }, t('undone')));
+    if (e.kind === 'compaction' && e.summaryEdited) el.append(h('span', { class: 'badge badge-edited' }, t('summaryEdited')));
     list.append(li);
   }
   list.addEventListener('click', (event) => {
@@ -100,6 +101,7 @@ function detailsOf(e: TimelineView | undefined, replaced: ReplacedState | undefi
     h('p', { class: 'compaction-numbers' }, numbers),
     e.undone ? h('p', { class: 'compaction-undone', id: 'compaction-undone' }, t('undoneLong')) : '',
     e.focus ? h('p', {}, t('focus', e.focus)) : '',
+    e.summaryEdited ? h('p', { class: 'compaction-edited', id: 'compaction-edited' }, t('summaryEditedLong')) : '',
     // An undone compaction (and an undo) changed nothing that is still in effect: no diff to open.
     e.undone || e.stage === 'undo' ? '' : h('div', { class: 'detail-actions' },
       button(t('openDiff'), { icon: 'diff', id: 'compaction-diff', onClick: () => actions.openDiff(e.id) }),

@@ -99,6 +99,7 @@ export function compactionView(e: CompactionEvent): Extract<TimelineView, { kind
     trimmed: e.trimmedToolUseIds?.length ?? 0,
     ...(e.summaryText !== undefined ? { summary: e.summaryText } : {}),
     ...(e.focus ? { focus: e.focus } : {}),
+    ...(e.summaryEdited ? { summaryEdited: true } : {}),
     undoable: false,
   };
 }

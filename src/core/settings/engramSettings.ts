@@ -54,6 +54,8 @@ export const SETTING_KEYS = {
   'compaction.keepMinTokens': int(KEEP_MIN_TOKENS, 0),
   'compaction.keepMinTextMessages': int(KEEP_MIN_TEXT_MESSAGES, 0),
   'compaction.keepMaxTokens': int(KEEP_MAX_TOKENS, 1_000),
+  // Manual compactions (`/compact`, Compact Now) show the summary for review first; automatic ones never wait.
+  'compaction.preview': bool(true),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;
@@ -95,6 +97,8 @@ export interface EngramSettings {
     keepMinTokens: number;
     keepMinTextMessages: number;
     keepMaxTokens: number;
+    /** The host shows a manual compaction's summary (or notes) to edit or cancel before it applies. */
+    preview: boolean;
   };
 }
 
@@ -170,6 +174,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         keepMinTokens,
         keepMinTextMessages: get('compaction.keepMinTextMessages'),
         keepMaxTokens,
+        preview: get('compaction.preview'),
       },
     },
   };

@@ -18,6 +18,7 @@ import { chatGauge } from './chatGauge';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
 import { ChatItemsModel } from './chatItemsModel';
 import { CompactionFeedback } from './compactionFeedback';
+import { ManualCompactions } from './compactionPreview';
 import { PermissionBridge } from './permissionBridge';
 import { copyCode, insertCode } from './codeActions';
 import { runSlashCommand } from './slashCommands';
@@ -40,6 +41,11 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   private readonly feedback = new CompactionFeedback({
     compactNow: () => void this.compact('auto'),
     turnAutoBackOn: () => this.session?.compaction.setAuto(true),
+  });
+  /** Compact Now and `/compact`, with the summary's preview (the Apply / Cancel commands act on it). */
+  readonly compactions = new ManualCompactions({
+    busy: () => this.busy, session: () => this.session, notice: (level, text) => this.items.notice(level, text),
+    setBusy: (busy, status) => this.setBusy(busy, status), logError: (message, error) => this.logger.error(message, error),
   });
   private readonly disposables: vscode.Disposable[] = [];
   private unsubscribe: (() => void) | undefined;
@@ -248,25 +254,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   answerPermission = (requestId: string, choice: PermissionChoice): void => this.permissions.answer(requestId, choice);
 
   /** Compacts now (commands, `/compact [focus]`); not while a turn adds to the conversation. */
-  async compact(stage: ChainStage, focus?: string): Promise<boolean> {
-    if (this.busy) {
-      this.items.notice('warning', vscode.l10n.t('Wait for the current answer (or stop it) before compacting.'));
-      return false;
-    }
-    if (!this.session || this.session.agent.messages.length === 0) {
-      this.items.notice('info', vscode.l10n.t('Nothing to compact yet: the conversation is empty.'));
-      return false;
-    }
-    this.setBusy(true, vscode.l10n.t('Compacting…'));
-    try {
-      return (await this.session.compactNow(stage, focus)).ok;
-    } catch (error) {
-      this.logger.error('Compaction failed', error);
-      this.items.notice('error', vscode.l10n.t('Compaction failed: {0}', error instanceof Error ? error.message : String(error)));
-      return false;
-    } finally {
-      this.setBusy(false);
-    }
+  compact(stage: ChainStage, focus?: string): Promise<boolean> {
+    return this.compactions.run(stage, focus);
   }
 
   /** Undoes the latest compaction (the inspector's "Undo compaction", the command). */
@@ -414,6 +403,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     this.stop();
     this.closeSession();
     this.feedback.dispose();
+    this.compactions.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
     this.emitter.dispose();
     this.inspectorChanged.dispose();

@@ -10,6 +10,7 @@ import { CompactionOrchestrator } from '../../../src/core/compaction/orchestrato
 import { loadReplayedConversation, recordedEvents } from '../../../src/core/compaction/recordedCompactions';
 import { SUMMARY_REQUEST_MARKER, SUMMARY_SECTIONS } from '../../../src/core/compaction/summaryPrompt';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
+import { compactionView } from '../../../src/core/inspection/timelineView';
 import type { ApiMessage, SystemLine } from '../../../src/core/conversation/types';
 import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../support/agentHarness';
@@ -79,6 +80,7 @@ describe('a manual compaction prepared, then applied', () => {
     assert.ok(r.ok, r.reason);
     assert.deepEqual(r.events.map((e) => e.stage), ['full']);
     assert.equal(r.events[0].summaryEdited, true);
+    assert.equal(compactionView(r.events[0]).summaryEdited, true, 'the timeline says so');
     assert.equal(r.events[0].focus, 'the outputs');
     assert.match(text(s.session.agent.messages[0]), /<summary>\n1\. Request and intent[\s\S]*run the edited tests next\.\n<\/summary>/);
     assert.doesNotMatch(text(s.session.agent.messages[0]), /about next step/);
