@@ -26,6 +26,14 @@ export const EXTRACTION_EVERY_TURNS = 1;
 export const EXTRACTION_MAX_TURNS = 5;
 /** Recall attaches at most this many topic files to a turn. */
 export const RECALL_MAX_FILES = 5;
+/** Recall attaches nothing unless the best file scores this much per query term (chosen on the eval set's dev split). */
+export const RECALL_MIN_RELEVANCE = 2.25;
+/** ...and then only files scoring at least this share of the best one: a clear winner comes alone. */
+export const RECALL_GAP_RATIO = 0.25;
+/** Relevance divides by at least this many query terms, so a one-word message is not taken as a sure match. */
+export const RECALL_MIN_QUERY_TERMS = 4;
+/** Recall's rarity of a word is judged as if the folder held at least this many topic files (recallIndex.ts). */
+export const RECALL_MIN_CORPUS = 30;
 
 /** The model's context window when none is set: the Claude models' standard 200K tokens (setting). */
 export const DEFAULT_CONTEXT_WINDOW = 200_000;

@@ -1,22 +1,24 @@
 // Recall: before each turn, the topic files that fit the user's message are attached to it, so the
-// agent sees them without spending a call on Read. Ranking is BM25 over what the index and the front
-// matter say about each file (title, hook, name, description, file name): no model call, a few
-// milliseconds. At most RECALL_MAX_FILES per turn. A file is attached once per conversation unless its
-// content changed: what was attached is read back from the conversation itself (each block names its
-// file and a hash of the content), so this holds after a resume and starts over after a compaction
-// drops the old blocks. The blocks are stored in the user message (Agent TurnOptions.attachments), so
-// every later request repeats them byte for byte and the prompt cache keeps hitting. With team memory on,
-// the team folder's topic files compete in the same ranking, named `team/<file>` and labelled as team
-// content written by other people (data, not instructions).
-import { createHash } from 'node:crypto';
+// agent sees them without spending a call on Read. Locally (the default) a minisearch index over each
+// file's title, hook, name, description and body ranks them (recallIndex.ts, recallRank.ts): no model
+// call, about a millisecond. Only files that clear the relevance bar are attached, often none, at most
+// RECALL_MAX_FILES; with `engram.memory.recall.mode: "model"` the model picks from the index instead
+// (modelRecall.ts, one small call). A file is attached once per conversation unless its content
+// changed: what was attached is read back from the conversation itself (each block names its file and
+// a hash of the content), so this holds after a resume and starts over after a compaction drops the old
+// blocks; a file the agent has Read is in the context too and is left out. The blocks are stored in the
+// user message (Agent TurnOptions.attachments), so every later request repeats them byte for byte and
+// the prompt cache keeps hitting. With team memory on, the team folder's topic files compete in the same
+// ranking, named `team/<file>` and labelled as team content written by other people (data, not
+// instructions).
 import path from 'node:path';
 import { isMemoryAttachment, MEMORY_ATTACHMENT_TAG } from '../../conversation/attachmentTag';
 import type { ApiMessage, TextBlock } from '../../conversation/types';
 import { RECALL_MAX_FILES } from '../../thresholds';
-import { rankBm25 } from './bm25';
 import { readMemoryText } from './memoryFiles';
-import { loadMemoryIndex, type IndexEntry, type MemoryIndex, type TopicSummary } from './memoryIndex';
-import { memoryHome, normaliseName, TEAM_DIR_NAME, teamMemoryDir } from './memoryPaths';
+import { memoryHome } from './memoryPaths';
+import { contentHash, recallIndexFor, type RecallDoc, type RecallIndex } from './recallIndex';
+import { clearBar, rankRecall, type RankedTopic } from './recallRank';
 
 /** A topic file longer than this is attached cut, with a note; the agent can Read the rest. */
 export const RECALL_FILE_MAX_CHARS = 8_000;
@@ -30,6 +32,20 @@ export interface RecallOptions {
   team?: boolean;
   /** Leave out files the conversation already holds another way (e.g. the agent Read them). */
   alreadyInContext?(absPath: string, mtimeMs: number): boolean;
+  /**
+   * Chooses instead of the local bar (model mode, modelRecall.ts): gets the index, the local ranking
+   * and a test for files not yet in the context, returns the files to attach, best first.
+   */
+  pick?(input: RecallPickInput): Promise<RankedTopic[]>;
+}
+
+export interface RecallPickInput {
+  index: RecallIndex;
+  prompt: string;
+  ranked: RankedTopic[];
+  max: number;
+  /** Not attached yet (or changed since) and not otherwise in the context. */
+  fresh(file: { file: string }): boolean;
 }
 
 export interface RecalledFile {
@@ -59,46 +75,34 @@ export function attachedInConversation(messages: readonly ApiMessage[]): Map<str
   return out;
 }
 
-export interface RankedTopic {
-  file: string;
-  score: number;
-}
-
-/** Topic files by relevance to `query`. */
-export function rankTopics(topics: readonly TopicSummary[], entries: readonly IndexEntry[], query: string): RankedTopic[] {
-  const byFile = new Map(entries.map((e) => [e.file.replace(/^\.\//, ''), e]));
-  const docs = topics.map((t) => {
-    const e = byFile.get(t.file);
-    const words = [e?.title, e?.hook, t.name, t.description, t.file.replace(/\.md$/i, '').replace(/[\\/_.-]+/g, ' ')];
-    return { id: t.file, text: words.filter(Boolean).join(' ') };
-  });
-  return rankBm25(docs, query).map((h) => ({ file: h.id, score: h.score }));
-}
-
 /** The blocks to attach to this turn's prompt (possibly none). */
 export async function recallForPrompt(dir: string, prompt: string, messages: readonly ApiMessage[], opts: RecallOptions = {}): Promise<RecallResult> {
-  const max = opts.maxFiles ?? RECALL_MAX_FILES;
+  const max = Math.min(opts.maxFiles ?? RECALL_MAX_FILES, RECALL_MAX_FILES);
   if (max <= 0 || prompt.trim() === '') return { blocks: [], files: [] };
-  const { topics: all, entries } = await recallCandidates(dir, opts.team === true);
-  if (all.length === 0) return { blocks: [], files: [] };
+  const index = await recallIndexFor(dir, opts.team === true);
+  if (index.docs.size === 0) return { blocks: [], files: [] };
   const attached = attachedInConversation(messages);
-  const topics = new Map(all.map((t) => [t.file, t]));
+  // The bar is applied to the whole ranking; then what the context already holds (attached earlier
+  // and unchanged, or Read by the agent) is left out: relevant, but never sent twice.
+  const fresh = (r: { file: string }): boolean => {
+    const doc = index.docs.get(r.file);
+    return doc !== undefined && attached.get(r.file) !== doc.hash && !inContext(dir, doc, opts);
+  };
+  const ranked = rankRecall(index, prompt);
+  const picked = opts.pick ? await opts.pick({ index, prompt, ranked, max, fresh }) : clearBar(ranked, ranked.length).filter(fresh);
   const blocks: TextBlock[] = [];
   const files: RecalledFile[] = [];
-  for (const { file, score } of rankTopics(all, entries, prompt)) {
+  for (const { file, score } of picked) {
     if (blocks.length >= max) break;
-    const topic = topics.get(file);
     const home = memoryHome(dir, file);
-    const abs = path.join(home.dir, home.file);
-    if (!topic || opts.alreadyInContext?.(abs, topic.mtimeMs)) continue;
     let text: string;
     try {
       // Opened inside its folder again: the file may have become a link out since the scan.
-      text = await readMemoryText(home.dir, abs);
+      text = await readMemoryText(home.dir, path.join(home.dir, home.file));
     } catch {
       continue; // removed or replaced since the scan
     }
-    const hash = createHash('sha256').update(text).digest('hex').slice(0, 12);
+    const hash = contentHash(text);
     if (attached.get(file) === hash) continue;
     blocks.push({ type: 'text', text: attachmentText(file, hash, text, home.team) });
     files.push({ file, score, hash });
@@ -106,21 +110,10 @@ export async function recallForPrompt(dir: string, prompt: string, messages: rea
   return { blocks, files };
 }
 
-/** The private topic files and index lines, and with `team` the team folder's, named `team/<file>`. */
-async function recallCandidates(dir: string, team: boolean): Promise<{ topics: TopicSummary[]; entries: IndexEntry[] }> {
-  const own = await loadMemoryIndex(dir);
-  if (!team) return { topics: own.topics, entries: own.entries };
-  let shared: MemoryIndex;
-  try {
-    shared = await loadMemoryIndex(teamMemoryDir(dir));
-  } catch {
-    return { topics: own.topics, entries: own.entries }; // a team folder that links out is not read
-  }
-  const prefixed = (file: string): string => `${TEAM_DIR_NAME}/${normaliseName(file)}`;
-  return {
-    topics: [...own.topics, ...shared.topics.map((t) => ({ ...t, file: prefixed(t.file) }))],
-    entries: [...own.entries, ...shared.entries.map((e) => ({ ...e, file: prefixed(e.file) }))],
-  };
+function inContext(dir: string, doc: RecallDoc, opts: RecallOptions): boolean {
+  if (!opts.alreadyInContext) return false;
+  const home = memoryHome(dir, doc.id);
+  return opts.alreadyInContext(path.join(home.dir, home.file), doc.mtimeMs);
 }
 
 function attachmentText(file: string, hash: string, content: string, team: boolean): string {

@@ -1,12 +1,12 @@
-// Recall: BM25 picks the topic files that fit a message, at most 5, each attached once per conversation
-// unless it changed, stored with the prompt so the next request repeats the same bytes.
+// Recall: the local ranking attaches only the topic files that clear the bar (often none, at most 5),
+// each once per conversation unless it changed, stored with the prompt so the next request repeats the
+// same bytes.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApiMessage, ContentBlock } from '../../../../src/core/conversation/types';
 import { attachAutoMemory, prepareAutoMemory, type AutoMemoryHandle } from '../../../../src/core/memory/autoMemory/attach';
-import { rankBm25, tokenize } from '../../../../src/core/memory/autoMemory/bm25';
 import type { AutoMemoryEvent } from '../../../../src/core/memory/autoMemory/extraction';
 import { attachedInConversation, isMemoryAttachment, recallForPrompt } from '../../../../src/core/memory/autoMemory/recall';
 import { assertTranscriptMatches, startSession } from '../../support/agentHarness';
@@ -42,51 +42,75 @@ const FILES: Array<[string, string, string]> = [
   ['reference_linear.md', 'reference', 'bugs are tracked in the Linear project INGEST'],
 ];
 
-describe('bm25', () => {
-  it('tokenizes words, folds simple suffixes and splits CJK into characters and bigrams', () => {
-    assert.deepEqual(tokenize('The Tests are testing tested code'), ['test', 'test', 'test', 'code']);
-    assert.deepEqual(tokenize('数据库 tests'), ['数', '数据', '据', '据库', '库', 'test']);
-  });
-
-  it('ranks by term rarity and leaves out documents with no shared term', () => {
-    const hits = rankBm25([
-      { id: 'a', text: 'database tests real database' },
-      { id: 'b', text: 'dashboards for latency' },
-      { id: 'c', text: 'tests in general' },
-    ], 'how do I test the database?');
-    assert.deepEqual(hits.map((h) => h.id), ['a', 'c']);
-    assert.deepEqual(rankBm25([{ id: 'a', text: 'x' }], 'the and of'), []);
-  });
-});
-
 describe('recallForPrompt', () => {
-  it('picks at most 5 relevant files, not the unrelated ones, and nothing twice unless it changed', async () => {
-    workspace = tempDir('engram-ws-');
+  function folder(): string {
     dataDir = tempDir('engram-rc-');
     const dir = path.join(dataDir, 'memory');
     for (const [file, type, description] of FILES) topic(dir, file, type, description);
     fs.writeFileSync(path.join(dir, 'MEMORY.md'), FILES.map(([f, , d]) => `- [${f}](${f}) — ${d}`).join('\n'));
+    return dir;
+  }
 
-    const first = await recallForPrompt(dir, 'Why does the database test fail?', []);
-    assert.equal(first.blocks.length, 5);
-    assert.equal(first.files[0].file, 'feedback_db_tests.md');
-    assert.ok(first.files.every((f) => f.file.includes('_db_')), first.files.map((f) => f.file).join());
+  it('attaches the file that fits, stemmed and in other words, and nothing twice unless it changed', async () => {
+    const dir = folder();
+    const first = await recallForPrompt(dir, 'Should the integration tests mock the database?', []);
+    assert.equal(first.files[0]?.file, 'feedback_db_tests.md', first.files.map((f) => f.file).join());
+    assert.ok(first.files.length <= 2, 'only what clears the bar');
     assert.ok(first.blocks.every((b) => isMemoryAttachment(b.text)));
     assert.match(first.blocks[0].text, /^<engram-memory file="feedback_db_tests\.md" hash="[0-9a-f]{12}">\n/);
     assert.match(first.blocks[0].text, /integration tests must use a real database/);
 
-    const messages: ApiMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'Why does the database test fail?' }, ...first.blocks] }, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }];
-    assert.equal(attachedInConversation(messages).size, 5);
-    const second = await recallForPrompt(dir, 'Why does the database test fail?', messages);
-    assert.deepEqual(second.files.map((f) => f.file), ['user_db_expert.md'], 'only the one not attached yet');
+    const migrations = await recallForPrompt(dir, 'when are migrations applied?', []);
+    assert.deepEqual(migrations.files.map((f) => f.file), ['project_db_migrations.md'], '"migrations" meets the description\'s "migrations" and nothing else');
+
+    const messages: ApiMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'Should the integration tests mock the database?' }, ...first.blocks] }, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }];
+    assert.equal(attachedInConversation(messages).size, first.files.length);
+    const second = await recallForPrompt(dir, 'Should the integration tests mock the database?', messages);
+    assert.ok(!second.files.some((f) => f.file === 'feedback_db_tests.md'), 'not attached twice');
 
     fs.appendFileSync(path.join(dir, 'feedback_db_tests.md'), 'Also: run them in CI.\n');
-    const third = await recallForPrompt(dir, 'database tests', messages);
-    assert.ok(third.files.some((f) => f.file === 'feedback_db_tests.md'), 'a changed file comes again');
-    assert.ok(!third.files.some((f) => f.file === 'project_db_migrations.md'));
-
-    assert.deepEqual((await recallForPrompt(dir, 'hello there', [])).files, []);
+    const third = await recallForPrompt(dir, 'Should the integration tests mock the database?', messages);
+    assert.equal(third.files[0]?.file, 'feedback_db_tests.md', 'a changed file comes again');
     assert.deepEqual((await recallForPrompt(path.join(dataDir, 'none'), 'database', [])).files, []);
+  });
+
+  it('attaches nothing to a message no memory bears on', async () => {
+    const dir = folder();
+    for (const q of ['hello there', 'Format this JSON file with two-space indentation', 'What is the time complexity of binary search?', 'thanks, go ahead']) {
+      assert.deepEqual((await recallForPrompt(dir, q, [])).files, [], q);
+    }
+  });
+
+  it('leaves out a file the agent has read, and takes at most maxFiles of those that clear the bar', async () => {
+    const dir = folder();
+    const seen: string[] = [];
+    const read = await recallForPrompt(dir, 'Should the integration tests mock the database?', [], {
+      alreadyInContext: (abs) => {
+        seen.push(path.basename(abs));
+        return abs.endsWith('feedback_db_tests.md');
+      },
+    });
+    assert.ok(seen.includes('feedback_db_tests.md'));
+    assert.ok(!read.files.some((f) => f.file === 'feedback_db_tests.md'));
+    const many = path.join(tempDir('engram-rc-many-'), 'memory');
+    // A term every file has tells nothing apart: other subjects around them make "kafka" rare.
+    for (let i = 0; i < 8; i++) topic(many, `kafka_${i}.md`, 'project', `kafka consumer lag alert number ${i}`, 'Kafka consumer lag.');
+    for (const [i, subject] of ['billing invoices', 'css colours', 'release tags', 'search synonyms', 'oncall pager', 'vault backups', 'thesis chapters', 'login cookies', 'translation keys', 'cache purge', 'bundle budget', 'commit format'].entries()) {
+      topic(many, `other_${i}.md`, 'project', `${subject} notes`, `About ${subject}.`);
+    }
+    const capped = await recallForPrompt(many, 'kafka consumer lag', []);
+    assert.equal(capped.files.length, 5, 'eight equal files: the first five');
+    assert.equal((await recallForPrompt(many, 'kafka consumer lag', [], { maxFiles: 2 })).files.length, 2);
+  });
+
+  it('reads Chinese: characters and bigrams, function words left out', async () => {
+    const dir = path.join(tempDir('engram-rc-zh-'), 'memory');
+    topic(dir, 'refund.md', 'project', '退款异步处理，渠道回调失败时按指数退避重试', '用户发起退款后由消费者异步调用渠道接口。');
+    topic(dir, 'deploy.md', 'project', '通过 Jenkins 发布到 K8s，生产环境先灰度', '合并后流水线构建镜像。');
+    topic(dir, 'logging.md', 'feedback', '日志中不能出现完整卡号', '使用脱敏方法。');
+    assert.deepEqual((await recallForPrompt(dir, '用户申请退钱之后系统是怎么处理的？', [])).files.map((f) => f.file), ['refund.md']);
+    assert.deepEqual((await recallForPrompt(dir, '上线到生产环境要注意什么？', [])).files.map((f) => f.file), ['deploy.md']);
+    assert.deepEqual((await recallForPrompt(dir, '解释一下什么是闭包', [])).files, []);
   });
 });
 
@@ -108,13 +132,16 @@ describe('recall in a conversation', () => {
     server.enqueue({ content: [{ type: 'text', text: 'Use the real database.' }] }, { content: [{ type: 'text', text: 'Chinese, short.' }] });
     const r1 = server.requests.length;
     await session.agent.runTurn('How should the database tests be written?');
-    await session.agent.runTurn('What language do I like answers in?');
+    await session.agent.runTurn('Should your answers to me be short, and in which language?');
     const req1 = server.requests[r1].body.messages;
     const req2 = server.requests[r1 + 1].body.messages;
 
     const firstUser = session.agent.messages[0].content as ContentBlock[];
     assert.equal(firstUser[0].type === 'text' && firstUser[0].text, 'How should the database tests be written?');
-    assert.equal(firstUser.length, 6, 'the prompt and 5 memory blocks in one message');
+    const recalled = events.find((e) => e.type === 'memoryRecalled');
+    assert.ok(recalled && recalled.type === 'memoryRecalled' && recalled.files.includes('feedback_db_tests.md'), JSON.stringify(recalled));
+    assert.equal(firstUser.length, 1 + recalled.files.length, 'the prompt and the memory blocks in one message');
+    assert.ok(firstUser.length <= 6);
     const strip = (m: ApiMessage[]): unknown => JSON.parse(JSON.stringify(m, (k, v) => (k === 'cache_control' ? undefined : v)));
     assert.deepEqual(strip(req2.slice(0, req1.length)), strip(req1), 'the second request repeats the first one byte for byte');
     assert.equal(JSON.stringify(strip(req2.slice(0, req1.length))), JSON.stringify(strip(req1)));
@@ -122,7 +149,7 @@ describe('recall in a conversation', () => {
     assert.ok(secondUser.some((b) => b.type === 'text' && b.text.includes('file="user_role.md"')));
     assert.ok(!secondUser.some((b) => b.type === 'text' && b.text.includes('file="feedback_db_tests.md"')), 'not attached twice');
     assert.deepEqual(events.filter((e) => e.type === 'memoryRecalled').length, 2);
-    assert.deepEqual(turnStarts, ['How should the database tests be written?', 'What language do I like answers in?'], 'UIs get the typed prompt');
+    assert.deepEqual(turnStarts, ['How should the database tests be written?', 'Should your answers to me be short, and in which language?'], 'UIs get the typed prompt');
     await assertTranscriptMatches(session.transcriptPath, session.agent.messages);
 
     // Callers can pass attachments themselves; they join recall's in the same stored message.

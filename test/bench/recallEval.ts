@@ -1,0 +1,80 @@
+// The recall evaluation set (test/fixtures/recall-eval): synthetic memory folders in the real on-disk
+// format and a labelled questions file, read and checked with zod, and the scoring both modes share.
+// A question is relevant when it names expected files; a hit is any of them attached. Unrelated
+// questions (no expected file) should get nothing.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const EVAL_DIR = path.resolve(__dirname, '../fixtures/recall-eval');
+
+const QuestionSchema = z.object({
+  folder: z.string().regex(/^[a-z0-9-]+$/),
+  q: z.string().min(1),
+  expect: z.array(z.string().endsWith('.md')),
+});
+const QuestionsSchema = z.object({ about: z.string(), questions: z.array(QuestionSchema).min(1) });
+
+export interface EvalQuestion extends z.infer<typeof QuestionSchema> {
+  /** dev: used to choose the bar (even positions); test: held out. */
+  split: 'dev' | 'test';
+  dir: string;
+}
+
+/** The labelled questions; every expected file must exist in its folder. */
+export function loadEvalQuestions(): EvalQuestion[] {
+  const file = path.join(EVAL_DIR, 'questions.json');
+  const parsed = QuestionsSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+  if (!parsed.success) throw new Error(`${file}: ${parsed.error.message}`);
+  return parsed.data.questions.map((q, i) => {
+    const dir = path.join(EVAL_DIR, q.folder);
+    for (const f of q.expect) {
+      if (!fs.existsSync(path.join(dir, f))) throw new Error(`${file}: question ${i + 1} expects ${q.folder}/${f}, which does not exist`);
+    }
+    return { ...q, split: i % 2 === 0 ? 'dev' : 'test', dir };
+  });
+}
+
+export interface EvalScore {
+  relevant: number;
+  unrelated: number;
+  hits: number;
+  /** Files attached over the relevant questions. */
+  relevantFiles: number;
+  /** Files attached over the unrelated questions. */
+  unrelatedFiles: number;
+  misses: string[];
+  falseAttaches: string[];
+}
+
+export function emptyScore(): EvalScore {
+  return { relevant: 0, unrelated: 0, hits: 0, relevantFiles: 0, unrelatedFiles: 0, misses: [], falseAttaches: [] };
+}
+
+/** Adds one question's outcome to `score`. */
+export function scoreAnswer(score: EvalScore, q: EvalQuestion, attached: readonly string[]): void {
+  if (q.expect.length === 0) {
+    score.unrelated++;
+    score.unrelatedFiles += attached.length;
+    if (attached.length > 0) score.falseAttaches.push(`${q.folder}: ${q.q} -> ${attached.join(', ')}`);
+    return;
+  }
+  score.relevant++;
+  score.relevantFiles += attached.length;
+  if (attached.some((f) => q.expect.includes(f))) score.hits++;
+  else score.misses.push(`${q.folder}: ${q.q} -> [${attached.join(', ')}] want ${q.expect.join(' | ')}`);
+}
+
+export interface EvalRates {
+  hitRate: number;
+  filesPerTurn: number;
+  falseAttachRate: number;
+}
+
+export function rates(s: EvalScore): EvalRates {
+  return {
+    hitRate: s.relevant ? s.hits / s.relevant : 0,
+    filesPerTurn: s.relevant ? s.relevantFiles / s.relevant : 0,
+    falseAttachRate: s.unrelated ? s.unrelatedFiles / s.unrelated : 0,
+  };
+}
