@@ -3,11 +3,16 @@
 // file was attached), recall_files_per_turn (files attached per relevant question) and
 // recall_false_attach_rate (files attached per unrelated question). recall_ms is the per-turn cost on a
 // generated 200-entry folder with the index warm (the folder listed and stat'ed, the query ranked, the
-// chosen files read), the median of 50 different messages.
+// chosen files read), the median of 50 different messages. Model mode is reported too (recall_model_*),
+// against the test server's scripted picker, which is a stand-in: its figures show the path works, not
+// how well a real model picks.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { AnthropicModelClient } from '../../src/core/llm/anthropicClient';
+import { modelPick } from '../../src/core/memory/autoMemory/modelRecall';
 import { recallForPrompt } from '../../src/core/memory/autoMemory/recall';
+import { startTestServer } from '../../src/server/anthropicTestServer';
 import { emptyScore, loadEvalQuestions, rates, scoreAnswer } from './recallEval';
 
 type Metrics = Record<string, { value: number; unit: string; target?: number; note?: string }>;
@@ -55,6 +60,7 @@ export async function run(): Promise<Metrics> {
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  const model = await modelMode();
   const round = (n: number): number => Math.round(n * 1000) / 1000;
   const note = `${score.relevant} relevant and ${score.unrelated} unrelated questions; misses: ${score.misses.length}`;
   return {
@@ -62,5 +68,23 @@ export async function run(): Promise<Metrics> {
     recall_files_per_turn: { value: round(r.filesPerTurn), unit: 'files', target: 2.0 },
     recall_false_attach_rate: { value: round(r.falseAttachRate), unit: 'files/question', target: 0.15 },
     recall_ms: { value: round(ms), unit: 'ms', target: 5, note: '200-entry folder, index warm, median of 50 messages' },
+    recall_model_hit_rate: { value: round(model.rates.hitRate), unit: 'share', note: 'model mode against the scripted test server (word-overlap picker)' },
+    recall_model_files_per_turn: { value: round(model.rates.filesPerTurn), unit: 'files' },
+    recall_model_false_attach_rate: { value: round(model.rates.falseAttachRate), unit: 'files/question' },
+    recall_model_calls_per_turn: { value: round(model.calls), unit: 'calls' },
   };
+}
+
+/** The same questions in model mode, against the test server's scripted picker over real HTTP. */
+async function modelMode(): Promise<{ rates: ReturnType<typeof rates>; calls: number }> {
+  const server = await startTestServer({ demo: true });
+  try {
+    const pick = modelPick({ client: new AnthropicModelClient({ apiKey: 'bench', baseUrl: server.url }), model: 'claude-bench' });
+    const score = emptyScore();
+    const questions = loadEvalQuestions();
+    for (const q of questions) scoreAnswer(score, q, (await recallForPrompt(q.dir, q.q, [], { pick })).files.map((f) => f.file));
+    return { rates: rates(score), calls: server.requests.length / questions.length };
+  } finally {
+    await server.close();
+  }
 }

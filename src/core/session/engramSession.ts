@@ -127,6 +127,7 @@ export class EngramSession {
         everyTurns: settings.memory.extraction.everyTurns,
         recall: settings.memory.recall.enabled,
         recallMaxFiles: settings.memory.recall.maxFiles,
+        recallMode: settings.memory.recall.mode,
         ...(memory.team ? { team: { dir: memory.team.dir, repo: memory.team.repo }, onTeamWrite: () => team.wrote() } : {}),
         logger,
       });

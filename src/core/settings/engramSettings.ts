@@ -14,7 +14,7 @@ import {
 interface NumberKey { kind: 'number'; default: number; minimum: number; maximum?: number; integer?: boolean }
 interface BooleanKey { kind: 'boolean'; default: boolean }
 /** `format: 'http-url'`: empty, or an absolute http(s) URL (a server Engram sends data to). */
-interface StringKey { kind: 'string'; default: string; format?: 'http-url' }
+interface StringKey { kind: 'string'; default: string; format?: 'http-url'; oneOf?: readonly string[] }
 type SettingKey = NumberKey | BooleanKey | StringKey;
 
 const int = (def: number, minimum: number, maximum?: number): NumberKey =>
@@ -23,6 +23,7 @@ const percent = (def: number): NumberKey => ({ kind: 'number', default: def, min
 const bool = (def: boolean): BooleanKey => ({ kind: 'boolean', default: def });
 const str = (def: string): StringKey => ({ kind: 'string', default: def });
 const httpUrl = (def: string): StringKey => ({ kind: 'string', default: def, format: 'http-url' });
+const oneOf = (def: string, values: readonly string[]): StringKey => ({ kind: 'string', default: def, oneOf: values });
 
 /** Every `engram.*` setting (without the `engram.` prefix): the single place a default is written. */
 export const SETTING_KEYS = {
@@ -41,6 +42,8 @@ export const SETTING_KEYS = {
   'memory.extraction.everyTurns': int(EXTRACTION_EVERY_TURNS, 1),
   'memory.recall.enabled': bool(true),
   'memory.recall.maxFiles': int(RECALL_MAX_FILES, 0, RECALL_MAX_FILES),
+  // local: the relevance bar, no model call; model: one small call picks from the index.
+  'memory.recall.mode': oneOf('local', ['local', 'model']),
   // Off unless the user opts in: team memory sends files to a server.
   'teamMemory.enabled': bool(false),
   'teamMemory.serverUrl': httpUrl(''),
@@ -77,7 +80,7 @@ export interface EngramSettings {
   memory: {
     enabled: boolean;
     extraction: { enabled: boolean; everyTurns: number };
-    recall: { enabled: boolean; maxFiles: number };
+    recall: { enabled: boolean; maxFiles: number; mode: 'local' | 'model' };
   };
   /** Shared memory of the repository (DESIGN 4); on only when enabled and the workspace is trusted. */
   teamMemory: {
@@ -157,7 +160,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
       memory: {
         enabled: get('memory.enabled'),
         extraction: { enabled: get('memory.extraction.enabled'), everyTurns: get('memory.extraction.everyTurns') },
-        recall: { enabled: get('memory.recall.enabled'), maxFiles: get('memory.recall.maxFiles') },
+        recall: { enabled: get('memory.recall.enabled'), maxFiles: get('memory.recall.maxFiles'), mode: get('memory.recall.mode') === 'model' ? 'model' : 'local' },
       },
       teamMemory: {
         enabled: get('teamMemory.enabled'),
@@ -195,6 +198,7 @@ function invalid(key: SettingKey, value: unknown): string | undefined {
   if (key.kind === 'boolean') return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
   if (key.kind === 'string') {
     if (typeof value !== 'string') return `expected text, got ${JSON.stringify(value)}`;
+    if (key.oneOf && !key.oneOf.includes(value.trim())) return `expected one of ${key.oneOf.join(', ')}, got ${JSON.stringify(value)}`;
     return key.format === 'http-url' ? httpUrlProblem(value.trim()) : undefined;
   }
   if (typeof value !== 'number' || !Number.isFinite(value)) return `expected a number, got ${JSON.stringify(value)}`;

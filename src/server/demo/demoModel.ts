@@ -3,6 +3,7 @@
 // permission prompts and memory do the work. It reads the request as the API would (system prompt,
 // tools, messages with tool results) and is deterministic: the same request gets the same answer.
 import { EXTRACTION_MARKER } from '../../core/memory/autoMemory/memoryPrompts';
+import { RECALL_PICK_MARKER } from '../../core/memory/autoMemory/modelRecall';
 import { NOTES_UPDATE_MARKER } from '../../core/memory/sessionNotes/prompts';
 import { SUMMARY_REQUEST_MARKER } from '../../core/compaction/summaryPrompt';
 import type { ScriptedMessage } from '../scriptedReply';
@@ -15,6 +16,7 @@ import { extractMemories } from './skills/extraction';
 import { listFiles, readFile, search } from './skills/files';
 import { updateNotes } from './skills/notes';
 import { recall, remember } from './skills/remember';
+import { recallPick } from './skills/recallPick';
 import { runCommand } from './skills/run';
 import { compactionSummary } from './skills/summary';
 import { preferenceNoted, tour } from './skills/tour';
@@ -27,6 +29,7 @@ export function demoReply(body: Record<string, unknown>): ScriptedMessage {
   if (req.prompt.startsWith(SUMMARY_REQUEST_MARKER)) return compactionSummary(req);
   if (req.prompt.startsWith(NOTES_UPDATE_MARKER)) return updateNotes(req);
   if (req.prompt.startsWith(EXTRACTION_MARKER)) return extractMemories(req);
+  if (req.prompt.startsWith(RECALL_PICK_MARKER)) return recallPick(req);
   const lang = langOf(req.prompt);
   if (req.rounds.length >= MAX_ROUNDS) return { content: [{ type: 'text', text: `${DEMO_PREFIX} I stop here: this turn has made ${req.rounds.length} rounds of tool calls.` }] };
   const intent = matchIntent(req.prompt);

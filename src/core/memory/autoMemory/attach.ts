@@ -18,6 +18,7 @@ import { autoMemoryDir, isIndexName, memoryHome, MEMORY_INDEX_FILE, TEAM_DIR_NAM
 import { memorySystemSlot, teamSystemSlot } from './memoryPrompts';
 import { ensureIndexed, stampProvenance } from './memoryWriter';
 import { cursorFileFor, messageKeys, readTranscriptTail } from './messageCursor';
+import { modelPick } from './modelRecall';
 import { recallForPrompt } from './recall';
 
 export interface AutoMemorySettings {
@@ -31,6 +32,8 @@ export interface AutoMemorySettings {
   recall?: boolean;
   /** engram.memory.recall.maxFiles */
   recallMaxFiles?: number;
+  /** engram.memory.recall.mode: `model` asks the model to pick from the index (one small call a turn). */
+  recallMode?: 'local' | 'model';
 }
 
 export interface AutoMemoryDeps extends AutoMemorySettings {
@@ -150,10 +153,16 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
       team: deps.team !== undefined,
       // A file the agent has read and that has not changed since is already in the conversation.
       alreadyInContext: (abs, mtimeMs) => ctx.agent.readFiles.get(abs)?.mtimeMs === mtimeMs,
+      ...(deps.recallMode === 'model' ? { pick: pickWithModel(ctx.agent) } : {}),
     });
     if (result.blocks.length === 0) return;
     ctx.attachments.push(...result.blocks);
     emit({ type: 'memoryRecalled', files: result.files.map((f) => f.file) });
+  };
+
+  const pickWithModel = (a: Agent): ReturnType<typeof modelPick> => {
+    const fork = a.forkContext();
+    return modelPick({ client: fork.client, model: fork.model, onFallback: (why) => logger.warn(`Recall: the model's pick failed (${why}); ranked locally instead`) });
   };
 
   const afterTurn = async (ctx: TurnHookContext): Promise<void> => {
