@@ -28,7 +28,8 @@ const memoryDir = () => path.join(projectDir(process.env.ENGRAM_DATA_DIR!, works
 
 suite('memory inspector', () => {
   const server = useTestServer();
-  useSettings([['engram.sessionNotes', 'initTokens', 1000]]);
+  // The Full Compact below applies at once (compactionPreview.test.ts covers the preview).
+  useSettings([['engram.sessionNotes', 'initTokens', 1000], ['engram.compaction', 'preview', false]]);
   let notesPath = '';
   // Every load and pane of this suite stays within the webview's CSP; the XSS test's own injections
   // are the only violations it may print, and that test checks them itself.

@@ -11,7 +11,7 @@ import type { ScriptedReply } from '../../src/server/anthropicTestServer';
 import type { InspectorController } from '../../src/vscode/inspector/inspectorController';
 import { topicText, writeFile } from '../unit/inspection/inspectorFixtures';
 import { createEveryToolkitElement, cspMark, cspViolationsSince } from './cspLog';
-import { engram, freshChat, lastUserText, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
+import { engram, freshChat, lastUserText, openInspector, refreshUntil, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // What a newcomer hit in the first hour (issue 12, part 3), each fixed and checked in the real host: a
@@ -47,6 +47,8 @@ async function turn(api: EngramApi, prompt: string, done: string): Promise<void>
 }
 
 suite('newcomer', () => {
+  // The Full Compact below applies at once (compactionPreview.test.ts covers the preview).
+  useSettings([['engram.compaction', 'preview', false]]);
   const server = useTestServer();
   const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-outside-'));
 
