@@ -65,6 +65,8 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
       const panel = openInspector();
       if (pane === 'gauge' || pane === 'notes' || pane === 'memory' || pane === 'timeline') panel.revealPane(pane);
     }),
+    // The chat's "memories wait for review" line: the inspector at its review queue.
+    vscode.commands.registerCommand('engram.reviewMemories', () => openInspector().revealPane('review')),
     vscode.commands.registerCommand('engram.focusChat', () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
     vscode.commands.registerCommand('engram.newChat', () => chat().newChat()),
     vscode.commands.registerCommand('engram.remember', async (text?: unknown) => {

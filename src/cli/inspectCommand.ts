@@ -102,6 +102,8 @@ function memoryJson(m: InspectedProject['memory']): Record<string, unknown> {
     trash: m.trash,
     // The team folder's sync (repository, server, the last sync's counts), as the inspector's team group shows it.
     ...(m.team ? { team: m.team } : {}),
+    // What the background agent proposed and waits for review (`memory/.pending/`), when anything does.
+    ...(m.review && (m.review.items.length > 0 || m.review.problems.length > 0) ? { review: { items: m.review.items, problems: m.review.problems } } : {}),
   };
 }
 
@@ -146,6 +148,7 @@ function formatText(result: Inspection): string {
     for (const f of m.team?.files ?? []) out.push(`    - ${f.file} [team, ${syncFlag(f.sync)}]`);
     for (const w of m.warnings) out.push(`  Warning: ${w}`);
     if (m.trash.length > 0) out.push(`  Pruned (restorable): ${m.trash.map((t) => t.file).join(', ')}`);
+    if (m.review?.items.length) out.push(`  Waiting for review: ${m.review.items.map((i) => `${i.group === 'team' ? 'team/' : ''}${i.file} (${i.action === 'create' ? 'new' : 'changes it'})`).join(', ')}`);
     out.push(`  Sessions: ${p.sessions.length}`);
     for (const s of p.sessions) {
       const parts = [`${s.lines} lines`, s.corruptLines ? `${s.corruptLines} unreadable` : null, s.repairedLines ? `${s.repairedLines} repaired` : null,

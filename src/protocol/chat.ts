@@ -43,7 +43,7 @@ export type ChatItem =
 
 /** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */
 export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo';
-export type ChatCommand = 'openInspector' | 'setApiKey' | 'showLog' | 'pickModel';
+export type ChatCommand = 'reviewMemories' | 'openInspector' | 'setApiKey' | 'showLog' | 'pickModel';
 
 export interface SessionSummary {
   id: string;

@@ -142,6 +142,35 @@ export interface MemoryView {
   trash: TrashView[];
   /** The team folder's sync; absent while it has never been synced. */
   team?: TeamMemoryView;
+  /** The review queue of background extraction (engram.memory.extraction.review); absent without a memory folder. */
+  review?: ReviewQueueView;
+}
+
+/** A memory the background agent proposed, waiting for the user (`<memory>/.pending/<id>.md`). */
+export interface PendingMemoryView {
+  id: string;
+  group: EntryGroup;
+  /** The topic file it would create or change, relative to its memory folder. */
+  file: string;
+  action: 'create' | 'update';
+  title: string;
+  type: MemoryKind | null;
+  description?: string;
+  /** The proposed file in full, and what the file held when it was proposed (updates only). */
+  content: string;
+  base: string | null;
+  proposedAt: string;
+  sessionId: string;
+  messageId: string;
+}
+
+export interface ReviewQueueView {
+  /** engram.memory.extraction.review */
+  on: boolean;
+  /** Oldest first. */
+  items: PendingMemoryView[];
+  /** Queue records that could not be read (left on disk). */
+  problems: string[];
 }
 
 /**
@@ -191,7 +220,7 @@ export interface ReplacedMessageView {
 }
 
 export type EntryGroup = 'private' | 'team';
-export type InspectorPane = 'gauge' | 'notes' | 'memory' | 'timeline';
+export type InspectorPane = 'gauge' | 'notes' | 'memory' | 'timeline' | 'review';
 
 export type InspectorToHost =
   | { type: 'ready' }
@@ -215,6 +244,12 @@ export type InspectorToHost =
   | { type: 'useCurrentSession' }
   /** "Sync now" in the team group: runs "Engram: Sync Team Memory" for the workspace. */
   | { type: 'syncTeamMemory' }
+  /** The review queue: save a proposal, open it in an editor, drop it (with Undo), or turn review on or off. */
+  | { type: 'acceptPending'; id: string }
+  | { type: 'editPending'; id: string }
+  | { type: 'rejectPending'; id: string }
+  | { type: 'restorePending'; id: string }
+  | { type: 'setReview'; on: boolean }
   | { type: 'ping'; requestId: string; text: string };
 
 export type HostToInspector =
@@ -224,7 +259,7 @@ export type HostToInspector =
   /** Scrolls to and focuses a pane (the chat's `/memory` opens the memory pane). */
   | { type: 'revealPane'; pane: InspectorPane }
   /** The outcome of an action, read out by screen readers. */
-  | { type: 'status'; text: string; level: 'info' | 'warning' | 'error'; undo?: { group: EntryGroup; trashId: string } }
+  | { type: 'status'; text: string; level: 'info' | 'warning' | 'error'; undo?: { group: EntryGroup; trashId: string }; undoReject?: string }
   | { type: 'pong'; requestId: string; text: string };
 
 const ENTRY_REF = { group: 'enum:private|team', file: 'string' } as const;
@@ -247,5 +282,10 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   pickSource: {},
   useCurrentSession: {},
   syncTeamMemory: {},
+  acceptPending: { id: 'string' },
+  editPending: { id: 'string' },
+  rejectPending: { id: 'string' },
+  restorePending: { id: 'string' },
+  setReview: { on: 'boolean' },
   ping: { requestId: 'string', text: 'string' },
 };

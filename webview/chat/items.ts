@@ -15,6 +15,7 @@ export interface ItemHandlers {
 
 const ACTIONS: Record<string, { label: StringKey; command: ChatCommand }> = {
   setApiKey: { label: 'actionSetApiKey', command: 'setApiKey' },
+  reviewMemories: { label: 'actionReviewMemories', command: 'reviewMemories' },
   showLog: { label: 'actionShowLog', command: 'showLog' },
   openInspector: { label: 'actionOpenInspector', command: 'openInspector' },
 };

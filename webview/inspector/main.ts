@@ -8,6 +8,7 @@ import { renderMarkdown } from '../shared/markdown';
 import { renderGaugePane } from './gaugePane';
 import { renderMemoryPane, type MemoryActions } from './memoryPane';
 import { renderNotesPane } from './notesPane';
+import { renderReviewQueue, type PendingActions } from './pendingPane';
 import { setLanguage, t } from './strings';
 import { renderTimelinePane, type ReplacedState } from './timelinePane';
 
@@ -49,6 +50,12 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
     if (undo) {
       statusLine.append(' ', lightButton(t('undo'), {
         look: 'link', icon: 'discard', id: 'status-undo', onClick: () => link.post({ type: 'restoreEntry', group: undo.group, trashId: undo.trashId }),
+      }));
+    }
+    const undoReject = m.undoReject;
+    if (undoReject) {
+      statusLine.append(' ', lightButton(t('undo'), {
+        look: 'link', icon: 'discard', id: 'status-undo-reject', onClick: () => link.post({ type: 'restorePending', id: undoReject }),
       }));
     }
     statusLine.className = `inspector-status status-${m.level}`;
@@ -98,6 +105,13 @@ const memoryActions: MemoryActions = {
     ui.selectedEntry = key;
     saveUi();
   },
+};
+
+const pendingActions: PendingActions = {
+  accept: (id) => link.post({ type: 'acceptPending', id }),
+  edit: (id) => link.post({ type: 'editPending', id }),
+  reject: (id) => link.post({ type: 'rejectPending', id }),
+  setReview: (on) => link.post({ type: 'setReview', on }),
 };
 
 function section(id: string, title: string, body: HTMLElement): HTMLElement {
@@ -155,8 +169,12 @@ function renderMemory(): void {
   const s = current;
   if (!s) return;
   const slot = document.getElementById('memory-slot') ?? document.getElementById('memory-body');
-  slot?.replaceWith(renderMemoryPane(s.memory, s.source, s.now,
-    { grouping: ui.grouping, collapsed: new Set(ui.collapsed), selected: ui.selectedEntry }, memoryActions));
+  const pane = renderMemoryPane(s.memory, s.source, s.now,
+    { grouping: ui.grouping, collapsed: new Set(ui.collapsed), selected: ui.selectedEntry }, memoryActions);
+  // The review queue leads the pane: what waits for the user comes before what is kept.
+  const queue = renderReviewQueue(s.memory.review, s.source, s.now, pendingActions);
+  if (queue) pane.prepend(queue);
+  slot?.replaceWith(pane);
 }
 
 function renderTimeline(): void {

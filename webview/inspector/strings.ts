@@ -203,6 +203,22 @@ const EN = {
   ageMinutes: '{0} min',
   ageHours: '{0} h',
   ageDays: '{0} d',
+  // review queue
+  reviewTitle: 'Waiting for review',
+  reviewTitleCount: 'Waiting for review ({0})',
+  reviewToggle: 'Review background memories before they are kept',
+  reviewToggleHint: 'Sets engram.memory.extraction.review: what the background agent wants to save waits here until you accept it.',
+  reviewEmptyOn: 'Nothing waits for review.',
+  reviewEmptyOff: 'Review is off: the background agent saves memories directly.',
+  reviewAccept: 'Accept',
+  reviewEdit: 'Edit',
+  reviewReject: 'Reject',
+  reviewCreates: 'new file {0}',
+  reviewChanges: 'changes {0}',
+  reviewProposed: 'proposed {0}',
+  reviewNewFile: 'The proposed file',
+  reviewDiff: 'What would change',
+  reviewMoreLines: '… {0} more lines (Edit shows all)',
 };
 
 export type StringKey = keyof typeof EN;
@@ -402,6 +418,21 @@ const ZH: Record<StringKey, string> = {
   ageMinutes: '{0} 分钟',
   ageHours: '{0} 小时',
   ageDays: '{0} 天',
+  reviewTitle: '等待审核',
+  reviewTitleCount: '等待审核（{0}）',
+  reviewToggle: '后台记忆需先审核再保存',
+  reviewToggleHint: '设置 engram.memory.extraction.review：后台代理想保存的内容先在这里等待，你接受后才保存。',
+  reviewEmptyOn: '没有等待审核的记忆。',
+  reviewEmptyOff: '审核已关闭：后台代理直接保存记忆。',
+  reviewAccept: '接受',
+  reviewEdit: '编辑',
+  reviewReject: '拒绝',
+  reviewCreates: '新文件 {0}',
+  reviewChanges: '修改 {0}',
+  reviewProposed: '提议于{0}',
+  reviewNewFile: '提议的文件',
+  reviewDiff: '将要做的修改',
+  reviewMoreLines: '… 还有 {0} 行（“编辑”可查看全部）',
 };
 
 let table: Record<StringKey, string> = EN;

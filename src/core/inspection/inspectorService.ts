@@ -24,6 +24,7 @@ export { MEMORY_TYPES } from '../memory/autoMemory/topicFile';
 export { pruneEntry, restoreEntry } from '../memory/autoMemory/memoryTrash';
 export { changeType, renameEntry } from '../memory/autoMemory/memoryWriter';
 export { deleteTrashEntry } from '../memory/autoMemory/trashDelete';
+export { acceptPending, rejectPending, restorePending } from '../memory/autoMemory/pendingQueue';
 export type { CompactionEvent, SnapshotInput };
 
 /** What the live session tells the inspector (the "Current session" source). */

@@ -12,6 +12,7 @@ import type { TokenCounter } from '../tokens/accounting';
 import { countTokens } from '../tokens/tokenizer';
 import type { MemoryView } from '../../protocol/messages';
 import { buildMemoryView } from './memoryView';
+import { buildReviewQueueView } from './pendingView';
 
 export interface InspectedCompaction {
   trigger: string | null;
@@ -94,7 +95,9 @@ async function inspectProject(dir: string, key: string, root: string, count: Tok
     instructions: { cwd: undefined, configDir: root, trusted: true },
     countTokens: count,
   });
-  return { key, memory: { ...memory, dir: memoryDir }, sessions: await inspectSessions(dir) };
+  // The review queue's items (the CLI has no review setting of its own: `on` is the default, off).
+  const review = await buildReviewQueueView(memoryDir, false);
+  return { key, memory: { ...memory, dir: memoryDir, review }, sessions: await inspectSessions(dir) };
 }
 
 async function inspectSessions(dir: string): Promise<InspectedSession[]> {

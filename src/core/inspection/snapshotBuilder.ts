@@ -11,6 +11,7 @@ import { gaugeFrame } from './contextSnapshot';
 import type { TimelineEntry } from './timeline';
 import { buildMemoryView } from './memoryView';
 import { buildNotesView } from './notesView';
+import { buildReviewQueueView } from './pendingView';
 import { buildTimeline } from './timelineView';
 import { transcriptFacts } from './transcriptFacts';
 import { measureTranscript } from './transcriptInspection';
@@ -50,6 +51,7 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
     }),
     input.gauge ? Promise.resolve(input.gauge) : diskGauge(input.transcriptPath, input.settings, count),
   ]);
+  if (input.memoryDir) memory.review = await buildReviewQueueView(input.memoryDir, input.settings.memory.extraction.review);
   const timeline = buildTimeline({
     ...(input.timeline ? { live: input.timeline } : {}),
     ...(facts ? { facts } : {}),

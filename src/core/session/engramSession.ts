@@ -125,6 +125,8 @@ export class EngramSession {
         transcriptPath: this.transcriptPath,
         extraction: setup.trusted && (setup.extraction ?? settings.memory.extraction.enabled),
         everyTurns: settings.memory.extraction.everyTurns,
+        // Read at each run, so the inspector's toggle applies from the next extraction.
+        review: () => this.store.settings.memory.extraction.review,
         recall: settings.memory.recall.enabled,
         recallMaxFiles: settings.memory.recall.maxFiles,
         recallMode: settings.memory.recall.mode,

@@ -40,6 +40,8 @@ export const SETTING_KEYS = {
   'memory.enabled': bool(true),
   'memory.extraction.enabled': bool(true),
   'memory.extraction.everyTurns': int(EXTRACTION_EVERY_TURNS, 1),
+  // Off unless the user opts in: then background memories wait in a review queue until accepted.
+  'memory.extraction.review': bool(false),
   'memory.recall.enabled': bool(true),
   'memory.recall.maxFiles': int(RECALL_MAX_FILES, 0, RECALL_MAX_FILES),
   // local: the relevance bar, no model call; model: one small call picks from the index.
@@ -79,7 +81,7 @@ export interface EngramSettings {
   sessionNotes: { enabled: boolean; initTokens: number; updateGrowthTokens: number; updateToolCalls: number };
   memory: {
     enabled: boolean;
-    extraction: { enabled: boolean; everyTurns: number };
+    extraction: { enabled: boolean; everyTurns: number; review: boolean };
     recall: { enabled: boolean; maxFiles: number; mode: 'local' | 'model' };
   };
   /** Shared memory of the repository (DESIGN 4); on only when enabled and the workspace is trusted. */
@@ -159,7 +161,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
       },
       memory: {
         enabled: get('memory.enabled'),
-        extraction: { enabled: get('memory.extraction.enabled'), everyTurns: get('memory.extraction.everyTurns') },
+        extraction: { enabled: get('memory.extraction.enabled'), everyTurns: get('memory.extraction.everyTurns'), review: get('memory.extraction.review') },
         recall: { enabled: get('memory.recall.enabled'), maxFiles: get('memory.recall.maxFiles'), mode: get('memory.recall.mode') === 'model' ? 'model' : 'local' },
       },
       teamMemory: {

@@ -57,17 +57,27 @@ export function buildMemoryNote(fact: string, opts: { taken: ReadonlySet<string>
   const description = clip(rule.replace(/\s+/g, ' '), 140);
   const when = opts.date ? ` on ${opts.date}` : '';
   const why = opts.source === 'asked' ? `the user asked to remember it${when}.` : `the user said so in a session${when}.`;
-  const body = type === 'feedback' || type === 'project'
-    ? `${rule}.\n\n**Why:** ${why}\n**How to apply:** ${type === 'feedback' ? 'follow it in work on this project unless the user says otherwise.' : 'take it into account when planning changes to this project.'}\n`
-    : `${rule}.\n`;
   return {
     type,
     file,
     name,
     description,
-    content: formatTopicFile({ name, description, type }, body),
+    content: formatTopicFile({ name, description, type }, bodyOf(type, fact, rule, why)),
     indexLine: formatIndexLine({ title: name, file, hook: description }),
   };
+}
+
+/**
+ * The body in its type's shape, as the extraction prompt asks: a rule or a project fact leads, then its
+ * Why and How to apply lines; a fact about the user, then what it means for the work; a reference
+ * starts with where the thing is.
+ */
+function bodyOf(type: MemoryType, fact: string, rule: string, why: string): string {
+  if (type === 'feedback') return `${rule}.\n\n**Why:** ${why}\n**How to apply:** follow it in work on this project unless the user says otherwise.\n`;
+  if (type === 'project') return `${rule}.\n\n**Why:** ${why}\n**How to apply:** take it into account when planning changes to this project.\n`;
+  if (type === 'user') return `${rule}.\n\nTake it into account in how you explain things and work with the user.\n`;
+  const where = /\bhttps?:\/\/[^\s)]+/i.exec(fact)?.[0].replace(/[.,;。]+$/, '') ?? '';
+  return `${where}: ${rule}.\n\nLook it up there when the work needs what it holds.\n`;
 }
 
 /** MEMORY.md with the note's line added (kept as it is when a line already links to the file). */

@@ -11,6 +11,7 @@ import { InspectorDocuments } from './inspectorDocuments';
 import type { InspectorRequest, InspectorSource } from './inspectorPanel';
 import { vscodePrompts, type InspectorPrompts } from './inspectorPrompts';
 import { MemoryActions, type ActionResult, type ActionTarget } from './memoryActions';
+import { PendingActions } from './pendingActions';
 import { pickInspectorSource, type InspectorSourceState } from './sourcePicker';
 
 /** Coalesces bursts of changes (a turn end fires notes, memory and gauge at once) into one snapshot. */
@@ -28,6 +29,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly actions: MemoryActions;
   private readonly compactions: InspectorCompactions;
+  private readonly pending: PendingActions;
   private last: InspectorSnapshot | undefined;
   /** What this panel pruned, by trash id: a late Undo can then say the entry is back already. */
   private readonly pruned = new Map<string, { file: string; title: string }>();
@@ -38,6 +40,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
 
   constructor(private readonly chat: InspectorChat, private readonly docs: InspectorDocuments, private readonly logger: Logger) {
     this.actions = new MemoryActions(logger, () => this.fireChanged(), () => this.prompts);
+    this.pending = new PendingActions({ last: () => this.last, readOnly: () => this.source.kind !== 'current' && this.source.readOnly, changed: () => this.fireChanged(true) }, logger);
     this.compactions = new InspectorCompactions({ chat, docs, source: () => this.source, last: () => this.last, refreshNow: () => this.fireChanged(true) });
     // A changed window, mark or memory setting shows at once (the store fires after VS Code's event).
     const offSettings = settingsStore().onChange(() => this.fireChanged());
@@ -156,6 +159,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (outcome) report({ text: outcome.text, level: outcome.ok ? 'info' : 'warning' });
         this.fireChanged(true);
       },
+      ...this.pending.handlers((r) => reply({ type: 'status', text: r.text, level: r.level, ...(r.undoReject ? { undoReject: r.undoReject } : {}) })),
     };
   }
 

@@ -40,6 +40,8 @@ export interface AutoMemoryDeps extends AutoMemorySettings {
   memoryDir: string;
   /** Team memory is on for this session (its folder is `<memoryDir>/team`). */
   team?: TeamMemoryScope;
+  /** engram.memory.extraction.review, asked at each extraction run (a toggle applies from the next one). */
+  review?: () => boolean;
   /** A Write/Edit into the team folder succeeded (main agent or extractor); names relative to the memory folder. */
   onTeamWrite?(files: string[]): void;
   /** The session transcript: real message uuids for provenance, and where the cursor file goes. */
@@ -110,6 +112,7 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     ...(deps.transcriptPath ? { transcriptPath: deps.transcriptPath } : {}),
     ...(deps.team ? { team: deps.team } : {}),
     ...(deps.onTeamWrite ? { onTeamWrite: deps.onTeamWrite } : {}),
+    ...(deps.review ? { review: deps.review } : {}),
     maxTurns: deps.maxTurns ?? EXTRACTION_MAX_TURNS,
     emit,
     logger,

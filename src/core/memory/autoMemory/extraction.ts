@@ -13,6 +13,8 @@
 // the main agent saved memory in the new messages -> skip and move the cursor (it did the job, and two
 // writers would fight); else fork, then stamp provenance on every topic file it wrote, make sure each
 // has an index line, and move the cursor. A failed fork leaves the cursor where it was, to retry.
+// With review on, the fork's Write/Edit of a topic file queue a proposal instead (pendingTools.ts), and
+// nothing is stamped or indexed until the user accepts it (pendingQueue.ts).
 import { randomBytes } from 'node:crypto';
 import type { Agent, ForkParent } from '../../agent/agent';
 import { fork } from '../../agent/forkedAgent';
@@ -24,11 +26,15 @@ import { isIndexName, memoryHome, type TeamMemoryScope } from './memoryPaths';
 import { memoryWriteOf, extractionCanUseTool } from './memoryPermissions';
 import { extractionPrompt } from './memoryPrompts';
 import { ensureIndexed, stampProvenance } from './memoryWriter';
+import { listPending } from './pendingQueue';
+import { reviewTools } from './pendingTools';
 import { messageKeys, messagesAfter, readCursor, readTranscriptTail, writeCursor, type MemoryCursor } from './messageCursor';
 
 export type AutoMemoryEvent =
   /** `file` is relative to the memory folder (`team/...` for the team folder, then `team` is true). */
   | { type: 'memorySaved'; file: string; title: string; by: 'user' | 'extraction'; team?: boolean }
+  /** With review on: the run queued `files` (relative to the memory folder); `waiting` items are in the queue now. */
+  | { type: 'memoryPending'; files: string[]; waiting: number }
   | { type: 'memoryRecalled'; files: string[] }
   | { type: 'extractionStarted'; newMessages: number; trailing: boolean }
   | { type: 'extractionDone'; saved: string[]; modelCalls: number; usage: Usage; reason: string }
@@ -47,6 +53,8 @@ export interface ExtractorDeps {
   maxTurns?: number;
   /** Team memory is on: the agent may also write the team folder (secret-checked) and is told how to choose. */
   team?: TeamMemoryScope;
+  /** engram.memory.extraction.review, asked at each run: on, what the agent saves waits in the review queue. */
+  review?: () => boolean;
   /** The run wrote into the team folder (names relative to the memory folder). */
   onTeamWrite?(files: string[]): void;
   emit(event: AutoMemoryEvent): void;
@@ -132,7 +140,14 @@ export class MemoryExtractor {
       return;
     }
 
-    const parent: ForkParent = { ...d.agent.forkContext(), messages: snapshot };
+    const review = d.review?.() === true;
+    const proposed: string[] = [];
+    const context = d.agent.forkContext();
+    const parent: ForkParent = {
+      ...context,
+      messages: snapshot,
+      ...(review ? { tools: reviewTools(context.tools, { memoryDir: d.memoryDir, cwd: d.cwd, sessionId: d.agent.sessionId, messageId: end.uuid, onProposed: (f) => proposed.push(f) }) } : {}),
+    };
     if (!parent.tools.some((t) => t.name === 'Write' || t.name === 'Edit')) {
       // An untrusted workspace offers no tools: a fork could not save anything.
       d.emit({ type: 'extractionSkipped', reason: SKIP_NO_TOOLS });
@@ -140,10 +155,11 @@ export class MemoryExtractor {
     }
     const index = await loadMemoryIndex(d.memoryDir);
     const team = d.team ? { ...d.team, topics: (await loadMemoryIndex(d.team.dir)).topics } : undefined;
+    const waiting = review ? (await listPending(d.memoryDir)).items.map((i) => i.file) : [];
     d.emit({ type: 'extractionStarted', newMessages: fresh.length, trailing });
     const result = await fork({
       parent,
-      extraUserMessage: extractionPrompt({ memoryDir: d.memoryDir, newMessages: fresh.length, topics: index.topics, maxTurns: d.maxTurns, ...(team ? { team } : {}) }),
+      extraUserMessage: extractionPrompt({ memoryDir: d.memoryDir, newMessages: fresh.length, topics: index.topics, maxTurns: d.maxTurns, ...(team ? { team } : {}), ...(review ? { review: { waiting } } : {}) }),
       canUseTool: extractionCanUseTool(d.memoryDir, d.cwd, { team: team !== undefined }),
       maxTurns: d.maxTurns ?? EXTRACTION_MAX_TURNS,
       signal: this.controller.signal,
@@ -151,7 +167,10 @@ export class MemoryExtractor {
     });
 
     // Whatever the fork managed to write is kept and accounted for, even if it failed later.
-    const written = memoryWritesIn(result.messages.slice(snapshot.length), d.memoryDir, d.cwd);
+    if (review && proposed.length > 0) {
+      d.emit({ type: 'memoryPending', files: [...new Set(proposed)], waiting: (await listPending(d.memoryDir)).items.length });
+    }
+    const written = review ? [] : memoryWritesIn(result.messages.slice(snapshot.length), d.memoryDir, d.cwd);
     const saved: string[] = [];
     for (const file of written) {
       if (isIndexName(file)) continue;

@@ -44,7 +44,19 @@ export interface ExtractionPromptInput {
   maxTurns?: number;
   /** Team memory is on: its folder, repository and current topic files (names relative to the team folder). */
   team?: TeamMemoryScope & { topics: ExtractionPromptInput['topics'] };
+  /** Review is on (engram.memory.extraction.review): the agent's writes are proposals; `waiting` is the queue's files. */
+  review?: { waiting: readonly string[] };
 }
+
+/**
+ * Per type: what belongs there and the shape of its body. The shapes follow Claude Code's memory files:
+ * a fact about the user stands on its own; a rule or a project fact leads, then why it holds and when
+ * it applies, so that a later session can judge an edge case instead of following it blindly.
+ */
+const TYPE_GUIDE = `- user: who the user is (role, expertise, what they know well or are new to) and how they like to work. Body: one or two sentences in the third person ("The user is a data engineer who ..."), then what it means for how you explain things or work with them.
+- feedback: how the user wants the work done: a correction they made, or an approach they confirmed. Body: the rule in one line, then a **Why:** line (the reason or incident they gave) and a **How to apply:** line (when the rule comes into play).
+- project: a goal, decision, deadline or constraint of this project that the code and git history do not show. Body: the fact or decision in one line (dates written out, never "next Friday"), then a **Why:** line (what drives it) and a **How to apply:** line (how it should shape your work).
+- reference: where outside information lives (a dashboard, tracker, document, channel). Body: the location first (URL, path or system name) and what is found there, then one line saying when to look it up.`;
 
 /** First words of the extractor's message: how logs and test servers recognise it. */
 export const EXTRACTION_MARKER = '[Engram background memory pass]';
@@ -58,19 +70,24 @@ export function extractionPrompt(input: ExtractionPromptInput): string {
     : '';
   const indexes = input.team ? 'MEMORY.md, team/MEMORY.md' : 'MEMORY.md';
   const itsIndex = input.team ? 'its line in the MEMORY.md of its folder' : 'its MEMORY.md line';
+  const review = input.review
+    ? `\n\nThe user reviews memories before they are kept: each Write or Edit you make is a proposal that waits for them, and index lines are added when they accept. Waiting for review now (propose again only to change one):\n${input.review.waiting.length > 0 ? input.review.waiting.map((f) => `- ${f}`).join('\n') : '(none)'}`
+    : '';
   const scope = input.newMessages > 0 ? `the last ${input.newMessages} message${input.newMessages === 1 ? '' : 's'} above` : 'the conversation above';
   return `${EXTRACTION_MARKER} This message is not from the user, and nobody reads your reply.
 Decide whether anything in ${scope} is worth keeping for future sessions of this project, and save it in the memory folder ${input.memoryDir}. Most turns hold nothing new; then reply "nothing to save" and stop.
 
-Worth saving: who the user is and how they like to work (user); corrections or approaches the user confirmed (feedback); goals, decisions, deadlines and constraints the code does not show (project); where outside information lives (reference). Not worth saving: code structure, file contents, fixes and debugging steps (the code and git have them), details of this task only, anything already saved, secrets.
+What to save, by type (front matter \`type\`), and how its body reads:
+${TYPE_GUIDE}
+Not worth saving: code structure, file contents, fixes and debugging steps (the code and git have them), details of this task only, anything already saved, secrets.
 
 Topic files there now:
-${manifest}${team}
+${manifest}${team}${review}
 
 You have ${turns} model calls and the tool calls of one response run together, so:
 1. First response: Read ${indexes} and every topic file you may change, all at once (Write and Edit need a prior Read of an existing file).
 2. Second response: all Write/Edit calls at once, with absolute paths inside the memory folder. Update a fitting file rather than adding a near-duplicate; fix or delete memories the conversation shows are wrong.
-A new topic file: front matter with name, description (one line), type (user, feedback, project or reference), then the memory; for feedback and project the rule first, then **Why:** and **How to apply:** lines. Give each new file ${itsIndex}: \`- [Title](file.md) — one-line hook\`.
+A new topic file: front matter with name, description (one line, used later to judge relevance) and type, then the body in its type's shape. Give each new file ${itsIndex}: \`- [Title](file.md) — one-line hook\`.
 You may only read, search, run read-only shell commands, and write inside the memory folder.
 Finish with one line naming what you saved.`;
 }
