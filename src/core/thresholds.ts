@@ -18,6 +18,8 @@ export const NOTES_WAIT_TIMEOUT_MS = 15_000;
 export const MEMORY_INDEX_MAX_LINES = 200;
 /** ...and this many bytes; beyond either, lines are cut with a visible warning. */
 export const MEMORY_INDEX_MAX_BYTES = 25_000;
+/** At this share of either MEMORY.md cap the inspector and the chat warn and offer to prune or merge, before anything is cut. */
+export const MEMORY_INDEX_CAP_WARN_RATIO = 0.8;
 /** One index line should stay under this many characters (a title and a one-line hook). */
 export const MEMORY_INDEX_LINE_CHARS = 150;
 /** Background extraction runs after every N complete turns (setting). */

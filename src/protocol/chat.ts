@@ -43,7 +43,8 @@ export type ChatItem =
 
 /** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */
 export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo';
-export type ChatCommand = 'reviewMemories' | 'openInspector' | 'setApiKey' | 'showLog' | 'pickModel';
+/** `openMemory`: the Memory Inspector at its memory pane (the cap warning's action). */
+export type ChatCommand = 'reviewMemories' | 'openInspector' | 'setApiKey' | 'showLog' | 'pickModel' | 'openMemory';
 
 export interface SessionSummary {
   id: string;
@@ -105,7 +106,7 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   permission: { requestId: 'string', choice: 'enum:allowOnce|allowSession|deny' },
   listSessions: { requestId: 'string' },
   resume: { sessionId: 'string' },
-  runCommand: { command: 'enum:openInspector|setApiKey|showLog|pickModel' },
+  runCommand: { command: 'enum:openInspector|setApiKey|showLog|pickModel|openMemory' },
   retry: {},
   editLast: { text: 'string' },
   codeAction: { action: 'enum:copy|insert', code: 'string' },

@@ -63,6 +63,20 @@ export interface MemoryEntryView {
   origin?: { sessionId: string; messageId?: string };
   /** Team entries only, once the folder was synced: where this file stands with the team server. */
   sync?: TeamFileSyncView;
+  /** How often it was recalled into a turn or read by the agent (`.usage.json`), and when last (ISO). */
+  uses?: number;
+  lastUsed?: string;
+}
+
+/** MEMORY.md against its caps: `near` from 80% of either, `over` past one (lines are cut). */
+export interface IndexCapView {
+  lines: number;
+  maxLines: number;
+  bytes: number;
+  maxBytes: number;
+  level: 'ok' | 'near' | 'over';
+  /** The warning mark, in percent of a cap. */
+  warnPercent: number;
 }
 
 /**
@@ -144,6 +158,8 @@ export interface MemoryView {
   team?: TeamMemoryView;
   /** The review queue of background extraction (engram.memory.extraction.review); absent without a memory folder. */
   review?: ReviewQueueView;
+  /** The private MEMORY.md against its caps (absent without a memory folder). */
+  cap?: IndexCapView;
 }
 
 /** A memory the background agent proposed, waiting for the user (`<memory>/.pending/<id>.md`). */
@@ -250,6 +266,9 @@ export type InspectorToHost =
   | { type: 'rejectPending'; id: string }
   | { type: 'restorePending'; id: string }
   | { type: 'setReview'; on: boolean }
+  /** The cap banner's actions: pick the least used entries to prune, or entries of one type to merge (the host asks). */
+  | { type: 'pruneLeastUsed' }
+  | { type: 'mergeEntries' }
   | { type: 'ping'; requestId: string; text: string };
 
 export type HostToInspector =
@@ -287,5 +306,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   rejectPending: { id: 'string' },
   restorePending: { id: 'string' },
   setReview: { on: 'boolean' },
+  pruneLeastUsed: {},
+  mergeEntries: {},
   ping: { requestId: 'string', text: 'string' },
 };

@@ -18,6 +18,7 @@ const ACTIONS: Record<string, { label: StringKey; command: ChatCommand }> = {
   reviewMemories: { label: 'actionReviewMemories', command: 'reviewMemories' },
   showLog: { label: 'actionShowLog', command: 'showLog' },
   openInspector: { label: 'actionOpenInspector', command: 'openInspector' },
+  openMemory: { label: 'actionOpenMemory', command: 'openMemory' },
 };
 
 const TOOL_STATUS_ICON: Record<string, string> = {

@@ -91,6 +91,8 @@ const memoryActions: MemoryActions = {
   openOrigin: (sessionId, messageId) => link.post({ type: 'openOrigin', sessionId, ...(messageId ? { messageId } : {}) }),
   inspectSession: (sessionId) => link.post({ type: 'inspectSession', sessionId }),
   syncTeam: () => link.post({ type: 'syncTeamMemory' }),
+  pruneLeastUsed: () => link.post({ type: 'pruneLeastUsed' }),
+  merge: () => link.post({ type: 'mergeEntries' }),
   setGrouping: (grouping) => {
     ui.grouping = grouping;
     saveUi();

@@ -2,13 +2,14 @@
 // Keys in the tree: Enter opens, F2 renames, Delete prunes (pruning always has Undo).
 import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, TeamFileSyncView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
 import { button, h, lightButton } from '../shared/components';
+import { renderCapBanner, type CapBannerActions } from './capBanner';
 import { ago, dateTime, num } from './format';
 import { renderMemoryTree, type TreePayload, type TreeUi } from './memoryTree';
 import { t, tn, type StringKey } from './strings';
 import { pulledText, syncBadgeText, syncCounts, syncLongText, teamSyncSummary } from './teamSync';
 import { attachTree } from './treeNav';
 
-export interface MemoryActions {
+export interface MemoryActions extends CapBannerActions {
   open(path: string): void;
   reveal(path: string): void;
   rename(group: EntryGroup, file: string): void;
@@ -34,6 +35,8 @@ export function renderMemoryPane(view: MemoryView, source: InspectorSourceInfo, 
     radio(t('byType'), ui.grouping === 'type', () => actions.setGrouping('type'), 'group-by-type'),
     radio(t('byLine'), ui.grouping === 'line', () => actions.setGrouping('line'), 'group-by-line'));
   body.append(h('div', { class: 'pane-toolbar' }, summary, grouping));
+  const cap = renderCapBanner(view.cap, source.readOnly, actions);
+  if (cap) body.append(cap);
   if (view.warnings.length) {
     const details = h('details', { class: 'memory-warnings' }, h('summary', {}, tn('warnings', view.warnings.length)),
       h('ul', {}, ...view.warnings.map((w) => h('li', {}, w))));

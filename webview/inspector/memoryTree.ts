@@ -4,6 +4,7 @@
 // of them render fast); the actions live in the details panel of the selected row.
 import type { InstructionView, MemoryEntryView, MemoryKind, MemoryView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
 import { h, icon } from '../shared/components';
+import { usesBadge, usesText } from './capBanner';
 import { age, ago, num } from './format';
 import { t, type StringKey } from './strings';
 import { pulledText, syncBadgeText, syncLongText, teamSyncSummary } from './teamSync';
@@ -169,11 +170,13 @@ function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | n
   }
   if (e.missing) meta.push(span('badge badge-missing', t('missing'), t('missingLong')));
   if (e.indexed && !e.loaded) meta.push(span('badge badge-cut', t('cut'), t('cutLong')));
+  const uses = usesBadge(e);
+  if (uses) meta.push(uses);
   if (tokens) meta.push(span('entry-tokens', tokens));
   if (e.mtimeMs !== null) meta.push(span('entry-age', age(e.mtimeMs, now)));
   meta.push(e.line !== null ? span('entry-line', `L${e.line}`) : span('entry-file', e.file));
   const typeText = e.type ? t(`type_${e.type}` as StringKey) : t('type_null');
-  const parts = [typeText, sync?.text, status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong')].filter(Boolean);
+  const parts = [typeText, sync?.text, status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong'), usesText(e)].filter(Boolean);
   const el = row(e.key, 'memory', e.missing ? 'warning' : TYPE_ICON[String(e.type)], e.title, e.hook, meta, `${e.title}, ${parts.join(', ')}`);
   el.className += ` type-${e.type}${e.indexed && !e.loaded ? ' cut' : ''}${e.missing ? ' missing' : ''}`;
   el.dataset.file = e.file;

@@ -25,6 +25,8 @@ export { pruneEntry, restoreEntry } from '../memory/autoMemory/memoryTrash';
 export { changeType, renameEntry } from '../memory/autoMemory/memoryWriter';
 export { deleteTrashEntry } from '../memory/autoMemory/trashDelete';
 export { acceptPending, rejectPending, restorePending } from '../memory/autoMemory/pendingQueue';
+export { pruneCandidates } from '../memory/autoMemory/capWarning';
+export { mergeEntries, undoMerge } from '../memory/autoMemory/mergeEntries';
 export type { CompactionEvent, SnapshotInput };
 
 /** What the live session tells the inspector (the "Current session" source). */

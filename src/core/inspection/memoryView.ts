@@ -8,10 +8,12 @@ import { loadMemoryIndex, parseIndexLine, type IndexEntry, type MemoryIndex, typ
 import { readMemoryFile } from '../memory/autoMemory/memoryFiles';
 import { teamMemoryDir } from '../memory/autoMemory/memoryPaths';
 import { listTrash, type PruneRecord } from '../memory/autoMemory/memoryTrash';
+import { readUsage, usesOf, type EntryUsage } from '../memory/autoMemory/usageCounts';
+import { capStatus } from '../memory/autoMemory/capWarning';
 import { parseTopicFile } from '../memory/autoMemory/topicFile';
 import { readTeamSyncState } from '../memory/team/syncStateFile';
 import type { TeamSyncState } from '../memory/team/teamSyncTypes';
-import { MEMORY_INDEX_MAX_LINES } from '../thresholds';
+import { MEMORY_INDEX_CAP_WARN_RATIO, MEMORY_INDEX_MAX_LINES } from '../thresholds';
 import type { TokenCounter } from '../tokens/accounting';
 import type { EntryGroup, InstructionView, MemoryEntryView, MemoryView, TeamMemoryView, TrashView } from '../../protocol/messages';
 import { teamSyncViews } from './teamView';
@@ -38,16 +40,19 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
   } catch (e) {
     teamProblems.push((e as Error).message);
   }
-  const [index, loadedTeam, trash, teamTrash, exists, syncState] = await Promise.all([
+  const [index, loadedTeam, trash, teamTrash, exists, syncState, usage, teamUsage] = await Promise.all([
     loadMemoryIndex(dir, count ? { countTokens: count } : {}),
     teamDir ? loadMemoryIndex(teamDir, count ? { countTokens: count } : {}) : undefined,
     listTrash(dir),
     teamDir ? listTrash(teamDir) : [],
     isDir(dir),
     teamDir ? readTeamSyncState(teamDir) : null,
+    readUsage(dir),
+    teamDir ? readUsage(teamDir) : {},
   ]);
   const team = loadedTeam ?? { ...index, dir: path.join(dir, 'team'), entries: [], unindexed: [], topics: [], warnings: teamProblems };
-  const [mine, theirs] = await Promise.all([viewsOf(index, 'private'), viewsOf(team, 'team')]);
+  const [mine, theirs] = await Promise.all([viewsOf(index, 'private', usage), viewsOf(team, 'team', teamUsage)]);
+  const cap = capStatus({ lines: index.totalLines, bytes: index.totalBytes });
   const teamView = teamDir && syncState ? await withSyncState(teamDir, syncState, theirs) : undefined;
   return {
     dir,
@@ -62,6 +67,7 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
     trash: [...trash.map((r) => trashView(r, 'private')), ...teamTrash.map((r) => trashView(r, 'team'))]
       .sort((a, b) => (a.prunedAt < b.prunedAt ? 1 : a.prunedAt > b.prunedAt ? -1 : 0)),
     ...(teamView ? { team: teamView } : {}),
+    cap: { lines: cap.lines, maxLines: cap.maxLines, bytes: cap.bytes, maxBytes: cap.maxBytes, level: cap.level, warnPercent: Math.round(MEMORY_INDEX_CAP_WARN_RATIO * 100) },
   };
 }
 
@@ -83,14 +89,14 @@ function trashView(r: PruneRecord, group: EntryGroup): TrashView {
   return { id: r.id, group, file: r.file, ...(title ? { title } : {}), prunedAt: r.prunedAt };
 }
 
-async function viewsOf(index: MemoryIndex, group: EntryGroup): Promise<{ entries: MemoryEntryView[]; unindexed: MemoryEntryView[] }> {
+async function viewsOf(index: MemoryIndex, group: EntryGroup, usage: Record<string, EntryUsage>): Promise<{ entries: MemoryEntryView[]; unindexed: MemoryEntryView[] }> {
   const topics = new Map(index.topics.map((t) => [t.file, t]));
   const origins = await originsOf(index.dir, index.topics);
-  const entries = index.entries.map((e) => entryView(index.dir, group, e, topics.get(normalise(e.file)), origins));
+  const entries = index.entries.map((e) => withUsage(entryView(index.dir, group, e, topics.get(normalise(e.file)), origins), usage));
   const unindexed = index.unindexed.map((file): MemoryEntryView => {
     const t = topics.get(file);
     const origin = origins.get(file);
-    return {
+    return withUsage({
       key: `${group}:${file}`,
       group,
       title: t?.name?.trim() || file,
@@ -105,9 +111,15 @@ async function viewsOf(index: MemoryIndex, group: EntryGroup): Promise<{ entries
       missing: false,
       indexed: false,
       ...(origin ? { origin } : {}),
-    };
+    }, usage);
   });
   return { entries, unindexed };
+}
+
+/** The entry's use count and last use, from its folder's `.usage.json`. */
+function withUsage(view: MemoryEntryView, usage: Record<string, EntryUsage>): MemoryEntryView {
+  const u = Object.prototype.hasOwnProperty.call(usage, view.file) ? usage[view.file] : undefined;
+  return { ...view, uses: usesOf(u), ...(u ? { lastUsed: u.lastUsed } : {}) };
 }
 
 function entryView(dir: string, group: EntryGroup, e: IndexEntry, topic: TopicSummary | undefined, origins: Map<string, MemoryEntryView['origin']>): MemoryEntryView {

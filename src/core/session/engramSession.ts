@@ -27,7 +27,8 @@ import { SettingsStore, type EngramSettings, type SettingsSource } from '../sett
 import type { Tool } from '../tools/tool';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import { openSession, sessionSystemPrompt, type OpenedSession } from './agentSession';
-import { EventStream, say, type NoticeLevel, type NoticeWords, type SessionEvent, type SessionEventListener } from './sessionEvents';
+import { linkMemoryUse } from './memoryUseLink';
+import { EventStream, say, type NoticeAction, type NoticeLevel, type NoticeWords, type SessionEvent, type SessionEventListener } from './sessionEvents';
 import { decideTeamMemory, TeamMemoryLink, teamSyncNotice, type TeamMemoryHostOptions, type TeamMemoryState } from './teamMemoryLink';
 
 /** What a host brings; everything the settings decide comes from the SettingsStore instead. */
@@ -134,6 +135,11 @@ export class EngramSession {
         logger,
       });
       this.disposers.push(this.memory.on((event) => this.onMemoryEvent(event)));
+      const memoryEvents = this.memory;
+      this.disposers.push(linkMemoryUse({
+        memoryDir: memory.dir, cwd: this.agent.forkContext().cwd, logger, onAgent: (l) => this.agent.on(l), onMemory: (l) => memoryEvents.on(l),
+        warn: (said) => this.notice('warning', said, undefined, 'openMemory'),
+      }));
     }
     team.listen((report) => this.onTeamSync(report));
     // The notes updater writes with Edit: not in an untrusted workspace, where no tool runs.
@@ -336,8 +342,8 @@ export class EngramSession {
     this.emit({ type: 'timeline', entry });
   }
 
-  private notice(level: NoticeLevel, said: { text: string; words: NoticeWords }, file?: { label: string; path: string }): void {
-    this.emit({ type: 'notice', level, text: said.text, words: said.words, ...(file ? { file } : {}) });
+  private notice(level: NoticeLevel, said: { text: string; words: NoticeWords }, file?: { label: string; path: string }, action?: NoticeAction): void {
+    this.emit({ type: 'notice', level, text: said.text, words: said.words, ...(file ? { file } : {}), ...(action ? { action } : {}) });
   }
 
   private emit(event: SessionEvent): void {

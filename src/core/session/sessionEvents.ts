@@ -9,6 +9,8 @@ import type { EngramSettings } from '../settings/engramSettings';
 import type { TimelineEntry } from '../inspection/timeline';
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
+/** What a notice offers to do besides its text: `openMemory` opens the inspector's memory pane. */
+export type NoticeAction = 'openMemory';
 
 /**
  * A notice's English template (`{0}`-style placeholders) and its arguments: `text` is the English,
@@ -32,7 +34,7 @@ export type SessionEvent =
   | { type: 'memory'; event: AutoMemoryEvent }
   | { type: 'compaction'; event: OrchestratorEvent }
   /** Something worth a line in the chat (or on stderr), in words; `file` is a path the line may link to. */
-  | { type: 'notice'; level: NoticeLevel; text: string; words?: NoticeWords; file?: { label: string; path: string } }
+  | { type: 'notice'; level: NoticeLevel; text: string; words?: NoticeWords; file?: { label: string; path: string }; action?: NoticeAction }
   /** A notes update, a memory write or a compaction joined the timeline. */
   | { type: 'timeline'; entry: TimelineEntry }
   /** How full the context is may have changed (a response, a compaction or its undo, a setting). */

@@ -360,7 +360,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
         // The engine says it in English and hands over the template; the bundle says it in the user's language.
         const text = event.words ? vscode.l10n.t(event.words.template, ...event.words.args) : event.text;
         const file = event.file ? { ...event.file, label: vscode.l10n.t(event.file.label) } : undefined;
-        this.items.notice(event.level, text, undefined, file);
+        this.items.notice(event.level, text, event.action, file);
         break;
       }
       case 'compaction':

@@ -38,7 +38,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       permission: (m) => this.backend().answerPermission(m.requestId, m.choice),
       listSessions: async (m) => channel.post({ type: 'sessions', requestId: m.requestId, sessions: await this.backend().listSessions() }),
       resume: (m) => this.backend().resume(m.sessionId),
-      runCommand: (m) => { void vscode.commands.executeCommand(`engram.${m.command}`); },
+      runCommand: (m) => {
+        void (m.command === 'openMemory' ? vscode.commands.executeCommand('engram.openInspector', 'memory') : vscode.commands.executeCommand(`engram.${m.command}`));
+      },
       openPath: (m) => this.backend().openPath(m.path),
       retry: () => this.backend().retry(),
       editLast: (m) => this.backend().editLast(m.text),

@@ -4,6 +4,7 @@ import type { Logger } from '../../core/ports';
 import type { EntryGroup, GaugeState, Handlers, HostToInspector, InspectorSnapshot, MemoryEntryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import { settings, settingsStore, workspaceTrusted } from '../settings';
+import { CapActions } from './capActions';
 import { canUndoCompactions } from './compactionControl';
 import type { InspectorChat } from './inspectorContext';
 import { InspectorCompactions } from './inspectorCompactions';
@@ -28,6 +29,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   private readonly gaugeChanged = new vscode.EventEmitter<GaugeState>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly actions: MemoryActions;
+  private readonly cap: CapActions;
   private readonly compactions: InspectorCompactions;
   private readonly pending: PendingActions;
   private last: InspectorSnapshot | undefined;
@@ -40,6 +42,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
 
   constructor(private readonly chat: InspectorChat, private readonly docs: InspectorDocuments, private readonly logger: Logger) {
     this.actions = new MemoryActions(logger, () => this.fireChanged(), () => this.prompts);
+    this.cap = new CapActions(logger, () => this.fireChanged(), () => this.prompts);
     this.pending = new PendingActions({ last: () => this.last, readOnly: () => this.source.kind !== 'current' && this.source.readOnly, changed: () => this.fireChanged(true) }, logger);
     this.compactions = new InspectorCompactions({ chat, docs, source: () => this.source, last: () => this.last, refreshNow: () => this.fireChanged(true) });
     // A changed window, mark or memory setting shows at once (the store fires after VS Code's event).
@@ -122,6 +125,8 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         report(result, m.group);
       },
       restoreEntry: async (m) => {
+        // The cap banner's Undo takes back a whole batch (several prunes, or a merge).
+        if (this.cap.owns(m.trashId)) return report(await this.cap.undo(m.trashId));
         const item = this.last?.memory.trash.find((t) => t.id === m.trashId && t.group === m.group);
         const target = this.target(m.group);
         if (item && target) report(await this.actions.restore(target, item));
@@ -135,6 +140,14 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         const item = this.last?.memory.trash.find((t) => t.id === m.trashId && t.group === m.group);
         const target = this.target(m.group);
         if (item && target) report(await this.actions.deleteForGood(target, item));
+      },
+      pruneLeastUsed: async () => {
+        const target = this.target('private');
+        if (target) report(await this.cap.pruneLeastUsed(target, (undone) => report(undone)), 'private');
+      },
+      mergeEntries: async () => {
+        const target = this.target('private');
+        if (target) report(await this.cap.merge(target, this.last?.memory.entries ?? [], (undone) => report(undone)), 'private');
       },
       compactionDetails: async (m) => {
         try {
