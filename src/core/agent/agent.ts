@@ -1,6 +1,7 @@
 // The main conversation: holds the message list of one session, runs a turn per user prompt through
 // the shared loop, asks permissions, writes the transcript as things happen, and tells UIs by events.
 import type { ApiMessage, ContentBlock, SystemBlock, TextBlock, Usage, UserBlock } from '../conversation/types';
+import { recordRewind } from '../conversation/rewindLine';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import type { BreakpointOptions } from '../llm/cacheBreakpoints';
 import type { ModelClient, ModelResponse, ThinkingConfig } from '../llm/modelClient';
@@ -224,17 +225,21 @@ export class Agent {
 
   /**
    * Takes back the newest turn (its prompt, the answers and every tool call with its result): the
-   * conversation is again what it was before that prompt, and the transcript's next line hangs off the
-   * line before it, so the dropped lines become a side branch a resume no longer reads once the next
-   * prompt is written (retry and edit send one at once). Undefined when there
-   * is no turn to take back (none ran in this process, a turn runs, or a compaction swapped the list).
+   * conversation is again what it was before that prompt. The transcript records the rewind at once
+   * (rewindLine.ts) and its next line hangs off the line before the prompt, so the dropped lines are a
+   * side branch that a resume does not read, even one before the retried prompt is written. Undefined
+   * when there is no turn to take back (none ran in this process, a turn runs, or a compaction swapped the list).
    */
   rewindLastTurn(): { prompt: string } | undefined {
     const start = this.lastTurn;
     if (this.running || !start || this.history.length <= start.index) return undefined;
     this.history = [...this.history.slice(0, start.index), ...(start.merged ? [start.merged] : [])];
     this.lastTurn = undefined;
-    this.opts.transcript?.setParent(start.parentUuid);
+    const transcript = this.opts.transcript;
+    if (transcript) {
+      void recordRewind(transcript, start.parentUuid, transcript.lastUuid)
+        .catch((e: unknown) => this.logger.error('Could not write to the transcript', e));
+    }
     this.emit({ type: 'conversationReplaced', messages: this.history.length });
     return { prompt: start.prompt };
   }

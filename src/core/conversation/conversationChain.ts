@@ -11,8 +11,11 @@
 //   the anchor continues from the tail.
 // - Lines before the last boundary are out of reach (CurrentLines drops them), except that segment: a
 //   message id or tool result is never completed from lines an earlier compaction cut off.
+// - A retry or edit writes a rewind marker (rewindLine.ts) off the line it went back to: while it is the
+//   newest, the conversation ends there and the taken-back turn is a dead branch.
 // - Lines of other types may carry a uuid and sit in the chain (e.g. progress lines): the walk passes
 //   through them; they are never sent to the model.
+import { isRewindLine } from './rewindLine';
 import type { AssistantLine, ConversationLine, SystemLine, UserLine } from './types';
 import type { TranscriptLine } from './transcriptReader';
 
@@ -87,8 +90,8 @@ export function buildChain(lines: readonly TranscriptLine[], opts: ChainOptions 
         for (const b of content) if (b.type === 'tool_result') push(resultsByToolUseId, b.tool_use_id, entry);
       }
     }
-    // The newest message or boundary ends the conversation; other system lines may have no parent.
-    if (line.type !== 'system' || isCompactBoundary(line)) {
+    // The newest message, boundary or rewind marker ends the conversation; other system lines may have no parent.
+    if (line.type !== 'system' || isCompactBoundary(line) || isRewindLine(line)) {
       if (!leaf || entry.lastIndex > leaf.lastIndex) leaf = entry;
     }
     if (isCompactBoundary(line) && (!boundary || entry.lastIndex > boundary.lastIndex)) boundary = entry;

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { queueTail } from '../conversation/appendQueue';
 import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
 import type { NormaliseReport } from '../conversation/normalise';
 import { formatProblem, transcriptProblems, type CorruptLine, type TranscriptProblem } from '../conversation/transcriptReader';
@@ -96,6 +97,8 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
   let parentUuid: string | null = null;
   let resumed: OpenedSession['resumed'];
   if (setup.resumeSessionId !== undefined) {
+    // Lines this process is still appending to it (a rewind marker, say) are part of what it resumes.
+    await queueTail(transcriptPath);
     if (!(await exists(transcriptPath))) throw new SessionNotFoundError(sessionId, transcriptPath);
     // Streaming: only the lines the current conversation can reach are held, whatever the file's size.
     // The cuts the last process made are part of what it sent: replayed, so this one sends the same bytes.

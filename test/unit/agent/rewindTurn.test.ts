@@ -1,10 +1,13 @@
 // Taking back the newest turn (the chat's retry and edit): the list and the transcript go back to what
-// they were before its prompt, tool calls leave with their results, and a resume reads the new branch.
+// they were before its prompt, tool calls leave with their results, and a resume reads the new branch:
+// after a send that failed for good (errors after every retry, or no connection), and even when the
+// session is reopened from disk between the rewind and the retried prompt (a model change does that).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApiMessage } from '../../../src/core/conversation/types';
+import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
@@ -74,5 +77,63 @@ describe('rewinding the last turn', () => {
     await assertTranscriptMatches(session.transcriptPath, agent.messages);
     agent.replaceMessages(copy(agent.messages));
     assert.equal(agent.rewindLastTurn(), undefined, 'a compaction or undo swapped the list');
+  });
+
+  // The first request and both retries fail: the turn ends in an error before the model wrote anything.
+  const FAILED_SEND: Array<[string, ScriptedReply]> = [
+    ['the API answers 500', { error: { status: 500, type: 'api_error', message: 'Internal server error' } }],
+    ['the API is overloaded', { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }],
+    ['the connection drops', { content: [{ type: 'text', text: 'never sent' }], dropAfterEvents: 0 }],
+  ];
+  const retry = { policy: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 10 } };
+  const resume = (sessionId: string, where: { workspace: string; dataDir: string }) => startSession(server, { ...where, resumeSessionId: sessionId, retry });
+
+  for (const [what, failure] of FAILED_SEND) {
+    it(`a send that failed for good (${what}), then Retry: a resume reads the prompt once, and the reply`, async () => {
+      const where = dirs();
+      server.enqueue(failure, failure, failure, { content: [{ type: 'text', text: 'Hello.' }] });
+      const { session } = await startSession(server, { ...where, retry });
+      const sent = server.requests.length;
+      const failed = await session.agent.runTurn('hi');
+      assert.equal(failed.reason, 'error');
+      assert.equal(server.requests.length - sent, 3, 'the request and two retries');
+      assert.deepEqual(session.agent.rewindLastTurn(), { prompt: 'hi' });
+      assert.equal((await session.agent.runTurn('hi')).reason, 'end_turn');
+      const expected: ApiMessage[] = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }];
+      assert.deepEqual(session.agent.messages, expected);
+      const resumed = await resume(session.sessionId, where);
+      assert.deepEqual(resumed.session.agent.messages, expected);
+    });
+  }
+
+  it('is on disk before the retried prompt: a session reopened in between reads the conversation before the turn', async () => {
+    const where = dirs();
+    const fail: ScriptedReply = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } };
+    server.enqueue({ content: [{ type: 'text', text: 'Hello.' }] }, fail, fail, fail, { content: [{ type: 'text', text: 'Four.' }] });
+    const { session } = await startSession(server, { ...where, retry });
+    await session.agent.runTurn('hi');
+    const before = copy(session.agent.messages);
+    assert.equal((await session.agent.runTurn('what is 2 + 2?')).reason, 'error');
+    session.agent.rewindLastTurn();
+    // Reopened from the transcript right away, as the Chat view does when the model changed.
+    const reopened = (await resume(session.sessionId, where)).session;
+    assert.deepEqual(reopened.agent.messages, before);
+    const sent = server.requests.length;
+    await reopened.agent.runTurn('what is 2 + 2?');
+    const asked = server.requests[sent].body.messages;
+    assert.equal(asked.length, before.length + 1, 'the dropped prompt is not sent again');
+    assert.equal(JSON.stringify(asked).split('what is 2 + 2?').length - 1, 1, JSON.stringify(asked));
+    const again = await resume(session.sessionId, where);
+    assert.deepEqual(again.session.agent.messages, [...before, { role: 'user', content: 'what is 2 + 2?' }, { role: 'assistant', content: [{ type: 'text', text: 'Four.' }] }]);
+    await assertTranscriptMatches(session.transcriptPath, again.session.agent.messages);
+  });
+
+  it('takes back a first turn that failed: reopened, the conversation is empty', async () => {
+    const where = dirs();
+    server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'no' } });
+    const { session } = await startSession(server, where);
+    await session.agent.runTurn('hi');
+    session.agent.rewindLastTurn();
+    assert.deepEqual((await resume(session.sessionId, where)).session.agent.messages, []);
   });
 });
