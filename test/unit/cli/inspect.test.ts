@@ -54,7 +54,8 @@ function assertShape(out: unknown): void {
     const m = p.memory as Record<string, unknown>;
     assert.deepEqual(keys(m), MEMORY_KEYS);
     for (const e of [...m.entries as Array<Record<string, unknown>>, ...m.unindexedEntries as Array<Record<string, unknown>>]) {
-      assert.deepEqual(keys(e), e.origin === undefined ? ENTRY_KEYS : [...ENTRY_KEYS, 'origin']);
+      assert.deepEqual(keys(e), [...ENTRY_KEYS, ...(e.origin === undefined ? [] : ['origin']), ...(e.uses === undefined ? [] : ['uses'])]);
+      assert.ok(e.uses === undefined || (Number.isInteger(e.uses) && Number(e.uses) >= 0));
       assert.equal(typeof e.title, 'string');
       assert.ok(e.type === null || ['user', 'feedback', 'project', 'reference'].includes(String(e.type)));
       assert.ok(e.tokens === null || typeof e.tokens === 'number');
@@ -171,6 +172,8 @@ describe('engram inspect --json', () => {
       // The rest of what the inspector shows of it: where it is, its index line, and where it came from.
       key: 'private:feedback_tabs.md:1', group: 'private', path: path.join(mem, 'feedback_tabs.md'), mtimeMs: tabs.mtimeMs, line: 1, indexed: true,
       origin: { sessionId: 'sess-a', messageId: 'u1' },
+      // Never recalled or read yet (the count lives in the memory folder's .usage.json).
+      uses: 0,
     }]);
     assert.equal(typeof tabs.mtimeMs, 'number');
     assert.deepEqual(out.projects[0].sessions.map((s) => [s.id, s.lines, s.compactions.map((c) => [c.trigger, c.preTokens])]), [['sess-a', 4, [['auto', 160000]]]]);
