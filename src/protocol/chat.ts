@@ -106,7 +106,7 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   permission: { requestId: 'string', choice: 'enum:allowOnce|allowSession|deny' },
   listSessions: { requestId: 'string' },
   resume: { sessionId: 'string' },
-  runCommand: { command: 'enum:openInspector|setApiKey|showLog|pickModel|openMemory' },
+  runCommand: { command: 'enum:reviewMemories|openInspector|setApiKey|showLog|pickModel|openMemory' },
   retry: {},
   editLast: { text: 'string' },
   codeAction: { action: 'enum:copy|insert', code: 'string' },
