@@ -2,6 +2,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';
+import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
+import { RECALL_PICK_MARKER } from '../../src/core/memory/autoMemory/modelRecall';
+import { NOTES_UPDATE_MARKER } from '../../src/core/memory/sessionNotes/prompts';
 import type { ChatItem } from '../../src/protocol/messages';
 import { engram, freshChat, lastUserText, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
@@ -105,6 +109,11 @@ suite('chat basics', () => {
       assert.ok(shot.bytes > 10_000, `${shot.file} is too small`);
     });
 
+    // Background work after a turn (memory extraction, notes) gets its own answer and is waited for, so it
+    // never takes the reply queued for the next prompt.
+    const background = [EXTRACTION_MARKER, NOTES_UPDATE_MARKER, SUMMARY_REQUEST_MARKER, RECALL_PICK_MARKER];
+    server.setResponder((b) => (background.some((m) => JSON.stringify(b.messages).includes(m)) ? { content: [{ type: 'text', text: 'Nothing new.' }] } : undefined));
+    await api.chat().idleForTests();
     // Retry: the same prompt again, on the conversation before it (nothing of the first answer is sent).
     server.enqueue({ content: [{ type: 'text', text: 'A second answer.' }] });
     let sent = server.requests.length;
@@ -117,6 +126,7 @@ suite('chat basics', () => {
     assert.deepEqual(chatItems(api).filter((i) => i.kind === 'user' || i.kind === 'assistant').map((i) => i.kind === 'assistant' ? i.text : `> ${i.kind === 'user' ? i.text : ''}`),
       ['> show me a greeting function', 'A second answer.']);
 
+    await api.chat().idleForTests();
     // Edit: the last prompt is replaced, and the reply follows the new one.
     server.enqueue({ content: [{ type: 'text', text: 'Goodbye it is.' }] });
     sent = server.requests.length;
@@ -132,12 +142,15 @@ suite('chat basics', () => {
     await waitUntil('the edited turn to end', () => !api.chat().snapshot().busy);
     assert.deepEqual(chatItems(api).filter((i) => i.kind === 'user').map((i) => i.kind === 'user' && i.text), ['show me a farewell function']);
 
+    await api.chat().idleForTests();
     // The conversation goes on from the edited turn.
     server.enqueue({ content: [{ type: 'text', text: 'Third.' }] });
     sent = server.requests.length;
     await sendFromUi('and one more');
     await ui.waitForText('chat', '.item-assistant', 'Third.');
     assert.deepEqual(server.requests[sent].body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+    await api.chat().idleForTests();
+    server.setResponder(undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
