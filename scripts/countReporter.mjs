@@ -10,7 +10,8 @@ export default async function* countReporter(source) {
       else counts.passed++;
     } else if (event.type === 'test:fail') {
       counts.failed++;
-      counts.failures.push(`${data.file ?? ''}: ${data.name}`);
+      const reason = String(data.details?.error?.cause?.message ?? data.details?.error?.message ?? '').split('\n')[0].slice(0, 300);
+      counts.failures.push(`${data.file ?? ''}: ${data.name}${reason ? `: ${reason}` : ''}`);
     }
   }
   yield JSON.stringify(counts);

@@ -23,18 +23,20 @@ function stage(name, cmd, args, countsFile) {
   const ok = r.status === 0;
   let passed = ok ? 1 : 0;
   let failed = ok ? 0 : 1;
+  let failures = [];
   if (countsFile) {
     try {
       const counts = JSON.parse(fs.readFileSync(countsFile, 'utf8'));
       passed = counts.passed;
       // A suite that crashed before reporting still counts as a failure.
       failed = Math.max(counts.failed, ok ? 0 : 1);
+      failures = counts.failures ?? [];
     } catch {
       passed = 0;
       failed = 1;
     }
   }
-  results.push({ name, passed, failed, seconds: (Date.now() - started) / 1000 });
+  results.push({ name, passed, failed, failures, seconds: (Date.now() - started) / 1000 });
   return ok;
 }
 
@@ -58,6 +60,8 @@ if (skipIntegration) {
 console.log('\n=== summary ===');
 for (const r of results) {
   console.log(`${r.failed ? 'FAIL' : 'ok  '}  ${r.name}: ${r.passed} passed, ${r.failed} failed (${r.seconds.toFixed(1)} s)`);
+  // Named here as well as in the suite's own output, so the last lines of a CI log say what failed.
+  for (const f of (r.failures ?? []).slice(0, 10)) console.log(`        ✗ ${f}`);
 }
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);

@@ -36,7 +36,11 @@ export function run(): Promise<void> {
       else resolve();
     });
     runner.on('pass', () => { counts.passed++; });
-    runner.on('fail', (t) => { counts.failed++; counts.failures.push(t.fullTitle()); });
+    runner.on('fail', (t, err: Error) => {
+      counts.failed++;
+      // The title and the error's first line, so the closing summary of `npm test` names what failed.
+      counts.failures.push(`[${phase}] ${t.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`);
+    });
     runner.on('pending', () => { counts.skipped++; });
   });
 }
