@@ -9,55 +9,80 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The frame of an Engram webview: its body carries data-engram-view="<view>". */
 export async function findViewFrame(page, view, timeoutMs) {
   const end = Date.now() + timeoutMs;
+  let seen = [];
   while (Date.now() < end) {
+    seen = [];
     for (const frame of page.frames()) {
+      if (frame.isDetached()) continue;
       try {
-        if (await frame.evaluate((v) => document.body?.dataset?.engramView === v, view)) return frame;
-      } catch { /* frame navigating or detached */ }
+        const found = await frame.evaluate(() => document.body?.dataset?.engramView ?? null);
+        if (found === view) return frame;
+        if (found) seen.push(found);
+      } catch (error) {
+        seen.push(`(${String(error?.message ?? error).split('\n')[0].slice(0, 80)})`);
+      }
     }
     await sleep(150);
   }
-  throw new Error(`no webview frame for view '${view}' within ${timeoutMs} ms`);
+  throw new Error(`no webview frame for view '${view}' within ${timeoutMs} ms (frames with a view: ${seen.join(', ') || 'none'})`);
+}
+
+/** What playwright says when a frame went away under it: a webview reloading, or moved to another part. */
+const DETACHED = /Frame was detached|Execution context was destroyed|frame got detached|Target (page, context or browser )?(has been )?closed/i;
+
+/**
+ * Runs `act` in the view's frame. A webview that reloads or moves (Reload Webviews, a panel reopened, a
+ * sidebar toggled) replaces its frame; an action caught in the old one is run again in the new one,
+ * within the same time limit, instead of failing on "Frame was detached".
+ */
+async function inViewFrame(page, view, timeoutMs, act) {
+  const end = Date.now() + timeoutMs;
+  let detached;
+  for (;;) {
+    let frame;
+    try {
+      frame = await findViewFrame(page, view, Math.max(1, end - Date.now()));
+    } catch (error) {
+      throw detached ? new Error(`${error.message}; before that, in its old frame: ${detached}`) : error;
+    }
+    try {
+      return await act(frame, Math.max(1, end - Date.now()));
+    } catch (error) {
+      const message = String(error?.message ?? error);
+      if (!DETACHED.test(message) || Date.now() >= end) throw error;
+      detached = message.split('\n')[0];
+      await sleep(150);
+    }
+  }
 }
 
 export const ops = {
-  async text(page, { view, selector, timeoutMs = 20_000 }) {
-    const frame = await findViewFrame(page, view, timeoutMs);
+  text: (page, { view, selector, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, async (frame, left) => {
     const loc = frame.locator(selector).first();
-    await loc.waitFor({ state: 'attached', timeout: timeoutMs });
+    await loc.waitFor({ state: 'attached', timeout: left });
     return loc.textContent();
-  },
-  async waitForText(page, { view, selector, text, timeoutMs = 20_000 }) {
-    const frame = await findViewFrame(page, view, timeoutMs);
+  }),
+  waitForText: (page, { view, selector, text, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, async (frame, left) => {
     const loc = frame.locator(selector).filter({ hasText: text }).first();
-    await loc.waitFor({ state: 'visible', timeout: timeoutMs });
+    await loc.waitFor({ state: 'visible', timeout: left });
     return loc.textContent();
-  },
-  async count(page, { view, selector, timeoutMs = 20_000 }) {
-    const frame = await findViewFrame(page, view, timeoutMs);
-    return frame.locator(selector).count();
-  },
-  async click(page, { view, selector, timeoutMs = 20_000 }) {
-    const frame = await findViewFrame(page, view, timeoutMs);
-    await frame.locator(selector).first().click({ timeout: timeoutMs });
+  }),
+  count: (page, { view, selector, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, (frame) => frame.locator(selector).count()),
+  click: (page, { view, selector, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, async (frame, left) => {
+    await frame.locator(selector).first().click({ timeout: left });
     return true;
-  },
-  async fill(page, { view, selector, value, timeoutMs = 20_000 }) {
-    const frame = await findViewFrame(page, view, timeoutMs);
-    const loc = frame.locator(selector).first();
-    await loc.click({ timeout: timeoutMs });
+  }),
+  fill: (page, { view, selector, value, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, async (frame, left) => {
+    await frame.locator(selector).first().click({ timeout: left });
     await page.keyboard.type(value);
     return true;
-  },
+  }),
   async press(page, { key }) {
     await page.keyboard.press(key);
     return true;
   },
   /** Runs an expression inside a webview frame (reads state; the CSP does not apply to the debugger). */
-  async evaluate(page, { view, expression, timeoutMs = 20_000 }) {
-    const frame = await findViewFrame(page, view, timeoutMs);
-    return frame.evaluate(expression);
-  },
+  evaluate: (page, { view, expression, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, (frame) => frame.evaluate(expression)),
   async palette(page, { command, dir }) {
     // Focus the workbench itself: keys pressed while a webview has focus go to the webview.
     await page.locator('.part.statusbar').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
@@ -107,6 +132,7 @@ export const ops = {
 };
 
 export async function createUiBridge({ getPage, screenshots, log }) {
+  let failures = 0;
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => { body += c; });
@@ -122,6 +148,9 @@ export async function createUiBridge({ getPage, screenshots, log }) {
       } catch (error) {
         reply = { ok: false, error: String(error?.message ?? error) };
         log('ui bridge:', reply.error.split('\n')[0]);
+        // What the workbench looked like when an action failed, for the failing test's diagnosis.
+        failures++;
+        await getPage()?.screenshot({ path: path.join(screenshots, '..', 'integration', `ui-failure-${failures}.png`) }).catch(() => {});
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(reply));

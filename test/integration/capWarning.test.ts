@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import type { EngramApi } from '../../src/extension';
 import type { InspectorController } from '../../src/vscode/inspector/inspectorController';
-import { engram, freshChat, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
+import { engram, freshChat, inspectorInBothThemes, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // The warning before MEMORY.md is full, in the real host: a memory folder of 165 index lines (past 80%
@@ -84,15 +84,7 @@ suite('memory cap warning', () => {
     assert.equal(await ui.text('inspector', `[data-file="${fileOf(10)}"] .entry-uses`), 'never used');
     assert.match(await ui.evaluate<string>('inspector', `document.querySelector('[data-file="${fileOf(7)}"]').getAttribute('aria-label')`), /, used 7×$/);
 
-    await vscode.commands.executeCommand('workbench.action.closeSidebar');
-    for (const [theme, kind] of [['Default Light Modern', 'light'], ['Default Dark Modern', 'dark']] as const) {
-      await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitUntil(`the ${kind} theme in the webview`, async () => (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true);
-      await ui.evaluate('inspector', "document.getElementById('memory-section').scrollIntoView({ block: 'start' })");
-      const shot = await ui.screenshot(`cap-warning-${kind}`);
-      assert.ok(shot.bytes > 10_000, `${shot.file} is too small`);
-    }
-    await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
+    await inspectorInBothThemes('cap-warning', 'memory-section');
   });
 
   test('[ui] cap warning: "Prune least used" prunes the never-used entries until the banner goes, and Undo brings them back', async () => {

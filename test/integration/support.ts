@@ -75,3 +75,20 @@ export async function refreshUntil(api: EngramApi, selector: string, text: strin
   await api.inspector()!.refresh();
   return ui.waitForText('inspector', selector, text, timeoutMs);
 }
+
+/**
+ * Screenshots of the inspector with the sidebar closed, in a light and a dark theme: each shot is taken
+ * once the webview has the theme and `sectionId` is scrolled to the top, and is named `<name>-<kind>`.
+ * The sidebar comes back afterwards; the theme is left for the suite's teardown to reset.
+ */
+export async function inspectorInBothThemes(name: string, sectionId: string): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.closeSidebar');
+  for (const [theme, kind] of [['Default Light Modern', 'light'], ['Default Dark Modern', 'dark']] as const) {
+    await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+    await waitUntil(`the ${kind} theme in the webview`, async () => (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true);
+    await ui.evaluate('inspector', `document.getElementById(${JSON.stringify(sectionId)}).scrollIntoView({ block: 'start' })`);
+    const shot = await ui.screenshot(`${name}-${kind}`);
+    if (shot.bytes <= 10_000) throw new Error(`${shot.file} is too small (${shot.bytes} bytes)`);
+  }
+  await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
+}

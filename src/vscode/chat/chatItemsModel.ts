@@ -81,6 +81,18 @@ export class ChatItemsModel {
     this.add({ kind: 'notice', id: this.id(), level, text, ...(action ? { action } : {}), ...(link ? { link } : {}) });
   }
 
+  /**
+   * A notice that says how things stand now ("3 memories wait for review") replaces the ones it makes
+   * stale: the earlier notices with the same action are dropped. True when any was (the caller re-posts
+   * the list).
+   */
+  dropNotices(action: string): boolean {
+    const kept = this.list.filter((i) => !(i.kind === 'notice' && i.action === action));
+    const dropped = kept.length !== this.list.length;
+    this.list = kept;
+    return dropped;
+  }
+
   toolWaiting(toolUseId: string): void {
     const tool = this.tool(toolUseId);
     if (tool) this.update({ ...tool, status: 'waiting' });

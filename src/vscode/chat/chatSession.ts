@@ -374,6 +374,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
         // With review on, the background agent's memories wait for the user: one line, with a way there.
         if (event.event.type === 'memoryPending') {
           const n = event.event.waiting;
+          if (this.items.dropNotices('reviewMemories')) this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
           this.items.notice('info', n === 1 ? vscode.l10n.t('1 memory waits for review.') : vscode.l10n.t('{0} memories wait for review.', n), 'reviewMemories');
           this.inspectorChanged.fire();
         }

@@ -55,6 +55,7 @@ export class PendingActions {
     if (open?.isDirty) await open.save();
     await this.run(async () => {
       const saved = await loadEngine().inspector.acceptPending(found.dir, id);
+      await closeProposal(found.file);
       return { text: vscode.l10n.t('Saved "{0}" in memory ({1}).', saved.title, saved.file), level: 'info' };
     });
   }
@@ -62,7 +63,8 @@ export class PendingActions {
   private async edit(id: string): Promise<void> {
     const found = this.writable(id);
     if (!found) return;
-    await vscode.window.showTextDocument(found.file, { preview: false });
+    // Beside the inspector, so its Accept stays in view while the user edits.
+    await vscode.window.showTextDocument(found.file, { preview: false, viewColumn: vscode.ViewColumn.Beside });
     this.report({ text: vscode.l10n.t('Edit the proposal and save it, then Accept it in the inspector.'), level: 'info' });
   }
 
@@ -70,7 +72,11 @@ export class PendingActions {
     const found = this.writable(id);
     if (!found) return;
     await this.run(async () => {
+      if (vscode.workspace.textDocuments.find((d) => d.uri.fsPath === found.file.fsPath)?.isDirty) {
+        throw new Error(vscode.l10n.t('"{0}" has unsaved edits in an editor: save or close them first.', found.item.title));
+      }
       await loadEngine().inspector.rejectPending(found.dir, id);
+      await closeProposal(found.file);
       return { text: vscode.l10n.t('Rejected "{0}": it was not saved.', found.item.title), level: 'info', undoReject: id };
     });
   }
@@ -107,4 +113,11 @@ export class PendingActions {
     }
     this.ctx.changed();
   }
+}
+
+/** Closes the editor tabs of a proposal that was just accepted or rejected: their file has left the queue. */
+async function closeProposal(file: vscode.Uri): Promise<void> {
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+    .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === file.fsPath && !t.isDirty);
+  if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
 }

@@ -30,6 +30,19 @@ describe('per-turn tokens', () => {
   });
 });
 
+describe('notices that say how things stand', () => {
+  it('a new one drops the earlier ones with its action and keeps the rest', () => {
+    const model = new ChatItemsModel(() => undefined);
+    model.notice('info', '1 memory waits for review.', 'reviewMemories');
+    model.user('next');
+    model.notice('info', 'Session notes updated.');
+    assert.equal(model.dropNotices('reviewMemories'), true);
+    model.notice('info', '2 memories wait for review.', 'reviewMemories');
+    assert.deepEqual(model.items.map((i) => (i.kind === 'notice' ? i.text : i.kind)), ['user', 'Session notes updated.', '2 memories wait for review.']);
+    assert.equal(model.dropNotices('nothing'), false);
+  });
+});
+
 describe('retry and edit in the items', () => {
   it('drop the last prompt and everything after it', () => {
     const model = new ChatItemsModel(() => undefined);
