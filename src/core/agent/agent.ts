@@ -4,7 +4,7 @@ import type { ApiMessage, ContentBlock, SystemBlock, TextBlock, Usage, UserBlock
 import { recordRewind } from '../conversation/rewindLine';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import type { BreakpointOptions } from '../llm/cacheBreakpoints';
-import type { ModelClient, ModelResponse, ThinkingConfig } from '../llm/modelClient';
+import { addUsage, emptyUsage, type ModelClient, type ModelResponse, type ThinkingConfig } from '../llm/modelClient';
 import type { ModelError, PromptTooLongError } from '../llm/errors';
 import type { RetryOptions } from '../llm/retry';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
@@ -91,6 +91,8 @@ export interface BeforeTurnHookContext {
   display: string;
   /** Hooks add blocks here; they join TurnOptions.attachments. */
   attachments: TextBlock[];
+  /** A model call a hook made for this turn (recall's pick): its usage and the call join the turn's. */
+  sideCall(usage: Usage): void;
 }
 
 export interface TurnHookContext {
@@ -268,7 +270,12 @@ export class Agent {
     const display = typeof prompt === 'string' ? prompt : prompt.map((b) => (b.type === 'text' ? b.text : '')).join('');
     this.emit({ type: 'turnStart', prompt: display });
     const attachments = [...(options.attachments ?? [])];
-    await this.hooks.beforeTurn.run({ agent: this, prompt, display, attachments }, this.logger);
+    const side = { usage: emptyUsage(), calls: 0 };
+    const sideCall = (usage: Usage): void => {
+      side.usage = addUsage(side.usage, usage);
+      side.calls++;
+    };
+    await this.hooks.beforeTurn.run({ agent: this, prompt, display, attachments, sideCall }, this.logger);
     const stored: string | UserBlock[] = attachments.length === 0
       ? prompt
       : [...(typeof prompt === 'string' ? [{ type: 'text' as const, text: prompt }] : prompt), ...attachments];
@@ -322,6 +329,7 @@ export class Agent {
       this.emit({ type: 'error', kind: unsaved.kind, message: unsaved.message });
       result = { ...result, reason: 'error', error: unsaved };
     }
+    if (side.calls > 0) result = { ...result, usage: addUsage(side.usage, result.usage), modelCalls: result.modelCalls + side.calls };
     this.emit({ type: 'turnEnd', reason: result.reason, text: result.text, usage: result.usage, modelCalls: result.modelCalls });
     await this.hooks.afterTurn.run({ agent: this, result, messages: this.history }, this.logger);
     return result;

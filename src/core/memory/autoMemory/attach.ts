@@ -156,16 +156,22 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
       team: deps.team !== undefined,
       // A file the agent has read and that has not changed since is already in the conversation.
       alreadyInContext: (abs, mtimeMs) => ctx.agent.readFiles.get(abs)?.mtimeMs === mtimeMs,
-      ...(deps.recallMode === 'model' ? { pick: pickWithModel(ctx.agent) } : {}),
+      ...(deps.recallMode === 'model' ? { pick: pickWithModel(ctx) } : {}),
     });
     if (result.blocks.length === 0) return;
     ctx.attachments.push(...result.blocks);
     emit({ type: 'memoryRecalled', files: result.files.map((f) => f.file) });
   };
 
-  const pickWithModel = (a: Agent): ReturnType<typeof modelPick> => {
-    const fork = a.forkContext();
-    return modelPick({ client: fork.client, model: fork.model, onFallback: (why) => logger.warn(`Recall: the model's pick failed (${why}); ranked locally instead`) });
+  const pickWithModel = (ctx: BeforeTurnHookContext): ReturnType<typeof modelPick> => {
+    const fork = ctx.agent.forkContext();
+    return modelPick({
+      client: fork.client,
+      model: fork.model,
+      // The pick is spent on this turn: its tokens and its call show in the turn's figures.
+      onUsage: (usage) => ctx.sideCall(usage),
+      onFallback: (why) => logger.warn(`Recall: the model's pick failed (${why}); ranked locally instead`),
+    });
   };
 
   const afterTurn = async (ctx: TurnHookContext): Promise<void> => {

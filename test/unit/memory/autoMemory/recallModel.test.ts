@@ -5,9 +5,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import type { AgentEvent } from '../../../../src/core/agent/events';
 import { AnthropicModelClient } from '../../../../src/core/llm/anthropicClient';
+import { attachAutoMemory } from '../../../../src/core/memory/autoMemory/attach';
+import { RECALL_PICK_MARKER } from '../../../../src/core/memory/autoMemory/modelRecall';
 import { modelPick } from '../../../../src/core/memory/autoMemory/modelRecall';
 import { recallForPrompt } from '../../../../src/core/memory/autoMemory/recall';
+import { startSession } from '../../support/agentHarness';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';
 
@@ -61,5 +65,31 @@ describe('recall, model mode', () => {
     assert.equal(reasons.length, 3, reasons.join('\n'));
     assert.match(reasons[0], /not JSON/);
     assert.match(reasons[1], /not in the list/);
+  });
+});
+
+describe('recall, model mode, in a turn', () => {
+  it("counts the pick's call and tokens in the turn's figures", async () => {
+    const dir = folder();
+    const harness = await startSession(server, { workspace: tempDir('engram-rm-ws-'), dataDir: tempDir('engram-rm-data-') });
+    const handle = attachAutoMemory(harness.session.agent, { memoryDir: dir, recallMode: 'model', extraction: false });
+    try {
+      const before = server.requests.length;
+      await harness.session.agent.runTurn('Which Sentry project gets the browser errors?');
+      const sent = server.requests.slice(before);
+      assert.equal(sent.length, 2, 'the pick, then the turn');
+      assert.match(JSON.stringify(sent[0].body.messages), new RegExp(RECALL_PICK_MARKER));
+      assert.match(JSON.stringify(sent[1].body.messages), /reference_sentry\.md/, 'the picked file is attached');
+      const end = harness.events.find((e): e is Extract<AgentEvent, { type: 'turnEnd' }> => e.type === 'turnEnd');
+      assert.equal(end?.modelCalls, 2);
+      const all = (u: { input_tokens: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null } | undefined): number =>
+        (u?.input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0);
+      const input = sent.map((r) => all(r.usage));
+      assert.ok(input[0] > 0 && input[1] > 0, JSON.stringify(input));
+      assert.equal(all(end?.usage), input[0] + input[1]);
+      assert.equal(end?.usage.output_tokens, sent.reduce((n, r) => n + (r.usage?.output_tokens ?? 0), 0));
+    } finally {
+      handle.dispose();
+    }
   });
 });
