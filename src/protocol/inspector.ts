@@ -160,6 +160,8 @@ export interface MemoryView {
   review?: ReviewQueueView;
   /** The private MEMORY.md against its caps (absent without a memory folder). */
   cap?: IndexCapView;
+  /** The team folder's MEMORY.md against the same caps (absent without a team index). */
+  teamCap?: IndexCapView;
 }
 
 /** A memory the background agent proposed, waiting for the user (`<memory>/.pending/<id>.md`). */
@@ -266,9 +268,9 @@ export type InspectorToHost =
   | { type: 'rejectPending'; id: string }
   | { type: 'restorePending'; id: string }
   | { type: 'setReview'; on: boolean }
-  /** The cap banner's actions: pick the least used entries to prune, or entries of one type to merge (the host asks). */
-  | { type: 'pruneLeastUsed' }
-  | { type: 'mergeEntries' }
+  /** A cap banner's actions, for the private or the team index: pick the least used entries to prune, or entries of one type to merge (the host asks). */
+  | { type: 'pruneLeastUsed'; group: EntryGroup }
+  | { type: 'mergeEntries'; group: EntryGroup }
   | { type: 'ping'; requestId: string; text: string };
 
 export type HostToInspector =
@@ -306,7 +308,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   rejectPending: { id: 'string' },
   restorePending: { id: 'string' },
   setReview: { on: 'boolean' },
-  pruneLeastUsed: {},
-  mergeEntries: {},
+  pruneLeastUsed: { group: 'enum:private|team' },
+  mergeEntries: { group: 'enum:private|team' },
   ping: { requestId: 'string', text: 'string' },
 };

@@ -146,4 +146,37 @@ suite('memory cap warning', () => {
     await waitUntil('the inspector to open', () => api.inspector() !== undefined);
     await ui.waitForText('inspector', '#cap-figures', `${LINES} of 200 lines`);
   });
+
+  test('[ui] cap warning: the team\'s MEMORY.md has its own banner, and its "Prune least used" prunes team entries', async () => {
+    const api = await engram();
+    const team = path.join(memoryDir(), 'team');
+    fs.mkdirSync(team, { recursive: true });
+    const lines: string[] = [];
+    for (let i = 1; i <= 170; i++) {
+      fs.writeFileSync(path.join(team, `shared_${i}.md`), `---\nname: Shared ${i}\ndescription: Shared fact ${i}\ntype: project\n---\n\nShared fact ${i}.\n`);
+      lines.push(`- [Shared ${i}](shared_${i}.md) — shared fact ${i}`);
+    }
+    fs.writeFileSync(path.join(team, 'MEMORY.md'), `${lines.join('\n')}\n`);
+    const privateBefore = fs.readFileSync(indexFile());
+    await openInspector(api);
+    await refreshUntil(api, '#team-cap-figures', '170 of 200 lines');
+    assert.match(await ui.text('inspector', '#team-cap-banner'), /The team's MEMORY\.md is nearly full/);
+    const prompts = declineUndoNotifications(api);
+    try {
+      await ui.click('inspector', '#team-cap-prune');
+      await ui.workbenchText('.quick-input-widget .quick-input-title:has-text("Prune least used memories")');
+      await ui.press('Enter');
+      // None was ever used: the later lines go first, just enough to get under 160.
+      await waitUntil('team entries to leave the team index', () => fs.readFileSync(path.join(team, 'MEMORY.md'), 'utf8').trimEnd().split('\n').length === 159);
+      assert.ok(!fs.existsSync(path.join(team, 'shared_170.md')));
+      assert.ok(fs.existsSync(path.join(team, 'shared_1.md')));
+      assert.ok(fs.readFileSync(indexFile()).equals(privateBefore), 'the private index is untouched');
+      await api.inspector()!.refresh();
+      await waitUntil('the team banner to go', async () => (await ui.count('inspector', '#team-cap-banner')) === 0);
+      assert.equal(await ui.count('inspector', '#cap-banner'), 1, 'the private banner stays');
+    } finally {
+      prompts.restore();
+      fs.rmSync(team, { recursive: true, force: true });
+    }
+  });
 });

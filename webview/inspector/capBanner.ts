@@ -2,7 +2,7 @@
 // ("168 of 200 lines, 21.3 of 25 KB") and two ways back under the mark, pruning the least used entries
 // or merging entries of one type (the host asks which, in VS Code's quick pick). Also the tree's use
 // count ("used 7×"). Its words are in capStrings.ts.
-import type { IndexCapView, MemoryEntryView } from '../../src/protocol/messages';
+import type { EntryGroup, IndexCapView, MemoryEntryView } from '../../src/protocol/messages';
 import { button, h, icon } from '../shared/components';
 import { capText, type CapKey } from './capStrings';
 import { dateTime } from './format';
@@ -18,23 +18,28 @@ function kb(bytes: number): string {
 }
 
 export interface CapBannerActions {
-  pruneLeastUsed(): void;
-  merge(): void;
+  pruneLeastUsed(group: EntryGroup): void;
+  merge(group: EntryGroup): void;
 }
 
-/** The banner, or null while the index is under the warning mark. Merge is left out where only pruning is allowed. */
-export function renderCapBanner(cap: IndexCapView | undefined, readOnly: boolean, actions: CapBannerActions): HTMLElement | null {
+/**
+ * The banner of the private (`group` private) or the team index, or null while it is under the warning
+ * mark. The team's elements have ids with a `team-` prefix. Merge is left out where only pruning is allowed.
+ */
+export function renderCapBanner(cap: IndexCapView | undefined, readOnly: boolean, actions: CapBannerActions, group: EntryGroup = 'private'): HTMLElement | null {
   if (!cap || cap.level === 'ok') return null;
   const over = cap.level === 'over';
-  return h('div', { class: `cap-banner cap-${cap.level}`, id: 'cap-banner', role: 'status', 'data-level': cap.level },
+  const id = (name: string) => (group === 'team' ? `team-${name}` : name);
+  const title: CapKey = group === 'team' ? (over ? 'teamCapTitleOver' : 'teamCapTitleNear') : over ? 'capTitleOver' : 'capTitleNear';
+  return h('div', { class: `cap-banner cap-${cap.level}`, id: id('cap-banner'), role: 'status', 'data-level': cap.level, 'data-group': group },
     icon(over ? 'error' : 'warning'),
     h('div', { class: 'cap-text' },
-      h('strong', { class: 'cap-title' }, c(over ? 'capTitleOver' : 'capTitleNear')), ' ',
-      h('span', { class: 'cap-figures', id: 'cap-figures' }, c('capFigures', cap.lines, cap.maxLines, kb(cap.bytes), kb(cap.maxBytes))),
+      h('strong', { class: 'cap-title' }, c(title)), ' ',
+      h('span', { class: 'cap-figures', id: id('cap-figures') }, c('capFigures', cap.lines, cap.maxLines, kb(cap.bytes), kb(cap.maxBytes))),
       h('div', { class: 'cap-hint' }, over ? c('capOverHint') : c('capNearHint', cap.warnPercent))),
     h('div', { class: 'cap-actions' },
-      button(c('capPrune'), { icon: 'trash', id: 'cap-prune', onClick: () => actions.pruneLeastUsed() }),
-      readOnly ? null : button(c('capMerge'), { appearance: 'secondary', icon: 'merge', id: 'cap-merge', onClick: () => actions.merge() })));
+      button(c('capPrune'), { icon: 'trash', id: id('cap-prune'), onClick: () => actions.pruneLeastUsed(group) }),
+      readOnly ? null : button(c('capMerge'), { appearance: 'secondary', icon: 'merge', id: id('cap-merge'), onClick: () => actions.merge(group) })));
 }
 
 /** "used 7×" for a tree row, with its last use as the tooltip; null where nothing is counted. */

@@ -3,6 +3,8 @@
 const EN = {
   capTitleNear: 'MEMORY.md is nearly full',
   capTitleOver: 'MEMORY.md is over its cap',
+  teamCapTitleNear: 'The team\'s MEMORY.md is nearly full',
+  teamCapTitleOver: 'The team\'s MEMORY.md is over its cap',
   capFigures: '{0} of {1} lines, {2} of {3} KB',
   capNearHint: 'Past {0}% of a cap: prune or merge memories before entries get cut from the prompt.',
   capOverHint: 'The entries past the cap are not loaded: prune or merge memories to bring them back.',
@@ -17,6 +19,8 @@ const EN = {
 const ZH: typeof EN = {
   capTitleNear: 'MEMORY.md 快满了',
   capTitleOver: 'MEMORY.md 已超出上限',
+  teamCapTitleNear: '团队的 MEMORY.md 快满了',
+  teamCapTitleOver: '团队的 MEMORY.md 已超出上限',
   capFigures: '{0} / {1} 行，{2} / {3} KB',
   capNearHint: '已超过上限的 {0}%：请在条目被截出提示词之前修剪或合并记忆。',
   capOverHint: '超出上限的条目没有加载：修剪或合并记忆即可让它们回来。',

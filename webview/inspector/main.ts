@@ -91,8 +91,8 @@ const memoryActions: MemoryActions = {
   openOrigin: (sessionId, messageId) => link.post({ type: 'openOrigin', sessionId, ...(messageId ? { messageId } : {}) }),
   inspectSession: (sessionId) => link.post({ type: 'inspectSession', sessionId }),
   syncTeam: () => link.post({ type: 'syncTeamMemory' }),
-  pruneLeastUsed: () => link.post({ type: 'pruneLeastUsed' }),
-  merge: () => link.post({ type: 'mergeEntries' }),
+  pruneLeastUsed: (group) => link.post({ type: 'pruneLeastUsed', group }),
+  merge: (group) => link.post({ type: 'mergeEntries', group }),
   setGrouping: (grouping) => {
     ui.grouping = grouping;
     saveUi();

@@ -35,8 +35,9 @@ export function renderMemoryPane(view: MemoryView, source: InspectorSourceInfo, 
     radio(t('byType'), ui.grouping === 'type', () => actions.setGrouping('type'), 'group-by-type'),
     radio(t('byLine'), ui.grouping === 'line', () => actions.setGrouping('line'), 'group-by-line'));
   body.append(h('div', { class: 'pane-toolbar' }, summary, grouping));
-  const cap = renderCapBanner(view.cap, source.readOnly, actions);
-  if (cap) body.append(cap);
+  for (const cap of [renderCapBanner(view.cap, source.readOnly, actions), renderCapBanner(view.teamCap, source.readOnly, actions, 'team')]) {
+    if (cap) body.append(cap);
+  }
   if (view.warnings.length) {
     const details = h('details', { class: 'memory-warnings' }, h('summary', {}, tn('warnings', view.warnings.length)),
       h('ul', {}, ...view.warnings.map((w) => h('li', {}, w))));

@@ -15,7 +15,7 @@ import { readTeamSyncState } from '../memory/team/syncStateFile';
 import type { TeamSyncState } from '../memory/team/teamSyncTypes';
 import { MEMORY_INDEX_CAP_WARN_RATIO, MEMORY_INDEX_MAX_LINES } from '../thresholds';
 import type { TokenCounter } from '../tokens/accounting';
-import type { EntryGroup, InstructionView, MemoryEntryView, MemoryView, TeamMemoryView, TrashView } from '../../protocol/messages';
+import type { EntryGroup, IndexCapView, InstructionView, MemoryEntryView, MemoryView, TeamMemoryView, TrashView } from '../../protocol/messages';
 import { teamSyncViews } from './teamView';
 
 export interface MemoryViewInput {
@@ -52,7 +52,7 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
   ]);
   const team = loadedTeam ?? { ...index, dir: path.join(dir, 'team'), entries: [], unindexed: [], topics: [], warnings: teamProblems };
   const [mine, theirs] = await Promise.all([viewsOf(index, 'private', usage), viewsOf(team, 'team', teamUsage)]);
-  const cap = capStatus({ lines: index.totalLines, bytes: index.totalBytes });
+  const cap = capView(index);
   const teamView = teamDir && syncState ? await withSyncState(teamDir, syncState, theirs) : undefined;
   return {
     dir,
@@ -67,8 +67,15 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
     trash: [...trash.map((r) => trashView(r, 'private')), ...teamTrash.map((r) => trashView(r, 'team'))]
       .sort((a, b) => (a.prunedAt < b.prunedAt ? 1 : a.prunedAt > b.prunedAt ? -1 : 0)),
     ...(teamView ? { team: teamView } : {}),
-    cap: { lines: cap.lines, maxLines: cap.maxLines, bytes: cap.bytes, maxBytes: cap.maxBytes, level: cap.level, warnPercent: Math.round(MEMORY_INDEX_CAP_WARN_RATIO * 100) },
+    cap,
+    // The team index has the same caps: it is loaded into the prompt the same way.
+    ...(loadedTeam && loadedTeam.totalLines > 0 ? { teamCap: capView(loadedTeam) } : {}),
   };
+}
+
+function capView(index: MemoryIndex): IndexCapView {
+  const cap = capStatus({ lines: index.totalLines, bytes: index.totalBytes });
+  return { lines: cap.lines, maxLines: cap.maxLines, bytes: cap.bytes, maxBytes: cap.maxBytes, level: cap.level, warnPercent: Math.round(MEMORY_INDEX_CAP_WARN_RATIO * 100) };
 }
 
 /** Gives each team entry its sync state (in place) and lists the synced files the tree has no row for, if they are still here. */

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { MergeResult } from '../../core/memory/autoMemory/mergeEntries';
 import type { Logger } from '../../core/ports';
-import type { MemoryEntryView } from '../../protocol/messages';
+import type { EntryGroup, MemoryEntryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import type { InspectorPrompts } from './inspectorPrompts';
 import type { ActionResult, ActionTarget } from './memoryActions';
@@ -71,9 +71,9 @@ export class CapActions {
       : { text: vscode.l10n.t('Pruned {0} memories, least used first. Undo puts them back.', trashIds.length), level: 'info', undo: { trashId: id } };
   }
 
-  async merge(target: ActionTarget, entries: readonly MemoryEntryView[], undone: (result: ActionResult) => void): Promise<ActionResult | undefined> {
+  async merge(target: ActionTarget, group: EntryGroup, entries: readonly MemoryEntryView[], undone: (result: ActionResult) => void): Promise<ActionResult | undefined> {
     if (target.readOnly) return { text: vscode.l10n.t('Claude Code\'s folder is read-only here; only pruning is allowed.'), level: 'warning' };
-    const mergeable = entries.filter((e) => e.group === 'private' && e.indexed && !e.missing && e.line !== null)
+    const mergeable = entries.filter((e) => e.group === group && e.indexed && !e.missing && e.line !== null)
       .sort((a, b) => (a.type ?? '~').localeCompare(b.type ?? '~') || (a.line ?? 0) - (b.line ?? 0));
     const picked = await vscode.window.showQuickPick(mergeable.map((e) => ({
       label: e.title,

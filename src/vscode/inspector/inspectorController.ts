@@ -141,13 +141,13 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         const target = this.target(m.group);
         if (item && target) report(await this.actions.deleteForGood(target, item));
       },
-      pruneLeastUsed: async () => {
-        const target = this.target('private');
-        if (target) report(await this.cap.pruneLeastUsed(target, (undone) => report(undone)), 'private');
+      pruneLeastUsed: async (m) => {
+        const target = this.target(m.group);
+        if (target) report(await this.cap.pruneLeastUsed(target, (undone) => report(undone)), m.group);
       },
-      mergeEntries: async () => {
-        const target = this.target('private');
-        if (target) report(await this.cap.merge(target, this.last?.memory.entries ?? [], (undone) => report(undone)), 'private');
+      mergeEntries: async (m) => {
+        const target = this.target(m.group);
+        if (target) report(await this.cap.merge(target, m.group, this.last?.memory.entries ?? [], (undone) => report(undone)), m.group);
       },
       compactionDetails: async (m) => {
         try {

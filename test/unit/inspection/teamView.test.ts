@@ -135,3 +135,25 @@ describe('team sync states in the memory view', () => {
     assert.match(text, /- MEMORY\.md \[team, synced\]/);
   });
 });
+
+describe('the team index against its caps', () => {
+  it('has its own figures and level beside the private one, from 80% of a cap', async () => {
+    const dir = tempDir('engram-teamcap-');
+    writeFile(path.join(dir, 'MEMORY.md'), '- [Mine](mine.md) — private\n');
+    writeFile(path.join(dir, 'mine.md'), topicText('Mine', 'user'));
+    const lines = Array.from({ length: 170 }, (_, i) => `- [Team ${i}](t${i}.md) — shared fact ${i}`);
+    writeFile(path.join(dir, 'team', 'MEMORY.md'), `${lines.join('\n')}\n`);
+    const view = await buildMemoryView({ dir });
+    assert.equal(view.cap?.level, 'ok');
+    assert.equal(view.cap?.lines, 1);
+    assert.equal(view.teamCap?.level, 'near');
+    assert.equal(view.teamCap?.lines, 170);
+    assert.equal(view.teamCap?.maxLines, 200);
+  });
+
+  it('is absent without a team index', async () => {
+    const dir = tempDir('engram-teamcap-');
+    writeFile(path.join(dir, 'MEMORY.md'), '- [Mine](mine.md) — private\n');
+    assert.equal((await buildMemoryView({ dir })).teamCap, undefined);
+  });
+});
