@@ -117,6 +117,11 @@ export const ops = {
     await loc.waitFor({ state: 'attached', timeout: timeoutMs });
     return loc.textContent();
   },
+  /** Types into a workbench input (the quick pick's filter), replacing what it holds. */
+  async fillWorkbench(page, { selector, value, timeoutMs = 20_000 }) {
+    await page.locator(selector).first().fill(value, { timeout: timeoutMs });
+    return true;
+  },
   async clickWorkbench(page, { selector, timeoutMs = 20_000 }) {
     await page.locator(selector).first().click({ timeout: timeoutMs });
     return true;

@@ -58,6 +58,23 @@ function declineUndoNotifications(api: EngramApi): { asked: string[]; restore: (
   return { asked, restore };
 }
 
+/** Opens the inspector on the seeded folder and clicks a banner button, up to its quick pick; the Undo offers are declined. */
+async function openCapPick(button: string, title: string): Promise<{ api: EngramApi; before: Buffer; prompts: ReturnType<typeof declineUndoNotifications> }> {
+  const api = await engram();
+  await openInspector(api);
+  const before = fs.readFileSync(indexFile());
+  await refreshUntil(api, '#cap-figures', `${LINES} of 200 lines`);
+  const prompts = declineUndoNotifications(api);
+  try {
+    await ui.click('inspector', button);
+    await ui.workbenchText(`.quick-input-widget .quick-input-title:has-text("${title}")`);
+  } catch (error) {
+    prompts.restore();
+    throw error;
+  }
+  return { api, before, prompts };
+}
+
 suite('memory cap warning', () => {
   const server = useTestServer();
 
@@ -88,15 +105,9 @@ suite('memory cap warning', () => {
   });
 
   test('[ui] cap warning: "Prune least used" prunes the never-used entries until the banner goes, and Undo brings them back', async () => {
-    const api = await engram();
-    await openInspector(api);
-    const before = fs.readFileSync(indexFile());
-    await refreshUntil(api, '#cap-figures', `${LINES} of 200 lines`);
-    const prompts = declineUndoNotifications(api);
+    const { api, before, prompts } = await openCapPick('#cap-prune', 'Prune least used memories');
     try {
-      await ui.click('inspector', '#cap-prune');
       // Least used first, with the fewest that get MEMORY.md under the mark already checked: accept them.
-      await ui.workbenchText('.quick-input-widget .quick-input-title:has-text("Prune least used memories")');
       const first = await ui.workbenchText('.quick-input-widget .monaco-list-row');
       assert.match(first ?? '', /Entry 60.*never used/);
       await ui.press('Enter');
@@ -123,6 +134,37 @@ suite('memory cap warning', () => {
       assert.equal(await refreshUntil(api, '#cap-figures', `${LINES} of 200 lines`), figures());
     } finally {
       prompts.restore();
+    }
+  });
+
+  test('[ui] cap warning: "Merge…" combines two memories of one type into the first one\'s file, and Undo takes it back', async () => {
+    const { before, prompts } = await openCapPick('#cap-merge', 'Merge memories');
+    try {
+      // Entries 4 and 8 are both of type user. Clicking a row's label checks it; the filter finds each.
+      for (const title of ['Entry 4', 'Entry 8']) {
+        await ui.fillWorkbench('.quick-input-widget input', title);
+        const first = '.quick-input-widget .monaco-list-row[data-index="0"]';
+        await waitUntil(`"${title}" first in the list`, async () => new RegExp(`^${title.replace(/\s+/g, '')}user`).test(((await ui.workbenchText(first)) ?? '').replace(/\s+/g, '')));
+        await ui.clickWorkbench(`${first} label.quick-input-list-label`);
+      }
+      await ui.fillWorkbench('.quick-input-widget input', '');
+      await ui.press('Enter');
+      await waitUntil('entry 8 to leave MEMORY.md', () => !fs.readFileSync(indexFile(), 'utf8').includes(`(${fileOf(8)})`));
+      const merged = fs.readFileSync(path.join(memoryDir(), fileOf(4)), 'utf8');
+      assert.match(merged, /^---\nname: Entry 4\n/, 'the first keeps its front matter');
+      assert.match(merged, /Entry 4: the rule\.[\s\S]*Entry 8: the rule\./);
+      assert.ok(!fs.existsSync(path.join(memoryDir(), fileOf(8))));
+      assert.equal(fs.readFileSync(indexFile(), 'utf8').trimEnd().split('\n').length, LINES - 1);
+      // The merged file opens beside the inspector, whose status line has the Undo.
+      await waitUntil('the merged file in an editor', () => vscode.window.activeTextEditor?.document.uri.fsPath === path.join(memoryDir(), fileOf(4)));
+      await ui.waitForText('inspector', '#inspector-status', 'Merged 2 memories into "Entry 4"');
+      await ui.click('inspector', '#status-undo');
+      await waitUntil('MEMORY.md to be as it was', () => fs.readFileSync(indexFile()).equals(before));
+      assert.ok(fs.existsSync(path.join(memoryDir(), fileOf(8))));
+      assert.doesNotMatch(fs.readFileSync(path.join(memoryDir(), fileOf(4)), 'utf8'), /Entry 8/);
+    } finally {
+      prompts.restore();
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     }
   });
 

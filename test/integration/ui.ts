@@ -24,6 +24,7 @@ export const ui = {
   quickPick: (label: string) => call<boolean>('quickPick', { label }),
   workbenchText: (selector: string, timeoutMs?: number) => call<string>('workbenchText', { selector, timeoutMs }),
   clickWorkbench: (selector: string) => call<boolean>('clickWorkbench', { selector }),
+  fillWorkbench: (selector: string, value: string) => call<boolean>('fillWorkbench', { selector, value }),
   screenshot: (name: string) => call<{ file: string; bytes: number }>('screenshot', { name }),
 };
 

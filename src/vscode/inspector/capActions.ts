@@ -99,7 +99,8 @@ export class CapActions {
     }
     this.changed();
     const id = this.remember({ kind: 'merge', dir: target.dir, file: result.file, trashIds: result.trashIds, title: result.title });
-    void vscode.window.showTextDocument(vscode.Uri.file(result.path), { preview: false });
+    // Beside the inspector, whose status line keeps the Undo in view.
+    void vscode.window.showTextDocument(vscode.Uri.file(result.path), { preview: false, viewColumn: vscode.ViewColumn.Beside });
     this.offerUndo(id, vscode.l10n.t('Merged {0} memories into "{1}"; the originals are in the trash.', chosen.length, result.title), undone);
     return { text: vscode.l10n.t('Merged {0} memories into "{1}". Undo puts the originals back.', chosen.length, result.title), level: 'info', undo: { trashId: id } };
   }
