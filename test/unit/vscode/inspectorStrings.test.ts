@@ -9,9 +9,9 @@ import { test } from 'node:test';
 const root = path.resolve(__dirname, '../../..');
 const args = (s: string) => [...s.matchAll(/\{(\d+)\}/g)].map((m) => m[1]).sort().join(',');
 
-/** The two tables of webview/inspector/strings.ts, read from its source (the module exports only the lookups). */
+/** The two tables of the inspector webview (stringsEn.ts, stringsZh.ts), read from their source. */
 function tables(): { en: Record<string, string>; zh: Record<string, string> } {
-  const source = fs.readFileSync(path.join(root, 'webview', 'inspector', 'strings.ts'), 'utf8');
+  const source = ['stringsEn.ts', 'stringsZh.ts'].map((f) => fs.readFileSync(path.join(root, 'webview', 'inspector', f), 'utf8')).join('\n');
   const block = (name: string) => {
     const start = source.indexOf(`const ${name}`);
     const body = source.slice(source.indexOf('{', start), source.indexOf('\n};', start) + 2);
