@@ -14,7 +14,7 @@ import { recordedEvents } from '../compaction/recordedCompactions';
 import type { CompactionSettings } from '../compaction/settings';
 import type { ModelClient } from '../llm/modelClient';
 import type { RetryOptions } from '../llm/retry';
-import { attachAutoMemory, prepareAutoMemory, type AutoMemoryHandle, type PreparedAutoMemory } from '../memory/autoMemory/attach';
+import { attachAutoMemory, memorySlots, prepareAutoMemory, type AutoMemoryHandle, type PreparedAutoMemory } from '../memory/autoMemory/attach';
 import type { AutoMemoryEvent } from '../memory/autoMemory/extraction';
 import { memoryWriteGate } from '../memory/autoMemory/memoryPermissions';
 import { rememberPrompt } from '../memory/autoMemory/memoryPrompts';
@@ -28,6 +28,7 @@ import type { Tool } from '../tools/tool';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import { openSession, sessionSystemPrompt, type OpenedSession } from './agentSession';
 import { linkMemoryUse } from './memoryUseLink';
+import { compactionNotice, memoryNotice, notesNotice } from './sessionNotices';
 import { EventStream, say, type NoticeAction, type NoticeLevel, type NoticeWords, type SessionEvent, type SessionEventListener } from './sessionEvents';
 import { decideTeamMemory, TeamMemoryLink, teamSyncNotice, type TeamMemoryHostOptions, type TeamMemoryState } from './teamMemoryLink';
 
@@ -303,14 +304,9 @@ export class EngramSession {
     if ((event.type === 'memorySaved' || event.type === 'extractionDone' || event.type === 'extractionFailed') && saved) {
       this.addTimeline({ kind: 'memory', at: Date.now(), event });
     }
-    if (event.type === 'memorySaved') {
-      const words = event.by === 'user' ? say('Memory saved: {0}', event.title) : say('Memory saved in the background: {0}', event.title);
-      this.notice('info', words, { label: 'Open', path: event.file });
-    } else if (event.type === 'memoryRecalled' && event.files.length > 0) {
-      this.notice('info', event.files.length === 1 ? say('Recalled 1 memory for this message.') : say('Recalled {0} memories for this message.', event.files.length));
-    } else if (event.type === 'extractionFailed') {
-      this.logger.warn(`Memory extraction failed: ${event.error}`);
-    }
+    const told = memoryNotice(event);
+    if (told) this.notice(told.level, told, told.file);
+    if (event.type === 'extractionFailed') this.logger.warn(`Memory extraction failed: ${event.error}`);
   }
 
   private onTeamSync(report: TeamSyncReport): void {
@@ -325,16 +321,8 @@ export class EngramSession {
     if (event.type === 'notesUpdated' || event.type === 'notesUpdateFailed' || event.type === 'notesCreated') {
       this.addTimeline({ kind: 'notes', at: Date.now(), event });
     }
-    const link = { label: 'Open notes', path: event.path };
-    if (event.type === 'notesUpdated') {
-      const tokens = event.tokens.toLocaleString('en-US');
-      const words = event.kind === 'init'
-        ? (event.condensed ? say('Session notes written: {0} tokens (condensed to stay under its caps).', tokens) : say('Session notes written: {0} tokens.', tokens))
-        : (event.condensed ? say('Session notes updated: {0} tokens (condensed to stay under its caps).', tokens) : say('Session notes updated: {0} tokens.', tokens));
-      this.notice('info', words, link);
-    } else if (event.type === 'notesUpdateFailed') {
-      this.notice('warning', say('Session notes could not be updated: {0}', event.error), link);
-    }
+    const told = notesNotice(event);
+    if (told) this.notice(told.level, told, told.file);
   }
 
   private addTimeline(entry: TimelineEntry): void {
@@ -348,35 +336,6 @@ export class EngramSession {
 
   private emit(event: SessionEvent): void {
     this.events.emit(event);
-  }
-}
-
-const STAGE_NAMES: Record<string, string> = {
-  micro: 'microcompact', 'session-memory': 'session notes', full: 'full summary', reactive: 'recovery',
-};
-
-/** What a person is told about a compaction, in words (the Chat view's line, the CLI's stderr). */
-function compactionNotice(event: OrchestratorEvent): { level: NoticeLevel; text: string; words: NoticeWords } | undefined {
-  switch (event.type) {
-    case 'compacted': {
-      const e = event.event;
-      const how = `${STAGE_NAMES[e.stage] ?? e.stage}${e.trigger === 'manual' ? '' : `, ${e.trigger}`}`;
-      const [before, after] = [e.tokensBefore.toLocaleString('en-US'), e.tokensAfter.toLocaleString('en-US')];
-      return {
-        level: 'info',
-        ...(e.modelCalls === 1
-          ? say('Context compacted ({0}): {1} → {2} tokens, 1 model call.', how, before, after)
-          : say('Context compacted ({0}): {1} → {2} tokens, {3} model calls.', how, before, after, e.modelCalls)),
-      };
-    }
-    case 'failed':
-      return { level: 'warning', ...say('Compaction ({0}) failed: {1}', STAGE_NAMES[event.stage] ?? event.stage, event.reason) };
-    case 'autoCompactionStopped':
-      return { level: 'error', ...say('Automatic compaction stopped after {0} failures in a row ({1}). Compact by hand or start a new chat.', event.failures, event.reason) };
-    case 'undone':
-      return { level: 'info', ...say('The last compaction was undone: the replaced messages are back.') };
-    default:
-      return undefined;
   }
 }
 
@@ -434,12 +393,6 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
   }
   agent = opened.agent;
   return new EngramSession(opened, { ...setup, now: setup.now ?? new Date() }, store, memory, logger, team, teamWarnings);
-}
-
-/** The system prompt's memory slots of a prepared memory (none without one). */
-function memorySlots(memory: PreparedAutoMemory | undefined): { memory?: PreparedAutoMemory['systemSlot']; teamMemoryIndex?: NonNullable<PreparedAutoMemory['team']>['systemSlot'] } {
-  if (!memory) return {};
-  return { memory: memory.systemSlot, ...(memory.team ? { teamMemoryIndex: memory.team.systemSlot } : {}) };
 }
 
 function isSource(settings: SettingsSource | EngramSettings): settings is SettingsSource {

@@ -70,6 +70,12 @@ export interface PreparedAutoMemory {
   teamProblem?: string;
 }
 
+/** The system prompt's memory slots of a prepared memory (none without one). */
+export function memorySlots(memory: PreparedAutoMemory | undefined): { memory?: PreparedAutoMemory['systemSlot']; teamMemoryIndex?: NonNullable<PreparedAutoMemory['team']>['systemSlot'] } {
+  if (!memory) return {};
+  return { memory: memory.systemSlot, ...(memory.team ? { teamMemoryIndex: memory.team.systemSlot } : {}) };
+}
+
 /**
  * Finds the project's memory folder and loads its index for the session's system prompt; with
  * `team.repo` (team memory is on) the team index too, under the same caps.
