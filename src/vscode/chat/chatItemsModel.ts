@@ -93,6 +93,16 @@ export class ChatItemsModel {
     return dropped;
   }
 
+  /**
+   * With review on, the background agent's memories wait for the user: one line saying how many, with a
+   * way there, in place of the earlier ones. True when earlier lines were dropped (re-post the list).
+   */
+  reviewWaiting(count: number): boolean {
+    const dropped = this.dropNotices('reviewMemories');
+    this.notice('info', count === 1 ? this.t('1 memory waits for review.') : this.t('{0} memories wait for review.', count), 'reviewMemories');
+    return dropped;
+  }
+
   toolWaiting(toolUseId: string): void {
     const tool = this.tool(toolUseId);
     if (tool) this.update({ ...tool, status: 'waiting' });

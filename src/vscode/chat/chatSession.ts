@@ -6,17 +6,17 @@ import type { ChainStage, EngramSession, SessionEvent } from '../../core/session
 import { projectDir } from '../../core/conversation/projectKey';
 import type { Logger } from '../../core/ports';
 import type { TeamSyncReport } from '../../core/memory/team/teamSyncTypes';
-import { ENGRAM_VERSION } from '../../core/version';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 import type { InspectorContext } from '../inspector/inspectorContext';
 import { loadEngine } from '../loadEngine';
-import { resolveModel, runSetupChoice, setupNeeded, usesOfflineDemo, type ResolvedModel } from '../modelSetup';
+import { runSetupChoice, setupNeeded, usesOfflineDemo } from '../modelSetup';
 import { dataDir, settings, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
 import { chatGauge } from './chatGauge';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
 import { ChatItemsModel } from './chatItemsModel';
+import { openChatSession } from './openChatSession';
 import { CompactionFeedback } from './compactionFeedback';
 import { ManualCompactions } from './compactionPreview';
 import { PermissionBridge } from './permissionBridge';
@@ -27,7 +27,6 @@ import { WorkspaceFiles } from './workspaceFiles';
 export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable {
   private busy = false;
   private session: EngramSession | undefined;
-  private model: ResolvedModel | undefined;
   private readonly emitter = new vscode.EventEmitter<HostToChat>();
   private readonly inspectorChanged = new vscode.EventEmitter<void>();
   private readonly teamSync = new vscode.EventEmitter<TeamSyncReport>();
@@ -320,27 +319,12 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
 
   private async ensureSession(resumeSessionId?: string): Promise<EngramSession | undefined> {
     if (this.session) return this.session;
-    this.model = await resolveModel(this.context.secrets, this.logger);
-    if (!this.model.apiKey) {
-      this.items.notice('error', vscode.l10n.t('No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.'), 'setApiKey');
+    const opened = await openChatSession(this.context, this.logger, this.permissions, resumeSessionId);
+    if ('error' in opened) {
+      this.items.notice('error', opened.error, 'setApiKey');
       return undefined;
     }
-    const engine = loadEngine();
-    const teamToken = await teamMemoryToken(this.context.secrets);
-    // The tokenizer takes about a second to load: start it while the first request is on its way.
-    void engine.ensureTokenizer().catch((e: unknown) => this.logger.warn(`Tokenizer failed to load: ${String(e)}`));
-    const session = await engine.openHostSession({
-      dataDir: dataDir(),
-      cwd: workspaceCwd(),
-      ...(resumeSessionId ? { resumeSessionId } : {}),
-      model: this.model,
-      trusted: workspaceTrusted(),
-      permissionPrompt: this.permissions,
-      version: ENGRAM_VERSION,
-      entrypoint: 'vscode',
-      logger: this.logger,
-      ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
-    }, settingsStore());
+    const { session } = opened;
     for (const warning of session.warnings) this.items.notice('warning', warning);
     this.session = session;
     this.unsubscribe = session.on((event) => this.onSessionEvent(event));
@@ -371,11 +355,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
         this.postGauge();
         break;
       case 'memory':
-        // With review on, the background agent's memories wait for the user: one line, with a way there.
         if (event.event.type === 'memoryPending') {
-          const n = event.event.waiting;
-          if (this.items.dropNotices('reviewMemories')) this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
-          this.items.notice('info', n === 1 ? vscode.l10n.t('1 memory waits for review.') : vscode.l10n.t('{0} memories wait for review.', n), 'reviewMemories');
+          if (this.items.reviewWaiting(event.event.waiting)) this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
           this.inspectorChanged.fire();
         }
         break;

@@ -40,6 +40,9 @@ describe('notices that say how things stand', () => {
     model.notice('info', '2 memories wait for review.', 'reviewMemories');
     assert.deepEqual(model.items.map((i) => (i.kind === 'notice' ? i.text : i.kind)), ['user', 'Session notes updated.', '2 memories wait for review.']);
     assert.equal(model.dropNotices('nothing'), false);
+    assert.equal(model.reviewWaiting(3), true);
+    assert.equal(model.reviewWaiting(1), true);
+    assert.deepEqual(model.items.filter((i) => i.kind === 'notice').map((i) => i.kind === 'notice' && i.text), ['Session notes updated.', '1 memory waits for review.']);
   });
 });
 

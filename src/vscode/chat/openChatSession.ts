@@ -1,0 +1,42 @@
+// Opens the engine's session for the Chat view: the model and key as set up (Secret Storage, the
+// environment, or the offline demo), this window's workspace, trust, data folder and settings, the
+// view's permission prompt, and the team memory token when one is stored.
+import * as vscode from 'vscode';
+import type { EngramSession } from '../../core/session/hostSession';
+import type { Logger, PermissionPrompt } from '../../core/ports';
+import { ENGRAM_VERSION } from '../../core/version';
+import { loadEngine } from '../loadEngine';
+import { resolveModel } from '../modelSetup';
+import { dataDir, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
+import { teamMemoryToken } from '../teamMemory';
+
+export type OpenedChatSession = { session: EngramSession } | { error: string };
+
+export async function openChatSession(
+  context: vscode.ExtensionContext,
+  logger: Logger,
+  permissions: PermissionPrompt,
+  resumeSessionId?: string,
+): Promise<OpenedChatSession> {
+  const model = await resolveModel(context.secrets, logger);
+  if (!model.apiKey) {
+    return { error: vscode.l10n.t('No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.') };
+  }
+  const engine = loadEngine();
+  const teamToken = await teamMemoryToken(context.secrets);
+  // The tokenizer takes about a second to load: start it while the first request is on its way.
+  void engine.ensureTokenizer().catch((e: unknown) => logger.warn(`Tokenizer failed to load: ${String(e)}`));
+  const session = await engine.openHostSession({
+    dataDir: dataDir(),
+    cwd: workspaceCwd(),
+    ...(resumeSessionId ? { resumeSessionId } : {}),
+    model,
+    trusted: workspaceTrusted(),
+    permissionPrompt: permissions,
+    version: ENGRAM_VERSION,
+    entrypoint: 'vscode',
+    logger,
+    ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
+  }, settingsStore());
+  return { session };
+}
