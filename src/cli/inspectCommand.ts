@@ -2,13 +2,13 @@
 // draws (instructions, index entries, unindexed files, team memory, problems, the trash), and sessions
 // (lines, unreadable lines, notes, compactions). Works on Engram's data dir and on Claude Code's
 // (`--root ~/.claude`), whose layout is the same. Read-only.
-import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inspectRoot, memoryFileName, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
 import { formatProblem } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { EXIT_OK, type CliIo, type Command } from './command';
+import { isDirectory } from '../core/fs/fileKind';
 
 /** The data root given (or the default one) does not exist. */
 export const EXIT_NOT_FOUND = 1;
@@ -61,14 +61,6 @@ async function runInspect(argv: string[], io: CliIo): Promise<number> {
   }
   io.stdout(options.json ? `${JSON.stringify(inspectionJson(result), null, 2)}\n` : formatText(result));
   return EXIT_OK;
-}
-
-async function isDirectory(p: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(p)).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 function expandHome(p: string, cwd: string): string {

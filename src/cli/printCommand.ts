@@ -1,6 +1,5 @@
 // `engram -p "PROMPT"`: one turn headless, on the same engine and transcripts as the extension, so a
 // session started here can be resumed in the editor and the reverse.
-import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveModelConfig } from '../core/llm/modelConfig';
@@ -17,6 +16,7 @@ import { defaultOf, settingsFromFlags } from './cliSettings';
 import { reportProblems } from './cliTranscript';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { headlessToolGate, unknownToolNames } from './toolPolicy';
+import { isDirectory } from '../core/fs/fileKind';
 
 const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
@@ -216,14 +216,6 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       return EXIT_OK;
     default:
       return EXIT_OK;
-  }
-}
-
-async function isDirectory(p: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(p)).isDirectory();
-  } catch {
-    return false;
   }
 }
 

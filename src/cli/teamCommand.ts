@@ -1,7 +1,6 @@
 // `engram team sync`: one team-memory sync of the repository at --cwd, the same sync a session runs
 // (core/memory/team/teamSync), for scripts, CI and people without the editor. The server URL and the
 // token come from the environment (a token on the command line would sit in the shell's history).
-import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { autoMemoryDir, teamMemoryDir } from '../core/memory/autoMemory/memoryPaths';
@@ -12,6 +11,7 @@ import type { TeamSyncReport } from '../core/memory/team/teamSyncTypes';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { settingsFromFlags } from './cliSettings';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
+import { isDirectory } from '../core/fs/fileKind';
 
 const SYNC_OPTIONS = {
   cwd: { type: 'string', valueName: 'DIR', help: 'A folder of the repository to sync (default: the current folder).' },
@@ -84,10 +84,6 @@ async function runSync(argv: string[], io: CliIo): Promise<number> {
     return EXIT_MODEL_ERROR; // the server or the network failed, like a failed model call
   }
   return EXIT_OK;
-}
-
-async function isDirectory(p: string): Promise<boolean> {
-  return (await fsp.stat(p).catch(() => null))?.isDirectory() ?? false;
 }
 
 /** The URL checked by the same rule as the engram.teamMemory.serverUrl setting. */

@@ -16,10 +16,10 @@ export class WebviewChannel<In extends { type: string }, Out> implements vscode.
 
   constructor(
     private readonly webview: vscode.Webview,
-    private readonly name: string,
+    name: string,
     shapes: Shapes<In>,
     handlers: Handlers<In>,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
     this.subscription = webview.onDidReceiveMessage(async (raw: unknown) => {
       const parsed = parseMessage(raw, shapes);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import * as vscode from 'vscode';
 import type { ApiMessage } from '../../src/core/conversation/types';
 import type { MessagesRequestBody, ScriptedReply } from '../../src/server/anthropicTestServer';
 import { freshChat, sendFromUi, useSettings, useTestServer } from './support';

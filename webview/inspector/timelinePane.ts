@@ -8,8 +8,6 @@ import { clock, dateTime, num } from './format';
 import { t, tn, tOr } from './strings';
 import { summaryParts } from './summaryParts';
 
-type Compaction = Extract<TimelineView, { kind: 'compaction' }>;
-
 export interface TimelineActions {
   select(id: string): void;
   openDiff(id: string): void;

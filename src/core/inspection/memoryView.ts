@@ -1,7 +1,6 @@
 // The memory tree's data: instruction files (CLAUDE.md), the MEMORY.md entries with what each costs and
 // whether the system prompt gets it, files no line points to, team memory, and the trash that Undo
 // restores from. Read-only, plain Node (no `vscode`), so it is unit-tested on fixture folders.
-import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { loadInstructions } from '../memory/instructions';
 import { loadMemoryIndex, parseIndexLine, type IndexEntry, type MemoryIndex, type TopicSummary } from '../memory/autoMemory/memoryIndex';
@@ -17,6 +16,7 @@ import { MEMORY_INDEX_CAP_WARN_RATIO, MEMORY_INDEX_MAX_LINES } from '../threshol
 import type { TokenCounter } from '../tokens/accounting';
 import type { EntryGroup, IndexCapView, InstructionView, MemoryEntryView, MemoryView, TeamMemoryView, TrashView } from '../../protocol/messages';
 import { teamSyncViews } from './teamView';
+import { isDirectory, isFile } from '../fs/fileKind';
 
 export interface MemoryViewInput {
   /** The project's memory folder; undefined when auto memory is off or unknown. */
@@ -45,7 +45,7 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
     teamDir ? loadMemoryIndex(teamDir, count ? { countTokens: count } : {}) : undefined,
     listTrash(dir),
     teamDir ? listTrash(teamDir) : [],
-    isDir(dir),
+    isDirectory(dir),
     teamDir ? readTeamSyncState(teamDir) : null,
     readUsage(dir),
     teamDir ? readUsage(teamDir) : {},
@@ -195,20 +195,4 @@ async function instructionViews(opts: { cwd: string | undefined; configDir: stri
 
 function normalise(name: string): string {
   return name.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join('/');
-}
-
-async function isFile(p: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(p)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-async function isDir(p: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(p)).isDirectory();
-  } catch {
-    return false;
-  }
 }

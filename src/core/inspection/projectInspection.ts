@@ -13,6 +13,7 @@ import { countTokens } from '../tokens/tokenizer';
 import type { MemoryView } from '../../protocol/messages';
 import { buildMemoryView } from './memoryView';
 import { buildReviewQueueView } from './pendingView';
+import { isFile } from '../fs/fileKind';
 
 export interface InspectedCompaction {
   trigger: string | null;
@@ -139,12 +140,4 @@ async function inspectSessions(dir: string): Promise<InspectedSession[]> {
     });
   }
   return out;
-}
-
-async function isFile(p: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(p)).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -8,7 +8,7 @@
 //   settings changes (SettingsStore.onChange) reach the orchestrator and the gauge while open.
 import type { Agent, TurnOptions, TurnResult } from '../agent/agent';
 import type { ToolGate } from '../agent/permissions';
-import { CompactionOrchestrator, type CompactNowResult, type OrchestratorEvent } from '../compaction/orchestrator';
+import { CompactionOrchestrator, type CompactNowResult } from '../compaction/orchestrator';
 import { planForUsage, type AutoPlan, type ChainStage } from '../compaction/pipeline';
 import { recordedEvents } from '../compaction/recordedCompactions';
 import type { CompactionSettings } from '../compaction/settings';

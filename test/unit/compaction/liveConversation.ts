@@ -11,7 +11,7 @@ import { loadReplayedConversation, recordedEvents } from '../../../src/core/comp
 import type { CompactionSettings } from '../../../src/core/compaction/settings';
 import { SUMMARY_REQUEST_MARKER } from '../../../src/core/compaction/summaryPrompt';
 import { TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
-import type { ApiMessage, AssistantBlock, ToolSchema } from '../../../src/core/conversation/types';
+import type { ApiMessage, AssistantBlock } from '../../../src/core/conversation/types';
 import { PromptTooLongError } from '../../../src/core/llm/errors';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers } from '../../../src/core/llm/modelClient';
 import type { Tool } from '../../../src/core/tools/tool';

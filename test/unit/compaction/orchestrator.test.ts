@@ -12,7 +12,7 @@ import { CompactionOrchestrator, type OrchestratorEvent } from '../../../src/cor
 import { SUMMARY_REQUEST_MARKER } from '../../../src/core/compaction/summaryPrompt';
 import type { CompactionSettings } from '../../../src/core/compaction/settings';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
-import type { ApiMessage, SystemLine, ToolSchema } from '../../../src/core/conversation/types';
+import type { ApiMessage, SystemLine } from '../../../src/core/conversation/types';
 import type { Tool } from '../../../src/core/tools/tool';
 import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../support/agentHarness';

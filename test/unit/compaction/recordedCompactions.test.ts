@@ -9,7 +9,6 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConversation } from '../../../src/core/conversation/conversationLoader';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
-import { TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { ApiMessage, SystemLine, ToolResultBlock, UserLine } from '../../../src/core/conversation/types';
 import { microcompact } from '../../../src/core/compaction/microcompact';
 import { contentSha1, cutsBetween } from '../../../src/core/compaction/recordFormat';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { CompactionOrchestrator } from '../../../src/core/compaction/orchestrator';
-import type { ApiMessage, ToolSchema } from '../../../src/core/conversation/types';
+import type { ApiMessage } from '../../../src/core/conversation/types';
 import type { Tool } from '../../../src/core/tools/tool';
 import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession } from '../support/agentHarness';

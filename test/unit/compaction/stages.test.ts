@@ -2,7 +2,6 @@
 // what the full summary request looks like (snapshot), how it survives "prompt is too long", and the
 // reactive stage's fitting.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fullCompact, type CompactProgress } from '../../../src/core/compaction/fullCompact';

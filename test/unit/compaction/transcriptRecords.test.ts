@@ -45,7 +45,7 @@ describe('compaction records read back as the compacted conversation', () => {
     for (const forceRewrite of [false, true]) {
       it(`${name}: kept lines ${forceRewrite ? 'written again' : 'referenced when linear'}`, async () => {
         await withTempDir(async (dir) => {
-          for (const keepAt of [(n: number) => n - 1, (n: number) => Math.floor(n / 2), (n: number) => 1]) {
+          for (const keepAt of [(n: number) => n - 1, (n: number) => Math.floor(n / 2), () => 1]) {
             const r = await compactCopy(path.join(CC_FIXTURES, name), dir, keepAt, forceRewrite);
             assert.equal(r.recorded.kept, forceRewrite || !r.linear ? 'rewritten' : 'preserved');
             assert.deepEqual(blocks(mergeUsers(r.reread)), blocks(mergeUsers(r.expected)));

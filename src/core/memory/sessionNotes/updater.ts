@@ -24,6 +24,7 @@ import {
   type CapReport, type NotesCaps, type ParsedNotes,
 } from './template';
 import { markStarted, observeResponse, resolveThresholds, type TriggerDecision, type TriggerThresholds } from './trigger';
+import { isFile } from '../../fs/fileKind';
 
 /**
  * Model calls one updater fork may make: a reply with all its edits (the fork ends there when they all
@@ -384,12 +385,4 @@ function describeOver(over: CapReport): string {
   const parts = over.sections.map((s) => `"${s.heading}" ${s.tokens} tokens`);
   if (over.file) parts.push(`file ${over.file.tokens} tokens`);
   return parts.join(', ');
-}
-
-async function isFile(p: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(p)).isFile();
-  } catch {
-    return false;
-  }
 }

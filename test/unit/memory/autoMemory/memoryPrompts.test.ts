@@ -2,7 +2,6 @@
 // task), so a wording change shows up in review as a diff of the prompt itself, plus their cost.
 // Regenerate with UPDATE_SNAPSHOTS=1 after an intended change.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ToolGate } from '../../../../src/core/agent/permissions';

@@ -1,7 +1,6 @@
 // Snapshot of what the notes updater is told, so a wording change shows up in review as a diff of the
 // prompt itself. Regenerate with UPDATE_SNAPSHOTS=1 after an intended change.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { buildCondensePrompt, buildUpdatePrompt, NOTES_UPDATE_MARKER } from '../../../../src/core/memory/sessionNotes/prompts';
