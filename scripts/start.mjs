@@ -17,6 +17,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { installTestHost } from './installTestHost.mjs';
+import { writeProfileSettings } from './profileSettings.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,19 +42,10 @@ export function prepareSampleWorkspace(workspace) {
   if (!fs.existsSync(path.join(workspace, '.git'))) spawnSync('git', ['init', '-q', workspace], { stdio: 'ignore' });
 }
 
-function writeProfileSettings(layout) {
-  // What people see should be Engram, not VS Code's own chat or a walkthrough (user and machine settings).
+function writeNewcomerProfile(layout) {
+  // User and machine settings; a profile the user has changed since is left as it is.
   for (const settingsFile of [path.join(layout.userData, 'User', 'settings.json'), path.join(layout.serverData, 'data', 'Machine', 'settings.json')]) {
-    if (fs.existsSync(settingsFile)) continue;
-    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-    fs.writeFileSync(settingsFile, JSON.stringify({
-      'chat.disableAIFeatures': true,
-      'workbench.startupEditor': 'none',
-      'workbench.secondarySideBar.defaultVisibility': 'hidden',
-      'workbench.welcomePage.walkthroughs.openOnInstall': false,
-      'telemetry.telemetryLevel': 'off',
-      'update.mode': 'none',
-    }, null, 2));
+    if (!fs.existsSync(settingsFile)) writeProfileSettings(settingsFile);
   }
 }
 
@@ -76,7 +68,7 @@ async function main() {
   const layout = startLayout();
   if (layout.sampleWorkspace) prepareSampleWorkspace(layout.workspace);
   for (const d of [layout.dataDir, layout.userData, layout.serverData, layout.extensions]) fs.mkdirSync(d, { recursive: true });
-  writeProfileSettings(layout);
+  writeNewcomerProfile(layout);
 
   const children = [];
   const shutdown = (code = 0) => {

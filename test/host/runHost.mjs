@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installTestHost } from '../../scripts/installTestHost.mjs';
+import { writeProfileSettings } from '../../scripts/profileSettings.mjs';
 import { createUiBridge } from './uiBridge.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,8 +42,9 @@ spawnSync('git', ['init', '-q', ws]);
 const dirs = Object.fromEntries(['home', 'tmp', 'user-data', 'server-data', 'extensions', 'chrome', 'engram-data']
   .map((d) => [d, path.join(tmp, d)]));
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-writeProfileSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'));
-writeProfileSettings(path.join(dirs['user-data'], 'User', 'settings.json'));
+// The tests open their workspace trusted (the untrusted case is a test of its own).
+writeProfileSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'), { 'security.workspace.trust.enabled': false });
+writeProfileSettings(path.join(dirs['user-data'], 'User', 'settings.json'), { 'security.workspace.trust.enabled': false });
 
 const phaseFile = path.join(tmp, 'phase.json');
 let server;
@@ -130,22 +132,6 @@ async function main() {
 }
 
 let page;
-
-function writeProfileSettings(file) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  // What people see should be Engram, not VS Code's own chat or a walkthrough.
-  fs.writeFileSync(file, JSON.stringify({
-    'chat.disableAIFeatures': true,
-    'workbench.startupEditor': 'none',
-    'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    'workbench.welcomePage.walkthroughs.openOnInstall': false,
-    'workbench.tips.enabled': false,
-    'security.workspace.trust.enabled': false,
-    'telemetry.telemetryLevel': 'off',
-    'extensions.autoCheckUpdates': false,
-    'update.mode': 'none',
-  }, null, 2));
-}
 
 /**
  * The display language of the next workbench load. The VS Code server reads `locale` from argv.json on

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installTestHost } from '../../scripts/installTestHost.mjs';
+import { writeProfileSettings } from '../../scripts/profileSettings.mjs';
 import { findViewFrame, ops } from './uiBridge.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -103,21 +104,6 @@ function serverEnv() {
     ENGRAM_UI_BRIDGE: '',
     ENGRAM_TEST_PHASE_FILE: '',
   };
-}
-
-/** A newcomer's profile, minus what would cover Engram: VS Code's own chat, walkthroughs, tips. */
-function writeSettings(file) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({
-    'chat.disableAIFeatures': true,
-    'workbench.startupEditor': 'none',
-    'workbench.secondarySideBar.defaultVisibility': 'hidden',
-    'workbench.tips.enabled': false,
-    'telemetry.telemetryLevel': 'off',
-    'extensions.autoCheckUpdates': false,
-    'extensions.autoUpdate': false,
-    'update.mode': 'none',
-  }, null, 2));
 }
 
 function freePort() {
@@ -251,8 +237,8 @@ async function cleanup() {
 async function main() {
   fs.rmSync(artifacts, { recursive: true, force: true });
   for (const d of [artifacts, screenshots, ...Object.values(dirs)]) fs.mkdirSync(d, { recursive: true });
-  writeSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'));
-  writeSettings(path.join(dirs['user-data'], 'User', 'settings.json'));
+  writeProfileSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'));
+  writeProfileSettings(path.join(dirs['user-data'], 'User', 'settings.json'));
   fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# A project\n');
   let timer;
   const timeout = new Promise((_, reject) => {
