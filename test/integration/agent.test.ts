@@ -66,8 +66,10 @@ suite('agent in the Chat view', () => {
       { content: [{ type: 'text', text: 'Done: **greet** now says "Hi there".' }] },
     );
     await sendFromUi('Make greet say Hi there');
-    await ui.click('chat', '[id^="allow-once-"]', 30_000);
-    await ui.click('chat', '[id^="allow-session-"]', 30_000);
+    // Each click names its card: right after Edit's "Allow once" its card still has its other buttons
+    // until the view redraws, and a bare selector would click Edit's "Always allow" instead of Bash's.
+    await ui.click('chat', '.item-permission:has-text("Edit wants to run") [id^="allow-once-"]', 30_000);
+    await ui.click('chat', '.item-permission:has-text("Bash wants to run") [id^="allow-session-"]', 30_000);
     await ui.waitForText('chat', '.item-assistant', 'now says', 30_000);
     await waitUntil('the turn to end', () => !api.chat().snapshot().busy);
 
