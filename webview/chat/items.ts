@@ -73,12 +73,17 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
         item.result === undefined ? null : h('div', { class: 'tool-section-title' }, t('result')),
         item.result === undefined ? null : h('pre', { class: 'tool-result' }, item.result));
     case 'permission': {
-      const buttons = item.answered
+      // One answer per prompt: the first click disables the card's buttons until the host redraws it.
+      const answer = (choice: PermissionChoice) => () => {
+        for (const b of buttons.querySelectorAll('vscode-button')) b.setAttribute('disabled', '');
+        handlers.permission(item.id, choice);
+      };
+      const buttons: HTMLElement = item.answered
         ? h('div', { class: 'permission-answer' }, answerText(item.answered))
         : h('div', { class: 'permission-buttons' },
-          button(t('allowOnce'), { id: `allow-once-${item.id}`, onClick: () => handlers.permission(item.id, 'allowOnce') }),
-          button(t('allowSession', item.toolName), { id: `allow-session-${item.id}`, appearance: 'secondary', onClick: () => handlers.permission(item.id, 'allowSession') }),
-          button(t('deny'), { id: `deny-${item.id}`, appearance: 'secondary', onClick: () => handlers.permission(item.id, 'deny') }));
+          button(t('allowOnce'), { id: `allow-once-${item.id}`, onClick: answer('allowOnce') }),
+          button(t('allowSession', item.toolName), { id: `allow-session-${item.id}`, appearance: 'secondary', onClick: answer('allowSession') }),
+          button(t('deny'), { id: `deny-${item.id}`, appearance: 'secondary', onClick: answer('deny') }));
       return h('div', { class: 'item item-permission', role: 'group', 'aria-label': t('permissionFor', item.toolName) },
         h('div', { class: 'permission-title' }, icon('shield'), ` ${t('wantsToRun', item.toolName)}`),
         h('pre', { class: 'permission-summary' }, item.summary), item.diff ? renderDiff(item.diff) : null, buttons);
