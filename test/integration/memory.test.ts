@@ -45,7 +45,7 @@ suite('memory in the Chat view', () => {
     await ui.waitForText('chat', '.item-notice', 'Session notes written', 45_000);
     assert.ok(notesPath, 'the updater was not called');
     assert.match(fs.readFileSync(notesPath, 'utf8'), /# Current State\n_[^\n]*_\nFixing the greeting in src\/greet\.js\./);
-    await ui.click('chat', '.notice-link');
+    await ui.click('chat', '.item-notice:has-text("Session notes written") .notice-link');
     await waitUntil('the notes to open in an editor', () => vscode.window.activeTextEditor?.document.uri.fsPath === notesPath);
     await ui.screenshot('chat-notes-updated');
   });
