@@ -31,7 +31,11 @@ export const RECALL_MAX_FILES = 5;
 /** Recall attaches nothing unless the best file scores this much per query term (chosen on the eval set's dev split). */
 export const RECALL_MIN_RELEVANCE = 2.25;
 /** ...and then only files scoring at least this share of the best one: a clear winner comes alone. */
-export const RECALL_GAP_RATIO = 0.25;
+export const RECALL_GAP_RATIO = 0.3;
+/** A related word (recallRelated.ts) counts this much of one of the message's own words (chosen on the dev split). */
+export const RECALL_RELATED_WEIGHT = 0.5;
+/** A file the message reaches only through related words needs them from at least this many of its words. */
+export const RECALL_RELATED_MIN_WORDS = 2;
 /** Relevance divides by at least this many query terms, so a one-word message is not taken as a sure match. */
 export const RECALL_MIN_QUERY_TERMS = 4;
 /** Recall's rarity of a word is judged as if the folder held at least this many topic files (recallIndex.ts). */

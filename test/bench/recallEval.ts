@@ -1,7 +1,9 @@
 // The recall evaluation set (test/fixtures/recall-eval): synthetic memory folders in the real on-disk
-// format and a labelled questions file, read and checked with zod, and the scoring both modes share.
-// A question is relevant when it names expected files; a hit is any of them attached. Unrelated
-// questions (no expected file) should get nothing.
+// format and labelled questions files, read and checked with zod, and the scoring both modes share.
+// questions.json is split into dev and test; fresh-questions.json is a later held-out batch over the
+// same folders, written after the related-words table and never used to tune. A question is relevant
+// when it names expected files; a hit is any of them attached. Unrelated questions (no expected file)
+// should get nothing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -16,14 +18,17 @@ const QuestionSchema = z.object({
 const QuestionsSchema = z.object({ about: z.string(), questions: z.array(QuestionSchema).min(1) });
 
 export interface EvalQuestion extends z.infer<typeof QuestionSchema> {
-  /** dev: used to choose the bar (even positions); test: held out. */
-  split: 'dev' | 'test';
+  /** Of questions.json, dev: used to choose the bar (even positions); test: held out. fresh: the later batch. */
+  split: 'dev' | 'test' | 'fresh';
   dir: string;
 }
 
-/** The labelled questions; every expected file must exist in its folder. */
-export function loadEvalQuestions(): EvalQuestion[] {
-  const file = path.join(EVAL_DIR, 'questions.json');
+/** The main set and the fresh held-out batch. */
+export const FRESH_QUESTIONS = 'fresh-questions.json';
+
+/** The labelled questions of `name` (in EVAL_DIR); every expected file must exist in its folder. */
+export function loadEvalQuestions(name = 'questions.json'): EvalQuestion[] {
+  const file = path.join(EVAL_DIR, name);
   const parsed = QuestionsSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) throw new Error(`${file}: ${parsed.error.message}`);
   return parsed.data.questions.map((q, i) => {
@@ -31,7 +36,8 @@ export function loadEvalQuestions(): EvalQuestion[] {
     for (const f of q.expect) {
       if (!fs.existsSync(path.join(dir, f))) throw new Error(`${file}: question ${i + 1} expects ${q.folder}/${f}, which does not exist`);
     }
-    return { ...q, split: i % 2 === 0 ? 'dev' : 'test', dir };
+    const split = name === FRESH_QUESTIONS ? 'fresh' : i % 2 === 0 ? 'dev' : 'test';
+    return { ...q, split, dir };
   });
 }
 

@@ -39,6 +39,8 @@ const BODY_INDEX_CHARS = 6_000;
 export interface RecallIndex {
   search: MiniSearch<RecallDoc>;
   docs: Map<string, RecallDoc>;
+  /** Every term the files hold: a related word (recallRank.ts) none of them has is not searched for. */
+  terms: ReadonlySet<string>;
 }
 
 interface CachedFile {
@@ -82,19 +84,27 @@ export async function recallIndexFor(dir: string, team: boolean): Promise<Recall
 }
 
 function buildIndex(docs: RecallDoc[]): RecallIndex {
+  const terms = new Set<string>();
+  let adding = true;
   const search = new MiniSearch<RecallDoc>({
     fields: FIELDS,
     storeFields: [],
     tokenize: recallTokens,
-    processTerm: recallTerm,
+    // While the files are added, their terms are noted; a search's terms are not.
+    processTerm: (raw) => {
+      const term = recallTerm(raw);
+      if (adding && term !== null) terms.add(term);
+      return term;
+    },
   });
   search.addAll(docs);
+  adding = false;
   // Rarity (BM25's idf) is measured against at least RECALL_MIN_CORPUS files: in a folder of three, a
   // word found in one would otherwise count for almost nothing, and a small memory could never clear
   // the bar. The fillers have no fields, so they change no average length and match nothing; added
   // last, they only raise the document count.
   for (let i = docs.length; i < RECALL_MIN_CORPUS; i++) search.add({ id: `\0filler${i}` } as RecallDoc);
-  return { search, docs: new Map(docs.map((d) => [d.id, d])) };
+  return { search, docs: new Map(docs.map((d) => [d.id, d])), terms };
 }
 
 async function folderDocs(dir: string, prefix: string): Promise<{ key: string; docs: RecallDoc[] }> {

@@ -1,15 +1,22 @@
 // Ranking for recall, and the bar a file must clear to be attached. minisearch scores each file with
 // BM25 per field (RECALL_FIELD_BOOST weights them), with prefix matches for long terms and a fuzzy
 // match (edit distance up to a fifth of the term) for terms of five letters or more, so "migrations"
-// meets "migrate" and a typo still finds its file. Raw BM25 scores grow with the length of the message,
-// so the bar compares a normalised score, the relevance: the score divided by the number of distinct
-// terms the message has after stop words (at least RECALL_MIN_QUERY_TERMS, so a two-word message does
-// not look sure of itself). A file is attached when
+// meets "migrate" and a typo still finds its file. The message's words are expanded with related words
+// (recallRelated.ts): each of its words that belongs to a group adds the best-scoring of that group's
+// terms in the file, at RECALL_RELATED_WEIGHT of an own word (a synonym stands in for its word: several
+// synonyms of one word in a file count once, as one more matched word). A file the message reaches only
+// through related words needs them from at least RECALL_RELATED_MIN_WORDS of its words: one related word
+// alone says too little ("process" is not about a runbook). As in minisearch, a file's summed score is
+// multiplied by the number of the message's words it matched. Raw BM25 scores grow with the length of
+// the message, so the bar compares a normalised score, the relevance: the score divided by the number
+// of distinct terms the message has after stop words (at least RECALL_MIN_QUERY_TERMS, so a two-word
+// message does not look sure of itself; related words do not count). A file is attached when
 //   - the best file's relevance reaches RECALL_MIN_RELEVANCE (else nothing is: most messages need no memory),
 //   - and its own score is at least RECALL_GAP_RATIO of the best one's (a clear winner comes alone),
 // at most `max` of them, best first.
-import { RECALL_GAP_RATIO, RECALL_MIN_QUERY_TERMS, RECALL_MIN_RELEVANCE } from '../../thresholds';
+import { RECALL_GAP_RATIO, RECALL_MIN_QUERY_TERMS, RECALL_MIN_RELEVANCE, RECALL_RELATED_MIN_WORDS, RECALL_RELATED_WEIGHT } from '../../thresholds';
 import { RECALL_FIELD_BOOST, type RecallIndex } from './recallIndex';
+import { relatedConcepts, type RelatedConcept } from './recallRelated';
 import { queryTerms } from './recallText';
 
 export interface RankedTopic {
@@ -23,6 +30,8 @@ export interface RecallBar {
   minRelevance: number;
   gapRatio: number;
   minQueryTerms: number;
+  /** Of a related word against an own word; 0 searches the message's own words only. */
+  relatedWeight: number;
 }
 
 /**
@@ -31,26 +40,92 @@ export interface RecallBar {
  */
 const RECALL_BM25 = { k: 1.2, b: 0.4, d: 0.5 };
 
-export const DEFAULT_RECALL_BAR: RecallBar = { minRelevance: RECALL_MIN_RELEVANCE, gapRatio: RECALL_GAP_RATIO, minQueryTerms: RECALL_MIN_QUERY_TERMS };
+export const DEFAULT_RECALL_BAR: RecallBar = {
+  minRelevance: RECALL_MIN_RELEVANCE,
+  gapRatio: RECALL_GAP_RATIO,
+  minQueryTerms: RECALL_MIN_QUERY_TERMS,
+  relatedWeight: RECALL_RELATED_WEIGHT,
+};
 
-/** Every file that shares a term with `query`, best first (ties keep file order). */
+const OWN_SEARCH = {
+  boost: RECALL_FIELD_BOOST,
+  prefix: (term: string) => term.length >= 5,
+  fuzzy: (term: string) => (term.length >= 5 ? 0.2 : false),
+  combineWith: 'OR',
+  // A lone Chinese character says little on its own; its bigrams carry the word.
+  boostTerm: (term: string) => (term.length === 1 ? 0.3 : 1),
+  bm25: RECALL_BM25,
+} as const;
+
+/** A related term is searched as it is: already a stem, and not widened by prefix or fuzzy matches. */
+const RELATED_SEARCH = {
+  boost: RECALL_FIELD_BOOST,
+  tokenize: (term: string) => [term],
+  processTerm: (term: string) => term,
+  bm25: RECALL_BM25,
+} as const;
+
+interface FileMatch {
+  /** BM25 summed over the matched words (related ones weighted). */
+  sum: number;
+  /** The message's own terms the file matched. */
+  own: readonly string[];
+  /** The message's other words it matched through a related word (made when there is one). */
+  related?: string[];
+}
+
+/** Every file that shares a term (or a related word, see above) with `query`, best first (ties keep file order). */
 export function rankRecall(index: RecallIndex, query: string, bar: RecallBar = DEFAULT_RECALL_BAR): RankedTopic[] {
   const terms = queryTerms(query);
   if (terms.length === 0 || index.docs.size === 0) return [];
   const per = Math.max(terms.length, bar.minQueryTerms);
-  // minisearch reads the message with the same tokenize/processTerm as the files.
-  const hits = index.search.search(query, {
-    boost: RECALL_FIELD_BOOST,
-    prefix: (term) => term.length >= 5,
-    fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-    combineWith: 'OR',
-    // A lone Chinese character says little on its own; its bigrams carry the word.
-    boostTerm: (term) => (term.length === 1 ? 0.3 : 1),
-    bm25: RECALL_BM25,
-  });
-  return hits
-    .map((h) => ({ file: String(h.id), score: h.score, relevance: h.score / per }))
-    .sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  const files = new Map<string, FileMatch>();
+  // minisearch reads the message with the same tokenize/processTerm as the files. Its score is the
+  // summed BM25 times the number of query terms matched; the sum is taken back out to add to.
+  for (const h of index.search.search(query, OWN_SEARCH)) {
+    files.set(String(h.id), { sum: h.score / Math.max(1, h.queryTerms.length), own: h.queryTerms });
+  }
+  if (bar.relatedWeight > 0) addRelated(index, relatedConcepts(query, terms), bar.relatedWeight, files);
+  const ranked: RankedTopic[] = [];
+  for (const [file, m] of files) {
+    const words = m.own.length + (m.related?.length ?? 0);
+    if (m.own.length === 0 && words < RECALL_RELATED_MIN_WORDS) continue;
+    ranked.push({ file, score: m.sum * words, relevance: (m.sum * words) / per });
+  }
+  return ranked.sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/**
+ * Per index, each related term's score per file, as searched: the table is fixed and an index is
+ * rebuilt (a new object) whenever a file changes, so a term is searched once per index.
+ */
+const relatedScores = new WeakMap<RecallIndex, Map<string, Map<string, number>>>();
+
+/** Adds to `files` each related group's best term per file, weighted. */
+function addRelated(index: RecallIndex, concepts: readonly RelatedConcept[], weight: number, files: Map<string, FileMatch>): void {
+  const scores = relatedScores.get(index) ?? new Map<string, Map<string, number>>();
+  relatedScores.set(index, scores);
+  const termScores = (term: string): Map<string, number> => {
+    let found = scores.get(term);
+    if (!found) {
+      found = new Map(index.search.search(term, RELATED_SEARCH).map((h) => [String(h.id), h.score]));
+      scores.set(term, found);
+    }
+    return found;
+  };
+  for (const concept of concepts) {
+    const best = new Map<string, number>();
+    for (const term of concept.terms) {
+      if (!index.terms.has(term)) continue;
+      for (const [file, score] of termScores(term)) best.set(file, Math.max(best.get(file) ?? 0, score));
+    }
+    for (const [file, score] of best) {
+      let m = files.get(file);
+      if (!m) files.set(file, (m = { sum: 0, own: [] }));
+      m.sum += weight * score;
+      if (!m.own.includes(concept.from) && !m.related?.includes(concept.from)) (m.related ??= []).push(concept.from);
+    }
+  }
 }
 
 /** The files of a ranking that clear the bar, at most `max`. */
