@@ -15,13 +15,10 @@ import path from 'node:path';
 import { isMemoryAttachment, MEMORY_ATTACHMENT_TAG } from '../../conversation/attachmentTag';
 import type { ApiMessage, TextBlock } from '../../conversation/types';
 import { RECALL_MAX_FILES } from '../../thresholds';
-import { readMemoryText } from './memoryFiles';
 import { memoryHome } from './memoryPaths';
-import { contentHash, recallIndexFor, type RecallDoc, type RecallIndex } from './recallIndex';
+import { recallIndexFor, type RecallDoc, type RecallIndex } from './recallIndex';
 import { clearBar, rankRecall, type RankedTopic } from './recallRank';
 
-/** A topic file longer than this is attached cut, with a note; the agent can Read the rest. */
-export const RECALL_FILE_MAX_CHARS = 8_000;
 
 const OPEN_TAG = MEMORY_ATTACHMENT_TAG;
 const ATTACHED = /^<engram-memory file="([^"]*)" hash="([0-9a-f]+)">/;
@@ -94,18 +91,13 @@ export async function recallForPrompt(dir: string, prompt: string, messages: rea
   const files: RecalledFile[] = [];
   for (const { file, score } of picked) {
     if (blocks.length >= max) break;
-    const home = memoryHome(dir, file);
-    let text: string;
-    try {
-      // Opened inside its folder again: the file may have become a link out since the scan.
-      text = await readMemoryText(home.dir, path.join(home.dir, home.file));
-    } catch {
-      continue; // removed or replaced since the scan
-    }
-    const hash = contentHash(text);
-    if (attached.get(file) === hash) continue;
-    blocks.push({ type: 'text', text: attachmentText(file, hash, text, home.team) });
-    files.push({ file, score, hash });
+    // The text as the index read it, through memoryFiles.ts (never through a link out of the folder),
+    // and checked against the disk in this call: a file changed, replaced or swapped for a link since
+    // has another stat key and was read again (or left out) by recallIndexFor.
+    const doc = index.docs.get(file);
+    if (!doc || attached.get(file) === doc.hash) continue;
+    blocks.push({ type: 'text', text: attachmentText(file, doc.hash, doc.attachBody, memoryHome(dir, file).team) });
+    files.push({ file, score, hash: doc.hash });
   }
   return { blocks, files };
 }
@@ -116,11 +108,8 @@ function inContext(dir: string, doc: RecallDoc, opts: RecallOptions): boolean {
   return opts.alreadyInContext(path.join(home.dir, home.file), doc.mtimeMs);
 }
 
-function attachmentText(file: string, hash: string, content: string, team: boolean): string {
-  let body = content.replace(/\r\n/g, '\n').trim();
-  if (body.length > RECALL_FILE_MAX_CHARS) {
-    body = `${body.slice(0, RECALL_FILE_MAX_CHARS)}\n[... cut at ${RECALL_FILE_MAX_CHARS} of ${body.length} characters; Read the file for the rest]`;
-  }
+function attachmentText(file: string, hash: string, attachBody: string, team: boolean): string {
+  let body = attachBody;
   // Text from other people must not be able to close the block and speak outside it.
   if (team) body = body.replace(/<\/engram-memory/gi, '<\\/engram-memory');
   const what = team

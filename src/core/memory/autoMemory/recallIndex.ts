@@ -5,7 +5,7 @@
 // rebuilds the index only when something did. Files are opened through memoryFiles.ts, so a topic file
 // that links out of the folder is never read; the listing follows memoryIndex.ts's rules (Markdown only,
 // no hidden folders, no MEMORY.md, the team folder apart, at most five levels).
-import { promises as fsp, type Dirent } from 'node:fs';
+import fs, { type Dirent } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
@@ -28,7 +28,12 @@ export interface RecallDoc {
   mtimeMs: number;
   /** Of the whole file as read (the attachment's hash). */
   hash: string;
+  /** What an attachment of it says: the file's text, trimmed, cut at RECALL_FILE_MAX_CHARS with a note. */
+  attachBody: string;
 }
+
+/** A topic file longer than this is attached cut, with a note; the agent can Read the rest. */
+export const RECALL_FILE_MAX_CHARS = 8_000;
 
 /** Field weights: what the index line and the front matter say is a summary; the body is detail. */
 export const RECALL_FIELD_BOOST = { title: 3, hook: 3, name: 2, description: 2, body: 1 } as const;
@@ -52,6 +57,8 @@ interface FolderCache {
   files: Map<string, CachedFile>;
   indexKey: string;
   lines: Map<string, { title: string; hook: string }>;
+  /** The last answer, given again while nothing on disk changed. */
+  last?: { names: string[]; result: { key: string; docs: RecallDoc[] } };
 }
 
 interface IndexCache {
@@ -113,8 +120,13 @@ async function folderDocs(dir: string, prefix: string): Promise<{ key: string; d
     cache = { files: new Map(), indexKey: '', lines: new Map() };
     folders.set(dir, cache);
   }
-  const names = await listTopicFiles(dir);
-  const [indexKey, ...keys] = await Promise.all([statKey(path.join(dir, MEMORY_INDEX_FILE)), ...names.map((n) => statKey(path.join(dir, n)))]);
+  // Listed and stat'ed synchronously: for a folder of 200 files that is well under a millisecond, where
+  // as many promises through libuv's thread pool take several.
+  const names = listTopicFiles(dir);
+  const indexKey = statKey(path.join(dir, MEMORY_INDEX_FILE));
+  const keys = names.map((n) => statKey(path.join(dir, n)));
+  const last = cache.last;
+  if (last && indexKey === cache.indexKey && sameFiles(last.names, names, keys, cache.files)) return last.result;
   if (indexKey !== cache.indexKey) {
     cache.lines = await readIndexLines(dir);
     cache.indexKey = indexKey;
@@ -132,25 +144,34 @@ async function folderDocs(dir: string, prefix: string): Promise<{ key: string; d
     const line = cache.lines.get(name);
     docs.push({ ...doc, id: prefix + doc.id, title: line?.title ?? '', hook: line?.hook ?? '' });
   }
-  return { key: `${dir}\0${indexKey}\0${names.map((n, i) => `${n}:${keys[i]}`).join('\0')}`, docs };
+  const result = { key: `${dir}\0${indexKey}\0${names.map((n, i) => `${n}:${keys[i]}`).join('\0')}`, docs };
+  cache.last = { names, result };
+  return result;
 }
 
-async function statKey(abs: string): Promise<string> {
+/** The same files as last time, each with the stat key it was read at. */
+function sameFiles(before: readonly string[], names: readonly string[], keys: readonly string[], files: Map<string, CachedFile>): boolean {
+  if (before.length !== names.length) return false;
+  return names.every((n, i) => n === before[i] && files.get(n)?.key === keys[i]);
+}
+
+/** Changes when the file is written, replaced or swapped for a link (stat follows it: another inode). */
+function statKey(abs: string): string {
   try {
-    const st = await fsp.stat(abs);
-    return `${st.mtimeMs}:${st.size}:${st.ino}`;
+    const st = fs.statSync(abs, { throwIfNoEntry: false });
+    return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : 'none';
   } catch {
     return 'none';
   }
 }
 
 /** Markdown files under `dir`, relative, forward slashes, sorted. */
-async function listTopicFiles(dir: string): Promise<string[]> {
+function listTopicFiles(dir: string): string[] {
   const out: string[] = [];
-  const walk = async (rel: string, depth: number): Promise<void> => {
+  const walk = (rel: string, depth: number): void => {
     let entries: Dirent[];
     try {
-      entries = await fsp.readdir(path.join(dir, rel), { withFileTypes: true });
+      entries = fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
     } catch {
       return;
     }
@@ -158,13 +179,13 @@ async function listTopicFiles(dir: string): Promise<string[]> {
       const name = rel ? `${rel}/${d.name}` : d.name;
       if (d.name.startsWith('.')) continue;
       if (d.isDirectory()) {
-        if (!(rel === '' && d.name === TEAM_DIR_NAME) && depth < 4) await walk(name, depth + 1);
+        if (!(rel === '' && d.name === TEAM_DIR_NAME) && depth < 4) walk(name, depth + 1);
       } else if (name !== MEMORY_INDEX_FILE && d.name.toLowerCase().endsWith('.md')) {
         out.push(name);
       }
     }
   };
-  await walk('', 0);
+  walk('', 0);
   return out.sort();
 }
 
@@ -198,6 +219,7 @@ async function readDoc(dir: string, name: string): Promise<CachedFile['doc']> {
     return null; // gone, unreadable, or a link out of the folder
   }
   if (looksBinary(data)) return null;
+  const text = data.toString('utf8');
   const parsed = parseTopicFile(data);
   if (parsed.binary) return null;
   return {
@@ -206,8 +228,15 @@ async function readDoc(dir: string, name: string): Promise<CachedFile['doc']> {
     description: parsed.description ?? '',
     body: parsed.body.slice(0, BODY_INDEX_CHARS),
     mtimeMs,
-    hash: contentHash(data.toString('utf8')),
+    hash: contentHash(text),
+    attachBody: attachmentBody(text),
   };
+}
+
+function attachmentBody(content: string): string {
+  const body = content.replace(/\r\n/g, '\n').trim();
+  if (body.length <= RECALL_FILE_MAX_CHARS) return body;
+  return `${body.slice(0, RECALL_FILE_MAX_CHARS)}\n[... cut at ${RECALL_FILE_MAX_CHARS} of ${body.length} characters; Read the file for the rest]`;
 }
 
 /** The short content hash an attachment carries. */

@@ -74,6 +74,22 @@ describe('recallForPrompt', () => {
     assert.deepEqual((await recallForPrompt(path.join(dataDir, 'none'), 'database', [])).files, []);
   });
 
+  it('attaches what the file says now: edited in place, it is read again; swapped for a link out, it is left out', { skip: process.platform === 'win32' }, async () => {
+    const dir = folder();
+    const q = 'Should the integration tests mock the database?';
+    assert.equal((await recallForPrompt(dir, q, [])).files[0]?.file, 'feedback_db_tests.md');
+    const file = path.join(dir, 'feedback_db_tests.md');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('Details.', 'Details, edited in place.'));
+    assert.match((await recallForPrompt(dir, q, [])).blocks[0].text, /Details, edited in place\./);
+    const outside = tempDir('engram-rc-outside-');
+    fs.writeFileSync(path.join(outside, 'secret.md'), fs.readFileSync(file, 'utf8').replace('Details, edited in place.', 'OUTSIDE THE FOLDER'));
+    fs.rmSync(file);
+    fs.symlinkSync(path.join(outside, 'secret.md'), file);
+    const after = await recallForPrompt(dir, q, []);
+    assert.ok(!after.files.some((f) => f.file === 'feedback_db_tests.md'), after.files.map((f) => f.file).join());
+    assert.ok(after.blocks.every((b) => !b.text.includes('OUTSIDE THE FOLDER')));
+  });
+
   it('attaches nothing to a message no memory bears on', async () => {
     const dir = folder();
     for (const q of ['hello there', 'Format this JSON file with two-space indentation', 'What is the time complexity of binary search?', 'thanks, go ahead']) {
