@@ -2,7 +2,7 @@
 // `processTerm`). Text is NFKC-normalised and lower-cased; words are runs of letters and digits (so
 // `fct_orders` gives `fct` and `orders`), stemmed with the Porter2 stemmer so "deploying", "deployment"
 // and "deploys" meet. Stop words are dropped: function words, and the words people use to ask anything
-// of a coding agent ("explain", "write", "function") that would otherwise make every file look a bit
+// of a coding agent ("explain", "write", "file", "code") that would otherwise make every file look a bit
 // relevant to every message. Chinese, Japanese and Korean have no spaces: a run of them becomes its
 // single characters (common function characters left out) plus its bigrams, which carry most of the
 // meaning ("退款", "对账").
