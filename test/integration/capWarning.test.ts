@@ -111,6 +111,8 @@ suite('memory cap warning', () => {
       const first = await ui.workbenchText('.quick-input-widget .monaco-list-row');
       assert.match(first ?? '', /Entry 60.*never used/);
       await ui.press('Enter');
+      // Each prune takes the line out, then moves the file: the batch is done when the status says so.
+      await ui.waitForText('inspector', '#inspector-status', 'Pruned 6 memories, least used first');
       await waitUntil('the never-used entries to leave MEMORY.md', () => !fs.readFileSync(indexFile(), 'utf8').includes(fileOf(10)));
       const index = fs.readFileSync(indexFile(), 'utf8');
       for (const i of NEVER_USED) {
@@ -149,6 +151,8 @@ suite('memory cap warning', () => {
       }
       await ui.fillWorkbench('.quick-input-widget input', '');
       await ui.press('Enter');
+      // Done when the status says so (the merge writes the first file, then prunes the others).
+      await ui.waitForText('inspector', '#inspector-status', 'Merged 2 memories into "Entry 4"');
       await waitUntil('entry 8 to leave MEMORY.md', () => !fs.readFileSync(indexFile(), 'utf8').includes(`(${fileOf(8)})`));
       const merged = fs.readFileSync(path.join(memoryDir(), fileOf(4)), 'utf8');
       assert.match(merged, /^---\nname: Entry 4\n/, 'the first keeps its front matter');
@@ -209,6 +213,7 @@ suite('memory cap warning', () => {
       await ui.workbenchText('.quick-input-widget .quick-input-title:has-text("Prune least used memories")');
       await ui.press('Enter');
       // None was ever used: the later lines go first, just enough to get under 160.
+      await ui.waitForText('inspector', '#inspector-status', 'Pruned 11 memories, least used first');
       await waitUntil('team entries to leave the team index', () => fs.readFileSync(path.join(team, 'MEMORY.md'), 'utf8').trimEnd().split('\n').length === 159);
       assert.ok(!fs.existsSync(path.join(team, 'shared_170.md')));
       assert.ok(fs.existsSync(path.join(team, 'shared_1.md')));
