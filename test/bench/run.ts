@@ -60,7 +60,9 @@ async function main(): Promise<void> {
   const machine = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`;
   const file = path.join(root, 'bench-results.json');
   const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { metrics?: Metrics }).metrics ?? {} : {};
-  fs.writeFileSync(file, JSON.stringify({ metrics: { ...(only ? previous : {}), ...metrics }, machine, at: new Date().toISOString() }, null, 2));
+  // Each target says which way it points: a hit rate must reach it, a cost must stay under it.
+  const withGoal = Object.fromEntries(Object.entries(metrics).map(([name, m]) => [name, m.target === undefined ? m : { ...m, goal: isAtLeast(name) ? 'at least' : 'at most' }]));
+  fs.writeFileSync(file, JSON.stringify({ metrics: { ...(only ? previous : {}), ...withGoal }, machine, at: new Date().toISOString() }, null, 2));
   console.log('\n| metric | value | unit | target | ok |\n|---|---|---|---|---|');
   for (const [name, m] of Object.entries(metrics)) {
     const ok = m.target === undefined ? '' : isWithin(name, m.value, m.target) ? 'yes' : 'NO';
@@ -72,8 +74,13 @@ async function main(): Promise<void> {
 }
 
 /** Rates (MB/s), shares that must be whole, counts of good outcomes and floors must reach their target; times and costs must stay under it. */
+/** Figures where more is better: the target is a floor. */
+function isAtLeast(name: string): boolean {
+  return /_mb_s$|^resume_prefix_identical|_hit_rate$|_turns_ok|_min_kept_tokens/.test(name);
+}
+
 function isWithin(name: string, value: number, target: number): boolean {
-  return /_mb_s$|^resume_prefix_identical|_hit_rate$|_turns_ok|_min_kept_tokens/.test(name) ? value >= target : value <= target;
+  return isAtLeast(name) ? value >= target : value <= target;
 }
 
 void main();

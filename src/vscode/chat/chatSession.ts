@@ -3,7 +3,6 @@
 // the session does (notes, memory, compaction, the timeline) lives in core; this is the VS Code adapter.
 import * as vscode from 'vscode';
 import type { ChainStage, EngramSession, SessionEvent } from '../../core/session/hostSession';
-import { projectDir } from '../../core/conversation/projectKey';
 import type { Logger } from '../../core/ports';
 import type { TeamSyncReport } from '../../core/memory/team/teamSyncTypes';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
@@ -16,7 +15,7 @@ import type { ChatBackend } from './chatBackend';
 import { chatGauge } from './chatGauge';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
 import { ChatItemsModel } from './chatItemsModel';
-import { openChatSession } from './openChatSession';
+import { earlierSessions, openChatSession } from './openChatSession';
 import { CompactionFeedback } from './compactionFeedback';
 import { ManualCompactions } from './compactionPreview';
 import { PermissionBridge } from './permissionBridge';
@@ -235,11 +234,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     }
   }
 
-  async listSessions(): Promise<SessionSummary[]> {
-    const sessions = await loadEngine().listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
-    // "Earlier" sessions: the one the chat shows now is not among them.
-    return sessions.filter((s) => s.sessionId !== this.session?.sessionId)
-      .map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
+  listSessions(): Promise<SessionSummary[]> {
+    return earlierSessions(this.session?.sessionId);
   }
 
   async openPath(path: string): Promise<void> {

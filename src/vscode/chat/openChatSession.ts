@@ -2,9 +2,11 @@
 // environment, or the offline demo), this window's workspace, trust, data folder and settings, the
 // view's permission prompt, and the team memory token when one is stored.
 import * as vscode from 'vscode';
+import { projectDir } from '../../core/conversation/projectKey';
 import type { EngramSession } from '../../core/session/hostSession';
 import type { Logger, PermissionPrompt } from '../../core/ports';
 import { ENGRAM_VERSION } from '../../core/version';
+import type { SessionSummary } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import { resolveModel } from '../modelSetup';
 import { dataDir, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
@@ -39,4 +41,11 @@ export async function openChatSession(
     ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
   }, settingsStore());
   return { session };
+}
+
+/** The workspace's "Earlier sessions": the one the chat shows now (`currentId`) is not among them. */
+export async function earlierSessions(currentId: string | undefined): Promise<SessionSummary[]> {
+  const sessions = await loadEngine().listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
+  return sessions.filter((s) => s.sessionId !== currentId)
+    .map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
 }
