@@ -3,8 +3,21 @@
 
 /** Session notes: first written when the context reaches this many tokens (setting). */
 export const NOTES_INIT_TOKENS = 10_000;
-/** Session notes: updated again only after the context grew this much since the last update (setting). */
+/**
+ * Session notes: updated again only after the context grew this much since the last update (setting).
+ * DESIGN's 5,000 is the floor; the share of the window below decides on any real window.
+ */
 export const NOTES_UPDATE_GROWTH_TOKENS = 5_000;
+/**
+ * Session notes: ...or this share of the context window, in percent, whichever is larger (setting; 0 = off).
+ * An update reads the whole context (0.1 a token from the cache) to write a few hundred tokens: at 5,000
+ * tokens of growth a session with 2-4 tool calls a turn updated after nearly every turn, and the notes
+ * cost a fifth of the session. They are only *used* when a session-memory compaction replaces old
+ * messages with them (at 80% of the window), and that compaction brings them up to date first; so the
+ * cadence in between only has to keep the inspector's view reasonably fresh. A quarter of the window is
+ * 3-4 updates on the way to the 80% mark.
+ */
+export const NOTES_UPDATE_GROWTH_PERCENT = 25;
 /** Session notes: ...and after this many tool calls since then, or a turn with no tool call (setting). */
 export const NOTES_UPDATE_TOOL_CALLS = 3;
 /** A section may hold this many tokens; more crowds out the rest of the notes in a compaction. */
@@ -47,6 +60,20 @@ export const DEFAULT_CONTEXT_WINDOW = 200_000;
 export const MICROCOMPACT_PERCENT = 60;
 export const SESSION_MEMORY_COMPACT_PERCENT = 80;
 export const FULL_COMPACT_PERCENT = 100;
+/**
+ * A tool result byte-identical to one still whole in the request (a file read again unchanged, a `cat`
+ * of a file already read) goes to the model as a short note naming the earlier call (setting). Each
+ * copy would be written to the prompt cache once more and re-read by every later request.
+ */
+export const SEND_REPEATS_ONCE = true;
+/** Results shorter than this many characters are sent again as they are: the note would not be much shorter. */
+export const REPEAT_MIN_CHARS = 600;
+/**
+ * A trim cuts results a later one superseded (an older copy of a file read again or edited since) and
+ * keeps each file's newest copy whole (setting), so the next re-read of that file can be a note instead
+ * of a full copy beside a stale, cut one.
+ */
+export const TRIM_SUPERSEDED_FIRST = true;
 /** Microcompact keeps this many newest tool results whole. */
 export const MICROCOMPACT_KEEP_RECENT_RESULTS = 5;
 /** Microcompact cuts older tool results to this many characters plus a note of the original size. */

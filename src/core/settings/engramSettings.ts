@@ -8,7 +8,8 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
 import {
   DEFAULT_CONTEXT_WINDOW, EXTRACTION_EVERY_TURNS, FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS,
   MICROCOMPACT_KEEP_RECENT_RESULTS, MICROCOMPACT_PERCENT, MICROCOMPACT_RESULT_CHARS, NOTES_INIT_TOKENS, NOTES_UPDATE_GROWTH_TOKENS,
-  NOTES_UPDATE_TOOL_CALLS, RECALL_MAX_FILES, SESSION_MEMORY_COMPACT_PERCENT,
+  NOTES_UPDATE_GROWTH_PERCENT, NOTES_UPDATE_TOOL_CALLS, RECALL_MAX_FILES, SEND_REPEATS_ONCE, SESSION_MEMORY_COMPACT_PERCENT,
+  TRIM_SUPERSEDED_FIRST,
 } from '../thresholds';
 
 interface NumberKey { kind: 'number'; default: number; minimum: number; maximum?: number; integer?: boolean }
@@ -37,6 +38,8 @@ export const SETTING_KEYS = {
   'sessionNotes.initTokens': int(NOTES_INIT_TOKENS, 1_000),
   'sessionNotes.updateGrowthTokens': int(NOTES_UPDATE_GROWTH_TOKENS, 500),
   'sessionNotes.updateToolCalls': int(NOTES_UPDATE_TOOL_CALLS, 1),
+  // 0 turns it off: then only updateGrowthTokens counts (DESIGN's cadence).
+  'sessionNotes.updateGrowthPercent': { kind: 'number', default: NOTES_UPDATE_GROWTH_PERCENT, minimum: 0, maximum: 100 },
   'memory.enabled': bool(true),
   'memory.extraction.enabled': bool(true),
   'memory.extraction.everyTurns': int(EXTRACTION_EVERY_TURNS, 1),
@@ -59,6 +62,10 @@ export const SETTING_KEYS = {
   'compaction.keepMinTokens': int(KEEP_MIN_TOKENS, 0),
   'compaction.keepMinTextMessages': int(KEEP_MIN_TEXT_MESSAGES, 0),
   'compaction.keepMaxTokens': int(KEEP_MAX_TOKENS, 1_000),
+  // A tool result identical to one still whole in the request goes to the model as a short note.
+  'compaction.sendRepeatsOnce': bool(SEND_REPEATS_ONCE),
+  // A trim cuts superseded copies (a file read again or edited since) and keeps each file's newest copy whole.
+  'compaction.trimSupersededFirst': bool(TRIM_SUPERSEDED_FIRST),
   // Manual compactions (`/compact`, Compact Now) show the summary for review first; automatic ones never wait.
   'compaction.preview': bool(true),
 } as const satisfies Record<string, SettingKey>;
@@ -78,7 +85,14 @@ export interface EngramSettings {
   /** Empty: ENGRAM_DATA_DIR, else ~/.engram (the host resolves it to a path). */
   dataDir: string;
   offlineDemo: boolean;
-  sessionNotes: { enabled: boolean; initTokens: number; updateGrowthTokens: number; updateToolCalls: number };
+  sessionNotes: {
+    enabled: boolean;
+    initTokens: number;
+    updateGrowthTokens: number;
+    /** Growth as a share of the context window; the larger of this and updateGrowthTokens counts. */
+    updateGrowthPercent: number;
+    updateToolCalls: number;
+  };
   memory: {
     enabled: boolean;
     extraction: { enabled: boolean; everyTurns: number; review: boolean };
@@ -102,6 +116,10 @@ export interface EngramSettings {
     keepMinTokens: number;
     keepMinTextMessages: number;
     keepMaxTokens: number;
+    /** Repeated tool output is sent once; later copies go as a note naming the earlier call. */
+    sendRepeatsOnce: boolean;
+    /** Trims cut superseded copies first and keep each file's newest copy whole. */
+    trimSupersededFirst: boolean;
     /** The host shows a manual compaction's summary (or notes) to edit or cancel before it applies. */
     preview: boolean;
   };
@@ -157,6 +175,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         enabled: get('sessionNotes.enabled'),
         initTokens: get('sessionNotes.initTokens'),
         updateGrowthTokens: get('sessionNotes.updateGrowthTokens'),
+        updateGrowthPercent: get('sessionNotes.updateGrowthPercent'),
         updateToolCalls: get('sessionNotes.updateToolCalls'),
       },
       memory: {
@@ -179,6 +198,8 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         keepMinTokens,
         keepMinTextMessages: get('compaction.keepMinTextMessages'),
         keepMaxTokens,
+        sendRepeatsOnce: get('compaction.sendRepeatsOnce'),
+        trimSupersededFirst: get('compaction.trimSupersededFirst'),
         preview: get('compaction.preview'),
       },
     },
