@@ -12,7 +12,7 @@ import { formatProblem, type TranscriptProblem } from '../core/inspection/transc
 import { addKnownSecret } from '../core/security/secretScan';
 import { ENGRAM_VERSION } from '../core/version';
 import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
-import { defaultOf, settingsFromFlags } from './cliSettings';
+import { defaultOf, readSettingsFile, settingsFromFlags } from './cliSettings';
 import { reportProblems } from './cliTranscript';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { headlessToolGate, unknownToolNames } from './toolPolicy';
@@ -27,8 +27,9 @@ const OPTIONS = {
   'add-dir': { type: 'string', multiple: true, valueName: 'DIR', help: 'Another folder Write/Edit may write to (repeatable, or a comma list).' },
   model: { type: 'string', valueName: 'M', help: `Model name (default: ${defaultOf('model')}).` },
   'max-tokens': { type: 'string', valueName: 'N', help: `Output token limit per model call (default: ${defaultOf('maxOutputTokens')}).` },
-  'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: $ENGRAM_DATA_DIR or ~/.engram).' },
+  'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: engram.dataDir, $ENGRAM_DATA_DIR or ~/.engram).' },
   'context-window': { type: 'string', valueName: 'N', help: `Context window in tokens; compaction marks are percentages of it (default: ${defaultOf('contextWindow')}).` },
+  settings: { type: 'string', valueName: 'FILE', help: 'Start from a JSON object of engram.* settings, keys as in VS Code; the other flags override it.' },
   'no-memory': { type: 'boolean', help: 'Leave out the project memory (MEMORY.md index, recall, memory writes).' },
   'team-memory': { type: 'boolean', help: "Use the repository's team memory too (on when ENGRAM_TEAM_SERVER is set; syncs with it using ENGRAM_TEAM_TOKEN)." },
   'extract-memories': { type: 'boolean', help: 'After the run, let a background agent save what is worth remembering (one more model call).' },
@@ -101,7 +102,6 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   if (resume !== undefined && !isValidSessionId(resume)) throw new UsageError(`Not a session id: ${resume}`);
   const cwd = path.resolve(io.cwd, options.cwd ?? '.');
   if (!(await isDirectory(cwd))) throw new UsageError(`--cwd is not a folder: ${cwd}`);
-  const dataDir = path.resolve(io.cwd, options['data-dir'] ?? (io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')));
   const addDirs = (options['add-dir'] ?? []).flatMap((v) => v.split(',')).map((d) => d.trim()).filter(Boolean).map((d) => path.resolve(io.cwd, d));
   for (const dir of addDirs) if (!(await isDirectory(dir))) throw new UsageError(`--add-dir is not a folder: ${dir}`);
 
@@ -113,6 +113,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   }
 
   const teamServer = io.env.ENGRAM_TEAM_SERVER?.trim() || undefined;
+  const base = options.settings !== undefined ? await readSettingsFile(path.resolve(io.cwd, options.settings), options.settings) : undefined;
   const settings = settingsFromFlags({
     model: { flag: '--model', value: options.model },
     maxOutputTokens: { flag: '--max-tokens', value: options['max-tokens'] },
@@ -121,8 +122,10 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     // Naming a team server is opting in, as the setting is in VS Code.
     'teamMemory.enabled': { flag: '--team-memory', value: options['team-memory'] === true || teamServer !== undefined ? true : undefined },
     'teamMemory.serverUrl': { flag: 'ENGRAM_TEAM_SERVER', value: teamServer },
-  });
-  const config = resolveModelConfig({ model: settings.model, maxOutputTokens: settings.maxOutputTokens }, io.env, undefined);
+  }, base);
+  // engram.dataDir and engram.baseUrl come from --settings only; as in VS Code they beat the environment.
+  const dataDir = path.resolve(io.cwd, options['data-dir'] ?? (settings.dataDir || io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')));
+  const config = resolveModelConfig({ model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl }, io.env, undefined);
   // Redacted from every tool result, whatever its shape (a gateway's key may not look like one).
   addKnownSecret(config.apiKey);
   if (!client && !config.apiKey) {
