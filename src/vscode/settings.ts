@@ -12,7 +12,9 @@ import type { Logger } from '../core/ports';
  * session notes would never be written: with the demo on, they start and update at the smallest sizes
  * the settings allow, unless the user set them.
  */
-const DEMO_NOTES_THRESHOLDS: RawSettings = { 'sessionNotes.initTokens': 1_000, 'sessionNotes.updateGrowthTokens': 500, 'sessionNotes.updateToolCalls': 1 };
+const DEMO_NOTES_THRESHOLDS: RawSettings = {
+  'sessionNotes.initTokens': 1_000, 'sessionNotes.updateGrowthTokens': 500, 'sessionNotes.updateGrowthPercent': 0, 'sessionNotes.updateToolCalls': 1,
+};
 
 function readRaw(): RawSettings {
   const config = vscode.workspace.getConfiguration('engram');

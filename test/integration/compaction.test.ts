@@ -24,6 +24,7 @@ const settings: Array<[string, string, unknown]> = [
   ['engram.compaction', 'keepRecentToolResults', 1],
   ['engram.sessionNotes', 'initTokens', 1_000],
   ['engram.sessionNotes', 'updateGrowthTokens', 500],
+  ['engram.sessionNotes', 'updateGrowthPercent', 0],
   ['engram.sessionNotes', 'updateToolCalls', 1],
   ['engram.memory', 'extraction.enabled', false],
   // The `/compact` at the end applies at once (compactionPreview.test.ts covers the preview).

@@ -15,6 +15,7 @@ import type { AgentEvent, AgentEventListener, TurnEndReason } from './events';
 import { HookList } from './hooks';
 import { SessionPermissions, type ToolGate } from './permissions';
 import { runLoop, transcriptFailure } from './queryLoop';
+import { SEND_REPEATS_ONCE } from '../thresholds';
 
 export interface AgentOptions {
   client: ModelClient;
@@ -49,6 +50,8 @@ export interface AgentOptions {
   beforeModelCall?(ctx: ModelCallContext): Promise<ApiMessage[] | undefined>;
   /** Where the prompt-cache breakpoints of the next call go beyond the defaults (compaction knows what it trimmed). */
   cacheHints?(messages: readonly ApiMessage[]): BreakpointOptions | undefined;
+  /** Repeated tool output goes to the model as a note naming the earlier call (default SEND_REPEATS_ONCE). */
+  sendRepeatsOnce?: boolean;
 }
 
 export interface ModelCallContext {
@@ -138,6 +141,8 @@ export class Agent {
   };
   readonly permissions: SessionPermissions;
   readonly readFiles: ReadFileState;
+  /** Repeated tool output goes as a note (a setting: read at each turn, so a change applies from the next). */
+  sendRepeatsOnce: boolean;
   private readonly opts: AgentOptions;
   private readonly logger: Logger;
   private readonly listeners = new Set<AgentEventListener>();
@@ -155,6 +160,7 @@ export class Agent {
     this.system = opts.system;
     this.history = opts.messages ? opts.messages.slice() : [];
     this.readFiles = opts.readFiles ?? new ReadFileState();
+    this.sendRepeatsOnce = opts.sendRepeatsOnce ?? SEND_REPEATS_ONCE;
     this.permissions = new SessionPermissions(opts.permissionPrompt, {
       asked: (call, toolName) => this.emit({ type: 'permissionAsked', toolUseId: call.toolUseId, toolName, summary: call.summary }),
       answered: (call, toolName, answer) => this.emit({ type: 'permissionAnswered', toolUseId: call.toolUseId, toolName, answer }),
@@ -313,6 +319,7 @@ export class Agent {
         ...(recover ? { recoverPromptTooLong: (error, messages) => recover({ agent: this, error, messages }) } : {}),
         ...(before ? { beforeModelCall: (messages, s) => before({ agent: this, messages, signal: s }) } : {}),
         ...(hints ? { cacheHints: hints } : {}),
+        sendRepeatsOnce: this.sendRepeatsOnce,
         afterModelResponse: (response) => this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),
       }, this.history, signal);
     } catch (e) {

@@ -1,6 +1,7 @@
 // The model/tool loop shared by the main agent and forked agents: call the model, keep what it said,
 // run the tools it asked for, answer them, and go again until it stops. Whatever way a round ends
 // (done, cancelled, dropped, failed), the message list it leaves is one the API accepts.
+import { RepeatIndex, type RepeatMark } from '../conversation/repeatedResults';
 import type { ApiMessage, AssistantBlock, SystemBlock, ToolUseBlock, Usage } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import { ConnectionDroppedError, isModelError, PromptTooLongError, transcriptNotWritten, type ModelError } from '../llm/errors';
@@ -48,6 +49,11 @@ export interface LoopConfig {
   beforeModelCall?(messages: ApiMessage[], signal: AbortSignal): Promise<ApiMessage[] | undefined>;
   /** Cache breakpoints of each call beyond the defaults (ModelRequest.cache); read just before it is sent. */
   cacheHints?(messages: readonly ApiMessage[]): BreakpointOptions | undefined;
+  /**
+   * A result identical to one the conversation still carries whole goes into it as a note naming the
+   * earlier call (repeatedResults.ts); the transcript keeps the full output and the note beside it.
+   */
+  sendRepeatsOnce?: boolean;
 }
 
 function cacheOf(cfg: LoopConfig, messages: readonly ApiMessage[]): { cache?: BreakpointOptions } {
@@ -178,12 +184,14 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
       return end('max_turns');
     }
 
+    // Built before the round: a note names a copy the model already has, never one of this round.
+    const repeats = cfg.sendRepeatsOnce ? new RepeatIndex(messages) : undefined;
     const outcomes = await runToolCalls(calls, {
       tools: toolMap,
       gate: cfg.gate,
       context: cfg.toolContext,
       signal,
-      onResult: (o) => recordResult(cfg, o),
+      onResult: (o) => recordResult(cfg, o, repeats && noteOfRepeat(repeats, o, toolMap)),
     });
     messages.push({ role: 'user', content: outcomes.map((o) => o.block) });
     if (signal.aborted) return end('cancelled');
@@ -225,10 +233,21 @@ function answerWithout(cfg: LoopConfig, messages: ApiMessage[], calls: ToolUseBl
   messages.push({ role: 'user', content: outcomes.map((o) => o.block) });
 }
 
-function recordResult(cfg: LoopConfig, o: ToolCallOutcome): void {
+/**
+ * Shows and records one answered call. With a repeat mark, the transcript keeps the full output with
+ * the mark, and the conversation gets the note instead (the outcome's block is replaced, so the tool
+ * round's message holds it).
+ */
+function recordResult(cfg: LoopConfig, o: ToolCallOutcome, repeat?: RepeatMark): void {
   cfg.emit({ type: 'toolResult', id: o.call.id, name: o.call.name, content: o.result.content, isError: o.result.isError, data: o.result.data });
-  void cfg.transcript?.appendToolResult(o.block, o.result.data !== undefined ? { toolUseResult: o.result.data } : {})
+  const extra = { ...(o.result.data !== undefined ? { toolUseResult: o.result.data } : {}), ...(repeat ? { repeat } : {}) };
+  void cfg.transcript?.appendToolResult(o.block, extra)
     .catch((e: unknown) => cfg.logger.error('Could not write to the transcript', e));
+  if (repeat) o.block = { ...o.block, content: repeat.note };
+}
+
+function noteOfRepeat(repeats: RepeatIndex, o: ToolCallOutcome, tools: Map<string, Tool>): RepeatMark | undefined {
+  return repeats.noteFor(o.block, (call) => ({ name: call?.name ?? o.call.name, summary: call ? summarizeCall(tools.get(call.name), call) : '' }));
 }
 
 /** Waits for the lines written so far; the error to end the turn with when one of them failed. */

@@ -15,6 +15,10 @@ export interface MicrocompactOptions {
   keepRecent: number;
   /** Characters an older result keeps (its text blocks together). */
   maxChars: number;
+  /** Results (tool_use ids) left whole however old (supersededResults.ts: newest copies, repeated ones). */
+  keepWhole?: ReadonlySet<string>;
+  /** Results trimmed even among the newest (supersededResults.ts: copies a later one superseded). */
+  trimFirst?: ReadonlySet<string>;
 }
 
 export interface MicrocompactResult {
@@ -61,7 +65,7 @@ export function microcompact(messages: readonly ApiMessage[], opts: Microcompact
     if (results === 0) continue;
     const recentHere = Math.max(0, Math.min(results, opts.keepRecent - seen));
     seen += results;
-    if (recentHere === results) continue;
+    if (recentHere === results && !hasAny(m.content, opts.trimFirst)) continue;
     const ids: string[] = [];
     const replaced = compactMessage(m.content, results - recentHere, opts, out, ids);
     if (replaced) {
@@ -96,7 +100,8 @@ function compactMessage(content: readonly ContentBlock[], oldCount: number, opts
     }
     if (b.type !== 'tool_result') return b;
     const old = ordinal++ < oldCount;
-    if (!old || isTrimmed(b)) return b;
+    const due = opts.trimFirst?.has(b.tool_use_id) === true || (old && opts.keepWhole?.has(b.tool_use_id) !== true);
+    if (!due || isTrimmed(b)) return b;
     const trimmed = trimResult(b, opts.maxChars, out);
     if (trimmed === b) return b;
     changed = true;
@@ -104,6 +109,10 @@ function compactMessage(content: readonly ContentBlock[], oldCount: number, opts
     return trimmed;
   });
   return changed ? next : undefined;
+}
+
+function hasAny(content: readonly ContentBlock[], ids: ReadonlySet<string> | undefined): boolean {
+  return ids !== undefined && ids.size > 0 && content.some((b) => b.type === 'tool_result' && ids.has(b.tool_use_id));
 }
 
 /**

@@ -18,6 +18,12 @@ export interface NotesSource {
   waitForUpdate(timeoutMs: number): Promise<unknown>;
   /** True for notes with nothing in them but the template (headings and their italic guidance). */
   isEmpty(text: string): boolean;
+  /**
+   * Brings the notes up to date now, covering the conversation up to `cover.messageId` (a model call,
+   * reading the cached prefix). Only live notes can; compaction calls it when the notes lag too far
+   * behind to replace the old messages well.
+   */
+  catchUp?(cover: { messageId: string; contextTokens: number }): Promise<unknown>;
 }
 
 /**

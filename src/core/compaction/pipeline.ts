@@ -18,6 +18,7 @@ import { fullCompact, type CompactProgress, type SummarizerConfig } from './full
 import { microcompact } from './microcompact';
 import type { NotesSource } from './notesSource';
 import { sessionMemoryCompact } from './sessionMemoryCompact';
+import { trimPlan } from './supersededResults';
 import { tokensAtPercent, type CompactionSettings } from './settings';
 import type { ApiMessage } from '../conversation/types';
 import { sumTokens, unavailable, type CompactionEntry, type CompactionResult, type StageOutcome, type TokensOf } from './types';
@@ -97,8 +98,8 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
   let heldBack: { result: CompactionResult; startedAt: number } | undefined;
   if (stage !== 'session-memory') {
     const startedAt = now();
-    const micro = microStep(out.entries, before, ctx);
     const holdBack = ctx.automatic && ctx.notes !== undefined && stage !== 'full';
+    const micro = microStep(out.entries, before, ctx, holdBack ? (r) => r.tokensAfter <= trimTargetTokens(s) : undefined);
     if (micro && holdBack && micro.tokensAfter > trimTargetTokens(s)) heldBack = { result: micro, startedAt };
     else if (micro) await apply(micro, startedAt);
     else if (stage === 'micro' && !ctx.automatic) out.failure = unavailable('micro', 'nothing-to-compact', 'No old tool result is long enough to trim.') as StageFailure;
@@ -118,6 +119,7 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
         tokensOf: ctx.tokensOf,
         tokensBefore: before,
         reattach: await reattach(),
+        catchUp: true,
       })
       : unavailable('session-memory', 'no-notes', 'Session notes are not available in this conversation.');
     if (sm.ok) {
@@ -164,10 +166,45 @@ function keepBounds(s: CompactionSettings): KeepBounds {
   return { minTokens: s.keepMinTokens, minTextMessages: s.keepMinTextMessages, maxTokens: s.keepMaxTokens };
 }
 
-/** Microcompact as a stage result; undefined when it changes nothing (or too little, when automatic). */
-export function microStep(entries: readonly CompactionEntry[], tokensBefore: number, ctx: Pick<PipelineContext, 'settings' | 'tokensOf' | 'automatic'>): CompactionResult | undefined {
+/**
+ * Microcompact as a stage result; undefined when it changes nothing (or too little, when automatic).
+ * With `trimSupersededFirst`, the trim is tried in tiers, the gentlest first, and the first that is
+ * `enough` is taken (the last that saves anything otherwise): superseded copies only, keeping each
+ * file's newest copy and every copy a note stands for whole; then the newest copies too; then, as
+ * microcompact always did, every old result.
+ */
+export function microStep(
+  entries: readonly CompactionEntry[],
+  tokensBefore: number,
+  ctx: Pick<PipelineContext, 'settings' | 'tokensOf' | 'automatic'>,
+  enough?: (result: CompactionResult) => boolean,
+): CompactionResult | undefined {
   const s = ctx.settings;
-  const m = microcompact(entries.map((e) => e.message), { keepRecent: s.keepRecentToolResults, maxChars: s.toolResultChars });
+  const messages = entries.map((e) => e.message);
+  const base = { keepRecent: s.keepRecentToolResults, maxChars: s.toolResultChars };
+  if (!s.trimSupersededFirst) return microResult(entries, microcompact(messages, base), tokensBefore, ctx);
+  const plan = trimPlan(messages);
+  const tiers = [
+    { ...base, ...plan },
+    { ...base, trimFirst: plan.trimFirst, keepWhole: plan.noteOrigins },
+    { ...base, trimFirst: plan.trimFirst },
+  ];
+  let last: CompactionResult | undefined;
+  for (const opts of tiers) {
+    const r = microResult(entries, microcompact(messages, opts), tokensBefore, ctx);
+    if (r && (!enough || enough(r))) return r;
+    last = r ?? last;
+  }
+  return last;
+}
+
+function microResult(
+  entries: readonly CompactionEntry[],
+  m: ReturnType<typeof microcompact>,
+  tokensBefore: number,
+  ctx: Pick<PipelineContext, 'settings' | 'tokensOf' | 'automatic'>,
+): CompactionResult | undefined {
+  const s = ctx.settings;
   if (m.changed.length === 0) return undefined;
   const changed = new Set(m.changed);
   const next = entries.map((e, i) => (changed.has(i) ? { ...e, message: m.messages[i] } : e));

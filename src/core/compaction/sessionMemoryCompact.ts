@@ -27,6 +27,11 @@ export interface SessionMemoryCompactOptions {
   floor?: number;
   /** Appended to the notes message: files and context re-attached after a compaction. */
   reattach?: string;
+  /**
+   * Let live notes catch up first when they lag behind by more than the recent window (automatic and
+   * manual compactions; not the reactive stage, whose conversation the API just refused).
+   */
+  catchUp?: boolean;
 }
 
 /** The opening message of a conversation compacted with the session notes. */
@@ -85,8 +90,35 @@ export function compactWithNotes(notes: NotesSnapshot | undefined, isEmpty: (tex
 /** Waits (bounded) for a running notes update, so the freshest notes replace the messages. */
 export async function sessionMemoryCompact(source: NotesSource, waitMs: number, opts: SessionMemoryCompactOptions): Promise<StageOutcome> {
   await source.waitForUpdate(waitMs);
-  const notes = await source.read();
+  let notes = await source.read();
+  const cover = opts.catchUp && source.catchUp ? lastResponseCover(opts) : undefined;
+  if (cover && source.catchUp && lagsBehind(notes, source, opts)) {
+    await source.catchUp(cover);
+    notes = await source.read();
+  }
   return compactWithNotes(notes, (t) => source.isEmpty(t), opts);
+}
+
+/**
+ * Whether the notes miss more of the conversation than the recent window keeps anyway: then the
+ * compaction would keep every uncovered message (up to the max, or decline and fall back to a summary),
+ * so bringing the notes up to date first is worth one update. Missing, empty or lost notes lag too.
+ */
+function lagsBehind(notes: NotesSnapshot | undefined, source: NotesSource, opts: SessionMemoryCompactOptions): boolean {
+  if (!notes || notes.text.trim() === '' || source.isEmpty(notes.text)) return true;
+  if (notes.lastSummarizedMessageId === undefined) return false;
+  const at = findCursorIndex(opts.entries, notes.lastSummarizedMessageId);
+  if (at < 0) return true;
+  return sumTokens(opts.entries, opts.tokensOf, at + 1) > opts.bounds.minTokens;
+}
+
+/** The newest model response: what fresh notes will say they cover. */
+function lastResponseCover(opts: SessionMemoryCompactOptions): { messageId: string; contextTokens: number } | undefined {
+  for (let i = opts.entries.length - 1; i >= 0; i--) {
+    const id = opts.entries[i].messageIds.at(-1);
+    if (id) return { messageId: id, contextTokens: opts.tokensBefore ?? (opts.fixedTokens ?? 0) + sumTokens(opts.entries, opts.tokensOf) };
+  }
+  return undefined;
 }
 
 // The notes message is rebuilt on every compaction but its text rarely changes; counting 12K tokens

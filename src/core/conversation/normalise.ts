@@ -3,6 +3,7 @@
 // a tree instead of a chain, calls left unanswered by a crash, synthetic error lines, empty text. The
 // rules below repair them without inventing content, except a short error result for a call that never
 // got one (the API insists on an answer).
+import { readRepeatMark } from './repeatedResults';
 import { buildChain, type ChainOptions, type IndexedLine } from './conversationChain';
 import type { TranscriptLine } from './transcriptReader';
 import type {
@@ -132,10 +133,14 @@ function answerToolUses(
   sources.sort((a, b) => a.firstIndex - b.firstIndex);
   const others: UserBlock[] = [];
   for (const s of sources) {
+    // A result the model got as a note (repeatedResults.ts) is read back as that note.
+    const repeat = readRepeatMark((s.line as UserLine).engramRepeat);
+    let first = true;
     for (const b of (s.line as UserLine).message.content as UserBlock[]) {
       if (b.type !== 'tool_result') others.push(b);
       else if (!wanted.has(b.tool_use_id)) report.orphanResults.push(b.tool_use_id);
-      else if (!results.has(b.tool_use_id)) results.set(b.tool_use_id, b);
+      else if (!results.has(b.tool_use_id)) results.set(b.tool_use_id, repeat && first ? { ...b, content: repeat.note } : b);
+      if (b.type === 'tool_result') first = false;
     }
   }
   const content: UserBlock[] = toolIds.map((id) => {

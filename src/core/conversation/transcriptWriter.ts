@@ -20,6 +20,7 @@ import path from 'node:path';
 import { type Clock, systemClock } from '../ports';
 import { appendText, enqueue, queueTail } from './appendQueue';
 import { historyPath, sessionTranscriptPath, subagentTranscriptPath } from './projectKey';
+import type { RepeatMark } from './repeatedResults';
 import type {
   AssistantBlock, AssistantLine, StopReason, SystemLine, ToolResultBlock, UserBlock, UserLine, Usage,
 } from './types';
@@ -173,7 +174,7 @@ export class TranscriptWriter {
    */
   appendToolResult(
     result: ToolResultBlock,
-    opts: { toolUseResult?: unknown; extra?: UserBlock[] } = {},
+    opts: { toolUseResult?: unknown; extra?: UserBlock[]; repeat?: RepeatMark } = {},
   ): Promise<UserLine> {
     const source = this.toolUseLines.get(result.tool_use_id);
     const line = {
@@ -185,6 +186,8 @@ export class TranscriptWriter {
       message: { role: 'user' as const, content: [result, ...(opts.extra ?? [])] },
       ...this.idAndTime(),
       ...(opts.toolUseResult !== undefined ? { toolUseResult: opts.toolUseResult } : {}),
+      // The model got the note, not this output (repeatedResults.ts): a resume sends the note again.
+      ...(opts.repeat ? { engramRepeat: opts.repeat } : {}),
       ...(source ? { sourceToolAssistantUUID: source } : {}),
       ...this.tail(),
     };

@@ -105,6 +105,8 @@ export interface UserLine extends TranscriptLineBase {
   isCompactSummary?: boolean;
   isVisibleInTranscriptOnly?: boolean;
   toolUseResult?: unknown;
+  /** Engram: the model got a note instead of this output (repeatedResults.ts, RepeatMark). */
+  engramRepeat?: unknown;
   sourceToolAssistantUUID?: string;
   promptId?: string;
 }

@@ -23,6 +23,8 @@ import { composeSystemPrompt, localDate, type SystemPromptInput, type SystemProm
 import { loadReplayedConversation, type RecordedEvent } from '../compaction/recordedCompactions';
 
 export interface SessionSetup {
+  /** Repeated tool output goes to the model as a note (`engram.compaction.sendRepeatsOnce`). */
+  sendRepeatsOnce?: boolean;
   dataDir: string;
   /** The project folder: tools work here, transcripts go under its project key. */
   cwd: string;
@@ -135,6 +137,7 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     logger,
     ...(setup.retry ? { retry: setup.retry } : {}),
     ...(setup.recoverPromptTooLong ? { recoverPromptTooLong: setup.recoverPromptTooLong } : {}),
+    ...(setup.sendRepeatsOnce !== undefined ? { sendRepeatsOnce: setup.sendRepeatsOnce } : {}),
   });
   return { agent, sessionId, transcriptPath, promptParts: parts, ...(resumed ? { resumed } : {}), warnings };
 }

@@ -21,6 +21,7 @@ import { rememberPrompt } from '../memory/autoMemory/memoryPrompts';
 import { attachSessionNotes } from '../memory/sessionNotes/attach';
 import type { SessionNotesEvent } from '../memory/sessionNotes/events';
 import type { SessionNotes } from '../memory/sessionNotes/updater';
+import type { TriggerThresholds } from '../memory/sessionNotes/trigger';
 import type { TimelineEntry } from '../inspection/timeline';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { SettingsStore, type EngramSettings, type SettingsSource } from '../settings/engramSettings';
@@ -70,6 +71,13 @@ export interface EngramSessionSetup {
   now?: Date;
   /** Tests: make a turn wait for the notes update it triggered, for a deterministic request order. */
   awaitNotesUpdates?: boolean;
+}
+
+/** When the notes are updated: the growth is the larger of the token count and the share of the window. */
+export function notesThresholdsOf(s: EngramSettings): TriggerThresholds {
+  const n = s.sessionNotes;
+  const growthTokens = Math.max(n.updateGrowthTokens, Math.floor((s.contextWindow * n.updateGrowthPercent) / 100));
+  return { initTokens: n.initTokens, growthTokens, toolCalls: n.updateToolCalls };
 }
 
 /** The orchestrator's share of the settings. */
@@ -145,10 +153,9 @@ export class EngramSession {
     team.listen((report) => this.onTeamSync(report));
     // The notes updater writes with Edit: not in an untrusted workspace, where no tool runs.
     if (setup.trusted && settings.sessionNotes.enabled) {
-      const n = settings.sessionNotes;
       this.notes = attachSessionNotes(this.agent, {
         dataDir: setup.dataDir,
-        thresholds: { initTokens: n.initTokens, growthTokens: n.updateGrowthTokens, toolCalls: n.updateToolCalls },
+        thresholds: notesThresholdsOf(settings),
         logger,
         onEvent: (event) => this.onNotesEvent(event),
         ...(setup.awaitNotesUpdates ? { awaitUpdates: true } : {}),
@@ -173,6 +180,7 @@ export class EngramSession {
     }));
     this.disposers.push(store.onChange((next) => {
       this.compaction.updateSettings(compactionSettingsOf(next));
+      this.agent.sendRepeatsOnce = next.compaction.sendRepeatsOnce;
       this.emit({ type: 'settings', settings: next });
       this.emit({ type: 'context' });
     }));
@@ -372,6 +380,7 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
       client: setup.client,
       model: store.settings.model,
       maxTokens: store.settings.maxOutputTokens,
+      sendRepeatsOnce: store.settings.compaction.sendRepeatsOnce,
       trusted: setup.trusted,
       permissionPrompt: setup.permissionPrompt,
       ...memorySlots(memory),

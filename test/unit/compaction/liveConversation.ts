@@ -24,6 +24,14 @@ const SUMMARY = '<analysis>a</analysis><summary>1. Request and intent: produce o
 /** Mixed text, so cuts land on multi-unit characters too. */
 export const outputTool: Tool = makeOutputTool({ fill: 'oé😀 ' });
 
+/**
+ * A size divisible by 3 asks for the same bytes every time (a file read again unchanged): the second
+ * such call of one size is a repeat, sent as a note while the first copy is whole. Other sizes differ.
+ */
+function outputInput(size: number): Record<string, unknown> {
+  return size % 3 === 0 ? { size, copy: 0 } : { size };
+}
+
 /** Answers from a queue of turns: each turn is the sizes of its tool calls, one call per response. */
 export class LocalModel implements ModelClient {
   readonly requests: ModelRequest[] = [];
@@ -48,7 +56,7 @@ export class LocalModel implements ModelClient {
     const asksSummary = JSON.stringify(last?.content ?? '').includes(SUMMARY_REQUEST_MARKER);
     let content: AssistantBlock[];
     if (asksSummary) content = [{ type: 'text', text: SUMMARY }];
-    else if (this.calls.length > 0) content = [{ type: 'text', text: `calling ${this.n}` }, { type: 'tool_use', id: `toolu_local_${this.n}`, name: 'Output', input: { size: this.calls.shift() } }];
+    else if (this.calls.length > 0) content = [{ type: 'text', text: `calling ${this.n}` }, { type: 'tool_use', id: `toolu_local_${this.n}`, name: 'Output', input: outputInput(this.calls.shift() ?? 0) }];
     else content = [{ type: 'text', text: `answer ${this.n}` }];
     const usage = { input_tokens: Math.ceil(size / 4), output_tokens: 10 };
     handlers.onMessageStart?.(id, usage);

@@ -8,6 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { isTrimmed } from '../../../src/core/compaction/microcompact';
+import { isRepeatNote } from '../../../src/core/conversation/repeatedResults';
+import type { ApiMessage } from '../../../src/core/conversation/types';
 import { useTempDirs } from '../support/tempDirs';
 import { requestProblem } from './compactionSupport';
 import { defaultSettings, openLive, readBack, resumeLive, type Live } from './liveConversation';
@@ -19,7 +22,10 @@ type Op =
   | { kind: 'tooLong'; sizes: number[] }
   | { kind: 'micro' | 'session-memory' | 'full' | 'auto' | 'undo' | 'resume' };
 
-const sizeArb = fc.oneof(fc.integer({ min: 10, max: 300 }), fc.integer({ min: 380, max: 420 }), fc.integer({ min: 500, max: 5_000 }));
+// 900, 1,500 and 3,000 come back as the same bytes (liveConversation.ts): repeats, sent as notes.
+const sizeArb = fc.oneof(
+  fc.integer({ min: 10, max: 300 }), fc.integer({ min: 380, max: 420 }), fc.integer({ min: 500, max: 5_000 }), fc.constantFrom(900, 1_500, 3_000),
+);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('turn' as const), sizes: fc.array(sizeArb, { maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('tooLong' as const), sizes: fc.array(sizeArb, { maxLength: 2 }) }) },
@@ -29,7 +35,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 /** What the runs went through, so the property is known to reach every path it is about. */
-const seen = { stages: new Set<string>(), undone: 0, undoneSummaries: 0, replayed: 0, resumes: 0 };
+const seen = { stages: new Set<string>(), undone: 0, undoneSummaries: 0, replayed: 0, resumes: 0, notes: 0, notesAfterTrim: 0 };
 
 /** JSON of the request messages: what "the same bytes" means for the API. */
 const json = (messages: readonly unknown[]): string => JSON.stringify(messages);
@@ -79,6 +85,24 @@ async function undoBoth(live: Live, settings: ReturnType<typeof defaultSettings>
   assert.equal(json(back.messages), json(twin.agent.messages), 'the resumed process\'s undo reads back too');
 }
 
+/** Repeat notes in the conversation, and notes whose copy was trimmed or compacted away since. */
+function countNotes(messages: readonly ApiMessage[]): void {
+  const whole = new Set<string>();
+  for (const m of messages) {
+    if (typeof m.content === 'string') continue;
+    for (const b of m.content) {
+      if (b.type !== 'tool_result') continue;
+      if (!isRepeatNote(b)) {
+        if (!isTrimmed(b)) whole.add(b.tool_use_id);
+        continue;
+      }
+      seen.notes++;
+      const of = / id ([^:\s]+):/.exec(b.content as string)?.[1] ?? '';
+      if (!whole.has(of)) seen.notesAfterTrim++;
+    }
+  }
+}
+
 describe('a transcript reads back as the conversation the process holds', () => {
   it('after any sequence of turns, compactions, undos and resumes (JSON-identical messages)', async () => {
     await fc.assert(fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 14 }), fc.boolean(), async (ops, auto) => {
@@ -93,6 +117,7 @@ describe('a transcript reads back as the conversation the process holds', () => 
           for (const e of live.orch.events) seen.stages.add(e.stage);
           assert.deepEqual(back.warnings, []);
           assert.equal(json(back.messages), json(live.agent.messages), `after ${op.kind}`);
+          countNotes(live.agent.messages);
         } catch (e) {
           if (process.env.ENGRAM_DEBUG) console.error(`op ${i} ${op.kind}:`, e);
           throw e;
@@ -103,5 +128,7 @@ describe('a transcript reads back as the conversation the process holds', () => 
     if (process.env.ENGRAM_DEBUG) console.error(JSON.stringify({ ...seen, stages: [...seen.stages] }));
     assert.deepEqual([...seen.stages].sort(), ['full', 'micro', 'reactive', 'session-memory']);
     assert.ok(seen.undone > 10 && seen.undoneSummaries > 3 && seen.replayed > 20 && seen.resumes > 20, JSON.stringify(seen));
+    // Repeats went as notes and read back as notes (repeatedResults.test.ts has a note outliving its copy).
+    assert.ok(seen.notes > 20, JSON.stringify(seen));
   });
 });

@@ -118,7 +118,7 @@ describe('one number for compaction and the screen', () => {
     const shownAtCompaction: number[] = [];
     orch.on((e) => { if (e.type === 'compacted') shownAtCompaction.push(gaugeState(gauge, agent, store.settings).usedTokens); });
 
-    server.enqueue(...[9_000, 9_000, 9_000, 9_000, 9_000, 9_000, 9_000].map(call), answer('first turn done', 65_000));
+    server.enqueue(...[9_000, 9_001, 9_002, 9_003, 9_004, 9_005, 9_006].map(call), answer('first turn done', 65_000));
     await agent.runTurn('produce output');
     const shown = gaugeState(gauge, agent, store.settings);
     assert.ok(shown.usedTokens >= 65_000 && shown.usedTokens < 65_100, `${shown.usedTokens}`);

@@ -45,6 +45,7 @@ export function attachSessionNotes(agent: Agent, deps: AttachSessionNotesDeps): 
     ...(deps.countTokens ? { countTokens: deps.countTokens } : {}),
   });
   if (deps.onEvent) notes.on(deps.onEvent);
+  notes.bindSource(agent);
   // Start reading the sidecar now so the first response does not wait for it.
   void notes.load().catch((e: unknown) => deps.logger?.error('Could not read the session notes state', e));
 

@@ -90,6 +90,7 @@ export class SessionNotes {
   private dirty = false;
   private disposed = false;
   private turnToolCalls = 0;
+  private source: ForkSource | undefined;
 
   /** A user turn starts: 'the last turn had no tool call' is judged over the whole turn. */
   onTurnStart(): void {
@@ -150,6 +151,23 @@ export class SessionNotes {
     if (this.current) return { decision, skipped: 'busy' };
     const update = this.runUpdate(source.forkContext(), decision.kind, { messageId: response.id, contextTokens });
     return { decision, update };
+  }
+
+  /** The conversation that a catch-up forks from (attach.ts binds the main agent). */
+  bindSource(source: ForkSource): void {
+    this.source = source;
+  }
+
+  /**
+   * Brings the notes up to date now, from the conversation as it is: what a session-memory compaction
+   * asks for when the notes lag behind (compaction's NotesSource.catchUp). Waits for a running update
+   * first, since that one may leave little to do but cannot be joined.
+   */
+  async catchUp(cover: UpdateCover): Promise<UpdateOutcome> {
+    await this.load();
+    if (!this.source) return { status: 'failed', error: 'No conversation to update the notes from.' };
+    if (this.current) await this.current;
+    return this.runUpdate(this.source.forkContext(), this.data.initialized ? 'update' : 'init', cover);
   }
 
   /**

@@ -110,7 +110,7 @@ describe('the offline demo model on the real engine', () => {
   it('fills the session notes from the conversation, not the template', async () => {
     // Written as the first response arrives (the Read still running), then again at the next turn's
     // answer: the README's text is more than the growth that update waits for.
-    const { session, cwd } = await open({ 'sessionNotes.enabled': true, 'sessionNotes.initTokens': 1_000, 'sessionNotes.updateGrowthTokens': 500, 'sessionNotes.updateToolCalls': 1 });
+    const { session, cwd } = await open({ 'sessionNotes.enabled': true, 'sessionNotes.initTokens': 1_000, 'sessionNotes.updateGrowthTokens': 500, 'sessionNotes.updateGrowthPercent': 0, 'sessionNotes.updateToolCalls': 1 });
     fs.appendFileSync(path.join(cwd, 'README.md'), `\n## Details\n\n${'Engram keeps session notes while you work. '.repeat(100)}\n`);
     await session.runTurn('read README.md');
     await session.runTurn('run false');
