@@ -36,6 +36,11 @@ export function repeatNote(toolUseId: string, label: CallLabel, chars: number): 
     'If that output is no longer shown in full above, run the tool again.]';
 }
 
+/** The id of the call a note names. */
+export function repeatedCallOf(note: string): string | undefined {
+  return note.startsWith(REPEAT_NOTE_PREFIX) ? / id ([^:\s]+):/.exec(note)?.[1] : undefined;
+}
+
 export function isRepeatNote(block: ToolResultBlock): boolean {
   return typeof block.content === 'string' && block.content.startsWith(REPEAT_NOTE_PREFIX);
 }
@@ -104,8 +109,7 @@ export class RepeatIndex {
     for (const m of messages) {
       if (typeof m.content === 'string') continue;
       for (const b of m.content) {
-        if (b.type !== 'tool_result' || !isRepeatNote(b)) continue;
-        const id = / id ([^:\s]+):/.exec(b.content as string)?.[1];
+        const id = b.type === 'tool_result' && isRepeatNote(b) ? repeatedCallOf(b.content as string) : undefined;
         if (id) out.add(id);
       }
     }

@@ -2,6 +2,7 @@
 // pure, so it is unit-tested in plain Node.
 import type { ApiMessage, ContentBlock } from '../../core/session/hostSession';
 import { isMemoryAttachment } from '../../core/conversation/attachmentTag';
+import { isRepeatNote, repeatedCallOf } from '../../core/conversation/repeatedResults';
 import type { Usage } from '../../core/conversation/types';
 import type { ChatItem, TurnTokens } from '../../protocol/messages';
 import { isFileAttachment } from './fileMentions';
@@ -50,6 +51,8 @@ function resultText(block: Extract<ContentBlock, { type: 'tool_result' }>): stri
 export function itemsFromMessages(messages: readonly ApiMessage[], summarize: (name: string, input: Record<string, unknown>) => string): ChatItem[] {
   const items: ChatItem[] = [];
   const tools = new Map<string, Extract<ChatItem, { kind: 'tool' }>>();
+  /** Full outputs by call, so a result the model got as a repeat note shows the output it stands for. */
+  const outputs = new Map<string, string>();
   messages.forEach((message, m) => {
     blocks(message.content).forEach((block, b) => {
       const id = `h${m}-${b}`;
@@ -69,7 +72,11 @@ export function itemsFromMessages(messages: readonly ApiMessage[], summarize: (n
       } else if (block.type === 'tool_result') {
         const item = tools.get(block.tool_use_id);
         if (!item) return;
-        item.result = clip(resultText(block));
+        const text = resultText(block);
+        const of = isRepeatNote(block) ? repeatedCallOf(text) : undefined;
+        const full = (of !== undefined ? outputs.get(of) : undefined) ?? text;
+        outputs.set(block.tool_use_id, full);
+        item.result = clip(full);
         item.status = block.is_error ? 'error' : 'done';
       }
     });

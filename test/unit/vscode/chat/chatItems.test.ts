@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ApiMessage } from '../../../../src/core/conversation/types';
 import { clip, itemsFromMessages } from '../../../../src/vscode/chat/chatItems';
+import { repeatNote } from '../../../../src/core/conversation/repeatedResults';
 
 test('a resumed conversation becomes chat items with tool calls paired to their results', () => {
   const messages: ApiMessage[] = [
@@ -24,4 +25,17 @@ test('long tool output is clipped for display with a count of what was left out'
   const text = clip('x'.repeat(25_000), 20_000);
   assert.ok(text.startsWith('x'.repeat(20_000)));
   assert.match(text, /5,000 more characters/);
+});
+
+test('a result the model got as a repeat note shows, after a resume, the full output it stands for', () => {
+  const output = 'line of the file\n'.repeat(60);
+  const messages: ApiMessage[] = [
+    { role: 'user', content: 'read it twice' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: 'a.py' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: output }] },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: 'a.py' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: repeatNote('toolu_1', { name: 'Read', summary: 'Read a.py' }, output.length) }] },
+  ];
+  const tools = itemsFromMessages(messages, (name) => name).filter((i) => i.kind === 'tool');
+  assert.deepEqual(tools.map((t) => (t.kind === 'tool' ? t.result : '')), [output, output]);
 });
