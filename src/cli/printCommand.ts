@@ -33,7 +33,7 @@ const OPTIONS = {
   'no-memory': { type: 'boolean', help: 'Leave out the project memory (MEMORY.md index, recall, memory writes).' },
   'team-memory': { type: 'boolean', help: "Use the repository's team memory too (on when ENGRAM_TEAM_SERVER is set; syncs with it using ENGRAM_TEAM_TOKEN)." },
   'extract-memories': { type: 'boolean', help: 'After the run, let a background agent save what is worth remembering (one more model call).' },
-  verbose: { type: 'boolean', short: 'v', help: 'Log retries and warnings to stderr.' },
+  verbose: { type: 'boolean', short: 'v', help: "Log warnings to stderr, and each retry's full reason (a retry is always said in one line)." },
   version: { type: 'boolean', help: 'Print the version and exit.' },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
@@ -169,11 +169,12 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   if (format === 'text') reportProblems(io, problems);
   const said = new Set(problems.map(formatProblem));
   session.warnings.filter((w) => !said.has(w)).forEach((w) => logger.warn(w));
-  if (options.verbose) {
-    session.agent.on((e) => {
-      if (e.type === 'retrying') io.stderr(`engram: ${e.reason} Retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt}/${e.maxRetries}).\n`);
-    });
-  }
+  // A retry is said always (a run that waits in silence looks hung): its first sentence, or all of it with -v.
+  session.agent.on((e) => {
+    if (e.type !== 'retrying') return;
+    const reason = options.verbose ? e.reason : firstSentence(e.reason);
+    io.stderr(`engram: ${reason} Retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt}/${e.maxRetries}).\n`);
+  });
 
   await appendHistory(dataDir, { display: prompt, timestamp: Date.now(), project: cwd, sessionId: session.sessionId })
     .catch((e: unknown) => logger.error('Could not write history.jsonl', e));
@@ -232,4 +233,10 @@ function stderrLogger(io: CliIo, verbose: boolean): Logger {
     },
     error: (m, e) => io.stderr(`engram: ${m}${e instanceof Error ? `: ${e.message}` : ''}\n`),
   };
+}
+
+/** Up to the first ". " (a URL's dots are followed by no space). */
+function firstSentence(text: string): string {
+  const end = text.search(/\.\s/);
+  return end === -1 ? text : text.slice(0, end + 1);
 }

@@ -101,3 +101,12 @@ export const REATTACH_TOTAL_TOKENS = 50_000;
  * session would fail. Real content never comes near this.
  */
 export const MAX_JSON_DEPTH = 1_000;
+/**
+ * A model request that receives no byte for this many seconds (no status line, no SSE event; the API's
+ * pings count) is abandoned and retried (setting; 0 = off). The API sends a ping every few seconds even
+ * while the model thinks, so half a minute of silence means a dead connection or a stuck server, and
+ * it is short enough that six attempts end within a few minutes instead of an hour.
+ */
+export const STALL_SECONDS = 30;
+/** A model request that failed in a way worth another try (overload, 5xx, a lost connection) is retried this many times (setting). */
+export const MODEL_MAX_RETRIES = 5;

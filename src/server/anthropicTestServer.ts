@@ -1,7 +1,8 @@
 // An Anthropic-compatible Messages API on 127.0.0.1 for tests, benchmarks and the offline demo.
 // It checks auth and validates every request like the API (requestValidator.ts), simulates the prompt
 // cache (promptCache.ts), and answers from a script: queued replies first, then the responder, then the
-// offline demo model (when enabled), else a 500 that says the script ran out.
+// offline demo model (when enabled), else a 500 that says the script ran out. A script can also delay,
+// drop the connection, or go silent with the connection open (`hang`, `stallAfterEvents`).
 //   POST /v1/messages               JSON, or SSE with `stream: true`
 //   POST /v1/messages/count_tokens  {input_tokens}
 // Every request is logged (`requests`, and a JSON-lines file when `logFile` is given).
@@ -176,6 +177,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     const message = resolveMessage(reply, body.model, usage);
     entry.usage = message.usage;
     if (reply.delayMs) await sleep(reply.delayMs);
+    if (reply.hang) {
+      entry.error = 'never answered (scripted hang)';
+      record(entry);
+      return;
+    }
 
     if (body.stream !== true) {
       if (reply.dropAfterEvents !== undefined) {
@@ -190,6 +196,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       return;
     }
     if (reply.dropAfterEvents !== undefined) entry.error = `connection dropped after ${reply.dropAfterEvents} events`;
+    if (reply.stallAfterEvents !== undefined) entry.error = `went silent after ${reply.stallAfterEvents} events`;
     entry.status = 200;
     record(entry);
     await streamEvents(res, requestId, messageEvents(message, { omitFinalBlockStop: reply.omitFinalBlockStop }), reply);
@@ -228,12 +235,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     res: http.ServerResponse,
     requestId: string,
     events: SseEvent[],
-    pacing: Pick<ScriptedMessage, 'chunkDelayMs' | 'dropAfterEvents'>,
+    pacing: Pick<ScriptedMessage, 'chunkDelayMs' | 'dropAfterEvents' | 'stallAfterEvents'>,
   ): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId });
     res.flushHeaders();
     for (let i = 0; i < events.length; i++) {
       if (res.destroyed) return; // the client went away
+      if (pacing.stallAfterEvents !== undefined && i >= pacing.stallAfterEvents) return; // silent, connection open
       if (pacing.dropAfterEvents !== undefined && i >= pacing.dropAfterEvents) {
         res.socket?.destroy();
         return;

@@ -20,6 +20,10 @@ export interface ScriptedMessage {
   chunkDelayMs?: number;
   /** Destroy the socket after this many SSE events (non-streaming: before any response). */
   dropAfterEvents?: number;
+  /** Take the request and never answer (no status line): a server gone silent. The connection stays open until the client gives up. */
+  hang?: boolean;
+  /** Send the status line and this many SSE events, then nothing more, with the connection left open. */
+  stallAfterEvents?: number;
   /** Leave out the last content_block_stop, as a stream cut at max_tokens does. */
   omitFinalBlockStop?: boolean;
   /** Overrides of the computed usage (e.g. to simulate a big context). */

@@ -14,6 +14,7 @@ import type { AgentEvent, TurnEndReason } from './events';
 import type { ToolGate } from './permissions';
 import { cancelledResult, errorResult, runToolCalls, summarizeCall, type ToolCallOutcome } from './toolRunner';
 import { recoverableTooLong } from './reactiveErrors';
+import { markedCutOff } from './cutOffReply';
 import { MAX_REACTIVE_RETRIES } from '../thresholds';
 
 export interface LoopConfig {
@@ -133,7 +134,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
     } catch (e) {
       if (!isModelError(e)) throw e;
       error = e;
-      response = e.partial;
+      response = markedCutOff(e.partial, e);
     }
     if (response?.id) modelCalls++;
     if (response) usage = addUsage(usage, response.usage);

@@ -18,20 +18,26 @@ import {
 } from './errors';
 import type { ModelConfig } from './modelConfig';
 import { emptyUsage, type ModelClient, type ModelRequest, type ModelResponse, type StreamHandlers } from './modelClient';
+import { stallGuardedFetch, stallIn, type StallError } from './stallGuard';
 
 export interface AnthropicClientOptions {
   apiKey: string | undefined;
   baseUrl: string;
   /** Per request; a stream that stalls longer than this fails as a connection error. */
   timeoutMs?: number;
+  /**
+   * A request that receives no byte for this long is abandoned (stallGuard.ts); read at each request,
+   * so a settings change applies to the next one. Default engram.network.stallSeconds' default; 0 = off.
+   */
+  stallMs?: () => number;
   logger?: Logger;
 }
 
 /** Ten minutes, the SDK's own default: long generations are normal. */
 const DEFAULT_TIMEOUT_MS = 600_000;
 
-export function createAnthropicClient(config: ModelConfig, logger?: Logger): AnthropicModelClient {
-  return new AnthropicModelClient({ apiKey: config.apiKey, baseUrl: config.baseUrl, logger });
+export function createAnthropicClient(config: ModelConfig, logger?: Logger, stallMs?: () => number): AnthropicModelClient {
+  return new AnthropicModelClient({ apiKey: config.apiKey, baseUrl: config.baseUrl, logger, ...(stallMs ? { stallMs } : {}) });
 }
 
 type Building =
@@ -55,6 +61,7 @@ export class AnthropicModelClient implements ModelClient {
           baseURL: opts.baseUrl,
           maxRetries: 0, // our own loop retries, so the UI can say when and why
           timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          fetch: stallGuardedFetch(opts.stallMs),
           logLevel: 'off',
           openTelemetry: false,
         })
@@ -339,6 +346,8 @@ function fromSdkStopReason(r: SdkStopReason | null): StopReason {
 
 function mapError(e: unknown, partial: ModelResponse | undefined): ModelError {
   if (isModelError(e)) return e;
+  const stall = stallIn(e);
+  if (stall) return stalledError(stall, partial);
   if (e instanceof APIConnectionError) {
     if (partial) return droppedError(partial, e);
     return new ConnectionError(`Could not reach the API (${e.message}). Check your network and the base URL.`, { cause: e });
@@ -359,6 +368,22 @@ function mapError(e: unknown, partial: ModelResponse | undefined): ModelError {
   if (partial) return droppedError(partial, e);
   const message = e instanceof Error ? e.message : String(e);
   return new ConnectionError(`The request to the API failed (${message}). Check your network and try again.`, { cause: e });
+}
+
+/** A server that went silent: retried like any lost connection, and the message names where it went. */
+function stalledError(stall: StallError, partial: ModelResponse | undefined): ModelError {
+  if (partial) {
+    return new ConnectionDroppedError(`${stall.message} in the middle of an answer, so it was abandoned; what arrived so far is kept. Send a message to continue.`, {
+      partial,
+      requestId: partial.requestId,
+      cause: stall,
+    });
+  }
+  return new ConnectionError(
+    `${stall.message}: the server took the request and then went silent, so the request was abandoned. ` +
+      'Check your network and the server (engram.baseUrl, ANTHROPIC_BASE_URL); engram.network.stallSeconds sets how long to wait.',
+    { cause: stall },
+  );
 }
 
 function droppedError(partial: ModelResponse, cause: unknown): ConnectionDroppedError {

@@ -1,5 +1,6 @@
 // Our own retry loop around ModelClient.stream (the SDK's is off), so the UI can say
 // "retrying in N s (attempt k/5)" and so a retry never duplicates text a person already saw.
+import { MODEL_MAX_RETRIES } from '../thresholds';
 import { isModelError, type ModelError } from './errors';
 import { emptyUsage, type ModelClient, type ModelRequest, type ModelResponse, type StreamHandlers } from './modelClient';
 
@@ -17,7 +18,7 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  maxRetries: 5,
+  maxRetries: MODEL_MAX_RETRIES,
   baseDelayMs: 1_000,
   maxDelayMs: 32_000,
   jitter: 0.25,
@@ -72,13 +73,19 @@ export async function streamWithRetry(
       return await client.stream(req, tracked, signal);
     } catch (e) {
       if (!isModelError(e) || !e.retryable || shown || (e.partial?.content.length ?? 0) > 0) throw e;
-      if (attempt >= policy.maxRetries) throw e;
+      if (attempt >= policy.maxRetries) throw gaveUp(e, attempt + 1);
       if (e.retryAfterMs !== undefined && e.retryAfterMs > policy.maxRetryAfterMs) throw e;
       const delayMs = retryDelayMs(attempt + 1, e.retryAfterMs, policy, options.random);
       options.onRetry?.({ attempt: attempt + 1, maxRetries: policy.maxRetries, delayMs, error: e });
       if (!(await sleep(delayMs, signal))) return cancelledResponse(req.model);
     }
   }
+}
+
+/** The last error, saying how many tries it took, so a long wait before it makes sense. */
+function gaveUp(e: ModelError, attempts: number): ModelError {
+  if (attempts > 1) e.message = `${e.message} (Gave up after ${attempts} attempts.)`;
+  return e;
 }
 
 function cancelledResponse(model: string): ModelResponse {

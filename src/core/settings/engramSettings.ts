@@ -9,7 +9,7 @@ import {
   DEFAULT_CONTEXT_WINDOW, EXTRACTION_EVERY_TURNS, FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS,
   MICROCOMPACT_KEEP_RECENT_RESULTS, MICROCOMPACT_PERCENT, MICROCOMPACT_RESULT_CHARS, NOTES_INIT_TOKENS, NOTES_UPDATE_GROWTH_TOKENS,
   NOTES_UPDATE_GROWTH_PERCENT, NOTES_UPDATE_TOOL_CALLS, RECALL_MAX_FILES, SEND_REPEATS_ONCE, SESSION_MEMORY_COMPACT_PERCENT,
-  TRIM_SUPERSEDED_FIRST,
+  TRIM_SUPERSEDED_FIRST, STALL_SECONDS, MODEL_MAX_RETRIES,
 } from '../thresholds';
 
 interface NumberKey { kind: 'number'; default: number; minimum: number; maximum?: number; integer?: boolean }
@@ -34,6 +34,10 @@ export const SETTING_KEYS = {
   baseUrl: str(''),
   dataDir: str(''),
   offlineDemo: bool(false),
+  // Seconds without a byte before a model request is abandoned and retried; 0 turns the check off
+  // (a proxy that holds the whole answer back until it is done). Fractions allowed.
+  'network.stallSeconds': { kind: 'number', default: STALL_SECONDS, minimum: 0, maximum: 600 },
+  'network.maxRetries': int(MODEL_MAX_RETRIES, 0, 10),
   'sessionNotes.enabled': bool(true),
   'sessionNotes.initTokens': int(NOTES_INIT_TOKENS, 1_000),
   'sessionNotes.updateGrowthTokens': int(NOTES_UPDATE_GROWTH_TOKENS, 500),
@@ -85,6 +89,8 @@ export interface EngramSettings {
   /** Empty: ENGRAM_DATA_DIR, else ~/.engram (the host resolves it to a path). */
   dataDir: string;
   offlineDemo: boolean;
+  /** How long a model request may go without a byte, and how often a failed one is tried again. */
+  network: { stallSeconds: number; maxRetries: number };
   sessionNotes: {
     enabled: boolean;
     initTokens: number;
@@ -171,6 +177,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
       baseUrl: get('baseUrl'),
       dataDir: get('dataDir'),
       offlineDemo: get('offlineDemo'),
+      network: { stallSeconds: get('network.stallSeconds'), maxRetries: get('network.maxRetries') },
       sessionNotes: {
         enabled: get('sessionNotes.enabled'),
         initTokens: get('sessionNotes.initTokens'),
