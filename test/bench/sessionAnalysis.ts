@@ -4,6 +4,7 @@
 // writes that rewrite content sent before, whether a resumed turn's prefix is byte-identical to what the
 // last process sent, what compaction did, what a request after a compaction still carries, and how much
 // repeated tool output went as a note instead of a second copy.
+import { isRepeatNote, repeatedCallOf } from '../../src/core/conversation/repeatedResults';
 import type { ToolResultBlock } from '../../src/core/conversation/types';
 import { SUMMARY_REQUEST_MARKER, SUMMARY_SECTIONS } from '../../src/core/compaction/summaryPrompt';
 import { NOTES_UPDATE_MARKER } from '../../src/core/memory/sessionNotes/prompts';
@@ -14,7 +15,6 @@ import type { SessionRun, ToolCallFacts } from './sessionChain';
 
 const COMPACTED_OPENING = 'This session continues a conversation';
 /** How the engine's note for a repeated tool output starts (a result sent once, issue #19). */
-const REPEAT_NOTE_PREFIX = '[Same output as the earlier ';
 /** Both scripts' notes updaters write "... reached Turn N." into the notes. */
 const NOTES_PROGRESS = /<session-notes>[\s\S]*reached Turn \d+/;
 
@@ -114,22 +114,22 @@ export function analyse(run: SessionRun): Analysis {
     units: parts.main + parts.notes + parts.summary, parts, rewriteShare: written > 0 ? rewritten / written : 0,
     ...prefix, minKeptTokens: minKept, openingsWithoutSummary: withoutSummary,
     rejected: run.requests.filter((r) => r.status !== 200).length, requests: run.requests.length,
-    repeatsNotSent: notes.size, repeatTokensNotSent: [...notes].reduce((n, [id, note]) => n + approxTokens(fullCopy(run.calls, id, note).length), 0),
+    repeatsNotSent: notes.size, repeatTokensNotSent: [...notes].reduce((n, [id, note]) => n + approxTokens(Math.max(0, fullCopy(run.calls, id, note).length - note.length)), 0),
   };
 }
 
 /** Tool results of a request that are notes standing for a repeated output: tool_use_id -> note. */
 function repeatNotes(req: LoggedRequest): Array<[string, string]> {
   return req.body.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
-    .filter((b): b is ToolResultBlock => b.type === 'tool_result' && typeof b.content === 'string' && b.content.startsWith(REPEAT_NOTE_PREFIX))
+    .filter((b): b is ToolResultBlock => b.type === 'tool_result' && isRepeatNote(b))
     .map((b) => [b.tool_use_id, b.content as string]);
 }
 
 /** The output a note stood for: the transcript keeps it whole; else the earlier call the note names. */
 function fullCopy(calls: ToolCallFacts[], id: string, note: string): string {
   const own = calls.find((c) => c.id === id)?.result;
-  if (own && !own.startsWith(REPEAT_NOTE_PREFIX)) return own;
-  const earlier = / id ([^:\s]+):/.exec(note)?.[1];
+  if (own && !isRepeatNote({ type: 'tool_result', tool_use_id: id, content: own })) return own;
+  const earlier = repeatedCallOf(note);
   return calls.find((c) => c.id === earlier)?.result ?? '';
 }
 
@@ -220,7 +220,7 @@ export function metricsOf(run: Omit<SessionRun, 'requests'>, a: Analysis, n: Met
     [`session_cost${s}_turns_ok${suffix}`]: { value: run.turnsOk, unit: 'turns', target: run.script.turns },
     [`session_cost${s}_rejected_requests${suffix}`]: { value: a.rejected, unit: 'requests', target: 0 },
     [`session_cost${s}_compactions_without_summary${suffix}`]: { value: a.openingsWithoutSummary, unit: 'compactions', target: 0, note: 'a compacted request must open with the notes or a summary with every section' },
-    [`session_cost${s}_repeats_not_sent${suffix}`]: { value: a.repeatsNotSent, unit: 'tool results', note: `sent as a note naming the earlier call; their full copies: ${a.repeatTokensNotSent} tokens` },
+    [`session_cost${s}_repeats_not_sent${suffix}`]: { value: a.repeatsNotSent, unit: 'tool results', note: `sent as a note naming the earlier call (same output, or a diff of a file read again); left unsent: ${a.repeatTokensNotSent} tokens` },
     [`session_cost${s}_repeat_tokens_not_sent${suffix}`]: { value: a.repeatTokensNotSent, unit: 'tokens' },
   };
   for (const stage of ['micro', 'session-memory', 'full', 'reactive']) {

@@ -30,6 +30,7 @@ const TODAY: Policy = {
     'engram.sessionNotes.updateGrowthPercent': 0,
     'engram.sessionNotes.updateGrowthTokens': 5000,
     'engram.sessionNotes.updateToolCalls': 3,
+    'engram.sessionNotes.catchUpBeforeCompaction': false,
   },
 };
 const NEW: Policy = { name: 'new' };
@@ -64,7 +65,7 @@ function summaryOf(turn: number): string {
 }
 
 /** The session of issue #10: turn t reviews src/module<t>.js with one tool call. */
-const oneFileSession: SessionScript = {
+export const oneFileSession: SessionScript = {
   name: 'one-file',
   turns: TURNS,
   allowedTools: 'Read,Grep,Glob,Bash',

@@ -248,7 +248,7 @@ function recordResult(cfg: LoopConfig, o: ToolCallOutcome, repeat?: RepeatMark):
 }
 
 function noteOfRepeat(repeats: RepeatIndex, o: ToolCallOutcome, tools: Map<string, Tool>): RepeatMark | undefined {
-  return repeats.noteFor(o.block, (call) => ({ name: call?.name ?? o.call.name, summary: call ? summarizeCall(tools.get(call.name), call) : '' }));
+  return repeats.noteFor(o.block, (call) => ({ name: call?.name ?? o.call.name, summary: call ? summarizeCall(tools.get(call.name), call) : '' }), o.call);
 }
 
 /** Waits for the lines written so far; the error to end the turn with when one of them failed. */

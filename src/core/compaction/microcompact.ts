@@ -8,6 +8,7 @@
 // transcript keeps the originals. A result already trimmed carries the note and is left alone, so
 // running microcompact again changes only results that became old since.
 import type { ApiMessage, ContentBlock, ImageBlock, TextBlock, ToolResultBlock } from '../conversation/types';
+import { TRIM_NOTE_PREFIX } from '../conversation/resultNotes';
 import { cutText, groupDigits } from './textCut';
 
 export interface MicrocompactOptions {
@@ -33,7 +34,7 @@ export interface MicrocompactResult {
   charsAfter: number;
 }
 
-const NOTE_PREFIX = '[Output trimmed to save context: showing the first ';
+const NOTE_PREFIX = TRIM_NOTE_PREFIX;
 const IMAGE_NOTE_PATTERN = /^\[Image removed to save context \([^)]*\)\. Run the tool again to see it\.\]$/;
 const NOTE_PATTERN = /\[Output trimmed to save context: showing the first [\d,]+ of [\d,]+ characters\.[^\]]*\]$/;
 

@@ -119,7 +119,7 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
         tokensOf: ctx.tokensOf,
         tokensBefore: before,
         reattach: await reattach(),
-        catchUp: true,
+        catchUp: s.notesCatchUp,
       })
       : unavailable('session-memory', 'no-notes', 'Session notes are not available in this conversation.');
     if (sm.ok) {

@@ -4,7 +4,7 @@ import {
   DEFAULT_CONTEXT_WINDOW, FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS, MAX_CONSECUTIVE_COMPACT_FAILURES,
   MAX_REACTIVE_RETRIES, MICROCOMPACT_KEEP_RECENT_RESULTS, MICROCOMPACT_PERCENT, MICROCOMPACT_RESULT_CHARS,
   NOTES_WAIT_TIMEOUT_MS, REATTACH_FILE_TOKENS, REATTACH_MAX_FILES, REATTACH_TOTAL_TOKENS, SESSION_MEMORY_COMPACT_PERCENT,
-  TRIM_SUPERSEDED_FIRST,
+  NOTES_CATCH_UP_BEFORE_COMPACTION, TRIM_SUPERSEDED_FIRST,
 } from '../thresholds';
 
 export interface CompactionSettings {
@@ -30,6 +30,8 @@ export interface CompactionSettings {
   toolResultChars: number;
   /** Trims cut superseded copies first and keep each file's newest copy whole (supersededResults.ts). */
   trimSupersededFirst: boolean;
+  /** Session-memory compaction lets live notes that lag behind catch up first (NotesSource.catchUp). */
+  notesCatchUp: boolean;
   /** Session-memory compaction keeps >= minTokens and >= minTextMessages, at most maxTokens. */
   keepMinTokens: number;
   keepMinTextMessages: number;
@@ -57,6 +59,7 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   keepRecentToolResults: MICROCOMPACT_KEEP_RECENT_RESULTS,
   toolResultChars: MICROCOMPACT_RESULT_CHARS,
   trimSupersededFirst: TRIM_SUPERSEDED_FIRST,
+  notesCatchUp: NOTES_CATCH_UP_BEFORE_COMPACTION,
   keepMinTokens: KEEP_MIN_TOKENS,
   keepMinTextMessages: KEEP_MIN_TEXT_MESSAGES,
   keepMaxTokens: KEEP_MAX_TOKENS,
@@ -68,6 +71,8 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   reattachTotalTokens: REATTACH_TOTAL_TOKENS,
 });
 
+type BooleanSetting = 'auto' | 'reactive' | 'trimSupersededFirst' | 'notesCatchUp';
+
 /**
  * Defaults overlaid with what the user set. A value of the wrong type or out of range falls back to
  * its default (a typo in settings.json must not switch compaction off), and the marks are kept in
@@ -75,8 +80,8 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
  */
 export function resolveCompactionSettings(given: Partial<Record<keyof CompactionSettings, unknown>> = {}): CompactionSettings {
   const d = DEFAULT_COMPACTION_SETTINGS;
-  const bool = (k: 'auto' | 'reactive' | 'trimSupersededFirst'): boolean => (typeof given[k] === 'boolean' ? (given[k] as boolean) : d[k]);
-  const num = (k: Exclude<keyof CompactionSettings, 'auto' | 'reactive' | 'trimSupersededFirst'>, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+  const bool = (k: BooleanSetting): boolean => (typeof given[k] === 'boolean' ? (given[k] as boolean) : d[k]);
+  const num = (k: Exclude<keyof CompactionSettings, BooleanSetting>, min: number, max = Number.MAX_SAFE_INTEGER): number => {
     const v = given[k];
     return typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : d[k];
   };
@@ -95,6 +100,7 @@ export function resolveCompactionSettings(given: Partial<Record<keyof Compaction
     keepRecentToolResults: Math.floor(num('keepRecentToolResults', 0)),
     toolResultChars: Math.floor(num('toolResultChars', 100)),
     trimSupersededFirst: bool('trimSupersededFirst'),
+    notesCatchUp: bool('notesCatchUp'),
     keepMinTokens: minTokens,
     keepMinTextMessages: Math.floor(num('keepMinTextMessages', 0)),
     keepMaxTokens: Math.max(minTokens, Math.floor(num('keepMaxTokens', 0))),

@@ -6,7 +6,7 @@
 //   (repeatedResults.ts), until the file changes. A later Read of the same unchanged file can then go
 //   as a note instead of a full copy beside a stale, cut one.
 // Pure: the same messages give the same plan, so a replayed trim cuts what the live one cut.
-import { isRepeatNote, RepeatIndex } from '../conversation/repeatedResults';
+import { isChangeNote, isRepeatNote, RepeatIndex, repeatedCallOf } from '../conversation/repeatedResults';
 import type { ApiMessage, ToolUseBlock } from '../conversation/types';
 
 export interface TrimPlan {
@@ -49,15 +49,23 @@ export function trimPlan(messages: readonly ApiMessage[]): TrimPlan {
       const file = call ? filePath(call) : undefined;
       if (!call || !file) continue;
       if (READ_TOOLS.has(call.name)) {
-        // A note stands for an older copy, which stays the newest one.
-        if (isRepeatNote(b)) continue;
         const key = rangeKey(call, file);
+        // A repeat note stands for an older copy, which stays the newest one. A change note makes the
+        // copy it names current again: that copy and the diff are the file as it is now.
+        if (isChangeNote(b)) {
+          const base = repeatedCallOf(b.content as string);
+          if (base !== undefined) {
+            trimFirst.delete(base);
+            newestCopy.set(key, base);
+            addRange(rangesOf, file, key);
+          }
+          continue;
+        }
+        if (isRepeatNote(b)) continue;
         const before = newestCopy.get(key);
         if (before !== undefined) trimFirst.add(before);
         newestCopy.set(key, b.tool_use_id);
-        let ranges = rangesOf.get(file);
-        if (!ranges) rangesOf.set(file, (ranges = new Set()));
-        ranges.add(key);
+        addRange(rangesOf, file, key);
       } else if (WRITE_TOOLS.has(call.name)) {
         // Every copy read before the change is stale.
         for (const key of rangesOf.get(file) ?? []) {
@@ -77,4 +85,10 @@ export function trimPlan(messages: readonly ApiMessage[]): TrimPlan {
     noteOrigins.delete(id);
   }
   return { keepWhole, noteOrigins, trimFirst };
+}
+
+function addRange(rangesOf: Map<string, Set<string>>, file: string, key: string): void {
+  let ranges = rangesOf.get(file);
+  if (!ranges) rangesOf.set(file, (ranges = new Set()));
+  ranges.add(key);
 }

@@ -77,12 +77,13 @@ export interface EngramSessionSetup {
 export function notesThresholdsOf(s: EngramSettings): TriggerThresholds {
   const n = s.sessionNotes;
   const growthTokens = Math.max(n.updateGrowthTokens, Math.floor((s.contextWindow * n.updateGrowthPercent) / 100));
-  return { initTokens: n.initTokens, growthTokens, toolCalls: n.updateToolCalls };
+  const quiet = n.catchUpBeforeCompaction && s.compaction.auto ? { quietAboveTokens: Math.floor((s.contextWindow * s.compaction.microcompactPercent) / 100) } : {};
+  return { initTokens: n.initTokens, growthTokens, toolCalls: n.updateToolCalls, ...quiet };
 }
 
 /** The orchestrator's share of the settings. */
 export function compactionSettingsOf(s: EngramSettings): Partial<CompactionSettings> {
-  return { ...s.compaction, contextWindow: s.contextWindow };
+  return { ...s.compaction, contextWindow: s.contextWindow, notesCatchUp: s.sessionNotes.catchUpBeforeCompaction };
 }
 
 export class EngramSession {
@@ -181,6 +182,7 @@ export class EngramSession {
     this.disposers.push(store.onChange((next) => {
       this.compaction.updateSettings(compactionSettingsOf(next));
       this.agent.sendRepeatsOnce = next.compaction.sendRepeatsOnce;
+      this.notes?.setThresholds(notesThresholdsOf(next));
       this.emit({ type: 'settings', settings: next });
       this.emit({ type: 'context' });
     }));

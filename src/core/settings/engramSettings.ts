@@ -8,7 +8,7 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
 import {
   DEFAULT_CONTEXT_WINDOW, EXTRACTION_EVERY_TURNS, FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS,
   MICROCOMPACT_KEEP_RECENT_RESULTS, MICROCOMPACT_PERCENT, MICROCOMPACT_RESULT_CHARS, NOTES_INIT_TOKENS, NOTES_UPDATE_GROWTH_TOKENS,
-  NOTES_UPDATE_GROWTH_PERCENT, NOTES_UPDATE_TOOL_CALLS, RECALL_MAX_FILES, SEND_REPEATS_ONCE, SESSION_MEMORY_COMPACT_PERCENT,
+  NOTES_CATCH_UP_BEFORE_COMPACTION, NOTES_UPDATE_GROWTH_PERCENT, NOTES_UPDATE_TOOL_CALLS, RECALL_MAX_FILES, SEND_REPEATS_ONCE, SESSION_MEMORY_COMPACT_PERCENT,
   TRIM_SUPERSEDED_FIRST, STALL_SECONDS, MODEL_MAX_RETRIES,
 } from '../thresholds';
 
@@ -44,6 +44,7 @@ export const SETTING_KEYS = {
   'sessionNotes.updateToolCalls': int(NOTES_UPDATE_TOOL_CALLS, 1),
   // 0 turns it off: then only updateGrowthTokens counts (DESIGN's cadence).
   'sessionNotes.updateGrowthPercent': { kind: 'number', default: NOTES_UPDATE_GROWTH_PERCENT, minimum: 0, maximum: 100 },
+  'sessionNotes.catchUpBeforeCompaction': bool(NOTES_CATCH_UP_BEFORE_COMPACTION),
   'memory.enabled': bool(true),
   'memory.extraction.enabled': bool(true),
   'memory.extraction.everyTurns': int(EXTRACTION_EVERY_TURNS, 1),
@@ -98,6 +99,8 @@ export interface EngramSettings {
     /** Growth as a share of the context window; the larger of this and updateGrowthTokens counts. */
     updateGrowthPercent: number;
     updateToolCalls: number;
+    /** Compaction brings lagging notes up to date first; ordinary updates stop past the microcompact mark. */
+    catchUpBeforeCompaction: boolean;
   };
   memory: {
     enabled: boolean;
@@ -184,6 +187,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         updateGrowthTokens: get('sessionNotes.updateGrowthTokens'),
         updateGrowthPercent: get('sessionNotes.updateGrowthPercent'),
         updateToolCalls: get('sessionNotes.updateToolCalls'),
+        catchUpBeforeCompaction: get('sessionNotes.catchUpBeforeCompaction'),
       },
       memory: {
         enabled: get('memory.enabled'),

@@ -9,7 +9,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { CompactionOrchestrator } from '../../../src/core/compaction/orchestrator';
 import { staticNotesSource } from '../../../src/core/compaction/notesSource';
 import { loadReplayedConversation } from '../../../src/core/compaction/recordedCompactions';
-import { REPEAT_NOTE_PREFIX } from '../../../src/core/conversation/repeatedResults';
+import { CHANGE_NOTE_PREFIX, REPEAT_NOTE_PREFIX } from '../../../src/core/conversation/repeatedResults';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, UserLine } from '../../../src/core/conversation/types';
 import { createDefaultTools } from '../../../src/core/tools/defaultTools';
@@ -92,10 +92,30 @@ describe('repeated tool output is sent once', () => {
     assert.ok(all[2].text.startsWith(REPEAT_NOTE_PREFIX) && all[2].text.includes(`id ${all[0].id}:`), 'the third copy names the first too');
   });
 
-  it('sends the file whole again once it changed, for a short output, for an error, and with the setting off', async () => {
+  it('a cat of a file read goes as a note; a file read again after a small change goes as a diff against the whole earlier copy', async () => {
     const h = await open();
     await turn(h, 'read it', read('app.py'), say('read'));
-    fs.appendFileSync(path.join(workspace, 'app.py'), 'def extra():\n    pass\n');
+    await turn(h, 'cat it', { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'cat app.py' } }] }, say('same lines'));
+    const file = path.join(workspace, 'app.py');
+    fs.writeFileSync(file, `# header\n${fs.readFileSync(file, 'utf8').replace('return x + 5\n', 'return x + 500\n')}`);
+    await turn(h, 'read it after the change', read('app.py'), say('changed'));
+    const [first, cat, second] = results(h.session.agent.messages);
+    assert.ok(cat.text.startsWith(`${REPEAT_NOTE_PREFIX}Read call`), cat.text);
+    assert.match(cat.text, new RegExp(`id ${first.id} \\(there with line numbers\\)`));
+    assert.ok(second.text.startsWith(CHANGE_NOTE_PREFIX), second.text.slice(0, 200));
+    assert.match(second.text, new RegExp(`id ${first.id}; only what changed is shown`));
+    // Line numbers are left out of the diff, so the line added on top does not make every line differ.
+    assert.match(second.text, /\n@@ -1,1 \+1,2 @@\n\+# header\n def step_0\(x\):/);
+    assert.match(second.text, /@@ -11,3 \+12,3 @@\n def step_5\(x\):\n-    return x \+ 5\n\+    return x \+ 500\n/);
+    assert.ok(second.text.length < first.text.length / 4);
+    await assertTranscriptMatches(h.session.transcriptPath, h.session.agent.messages);
+    assertApiValid(h.session.agent.messages);
+  });
+
+  it('sends the file whole again once it changed much, for a short output, for an error, and with the setting off', async () => {
+    const h = await open();
+    await turn(h, 'read it', read('app.py'), say('read'));
+    fs.writeFileSync(path.join(workspace, 'app.py'), fs.readFileSync(path.join(workspace, 'app.py'), 'utf8').replaceAll('return x +', 'return x -'));
     await turn(h, 'read it after the change', read('app.py'), say('changed'));
     await turn(h, 'small', read('small.txt'), read('small.txt'), say('small'));
     await turn(h, 'missing', read('missing.py'), read('missing.py'), say('missing'));

@@ -10,7 +10,7 @@ import { resolveCompactionSettings } from '../../../src/core/compaction/settings
 import { sessionMemoryCompact } from '../../../src/core/compaction/sessionMemoryCompact';
 import { trimPlan } from '../../../src/core/compaction/supersededResults';
 import type { CompactionEntry } from '../../../src/core/compaction/types';
-import { repeatNote } from '../../../src/core/conversation/repeatedResults';
+import { changeNote, repeatNote } from '../../../src/core/conversation/repeatedResults';
 import type { ApiMessage } from '../../../src/core/conversation/types';
 
 const big = (tag: string): string => `${tag} `.repeat(1_500);
@@ -48,6 +48,17 @@ describe('which results a trim cuts first', () => {
   it('a noted copy whose file changed since is stale like any other', () => {
     const plan = trimPlan(conversation([...steps, ['e2', 'Write', { file_path: '/p/a.py', content: 'new' }, 'File created.']]));
     assert.ok(plan.trimFirst.has('r1') && !plan.keepWhole.has('r1') && !plan.noteOrigins.has('r1'));
+  });
+
+  it('a change note keeps the copy it names whole and current, though an edit came between', () => {
+    const change = changeNote('r1', { name: 'Read', summary: 'Read a.py' }, '     1\ta\n     2\tb', '     1\ta\n     2\tc');
+    assert.ok(change);
+    const plan = trimPlan(conversation([
+      ['r1', 'Read', { file_path: '/p/a.py' }, big('a1')],
+      ['e1', 'Edit', { file_path: '/p/a.py', old_string: 'b', new_string: 'c' }, 'The file /p/a.py has been updated.'],
+      ['r2', 'Read', { file_path: '/p/a.py' }, change],
+    ]));
+    assert.ok(plan.keepWhole.has('r1') && plan.noteOrigins.has('r1') && !plan.trimFirst.has('r1'));
   });
 
   it('microcompact cuts superseded copies even among the newest, and never the ones kept whole', () => {

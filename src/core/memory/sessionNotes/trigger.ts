@@ -30,6 +30,8 @@ export interface TriggerThresholds {
   growthTokens: number;
   /** Tool calls since the last update that make an update due (with enough growth). */
   toolCalls: number;
+  /** At or above this many context tokens no ordinary update fires: compaction catches the notes up. */
+  quietAboveTokens?: number;
 }
 
 export const DEFAULT_THRESHOLDS: TriggerThresholds = {
@@ -68,7 +70,8 @@ export type QuietReason =
   | 'belowInit' // not initialized and the context is below the init threshold
   | 'growth' // not enough growth since the last update
   | 'toolCalls' // grown enough, but too few tool calls, and the turn has called a tool
-  | 'resultsPending'; // due at a response that called tools: the next response, which has their results, fires
+  | 'resultsPending' // due at a response that called tools: the next response, which has their results, fires
+  | 'nearCompaction'; // past the mark where compaction catches the notes up itself
 
 export type TriggerDecision =
   | { fire: false; reason: QuietReason }
@@ -92,6 +95,7 @@ export function observeResponse(state: TriggerState, obs: ResponseObservation, t
     return { state: counted, decision };
   }
   if (obs.contextTokens - counted.tokensAtLastUpdate < t.growthTokens) return { state: counted, decision: { fire: false, reason: 'growth' } };
+  if (t.quietAboveTokens !== undefined && obs.contextTokens >= t.quietAboveTokens) return { state: counted, decision: { fire: false, reason: 'nearCompaction' } };
   // A turn that ended without any tool call is a natural pause (the model answered and waits for the
   // user): the conversation is in a settled state worth writing down even after few tool calls. A turn
   // that called tools waits for the tool-call count instead, so a session whose every turn reads a file
@@ -117,5 +121,6 @@ export function resolveThresholds(partial: Partial<TriggerThresholds> = {}): Tri
     initTokens: pick(partial.initTokens, DEFAULT_THRESHOLDS.initTokens),
     growthTokens: pick(partial.growthTokens, DEFAULT_THRESHOLDS.growthTokens),
     toolCalls: pick(partial.toolCalls, DEFAULT_THRESHOLDS.toolCalls),
+    ...(partial.quietAboveTokens !== undefined && Number.isFinite(partial.quietAboveTokens) ? { quietAboveTokens: partial.quietAboveTokens } : {}),
   };
 }

@@ -74,7 +74,8 @@ export interface ForkSource {
 
 export class SessionNotes {
   readonly paths: SessionNotesPaths;
-  readonly thresholds: TriggerThresholds;
+  /** When updates fire; a settings change replaces them (setThresholds). */
+  thresholds: TriggerThresholds;
   readonly caps: NotesCaps;
   private readonly opts: SessionNotesOptions;
   private readonly logger: Logger;
@@ -151,6 +152,11 @@ export class SessionNotes {
     if (this.current) return { decision, skipped: 'busy' };
     const update = this.runUpdate(source.forkContext(), decision.kind, { messageId: response.id, contextTokens });
     return { decision, update };
+  }
+
+  /** New settings: the next response is judged by these (the counts so far are kept). */
+  setThresholds(partial: Partial<TriggerThresholds>): void {
+    this.thresholds = resolveThresholds(partial);
   }
 
   /** The conversation that a catch-up forks from (attach.ts binds the main agent). */

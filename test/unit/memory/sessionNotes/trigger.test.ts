@@ -102,6 +102,12 @@ describe('session notes trigger', () => {
       ['belowInit', 'init', 'growth', 'toolCalls', 'resultsPending', 'update', 'growth']);
   });
 
+  it('stays quiet past the mark where compaction catches the notes up (quietAboveTokens), and the init still fires', () => {
+    const quiet = { ...SMALL, quietAboveTokens: 5_000 };
+    assert.deepEqual(run([[6_000, 0], [7_500, 0], [4_000, 0], [5_100, 0], [6_200, 0]], quiet), ['init', 'nearCompaction', 'growth', 'nearCompaction', 'nearCompaction']);
+    assert.deepEqual(run([[2_500, 0], [3_600, 0], [5_100, 0]], quiet), ['init', 'update', 'nearCompaction']);
+  });
+
   it('is pure: the input state is never changed', () => {
     const state: TriggerState = { initialized: true, tokensAtLastUpdate: 100, toolCallsSinceUpdate: 1 };
     const copy = { ...state };
