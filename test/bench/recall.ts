@@ -1,9 +1,10 @@
-// Recall precision and speed (issue 14). Every labelled question of test/fixtures/recall-eval goes
-// through recallForPrompt, the path a turn takes, in a fresh conversation: recall_hit_rate (an expected
-// file was attached), recall_files_per_turn (files attached per relevant question) and
-// recall_false_attach_rate (files attached per unrelated question), with the dev and test splits in the
-// note. recall_fresh_* are the same figures on fresh-questions.json, a batch written after the
-// related-words table and never tuned on. recall_ms is the per-turn cost on a generated 200-entry folder
+// Recall precision and speed (issues 14 and 22). Every labelled question of test/fixtures/recall-eval
+// goes through recallForPrompt, the path a turn takes, in a fresh conversation: per set, *_hit_rate (an
+// expected file was attached), *_files_per_turn (files attached per relevant question) and
+// *_false_attach_rate (files attached per unrelated question). The sets: dev (what may be tuned on) and
+// test (held out), the even and odd questions of questions.json, unrelated-questions.json and
+// paraphrase-questions.json; the last two also whole, their halves in the note; fresh-questions.json and
+// untouched-questions.json (a realistic user's folder of its own), never tuned on. recall_ms is the per-turn cost on a generated 200-entry folder
 // with the index warm (the folder listed and stat'ed, the query ranked, the chosen files read), the
 // median of 50 different messages. Model mode is reported too (recall_model_*), against the test
 // server's scripted picker, which is a stand-in: its figures show the path works, not how well a real
@@ -15,7 +16,7 @@ import { AnthropicModelClient } from '../../src/core/llm/anthropicClient';
 import { modelPick } from '../../src/core/memory/autoMemory/modelRecall';
 import { recallForPrompt } from '../../src/core/memory/autoMemory/recall';
 import { startTestServer } from '../../src/server/anthropicTestServer';
-import { emptyScore, FRESH_QUESTIONS, loadEvalQuestions, rates, scoreAnswer, type EvalScore } from './recallEval';
+import { emptyScore, FRESH_QUESTIONS, loadEvalQuestions, MAIN_QUESTIONS, PARAPHRASE_QUESTIONS, rates, scoreAnswer, UNRELATED_QUESTIONS, UNTOUCHED_QUESTIONS, type EvalScore } from './recallEval';
 
 type Metrics = Record<string, { value: number; unit: string; target?: number; note?: string }>;
 
@@ -39,25 +40,23 @@ function writeRecallFolder(dir: string, n = 200): void {
   fs.writeFileSync(path.join(dir, 'MEMORY.md'), `${lines.join('\n')}\n`);
 }
 
-/** The local-mode scores of a questions file: all of them and per split. */
-async function localScores(name?: string): Promise<Record<string, EvalScore>> {
-  const scores: Record<string, EvalScore> = { all: emptyScore() };
-  for (const q of loadEvalQuestions(name)) {
-    const files = (await recallForPrompt(q.dir, q.q, [])).files.map((f) => f.file);
-    scoreAnswer(scores.all, q, files);
-    scoreAnswer((scores[q.split] ??= emptyScore()), q, files);
+/** The local-mode scores of the questions files, per split (dev, test, fresh, untouched) and per file. */
+async function localScores(names: readonly string[]): Promise<Record<string, EvalScore>> {
+  const scores: Record<string, EvalScore> = {};
+  for (const name of names) {
+    for (const q of loadEvalQuestions(name)) {
+      const files = (await recallForPrompt(q.dir, q.q, [])).files.map((f) => f.file);
+      scoreAnswer((scores[name] ??= emptyScore()), q, files);
+      scoreAnswer((scores[q.split] ??= emptyScore()), q, files);
+      if (q.split === 'dev' || q.split === 'test') scoreAnswer((scores[`${name}:${q.split}`] ??= emptyScore()), q, files);
+    }
   }
   return scores;
 }
 
-export async function run(): Promise<Metrics> {
-  const main = await localScores();
-  const score = main.all;
-  const r = rates(score);
-  const fresh = await localScores(FRESH_QUESTIONS);
-  const f = rates(fresh.all);
+/** recall_ms: a turn's recall on a generated 200-entry folder, index warm, median of 50 messages. */
+async function recallMs(): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-recall-bench-'));
-  let ms: number;
   try {
     writeRecallFolder(dir);
     await recallForPrompt(dir, 'warm up the index', []);
@@ -68,25 +67,56 @@ export async function run(): Promise<Metrics> {
       await recallForPrompt(dir, prompt, []);
       times.push(performance.now() - t0);
     }
-    ms = times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+    return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const model = await modelMode();
-  const round = (n: number): number => Math.round(n * 1000) / 1000;
-  const split = (name: string): string => {
-    const x = rates(main[name] ?? emptyScore());
-    return `${name}: hit ${round(x.hitRate)}, files/turn ${round(x.filesPerTurn)}, false ${round(x.falseAttachRate)}`;
+}
+
+const round = (n: number): number => Math.round(n * 1000) / 1000;
+
+/** A set's figures, each with its target: hit rate, files per relevant question, files per unrelated one. */
+function setMetrics(prefix: string, s: EvalScore | undefined, note: string): Metrics {
+  if (!s) return {};
+  const r = rates(s);
+  const out: Metrics = {};
+  const misses = `misses: ${s.misses.length}; false attaches: ${s.falseAttaches.length}`;
+  if (s.relevant > 0) {
+    out[`${prefix}_hit_rate`] = { value: round(r.hitRate), unit: 'share', target: 0.9, note: `${note}; ${s.hits}/${s.relevant} found, ${s.unrelated} unrelated; ${misses}` };
+    out[`${prefix}_files_per_turn`] = { value: round(r.filesPerTurn), unit: 'files', target: 1.5 };
+  }
+  if (s.unrelated > 0) {
+    const words = `${s.unrelatedFiles} files over ${s.unrelated} unrelated questions`;
+    out[`${prefix}_false_attach_rate`] = { value: round(r.falseAttachRate), unit: 'files/question', target: 0.15, note: s.relevant > 0 ? words : `${note}; ${words}` };
+  }
+  return out;
+}
+
+/** dev and test of one split file, for a note. */
+function splitNote(scores: Record<string, EvalScore>, name: string): string {
+  const part = (split: string): string => {
+    const s = scores[`${name}:${split}`];
+    if (!s) return '';
+    const r = rates(s);
+    return `${split}: ${s.relevant ? `hit ${round(r.hitRate)}, files/turn ${round(r.filesPerTurn)}` : ''}${s.relevant && s.unrelated ? ', ' : ''}${s.unrelated ? `false ${round(r.falseAttachRate)}` : ''}`;
   };
-  const note = `${score.relevant} relevant and ${score.unrelated} unrelated questions; misses: ${score.misses.length}; ${split('dev')}; ${split('test')}`;
-  const freshNote = `fresh-questions.json: ${fresh.all.relevant} relevant and ${fresh.all.unrelated} unrelated questions; misses: ${fresh.all.misses.length}; files/turn ${round(f.filesPerTurn)}`;
+  return `${name} (${part('dev')}; ${part('test')})`;
+}
+
+export async function run(): Promise<Metrics> {
+  const sets = [MAIN_QUESTIONS, UNRELATED_QUESTIONS, PARAPHRASE_QUESTIONS, FRESH_QUESTIONS, UNTOUCHED_QUESTIONS];
+  const scores = await localScores(sets);
+  const ms = await recallMs();
+  const model = await modelMode();
+  const splitFiles = `${MAIN_QUESTIONS}, ${UNRELATED_QUESTIONS} and ${PARAPHRASE_QUESTIONS}`;
   return {
-    recall_hit_rate: { value: round(r.hitRate), unit: 'share', target: 0.9, note },
-    recall_files_per_turn: { value: round(r.filesPerTurn), unit: 'files', target: 2.0 },
-    recall_false_attach_rate: { value: round(r.falseAttachRate), unit: 'files/question', target: 0.15 },
+    ...setMetrics('recall_dev', scores.dev, `dev: even positions of ${splitFiles}, the only questions tuned on`),
+    ...setMetrics('recall_test', scores.test, `test: odd positions of ${splitFiles}, held out`),
+    ...setMetrics('recall_fresh', scores.fresh, `${FRESH_QUESTIONS}, written after the related-words table, never tuned on`),
+    ...setMetrics('recall_unrelated', scores[UNRELATED_QUESTIONS], splitNote(scores, UNRELATED_QUESTIONS)),
+    ...setMetrics('recall_paraphrase', scores[PARAPHRASE_QUESTIONS], splitNote(scores, PARAPHRASE_QUESTIONS)),
+    ...setMetrics('recall_untouched', scores.untouched, `${UNTOUCHED_QUESTIONS} over invoicing/ (29 files), never tuned on`),
     recall_ms: { value: round(ms), unit: 'ms', target: 5, note: '200-entry folder, index warm, median of 50 messages' },
-    recall_fresh_hit_rate: { value: round(f.hitRate), unit: 'share', target: 0.9, note: freshNote },
-    recall_fresh_false_attach_rate: { value: round(f.falseAttachRate), unit: 'files/question', target: 0.15 },
     recall_model_hit_rate: { value: round(model.rates.hitRate), unit: 'share', note: 'model mode against the scripted test server (word-overlap picker)' },
     recall_model_files_per_turn: { value: round(model.rates.filesPerTurn), unit: 'files' },
     recall_model_false_attach_rate: { value: round(model.rates.falseAttachRate), unit: 'files/question' },

@@ -1,9 +1,10 @@
 // The recall evaluation set (test/fixtures/recall-eval): synthetic memory folders in the real on-disk
 // format and labelled questions files, read and checked with zod, and the scoring both modes share.
-// questions.json is split into dev and test; fresh-questions.json is a later held-out batch over the
-// same folders, written after the related-words table and never used to tune. A question is relevant
-// when it names expected files; a hit is any of them attached. Unrelated questions (no expected file)
-// should get nothing.
+// questions.json, unrelated-questions.json and paraphrase-questions.json are split into dev (even
+// positions: what may be used to tune) and test (odd: held out); fresh-questions.json is a later batch
+// over the same folders and untouched-questions.json a folder of its own (invoicing/), both never used
+// to tune. A question is relevant when it names expected files; a hit is any of them attached.
+// Unrelated questions (no expected file) should get nothing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -18,16 +19,27 @@ const QuestionSchema = z.object({
 const QuestionsSchema = z.object({ about: z.string(), questions: z.array(QuestionSchema).min(1) });
 
 export interface EvalQuestion extends z.infer<typeof QuestionSchema> {
-  /** Of questions.json, dev: used to choose the bar (even positions); test: held out. fresh: the later batch. */
-  split: 'dev' | 'test' | 'fresh';
+  /** dev: may be used to tune (even positions of a split set); test: held out; fresh and untouched: never tuned on. */
+  split: 'dev' | 'test' | 'fresh' | 'untouched';
   dir: string;
 }
 
-/** The main set and the fresh held-out batch. */
+/** The main set, written with the first ranking. */
+export const MAIN_QUESTIONS = 'questions.json';
+/** A later held-out batch over the same folders. */
 export const FRESH_QUESTIONS = 'fresh-questions.json';
+/** Written before the relevance decision (issue 22): questions no memory bears on, near misses among them. */
+export const UNRELATED_QUESTIONS = 'unrelated-questions.json';
+/** Written before the relevance decision: each worded unlike its entry's title, hook and description. */
+export const PARAPHRASE_QUESTIONS = 'paraphrase-questions.json';
+/** A realistic user's folder (invoicing/) and its questions, never tuned on. */
+export const UNTOUCHED_QUESTIONS = 'untouched-questions.json';
+
+/** Sets read whole as one split; the others alternate dev and test. */
+const WHOLE_SPLIT: Record<string, EvalQuestion['split']> = { [FRESH_QUESTIONS]: 'fresh', [UNTOUCHED_QUESTIONS]: 'untouched' };
 
 /** The labelled questions of `name` (in EVAL_DIR); every expected file must exist in its folder. */
-export function loadEvalQuestions(name = 'questions.json'): EvalQuestion[] {
+export function loadEvalQuestions(name = MAIN_QUESTIONS): EvalQuestion[] {
   const file = path.join(EVAL_DIR, name);
   const parsed = QuestionsSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
   if (!parsed.success) throw new Error(`${file}: ${parsed.error.message}`);
@@ -36,7 +48,7 @@ export function loadEvalQuestions(name = 'questions.json'): EvalQuestion[] {
     for (const f of q.expect) {
       if (!fs.existsSync(path.join(dir, f))) throw new Error(`${file}: question ${i + 1} expects ${q.folder}/${f}, which does not exist`);
     }
-    const split = name === FRESH_QUESTIONS ? 'fresh' : i % 2 === 0 ? 'dev' : 'test';
+    const split = WHOLE_SPLIT[name] ?? (i % 2 === 0 ? 'dev' : 'test');
     return { ...q, split, dir };
   });
 }
