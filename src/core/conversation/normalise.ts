@@ -39,6 +39,11 @@ export interface NormaliseReport {
 export interface NormaliseResult {
   entries: NormalisedEntry[];
   report: NormaliseReport;
+  /**
+   * The full output of each result the model got as a note (repeatedResults.ts), by tool_use id: the
+   * transcript keeps it, and the chat shows it instead of the note.
+   */
+  fullOutputs: Map<string, ToolResultBlock['content']>;
 }
 
 export function normalise(lines: readonly TranscriptLine[], opts?: ChainOptions): ApiMessage[] {
@@ -56,6 +61,7 @@ export function normaliseWithIds(lines: readonly TranscriptLine[], opts?: ChainO
     emptyTextDropped: 0,
   };
   const onChain = new Set(c.chain.map((e) => e.line.uuid));
+  const fullOutputs = new Map<string, ToolResultBlock['content']>();
   const doneMessageIds = new Set<string>();
   const consumed = new Set<string>();
   const seenToolUseIds = new Set<string>();
@@ -84,7 +90,7 @@ export function normaliseWithIds(lines: readonly TranscriptLine[], opts?: ChainO
       }
       raw.push({ message: { role: 'assistant', content: blocks }, uuids: group.map((g) => g.line.uuid), messageIds: [id] });
       const toolIds = blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
-      if (toolIds.length > 0) raw.push(answerToolUses(toolIds, c.resultsByToolUseId, onChain, consumed, report));
+      if (toolIds.length > 0) raw.push(answerToolUses(toolIds, c.resultsByToolUseId, onChain, consumed, report, fullOutputs));
     } else if (line.type === 'user') {
       if (consumed.has(line.uuid)) continue;
       consumed.add(line.uuid);
@@ -106,7 +112,7 @@ export function normaliseWithIds(lines: readonly TranscriptLine[], opts?: ChainO
   const cleaned = raw.map((e) => cleanEntry(e, report)).filter((e): e is NormalisedEntry => e !== undefined);
   const merged = mergeSameRole(cleaned);
   trimFinalAssistant(merged, report);
-  return { entries: merged, report };
+  return { entries: merged, report, fullOutputs };
 }
 
 /** The user message that answers one assistant message: its results in call order, then other blocks. */
@@ -116,6 +122,7 @@ function answerToolUses(
   onChain: Set<string>,
   consumed: Set<string>,
   report: NormaliseReport,
+  fullOutputs: Map<string, ToolResultBlock['content']>,
 ): NormalisedEntry {
   const wanted = new Set(toolIds);
   const results = new Map<string, ToolResultBlock>();
@@ -139,7 +146,11 @@ function answerToolUses(
     for (const b of (s.line as UserLine).message.content as UserBlock[]) {
       if (b.type !== 'tool_result') others.push(b);
       else if (!wanted.has(b.tool_use_id)) report.orphanResults.push(b.tool_use_id);
-      else if (!results.has(b.tool_use_id)) results.set(b.tool_use_id, repeat && first ? { ...b, content: repeat.note } : b);
+      else if (!results.has(b.tool_use_id)) {
+        const asNote = repeat !== undefined && first;
+        results.set(b.tool_use_id, asNote ? { ...b, content: repeat.note } : b);
+        if (asNote) fullOutputs.set(b.tool_use_id, b.content);
+      }
       if (b.type === 'tool_result') first = false;
     }
   }

@@ -10,7 +10,7 @@ import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
 import type { NormaliseReport } from '../conversation/normalise';
 import { formatProblem, transcriptProblems, type CorruptLine, type TranscriptProblem } from '../conversation/transcriptReader';
 import { openSessionTranscript } from '../conversation/transcriptWriter';
-import type { ApiMessage, SystemBlock } from '../conversation/types';
+import type { ApiMessage, SystemBlock, ToolResultBlock } from '../conversation/types';
 import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
 import type { RetryOptions } from '../llm/retry';
 import { loadInstructions } from '../memory/instructions';
@@ -69,6 +69,8 @@ export interface OpenedSession {
     messages: number; corrupt: CorruptLine[]; tornTail: boolean; report: NormaliseReport; compactions: RecordedEvent[];
     /** The lines skipped or repaired, by file and line, with the reason (engram -p prints them). */
     problems: TranscriptProblem[];
+    /** Full outputs of the results the model got as notes, by tool_use id (the chat shows these). */
+    fullOutputs: ReadonlyMap<string, ToolResultBlock['content']>;
   };
   warnings: string[];
 }
@@ -109,7 +111,7 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     messages = entries.map((e) => e.message);
     parentUuid = report.leafUuid ?? null;
     const problems = transcriptProblems(transcriptPath, read);
-    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records, problems };
+    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records, problems, fullOutputs: read.fullOutputs };
     warnings.push(...problems.map(formatProblem));
     warnings.push(...read.replay.warnings.map((w) => `${transcriptPath}: ${w}`));
   }

@@ -48,7 +48,15 @@ function resultText(block: Extract<ContentBlock, { type: 'tool_result' }>): stri
   return block.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
 }
 
-export function itemsFromMessages(messages: readonly ApiMessage[], summarize: (name: string, input: Record<string, unknown>) => string): ChatItem[] {
+/**
+ * The chat items of a conversation read back from its transcript. `fullOutputs` holds what the transcript
+ * kept of results the model got as notes (a repeat, a diff), so the chat shows the output, not the note.
+ */
+export function itemsFromMessages(
+  messages: readonly ApiMessage[],
+  summarize: (name: string, input: Record<string, unknown>) => string,
+  fullOutputs: ReadonlyMap<string, Extract<ContentBlock, { type: 'tool_result' }>['content']> = new Map(),
+): ChatItem[] {
   const items: ChatItem[] = [];
   const tools = new Map<string, Extract<ChatItem, { kind: 'tool' }>>();
   /** Full outputs by call, so a result the model got as a repeat note shows the output it stands for. */
@@ -72,8 +80,9 @@ export function itemsFromMessages(messages: readonly ApiMessage[], summarize: (n
       } else if (block.type === 'tool_result') {
         const item = tools.get(block.tool_use_id);
         if (!item) return;
-        const text = resultText(block);
-        const of = isRepeatNote(block) ? repeatedCallOf(text) : undefined;
+        const kept = fullOutputs.get(block.tool_use_id);
+        const text = resultText(kept !== undefined ? { ...block, content: kept } : block);
+        const of = kept === undefined && isRepeatNote(block) ? repeatedCallOf(text) : undefined;
         const full = (of !== undefined ? outputs.get(of) : undefined) ?? text;
         outputs.set(block.tool_use_id, full);
         item.result = clip(full);

@@ -226,7 +226,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     try {
       const session = await this.ensureSession(sessionId);
       if (session) {
-        this.items.reset(itemsFromMessages(session.agent.messages, toolSummarizer(session.agent.offeredTools)));
+        this.items.reset(itemsFromMessages(session.agent.messages, toolSummarizer(session.agent.offeredTools), session.resumed?.fullOutputs));
         this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
       }
     } finally {

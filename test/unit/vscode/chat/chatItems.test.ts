@@ -39,3 +39,12 @@ test('a result the model got as a repeat note shows, after a resume, the full ou
   const tools = itemsFromMessages(messages, (name) => name).filter((i) => i.kind === 'tool');
   assert.deepEqual(tools.map((t) => (t.kind === 'tool' ? t.result : '')), [output, output]);
 });
+
+test('a change note read back from a transcript shows the full output the transcript kept', () => {
+  const messages: ApiMessage[] = [
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'Read', input: { file_path: 'a.py' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: '[Changed since the earlier Read call, id toolu_1; only what changed is shown ...]\n@@ -1,1 +1,1 @@\n-a\n+b' }] },
+  ];
+  const tools = itemsFromMessages(messages, (name) => name, new Map([['toolu_2', '     1\tb']])).filter((i) => i.kind === 'tool');
+  assert.deepEqual(tools.map((t) => (t.kind === 'tool' ? t.result : '')), ['     1\tb']);
+});
