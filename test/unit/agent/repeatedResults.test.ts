@@ -89,6 +89,7 @@ describe('repeated tool output is sent once', () => {
     assert.ok(bytes(firstOfResumed).startsWith(lastSent.slice(0, -1)), 'the prefix is byte-identical');
     const all = results(resumed.session.agent.messages);
     assert.equal(all.length, 3);
+    assert.equal(resumed.session.resumed?.fullOutputs.get(all[1].id), all[0].text, 'the chat gets the full output of the note read back');
     assert.ok(all[2].text.startsWith(REPEAT_NOTE_PREFIX) && all[2].text.includes(`id ${all[0].id}:`), 'the third copy names the first too');
   });
 
