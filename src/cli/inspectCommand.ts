@@ -135,7 +135,8 @@ function formatText(result: Inspection): string {
         .filter(Boolean).join(', ');
       out.push(`    - ${e.title} (${e.file}) ${e.hook ? `— ${e.hook} ` : ''}[${flags}]`);
     }
-    if (m.unindexed.length > 0) out.push(`  Not in the index: ${m.unindexed.map(memoryFileName).join(', ')}`);
+    // Inspect changes nothing (it may be reading ~/.claude); an Engram session opened there does the indexing.
+    if (m.unindexed.length > 0) out.push(`  Not in the index (the next Engram session of this project indexes those with sound front matter): ${m.unindexed.map(memoryFileName).join(', ')}`);
     if (m.team) out.push(`  Team sync: ${teamSyncLine(m.team)}`);
     for (const f of m.team?.files ?? []) out.push(`    - ${f.file} [team, ${syncFlag(f.sync)}]`);
     for (const w of m.warnings) out.push(`  Warning: ${w}`);

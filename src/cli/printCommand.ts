@@ -169,6 +169,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   if (format === 'text') reportProblems(io, problems);
   const said = new Set(problems.map(formatProblem));
   session.warnings.filter((w) => !said.has(w)).forEach((w) => logger.warn(w));
+  for (const notice of session.notices) io.stderr(`engram: ${notice}\n`);
   // A retry is said always (a run that waits in silence looks hung): its first sentence, or all of it with -v.
   session.agent.on((e) => {
     if (e.type !== 'retrying') return;

@@ -59,7 +59,7 @@ export interface MemoryEntryView {
   /** The index line points at no readable file. */
   missing: boolean;
   indexed: boolean;
-  /** From the front matter (originSessionId / originMessageId). */
+  /** From the front matter (originSessionId / originMessageId); sessionId `recovered` for a file indexed after a crash left it without its line. */
   origin?: { sessionId: string; messageId?: string };
   /** Team entries only, once the folder was synced: where this file stands with the team server. */
   sync?: TeamFileSyncView;

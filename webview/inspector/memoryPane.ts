@@ -150,7 +150,10 @@ function keptButton(sync: TeamFileSyncView, actions: MemoryActions): HTMLElement
 
 function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: number, actions: MemoryActions, serverMaxEntries: number | null): Array<Node | string> {
   const status = e.missing ? t('missingLong') : !e.indexed ? t('unindexedLong') : e.loaded ? t('loaded') : t('cutLong');
-  const origin = e.origin
+  // `recovered` (RECOVERED_ORIGIN in memoryWriter.ts) names no session: nothing to open.
+  const origin = e.origin?.sessionId === 'recovered'
+    ? h('span', {}, t('originRecovered'))
+    : e.origin
     ? h('span', { class: 'origin' },
       lightButton(t('originLink', e.origin.sessionId), { look: 'link', id: 'entry-origin', onClick: () => actions.openOrigin(e.origin!.sessionId, e.origin!.messageId) }),
       e.origin.messageId ? ` · ${t('originMessage', e.origin.messageId)} · ` : ' · ',

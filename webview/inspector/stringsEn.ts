@@ -135,6 +135,7 @@ export const EN = {
   originMessage: 'message {0}',
   inspectOrigin: 'Inspect that session',
   noOrigin: 'unknown (no provenance in its front matter)',
+  originRecovered: 'recovered: found without its MEMORY.md line after a run stopped, and indexed then (no session recorded)',
   open: 'Open',
   reveal: 'Reveal',
   rename: 'Rename…',

@@ -132,6 +132,7 @@ export const ZH: Record<StringKey, string> = {
   originMessage: '消息 {0}',
   inspectOrigin: '检查该会话',
   noOrigin: '未知（其前置元数据中没有出处）',
+  originRecovered: '已恢复：某次运行中断后发现它没有 MEMORY.md 索引行，随后已补上索引（没有记录来源会话）',
   open: '打开',
   reveal: '显示位置',
   rename: '重命名…',

@@ -150,6 +150,8 @@ export class Agent {
   private history: ApiMessage[];
   private running: AbortController | undefined;
   private compaction: CompactionHandlers = {};
+  /** Work the next model call waits for (holdModelCalls). */
+  private readonly holds = new Set<Promise<unknown>>();
   /** Where the newest turn began, so it can be taken back (retry, edit); gone once the list is swapped. */
   private lastTurn: TurnStart | undefined;
 
@@ -192,6 +194,16 @@ export class Agent {
   /** Where this conversation is recorded (compaction appends its boundary and summary lines there). */
   get transcript(): TranscriptWriter | undefined {
     return this.opts.transcript;
+  }
+
+  /**
+   * Makes the model calls of this agent wait until `work` is done (its failure is its owner's to
+   * report): what a tool's result sets off on disk, such as a memory's index line, is there before
+   * the model is asked again.
+   */
+  holdModelCalls(work: Promise<unknown>): void {
+    const held: Promise<unknown> = work.catch(() => undefined).finally(() => this.holds.delete(held));
+    this.holds.add(held);
   }
 
   /** Replaces the options' beforeModelCall / recoverPromptTooLong / cacheHints (undefined fields fall back to them). */
@@ -317,7 +329,10 @@ export class Agent {
         logger: this.logger,
         ...(o.retry ? { retry: o.retry } : {}),
         ...(recover ? { recoverPromptTooLong: (error, messages) => recover({ agent: this, error, messages }) } : {}),
-        ...(before ? { beforeModelCall: (messages, s) => before({ agent: this, messages, signal: s }) } : {}),
+        beforeModelCall: async (messages, s) => {
+          await Promise.all([...this.holds]);
+          return before?.({ agent: this, messages, signal: s });
+        },
         ...(hints ? { cacheHints: hints } : {}),
         sendRepeatsOnce: this.sendRepeatsOnce,
         afterModelResponse: (response) => this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),

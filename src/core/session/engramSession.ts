@@ -93,6 +93,8 @@ export class EngramSession {
   readonly resumed: OpenedSession['resumed'];
   /** Warnings of opening (unreadable lines, instructions, the memory index's cap), for the host to show. */
   readonly warnings: readonly string[];
+  /** What opening did that a person must hear of once (memories recovered), for the host to show always. */
+  readonly notices: readonly string[];
   readonly notes: SessionNotes | undefined;
   readonly memory: AutoMemoryHandle | undefined;
   readonly compaction: CompactionOrchestrator;
@@ -120,8 +122,9 @@ export class EngramSession {
     const settings = store.settings;
     this.warnings = [
       ...(memory?.index.warnings ?? []).map((w) => `Memory: ${w}`), ...(memory?.team?.index.warnings ?? []).map((w) => `Team memory: ${w}`),
-      ...teamWarnings, ...opened.warnings,
+      ...teamWarnings, ...opened.warnings, ...(memory?.recovery?.problems ?? []).map((w) => `Memory: ${w}`),
     ];
+    this.notices = memory?.recovery?.notices ?? [];
     this.disposers.push(this.agent.on((event) => {
       this.emit({ type: 'agent', event });
       // A swapped list (compaction, undo) keeps its last message, which is how the gauge tells a list
@@ -362,7 +365,7 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
   await team.startSync();
   const state = team.state;
   const memory = store.settings.memory.enabled
-    ? await prepareAutoMemory(setup.dataDir, setup.cwd, state.on ? { team: { repo: state.repo } } : {})
+    ? await prepareAutoMemory(setup.dataDir, setup.cwd, { recover: true, ...(state.on ? { team: { repo: state.repo } } : {}) })
     : undefined;
   const teamWarnings = [...(decided.warning ? [decided.warning] : []), ...(memory?.teamProblem ? [`Team memory: ${memory.teamProblem}`] : [])];
   // Writing into the project's memory folder is what "remember" means: no prompt for that. Other calls

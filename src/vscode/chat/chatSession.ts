@@ -322,6 +322,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     }
     const { session } = opened;
     for (const warning of session.warnings) this.items.notice('warning', warning);
+    for (const notice of session.notices) this.items.notice('info', notice);
     this.session = session;
     this.unsubscribe = session.on((event) => this.onSessionEvent(event));
     this.logger.info(`Session ${session.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${session.transcriptPath}`);

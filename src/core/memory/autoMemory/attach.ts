@@ -16,10 +16,11 @@ import { memoryWriteOf } from './memoryPermissions';
 import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
 import { autoMemoryDir, isIndexName, memoryHome, MEMORY_INDEX_FILE, TEAM_DIR_NAME, teamMemoryDir, type TeamMemoryScope } from './memoryPaths';
 import { memorySystemSlot, teamSystemSlot } from './memoryPrompts';
-import { ensureIndexed, stampProvenance } from './memoryWriter';
+import { recordTopicFile, settleIndexEntry, type MemoryProvenance, type Recorded, type StampedState } from './memoryWriter';
 import { cursorFileFor, messageKeys, readTranscriptTail } from './messageCursor';
 import { modelPick } from './modelRecall';
 import { recallForPrompt } from './recall';
+import { recoverUnindexed, type Recovery } from './unindexedRecovery';
 
 export interface AutoMemorySettings {
   /** engram.memory.extraction.enabled */
@@ -68,6 +69,8 @@ export interface PreparedAutoMemory {
   team?: TeamMemoryScope & { index: MemoryIndex; systemSlot: ReturnType<typeof teamSystemSlot> };
   /** Why team memory was asked for but is not loaded (its folder links out of the memory folder). */
   teamProblem?: string;
+  /** With `recover`: topic files found without their index line, indexed now or reported (both folders). */
+  recovery?: Recovery;
 }
 
 /** The system prompt's memory slots of a prepared memory (none without one). */
@@ -78,13 +81,15 @@ export function memorySlots(memory: PreparedAutoMemory | undefined): { memory?: 
 
 /**
  * Finds the project's memory folder and loads its index for the session's system prompt; with
- * `team.repo` (team memory is on) the team index too, under the same caps.
+ * `team.repo` (team memory is on) the team index too, under the same caps. With `recover` (a session
+ * opening) topic files without an index line are indexed first (unindexedRecovery.ts).
  */
-export async function prepareAutoMemory(dataDir: string, cwd: string, opts: LoadIndexOptions & { team?: { repo: string } } = {}): Promise<PreparedAutoMemory> {
-  const { team, ...loadOpts } = opts;
+export async function prepareAutoMemory(dataDir: string, cwd: string, opts: LoadIndexOptions & { team?: { repo: string }; recover?: boolean } = {}): Promise<PreparedAutoMemory> {
+  const { team, recover, ...loadOpts } = opts;
+  const recovery: Recovery = { notices: [], problems: [] };
   const dir = await autoMemoryDir(dataDir, cwd);
-  const index = await loadMemoryIndex(dir, loadOpts);
-  const prepared: PreparedAutoMemory = { dir, index, systemSlot: memorySystemSlot(index) };
+  const index = await loadRecovered(dir, loadOpts, recover ? recovery : undefined);
+  const prepared: PreparedAutoMemory = { dir, index, systemSlot: memorySystemSlot(index), ...(recover ? { recovery } : {}) };
   if (!team) return prepared;
   let teamDir: string;
   try {
@@ -92,8 +97,18 @@ export async function prepareAutoMemory(dataDir: string, cwd: string, opts: Load
   } catch (e) {
     return { ...prepared, teamProblem: e instanceof Error ? e.message : String(e) };
   }
-  const teamIndex = await loadMemoryIndex(teamDir, { ...loadOpts, label: `${TEAM_DIR_NAME}/${MEMORY_INDEX_FILE}` });
+  const teamIndex = await loadRecovered(teamDir, { ...loadOpts, label: `${TEAM_DIR_NAME}/${MEMORY_INDEX_FILE}` }, recover ? recovery : undefined);
   return { ...prepared, team: { dir: teamDir, repo: team.repo, index: teamIndex, systemSlot: teamSystemSlot(teamIndex, team.repo) } };
+}
+
+/** The folder's index, after indexing what `recovery` finds (then loaded again, to include it). */
+async function loadRecovered(dir: string, opts: LoadIndexOptions, recovery: Recovery | undefined): Promise<MemoryIndex> {
+  const index = await loadMemoryIndex(dir, opts);
+  if (!recovery || index.unindexed.length === 0) return index;
+  const found = await recoverUnindexed(index, opts.label ?? MEMORY_INDEX_FILE);
+  recovery.notices.push(...found.notices);
+  recovery.problems.push(...found.problems);
+  return found.notices.length > 0 ? loadMemoryIndex(dir, opts) : index;
 }
 
 export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemoryHandle {
@@ -136,6 +151,10 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
   // Team files written this turn: told to onTeamWrite once the turn has ended and its writes were
   // stamped and indexed, so a sync never pushes a topic file before its index line.
   const teamWrittenThisTurn = new Set<string>();
+  // Index lines added for files written this turn before the agent wrote its own (it may yet).
+  const provisional = new Map<string, string>();
+  const recording = new Set<Promise<void>>();
+  let turnOrigin: Promise<string | undefined> | undefined;
   const removeWriteWatch = agent.on((event) => {
     if (event.type === 'toolCall') {
       const target = memoryWriteOf(deps.memoryDir, cwd, event.name, event.input);
@@ -144,16 +163,50 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
       const name = pendingWrites.get(event.id);
       pendingWrites.delete(event.id);
       if (!name || event.isError) return;
-      if (!isIndexName(name)) writtenThisTurn.add(name);
+      if (!isIndexName(name)) {
+        writtenThisTurn.add(name);
+        recordNow(name);
+      }
       // The index counts here: an edited team index is worth a sync too.
       if (memoryHome(deps.memoryDir, name).team) teamWrittenThisTurn.add(name);
     }
   });
 
+  const notRecorded = (file: string, e: unknown): void => logger.warn(`Could not record the memory ${file}: ${e instanceof Error ? e.message : String(e)}`);
+
+  /** The prompt's line in the transcript, read once a turn (the prompt is written before any tool runs). */
+  const originOf = (messages: readonly ApiMessage[]): Promise<string | undefined> => {
+    turnOrigin ??= readTranscriptTail(deps.transcriptPath).then((tail) => tail.promptUuid ?? tail.lastUuid ?? messageKeys(messages)[Math.min(turnStart, messages.length - 1)]);
+    return turnOrigin;
+  };
+  const provenanceOf = async (): Promise<MemoryProvenance> => ({ originSessionId: agent.sessionId, originMessageId: (await originOf(agent.messages)) ?? '' });
+
+  /**
+   * A topic file the agent just wrote gets its provenance and index line at once, not when the turn
+   * ends: a crash in between would leave it unindexed. Its own index edit, when queued in the same
+   * response, comes a moment later, so then only the provenance is written here.
+   */
+  const recordNow = (name: string): void => {
+    const home = memoryHome(deps.memoryDir, name);
+    const indexComing = [...pendingWrites.values()].some((n) => isIndexName(n) && memoryHome(deps.memoryDir, n).dir === home.dir);
+    const onRecorded = (r: Recorded): void => {
+      if (r.stamped) refreshReadState(agent, path.join(home.dir, home.file), r.stamped);
+      if (r.index) refreshReadState(agent, path.join(home.dir, MEMORY_INDEX_FILE), r.index, { keepPartial: true });
+      if (r.line) provisional.set(name, r.line);
+    };
+    const done = recordTopicFile(home.dir, home.file, provenanceOf, { index: !indexComing, onRecorded })
+      .then(() => undefined, (e: unknown) => notRecorded(name, e))
+      .finally(() => recording.delete(done));
+    recording.add(done);
+    agent.holdModelCalls(done);
+  };
+
   const beforeTurn = async (ctx: BeforeTurnHookContext): Promise<void> => {
     pendingWrites.clear();
     writtenThisTurn.clear();
     teamWrittenThisTurn.clear();
+    provisional.clear();
+    turnOrigin = undefined;
     turnStart = ctx.agent.messages.length;
     turnStartKey = turnStart > 0 ? messageKeys(ctx.agent.messages)[turnStart - 1] : undefined;
     if (deps.recall === false) return;
@@ -183,7 +236,9 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
   const afterTurn = async (ctx: TurnHookContext): Promise<void> => {
     const complete = isCompleteTurn(ctx);
     try {
+      await Promise.all([...recording]);
       if (complete) await recordDirectWrites(ctx);
+      else await settleWrites([...writtenThisTurn]);
     } finally {
       // Even a cancelled turn's team writes are on disk and worth a sync.
       if (teamWrittenThisTurn.size > 0) deps.onTeamWrite?.([...teamWrittenThisTurn]);
@@ -196,7 +251,10 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     extractor.trigger(ctx.messages.slice());
   };
 
-  /** Memory the main agent saved this turn: provenance, an index line if it forgot one, an event. */
+  /**
+   * Memory the main agent saved this turn: provenance and an index line if it still has none (a write
+   * the watch missed), one line per file where it loads, an event.
+   */
   const recordDirectWrites = async (ctx: TurnHookContext): Promise<void> => {
     const messages = ctx.messages;
     // A compaction during the turn replaced the list; then the whole list is this turn's view.
@@ -204,21 +262,32 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     const seen = memoryWritesIn(messages.slice(sameStart ? turnStart : 0), deps.memoryDir, cwd).filter((f) => !isIndexName(f));
     const files = [...new Set([...seen, ...writtenThisTurn])];
     if (files.length === 0) return;
-    const tail = await readTranscriptTail(deps.transcriptPath);
-    const originMessageId = tail.promptUuid ?? tail.lastUuid ?? messageKeys(messages)[Math.min(turnStart, messages.length - 1)];
+    const originMessageId = await originOf(messages);
     for (const file of files) {
       try {
         // A team file gets its line in the team index, not the private one.
         const home = memoryHome(deps.memoryDir, file);
         if (home.team) teamWrittenThisTurn.add(file);
-        const stamped = await stampProvenance(home.dir, home.file, { originSessionId: agent.sessionId, originMessageId });
-        if (stamped) refreshReadState(ctx.agent, path.join(home.dir, home.file), stamped);
-        const entry = await ensureIndexed(home.dir, home.file);
+        const entry = await recordTopicFile(home.dir, home.file, { originSessionId: agent.sessionId, originMessageId: originMessageId ?? '' });
+        if (entry?.stamped) refreshReadState(ctx.agent, path.join(home.dir, home.file), entry.stamped);
+        await settle(file);
         emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'user', ...(home.team ? { team: true } : {}) });
       } catch (e) {
-        logger.warn(`Could not record the memory ${file}: ${e instanceof Error ? e.message : String(e)}`);
+        notRecorded(file, e);
       }
     }
+  };
+
+  /** One index line for `file`, where it loads; the agent's read record of the index follows the change. */
+  const settle = async (file: string): Promise<void> => {
+    const home = memoryHome(deps.memoryDir, file);
+    const index = await settleIndexEntry(home.dir, home.file, provisional.get(file));
+    if (index) refreshReadState(agent, path.join(home.dir, MEMORY_INDEX_FILE), index, { keepPartial: true });
+  };
+
+  /** A turn that did not complete still leaves one index line per file it saved. */
+  const settleWrites = async (files: string[]): Promise<void> => {
+    for (const file of files) await settle(file).catch((e: unknown) => notRecorded(file, e));
   };
 
   const removeBefore = agent.hooks.beforeTurn.add('autoMemory.recall', beforeTurn);
@@ -250,9 +319,11 @@ function isCompleteTurn(ctx: TurnHookContext): boolean {
 
 /**
  * After provenance was added to a file the agent just wrote, its read record would look stale and its
- * next Edit of the file would be refused; the change is ours, so the record follows it.
+ * next Edit of the file would be refused; the change is ours, so the record follows it. The same for
+ * an index line added while the agent works: an Edit of MEMORY.md it read before goes through (Edit
+ * replaces text, so the added line stays); a part read stays a part read.
  */
-function refreshReadState(agent: Agent, abs: string, state: { mtimeMs: number; contentHash: string }): void {
+function refreshReadState(agent: Agent, abs: string, state: StampedState, opts: { keepPartial?: boolean } = {}): void {
   const rec = agent.readFiles.get(abs);
-  if (rec) agent.readFiles.set(abs, { ...rec, ...state, partial: false });
+  if (rec) agent.readFiles.set(abs, { ...rec, ...state, partial: opts.keepPartial ? rec.partial : false });
 }

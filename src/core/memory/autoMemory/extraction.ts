@@ -25,7 +25,7 @@ import { loadMemoryIndex } from './memoryIndex';
 import { isIndexName, memoryHome, type TeamMemoryScope } from './memoryPaths';
 import { memoryWriteOf, extractionCanUseTool } from './memoryPermissions';
 import { extractionPrompt } from './memoryPrompts';
-import { ensureIndexed, stampProvenance } from './memoryWriter';
+import { recordTopicFile, settleIndexEntry } from './memoryWriter';
 import { listPending } from './pendingQueue';
 import { reviewTools } from './pendingTools';
 import { messageKeys, messagesAfter, readCursor, readTranscriptTail, writeCursor, type MemoryCursor } from './messageCursor';
@@ -175,8 +175,8 @@ export class MemoryExtractor {
     for (const file of written) {
       if (isIndexName(file)) continue;
       const home = memoryHome(d.memoryDir, file);
-      await stampProvenance(home.dir, home.file, { originSessionId: d.agent.sessionId, originMessageId: end.uuid });
-      const entry = await ensureIndexed(home.dir, home.file);
+      const entry = await recordTopicFile(home.dir, home.file, { originSessionId: d.agent.sessionId, originMessageId: end.uuid });
+      await settleIndexEntry(home.dir, home.file);
       saved.push(file);
       d.emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'extraction', ...(home.team ? { team: true } : {}) });
     }

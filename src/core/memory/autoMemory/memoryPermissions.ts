@@ -17,6 +17,7 @@ import { resolveToolPath } from '../../tools/toolSupport';
 import { teamWriteProblem } from '../team/teamSecrets';
 import { readMemoryText } from './memoryFiles';
 import { memoryHome, memoryWriteTarget } from './memoryPaths';
+import { withMemoryLock } from './memoryWriter';
 
 const READ_TOOLS = new Set(['Read', 'Grep', 'Glob']);
 const WRITE_TOOLS = new Set(['Write', 'Edit']);
@@ -100,6 +101,9 @@ export function memoryWriteGate(memoryDir: string, cwd: string, fallback: ToolGa
   return async (tool, input, call) => {
     const target = memoryWriteOf(memoryDir, cwd, tool.name, input);
     if (target && 'name' in target) {
+      // The previous memory write is recorded (provenance, index line) before this one runs, so the
+      // two never edit MEMORY.md at once.
+      await withMemoryLock(memoryHome(memoryDir, target.name).dir, async () => undefined);
       const refused = await memoryWriteRefusal(memoryDir, target.name, tool.name, input, opts);
       if (refused) return { allow: false, reason: `Refused: ${refused}.` };
       if (!opts.needsTool) return { allow: true };

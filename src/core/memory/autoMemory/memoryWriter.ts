@@ -1,5 +1,9 @@
 // Writes auto memory: a topic file and its index line, each replaced atomically (temp file + rename), the
-// topic file first so an index line never points at a file that is not there yet. An existing entry is
+// topic file first so an index line never points at a file that is not there yet, and the line right
+// after it in the same locked step (for a file an agent wrote, as soon as its Write returns: recordTopicFile),
+// so a crash leaves a file without its line only for that moment; the next session finds such a file and
+// indexes it (unindexedRecovery.ts). The other order would leave a line to a file that never came, or
+// half came. A new line goes where the index still loads (indexPlacement.ts). An existing entry is
 // updated in place instead of duplicated. Every name goes through resolveMemoryFile (no `..`, absolute
 // paths, control characters, or symlinks out of the folder). Writes to one folder run one at a time in
 // this process, so two writers cannot lose each other's index line. Files are opened through
@@ -8,6 +12,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { sha1 } from '../../fs/fileText';
 import { assertInsideMemory, readMemoryFile, readMemoryText, writeMemoryFile } from './memoryFiles';
+import { insertWhereLoaded, loadsAt } from './indexPlacement';
 import { formatIndexLine, linksTo, parseIndexLine, type IndexLine } from './memoryIndex';
 import { MEMORY_INDEX_FILE, MemoryPathError, normaliseName, resolveMemoryFile } from './memoryPaths';
 import { formatTopicFile, isMemoryType, parseTopicFile, setFrontMatterKeys, type MemoryType } from './topicFile';
@@ -17,6 +22,9 @@ export interface MemoryProvenance {
   originSessionId: string;
   originMessageId: string;
 }
+
+/** The origin of a file found without its index line after a crash: no session can be named for it. */
+export const RECOVERED_ORIGIN = 'recovered';
 
 export interface WriteMemoryInput {
   /** Relative to the memory folder, e.g. `feedback_testing.md`. */
@@ -94,23 +102,83 @@ export async function setIndexEntry(dir: string, entry: IndexLine): Promise<stri
  */
 export async function ensureIndexed(dir: string, file: string): Promise<{ title: string; added: boolean } | undefined> {
   const abs = resolveMemoryFile(dir, file);
-  const name = normaliseName(file);
+  const entry = await withMemoryLock(dir, () => indexUnlocked(dir, abs, normaliseName(file)));
+  return entry && { title: entry.title, added: entry.added };
+}
+
+export interface IndexedEntry {
+  title: string;
+  added: boolean;
+  /** The line as added, and MEMORY.md's state after it. */
+  line?: string;
+  index?: StampedState;
+}
+
+/** What recordTopicFile wrote: the provenance (the file's new state) and the index line. */
+export type Recorded = Partial<IndexedEntry> & { stamped?: StampedState };
+
+type Origin = MemoryProvenance | { originSessionId: typeof RECOVERED_ORIGIN };
+
+/**
+ * A topic file that is on disk now (an agent's Write, an accepted review): its provenance when it has
+ * none, then its index line when it has none, in one locked step, so the moment in which a crash leaves
+ * it unindexed is as short as it can be. The lock is taken before this returns, so a later locked call
+ * (the next memory write's permission check waits for one) runs after it; `provenance` may be a
+ * function, asked once the lock is held. `index: false` stamps only (the agent's own index edit is
+ * about to run). `onRecorded` runs before the lock is let go, so whoever takes it next sees what it
+ * did. Undefined when the file cannot be read.
+ */
+export async function recordTopicFile(
+  dir: string,
+  file: string,
+  provenance: Origin | (() => Promise<Origin>),
+  opts: { index?: boolean; onRecorded?: (recorded: Recorded) => void } = {},
+): Promise<Recorded | undefined> {
+  const abs = resolveMemoryFile(dir, file);
   return withMemoryLock(dir, async () => {
-    const existing = (await readIndex(dir)).lines.map(parseIndexLine).find((e) => e && linksTo(e, name));
-    if (existing) return { title: existing.title, added: false };
-    let parsed;
-    try {
-      parsed = parseTopicFile((await readMemoryFile(dir, abs)).data);
-    } catch (e) {
-      if (e instanceof MemoryPathError) throw e;
-      return undefined;
-    }
-    if (parsed.binary) return undefined;
-    const title = parsed.name?.trim() || path.basename(name, '.md').replace(/[_-]+/g, ' ');
-    const line = formatIndexLine({ title, file: name, hook: parsed.description ?? '' });
-    await editIndex(dir, (lines) => upsertLine(lines, name, line));
-    return { title, added: true };
+    const stamped = await stampUnlocked(dir, abs, typeof provenance === 'function' ? await provenance() : provenance);
+    const entry = opts.index === false ? {} : await indexUnlocked(dir, abs, normaliseName(file));
+    const recorded = entry && { ...entry, ...(stamped ? { stamped } : {}) };
+    if (recorded) opts.onRecorded?.(recorded);
+    return recorded;
   });
+}
+
+async function indexUnlocked(dir: string, abs: string, name: string): Promise<IndexedEntry | undefined> {
+  const existing = (await readIndex(dir)).lines.map(parseIndexLine).find((e) => e && linksTo(e, name));
+  if (existing) return { title: existing.title, added: false };
+  let parsed;
+  try {
+    parsed = parseTopicFile((await readMemoryFile(dir, abs)).data);
+  } catch (e) {
+    if (e instanceof MemoryPathError) throw e;
+    return undefined;
+  }
+  if (parsed.binary) return undefined;
+  const title = parsed.name?.trim() || path.basename(name, '.md').replace(/[_-]+/g, ' ');
+  const line = formatIndexLine({ title, file: name, hook: parsed.description ?? '' });
+  const index = await editIndex(dir, (lines) => upsertLine(lines, name, line));
+  return { title, added: true, line, ...(index ? { index } : {}) };
+}
+
+/**
+ * After a turn that saved `file`: one index line for it, where it loads. A line Engram added while the
+ * agent was at work (`provisional`) gives way to one the agent wrote itself, and a line past the load
+ * cap (an agent appends at the end of an oversized index) moves up to where it loads. Returns
+ * MEMORY.md's new state when it changed.
+ */
+export async function settleIndexEntry(dir: string, file: string, provisional?: string): Promise<StampedState | undefined> {
+  resolveMemoryFile(dir, file);
+  const name = normaliseName(file);
+  return withMemoryLock(dir, () => editIndex(dir, (given) => {
+    let lines = given;
+    const linked = lines.flatMap((l, i) => (matches(l, name) ? [i] : []));
+    const own = provisional === undefined || linked.length < 2 ? -1 : linked.find((i) => lines[i] === provisional) ?? -1;
+    if (own !== -1) lines = lines.filter((_, i) => i !== own);
+    const at = lines.findIndex((l) => matches(l, name));
+    if (at === -1 || loadsAt(lines, at)) return lines;
+    return insertWhereLoaded(lines.filter((_, i) => i !== at), lines[at]);
+  }));
 }
 
 /** Lines removed from the index, with their positions, so they can be put back exactly. */
@@ -176,7 +244,7 @@ export async function renameEntry(dir: string, file: string, change: { title?: s
     await editIndex(dir, (lines) => {
       const at = lines.findIndex((l) => matches(l, from));
       const rest = lines.filter((l, i) => i === at || !matches(l, from));
-      if (at === -1) return [...rest, line];
+      if (at === -1) return insertWhereLoaded(rest, line);
       return rest.map((l) => (matches(l, from) ? line : l));
     });
     return entry;
@@ -197,22 +265,30 @@ export async function changeType(dir: string, file: string, type: MemoryType): P
  * Records where a memory came from, if the file does not say yet (a file rewritten by an agent loses
  * it and gets the new origin). Returns the file's new state when it changed.
  */
-export async function stampProvenance(dir: string, file: string, provenance: MemoryProvenance): Promise<{ mtimeMs: number; contentHash: string } | undefined> {
+export async function stampProvenance(dir: string, file: string, provenance: MemoryProvenance): Promise<StampedState | undefined> {
   const abs = resolveMemoryFile(dir, file);
-  return withMemoryLock(dir, async () => {
-    let text: string;
-    try {
-      const buf = (await readMemoryFile(dir, abs)).data;
-      if (parseTopicFile(buf).binary) return undefined;
-      text = buf.toString('utf8');
-    } catch (e) {
-      if (e instanceof MemoryPathError) throw e;
-      return undefined;
-    }
-    const next = setFrontMatterKeys(text, { originSessionId: provenance.originSessionId, originMessageId: provenance.originMessageId }, { onlyIfMissing: true });
-    if (next === text) return undefined;
-    return { mtimeMs: await writeMemoryFile(dir, abs, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
-  });
+  return withMemoryLock(dir, () => stampUnlocked(dir, abs, provenance));
+}
+
+export interface StampedState {
+  mtimeMs: number;
+  contentHash: string;
+}
+
+async function stampUnlocked(dir: string, abs: string, provenance: Partial<MemoryProvenance>): Promise<StampedState | undefined> {
+  let text: string;
+  try {
+    const buf = (await readMemoryFile(dir, abs)).data;
+    if (parseTopicFile(buf).binary) return undefined;
+    text = buf.toString('utf8');
+  } catch (e) {
+    if (e instanceof MemoryPathError) throw e;
+    return undefined;
+  }
+  const keys = Object.fromEntries(Object.entries(provenance).filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== ''));
+  const next = setFrontMatterKeys(text, keys, { onlyIfMissing: true });
+  if (next === text) return undefined;
+  return { mtimeMs: await writeMemoryFile(dir, abs, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
 }
 
 // ---- MEMORY.md as a list of lines ----
@@ -252,10 +328,10 @@ function matches(line: string, name: string): boolean {
   return e !== undefined && linksTo(e, name);
 }
 
-/** Replaces the first line for `name` (and drops later duplicates) or appends one. */
+/** Replaces the first line for `name` (and drops later duplicates) or adds one where it loads. */
 function upsertLine(lines: string[], name: string, line: string): string[] {
   const at = lines.findIndex((l) => matches(l, name));
-  if (at === -1) return [...lines, line];
+  if (at === -1) return insertWhereLoaded(lines, line);
   return lines.filter((l, i) => i === at || !matches(l, name)).map((l) => (matches(l, name) ? line : l));
 }
 
@@ -263,7 +339,7 @@ function upsertLine(lines: string[], name: string, line: string): string[] {
  * Rewrites MEMORY.md through `edit`, atomically, keeping its line endings. In the default mode `edit`
  * sees lines without endings; with `raw` it sees splitKeepEol's elements and must keep their endings.
  */
-async function editIndex(dir: string, edit: (lines: string[]) => string[], opts: { raw?: boolean } = {}): Promise<void> {
+async function editIndex(dir: string, edit: (lines: string[]) => string[], opts: { raw?: boolean } = {}): Promise<StampedState | undefined> {
   const file = path.join(dir, MEMORY_INDEX_FILE);
   let text = '';
   try {
@@ -280,9 +356,9 @@ async function editIndex(dir: string, edit: (lines: string[]) => string[], opts:
     const out = edit(lines);
     next = out.length === 0 ? '' : out.join(eol) + eol;
   }
-  if (next === text) return;
+  if (next === text) return undefined;
   await fsp.mkdir(dir, { recursive: true });
-  await writeMemoryFile(dir, file, next);
+  return { mtimeMs: await writeMemoryFile(dir, file, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
 }
 
 async function exists(p: string): Promise<boolean> {

@@ -15,7 +15,7 @@ import { isErrno } from '../../fs/errno';
 import { confineTo } from '../../fs/pathGuard';
 import { assertInsideMemory, readMemoryText, writeMemoryFile } from './memoryFiles';
 import { memoryHome, MemoryPathError, normaliseName, resolveMemoryFile } from './memoryPaths';
-import { ensureIndexed, stampProvenance, withMemoryLock } from './memoryWriter';
+import { recordTopicFile, withMemoryLock } from './memoryWriter';
 import { parseTopicFile, type MemoryType } from './topicFile';
 
 export const PENDING_DIR_NAME = '.pending';
@@ -144,8 +144,8 @@ export async function acceptPending(memoryDir: string, id: string): Promise<Acce
     await fsp.mkdir(path.dirname(abs), { recursive: true });
     await writeMemoryFile(home.dir, abs, item.content);
   });
-  await stampProvenance(home.dir, home.file, { originSessionId: item.sessionId, originMessageId: item.messageId });
-  const entry = await ensureIndexed(home.dir, home.file);
+  // Queued at once behind the write: provenance and index line follow it in one step.
+  const entry = await recordTopicFile(home.dir, home.file, { originSessionId: item.sessionId, originMessageId: item.messageId });
   await withMemoryLock(pendingLockKey(memoryDir), () => removeItem(memoryDir, item.id));
   return { file: item.file, title: entry?.title ?? item.file, team: home.team, type: parsed.type };
 }
