@@ -3,7 +3,7 @@
 // one file serialise there (busy_timeout makes the second wait instead of failing).
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Sqlite from 'better-sqlite3';
 import { checkTokenIdPrefix, newToken, planPut, teamSchema, TOKEN_ID_LENGTH, type TeamPutResult, type TeamSnapshot, type TeamStore, type TeamTokenInfo } from './teamStore';
 
 /** How long a writer waits for another process's transaction before failing (a 500). */
@@ -14,10 +14,29 @@ const SCHEMA = teamSchema({ bigint: 'INTEGER', time: 'TEXT' });
 interface EntryRow { path: string; content: string; sha256: string }
 interface TokenRow { token_hash: string; repo: string; created_at: string }
 
+/** What to do when better-sqlite3 is missing: it is optional so that the extension installs offline. */
+export const SQLITE_MISSING = 'SQLite storage needs better-sqlite3, a native module that `npm install` skips when it can neither '
+  + 'download its prebuilt binary (from github.com) nor compile one (python3, make, a C++ compiler and Node\'s headers from nodejs.org). '
+  + 'Run `npm install better-sqlite3` where it can, or store in PostgreSQL: --db postgres://user:password@host:5432/engram';
+
+/**
+ * better-sqlite3, loaded on first use: an optional dependency (a native addon) that npm leaves out when
+ * its build fails, and the PostgreSQL backend and the token commands on PostgreSQL run without it.
+ */
+export function loadSqlite(load: (id: string) => unknown = require): typeof Sqlite {
+  try {
+    return load('better-sqlite3') as typeof Sqlite;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') throw new Error(SQLITE_MISSING);
+    throw err;
+  }
+}
+
 export function openSqliteTeamStore(file: string): TeamStore {
+  const Database = loadSqlite();
   const resolved = path.resolve(file);
   fs.mkdirSync(path.dirname(resolved), { recursive: true });
-  const db = new Database(resolved, { timeout: BUSY_TIMEOUT_MS });
+  const db = openDatabase(Database, resolved);
   db.pragma('journal_mode = WAL');
   // FULL: an acknowledged PUT survives a power cut too, not only a crash of the process.
   db.pragma('synchronous = FULL');
@@ -91,4 +110,15 @@ export function openSqliteTeamStore(file: string): TeamStore {
       db.close();
     },
   };
+}
+
+/** The addon itself loads on the first open: a binary missing or built for another Node gets the same advice. */
+function openDatabase(Database: typeof Sqlite, file: string): Sqlite.Database {
+  try {
+    return new Database(file, { timeout: BUSY_TIMEOUT_MS });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ERR_DLOPEN_FAILED' || /bindings file|NODE_MODULE_VERSION/.test(e.message)) throw new Error(`${SQLITE_MISSING} (${e.message.split('\n')[0]})`);
+    throw err;
+  }
 }
