@@ -50,15 +50,23 @@ export const EXTRACTION_MAX_TURNS = 5;
 /** Recall attaches at most this many topic files to a turn. */
 export const RECALL_MAX_FILES = 5;
 /** Recall attaches nothing unless the best file scores this much per query term (chosen on the eval set's dev split). */
-export const RECALL_MIN_RELEVANCE = 2.25;
+export const RECALL_MIN_RELEVANCE = 1.5;
 /** ...and then only files scoring at least this share of the best one: a clear winner comes alone. */
-export const RECALL_GAP_RATIO = 0.3;
+export const RECALL_GAP_RATIO = 0.4;
 /** A related word (recallRelated.ts) counts this much of one of the message's own words (chosen on the dev split). */
 export const RECALL_RELATED_WEIGHT = 0.5;
-/** A file the message reaches only through related words needs them from at least this many of its words. */
-export const RECALL_RELATED_MIN_WORDS = 2;
+/**
+ * A file must match at least this many of the message's words (its own or through a related word): one
+ * shared word, however rare, is a coincidence about as often as a topic ("Python", "git", "PDF").
+ */
+export const RECALL_MIN_WORDS = 2;
 /** Relevance divides by at least this many query terms, so a one-word message is not taken as a sure match. */
 export const RECALL_MIN_QUERY_TERMS = 4;
+/**
+ * Recall weighs a message's word by how common it is in ordinary English (Zipf, commonWords.ts): fully
+ * at or below `rare`, `floor` at or above `common`. Chosen on the dev split.
+ */
+export const RECALL_COMMON_WORDS = { rare: 3, common: 6, floor: 0.2 } as const;
 /** Recall's rarity of a word is judged as if the folder held at least this many topic files (recallIndex.ts). */
 export const RECALL_MIN_CORPUS = 30;
 

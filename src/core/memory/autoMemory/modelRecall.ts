@@ -51,7 +51,7 @@ export function modelPick(deps: ModelPickDeps): (input: RecallPickInput) => Prom
       const text = response.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
       const names = parsePick(text, new Set(candidates.map((d) => d.id)));
       const score = new Map(input.ranked.map((r) => [r.file, r]));
-      return names.slice(0, input.max).map((file) => score.get(file) ?? { file, score: 0, relevance: 0 });
+      return names.slice(0, input.max).map((file) => score.get(file) ?? { file, score: 0, relevance: 0, words: [] });
     } catch (e) {
       deps.onFallback?.(e instanceof Error ? e.message : String(e));
       return local();

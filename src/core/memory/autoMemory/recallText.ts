@@ -43,6 +43,26 @@ function keepBigram(a: string, b: string): boolean {
 
 /** Splits text into raw terms: words, and for CJK runs their characters and bigrams. */
 export function recallTokens(text: string): string[] {
+  return tokens(text, (run, out) => cjkTerms(run, out));
+}
+
+/**
+ * A message's raw terms. As recallTokens, except that a CJK run is first cut into words (ICU's
+ * dictionary, through Intl.Segmenter) and a bigram across two words is left out: "代码怎么写" gives
+ * "代码", never "码怎", a pair that a file can hold by chance. Between two one-character pieces the
+ * bigram stays: that is where the dictionary did not know a word ("商户", "调高").
+ */
+export function recallQueryTokens(text: string): string[] {
+  return tokens(text, (run, out) => {
+    const pieces = [...CJK_WORDS.segment(run)].map((s) => s.segment);
+    const wordOf = pieces.flatMap((p, i) => [...p].map(() => ([...p].length === 1 ? -1 : i)));
+    cjkTerms(run, out, (i) => wordOf[i] === wordOf[i + 1]);
+  });
+}
+
+const CJK_WORDS = new Intl.Segmenter('zh', { granularity: 'word' });
+
+function tokens(text: string, cjk: (run: string, out: string[]) => void): string[] {
   const out: string[] = [];
   const normal = text.normalize('NFKC').toLowerCase();
   for (const word of normal.match(WORD) ?? []) {
@@ -50,12 +70,7 @@ export function recallTokens(text: string): string[] {
     for (const run of word.matchAll(CJK_RUN)) {
       const at = run.index ?? 0;
       if (at > last) out.push(word.slice(last, at));
-      const chars = [...run[0]];
-      chars.forEach((c, i) => {
-        if (!CJK_STOP_CHARS.has(c)) out.push(c);
-        const next = chars[i + 1];
-        if (next !== undefined && keepBigram(c, next)) out.push(c + next);
-      });
+      cjk(run[0], out);
       last = at + run[0].length;
     }
     if (last < word.length) out.push(word.slice(last));
@@ -63,7 +78,22 @@ export function recallTokens(text: string): string[] {
   return out;
 }
 
+/** A CJK run's characters (function characters left out) and the bigrams worth keeping (`pair`: at character i and the next). */
+function cjkTerms(run: string, out: string[], pair: (i: number) => boolean = () => true): void {
+  const chars = [...run];
+  chars.forEach((c, i) => {
+    if (!CJK_STOP_CHARS.has(c)) out.push(c);
+    const next = chars[i + 1];
+    if (next !== undefined && keepBigram(c, next) && pair(i)) out.push(c + next);
+  });
+}
+
 const IS_CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/** A term that is one CJK character (a part of a word, weighed less). */
+export function isCjkChar(term: string): boolean {
+  return term.length === 1 && IS_CJK.test(term);
+}
 
 /** The indexed form of a raw term, or null for a stop word or a lone letter. */
 export function recallTerm(term: string): string | null {
@@ -78,7 +108,7 @@ export function recallTerm(term: string): string | null {
 /** The distinct terms of a message as recall searches for them. */
 export function queryTerms(text: string): string[] {
   const terms = new Set<string>();
-  for (const raw of recallTokens(text)) {
+  for (const raw of recallQueryTokens(text)) {
     const t = recallTerm(raw);
     if (t) terms.add(t);
   }

@@ -60,8 +60,9 @@ describe('recallForPrompt', () => {
     assert.match(first.blocks[0].text, /^<engram-memory file="feedback_db_tests\.md" hash="[0-9a-f]{12}">\n/);
     assert.match(first.blocks[0].text, /integration tests must use a real database/);
 
-    const migrations = await recallForPrompt(dir, 'when are migrations applied?', []);
-    assert.deepEqual(migrations.files.map((f) => f.file), ['project_db_migrations.md'], '"migrations" meets the description\'s "migrations" and nothing else');
+    const migrations = await recallForPrompt(dir, 'when are the migrations applied, before the tests?', []);
+    assert.deepEqual(migrations.files.map((f) => f.file), ['project_db_migrations.md'], '"migrations" and "tests" meet the description\'s "migrations" and "tests", and nothing else does as well');
+    assert.deepEqual((await recallForPrompt(dir, 'when are migrations applied?', [])).files, [], 'one shared word alone is not enough');
 
     const messages: ApiMessage[] = [{ role: 'user', content: [{ type: 'text', text: 'Should the integration tests mock the database?' }, ...first.blocks] }, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }];
     assert.equal(attachedInConversation(messages).size, first.files.length);
@@ -148,7 +149,7 @@ describe('recall in a conversation', () => {
     server.enqueue({ content: [{ type: 'text', text: 'Use the real database.' }] }, { content: [{ type: 'text', text: 'Chinese, short.' }] });
     const r1 = server.requests.length;
     await session.agent.runTurn('How should the database tests be written?');
-    await session.agent.runTurn('Should your answers to me be short, and in which language?');
+    await session.agent.runTurn('Should your answers to me be in Chinese?');
     const req1 = server.requests[r1].body.messages;
     const req2 = server.requests[r1 + 1].body.messages;
 
@@ -165,7 +166,7 @@ describe('recall in a conversation', () => {
     assert.ok(secondUser.some((b) => b.type === 'text' && b.text.includes('file="user_role.md"')));
     assert.ok(!secondUser.some((b) => b.type === 'text' && b.text.includes('file="feedback_db_tests.md"')), 'not attached twice');
     assert.deepEqual(events.filter((e) => e.type === 'memoryRecalled').length, 2);
-    assert.deepEqual(turnStarts, ['How should the database tests be written?', 'Should your answers to me be short, and in which language?'], 'UIs get the typed prompt');
+    assert.deepEqual(turnStarts, ['How should the database tests be written?', 'Should your answers to me be in Chinese?'], 'UIs get the typed prompt');
     await assertTranscriptMatches(session.transcriptPath, session.agent.messages);
 
     // Callers can pass attachments themselves; they join recall's in the same stored message.
