@@ -1,8 +1,9 @@
 // Recall's model mode (`engram.memory.recall.mode: "model"`): one small call shows the model the index
 // (one line per topic file: name, title, hook, description) and the user's message, and asks for the
 // names of the files that would help, as JSON. The answer is read strictly (a JSON object with a
-// `files` array of names from the list, at most `max`); anything else, or a failed call, falls back to
-// the local bar, so recall never blocks a turn on the model.
+// `files` array of names from the list, at most `max`; an empty list, or a bare "none", attaches
+// nothing, and the call still counts in the turn's figures); anything else, or a failed call, falls back
+// to the local bar, so recall never blocks a turn on the model.
 import { z } from 'zod';
 import type { ModelClient } from '../../llm/modelClient';
 import type { Usage } from '../../conversation/types';
@@ -35,8 +36,9 @@ export function modelPick(deps: ModelPickDeps): (input: RecallPickInput) => Prom
     if (candidates.length === 0) return [];
     const lines = candidates.map((d) => `- ${d.id}: ${[d.title, d.hook, d.description].filter(Boolean).join(' — ')}`);
     const prompt = `${RECALL_PICK_MARKER}\nMemory files:\n${lines.join('\n')}\n\nUser message:\n${input.prompt}\n\n` +
-      `Which of these files (at most ${input.max}) would clearly help answer the message? Usually none. ` +
-      'Reply with only JSON: {"files": ["name.md", ...]}';
+      `Which of these files (at most ${input.max}) would clearly help answer the message? Usually none: a file ` +
+      'that only shares a word with the message does not help. Reply with only JSON: {"files": ["name.md", ...]}, ' +
+      'or {"files": []} when none would.';
     const signal = AbortSignal.timeout(PICK_TIMEOUT_MS);
     try {
       const response = await deps.client.stream({
@@ -59,8 +61,9 @@ export function modelPick(deps: ModelPickDeps): (input: RecallPickInput) => Prom
   };
 }
 
-/** The names of a strict answer, or throws why it is not one. */
+/** The names of a strict answer (none for a bare "none"), or throws why it is not one. */
 function parsePick(text: string, known: ReadonlySet<string>): string[] {
+  if (/^none\.?$/i.test(text)) return [];
   const json = /^```(?:json)?\s*([\s\S]*?)\s*```$/.exec(text)?.[1] ?? text;
   let value: unknown;
   try {

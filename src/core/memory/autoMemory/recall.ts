@@ -18,6 +18,8 @@ import { RECALL_MAX_FILES } from '../../thresholds';
 import { memoryHome } from './memoryPaths';
 import { recallIndexFor, type RecallDoc, type RecallIndex } from './recallIndex';
 import { clearBar, rankRecall, type RankedTopic } from './recallRank';
+import { queryTerms, recallQueryTokens, recallTerm } from './recallText';
+import { readUsage, type EntryUsage } from './usageCounts';
 
 
 const OPEN_TAG = MEMORY_ATTACHMENT_TAG;
@@ -49,6 +51,8 @@ export interface RecalledFile {
   file: string;
   score: number;
   hash: string;
+  /** The message's words it matched, as typed (lower-cased); a related word's phrase as it stands. */
+  words: string[];
 }
 
 export interface RecallResult {
@@ -85,11 +89,11 @@ export async function recallForPrompt(dir: string, prompt: string, messages: rea
     const doc = index.docs.get(r.file);
     return doc !== undefined && attached.get(r.file) !== doc.hash && !inContext(dir, doc, opts);
   };
-  const ranked = rankRecall(index, prompt);
+  const ranked = await withoutDismissed(dir, rankRecall(index, prompt));
   const picked = opts.pick ? await opts.pick({ index, prompt, ranked, max, fresh }) : clearBar(ranked, ranked.length).filter(fresh);
   const blocks: TextBlock[] = [];
   const files: RecalledFile[] = [];
-  for (const { file, score } of picked) {
+  for (const { file, score, words } of picked) {
     if (blocks.length >= max) break;
     // The text as the index read it, through memoryFiles.ts (never through a link out of the folder),
     // and checked against the disk in this call: a file changed, replaced or swapped for a link since
@@ -97,9 +101,41 @@ export async function recallForPrompt(dir: string, prompt: string, messages: rea
     const doc = index.docs.get(file);
     if (!doc || attached.get(file) === doc.hash) continue;
     blocks.push({ type: 'text', text: attachmentText(file, doc.hash, doc.attachBody, memoryHome(dir, file).team) });
-    files.push({ file, score, hash: doc.hash });
+    files.push({ file, score, hash: doc.hash, words: typedWords(prompt, words) });
   }
   return { blocks, files };
+}
+
+/**
+ * The ranking without the files the person said were not relevant to a message that matched them
+ * through the same words (usageCounts.ts): such a file is left out while this message matches it
+ * through no other word. Read only when something ranked, so most turns cost no read.
+ */
+async function withoutDismissed(dir: string, ranked: RankedTopic[]): Promise<RankedTopic[]> {
+  if (ranked.length === 0) return ranked;
+  const usage = new Map<string, Promise<Record<string, EntryUsage>>>();
+  const kept: RankedTopic[] = [];
+  for (const r of ranked) {
+    const home = memoryHome(dir, r.file);
+    if (!usage.has(home.dir)) usage.set(home.dir, readUsage(home.dir));
+    const records = (await usage.get(home.dir))?.[home.file]?.notRelevant ?? [];
+    const dismissed = records.some((words) => {
+      const said = new Set(queryTerms(words.join(' ')));
+      return r.words.every((w) => said.has(w) || words.includes(w));
+    });
+    if (!dismissed) kept.push(r);
+  }
+  return kept;
+}
+
+/** The message's words behind matched terms, as typed (lower-cased); a term no word gives (a phrase) as it is. */
+function typedWords(prompt: string, terms: readonly string[]): string[] {
+  const typed = new Map<string, string>();
+  for (const raw of recallQueryTokens(prompt)) {
+    const term = recallTerm(raw);
+    if (term !== null && !typed.has(term)) typed.set(term, raw);
+  }
+  return [...new Set(terms.map((t) => typed.get(t) ?? t))];
 }
 
 function inContext(dir: string, doc: RecallDoc, opts: RecallOptions): boolean {

@@ -22,10 +22,15 @@ export interface EntryUsage {
   reads: number;
   /** ISO time of the newest use. */
   lastUsed: string;
+  /**
+   * Words of messages the person said this memory was not relevant to (the words it matched then):
+   * recall leaves it out of a message it would match through these words only.
+   */
+  notRelevant?: string[][];
 }
 
 const Count = z.number().int().nonnegative();
-const UsageEntry = z.object({ recalls: Count, reads: Count, lastUsed: z.string().datetime() });
+const UsageEntry = z.object({ recalls: Count, reads: Count, lastUsed: z.string().datetime(), notRelevant: z.array(z.array(z.string())).optional() });
 const UsageFile = z.object({ version: z.literal(1), entries: z.record(z.string(), UsageEntry) });
 
 /** Recalls and reads together: what "used 7×" counts. */
@@ -81,12 +86,32 @@ export async function recordUse(dir: string, files: readonly string[], kind: Use
     await editUsage(dir, logger, (entries) => {
       for (const name of names) {
         const u = entries[name] ?? { recalls: 0, reads: 0, lastUsed: at };
-        entries[name] = { recalls: u.recalls + (kind === 'recall' ? 1 : 0), reads: u.reads + (kind === 'read' ? 1 : 0), lastUsed: at > u.lastUsed ? at : u.lastUsed };
+        entries[name] = { ...u, recalls: u.recalls + (kind === 'recall' ? 1 : 0), reads: u.reads + (kind === 'read' ? 1 : 0), lastUsed: at > u.lastUsed ? at : u.lastUsed };
       }
     });
   } catch (e) {
     logger.warn(`Could not count the use of ${names.join(', ')}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Records (or with `undo` takes back) that `file` was not relevant to a message it matched through
+ * `words`. Unlike a count, this is the person's word: a failure is thrown for the caller to show.
+ */
+export async function setNotRelevant(dir: string, file: string, words: readonly string[], undo = false, logger: Logger = silentLogger): Promise<void> {
+  const name = normaliseName(file);
+  const key = sameWords(words);
+  await editUsage(dir, logger, (entries) => {
+    const u = entries[name] ?? { recalls: 0, reads: 0, lastUsed: new Date().toISOString() };
+    const kept = (u.notRelevant ?? []).filter((w) => sameWords(w) !== key);
+    const notRelevant = undo ? kept : [...kept, [...words]];
+    const { notRelevant: _old, ...rest } = u;
+    entries[name] = notRelevant.length > 0 ? { ...rest, notRelevant } : rest;
+  });
+}
+
+function sameWords(words: readonly string[]): string {
+  return [...new Set(words.map((w) => w.toLowerCase()))].sort().join('\0');
 }
 
 /** After a merge: the merged files' counts go to the file that holds them now. */

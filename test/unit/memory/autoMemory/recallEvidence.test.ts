@@ -1,14 +1,17 @@
 // Recall's evidence (issue 22): a word common in ordinary English counts little (commonWords.ts), one
 // shared word never attaches a file, a Chinese message's pairs across two words are not searched for,
-// and each ranked file says which of the message's words it matched.
+// each ranked file says which of the message's words it matched, and a file the person said was not
+// relevant for those words is not attached for them again (until undone).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { commonWordWeight, zipfOf } from '../../../../src/core/memory/autoMemory/commonWords';
+import { recallForPrompt } from '../../../../src/core/memory/autoMemory/recall';
 import { recallIndexFor } from '../../../../src/core/memory/autoMemory/recallIndex';
 import { clearBar, rankRecall } from '../../../../src/core/memory/autoMemory/recallRank';
 import { queryTerms, recallQueryTokens } from '../../../../src/core/memory/autoMemory/recallText';
+import { readUsage, setNotRelevant } from '../../../../src/core/memory/autoMemory/usageCounts';
 import { RECALL_COMMON_WORDS } from '../../../../src/core/thresholds';
 import { useTempDirs } from '../../support/tempDirs';
 
@@ -40,6 +43,22 @@ describe('recall evidence', () => {
     const [top] = clearBar(rankRecall(index, 'How does a tag get deployed to production?'), 5);
     assert.equal(top?.file, 'project_deploy.md');
     assert.deepEqual([...top.words].sort(), ['deploy', 'product', 'tag']);
+  });
+
+  it('leaves out a file the person said was not relevant for the words it matched, until undone', async () => {
+    const dir = folder({ 'project_deploy.md': 'staging deploys from main, production from tags', 'project_cache.md': 'product pages cached for five minutes' });
+    const q = 'How does a tag get deployed to production?';
+    const first = await recallForPrompt(dir, q, []);
+    assert.deepEqual(first.files.map((f) => f.file), ['project_deploy.md']);
+    assert.deepEqual([...first.files[0].words].sort(), ['deployed', 'production', 'tag'], 'the words as typed');
+    await setNotRelevant(dir, 'project_deploy.md', first.files[0].words);
+    assert.deepEqual((await readUsage(dir))['project_deploy.md']?.notRelevant, [first.files[0].words], 'kept with the use counts');
+    assert.deepEqual((await recallForPrompt(dir, 'Deploy a tag to production, please', [])).files, [], 'the same words: not again');
+    const more = await recallForPrompt(dir, 'Which tag deploys staging and production?', []);
+    assert.deepEqual(more.files.map((f) => f.file), ['project_deploy.md'], 'another word it matches brings it back');
+    await setNotRelevant(dir, 'project_deploy.md', first.files[0].words, true);
+    assert.equal((await readUsage(dir))['project_deploy.md']?.notRelevant, undefined, 'undone');
+    assert.deepEqual((await recallForPrompt(dir, q, [])).files.map((f) => f.file), ['project_deploy.md']);
   });
 
   it('searches a Chinese message by its words, not by pairs across them', () => {

@@ -66,9 +66,42 @@ describe('recall, model mode', () => {
     assert.match(reasons[0], /not JSON/);
     assert.match(reasons[1], /not in the list/);
   });
+
+  it('attaches nothing when the model answers none, even where the local ranking would', async () => {
+    const dir = folder();
+    const client = new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url });
+    const reasons: string[] = [];
+    const pick = modelPick({ client, model: 'claude-test', onFallback: (why) => reasons.push(why) });
+    const q = 'Which Sentry project gets the browser errors?';
+    assert.deepEqual((await recallForPrompt(dir, q, [])).files.map((f) => f.file), ['reference_sentry.md'], 'the local ranking would attach it');
+    const before = server.requests.length;
+    server.enqueue({ content: [{ type: 'text', text: '{"files": []}' }] }, { content: [{ type: 'text', text: 'None.' }] });
+    assert.deepEqual((await recallForPrompt(dir, q, [], { pick })).files, []);
+    assert.deepEqual((await recallForPrompt(dir, q, [], { pick })).files, []);
+    assert.match(JSON.stringify(server.requests[before].body.messages), /\{\\"files\\": \[\]\} when none would/, 'the prompt offers none');
+    assert.deepEqual(reasons, [], 'none is an answer, not a failure');
+  });
 });
 
 describe('recall, model mode, in a turn', () => {
+  it("counts a pick of none in the turn's figures and attaches nothing", async () => {
+    const dir = folder();
+    const harness = await startSession(server, { workspace: tempDir('engram-rm-ws-'), dataDir: tempDir('engram-rm-data-') });
+    const handle = attachAutoMemory(harness.session.agent, { memoryDir: dir, recallMode: 'model', extraction: false });
+    try {
+      const before = server.requests.length;
+      server.enqueue({ content: [{ type: 'text', text: '{"files": []}' }] }, { content: [{ type: 'text', text: 'ok' }] });
+      await harness.session.agent.runTurn('Which Sentry project gets the browser errors?');
+      const sent = server.requests.slice(before);
+      assert.equal(sent.length, 2, 'the pick, then the turn');
+      assert.doesNotMatch(JSON.stringify(sent[1].body.messages), /engram-memory/, 'nothing attached');
+      const end = harness.events.find((e): e is Extract<AgentEvent, { type: 'turnEnd' }> => e.type === 'turnEnd');
+      assert.equal(end?.modelCalls, 2, 'the pick counts');
+    } finally {
+      handle.dispose();
+    }
+  });
+
   it("counts the pick's call and tokens in the turn's figures", async () => {
     const dir = folder();
     const harness = await startSession(server, { workspace: tempDir('engram-rm-ws-'), dataDir: tempDir('engram-rm-data-') });
