@@ -1,6 +1,7 @@
 // The memory pane: a summary line, warnings, the tree, and the details and actions of the selected row.
 // Keys in the tree: Enter opens, F2 renames, Delete prunes (pruning always has Undo).
 import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, TeamFileSyncView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
+import { hiddenCharsIn } from '../../src/protocol/hiddenChars';
 import { button, h, lightButton } from '../shared/components';
 import { renderCapBanner, type CapBannerActions } from './capBanner';
 import { ago, dateTime, num } from './format';
@@ -160,8 +161,10 @@ function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: numb
       lightButton(t('inspectOrigin'), { look: 'link', id: 'entry-inspect-origin', onClick: () => actions.inspectSession(e.origin!.sessionId) }))
     : h('span', { class: 'empty' }, t('noOrigin'));
   const canEdit = !source.readOnly && !e.missing;
+  const hidden = hiddenCharsIn(e.title, e.hook, e.file);
   return [
     h('h3', { class: 'entry-details-title' }, e.title),
+    ...(hidden.length ? [h('p', { class: 'entry-hidden-chars', id: 'entry-hidden-chars', role: 'note' }, t('hiddenCharsDetail', hidden.join(' ')))] : []),
     facts([
       [t('file'), e.file],
       [t('hook'), e.hook],

@@ -3,7 +3,8 @@
 // index cap sit below a visible cut-off line and carry a "cut" badge. Rows are plain elements (hundreds
 // of them render fast); the actions live in the details panel of the selected row.
 import type { InstructionView, MemoryEntryView, MemoryKind, MemoryView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
-import { h, icon } from '../shared/components';
+import { hiddenCharsIn, showHiddenChars } from '../../src/protocol/hiddenChars';
+import { h, icon, setText } from '../shared/components';
 import { usesBadge, usesText } from './capBanner';
 import { age, ago, num } from './format';
 import { t, type StringKey } from './strings';
@@ -143,11 +144,11 @@ function row(key: string, kind: string, iconName: string, title: string, hook: s
   const li = rowTemplate.cloneNode(true) as HTMLElement;
   li.className = `tree-entry tree-${kind}`;
   li.dataset.key = key;
-  li.setAttribute('aria-label', label);
+  li.setAttribute('aria-label', showHiddenChars(label));
   const [glyph, titleEl, hookEl, metaEl] = Array.from((li.firstChild as HTMLElement).children) as HTMLElement[];
   glyph.className = `codicon codicon-${iconName}`;
-  titleEl.textContent = title;
-  hookEl.textContent = hook;
+  setText(titleEl, title);
+  setText(hookEl, hook);
   metaEl.append(...meta);
   return li;
 }
@@ -155,8 +156,8 @@ function row(key: string, kind: string, iconName: string, title: string, hook: s
 function span(className: string, text: string, title?: string): HTMLElement {
   const el = document.createElement('span');
   el.className = className;
-  el.textContent = text;
-  if (title) el.title = title;
+  setText(el, text);
+  if (title) el.title = showHiddenChars(title);
   return el;
 }
 
@@ -168,6 +169,8 @@ function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | n
   if (e.sync && sync) {
     meta.push(span(sync.className, sync.text, syncLongText(e.sync, serverMaxEntries)));
   }
+  const hidden = hiddenCharsIn(e.title, e.hook, e.file);
+  if (hidden.length) meta.push(span('badge badge-hidden', t('hiddenChars'), t('hiddenCharsLong', hidden.join(' '))));
   if (e.missing) meta.push(span('badge badge-missing', t('missing'), t('missingLong')));
   if (e.indexed && !e.loaded) meta.push(span('badge badge-cut', t('cut'), t('cutLong')));
   const uses = usesBadge(e);
@@ -176,9 +179,9 @@ function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | n
   if (e.mtimeMs !== null) meta.push(span('entry-age', age(e.mtimeMs, now)));
   meta.push(e.line !== null ? span('entry-line', `L${e.line}`) : span('entry-file', e.file));
   const typeText = e.type ? t(`type_${e.type}` as StringKey) : t('type_null');
-  const parts = [typeText, sync?.text, status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong'), usesText(e)].filter(Boolean);
+  const parts = [typeText, sync?.text, hidden.length ? t('hiddenChars') : '', status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong'), usesText(e)].filter(Boolean);
   const el = row(e.key, 'memory', e.missing ? 'warning' : TYPE_ICON[String(e.type)], e.title, e.hook, meta, `${e.title}, ${parts.join(', ')}`);
-  el.className += ` type-${e.type}${e.indexed && !e.loaded ? ' cut' : ''}${e.missing ? ' missing' : ''}`;
+  el.className += ` type-${e.type}${e.indexed && !e.loaded ? ' cut' : ''}${e.missing ? ' missing' : ''}${hidden.length ? ' has-hidden' : ''}`;
   el.dataset.file = e.file;
   el.dataset.type = String(e.type);
   if (e.sync) el.dataset.sync = e.sync.status.state;

@@ -2,7 +2,8 @@
 // a button (arrow keys move between them); selecting a compaction shows its numbers, its summary and the
 // messages it replaced (as text), with "Open as diff" and, for the newest one, "Undo compaction".
 import type { ReplacedMessageView, TimelineView } from '../../src/protocol/messages';
-import { button, h } from '../shared/components';
+import { showHiddenChars } from '../../src/protocol/hiddenChars';
+import { button, h, setText } from '../shared/components';
 import { renderMarkdown } from '../shared/markdown';
 import { clock, dateTime, num } from './format';
 import { t, tn, tOr } from './strings';
@@ -36,13 +37,13 @@ export function renderTimelinePane(timeline: readonly TimelineView[], selected: 
     const el = li.firstChild as HTMLButtonElement;
     const [glyph, time, text] = Array.from(el.children) as HTMLElement[];
     el.dataset.id = e.id;
-    el.setAttribute('aria-label', `${dateTime(e.at)}: ${label}`);
+    el.setAttribute('aria-label', showHiddenChars(`${dateTime(e.at)}: ${label}`));
     el.tabIndex = e === focusable ? 0 : -1;
     if (e.id === selected) el.setAttribute('aria-current', 'true');
     glyph.className = `codicon codicon-${iconOf(e)}`;
     time.setAttribute('datetime', new Date(e.at).toISOString());
     time.textContent = clock(e.at);
-    text.textContent = label;
+    setText(text, label);
     if (e.kind === 'compaction' && e.undoable) el.append(h('span', { class: 'badge' }, t('undoable')));
     if (e.kind === 'compaction' && e.undone) el.append(h('span', { class: 'badge badge-undone' }, t('undone')));
     if (e.kind === 'compaction' && e.summaryEdited) el.append(h('span', { class: 'badge badge-edited' }, t('summaryEdited')));

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { MergeResult } from '../../core/memory/autoMemory/mergeEntries';
 import type { Logger } from '../../core/ports';
+import { showHiddenChars } from '../../protocol/hiddenChars';
 import type { EntryGroup, MemoryEntryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import type { InspectorPrompts } from './inspectorPrompts';
@@ -33,7 +34,7 @@ export class CapActions {
     const candidates = await engine.pruneCandidates(target.dir);
     if (candidates.length === 0) return { text: vscode.l10n.t('MEMORY.md has no entries to prune.'), level: 'info' };
     const picked = await vscode.window.showQuickPick(candidates.map((c) => ({
-      label: c.title,
+      label: showHiddenChars(c.title),
       description: c.uses === 0 ? vscode.l10n.t('never used') : vscode.l10n.t('used {0}×', c.uses),
       detail: c.lastUsed ? vscode.l10n.t('{0} · line {1} · last used {2}', c.file, c.line, new Date(c.lastUsed).toLocaleString(vscode.env.language))
         : vscode.l10n.t('{0} · line {1}', c.file, c.line),
@@ -76,7 +77,7 @@ export class CapActions {
     const mergeable = entries.filter((e) => e.group === group && e.indexed && !e.missing && e.line !== null)
       .sort((a, b) => (a.type ?? '~').localeCompare(b.type ?? '~') || (a.line ?? 0) - (b.line ?? 0));
     const picked = await vscode.window.showQuickPick(mergeable.map((e) => ({
-      label: e.title,
+      label: showHiddenChars(e.title),
       description: `${e.type ?? vscode.l10n.t('no type')} · ${(e.uses ?? 0) === 0 ? vscode.l10n.t('never used') : vscode.l10n.t('used {0}×', e.uses ?? 0)}`,
       detail: vscode.l10n.t('{0} · line {1}', e.file, e.line ?? 0),
       entry: e,

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { showHiddenChars } from '../../protocol/hiddenChars';
 
 /**
  * The questions the inspector asks outside its webview: a modal confirmation before anything risky, and
@@ -14,10 +15,11 @@ export interface InspectorPrompts {
 
 export const vscodePrompts: InspectorPrompts = {
   async confirm(message, detail, action) {
-    return (await vscode.window.showWarningMessage(message, { modal: true, detail }, action)) === action;
+    // They quote memory titles: a right-to-left override there is written out, never applied.
+    return (await vscode.window.showWarningMessage(showHiddenChars(message), { modal: true, detail: showHiddenChars(detail) }, action)) === action;
   },
   async offerUndo(message) {
     const undo = vscode.l10n.t('Undo');
-    return (await vscode.window.showInformationMessage(message, undo)) === undo;
+    return (await vscode.window.showInformationMessage(showHiddenChars(message), undo)) === undo;
   },
 };

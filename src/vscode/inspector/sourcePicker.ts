@@ -1,6 +1,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { DiskSource } from '../../core/inspection/inspectorService';
+import { showHiddenChars } from '../../protocol/hiddenChars';
 import { loadEngine } from '../loadEngine';
 
 /** What the inspector reads: the live session, or a project (and one of its sessions) under a data root. */
@@ -67,7 +68,7 @@ export async function pickInspectorSource(dataDir: string, cwd: string): Promise
 async function pickSession(projectDir: string, allowNone: boolean): Promise<string | undefined> {
   const sessions = await loadEngine().inspector.sessionsOf(projectDir);
   const items: Array<Pick<string>> = sessions.map((s) => ({
-    label: s.firstPrompt ? s.firstPrompt.replace(/\s+/g, ' ').slice(0, 80) : vscode.l10n.t('(no prompt)'),
+    label: s.firstPrompt ? showHiddenChars(s.firstPrompt.replace(/\s+/g, ' ').slice(0, 80)) : vscode.l10n.t('(no prompt)'),
     description: s.mtime.toLocaleString(),
     detail: s.sessionId,
     value: s.sessionId,
