@@ -34,12 +34,24 @@ export type ChatItem =
   }
   | { kind: 'permission'; id: string; toolUseId: string; toolName: string; summary: string; answered?: PermissionChoice; diff?: PermissionDiff }
   | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; action?: string; link?: { label: string; path: string } }
+  /**
+   * Memories recalled for the prompt above, each with the prompt's words it matched; `notRelevant`: the
+   * person said it was not (it is left out of the next request, and not attached again for those words).
+   */
+  | { kind: 'recall'; id: string; files: RecalledMemory[] }
   /** The end of a reply: its tokens (absent when no model call was made). */
   | { kind: 'turn'; id: string; tokens?: TurnTokens }
   /** `/help`, answered in the view: the webview words it. */
   | { kind: 'help'; id: string }
   /** `/context`: the context breakdown as it was when asked. */
   | { kind: 'context'; id: string; gauge: GaugeState };
+
+export interface RecalledMemory {
+  file: string;
+  title: string;
+  words: string[];
+  notRelevant?: boolean;
+}
 
 /** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */
 export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo';
@@ -74,6 +86,8 @@ export type ChatToHost =
   | { type: 'setup'; choice: SetupChoice }
   /** Opens a file the host itself linked (notes, a memory); any other path is refused. */
   | { type: 'openPath'; path: string }
+  /** A recalled memory's "Not relevant" (or, with `undo`, its Undo) on a recall item. */
+  | { type: 'notRelevant'; itemId: string; file: string; undo: boolean }
   | { type: 'ping'; requestId: string; text: string };
 
 export interface ChatSnapshot {
@@ -113,5 +127,6 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   findFiles: { requestId: 'string', query: 'string' },
   setup: { choice: 'enum:apiKey|baseUrl|demo' },
   openPath: { path: 'string' },
+  notRelevant: { itemId: 'string', file: 'string', undo: 'boolean' },
   ping: { requestId: 'string', text: 'string' },
 };

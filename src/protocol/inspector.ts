@@ -66,6 +66,8 @@ export interface MemoryEntryView {
   /** How often it was recalled into a turn or read by the agent (`.usage.json`), and when last (ISO). */
   uses?: number;
   lastUsed?: string;
+  /** The words of messages the person said it was not relevant to, one list per message (`.usage.json`). */
+  notRelevant?: string[][];
 }
 
 /** MEMORY.md against its caps: `near` from 80% of either, `over` past one (lines are cut). */
@@ -252,6 +254,8 @@ export type InspectorToHost =
   | { type: 'renameEntry'; group: EntryGroup; file: string }
   | { type: 'changeType'; group: EntryGroup; file: string }
   | { type: 'pruneEntry'; group: EntryGroup; file: string }
+  /** Takes back the entry's `index`-th "not relevant" (MemoryEntryView.notRelevant). */
+  | { type: 'undoNotRelevant'; group: EntryGroup; file: string; index: number }
   | { type: 'restoreEntry'; group: EntryGroup; trashId: string }
   /** Deletes a pruned entry for good, after the host asks again. */
   | { type: 'deleteTrash'; group: EntryGroup; trashId: string }
@@ -295,6 +299,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   renameEntry: ENTRY_REF,
   changeType: ENTRY_REF,
   pruneEntry: ENTRY_REF,
+  undoNotRelevant: { group: 'enum:private|team', file: 'string', index: 'number' },
   restoreEntry: { group: 'enum:private|team', trashId: 'string' },
   deleteTrash: { group: 'enum:private|team', trashId: 'string' },
   compactionDetails: { requestId: 'string', id: 'string' },

@@ -13,7 +13,7 @@ suite('webview protocol', () => {
     const logger = { info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) };
     const channel = new WebviewChannel<ChatToHost, HostToChat>(panel.webview, 'test', CHAT_TO_HOST_SHAPES, {
       ready() {}, send() { throw new Error('a malformed send must never reach its handler'); }, stop() {}, newChat() {},
-      permission() {}, listSessions() {}, resume() {}, runCommand() {}, openPath() {},
+      permission() {}, listSessions() {}, resume() {}, runCommand() {}, openPath() {}, notRelevant() {},
       retry() {}, editLast() {}, codeAction() {}, findFiles() {}, setup() {},
       ping: (m) => { pings.push(m.text); },
     }, logger);

@@ -1,4 +1,4 @@
-import type { ChatCommand, ChatItem, GaugeState, PermissionChoice, PermissionDiff, TurnTokens } from '../../src/protocol/messages';
+import type { ChatCommand, ChatItem, GaugeState, PermissionChoice, PermissionDiff, RecalledMemory, TurnTokens } from '../../src/protocol/messages';
 import { button, h, icon, lightButton } from '../shared/components';
 import { groupDigits } from '../shared/gauge';
 import { renderMarkdown } from '../shared/markdown';
@@ -8,6 +8,7 @@ export interface ItemHandlers {
   permission(requestId: string, choice: PermissionChoice): void;
   runCommand(command: ChatCommand): void;
   openPath(path: string): void;
+  notRelevant(itemId: string, file: string, undo: boolean): void;
   code(action: 'copy' | 'insert', code: string): void;
   retry(): void;
   edit(text: string): void;
@@ -95,6 +96,9 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
         item.link ? linkButton(item.link, handlers) : null,
         action ? h('div', { class: 'notice-action' }, button(t(action.label), { appearance: 'secondary', onClick: () => handlers.runCommand(action.command) })) : null);
     }
+    case 'recall':
+      return h('div', { class: 'item item-recall', role: 'group', 'aria-label': t('recalledTitle') },
+        ...item.files.map((memory) => recalledLine(item.id, memory, handlers)));
     case 'turn':
       return h('div', { class: 'item item-turn' },
         item.tokens ? tokensLine(item.tokens) : h('span', { class: 'turn-tokens' }, t('noModelCall')),
@@ -172,6 +176,17 @@ function linkButton(link: { label: string; path: string }, handlers: ItemHandler
     handlers.openPath(link.path);
   });
   return a;
+}
+
+/** One recalled memory: its title and file, the words it matched, and Not relevant (or, once said, Undo). */
+function recalledLine(itemId: string, memory: RecalledMemory, handlers: ItemHandlers): HTMLElement {
+  const words = memory.words.length > 0 ? t('recalledMatched', memory.words.join(', ')) : t('recalledNoWords');
+  const action = memory.notRelevant
+    ? lightButton(t('undo'), { icon: 'discard', look: 'link', onClick: () => handlers.notRelevant(itemId, memory.file, true) })
+    : lightButton(t('notRelevant'), { icon: 'close', title: t('notRelevantTitle'), look: 'link', onClick: () => handlers.notRelevant(itemId, memory.file, false) });
+  return h('div', { class: `recall-line${memory.notRelevant ? ' recall-dropped' : ''}`, 'data-file': memory.file },
+    icon('book'), h('span', { class: 'recall-title' }, ` ${memory.title}`), h('span', { class: 'recall-file' }, ` ${memory.file}`),
+    h('span', { class: 'recall-words' }, memory.notRelevant ? t('notRelevantDone') : words), action);
 }
 
 /** A tool's summary starts with its name ("Read README.md"), which the card already shows beside it. */

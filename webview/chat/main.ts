@@ -145,6 +145,7 @@ const handlers: ItemHandlers = {
   permission: (requestId, choice) => link.post({ type: 'permission', requestId, choice }),
   runCommand: (command) => link.post({ type: 'runCommand', command }),
   openPath: (path) => link.post({ type: 'openPath', path }),
+  notRelevant: (itemId, file, undo) => link.post({ type: 'notRelevant', itemId, file, undo }),
   code: (action, code) => link.post({ type: 'codeAction', action, code }),
   retry: () => {
     if (!state.snapshot?.busy) link.post({ type: 'retry' });

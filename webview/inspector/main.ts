@@ -86,6 +86,7 @@ const memoryActions: MemoryActions = {
   rename: (group, file) => link.post({ type: 'renameEntry', group, file }),
   changeType: (group, file) => link.post({ type: 'changeType', group, file }),
   prune: (group, file) => link.post({ type: 'pruneEntry', group, file }),
+  undoNotRelevant: (group, file, index) => link.post({ type: 'undoNotRelevant', group, file, index }),
   restore: (item) => link.post({ type: 'restoreEntry', group: item.group, trashId: item.id }),
   deleteForGood: (item) => link.post({ type: 'deleteTrash', group: item.group, trashId: item.id }),
   openOrigin: (sessionId, messageId) => link.post({ type: 'openOrigin', sessionId, ...(messageId ? { messageId } : {}) }),

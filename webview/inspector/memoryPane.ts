@@ -16,6 +16,7 @@ export interface MemoryActions extends CapBannerActions {
   rename(group: EntryGroup, file: string): void;
   changeType(group: EntryGroup, file: string): void;
   prune(group: EntryGroup, file: string): void;
+  undoNotRelevant(group: EntryGroup, file: string, index: number): void;
   restore(item: TrashView): void;
   deleteForGood(item: TrashView): void;
   openOrigin(sessionId: string, messageId: string | undefined): void;
@@ -174,6 +175,7 @@ function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: numb
       ['MEMORY.md', e.line !== null ? `${t('line', e.line)} · ${status}` : status],
       [t('origin'), origin],
       ...(e.sync ? [[t('syncState'), syncFact(e.sync, serverMaxEntries)] as [string, Node]] : []),
+      ...(e.notRelevant?.length ? [[t('notRelevantFor'), notRelevantFact(e, actions)] as [string, Node]] : []),
     ]),
     h('div', { class: 'detail-actions' },
       e.missing ? null : button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(e.path) }),
@@ -183,6 +185,13 @@ function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: numb
       canEdit ? button(t('changeType'), { appearance: 'secondary', icon: 'tag', id: 'entry-type', onClick: () => actions.changeType(e.group, e.file) }) : null,
       button(t('prune'), { appearance: 'secondary', icon: 'trash', id: 'entry-prune', onClick: () => actions.prune(e.group, e.file) })),
   ];
+}
+
+/** "deploy, staging · Undo", one line per message the person said the memory was not relevant to. */
+function notRelevantFact(e: MemoryEntryView, actions: MemoryActions): HTMLElement {
+  return h('span', { class: 'not-relevant', id: 'entry-not-relevant' }, ...(e.notRelevant ?? []).map((words, i) => h('span', { class: 'not-relevant-line' },
+    `${words.join(', ')} · `,
+    lightButton(t('undo'), { look: 'link', id: `entry-not-relevant-undo-${i}`, onClick: () => actions.undoNotRelevant(e.group, e.file, i) }))));
 }
 
 function facts(rows: Array<[string, string | Node]>): HTMLElement {

@@ -134,6 +134,7 @@ export const EN = {
   type: 'Type',
   age: 'Age',
   origin: 'Came from',
+  notRelevantFor: 'Not relevant for',
   originLink: 'session {0}',
   originMessage: 'message {0}',
   inspectOrigin: 'Inspect that session',

@@ -131,6 +131,7 @@ export const ZH: Record<StringKey, string> = {
   type: '类型',
   age: '时间',
   origin: '来源',
+  notRelevantFor: '对这些词不相关',
   originLink: '会话 {0}',
   originMessage: '消息 {0}',
   inspectOrigin: '检查该会话',

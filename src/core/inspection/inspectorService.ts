@@ -22,6 +22,7 @@ export { clipForWebview, replacedDocument } from './replacedMessages';
 export { projectDir };
 export { MEMORY_TYPES } from '../memory/autoMemory/topicFile';
 export { pruneEntry, restoreEntry } from '../memory/autoMemory/memoryTrash';
+export { setNotRelevant } from '../memory/autoMemory/usageCounts';
 export { changeType, renameEntry } from '../memory/autoMemory/memoryWriter';
 export { deleteTrashEntry } from '../memory/autoMemory/trashDelete';
 export { acceptPending, rejectPending, restorePending } from '../memory/autoMemory/pendingQueue';

@@ -126,7 +126,7 @@ async function viewsOf(index: MemoryIndex, group: EntryGroup, usage: Record<stri
 /** The entry's use count and last use, from its folder's `.usage.json`. */
 function withUsage(view: MemoryEntryView, usage: Record<string, EntryUsage>): MemoryEntryView {
   const u = Object.prototype.hasOwnProperty.call(usage, view.file) ? usage[view.file] : undefined;
-  return { ...view, uses: usesOf(u), ...(u ? { lastUsed: u.lastUsed } : {}) };
+  return { ...view, uses: usesOf(u), ...(u ? { lastUsed: u.lastUsed } : {}), ...(u?.notRelevant?.length ? { notRelevant: u.notRelevant } : {}) };
 }
 
 function entryView(dir: string, group: EntryGroup, e: IndexEntry, topic: TopicSummary | undefined, origins: Map<string, MemoryEntryView['origin']>): MemoryEntryView {

@@ -29,6 +29,7 @@ import type { Tool } from '../tools/tool';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import { openSession, sessionSystemPrompt, type OpenedSession } from './agentSession';
 import { linkMemoryUse } from './memoryUseLink';
+import { markNotRelevant } from './recallFeedback';
 import { compactionNotice, memoryNotice, notesNotice } from './sessionNotices';
 import { EventStream, say, type NoticeAction, type NoticeLevel, type NoticeWords, type SessionEvent, type SessionEventListener } from './sessionEvents';
 import { decideTeamMemory, TeamMemoryLink, teamSyncNotice, type TeamMemoryHostOptions, type TeamMemoryState } from './teamMemoryLink';
@@ -205,6 +206,11 @@ export class EngramSession {
   }
 
   /** Syncs team memory now ("Engram: Sync Team Memory"); rejects, saying why, when it cannot. */
+  /** The chat's "not relevant" on a memory recalled with `words` (recallFeedback.ts); `undo` takes it back. */
+  async markNotRelevant(file: string, words: readonly string[], undo = false): Promise<void> {
+    if (this.memory) await markNotRelevant(this.agent, this.memory.memoryDir, file, words, undo, this.logger);
+  }
+
   syncTeamMemory(): Promise<TeamSyncReport> {
     if (this.finished) return Promise.reject(new Error('This session has finished.'));
     return this.team.sync();

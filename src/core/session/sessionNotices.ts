@@ -43,6 +43,14 @@ export function compactionNotice(event: OrchestratorEvent): Notice | undefined {
   }
 }
 
+const RECALLED_ONE = 'Recalled 1 memory for this message.';
+const RECALLED_MANY = 'Recalled {0} memories for this message.';
+
+/** The recall notice's template: a host that lists the recalled memories itself leaves the line out. */
+export function isRecallNotice(template: string): boolean {
+  return template === RECALLED_ONE || template === RECALLED_MANY;
+}
+
 /** A saved or recalled memory. */
 export function memoryNotice(event: AutoMemoryEvent): Notice | undefined {
   if (event.type === 'memorySaved') {
@@ -50,7 +58,7 @@ export function memoryNotice(event: AutoMemoryEvent): Notice | undefined {
     return { level: 'info', ...words, file: { label: 'Open', path: event.file } };
   }
   if (event.type === 'memoryRecalled' && event.files.length > 0) {
-    return { level: 'info', ...(event.files.length === 1 ? say('Recalled 1 memory for this message.') : say('Recalled {0} memories for this message.', event.files.length)) };
+    return { level: 'info', ...(event.files.length === 1 ? say(RECALLED_ONE) : say(RECALLED_MANY, event.files.length)) };
   }
   return undefined;
 }

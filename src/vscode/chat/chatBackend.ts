@@ -10,6 +10,8 @@ export interface ChatBackend {
   listSessions(): Promise<SessionSummary[]>;
   resume(sessionId: string): Promise<void>;
   openPath(path: string): Promise<void>;
+  /** A recalled memory's "Not relevant" on the recall item `itemId` (with `undo`, taken back). */
+  notRelevant(itemId: string, file: string, undo: boolean): Promise<void>;
   retry(): Promise<void>;
   editLast(text: string): Promise<void>;
   codeAction(action: 'copy' | 'insert', code: string): Promise<unknown>;

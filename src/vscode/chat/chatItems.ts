@@ -4,7 +4,7 @@ import type { ApiMessage, ContentBlock } from '../../core/session/hostSession';
 import { isMemoryAttachment } from '../../core/conversation/attachmentTag';
 import { isRepeatNote, repeatedCallOf } from '../../core/conversation/repeatedResults';
 import type { Usage } from '../../core/conversation/types';
-import type { ChatItem, TurnTokens } from '../../protocol/messages';
+import type { ChatItem, RecalledMemory, TurnTokens } from '../../protocol/messages';
 import { isFileAttachment } from './fileMentions';
 
 /** How much of a tool's input or result the Chat view shows (the transcript keeps everything). */
@@ -12,6 +12,14 @@ export const MAX_SHOWN_CHARS = 20_000;
 
 export function clip(text: string, max = MAX_SHOWN_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}\n… (${(text.length - max).toLocaleString('en-US')} more characters)`;
+}
+
+/** A recall event's files as the chat's recall line lists them (a file without its words lists none). */
+export function recalledMemories(event: { files: string[]; matched?: Array<{ file: string; title?: string; words: string[] }> }): RecalledMemory[] {
+  return event.files.map((file) => {
+    const m = event.matched?.find((x) => x.file === file);
+    return { file, title: m?.title || file, words: m?.words ?? [] };
+  });
 }
 
 /** A turn's usage (summed over its model calls) as the reply's footer counts it. */

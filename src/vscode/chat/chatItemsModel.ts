@@ -2,7 +2,7 @@
 // cards, permission prompts, notices), built from the session's agent events, with every change posted
 // to the view. No vscode import: the host passes a `post` function.
 import type { AgentEvent } from '../../core/session/hostSession';
-import type { ChatItem, HostToChat } from '../../protocol/messages';
+import type { ChatItem, HostToChat, RecalledMemory } from '../../protocol/messages';
 import { clip, formatInput, turnTokens } from './chatItems';
 
 type ToolItem = Extract<ChatItem, { kind: 'tool' }>;
@@ -101,6 +101,20 @@ export class ChatItemsModel {
     const dropped = this.dropNotices('reviewMemories');
     this.notice('info', count === 1 ? this.t('1 memory waits for review.') : this.t('{0} memories wait for review.', count), 'reviewMemories');
     return dropped;
+  }
+
+  /** The memories recalled for the prompt just sent, under it. */
+  recall(files: RecalledMemory[]): void {
+    if (files.length > 0) this.add({ kind: 'recall', id: this.id(), files });
+  }
+
+  /** Marks (or unmarks) one memory of a recall item not relevant; its words, or undefined when there is no such memory. */
+  markRecall(itemId: string, file: string, notRelevant: boolean): string[] | undefined {
+    const item = this.find(itemId);
+    const memory = item?.kind === 'recall' ? item.files.find((f) => f.file === file) : undefined;
+    if (!item || item.kind !== 'recall' || !memory) return undefined;
+    this.update({ ...item, files: item.files.map((f) => (f.file === file ? { ...f, notRelevant } : f)) });
+    return memory.words;
   }
 
   toolWaiting(toolUseId: string): void {

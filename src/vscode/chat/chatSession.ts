@@ -13,7 +13,8 @@ import { dataDir, settings, settingsStore, workspaceCwd, workspaceTrusted } from
 import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
 import { chatGauge } from './chatGauge';
-import { itemsFromMessages, toolSummarizer } from './chatItems';
+import { itemsFromMessages, recalledMemories, toolSummarizer } from './chatItems';
+import { isRecallNotice } from '../../core/session/sessionNotices';
 import { ChatItemsModel } from './chatItemsModel';
 import { earlierSessions, openChatSession } from './openChatSession';
 import { CompactionFeedback } from './compactionFeedback';
@@ -238,6 +239,18 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     return earlierSessions(this.session?.sessionId);
   }
 
+  async notRelevant(itemId: string, file: string, undo: boolean): Promise<void> {
+    const words = this.items.markRecall(itemId, file, !undo);
+    if (!words || !this.session) return;
+    try {
+      await this.session.markNotRelevant(file, words, undo);
+    } catch (e) {
+      this.items.markRecall(itemId, file, undo);
+      this.items.notice('error', vscode.l10n.t('Could not record that {0} is not relevant: {1}', file, e instanceof Error ? e.message : String(e)));
+    }
+    this.inspectorChanged.fire();
+  }
+
   async openPath(path: string): Promise<void> {
     if (!this.items.linkedPaths.has(path)) {
       this.logger.warn(`chat: refused to open a path it did not link: ${path}`);
@@ -339,6 +352,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       }
       case 'notice': {
         // The engine says it in English and hands over the template; the bundle says it in the user's language.
+        // Recalled memories show as their own line under the prompt (the 'memory' event).
+        if (event.words && isRecallNotice(event.words.template)) break;
         const text = event.words ? vscode.l10n.t(event.words.template, ...event.words.args) : event.text;
         const file = event.file ? { ...event.file, label: vscode.l10n.t(event.file.label) } : undefined;
         this.items.notice(event.level, text, event.action, file);
@@ -352,6 +367,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
         this.postGauge();
         break;
       case 'memory':
+        if (event.event.type === 'memoryRecalled') this.items.recall(recalledMemories(event.event));
         if (event.event.type === 'memoryPending') {
           if (this.items.reviewWaiting(event.event.waiting)) this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
           this.inspectorChanged.fire();

@@ -42,6 +42,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         void (m.command === 'openMemory' ? vscode.commands.executeCommand('engram.openInspector', 'memory') : vscode.commands.executeCommand(`engram.${m.command}`));
       },
       openPath: (m) => this.backend().openPath(m.path),
+      notRelevant: (m) => this.backend().notRelevant(m.itemId, m.file, m.undo),
       retry: () => this.backend().retry(),
       editLast: (m) => this.backend().editLast(m.text),
       codeAction: async (m) => { await this.backend().codeAction(m.action, m.code); },

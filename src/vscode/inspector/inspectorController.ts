@@ -141,6 +141,18 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         const target = this.target(m.group);
         if (item && target) report(await this.actions.deleteForGood(target, item));
       },
+      undoNotRelevant: async (m) => {
+        const found = this.entry(m.group, m.file);
+        const words = found?.entry.notRelevant?.[m.index];
+        if (!found || !words) return;
+        try {
+          await loadEngine().inspector.setNotRelevant(found.target.dir, found.entry.file, words, true, this.logger);
+          report({ text: vscode.l10n.t('{0} may be recalled again for: {1}', found.entry.title, words.join(', ')), level: 'info' });
+        } catch (e) {
+          report({ text: vscode.l10n.t('Could not undo: {0}', e instanceof Error ? e.message : String(e)), level: 'error' });
+        }
+        this.fireChanged(true);
+      },
       pruneLeastUsed: async (m) => {
         const target = this.target(m.group);
         if (target) report(await this.cap.pruneLeastUsed(target, (undone) => report(undone)), m.group);

@@ -219,7 +219,7 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     });
     if (result.blocks.length === 0) return;
     ctx.attachments.push(...result.blocks);
-    emit({ type: 'memoryRecalled', files: result.files.map((f) => f.file), matched: result.files.map((f) => ({ file: f.file, words: f.words })) });
+    emit({ type: 'memoryRecalled', files: result.files.map((f) => f.file), matched: result.files.map((f) => ({ file: f.file, title: f.title, words: f.words })) });
   };
 
   const pickWithModel = (ctx: BeforeTurnHookContext): ReturnType<typeof modelPick> => {

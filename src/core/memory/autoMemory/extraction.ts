@@ -36,7 +36,7 @@ export type AutoMemoryEvent =
   /** With review on: the run queued `files` (relative to the memory folder); `waiting` items are in the queue now. */
   | { type: 'memoryPending'; files: string[]; waiting: number }
   /** `matched`: per file, the message's words it matched (as typed), for the chat's attachment line. */
-  | { type: 'memoryRecalled'; files: string[]; matched?: Array<{ file: string; words: string[] }> }
+  | { type: 'memoryRecalled'; files: string[]; matched?: Array<{ file: string; title: string; words: string[] }> }
   | { type: 'extractionStarted'; newMessages: number; trailing: boolean }
   | { type: 'extractionDone'; saved: string[]; modelCalls: number; usage: Usage; reason: string }
   | { type: 'extractionSkipped'; reason: string }

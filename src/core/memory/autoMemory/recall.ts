@@ -53,6 +53,8 @@ export interface RecalledFile {
   hash: string;
   /** The message's words it matched, as typed (lower-cased); a related word's phrase as it stands. */
   words: string[];
+  /** Its index line's title, else its front matter name. */
+  title: string;
 }
 
 export interface RecallResult {
@@ -74,6 +76,25 @@ export function attachedInConversation(messages: readonly ApiMessage[]): Map<str
     }
   }
   return out;
+}
+
+/**
+ * The conversation with the newest attachment of `file` emptied (the person said it was not relevant):
+ * the block keeps its file and hash, so it is not attached again while unchanged, but no longer its
+ * text. Undefined when the conversation holds no such block.
+ */
+export function withoutAttachment(messages: readonly ApiMessage[], file: string): ApiMessage[] | undefined {
+  for (let m = messages.length - 1; m >= 0; m--) {
+    const message = messages[m];
+    if (message.role !== 'user' || typeof message.content === 'string') continue;
+    const at = message.content.findIndex((b) => b.type === 'text' && decodeAttr(ATTACHED.exec(b.text)?.[1] ?? '\0') === file);
+    if (at < 0) continue;
+    const block = message.content[at] as TextBlock;
+    const header = ATTACHED.exec(block.text)?.[0] ?? '';
+    const content = message.content.map((b, i) => (i === at ? { type: 'text' as const, text: `${header}\n(Not relevant to this message, the person said: left out.)\n</engram-memory>` } : b));
+    return messages.map((x, i) => (i === m ? { ...message, content } : x));
+  }
+  return undefined;
 }
 
 /** The blocks to attach to this turn's prompt (possibly none). */
@@ -101,7 +122,7 @@ export async function recallForPrompt(dir: string, prompt: string, messages: rea
     const doc = index.docs.get(file);
     if (!doc || attached.get(file) === doc.hash) continue;
     blocks.push({ type: 'text', text: attachmentText(file, doc.hash, doc.attachBody, memoryHome(dir, file).team) });
-    files.push({ file, score, hash: doc.hash, words: typedWords(prompt, words) });
+    files.push({ file, score, hash: doc.hash, words: typedWords(prompt, words), title: doc.title || doc.name });
   }
   return { blocks, files };
 }
