@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';
 import { projectDir } from '../../src/core/conversation/projectKey';
-import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
 import { sessionNotesPaths } from '../../src/core/memory/sessionNotes/paths';
 import type { ScriptedReply } from '../../src/server/anthropicTestServer';
 import { topicText, writeFile } from '../unit/inspection/inspectorFixtures';
-import { engram, freshChat, lastUserText, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
+import { answerBackground, engram, freshChat, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // Spoofed names (issue: "what a newcomer still trips on", item 2): a right-to-left override makes
@@ -64,10 +62,8 @@ suite('spoofed names', () => {
   test('[ui] spoofed names: bidi controls and zero-width characters show as <U+XXXX> in the chat, the notes and the memory tree, which flags the entry', async () => {
     const api = await freshChat();
     server().setResponder((body): ScriptedReply => {
-      const text = lastUserText(body);
-      if (text.includes(EXTRACTION_MARKER)) return { content: [{ type: 'text', text: 'Nothing new.' }] };
-      if (text.includes(SUMMARY_REQUEST_MARKER)) return { content: [{ type: 'text', text: '<summary>\n## Next step\nNone.\n</summary>' }] };
-      if (text.includes('<engram-session-notes-update>')) return { content: [{ type: 'text', text: 'Notes are fine.' }] };
+      const background = answerBackground(body);
+      if (background) return background;
       const answered = body.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
       return answered
         ? { content: [{ type: 'text', text: `Found \`${SPOOFED}\`: an executable, whatever its name says.` }] }

@@ -1,7 +1,9 @@
 // Shared steps of the integration tests that talk to the agent: the extension's API, the Chat view,
 // and the project's Anthropic-compatible test server started inside the extension host.
 import * as vscode from 'vscode';
-import type { MessagesRequestBody } from '../../src/server/anthropicTestServer';
+import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';
+import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
+import type { MessagesRequestBody, ScriptedReply } from '../../src/server/anthropicTestServer';
 import { startTestServer, type TestServer } from '../../src/server/anthropicTestServer';
 import type { EngramApi } from '../../src/extension';
 import { ui, waitUntil } from './ui';
@@ -51,6 +53,18 @@ export function lastUserText(body: MessagesRequestBody): string {
   const last = body.messages[body.messages.length - 1];
   if (typeof last.content === 'string') return last.content;
   return last.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+}
+
+/**
+ * Plain answers for the background forks (memory extraction, a compaction summary, a notes update), so a
+ * responder scripts only the main turn: undefined when `body` is a main turn.
+ */
+export function answerBackground(body: MessagesRequestBody): ScriptedReply | undefined {
+  const text = lastUserText(body);
+  if (text.includes(EXTRACTION_MARKER)) return { content: [{ type: 'text', text: 'Nothing new.' }] };
+  if (text.includes(SUMMARY_REQUEST_MARKER)) return { content: [{ type: 'text', text: '<summary>\n## Next step\nNone.\n</summary>' }] };
+  if (text.includes('<engram-session-notes-update>')) return { content: [{ type: 'text', text: 'Notes are fine.' }] };
+  return undefined;
 }
 
 /** Sets `engram.*` settings (user scope) for a suite and puts them back after it. */

@@ -9,6 +9,7 @@ import { renderItem, renderReply, type ItemHandlers } from './items';
 import { FileMentions } from './mentions';
 import { setLanguage, t } from './strings';
 
+const lang = document.documentElement.lang || undefined;
 setLanguage(document.documentElement.lang);
 registerComponents();
 
@@ -83,6 +84,7 @@ function renderAll(): void {
   setBusy(snap.busy);
   markLast();
   scrollToEnd();
+  watchSizes();
 }
 
 function emptyState(snap: ChatSnapshot): HTMLElement {
@@ -129,9 +131,11 @@ function renderSessions(sessions: SessionSummary[]): void {
   sessionsBox.replaceChildren(h('div', { class: 'chat-sessions-title' }, t('earlierSessions')));
   if (sessions.length === 0) sessionsBox.append(h('div', { class: 'chat-sessions-empty' }, t('noEarlierSessions')));
   for (const s of sessions) {
-    const row = h('button', { class: 'chat-session', type: 'button', 'data-session': s.id },
+    const when = new Date(s.modified);
+    const row = h('button', { class: 'chat-session', type: 'button', 'data-session': s.id, title: `${s.title || t('untitled')}\n${when.toLocaleString(lang)}` },
       h('span', { class: 'chat-session-title' }, s.title || t('untitled')),
-      h('span', { class: 'chat-session-date' }, new Date(s.modified).toLocaleString()));
+      // Short ("12/3/26, 9:21 AM"), so it fits beside the title; the tooltip has it in full.
+      h('time', { class: 'chat-session-date', datetime: when.toISOString() }, when.toLocaleString(lang, { dateStyle: 'short', timeStyle: 'short' })));
     row.addEventListener('click', () => {
       sessionsBox.setAttribute('hidden', '');
       link.post({ type: 'resume', sessionId: s.id });
@@ -171,8 +175,13 @@ function upsertItem(item: ChatItem): void {
   const node = renderItem(item, handlers);
   const existing = list.querySelector(`[data-item="${CSS.escape(item.id)}"]`);
   list.querySelector('.chat-empty, .chat-setup')?.remove();
-  if (existing) existing.replaceWith(node);
-  else list.append(node);
+  if (existing) {
+    keepAtEnd.unobserve(existing);
+    existing.replaceWith(node);
+  } else {
+    list.append(node);
+  }
+  keepAtEnd.observe(node);
   markLast();
   scrollToEnd();
 }
@@ -198,6 +207,24 @@ function setBusy(busy: boolean, text?: string): void {
 
 function scrollToEnd(): void {
   list.scrollTop = list.scrollHeight;
+}
+
+// The chat stays at its end while the reader is there: an item that grows after it was drawn (a toolkit
+// button or a font that loads, Retry appearing on the last turn) or a status line that comes and goes used
+// to leave the end, the token line of the last reply, a few pixels below the view.
+let atEnd = true;
+list.addEventListener('scroll', () => {
+  atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+});
+const keepAtEnd = new ResizeObserver(() => {
+  if (atEnd) scrollToEnd();
+});
+
+/** Watches the list and its items for size changes (see keepAtEnd). */
+function watchSizes(): void {
+  keepAtEnd.disconnect();
+  keepAtEnd.observe(list);
+  for (const child of Array.from(list.children)) keepAtEnd.observe(child);
 }
 
 app.append(header, sessionsBox, list, status,

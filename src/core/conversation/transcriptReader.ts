@@ -10,6 +10,7 @@ import { MAX_JSON_DEPTH } from '../thresholds';
 import { isMemoryAttachment } from './attachmentTag';
 import { checkContent, usageProblem } from './contentCheck';
 import { valueNestsDeeper } from './jsonDepth';
+import { lastMessageTime } from './lastMessageTime';
 import { decodeLine, splitFileLines } from './lineSplitter';
 import type { ConversationLine, OtherLine, UserLine } from './types';
 
@@ -206,6 +207,8 @@ export interface SessionSummary {
   sessionId: string;
   file: string;
   mtime: Date;
+  /** When its last message was written (undefined when the file's end holds none): what "last used" means. */
+  lastMessageAt: Date | undefined;
   /** The first thing the user typed (not meta lines, tool results or compact summaries). */
   firstPrompt: string | undefined;
   /** Lines in the file, blank and corrupt ones included. */
@@ -228,12 +231,13 @@ export async function listSessions(projectDir: string): Promise<SessionSummary[]
       const st = await fsp.stat(file);
       if (!st.isFile()) continue;
       const { firstPrompt, lineCount } = await scanSession(file);
-      sessions.push({ sessionId: name.slice(0, -'.jsonl'.length), file, mtime: st.mtime, firstPrompt, lineCount });
+      sessions.push({ sessionId: name.slice(0, -'.jsonl'.length), file, mtime: st.mtime, lastMessageAt: await lastMessageTime(file), firstPrompt, lineCount });
     } catch {
       // removed or unreadable while listing: not a session we can offer
     }
   }
-  return sessions.sort((a, b) => b.mtime.getTime() - a.mtime.getTime());
+  const lastUsed = (s: SessionSummary) => (s.lastMessageAt ?? s.mtime).getTime();
+  return sessions.sort((a, b) => lastUsed(b) - lastUsed(a));
 }
 
 /** Parses lines only until the first prompt; after that it just counts newlines. */

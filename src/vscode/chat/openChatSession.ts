@@ -47,5 +47,5 @@ export async function openChatSession(
 export async function earlierSessions(currentId: string | undefined): Promise<SessionSummary[]> {
   const sessions = await loadEngine().listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
   return sessions.filter((s) => s.sessionId !== currentId)
-    .map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: s.mtime.getTime() }));
+    .map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: (s.lastMessageAt ?? s.mtime).getTime() }));
 }

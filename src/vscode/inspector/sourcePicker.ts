@@ -69,7 +69,7 @@ async function pickSession(projectDir: string, allowNone: boolean): Promise<stri
   const sessions = await loadEngine().inspector.sessionsOf(projectDir);
   const items: Array<Pick<string>> = sessions.map((s) => ({
     label: s.firstPrompt ? showHiddenChars(s.firstPrompt.replace(/\s+/g, ' ').slice(0, 80)) : vscode.l10n.t('(no prompt)'),
-    description: s.mtime.toLocaleString(),
+    description: (s.lastMessageAt ?? s.mtime).toLocaleString(),
     detail: s.sessionId,
     value: s.sessionId,
   }));
