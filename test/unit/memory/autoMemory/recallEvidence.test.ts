@@ -3,6 +3,7 @@
 // each ranked file says which of the message's words it matched, and a file the person said was not
 // relevant for those words is not attached for them again (until undone).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -34,6 +35,11 @@ describe('recall evidence', () => {
     assert.ok(commonWordWeight(queryTerms('names')[0], RECALL_COMMON_WORDS) < 0.3, 'stemmed like the terms');
     const mid = commonWordWeight(queryTerms('release')[0], RECALL_COMMON_WORDS);
     assert.ok(mid > RECALL_COMMON_WORDS.floor && mid < 1, String(mid));
+  });
+
+  it('has the table scripts/genCommonWords.mjs writes from the word list and the stemmer installed', () => {
+    const r = spawnSync(process.execPath, ['scripts/genCommonWords.mjs', '--check'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
   });
 
   it('attaches nothing for one shared word, and says which words a file matched', async () => {
