@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm start`: serves VS Code (the server bundled in code-server) on 127.0.0.1 with Engram loaded in
 // development mode and a sample workspace, and prints the URL to open in a browser.
-// Without ANTHROPIC_API_KEY it also starts the project's Anthropic-compatible test server as the
-// "offline demo model", so the chat works on a machine with no network.
+// Without ANTHROPIC_API_KEY the Chat view opens on its first-run screen (README, "The first hour"): an API
+// key, a base URL, or "Keep the offline demo", one click, which runs the project's scripted demo model
+// inside the extension, so the chat works on a machine with no network.
 // Everything it writes lives outside the clone, in its own folder (ENGRAM_DEV_DIR, default
 // ~/.cache/engram-dev): Engram's data dir (never the real ~/.engram), VS Code's profile, and the sample
 // workspace, a git repository of its own, so memory (keyed by git root) and transcripts (keyed by folder)
@@ -14,7 +15,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { installTestHost } from './installTestHost.mjs';
 import { writeProfileSettings } from './profileSettings.mjs';
@@ -49,19 +49,6 @@ function writeNewcomerProfile(layout) {
   }
 }
 
-/** The demo model on a free port; its startup banner (a URL to set ANTHROPIC_BASE_URL to) is not for the user. */
-function startDemo(children) {
-  const demo = spawn(process.execPath, [path.join(root, 'dist', 'testServer.js'), '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(demo);
-  readline.createInterface({ input: demo.stderr }).on('line', (line) => {
-    if (!/^Anthropic-compatible test server on /.test(line)) process.stderr.write(`[demo model] ${line}\n`);
-  });
-  return new Promise((resolve, reject) => {
-    readline.createInterface({ input: demo.stdout }).once('line', (url) => resolve(url.trim()));
-    demo.once('exit', (code) => reject(new Error(`the offline demo model did not start (exit ${code})`)));
-  });
-}
-
 async function main() {
   const host = installTestHost();
   const port = Number(process.env.PORT || 8730);
@@ -79,11 +66,6 @@ async function main() {
   process.on('SIGTERM', () => shutdown(0));
 
   const env = { ...process.env, ENGRAM_DATA_DIR: layout.dataDir };
-  if (!env.ANTHROPIC_API_KEY) {
-    env.ANTHROPIC_BASE_URL = await startDemo(children);
-    env.ANTHROPIC_API_KEY = 'offline-demo';
-    env.ENGRAM_OFFLINE_DEMO = '1';
-  }
 
   const server = spawn(host.node, [path.join(host.serverDir, 'out', 'server-main.js'),
     '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
@@ -108,6 +90,7 @@ async function main() {
       res.resume();
       console.log('\nEngram is running in VS Code. Open this URL in a browser:\n');
       console.log(`  ${url}\n`);
+      if (!env.ANTHROPIC_API_KEY?.trim()) console.log('No ANTHROPIC_API_KEY: the Chat view opens on its first-run screen, where "Keep the offline demo" needs no network.');
       console.log(`Engram's data folder: ${layout.dataDir}. Ctrl+C stops the server.`);
     }).on('error', () => {
       if (attempt > 240 || server.exitCode !== null) {
