@@ -3,7 +3,9 @@
 // (Their core entry points load the exact tokenizer: they report token counts.)
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { acquireWriterLock, describeHolder, formatWait, type WriterLock } from '../core/fs/writerLock';
 import { formatProblem, type TranscriptProblem } from '../core/inspection/transcriptInspection';
+import { DEFAULT_WRITER_WAIT_MS } from '../core/session/transcriptGuard';
 import { UsageError } from './args';
 import type { CliIo } from './command';
 
@@ -29,4 +31,13 @@ export function positiveInt(value: string | undefined, flag: string, fallback: n
 /** `engram: FILE:LINE: skipped: reason` for each problem (text output; JSON carries them as "problems"). */
 export function reportProblems(io: Pick<CliIo, 'stderr'>, problems: readonly TranscriptProblem[]): void {
   for (const p of problems) io.stderr(`engram: ${formatProblem(p)}\n`);
+}
+
+/** A command that appends to a transcript does it as the session's one writer: it waits for a run holding it. */
+export function holdTranscript(file: string, io: Pick<CliIo, 'stderr' | 'signal'>): Promise<WriterLock> {
+  return acquireWriterLock(file, {
+    waitMs: DEFAULT_WRITER_WAIT_MS,
+    signal: io.signal,
+    onWait: (holder) => io.stderr(`engram: ${describeHolder(holder)} is writing ${file}; waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`),
+  });
 }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { compactTranscript, TRANSCRIPT_STAGES, UnreadableNotesError, type ChainStage } from '../core/compaction/transcriptCompaction';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
-import { positiveInt, reportProblems, transcriptArg } from './cliTranscript';
+import { holdTranscript, positiveInt, reportProblems, transcriptArg } from './cliTranscript';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 
 /** The stage could not run (no notes, no model, nothing to compact); the reason is printed. */
@@ -71,6 +71,8 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   };
 
   let outcome;
+  // Appending, it is the session's one writer (a run of the session may hold it).
+  const lock = options.write ? await holdTranscript(file, io) : undefined;
   try {
     outcome = await compactTranscript({
       file, stage, settings, keep, env: io.env, signal: io.signal,
@@ -82,6 +84,8 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   } catch (e) {
     if (e instanceof UnreadableNotesError) throw new UsageError(`--notes: not a readable file: ${e.file}`);
     throw e;
+  } finally {
+    await lock?.release();
   }
   const problems = outcome.ok ? outcome.result.problems : outcome.problems;
   if (!options.json) reportProblems(io, problems);

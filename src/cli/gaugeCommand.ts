@@ -1,7 +1,7 @@
 // `engram gauge FILE.jsonl`: how full the context window is for a transcript's current conversation,
 // in the model the status bar, the Chat view and the inspector show (core/inspection/contextSnapshot),
 // and how the engine's estimates compare with what the API reported for each model call.
-import { gaugeTranscript } from '../core/inspection/transcriptInspection';
+import { formatBranchReport, gaugeTranscript } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, type OptionSpecs } from './args';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { reportProblems, transcriptArg } from './cliTranscript';
@@ -23,7 +23,9 @@ Reads a transcript (Engram's or Claude Code's) and reports the context used by i
 output) plus an estimate of the messages after it, by category, against the window and the compaction
 marks. Per model call, "reportedTokens" is that usage and "estimatedTokens" what the engine would have
 estimated from the previous report plus its own count. Lines skipped or repaired while reading (and a
-torn last line) are reported as FILE:LINE: skipped|repaired: reason, on stderr ("problems" in JSON).
+torn last line) are reported as FILE:LINE: skipped|repaired: reason, on stderr ("problems" in JSON), and so
+is a conversation that branches (two writers at once: the gauge measures the branch a resume reads;
+"branches" in JSON, only then).
 
 Options:
 ${formatOptions(OPTIONS)}`;
@@ -46,10 +48,12 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
   const state = measured.gauge;
   const percent = state.window > 0 ? Math.round((state.usedTokens / state.window) * 10_000) / 100 : 0;
   if (options.json) {
-    io.stdout(`${JSON.stringify({ ...state, percent, estimatedTokens: measured.estimatedTokens, turns: measured.turns, problems: measured.problems })}\n`);
+    const branches = measured.branches.length > 0 ? { branches: measured.branches } : {};
+    io.stdout(`${JSON.stringify({ ...state, percent, estimatedTokens: measured.estimatedTokens, turns: measured.turns, problems: measured.problems, ...branches })}\n`);
     return EXIT_OK;
   }
   reportProblems(io, measured.problems);
+  for (const b of measured.branches) io.stderr(`engram: ${formatBranchReport(file, b)}\n`);
   io.stdout(`${state.usedTokens} of ${state.window} tokens (${percent}%), ${measured.messages} messages, ${measured.turns.length} model calls\n`);
   io.stdout(`  marks at ${state.marks.join(' / ')} %, ${state.reservedForOutput} reserved for output\n`);
   for (const c of state.breakdown) if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${c.tokens}\n`);

@@ -5,7 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { inspectRoot, memoryFileName, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
-import { formatProblem } from '../core/inspection/transcriptInspection';
+import { formatBranchReport, formatProblem } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { EXIT_OK, type CliIo, type Command } from './command';
 import { isDirectory } from '../core/fs/fileKind';
@@ -26,7 +26,9 @@ Shows what a data root holds for each project, as the Memory Inspector does: the
 auto memory index (entries with type, tokens, whether they fit the 200-line / 25 KB cap, missing
 files, where they came from), topic files the index does not list, team memory, problems found while
 reading, pruned entries that can be restored, and each session's line counts, notes and compactions,
-with every line skipped or repaired while reading it (FILE:LINE: skipped|repaired: reason).
+with every line skipped or repaired while reading it (FILE:LINE: skipped|repaired: reason) and every
+place its conversation branches (two writers at once; engram merge-branches joins them). An empty
+transcript, and one that cannot be read (a folder of that name), are listed as such.
 Nothing is changed.
 
 Options:
@@ -144,11 +146,16 @@ function formatText(result: Inspection): string {
     if (m.review?.items.length) out.push(`  Waiting for review: ${m.review.items.map((i) => `${i.group === 'team' ? 'team/' : ''}${i.file} (${i.action === 'create' ? 'new' : 'changes it'})`).join(', ')}`);
     out.push(`  Sessions: ${p.sessions.length}`);
     for (const s of p.sessions) {
+      if (s.unreadable || s.empty) {
+        out.push(`    ${s.id}: ${s.unreadable ? `unreadable (${s.unreadable})` : 'empty (a run that stopped before writing anything; nothing to resume)'}`);
+        continue;
+      }
       const parts = [`${s.lines} lines`, s.corruptLines ? `${s.corruptLines} unreadable` : null, s.repairedLines ? `${s.repairedLines} repaired` : null,
         s.hasNotes ? 'notes' : null,
         s.compactions.length ? `${s.compactions.length} compaction${s.compactions.length === 1 ? '' : 's'}` : null].filter(Boolean);
       out.push(`    ${s.id}: ${parts.join(', ')}`);
       for (const problem of s.problems) out.push(`      ${formatProblem(problem)}`);
+      for (const branch of s.branches ?? []) out.push(`      ${formatBranchReport(path.join(result.root, 'projects', p.key, `${s.id}.jsonl`), branch)}`);
     }
   }
   return `${out.join('\n')}\n`;

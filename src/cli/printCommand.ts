@@ -1,14 +1,16 @@
 // `engram -p "PROMPT"`: one turn headless, on the same engine and transcripts as the extension, so a
 // session started here can be resumed in the editor and the reverse.
+import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveModelConfig } from '../core/llm/modelConfig';
 import { autoMemoryDir } from '../core/memory/autoMemory/memoryPaths';
 import type { Logger } from '../core/ports';
 import {
-  appendHistory, createDefaultTools, isValidSessionId, openHostSession, SessionNotFoundError, type ModelClient,
+  appendHistory, createDefaultTools, DEFAULT_WRITER_WAIT_MS, describeHolder, formatWait, isValidSessionId, openHostSession, SessionNotFoundError,
+  type ModelClient,
 } from '../core/session/hostSession';
-import { formatProblem, type TranscriptProblem } from '../core/inspection/transcriptInspection';
+import { formatBranchReport, formatProblem, type BranchReport, type TranscriptProblem } from '../core/inspection/transcriptInspection';
 import { addKnownSecret } from '../core/security/secretScan';
 import { ENGRAM_VERSION } from '../core/version';
 import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
@@ -26,9 +28,9 @@ const OPTIONS = {
   'allowed-tools': { type: 'string', valueName: 'LIST', help: 'Comma-separated tools that may run, e.g. Read,Grep,Edit,Bash. Only these run.' },
   'add-dir': { type: 'string', multiple: true, valueName: 'DIR', help: 'Another folder Write/Edit may write to (repeatable, or a comma list).' },
   model: { type: 'string', valueName: 'M', help: `Model name (default: ${defaultOf('model')}).` },
-  'max-tokens': { type: 'string', valueName: 'N', help: `Output token limit per model call (default: ${defaultOf('maxOutputTokens')}).` },
+  'max-tokens': { type: 'string', valueName: 'N', help: `Output token limit per model call, at most what the model can write (default: ${defaultOf('maxOutputTokens')}).` },
   'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: engram.dataDir, $ENGRAM_DATA_DIR or ~/.engram).' },
-  'context-window': { type: 'string', valueName: 'N', help: `Context window in tokens; compaction marks are percentages of it (default: ${defaultOf('contextWindow')}).` },
+  'context-window': { type: 'string', valueName: 'N', help: `Context window in tokens, at most the model's; compaction marks are percentages of it (default: ${defaultOf('contextWindow')}).` },
   settings: { type: 'string', valueName: 'FILE', help: 'Start from a JSON object of engram.* settings, keys as in VS Code; the other flags override it.' },
   'no-memory': { type: 'boolean', help: 'Leave out the project memory (MEMORY.md index, recall, memory writes).' },
   'team-memory': { type: 'boolean', help: "Use the repository's team memory too (on when ENGRAM_TEAM_SERVER is set; syncs with it using ENGRAM_TEAM_TOKEN)." },
@@ -58,7 +60,7 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR; ENGRAM_TEAM_SERVER and
 ENGRAM_TEAM_TOKEN for team memory (synced as the run starts and after a team memory is written).
 Output: "turns" counts model calls. With json the object is printed even when the run fails, so
-the sessionId can be resumed. Lines of a resumed transcript that were skipped or repaired are reported
+the sessionId can be resumed (null when not even the prompt could be written: there is no session). Lines of a resumed transcript that were skipped or repaired are reported
 as FILE:LINE: skipped|repaired: reason (on stderr; "problems" in json).
 Exit codes: 0 done, 1 the model or API failed or the transcript could not be written (the reason is on
 stderr), 2 usage error, 130 interrupted.`;
@@ -74,12 +76,15 @@ export const printCommand: Command = {
 
 interface JsonOutput {
   result: string;
-  sessionId: string;
+  /** Null (with transcript) when nothing could be written: there is no session to resume. */
+  sessionId: string | null;
   turns: number;
   usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
-  transcript: string;
+  transcript: string | null;
   /** Only when resuming read past damaged lines: each with file, line and reason. */
   problems?: TranscriptProblem[];
+  /** Only when the resumed transcript branches: where, and the lines of each branch. */
+  branches?: BranchReport[];
 }
 
 /** `client` is for tests that bring their own model; normally the Anthropic adapter is built here. */
@@ -140,6 +145,12 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       dataDir,
       cwd,
       ...(resume !== undefined ? { resumeSessionId: resume } : {}),
+      // The session is this run's alone: a second run of it waits, then appends after this one.
+      writer: {
+        mode: 'run',
+        signal: io.signal,
+        onWait: (holder) => io.stderr(`engram: ${describeHolder(holder)} is writing session ${resume}; waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`),
+      },
       model: config,
       ...(client ? { client } : {}),
       trusted: true, // the person running the command chose this folder
@@ -167,7 +178,11 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   // history is what issue #13 was about); in text on stderr, in JSON as "problems".
   const problems = session.resumed?.problems ?? [];
   if (format === 'text') reportProblems(io, problems);
-  const said = new Set(problems.map(formatProblem));
+  // So is a transcript that branches (two writers at once): the resume reads one branch only.
+  const branches = session.resumed?.branches ?? [];
+  const branchLines = branches.map((b) => formatBranchReport(session.transcriptPath, b));
+  if (format === 'text') for (const line of branchLines) io.stderr(`engram: ${line}\n`);
+  const said = new Set([...problems.map(formatProblem), ...branchLines]);
   session.warnings.filter((w) => !said.has(w)).forEach((w) => logger.warn(w));
   for (const notice of session.notices) io.stderr(`engram: ${notice}\n`);
   // A retry is said always (a run that waits in silence looks hung): its first sentence, or all of it with -v.
@@ -186,11 +201,13 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   });
   const result = await session.runTurn(prompt, io.signal);
   await session.finish();
+  // A run whose first line could not be written (a full disk) left no transcript: no id to hand back.
+  const written = ((await fsp.stat(session.transcriptPath).catch(() => undefined))?.size ?? 0) > 0;
 
   if (format === 'json') {
     const out: JsonOutput = {
       result: result.text,
-      sessionId: session.sessionId,
+      sessionId: written ? session.sessionId : null,
       turns: result.modelCalls,
       usage: {
         input_tokens: result.usage.input_tokens,
@@ -198,8 +215,9 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
         cache_creation_input_tokens: result.usage.cache_creation_input_tokens ?? 0,
         cache_read_input_tokens: result.usage.cache_read_input_tokens ?? 0,
       },
-      transcript: session.transcriptPath,
+      transcript: written ? session.transcriptPath : null,
       ...(problems.length > 0 ? { problems } : {}),
+      ...(branches.length > 0 ? { branches } : {}),
     };
     io.stdout(`${JSON.stringify(out)}\n`);
   } else if (result.text) {

@@ -8,8 +8,8 @@
 // Engram's own data (what was cut and replaced, by id, so a reader can replay and undo it exactly) is
 // under `engram` in the metadata; recordFormat.ts describes it.
 import { randomUUID } from 'node:crypto';
-import { SYNTHETIC_MODEL, type TranscriptWriter } from '../conversation/transcriptWriter';
-import type { AssistantBlock, ToolResultBlock, UserBlock } from '../conversation/types';
+import { appendMessages } from '../conversation/messageLines';
+import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import type { TranscriptLine } from '../conversation/transcriptReader';
 import { cutsBetween, RECORD_VERSION, type EngramRecordData } from './recordFormat';
 import { isLinearSegment } from './transcriptView';
@@ -133,40 +133,9 @@ export async function recordMicrocompact(
   });
 }
 
-/**
- * Kept messages written again after the summary: prompts as meta lines, results one line each (hanging
- * off their tool_use, as the writer does), assistant blocks under their original message id with no
- * usage (the model name marks them as not a real response, so the gauge skips them).
- */
-async function rewriteMessages(writer: TranscriptWriter, kept: readonly CompactionEntry[]): Promise<void> {
-  for (const e of kept) {
-    const content = e.message.content;
-    if (e.message.role === 'assistant') {
-      const info = {
-        id: e.messageIds[0] ?? `msg_compacted_${randomUUID().replace(/-/g, '')}`,
-        model: SYNTHETIC_MODEL,
-        stopReason: null,
-        usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-      };
-      const blocks: AssistantBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : (content as AssistantBlock[]);
-      for (const b of blocks) await writer.appendAssistantBlock(info, b);
-      continue;
-    }
-    if (typeof content === 'string') {
-      await writer.appendUserPrompt(content, { isMeta: true });
-      continue;
-    }
-    const blocks = content as UserBlock[];
-    const results = blocks.filter((b): b is ToolResultBlock => b.type === 'tool_result');
-    const others = blocks.filter((b) => b.type !== 'tool_result');
-    if (results.length === 0) {
-      await writer.appendUserPrompt(blocks, { isMeta: true });
-      continue;
-    }
-    for (let i = 0; i < results.length; i++) {
-      await writer.appendToolResult(results[i], i === results.length - 1 && others.length > 0 ? { extra: others } : {});
-    }
-  }
+/** Kept messages written again after the summary, as the same messages (messageLines.ts). */
+function rewriteMessages(writer: TranscriptWriter, kept: readonly CompactionEntry[]): Promise<void> {
+  return appendMessages(writer, kept, { keepMessageIds: true, promptsAsMeta: true });
 }
 
 /**

@@ -1,6 +1,7 @@
 // Appends to transcript files: one queue per file, shared by every writer of that file in this process,
 // so lines land in call order; and the torn-tail check a writer makes before its first line.
 import { promises as fsp } from 'node:fs';
+import { isErrno } from '../fs/errno';
 
 const queues = new Map<string, Promise<void>>();
 
@@ -20,10 +21,19 @@ export function queueTail(file: string): Promise<void> {
   return queues.get(file) ?? Promise.resolve();
 }
 
-/** Appends `text`, first ending a torn last line (no trailing newline) when `checkTail` is set. */
-export async function appendText(file: string, text: string, checkTail: boolean): Promise<void> {
-  if (!checkTail) return fsp.appendFile(file, text, 'utf8');
-  const handle = await fsp.open(file, 'a+');
+/**
+ * Appends `text`, first ending a torn last line (no trailing newline) when `checkTail` is set. Returns
+ * the bytes written, so a writer knows what size the file has if nobody else appended to it. A file
+ * this call made is removed again when nothing could be written to it (a full disk): an empty
+ * transcript would look like a session that exists.
+ */
+export async function appendText(file: string, text: string, checkTail: boolean): Promise<number> {
+  if (!checkTail) {
+    await fsp.appendFile(file, text, 'utf8');
+    return Buffer.byteLength(text);
+  }
+  const { handle, created } = await openForAppend(file);
+  let written = false;
   try {
     const { size } = await handle.stat();
     let out = text;
@@ -33,7 +43,19 @@ export async function appendText(file: string, text: string, checkTail: boolean)
       if (last[0] !== 0x0a) out = `\n${text}`;
     }
     await handle.appendFile(out, 'utf8');
+    written = true;
+    return Buffer.byteLength(out);
   } finally {
     await handle.close();
+    if (!written && created) await fsp.rm(file, { force: true }).catch(() => undefined);
+  }
+}
+
+async function openForAppend(file: string): Promise<{ handle: fsp.FileHandle; created: boolean }> {
+  try {
+    return { handle: await fsp.open(file, 'ax+'), created: true };
+  } catch (e) {
+    if (!isErrno(e, 'EEXIST')) throw e;
+    return { handle: await fsp.open(file, 'a+'), created: false };
   }
 }

@@ -30,6 +30,8 @@ export interface IndexedLine {
 export interface ChainOptions {
   /** Read the sidechain (sub-agent) lines instead of the main ones; default: main, or sidechain when the file has nothing else. */
   sidechain?: boolean;
+  /** Read the conversation that ends at this line instead of at the newest one (another branch, branches.ts). */
+  leafUuid?: string;
 }
 
 export interface ConversationChain {
@@ -42,6 +44,8 @@ export interface ConversationChain {
   resultsByToolUseId: Map<string, IndexedLine[]>;
   boundary: SystemLine | undefined;
   leaf: IndexedLine | undefined;
+  /** The line a line continues (its parentUuid, re-routed through a kept segment); null at the start. */
+  parentOf: (line: { uuid: string; parentUuid?: unknown }) => string | null;
 }
 
 export function isConversationLine(line: TranscriptLine): line is ConversationLine {
@@ -102,6 +106,7 @@ export function buildChain(lines: readonly TranscriptLine[], opts: ChainOptions 
   // Nothing written after the compaction yet: the conversation ends with the kept segment, not its anchor.
   const seg = preservedSegment(boundary?.line as SystemLine | undefined);
   if (seg && leaf?.line.uuid === seg.anchorUuid && segmentIntact(byUuid, seg)) leaf = byUuid.get(seg.tailUuid) ?? leaf;
+  if (opts.leafUuid !== undefined) leaf = byUuid.get(opts.leafUuid) ?? leaf;
   const chain: IndexedLine[] = [];
   const visited = new Set<string>();
   let current = leaf;
@@ -119,6 +124,7 @@ export function buildChain(lines: readonly TranscriptLine[], opts: ChainOptions 
     resultsByToolUseId,
     boundary: boundary?.line as SystemLine | undefined,
     leaf,
+    parentOf,
   };
 }
 

@@ -2,6 +2,7 @@
 // conversation can reach (compact boundaries drop what they cut off, see CurrentLines), not the file,
 // so a session of any length resumes. The result is the same as normalising the whole file
 // (the rules are CurrentLines', shared with the normaliser so both read the same conversation).
+import { type BranchPoint, findBranches } from './branches';
 import { type ChainOptions, CurrentLines, isCompactBoundary } from './conversationChain';
 import { type NormaliseResult, normaliseWithIds } from './normalise';
 import { type CorruptLine, forEachTranscriptLine, type TranscriptLine } from './transcriptReader';
@@ -19,6 +20,8 @@ export interface LoadedConversation extends NormaliseResult {
    * long before it. The compaction layer replays them (recordedCompactions.ts).
    */
   compactionRecords: TranscriptLine[];
+  /** Where the conversation branches (two writers at once): the reader follows one side only. */
+  branches: BranchPoint[];
 }
 
 /**
@@ -41,5 +44,5 @@ export async function loadConversation(file: string, opts: ChainOptions = {}): P
     if (isCompactionRecord(line, sidechain)) compactionRecords.push(line);
     current.add(line);
   });
-  return { ...normaliseWithIds(current.lines, opts), corrupt, tornTail, lineCount, bytes, compactionRecords };
+  return { ...normaliseWithIds(current.lines, opts), corrupt, tornTail, lineCount, bytes, compactionRecords, branches: findBranches(current.lines) };
 }

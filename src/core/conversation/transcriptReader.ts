@@ -215,7 +215,7 @@ export interface SessionSummary {
   lineCount: number;
 }
 
-/** Sessions of one project folder (`projects/<key>/`), newest first. Unreadable files are skipped. */
+/** Sessions of one project folder (`projects/<key>/`), newest first. Unreadable and empty files are skipped. */
 export async function listSessions(projectDir: string): Promise<SessionSummary[]> {
   let entries: string[];
   try {
@@ -229,7 +229,8 @@ export async function listSessions(projectDir: string): Promise<SessionSummary[]
     const file = path.join(projectDir, name);
     try {
       const st = await fsp.stat(file);
-      if (!st.isFile()) continue;
+      // An empty file is a run that stopped before its first line: nothing to offer.
+      if (!st.isFile() || st.size === 0) continue;
       const { firstPrompt, lineCount } = await scanSession(file);
       sessions.push({ sessionId: name.slice(0, -'.jsonl'.length), file, mtime: st.mtime, lastMessageAt: await lastMessageTime(file), firstPrompt, lineCount });
     } catch {

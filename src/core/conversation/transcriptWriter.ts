@@ -103,6 +103,7 @@ export class TranscriptWriter {
   private checkTail = true;
   private unwritten = ''; // lines whose write failed
   private failed: Error | undefined;
+  private written = 0;
 
   constructor(opts: TranscriptWriterOptions) {
     this.opts = opts;
@@ -113,6 +114,11 @@ export class TranscriptWriter {
   /** Why the newest write failed, until a later one gets it on disk: lines a resume would not see. */
   get failure(): Error | undefined {
     return this.failed;
+  }
+
+  /** Bytes this writer appended to the file (a session tells its own lines from another writer's by it). */
+  get appendedBytes(): number {
+    return this.written;
   }
 
   /** The uuid the next line will hang off. */
@@ -355,7 +361,7 @@ export class TranscriptWriter {
       try {
         if (!this.dirMade) await fsp.mkdir(path.dirname(this.file), { recursive: true });
         this.dirMade = true;
-        await appendText(this.file, out, this.checkTail);
+        this.written += await appendText(this.file, out, this.checkTail);
       } catch (e) {
         this.unwritten = out;
         this.failed = e instanceof Error ? e : new Error(String(e));

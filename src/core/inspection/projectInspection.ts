@@ -14,6 +14,9 @@ import type { MemoryView } from '../../protocol/messages';
 import { buildMemoryView } from './memoryView';
 import { buildReviewQueueView } from './pendingView';
 import { isFile } from '../fs/fileKind';
+import { isErrno } from '../fs/errno';
+import { branchSkeleton, findBranches, reportBranches, type BranchReport } from '../conversation/branches';
+import { CurrentLines } from '../conversation/conversationChain';
 
 export interface InspectedCompaction {
   trigger: string | null;
@@ -32,6 +35,12 @@ export interface InspectedSession {
   problems: TranscriptProblem[];
   hasNotes: boolean;
   compactions: InspectedCompaction[];
+  /** Where the conversation branches (two writers at once; only then): a resume reads one branch only. */
+  branches?: BranchReport[];
+  /** Nothing in it: a run that stopped before its first line (there is nothing to resume). */
+  empty?: true;
+  /** Why it could not be read at all (a folder where the transcript should be, no permission). */
+  unreadable?: string;
 }
 
 export interface InspectedProject {
@@ -104,40 +113,59 @@ async function inspectProject(dir: string, key: string, root: string, count: Tok
 async function inspectSessions(dir: string): Promise<InspectedSession[]> {
   let names: string[];
   try {
-    names = (await fsp.readdir(dir, { withFileTypes: true })).filter((d) => d.isFile() && d.name.endsWith('.jsonl')).map((d) => d.name);
+    // Not only files: a folder named like a transcript is listed as unreadable, not left out in silence.
+    names = (await fsp.readdir(dir, { withFileTypes: true })).filter((d) => d.name.endsWith('.jsonl')).map((d) => d.name);
   } catch {
     return [];
   }
   names.sort();
   const out: InspectedSession[] = [];
   for (const name of names) {
-    const id = name.slice(0, -'.jsonl'.length);
-    const compactions: InspectedCompaction[] = [];
-    let read;
-    try {
-      read = await forEachTranscriptLine(path.join(dir, name), (line) => {
-        if (line.type !== 'system' || (line as { subtype?: unknown }).subtype !== 'compact_boundary') return;
-        const meta = (line as { compactMetadata?: { trigger?: unknown; preTokens?: unknown } }).compactMetadata;
-        const timestamp = (line as { timestamp?: unknown }).timestamp;
-        compactions.push({
-          trigger: typeof meta?.trigger === 'string' ? meta.trigger : null,
-          preTokens: typeof meta?.preTokens === 'number' ? meta.preTokens : null,
-          timestamp: typeof timestamp === 'string' ? timestamp : null,
-        });
-      });
-    } catch {
-      continue; // removed or unreadable while listing
-    }
-    const repairedLines = read.corrupt.filter((c) => c.repaired).length;
-    out.push({
-      id,
-      lines: read.lineCount,
-      corruptLines: read.corrupt.length - repairedLines + (read.tornTail ? 1 : 0),
-      repairedLines,
-      problems: transcriptProblems(path.join(dir, name), read),
-      hasNotes: await isFile(path.join(dir, id, 'session-memory', 'summary.md')),
-      compactions,
-    });
+    const session = await inspectSession(dir, name);
+    if (session) out.push(session);
   }
   return out;
+}
+
+/** One transcript; undefined when it went away while listing. */
+async function inspectSession(dir: string, name: string): Promise<InspectedSession | undefined> {
+  const id = name.slice(0, -'.jsonl'.length);
+  const file = path.join(dir, name);
+  const none = { lines: 0, corruptLines: 0, repairedLines: 0, problems: [], compactions: [] };
+  const hasNotes = await isFile(path.join(dir, id, 'session-memory', 'summary.md'));
+  const st = await fsp.stat(file).catch((e: unknown) => e as Error);
+  if (st instanceof Error) return isErrno(st, 'ENOENT') ? undefined : { id, ...none, hasNotes, unreadable: st.message };
+  if (!st.isFile()) return { id, ...none, hasNotes, unreadable: `${st.isDirectory() ? 'a folder' : 'a special file'}, not a transcript file` };
+  if (st.size === 0) return { id, ...none, hasNotes, empty: true };
+  const compactions: InspectedCompaction[] = [];
+  const current = new CurrentLines(false);
+  let read;
+  try {
+    read = await forEachTranscriptLine(file, (line) => {
+      current.add(branchSkeleton(line));
+      if (line.type !== 'system' || (line as { subtype?: unknown }).subtype !== 'compact_boundary') return;
+      const meta = (line as { compactMetadata?: { trigger?: unknown; preTokens?: unknown } }).compactMetadata;
+      const timestamp = (line as { timestamp?: unknown }).timestamp;
+      compactions.push({
+        trigger: typeof meta?.trigger === 'string' ? meta.trigger : null,
+        preTokens: typeof meta?.preTokens === 'number' ? meta.preTokens : null,
+        timestamp: typeof timestamp === 'string' ? timestamp : null,
+      });
+    });
+  } catch (e) {
+    if (isErrno(e, 'ENOENT')) return undefined; // removed while listing
+    return { id, ...none, hasNotes, unreadable: e instanceof Error ? e.message : String(e) };
+  }
+  const repairedLines = read.corrupt.filter((c) => c.repaired).length;
+  const branches = await reportBranches(file, findBranches(current.lines));
+  return {
+    id,
+    lines: read.lineCount,
+    corruptLines: read.corrupt.length - repairedLines + (read.tornTail ? 1 : 0),
+    repairedLines,
+    problems: transcriptProblems(file, read),
+    hasNotes,
+    compactions,
+    ...(branches.length > 0 ? { branches } : {}),
+  };
 }

@@ -3,6 +3,7 @@
 // per model call what the API reported next to what the engine would have estimated then. `engram gauge`
 // prints it; the inspector shows it for a session read from disk.
 import { loadTranscriptView } from '../compaction/transcriptView';
+import { findBranches, reportBranches, type BranchReport } from '../conversation/branches';
 import { transcriptProblems, type TranscriptProblem } from '../conversation/transcriptReader';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { TokenCounter } from '../tokens/accounting';
@@ -12,8 +13,9 @@ import { gaugeOf, type GaugeTurn } from '../tokens/transcriptGauge';
 import type { GaugeState } from '../../protocol/messages';
 import { gaugeState } from './contextSnapshot';
 
-/** How the commands print a problem of a transcript (`FILE:LINE: skipped: reason`). */
+/** How the commands print a problem of a transcript (`FILE:LINE: skipped: reason`), and where it branches. */
 export { formatProblem, type TranscriptProblem } from '../conversation/transcriptReader';
+export { formatBranchReport, type BranchReport } from '../conversation/branches';
 
 export interface TranscriptMeasure {
   /** Framed by the settings' window, reserve and marks. */
@@ -25,6 +27,8 @@ export interface TranscriptMeasure {
   turns: GaugeTurn[];
   /** Lines skipped or repaired while reading, and a torn tail (what `engram inspect` counts). */
   problems: TranscriptProblem[];
+  /** Where the conversation branches: the gauge measures the branch a resume reads. */
+  branches: BranchReport[];
 }
 
 /** Measures with `count` (the inspector's counter); the measure does not depend on the settings. */
@@ -38,6 +42,7 @@ export async function measureTranscript(file: string, settings: EngramSettings, 
     estimatedTokens: measured.breakdown.estimated,
     turns: measured.turns,
     problems: transcriptProblems(file, view),
+    branches: await reportBranches(file, findBranches(view.lines)),
   };
 }
 

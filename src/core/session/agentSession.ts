@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { queueTail } from '../conversation/appendQueue';
+import { formatBranchReport, reportBranches, type BranchReport } from '../conversation/branches';
 import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
 import type { NormaliseReport } from '../conversation/normalise';
 import { formatProblem, transcriptProblems, type CorruptLine, type TranscriptProblem } from '../conversation/transcriptReader';
@@ -21,6 +22,8 @@ import { Agent, type AgentOptions } from '../agent/agent';
 import type { ToolGate } from '../agent/permissions';
 import { composeSystemPrompt, localDate, type SystemPromptInput, type SystemPromptParts } from '../agent/systemPrompt';
 import { loadReplayedConversation, type RecordedEvent } from '../compaction/recordedCompactions';
+import { TranscriptGuard, type SessionWriterOptions } from './transcriptGuard';
+import { fileInTheWay } from '../fs/fileKind';
 
 export interface SessionSetup {
   /** Repeated tool output goes to the model as a note (`engram.compaction.sendRepeatsOnce`). */
@@ -30,6 +33,8 @@ export interface SessionSetup {
   cwd: string;
   /** Continue this session (its transcript must exist); a new session when absent. */
   resumeSessionId?: string;
+  /** One writer at a time on the transcript (transcriptGuard.ts); none: no lock (tests). */
+  writer?: SessionWriterOptions;
   client: ModelClient;
   model: string;
   maxTokens: number;
@@ -71,8 +76,12 @@ export interface OpenedSession {
     problems: TranscriptProblem[];
     /** Full outputs of the results the model got as notes, by tool_use id (the chat shows these). */
     fullOutputs: ReadonlyMap<string, ToolResultBlock['content']>;
+    /** Where the conversation branches (two writers at once): only the newest branch was read (engram -p prints them). */
+    branches: BranchReport[];
   };
   warnings: string[];
+  /** The session's claim on its transcript, when `writer` was given; the session releases it. */
+  guard?: TranscriptGuard;
 }
 
 export class SessionNotFoundError extends Error {
@@ -95,6 +104,34 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
   const sessionId = setup.resumeSessionId ?? randomUUID();
   if (!isValidSessionId(sessionId)) throw new Error(`Not a valid session id: ${JSON.stringify(sessionId)}`);
   const transcriptPath = sessionTranscriptPath(setup.dataDir, cwd, sessionId);
+  await checkTranscriptFolder(setup.dataDir, transcriptPath);
+  // Taken before the transcript is read: a writer that waited reads the turns of the one before it.
+  const guard = setup.writer ? await TranscriptGuard.beforeRead(transcriptPath, setup.writer) : undefined;
+  try {
+    const opened = await openTranscript(setup, { cwd, logger, sessionId, transcriptPath });
+    const transcript = opened.agent.transcript;
+    if (guard && transcript) guard.watch(transcript);
+    return { ...opened, ...(guard ? { guard } : {}) };
+  } catch (e) {
+    await guard?.release();
+    throw e;
+  }
+}
+
+/** A file where a folder must be would fail deep inside as "EEXIST ... mkdir": say which, in words. */
+async function checkTranscriptFolder(dataDir: string, transcriptPath: string): Promise<void> {
+  const blocked = await fileInTheWay(path.dirname(transcriptPath));
+  if (blocked === undefined) return;
+  if (blocked === path.resolve(dataDir)) {
+    throw new Error(`Engram's data folder ${blocked} is a file, not a folder. Move the file away, or set engram.dataDir (--data-dir, ENGRAM_DATA_DIR) to a folder.`);
+  }
+  throw new Error(`Could not write the transcript ${transcriptPath}: ${blocked} is a file, not a folder. Move the file away and try again.`);
+}
+
+async function openTranscript(
+  setup: SessionSetup,
+  { cwd, logger, sessionId, transcriptPath }: { cwd: string; logger: Logger; sessionId: string; transcriptPath: string },
+): Promise<OpenedSession> {
   const warnings: string[] = [];
 
   let messages: ApiMessage[] = [];
@@ -103,7 +140,7 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
   if (setup.resumeSessionId !== undefined) {
     // Lines this process is still appending to it (a rewind marker, say) are part of what it resumes.
     await queueTail(transcriptPath);
-    if (!(await exists(transcriptPath))) throw new SessionNotFoundError(sessionId, transcriptPath);
+    await checkTranscriptFile(sessionId, transcriptPath);
     // Streaming: only the lines the current conversation can reach are held, whatever the file's size.
     // The cuts the last process made are part of what it sent: replayed, so this one sends the same bytes.
     const read = await loadReplayedConversation(transcriptPath);
@@ -111,8 +148,10 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
     messages = entries.map((e) => e.message);
     parentUuid = report.leafUuid ?? null;
     const problems = transcriptProblems(transcriptPath, read);
-    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records, problems, fullOutputs: read.fullOutputs };
+    const branches = await reportBranches(transcriptPath, read.branches);
+    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records, problems, fullOutputs: read.fullOutputs, branches };
     warnings.push(...problems.map(formatProblem));
+    warnings.push(...branches.map((b) => formatBranchReport(transcriptPath, b)));
     warnings.push(...read.replay.warnings.map((w) => `${transcriptPath}: ${w}`));
   }
 
@@ -168,10 +207,9 @@ export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{ s
   return { system, parts, warnings: instructions.warnings };
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    return (await fsp.stat(file)).isFile();
-  } catch {
-    return false;
-  }
+/** A session to resume has its transcript, and it is a file (a folder of that name would read as no session). */
+async function checkTranscriptFile(sessionId: string, file: string): Promise<void> {
+  const st = await fsp.stat(file).catch(() => undefined);
+  if (!st) throw new SessionNotFoundError(sessionId, file);
+  if (!st.isFile()) throw new Error(`The transcript of session ${sessionId} is not a file: ${file} is a ${st.isDirectory() ? 'folder' : 'special file'}. Move it away, or resume another session.`);
 }

@@ -6,6 +6,7 @@
 //
 //   openEngramSession --> open --runTurn/compactNow/undo...--> open --finish()--> finished
 //   settings changes (SettingsStore.onChange) reach the orchestrator and the gauge while open.
+import path from 'node:path';
 import type { Agent, TurnOptions, TurnResult } from '../agent/agent';
 import type { ToolGate } from '../agent/permissions';
 import { CompactionOrchestrator, type CompactNowResult } from '../compaction/orchestrator';
@@ -28,6 +29,9 @@ import { SettingsStore, type EngramSettings, type SettingsSource } from '../sett
 import type { Tool } from '../tools/tool';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import { openSession, sessionSystemPrompt, type OpenedSession } from './agentSession';
+import type { SessionWriterOptions, TranscriptGuard } from './transcriptGuard';
+import { removeStaleTempFiles } from '../fs/atomicWrite';
+import { TEAM_DIR_NAME } from '../memory/autoMemory/memoryPaths';
 import { linkMemoryUse } from './memoryUseLink';
 import { markNotRelevant } from './recallFeedback';
 import { compactionNotice, memoryNotice, notesNotice } from './sessionNotices';
@@ -72,6 +76,8 @@ export interface EngramSessionSetup {
   now?: Date;
   /** Tests: make a turn wait for the notes update it triggered, for a deterministic request order. */
   awaitNotesUpdates?: boolean;
+  /** One writer at a time: engram -p holds the session for its run, the chat for each turn (transcriptGuard.ts). */
+  writer?: SessionWriterOptions;
 }
 
 /** When the notes are updated: the growth is the larger of the token count and the share of the window. */
@@ -104,6 +110,7 @@ export class EngramSession {
   private readonly events: EventStream<SessionEvent>;
   private readonly disposers: Array<() => void> = [];
   private finished = false;
+  private readonly guard: TranscriptGuard | undefined;
 
   /** Use openEngramSession. */
   constructor(
@@ -119,6 +126,7 @@ export class EngramSession {
     this.sessionId = opened.sessionId;
     this.transcriptPath = opened.transcriptPath;
     this.resumed = opened.resumed;
+    this.guard = opened.guard;
     this.events = new EventStream<SessionEvent>((e) => logger.error('A session listener threw', e));
     const settings = store.settings;
     this.warnings = [
@@ -234,7 +242,7 @@ export class EngramSession {
   /** One user turn; `options.attachments` ride along after the prompt (files the person attached). */
   runTurn(prompt: string, signal?: AbortSignal, options?: TurnOptions): Promise<TurnResult> {
     if (this.finished) throw new Error('This session has finished.');
-    return this.agent.runTurn(prompt, signal, options);
+    return this.asWriter(() => this.agent.runTurn(prompt, signal, options), signal);
   }
 
   /** Takes back the newest turn (retry, edit): the prompt it began with, or undefined when it cannot. */
@@ -250,13 +258,13 @@ export class EngramSession {
 
   /** Compacts now (commands, `/compact`, `engram compact`): `auto` runs the stages in order. */
   async compactNow(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<CompactNowResult> {
-    const result = await this.compaction.compactNow(stage, focus, signal);
+    const result = await this.asWriter(() => this.compaction.compactNow(stage, focus, signal), signal);
     if (!result.ok) this.notice('warning', say('Could not compact ({0}): {1}.', stage, result.reason ?? 'no reason given'));
     return result;
   }
 
   async undoLastCompaction(): Promise<boolean> {
-    const ok = await this.compaction.undoLast();
+    const ok = await this.asWriter(() => this.compaction.undoLast());
     if (!ok) this.notice('warning', say('There is no compaction to undo, or the conversation changed since.'));
     return ok;
   }
@@ -285,6 +293,7 @@ export class EngramSession {
       await this.notes?.flushState();
     } finally {
       this.dispose();
+      await this.guard?.release();
     }
   }
 
@@ -296,6 +305,12 @@ export class EngramSession {
     this.memory?.dispose();
     this.team.dispose();
     this.events.clear();
+    void this.guard?.release();
+  }
+
+  /** Work that appends to the transcript, done as the session's only writer. */
+  private asWriter<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.guard ? this.guard.asWriter(work, signal) : work();
   }
 
   /**
@@ -388,6 +403,7 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
       dataDir: setup.dataDir,
       cwd: setup.cwd,
       ...(setup.resumeSessionId !== undefined ? { resumeSessionId: setup.resumeSessionId } : {}),
+      ...(setup.writer ? { writer: setup.writer } : {}),
       client: setup.client,
       model: store.settings.model,
       maxTokens: store.settings.maxOutputTokens,
@@ -412,7 +428,23 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
     throw e;
   }
   agent = opened.agent;
+  await removeLeftoverTemps(memory ? [memory.dir, path.join(memory.dir, TEAM_DIR_NAME)] : [], opened, logger);
   return new EngramSession(opened, { ...setup, now: setup.now ?? new Date() }, store, memory, logger, team, teamWarnings);
+}
+
+/**
+ * A writer killed between its temp file and the rename leaves `.NAME.PID.HEX.tmp` behind: the folders
+ * this session writes to (memory, team memory, its notes and cursors) are swept of old ones as it opens.
+ */
+async function removeLeftoverTemps(memoryDirs: readonly string[], opened: OpenedSession, logger: Logger): Promise<void> {
+  const sessionDir = opened.transcriptPath.replace(/\.jsonl$/, '');
+  const dirs = [...memoryDirs, sessionDir, path.join(sessionDir, 'session-memory')];
+  try {
+    const removed = await removeStaleTempFiles(dirs);
+    if (removed.length > 0) logger.info(`Removed ${removed.length} temp file(s) left by a writer that was stopped mid-write: ${removed.join(', ')}`);
+  } catch (e) {
+    logger.warn(`Could not remove old temp files: ${String(e)}`);
+  }
 }
 
 function isSource(settings: SettingsSource | EngramSettings): settings is SettingsSource {

@@ -17,6 +17,8 @@ import { addKnownSecret } from '../security/secretScan';
 
 export { openEngramSession };
 export { isValidSessionId, SessionNotFoundError } from './agentSession';
+export { DEFAULT_WRITER_WAIT_MS } from './transcriptGuard';
+export { describeHolder, formatWait } from '../fs/writerLock';
 export { createAnthropicClient };
 export { createDefaultTools } from '../tools/defaultTools';
 export { listSessions } from '../conversation/transcriptReader';

@@ -11,6 +11,7 @@ import {
   NOTES_CATCH_UP_BEFORE_COMPACTION, NOTES_UPDATE_GROWTH_PERCENT, NOTES_UPDATE_TOOL_CALLS, RECALL_MAX_FILES, SEND_REPEATS_ONCE, SESSION_MEMORY_COMPACT_PERCENT,
   TRIM_SUPERSEDED_FIRST, STALL_SECONDS, MODEL_MAX_RETRIES,
 } from '../thresholds';
+import { CONTEXT_WINDOW_ANY_MODEL, MAX_OUTPUT_TOKENS_ANY_MODEL, modelLimits } from './modelLimits';
 
 interface NumberKey { kind: 'number'; default: number; minimum: number; maximum?: number; integer?: boolean }
 interface BooleanKey { kind: 'boolean'; default: boolean }
@@ -29,8 +30,9 @@ const oneOf = (def: string, values: readonly string[]): StringKey => ({ kind: 's
 /** Every `engram.*` setting (without the `engram.` prefix): the single place a default is written. */
 export const SETTING_KEYS = {
   model: str(DEFAULT_MODEL),
-  maxOutputTokens: int(DEFAULT_MAX_OUTPUT_TOKENS, 256),
-  contextWindow: int(DEFAULT_CONTEXT_WINDOW, 8_000),
+  // At most what the largest model takes (modelLimits.ts); resolveSettings bounds them by the model set.
+  maxOutputTokens: int(DEFAULT_MAX_OUTPUT_TOKENS, 256, MAX_OUTPUT_TOKENS_ANY_MODEL),
+  contextWindow: int(DEFAULT_CONTEXT_WINDOW, 8_000, CONTEXT_WINDOW_ANY_MODEL),
   baseUrl: str(''),
   dataDir: str(''),
   offlineDemo: bool(false),
@@ -164,8 +166,9 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
     problems.push(`engram.compaction.keepMaxTokens (${keepMaxTokens}) is below keepMinTokens (${keepMinTokens}); using ${keepMinTokens}.`);
     keepMaxTokens = keepMinTokens;
   }
-  const contextWindow = get('contextWindow');
-  let maxOutputTokens = get('maxOutputTokens');
+  const model = get('model') || DEFAULT_MODEL;
+  const { contextWindow, maxOutputTokens: modelMax } = withinModel(model, get('contextWindow'), get('maxOutputTokens'), problems);
+  let maxOutputTokens = modelMax;
   if (maxOutputTokens >= contextWindow) {
     const capped = Math.floor(contextWindow / 2);
     problems.push(`engram.maxOutputTokens (${maxOutputTokens}) does not fit the context window (${contextWindow}); using ${capped}.`);
@@ -174,7 +177,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
   return {
     problems,
     settings: {
-      model: get('model') || DEFAULT_MODEL,
+      model,
       maxOutputTokens,
       contextWindow,
       baseUrl: get('baseUrl'),
@@ -215,6 +218,22 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
       },
     },
   };
+}
+
+/** The window and output limit bounded by what `model` has: the API would answer a larger max_tokens with a 400. */
+function withinModel(model: string, contextWindow: number, maxOutputTokens: number, problems: string[]): { contextWindow: number; maxOutputTokens: number } {
+  const limits = modelLimits(model);
+  const who = limits.known ? model : 'any Claude model';
+  const out = { contextWindow, maxOutputTokens };
+  if (contextWindow > limits.contextWindow) {
+    problems.push(`engram.contextWindow: ${contextWindow} is more than ${who} has (${limits.contextWindow} tokens); using ${limits.contextWindow}.`);
+    out.contextWindow = limits.contextWindow;
+  }
+  if (maxOutputTokens > limits.maxOutputTokens) {
+    problems.push(`engram.maxOutputTokens: ${maxOutputTokens} is more than ${who} can write in one answer (${limits.maxOutputTokens}); using ${limits.maxOutputTokens}.`);
+    out.maxOutputTokens = limits.maxOutputTokens;
+  }
+  return out;
 }
 
 /** The defaults, resolved. */

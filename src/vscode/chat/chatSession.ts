@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { ChainStage, EngramSession, SessionEvent } from '../../core/session/hostSession';
 import type { Logger } from '../../core/ports';
+import type { LockHolder } from '../../core/fs/writerLock';
 import type { TeamSyncReport } from '../../core/memory/team/teamSyncTypes';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 import type { InspectorContext } from '../inspector/inspectorContext';
@@ -50,6 +51,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   private unsubscribe: (() => void) | undefined;
   /** Continue this session with the next message (after the workspace was trusted). */
   private resumeOnNextSend: string | undefined;
+  /** The running send's turn, stopped by Stop. */
+  private turnAbort: AbortController | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly logger: Logger) {
     // An untrusted session was built without tools or project instructions: once the user trusts the
@@ -157,10 +160,15 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     return this.session?.memoryDir;
   }
 
-  async send(text: string, display = text): Promise<void> {
+  /** `afterReload`: sent again after the session was read again from disk (continueAfterOthers). */
+  async send(text: string, display = text, afterReload = false): Promise<void> {
     if (this.busy || !text.trim()) return;
     if (await runSlashCommand(this, text)) return;
     this.setBusy(true);
+    // Stop ends a wait for another process's turn too, not only this window's own turn.
+    const turn = new AbortController();
+    this.turnAbort = turn;
+    let changedElsewhere: string | undefined;
     try {
       const attached = await this.files.attach(text);
       this.items.user(display, attached.files);
@@ -173,17 +181,42 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       const session = await this.ensureSession(this.resumeOnNextSend);
       this.resumeOnNextSend = undefined;
       if (!session) return;
-      void loadEngine().appendHistory(dataDir(), { display, timestamp: Date.now(), project: workspaceCwd(), sessionId: session.sessionId })
-        .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
-      await session.runTurn(text, undefined, attached.blocks.length > 0 ? { attachments: attached.blocks } : undefined);
+      if (!afterReload) {
+        void loadEngine().appendHistory(dataDir(), { display, timestamp: Date.now(), project: workspaceCwd(), sessionId: session.sessionId })
+          .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
+      }
+      await session.runTurn(text, turn.signal, attached.blocks.length > 0 ? { attachments: attached.blocks } : undefined);
     } catch (error) {
-      this.logger.error('The chat turn failed', error);
-      this.items.notice('error', vscode.l10n.t('Something went wrong: {0}. See "Engram: Show Log".', error instanceof Error ? error.message : String(error)));
+      const name = error instanceof Error ? error.name : '';
+      if (name === 'SessionChangedError' && !afterReload) changedElsewhere = this.session?.sessionId;
+      else if (!turn.signal.aborted) {
+        this.logger.error('The chat turn failed', error);
+        this.items.notice('error', vscode.l10n.t('Something went wrong: {0}. See "Engram: Show Log".', error instanceof Error ? error.message : String(error)));
+      }
     } finally {
+      this.turnAbort = undefined;
       this.items.finishStreaming();
       this.setBusy(false);
       this.inspectorChanged.fire();
     }
+    if (changedElsewhere) await this.continueAfterOthers(changedElsewhere, text, display);
+  }
+
+  /**
+   * Another window or `engram -p` wrote to this session since this window opened it (the engine noticed
+   * before sending anything): the session is read again, so their turns show and the model sees them,
+   * and the message is sent after them.
+   */
+  private async continueAfterOthers(sessionId: string, text: string, display: string): Promise<void> {
+    await this.resume(sessionId);
+    this.items.notice('info', vscode.l10n.t('This session was continued in another window or by engram -p: its newest turns are shown above, and your message follows them.'));
+    await this.send(text, display, true);
+  }
+
+  /** Said in the busy line while another process has this session's turn. */
+  private waitingFor(holder: LockHolder | undefined): void {
+    const who = holder ? vscode.l10n.t('another Engram process (pid {0})', holder.pid) : vscode.l10n.t('another Engram process');
+    this.setBusy(true, vscode.l10n.t('Waiting for {0} to finish its turn in this session…', who));
   }
 
   /** "Engram: Remember" and `/remember`: the main agent writes the memory file and its index line. */
@@ -208,6 +241,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   }
 
   stop(): void {
+    this.turnAbort?.abort();
     this.session?.cancel();
     this.permissions.denyAll();
   }
@@ -328,7 +362,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
 
   private async ensureSession(resumeSessionId?: string): Promise<EngramSession | undefined> {
     if (this.session) return this.session;
-    const opened = await openChatSession(this.context, this.logger, this.permissions, resumeSessionId);
+    const opened = await openChatSession(this.context, this.logger, this.permissions, resumeSessionId, (holder) => this.waitingFor(holder));
     if ('error' in opened) {
       this.items.notice('error', opened.error, 'setApiKey');
       return undefined;
@@ -347,6 +381,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       case 'agent': {
         const e = event.event;
         this.items.onAgentEvent(e);
+        // A wait for another process's turn is over once this one starts.
+        if (e.type === 'turnStart') this.setBusy(true);
         if (e.type === 'retrying') this.setBusy(true, vscode.l10n.t('{0} Retrying in {1} s (attempt {2} of {3}).', e.reason, Math.ceil(e.delayMs / 1000), e.attempt, e.maxRetries));
         break;
       }

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { projectDir } from '../../core/conversation/projectKey';
 import type { EngramSession } from '../../core/session/hostSession';
+import type { LockHolder } from '../../core/fs/writerLock';
 import type { Logger, PermissionPrompt } from '../../core/ports';
 import { ENGRAM_VERSION } from '../../core/version';
 import type { SessionSummary } from '../../protocol/messages';
@@ -19,6 +20,7 @@ export async function openChatSession(
   logger: Logger,
   permissions: PermissionPrompt,
   resumeSessionId?: string,
+  onWait?: (holder: LockHolder | undefined) => void,
 ): Promise<OpenedChatSession> {
   const model = await resolveModel(context.secrets, logger);
   if (!model.apiKey) {
@@ -37,6 +39,8 @@ export async function openChatSession(
     permissionPrompt: permissions,
     version: ENGRAM_VERSION,
     entrypoint: 'vscode',
+    // A window holds the session only for a turn: another window or engram -p may take turns in between.
+    writer: { mode: 'turn', ...(onWait ? { onWait } : {}) },
     logger,
     ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
   }, settingsStore());
