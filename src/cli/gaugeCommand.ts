@@ -4,6 +4,7 @@
 import { formatBranchReport, gaugeTranscript } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, type OptionSpecs } from './args';
 import { defaultOf, settingsFromFlags } from './cliSettings';
+import { count, digits } from './cliText';
 import { reportProblems, transcriptArg } from './cliTranscript';
 import { EXIT_OK, type CliIo, type Command } from './command';
 
@@ -54,9 +55,22 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
   }
   reportProblems(io, measured.problems);
   for (const b of measured.branches) io.stderr(`engram: ${formatBranchReport(file, b)}\n`);
-  io.stdout(`${state.usedTokens} of ${state.window} tokens (${percent}%), ${measured.messages} messages, ${measured.turns.length} model calls\n`);
-  io.stdout(`  marks at ${state.marks.join(' / ')} %, ${state.reservedForOutput} reserved for output\n`);
-  for (const c of state.breakdown) if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${c.tokens}\n`);
-  for (const t of measured.turns) io.stdout(`  ${t.uuid}  reported ${t.reportedTokens}  estimated ${t.estimatedTokens}\n`);
+  const estimated = measured.estimatedTokens > 0 ? `, ${digits(measured.estimatedTokens)} of them estimated (after the last usage report)` : '';
+  io.stdout(`${digits(state.usedTokens)} of ${digits(state.window)} tokens (${percent}%)${estimated}; ${count(measured.messages, 'message', 'messages')}, ${count(measured.turns.length, 'model call', 'model calls')}\n`);
+  io.stdout(`  marks at ${state.marks.join(' / ')} %, ${digits(state.reservedForOutput)} reserved for output\n`);
+  for (const c of state.breakdown) if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${digits(c.tokens).padStart(9)}\n`);
+  if (measured.turns.length > 0) io.stdout(TURNS_HEADING);
+  measured.turns.forEach((t, i) => io.stdout(`  ${t.uuid}  reported ${digits(t.reportedTokens).padStart(9)}  estimated ${digits(t.estimatedTokens).padStart(9)}  ${drift(t, i)}\n`));
   return EXIT_OK;
+}
+
+const TURNS_HEADING = 'Per model call, the input tokens the API reported, and what the engine would have estimated then\n'
+  + '(the report before plus its own count of the messages since; the first call has no report before it):\n';
+
+/** How far the estimate was off: "+3.2 %", or why the first call's estimate counts the messages only. */
+function drift(t: { reportedTokens: number; estimatedTokens: number }, index: number): string {
+  if (index === 0) return '(messages only: the system prompt and tools are not in the transcript)';
+  if (t.reportedTokens === 0) return '';
+  const pct = ((t.estimatedTokens - t.reportedTokens) / t.reportedTokens) * 100;
+  return `${pct >= 0 ? '+' : ''}${pct.toFixed(1)} %`;
 }

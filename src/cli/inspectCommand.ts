@@ -7,6 +7,7 @@ import path from 'node:path';
 import { inspectRoot, memoryFileName, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
 import { formatBranchReport, formatProblem } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
+import { count } from './cliText';
 import { EXIT_OK, type CliIo, type Command } from './command';
 import { isDirectory } from '../core/fs/fileKind';
 
@@ -129,11 +130,11 @@ function formatText(result: Inspection): string {
   for (const p of result.projects) {
     const m = p.memory;
     out.push('', `Project ${p.key}`);
-    for (const i of m.instructions) out.push(`  Instructions: ${i.path} (${i.scope}, ${i.tokens} tokens${i.truncated ? ', truncated' : ''})`);
+    for (const i of m.instructions) out.push(`  Instructions: ${i.path} (${i.scope}, ${count(i.tokens, 'token', 'tokens')}${i.truncated ? ', truncated' : ''})`);
     const lines = m.totalLines > 0 ? `, ${m.loadedLines} of ${m.totalLines} index lines loaded` : '';
-    out.push(`  Memory: ${m.dir} (${m.entries.length} entries${lines})`);
+    out.push(`  Memory: ${m.dir} (${count(m.entries.length, 'entry', 'entries')}${lines})`);
     for (const e of m.entries) {
-      const flags = [e.group === 'team' ? 'team' : null, e.sync ? syncFlag(e.sync) : null, e.type ?? 'untyped', e.tokens !== null ? `${e.tokens} tokens` : null, e.loaded ? null : 'not loaded', e.missing ? 'MISSING' : null]
+      const flags = [e.group === 'team' ? 'team' : null, e.sync ? syncFlag(e.sync) : null, e.type ?? 'untyped', e.tokens !== null ? count(e.tokens, 'token', 'tokens') : null, e.loaded ? null : 'not loaded', e.missing ? 'MISSING' : null]
         .filter(Boolean).join(', ');
       out.push(`    - ${e.title} (${e.file}) ${e.hook ? `— ${e.hook} ` : ''}[${flags}]`);
     }
@@ -150,7 +151,7 @@ function formatText(result: Inspection): string {
         out.push(`    ${s.id}: ${s.unreadable ? `unreadable (${s.unreadable})` : 'empty (a run that stopped before writing anything; nothing to resume)'}`);
         continue;
       }
-      const parts = [`${s.lines} lines`, s.corruptLines ? `${s.corruptLines} unreadable` : null, s.repairedLines ? `${s.repairedLines} repaired` : null,
+      const parts = [count(s.lines, 'line', 'lines'), s.corruptLines ? `${s.corruptLines} unreadable` : null, s.repairedLines ? `${s.repairedLines} repaired` : null,
         s.hasNotes ? 'notes' : null,
         s.compactions.length ? `${s.compactions.length} compaction${s.compactions.length === 1 ? '' : 's'}` : null].filter(Boolean);
       out.push(`    ${s.id}: ${parts.join(', ')}`);

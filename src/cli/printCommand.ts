@@ -17,6 +17,7 @@ import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpec
 import { defaultOf, readSettingsFile, settingsFromFlags } from './cliSettings';
 import { reportProblems } from './cliTranscript';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
+import { noApiKeyText, resumeLine } from './cliText';
 import { headlessToolGate, unknownToolNames } from './toolPolicy';
 import { isDirectory } from '../core/fs/fileKind';
 
@@ -134,7 +135,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   // Redacted from every tool result, whatever its shape (a gateway's key may not look like one).
   addKnownSecret(config.apiKey);
   if (!client && !config.apiKey) {
-    io.stderr('engram: no API key. Set ANTHROPIC_API_KEY.\n');
+    io.stderr(noApiKeyText());
     return EXIT_MODEL_ERROR;
   }
   const logger = stderrLogger(io, options.verbose === true);
@@ -223,6 +224,9 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   } else if (result.text) {
     io.stdout(result.text.endsWith('\n') ? result.text : `${result.text}\n`);
   }
+
+  // The README's next command is `--resume ID`: text mode says the ID (on stderr: stdout stays the answer).
+  if (format === 'text' && result.reason !== 'cancelled') io.stderr(await resumeLine(session.sessionId, session.transcriptPath));
 
   switch (result.reason) {
     case 'error':

@@ -1,5 +1,5 @@
-// Standalone entry of the Anthropic-compatible test server: the "offline demo model" of `npm start`,
-// and a local stand-in for the API when trying the CLI or the extension without a key.
+// Standalone entry of the Anthropic-compatible test server: the "offline demo model" for the command line
+// (`engram -p` without a key points here), and a local stand-in for the API in tests and benchmarks.
 //   node --import tsx src/server/main.ts [--port N] [--context-window N] [--log-file PATH] [--no-demo]
 // Prints the base URL as the first line of stdout (for scripts), then serves until SIGINT/SIGTERM.
 

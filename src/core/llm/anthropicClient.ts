@@ -50,6 +50,8 @@ type Building =
 export class AnthropicModelClient implements ModelClient {
   private readonly sdk: Anthropic | undefined;
   private readonly logger: Logger;
+  /** Where requests go, for error messages: "Could not reach <this>" says what to check. */
+  private readonly endpoint: string;
 
   constructor(opts: AnthropicClientOptions) {
     this.logger = opts.logger ?? silentLogger;
@@ -66,6 +68,7 @@ export class AnthropicModelClient implements ModelClient {
           openTelemetry: false,
         })
       : undefined;
+    this.endpoint = `${(this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '')}/v1/messages`;
   }
 
   async stream(req: ModelRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<ModelResponse> {
@@ -83,14 +86,14 @@ export class AnthropicModelClient implements ModelClient {
       // The SDK wraps whatever fails on the wire (APIError, APIConnectionError); anything else was thrown
       // while building the request here, e.g. JSON.stringify's RangeError on very deep input.
       if (!(e instanceof APIError) && !isModelError(e)) throw requestNotBuilt(e);
-      throw mapError(e, undefined);
+      throw mapError(e, undefined, this.endpoint);
     }
 
     try {
       for await (const event of events) state.apply(event);
     } catch (e) {
       if (signal.aborted || e instanceof APIUserAbortError) return state.result({ cancelled: true });
-      throw mapError(e, state.started ? state.result({ dropped: true }) : undefined);
+      throw mapError(e, state.started ? state.result({ dropped: true }) : undefined, this.endpoint);
     }
     // The SDK ends the iteration quietly when aborted, so check before calling it complete.
     if (signal.aborted && !state.stopped) return state.result({ cancelled: true });
@@ -344,13 +347,13 @@ function fromSdkStopReason(r: SdkStopReason | null): StopReason {
   return r;
 }
 
-function mapError(e: unknown, partial: ModelResponse | undefined): ModelError {
+function mapError(e: unknown, partial: ModelResponse | undefined, endpoint: string): ModelError {
   if (isModelError(e)) return e;
   const stall = stallIn(e);
   if (stall) return stalledError(stall, partial);
   if (e instanceof APIConnectionError) {
     if (partial) return droppedError(partial, e);
-    return new ConnectionError(`Could not reach the API (${e.message}). Check your network and the base URL.`, { cause: e });
+    return new ConnectionError(`Could not reach ${endpoint} (${connectionReason(e)}). Check your network and the base URL (engram.baseUrl, ANTHROPIC_BASE_URL).`, { cause: e });
   }
   if (e instanceof APIError) {
     const headers = e.headers;
@@ -369,6 +372,30 @@ function mapError(e: unknown, partial: ModelResponse | undefined): ModelError {
   const message = e instanceof Error ? e.message : String(e);
   return new ConnectionError(`The request to the API failed (${message}). Check your network and try again.`, { cause: e });
 }
+
+/** What the system said about a failed connection, in words, from the innermost cause ("connection refused, ECONNREFUSED"). */
+function connectionReason(e: Error): string {
+  let code: string | undefined;
+  let message = e.message;
+  for (let cause: unknown = e; cause instanceof Error; cause = cause.cause) {
+    const c = (cause as NodeJS.ErrnoException).code;
+    if (typeof c === 'string') code = c;
+    message = cause.message;
+  }
+  if (!code) return message;
+  return CONNECTION_CODES[code] ? `${CONNECTION_CODES[code]}, ${code}` : `${message}, ${code}`;
+}
+
+const CONNECTION_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused: nothing listens there',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+  ECONNRESET: 'the connection was reset',
+  ETIMEDOUT: 'timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'timed out connecting',
+};
 
 /** A server that went silent: retried like any lost connection, and the message names where it went. */
 function stalledError(stall: StallError, partial: ModelResponse | undefined): ModelError {

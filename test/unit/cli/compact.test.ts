@@ -194,8 +194,8 @@ describe('engram gauge', () => {
     assert.equal((await inProcess(['gauge', file, '--window', 'lots'])).code, 2);
     const text = await inProcess(['gauge', file]);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^\d+ of 200000 tokens \([\d.]+%\)/);
-    assert.match(text.stdout, /marks at 60 \/ 80 \/ 100 %, 16000 reserved for output/);
-    assert.match(text.stdout, /\n {2}messages +\d+\n/);
+    assert.match(text.stdout, /^[\d,]+ of 200,000 tokens \([\d.]+%\)/);
+    assert.match(text.stdout, /marks at 60 \/ 80 \/ 100 %, 16,000 reserved for output/);
+    assert.match(text.stdout, /\n {2}messages +[\d,]+\n/);
   });
 });
