@@ -7,6 +7,7 @@ import { type ChainOptions, CurrentLines, isCompactBoundary } from './conversati
 import { type NormaliseResult, normaliseWithIds } from './normalise';
 import { type CorruptLine, forEachTranscriptLine, type TranscriptLine } from './transcriptReader';
 import type { UserLine } from './types';
+import { type UsageReport, usageReports } from './usageReports';
 
 export interface LoadedConversation extends NormaliseResult {
   corrupt: CorruptLine[];
@@ -22,6 +23,8 @@ export interface LoadedConversation extends NormaliseResult {
   compactionRecords: TranscriptLine[];
   /** Where the conversation branches (two writers at once): the reader follows one side only. */
   branches: BranchPoint[];
+  /** The usage its responses reported, by message id: a resumed session's gauge starts from the last. */
+  usageReports: Map<string, UsageReport>;
 }
 
 /**
@@ -44,5 +47,8 @@ export async function loadConversation(file: string, opts: ChainOptions = {}): P
     if (isCompactionRecord(line, sidechain)) compactionRecords.push(line);
     current.add(line);
   });
-  return { ...normaliseWithIds(current.lines, opts), corrupt, tornTail, lineCount, bytes, compactionRecords, branches: findBranches(current.lines) };
+  return {
+    ...normaliseWithIds(current.lines, opts), corrupt, tornTail, lineCount, bytes, compactionRecords, branches: findBranches(current.lines),
+    usageReports: usageReports(current.lines),
+  };
 }

@@ -13,6 +13,7 @@ import { formatProblem, transcriptProblems, type CorruptLine, type TranscriptPro
 import { openSessionTranscript } from '../conversation/transcriptWriter';
 import type { ApiMessage, SystemBlock, ToolResultBlock } from '../conversation/types';
 import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
+import { lastReport } from '../tokens/transcriptGauge';
 import type { RetryOptions } from '../llm/retry';
 import { loadInstructions } from '../memory/instructions';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
@@ -78,6 +79,8 @@ export interface OpenedSession {
     fullOutputs: ReadonlyMap<string, ToolResultBlock['content']>;
     /** Where the conversation branches (two writers at once): only the newest branch was read (engram -p prints them). */
     branches: BranchReport[];
+    /** The last usage report among the messages (which message, its total): the gauge starts from it, as `engram gauge` does. */
+    lastReport?: { index: number; total: number };
   };
   warnings: string[];
   /** The session's claim on its transcript, when `writer` was given; the session releases it. */
@@ -149,7 +152,11 @@ async function openTranscript(
     parentUuid = report.leafUuid ?? null;
     const problems = transcriptProblems(transcriptPath, read);
     const branches = await reportBranches(transcriptPath, read.branches);
-    resumed = { messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records, problems, fullOutputs: read.fullOutputs, branches };
+    const reported = lastReport(entries, read.usageReports);
+    resumed = {
+      messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records, problems, fullOutputs: read.fullOutputs, branches,
+      ...(reported ? { lastReport: reported } : {}),
+    };
     warnings.push(...problems.map(formatProblem));
     warnings.push(...branches.map((b) => formatBranchReport(transcriptPath, b)));
     warnings.push(...read.replay.warnings.map((w) => `${transcriptPath}: ${w}`));

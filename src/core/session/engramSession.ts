@@ -181,6 +181,11 @@ export class EngramSession {
     this.compaction = new CompactionOrchestrator({ settings: compactionSettingsOf(settings), ...(this.notes ? { notes: this.notes } : {}), logger, events: recorded.active });
     this.disposers.push(this.compaction.attach(this.agent));
     this.compaction.gauge.setSystem(this.agent.systemPrompt, this.agent.offeredTools, opened.promptParts);
+    // A resumed session starts from its transcript's last usage report, as `engram gauge` and the inspector
+    // read a transcript (transcriptGauge.ts): one figure on every surface, and the API's count of the
+    // history rather than an estimate of all of it (which came out 15% short on a long session).
+    const reported = opened.resumed?.lastReport;
+    if (reported) this.compaction.gauge.onResponse({ input_tokens: reported.total, output_tokens: 0 }, this.agent.messages.slice(0, reported.index + 1));
     this.disposers.push(this.compaction.on((event) => {
       this.emit({ type: 'compaction', event });
       const words = compactionNotice(event);

@@ -5,8 +5,8 @@
 // estimate's drift can be measured on real sessions.
 import type { NormalisedEntry } from '../conversation/normalise';
 import type { TranscriptLine } from '../conversation/transcriptReader';
-import { SYNTHETIC_MODEL } from '../conversation/transcriptWriter';
-import type { ApiMessage, AssistantLine } from '../conversation/types';
+import type { ApiMessage } from '../conversation/types';
+import { usageReports, type UsageReport } from '../conversation/usageReports';
 import { usageTotal, type ContextBreakdown, type TokenEstimator } from './accounting';
 import { ContextGauge } from './contextGauge';
 
@@ -29,19 +29,25 @@ export interface TranscriptGauge {
   turns: GaugeTurn[];
 }
 
+/** The last response of `entries` that reported usage: its message's index and the report's total. */
+export function lastReport(entries: readonly NormalisedEntry[], reports: ReadonlyMap<string, UsageReport>): { index: number; total: number } | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const ids = entries[i].messageIds;
+    for (let j = ids.length - 1; j >= 0; j--) {
+      const r = reports.get(ids[j]);
+      if (r) return { index: i, total: usageTotal(r.usage) };
+    }
+  }
+  return undefined;
+}
+
 /**
  * `lines` are the current conversation's lines and `entries` its API messages (transcriptView.ts).
  * Responses written by Engram itself as copies (model `<synthetic>`) and API error lines report no
- * real usage and are skipped.
+ * real usage and are skipped (usageReports.ts).
  */
 export function gaugeOf(lines: readonly TranscriptLine[], entries: readonly NormalisedEntry[], estimator: TokenEstimator): TranscriptGauge {
-  const reports = new Map<string, { uuid: string; total: number }>();
-  for (const l of lines) {
-    if (l.type !== 'assistant') continue;
-    const a = l as AssistantLine;
-    if (a.isApiErrorMessage || a.message.model === SYNTHETIC_MODEL || !a.message.usage) continue;
-    reports.set(a.message.id, { uuid: a.uuid, total: usageTotal(a.message.usage) });
-  }
+  const reports = new Map([...usageReports(lines)].map(([id, r]) => [id, { uuid: r.uuid, total: usageTotal(r.usage) }]));
   const tokens = entries.map((e) => {
     const t = estimator.message(e.message);
     return t.messages + t.toolResults;
