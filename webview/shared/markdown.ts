@@ -7,7 +7,8 @@ import { showHiddenCharsIn } from './components';
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
 
 export function renderMarkdown(text: string): DocumentFragment {
-  const html = md.render(text);
+  const tokens = md.parse(text, {});
+  const html = md.renderer.render(tokens, md.options, {});
   const fragment = DOMPurify.sanitize(html, {
     RETURN_DOM_FRAGMENT: true,
     FORBID_TAGS: ['style', 'form', 'input', 'iframe', 'object', 'embed'],
@@ -16,5 +17,19 @@ export function renderMarkdown(text: string): DocumentFragment {
   });
   // A right-to-left override in a note would reverse the rest of its paragraph: shown, never applied.
   showHiddenCharsIn(fragment);
+  restoreListStarts(fragment, tokens);
   return fragment;
+}
+
+/**
+ * DOMPurify's DOM fragment (unlike its string) drops an <ol>'s start, so a summary's "4. Errors" after a
+ * bullet list read "1. Errors": put each start back from markdown-it's tokens, which list the ordered
+ * lists in the document's order (sanitizing removes none of them).
+ */
+function restoreListStarts(fragment: DocumentFragment, tokens: ReturnType<typeof md.parse>): void {
+  const starts = tokens.filter((t) => t.type === 'ordered_list_open').map((t) => t.attrGet('start'));
+  fragment.querySelectorAll('ol').forEach((ol, i) => {
+    const start = String(starts[i] ?? '');
+    if (/^\d+$/.test(start)) ol.setAttribute('start', start);
+  });
 }

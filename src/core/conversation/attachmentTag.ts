@@ -7,3 +7,14 @@ export const MEMORY_ATTACHMENT_TAG = '<engram-memory';
 export function isMemoryAttachment(text: string): boolean {
   return text.startsWith(MEMORY_ATTACHMENT_TAG);
 }
+
+/**
+ * The tag that opens a workspace file attached to a prompt with `@path` (src/vscode/chat/fileMentions.ts
+ * writes it). Like a recalled memory it is not what the person typed: a session's title, the Chat view
+ * and the offline demo leave it out of the prompt's words.
+ */
+export const FILE_ATTACHMENT_TAG = '<engram-file';
+
+export function isFileAttachment(text: string): boolean {
+  return text.startsWith(FILE_ATTACHMENT_TAG);
+}

@@ -7,7 +7,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { MAX_JSON_DEPTH } from '../thresholds';
-import { isMemoryAttachment } from './attachmentTag';
+import { isFileAttachment, isMemoryAttachment } from './attachmentTag';
 import { checkContent, usageProblem } from './contentCheck';
 import { valueNestsDeeper } from './jsonDepth';
 import { lastMessageTime } from './lastMessageTime';
@@ -261,8 +261,8 @@ export function promptText(line: UserLine): string | undefined {
     ? c
     : c.some((b) => b.type === 'tool_result')
       ? undefined
-      // Blocks the engine attached to the prompt (recalled memories) are not what the person typed.
-      : c.filter((b) => b.type === 'text' && !isMemoryAttachment((b as { text: string }).text))
+      // Blocks the engine attached to the prompt (recalled memories, @ files) are not what the person typed.
+      : c.filter((b) => b.type === 'text' && !isMemoryAttachment((b as { text: string }).text) && !isFileAttachment((b as { text: string }).text))
         .map((b) => (b as { text: string }).text).join('\n');
   if (!text || text.trim() === '') return undefined;
   // Local command echoes (`/compact` and its output) are bookkeeping, not a prompt.

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { droppedNoteText, fullSummaryText } from '../../core/compaction/summaryPrompt';
 import { notesSummaryText } from '../../core/compaction/sessionMemoryCompact';
-import { isMemoryAttachment } from '../../core/conversation/attachmentTag';
+import { isFileAttachment, isMemoryAttachment } from '../../core/conversation/attachmentTag';
 import { parseIndexLine, type IndexLine } from '../../core/memory/autoMemory/memoryIndex';
 
 export interface ToolCall {
@@ -65,7 +65,7 @@ const DROPPED_NOTE = droppedNoteText(7).split('7')[1].slice(0, 24);
 /** Text the engine wrote into a user message, not the user. */
 export function isEngineText(text: string): boolean {
   const t = text.trimStart();
-  return isMemoryAttachment(t) || t.startsWith('<system-reminder') || t.startsWith(COMPACTED_OPENING) || (t.startsWith('[') && t.includes(DROPPED_NOTE));
+  return isMemoryAttachment(t) || isFileAttachment(t) || t.startsWith('<system-reminder') || t.startsWith(COMPACTED_OPENING) || (t.startsWith('[') && t.includes(DROPPED_NOTE));
 }
 
 /** The user's own text blocks of a user message (tool results and engine text left out). */

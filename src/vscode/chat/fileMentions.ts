@@ -2,18 +2,16 @@
 // the text block that carries a mentioned file's content to the model (after the prompt, in the same
 // user message, like recalled memory). No vscode import: the host finds and reads the files.
 
-/** The tag that opens an attached file's block; the Chat view folds such blocks away when it resumes. */
-export const FILE_ATTACHMENT_TAG = '<engram-file';
+import { FILE_ATTACHMENT_TAG } from '../../core/conversation/attachmentTag';
+
+// The tag lives with the conversation model, where the readers that leave it out of a prompt's words can reach it.
+export { isFileAttachment } from '../../core/conversation/attachmentTag';
 
 /** How much of one file goes with a prompt; past it the block says so and the agent can Read the rest. */
 export const MAX_ATTACHED_CHARS = 50_000;
 
 /** How many paths the completion list shows. */
 export const MAX_SUGGESTIONS = 20;
-
-export function isFileAttachment(text: string): boolean {
-  return text.startsWith(FILE_ATTACHMENT_TAG);
-}
 
 /** The distinct paths a prompt mentions as `@path` (at the start or after white space), in order. */
 export function mentionedPaths(prompt: string): string[] {

@@ -87,7 +87,8 @@ export class MemoryActions {
       if (result.level === 'error') void vscode.window.showErrorMessage(result.text);
       undone(result);
     });
-    return { text: vscode.l10n.t('Pruned "{0}". Undo puts it back (here, in the notification, or later under Recently pruned).', entry.title), level: 'info', undo: { trashId: id } };
+    // The status line promises only what always shows: VS Code in a browser (npm start) shows no notification here.
+    return { text: vscode.l10n.t('Pruned "{0}". Undo puts it back (here, or later under Recently pruned).', entry.title), level: 'info', undo: { trashId: id } };
   }
 
   async restore(target: ActionTarget, item: Pick<TrashView, 'id' | 'file' | 'title'>): Promise<ActionResult> {
