@@ -61,8 +61,12 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR; ENGRAM_TEAM_SERVER and
 ENGRAM_TEAM_TOKEN for team memory (synced as the run starts and after a team memory is written).
 Output: "turns" counts model calls. With json the object is printed even when the run fails, so
-the sessionId can be resumed (null when not even the prompt could be written: there is no session). Lines of a resumed transcript that were skipped or repaired are reported
-as FILE:LINE: skipped|repaired: reason (on stderr; "problems" in json).
+the sessionId can be resumed (null when not even the prompt could be written: there is no session).
+Lines of a resumed transcript that were skipped or repaired are reported as
+FILE:LINE: skipped|repaired: reason (on stderr; "problems" in json), and so is a transcript whose
+conversation branches ("branches" in json; engram merge-branches FILE joins it).
+Sessions: one writer at a time. A run of a session that another run (or a VS Code window's turn) is
+writing waits for it, at most 10 minutes, then reads the transcript again and appends after it.
 Exit codes: 0 done, 1 the model or API failed or the transcript could not be written (the reason is on
 stderr), 2 usage error, 130 interrupted.`;
 

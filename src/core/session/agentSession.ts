@@ -108,6 +108,8 @@ export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
   if (!isValidSessionId(sessionId)) throw new Error(`Not a valid session id: ${JSON.stringify(sessionId)}`);
   const transcriptPath = sessionTranscriptPath(setup.dataDir, cwd, sessionId);
   await checkTranscriptFolder(setup.dataDir, transcriptPath);
+  // A session that is not there is said before the lock would make its folder.
+  if (setup.resumeSessionId !== undefined) await checkTranscriptFile(sessionId, transcriptPath);
   // Taken before the transcript is read: a writer that waited reads the turns of the one before it.
   const guard = setup.writer ? await TranscriptGuard.beforeRead(transcriptPath, setup.writer) : undefined;
   try {

@@ -8,7 +8,8 @@ import { before, describe, it } from 'node:test';
 import { loadReplayedConversation } from '../../../src/core/compaction/recordedCompactions';
 import type { ApiMessage, ContentBlock } from '../../../src/core/conversation/types';
 import type { MessagesRequestBody } from '../../../src/server/anthropicTestServer';
-import { runEngram, type CliRun } from '../support/cliProcess';
+import { acquireWriterLock } from '../../../src/core/fs/writerLock';
+import { runEngram, runEngramInProcess, type CliRun } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 
@@ -78,5 +79,18 @@ describe('two engram -p --resume of one session at once', () => {
     assert.doesNotMatch(next.stderr, /the conversation branches/);
     const sent = server.requests.filter((r) => r.path === '/v1/messages').at(-2)?.body.messages ?? [];
     assert.equal(sent.filter((m) => m.role === 'user' && promptOf([m]) !== '?').length, expected.length + 1);
+  });
+
+  it('says which process the second run waits for, and runs once it lets go', async () => {
+    const first = await engram(['-p', 'start', '--output-format', 'json']);
+    const { sessionId, transcript } = JSON.parse(first.stdout) as { sessionId: string; transcript: string };
+    const lock = await acquireWriterLock(transcript, { waitMs: 1000 });
+    const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir };
+    const waiting = runEngramInProcess(['-p', 'round 1a', '--resume', sessionId, '--cwd', workspace, '--no-memory'], { cwd: workspace, env });
+    setTimeout(() => void lock.release(), 500);
+    const run = await waiting;
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, new RegExp(`engram: Another Engram process \\(pid ${process.pid}, since [^)]+\\) is writing session ${sessionId}; waiting for it to finish \\(at most 10 min\\)\\.\n`));
+    assert.match(run.stdout, /done: round 1a/);
   });
 });
