@@ -23,7 +23,10 @@ const base = {
 const lazyChunks = {
   name: 'lazy-chunks',
   setup(build) {
-    build.onResolve({ filter: /^engram-lazy:\w+$/ }, (args) => ({ path: `./${args.path.slice('engram-lazy:'.length)}.js`, external: true }));
+    build.onResolve({ filter: /^engram-lazy:\w+$/ }, (args) => ({
+      path: `./${args.path.slice('engram-lazy:'.length)}.js`,
+      external: true,
+    }));
   },
 };
 
@@ -33,8 +36,14 @@ const lazyChunks = {
 const quietSecretlintProfiler = {
   name: 'quiet-secretlint-profiler',
   setup(build) {
-    build.onResolve({ filter: /^@secretlint\/profiler$/ }, () => ({ path: 'secretlint-profiler', namespace: 'engram-stub' }));
-    build.onLoad({ filter: /.*/, namespace: 'engram-stub' }, () => ({ contents: 'export const secretLintProfiler = { mark() {} };', loader: 'js' }));
+    build.onResolve({ filter: /^@secretlint\/profiler$/ }, () => ({
+      path: 'secretlint-profiler',
+      namespace: 'engram-stub',
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'engram-stub' }, () => ({
+      contents: 'export const secretLintProfiler = { mark() {} };',
+      loader: 'js',
+    }));
   },
 };
 
@@ -42,17 +51,29 @@ const quietSecretlintProfiler = {
 // leaves undefined: give them this file's URL.
 const importMetaUrl = 'const __importMetaUrl = require("url").pathToFileURL(__filename).href;';
 const nodeBase = {
-  ...base, platform: 'node', format: 'cjs', target: 'node20', plugins: [lazyChunks, quietSecretlintProfiler],
-  define: { 'import.meta.url': '__importMetaUrl' }, banner: { js: importMetaUrl },
+  ...base,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  plugins: [lazyChunks, quietSecretlintProfiler],
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: importMetaUrl },
 };
 
-const integrationTests = production ? [] : fs.readdirSync('test/integration')
-  .filter((f) => f.endsWith('.ts'))
-  .map((f) => path.join('test/integration', f));
+const integrationTests = production
+  ? []
+  : fs
+      .readdirSync('test/integration')
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => path.join('test/integration', f));
 
 const targets = [
   {
-    name: 'extension', ...nodeBase, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'],
+    name: 'extension',
+    ...nodeBase,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
     // Activation cost = evaluating this bundle (banner to footer) + running activate(); VS Code's own
     // work between loading the module and calling activate() is not ours to count.
     banner: { js: `var __engramLoadStart = performance.now();\n${importMetaUrl}` },
@@ -61,24 +82,37 @@ const targets = [
   { name: 'engine', ...nodeBase, entryPoints: ['src/vscode/engineChunk.ts'], outfile: 'dist/engine.js' },
   { name: 'tokenizer', ...nodeBase, entryPoints: ['src/core/tokens/tokenizerChunk.ts'], outfile: 'dist/tokenizer.js' },
   {
-    name: 'cli', ...nodeBase, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js',
+    name: 'cli',
+    ...nodeBase,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
     banner: { js: `#!/usr/bin/env node\n${importMetaUrl}` },
   },
   { name: 'testServer', ...nodeBase, entryPoints: ['src/server/main.ts'], outfile: 'dist/testServer.js' },
   // The native SQLite addon and pg's optional native driver load from node_modules at run time.
   {
-    name: 'teamServer', ...nodeBase, entryPoints: ['src/teamServer.ts'], outfile: 'dist/teamServer.js',
+    name: 'teamServer',
+    ...nodeBase,
+    entryPoints: ['src/teamServer.ts'],
+    outfile: 'dist/teamServer.js',
     external: ['better-sqlite3', 'pg-native'],
   },
   {
-    name: 'webview', ...base, platform: 'browser', format: 'iife', target: 'es2022',
+    name: 'webview',
+    ...base,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
     entryPoints: { chat: 'webview/chat/main.ts', inspector: 'webview/inspector/main.ts' },
     outdir: 'dist/webview',
   },
 ];
 if (integrationTests.length > 0) {
   targets.push({
-    name: 'tests', ...nodeBase, entryPoints: integrationTests, outdir: 'dist/test/integration',
+    name: 'tests',
+    ...nodeBase,
+    entryPoints: integrationTests,
+    outdir: 'dist/test/integration',
     external: ['vscode', 'mocha'],
   });
 }
@@ -93,7 +127,10 @@ function copyCodicons() {
 copyCodicons();
 
 // --only=extension,webview builds a subset (handy while one part is being written).
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const selected = targets.filter((t) => !only || only.includes(t.name)).map(({ name, ...options }) => options);
 
 const contexts = await Promise.all(selected.map((t) => esbuild.context(t)));
@@ -104,5 +141,7 @@ if (watch) {
   const started = Date.now();
   await Promise.all(contexts.map((c) => c.rebuild()));
   await Promise.all(contexts.map((c) => c.dispose()));
-  console.log(`[esbuild] built ${selected.length} targets${production ? ' (production)' : ''} in ${Date.now() - started} ms`);
+  console.log(
+    `[esbuild] built ${selected.length} targets${production ? ' (production)' : ''} in ${Date.now() - started} ms`,
+  );
 }

@@ -10,7 +10,9 @@ export default async function* countReporter(source) {
       else counts.passed++;
     } else if (event.type === 'test:fail') {
       counts.failed++;
-      const reason = String(data.details?.error?.cause?.message ?? data.details?.error?.message ?? '').split('\n')[0].slice(0, 300);
+      const reason = String(data.details?.error?.cause?.message ?? data.details?.error?.message ?? '')
+        .split('\n')[0]
+        .slice(0, 300);
       counts.failures.push(`${data.file ?? ''}: ${data.name}${reason ? `: ${reason}` : ''}`);
     }
   }

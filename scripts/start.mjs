@@ -38,13 +38,17 @@ export function startLayout(env = process.env) {
 
 /** The sample workspace, copied once and made a git repository of its own. */
 export function prepareSampleWorkspace(workspace) {
-  if (!fs.existsSync(workspace)) fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+  if (!fs.existsSync(workspace))
+    fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
   if (!fs.existsSync(path.join(workspace, '.git'))) spawnSync('git', ['init', '-q', workspace], { stdio: 'ignore' });
 }
 
 function writeNewcomerProfile(layout) {
   // User and machine settings; a profile the user has changed since is left as it is.
-  for (const settingsFile of [path.join(layout.userData, 'User', 'settings.json'), path.join(layout.serverData, 'data', 'Machine', 'settings.json')]) {
+  for (const settingsFile of [
+    path.join(layout.userData, 'User', 'settings.json'),
+    path.join(layout.serverData, 'data', 'Machine', 'settings.json'),
+  ]) {
     if (!fs.existsSync(settingsFile)) writeProfileSettings(settingsFile);
   }
 }
@@ -54,7 +58,8 @@ async function main() {
   const port = Number(process.env.PORT || 8730);
   const layout = startLayout();
   if (layout.sampleWorkspace) prepareSampleWorkspace(layout.workspace);
-  for (const d of [layout.dataDir, layout.userData, layout.serverData, layout.extensions]) fs.mkdirSync(d, { recursive: true });
+  for (const d of [layout.dataDir, layout.userData, layout.serverData, layout.extensions])
+    fs.mkdirSync(d, { recursive: true });
   writeNewcomerProfile(layout);
 
   const children = [];
@@ -67,39 +72,62 @@ async function main() {
 
   const env = { ...process.env, ENGRAM_DATA_DIR: layout.dataDir };
 
-  const server = spawn(host.node, [path.join(host.serverDir, 'out', 'server-main.js'),
-    '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
-    '--disable-telemetry',
-    // VS Code 1.139's server honours the URL payload's extensionDevelopmentPath only with this flag.
-    '--enable-smoke-test-driver',
-    // The bundled sample workspace is ours, so it is trusted; a folder you name keeps VS Code's trust prompt.
-    ...(layout.sampleWorkspace ? ['--disable-workspace-trust'] : []),
-    '--user-data-dir', layout.userData, '--server-data-dir', layout.serverData,
-    '--extensions-dir', layout.extensions], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const server = spawn(
+    host.node,
+    [
+      path.join(host.serverDir, 'out', 'server-main.js'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--without-connection-token',
+      '--accept-server-license-terms',
+      '--disable-telemetry',
+      // VS Code 1.139's server honours the URL payload's extensionDevelopmentPath only with this flag.
+      '--enable-smoke-test-driver',
+      // The bundled sample workspace is ours, so it is trusted; a folder you name keeps VS Code's trust prompt.
+      ...(layout.sampleWorkspace ? ['--disable-workspace-trust'] : []),
+      '--user-data-dir',
+      layout.userData,
+      '--server-data-dir',
+      layout.serverData,
+      '--extensions-dir',
+      layout.extensions,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env },
+  );
   children.push(server);
   server.stdout.resume();
   server.stderr.on('data', (d) => process.stderr.write(d));
   server.on('exit', (code) => shutdown(code ?? 0));
 
   const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
-  const payload = [['extensionDevelopmentPath', remote(root)], ['skipWelcome', 'true']];
+  const payload = [
+    ['extensionDevelopmentPath', remote(root)],
+    ['skipWelcome', 'true'],
+  ];
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(layout.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 
   const waitForServer = (attempt = 0) => {
-    http.get(`http://127.0.0.1:${port}/`, (res) => {
-      res.resume();
-      console.log('\nEngram is running in VS Code. Open this URL in a browser:\n');
-      console.log(`  ${url}\n`);
-      if (!env.ANTHROPIC_API_KEY?.trim()) console.log('No ANTHROPIC_API_KEY: the Chat view opens on its first-run screen, where "Keep the offline demo" needs no network.');
-      console.log(`Engram's data folder: ${layout.dataDir}. Ctrl+C stops the server.`);
-    }).on('error', () => {
-      if (attempt > 240 || server.exitCode !== null) {
-        console.error('The VS Code server did not start.');
-        shutdown(1);
-        return;
-      }
-      setTimeout(() => waitForServer(attempt + 1), 250);
-    });
+    http
+      .get(`http://127.0.0.1:${port}/`, (res) => {
+        res.resume();
+        console.log('\nEngram is running in VS Code. Open this URL in a browser:\n');
+        console.log(`  ${url}\n`);
+        if (!env.ANTHROPIC_API_KEY?.trim())
+          console.log(
+            'No ANTHROPIC_API_KEY: the Chat view opens on its first-run screen, where "Keep the offline demo" needs no network.',
+          );
+        console.log(`Engram's data folder: ${layout.dataDir}. Ctrl+C stops the server.`);
+      })
+      .on('error', () => {
+        if (attempt > 240 || server.exitCode !== null) {
+          console.error('The VS Code server did not start.');
+          shutdown(1);
+          return;
+        }
+        setTimeout(() => waitForServer(attempt + 1), 250);
+      });
   };
   waitForServer();
 }

@@ -18,7 +18,11 @@ function stage(name, cmd, args, countsFile) {
   const started = Date.now();
   console.log(`\n=== ${name} ===`);
   if (countsFile) fs.rmSync(countsFile, { force: true });
-  const env = { ...process.env, ENGRAM_UNIT_COUNTS: path.join(countsDir, 'unit.json'), ENGRAM_INTEGRATION_COUNTS: path.join(countsDir, 'integration.json') };
+  const env = {
+    ...process.env,
+    ENGRAM_UNIT_COUNTS: path.join(countsDir, 'unit.json'),
+    ENGRAM_INTEGRATION_COUNTS: path.join(countsDir, 'integration.json'),
+  };
   const r = spawnSync(cmd, args, { stdio: 'inherit', shell: false, env });
   const ok = r.status === 0;
   let passed = ok ? 1 : 0;
@@ -51,15 +55,24 @@ if (skipIntegration) {
   console.log('\n(integration tests skipped: --no-integration)');
 } else if (built) {
   // The .vsix a user installs, in a second VS Code server with no development path: does it activate?
-  stage('packaged .vsix installs and activates (test/host/vsixCheck.mjs)', process.execPath, ['test/host/vsixCheck.mjs']);
-  stage('integration tests (real VS Code host)', process.execPath, ['test/host/runHost.mjs'], path.join(countsDir, 'integration.json'));
+  stage('packaged .vsix installs and activates (test/host/vsixCheck.mjs)', process.execPath, [
+    'test/host/vsixCheck.mjs',
+  ]);
+  stage(
+    'integration tests (real VS Code host)',
+    process.execPath,
+    ['test/host/runHost.mjs'],
+    path.join(countsDir, 'integration.json'),
+  );
 } else {
   results.push({ name: 'integration tests (not run: build failed)', passed: 0, failed: 1, seconds: 0 });
 }
 
 console.log('\n=== summary ===');
 for (const r of results) {
-  console.log(`${r.failed ? 'FAIL' : 'ok  '}  ${r.name}: ${r.passed} passed, ${r.failed} failed (${r.seconds.toFixed(1)} s)`);
+  console.log(
+    `${r.failed ? 'FAIL' : 'ok  '}  ${r.name}: ${r.passed} passed, ${r.failed} failed (${r.seconds.toFixed(1)} s)`,
+  );
   // Named here as well as in the suite's own output, so the last lines of a CI log say what failed.
   for (const f of (r.failures ?? []).slice(0, 10)) console.log(`        ✗ ${f}`);
 }

@@ -14,7 +14,9 @@ function findTests(dir) {
     return e.name.endsWith('.test.ts') ? [p] : [];
   });
 }
-const files = findTests('test/unit').filter((f) => !filter || f.includes(filter)).sort();
+const files = findTests('test/unit')
+  .filter((f) => !filter || f.includes(filter))
+  .sort();
 fs.mkdirSync('test-artifacts', { recursive: true });
 const countsFile = process.env.ENGRAM_UNIT_COUNTS || path.join('test-artifacts', 'unit-counts.json');
 fs.rmSync(countsFile, { force: true });
@@ -22,10 +24,19 @@ if (files.length === 0) {
   console.error('no unit test files found');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, [
-  '--import', 'tsx', '--test', '--test-concurrency=2',
-  '--test-reporter=spec', '--test-reporter-destination=stdout',
-  '--test-reporter=./scripts/countReporter.mjs', `--test-reporter-destination=${countsFile}`,
-  ...files,
-], { stdio: 'inherit', env: { ...process.env, ENGRAM_TEST: '1' } });
+const r = spawnSync(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/countReporter.mjs',
+    `--test-reporter-destination=${countsFile}`,
+    ...files,
+  ],
+  { stdio: 'inherit', env: { ...process.env, ENGRAM_TEST: '1' } },
+);
 process.exit(r.status ?? 1);

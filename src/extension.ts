@@ -25,7 +25,10 @@ export interface EngramApi {
 
 export function activate(context: vscode.ExtensionContext): EngramApi {
   const started = performance.now();
-  const loadMs = typeof __engramLoadStart === 'number' && typeof __engramLoadEnd === 'number' ? __engramLoadEnd - __engramLoadStart : 0;
+  const loadMs =
+    typeof __engramLoadStart === 'number' && typeof __engramLoadEnd === 'number'
+      ? __engramLoadEnd - __engramLoadStart
+      : 0;
   const logger = createOutputLogger();
   const statusBar = new ContextStatusBar();
   // The session (and with it the model client and tokenizer) is built on first use, not at activation.
@@ -33,7 +36,9 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
   const chat = (): ChatSession => {
     if (!session) {
       session = new ChatSession(context, logger);
-      session.onEvent((m) => { if (m.type === 'gauge' || m.type === 'snapshot') statusBar.update(session?.gauge()); });
+      session.onEvent((m) => {
+        if (m.type === 'gauge' || m.type === 'snapshot') statusBar.update(session?.gauge());
+      });
       session.onTeamSync((report) => team.announce(report));
       context.subscriptions.push(session);
     }
@@ -43,7 +48,10 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
   const team = new TeamMemoryCommands(context, chat, statusBar, logger);
   const chatView = new ChatViewProvider(context.extensionUri, chat, logger);
   // A changed window or mark moves the status bar at once, with or without a chat open.
-  const showLastTeamSync = () => void team.showLastSync().catch((e: unknown) => logger.warn(`Team memory: could not read the last sync: ${String(e)}`));
+  const showLastTeamSync = () =>
+    void team
+      .showLastSync()
+      .catch((e: unknown) => logger.warn(`Team memory: could not read the last sync: ${String(e)}`));
   const offSettings = settingsStore().onChange(() => {
     statusBar.update(session?.gauge());
     showLastTeamSync();
@@ -59,7 +67,9 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     { dispose: offSettings },
     { dispose: () => clearTimeout(lastSyncTimer) },
     chatView,
-    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chatView, {
+      webviewOptions: { retainContextWhenHidden: true },
+    }),
     // The chat's `/memory` names a pane to show.
     vscode.commands.registerCommand('engram.openInspector', (pane?: unknown) => {
       const panel = openInspector();
@@ -70,11 +80,14 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     vscode.commands.registerCommand('engram.focusChat', () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
     vscode.commands.registerCommand('engram.newChat', () => chat().newChat()),
     vscode.commands.registerCommand('engram.remember', async (text?: unknown) => {
-      const what = typeof text === 'string' ? text : await vscode.window.showInputBox({
-        title: vscode.l10n.t('Engram: Remember'),
-        prompt: vscode.l10n.t('What should Engram remember in this project? It is saved as a memory file.'),
-        ignoreFocusOut: true,
-      });
+      const what =
+        typeof text === 'string'
+          ? text
+          : await vscode.window.showInputBox({
+              title: vscode.l10n.t('Engram: Remember'),
+              prompt: vscode.l10n.t('What should Engram remember in this project? It is saved as a memory file.'),
+              ignoreFocusOut: true,
+            });
       if (!what?.trim()) return;
       await vscode.commands.executeCommand('engram.focusChat');
       await chat().remember(what);
@@ -84,11 +97,14 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     vscode.commands.registerCommand('engram.microcompact', () => chat().compact('micro')),
     vscode.commands.registerCommand('engram.compactWithNotes', () => chat().compact('session-memory')),
     vscode.commands.registerCommand('engram.fullCompact', async (focus?: unknown) => {
-      const text = typeof focus === 'string' ? focus : await vscode.window.showInputBox({
-        title: vscode.l10n.t('Engram: Full Compact'),
-        prompt: vscode.l10n.t('Optional: what the summary should focus on. Leave empty for a general summary.'),
-        ignoreFocusOut: true,
-      });
+      const text =
+        typeof focus === 'string'
+          ? focus
+          : await vscode.window.showInputBox({
+              title: vscode.l10n.t('Engram: Full Compact'),
+              prompt: vscode.l10n.t('Optional: what the summary should focus on. Leave empty for a general summary.'),
+              ignoreFocusOut: true,
+            });
       if (text === undefined) return false;
       return chat().compact('full', text.trim() || undefined);
     }),
@@ -102,7 +118,9 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
 
   const activateMs = performance.now() - started;
   const activationMs = loadMs + activateMs;
-  logger.info(`Engram activated in ${activationMs.toFixed(1)} ms (bundle ${loadMs.toFixed(1)} ms, activate() ${activateMs.toFixed(1)} ms)`);
+  logger.info(
+    `Engram activated in ${activationMs.toFixed(1)} ms (bundle ${loadMs.toFixed(1)} ms, activate() ${activateMs.toFixed(1)} ms)`,
+  );
   return {
     activationMs,
     chatView,

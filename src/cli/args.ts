@@ -34,7 +34,11 @@ export interface ParsedArgs<S extends OptionSpecs> {
 export function parseCommandArgs<S extends OptionSpecs>(argv: string[], specs: S): ParsedArgs<S> {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
   for (const [name, spec] of Object.entries(specs)) {
-    options[name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) };
+    options[name] = {
+      type: spec.type,
+      ...(spec.short ? { short: spec.short } : {}),
+      ...(spec.multiple ? { multiple: true } : {}),
+    };
   }
   try {
     const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
@@ -58,5 +62,8 @@ export function formatOptions(specs: OptionSpecs): string {
 /** "Read, Grep,Bash" -> ["Read", "Grep", "Bash"]; also accepts spaces as separators. */
 export function splitList(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  return value.split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

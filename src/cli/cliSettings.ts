@@ -5,7 +5,13 @@
 // for a `--settings FILE`: it was named for this run, so a key or value the rules reject stops it.
 import { promises as fsp } from 'node:fs';
 import { isErrno } from '../core/fs/errno';
-import { resolveSettings, SETTING_KEYS, type EngramSettings, type RawSettings, type SettingId } from '../core/settings/engramSettings';
+import {
+  resolveSettings,
+  SETTING_KEYS,
+  type EngramSettings,
+  type RawSettings,
+  type SettingId,
+} from '../core/settings/engramSettings';
 import { UsageError } from './args';
 
 /** `--context-window N` and friends: flag name -> setting id. */
@@ -19,7 +25,9 @@ export interface SettingsBase {
 
 export function settingsFromFlags(flags: FlagMap, base?: SettingsBase): EngramSettings {
   const raw: RawSettings = { ...base?.raw };
-  const given = Object.entries(flags).filter(([, f]) => f.value !== undefined) as Array<[SettingId, { flag: string; value: string | boolean }]>;
+  const given = Object.entries(flags).filter(([, f]) => f.value !== undefined) as Array<
+    [SettingId, { flag: string; value: string | boolean }]
+  >;
   for (const [id, f] of given) {
     const key = SETTING_KEYS[id];
     if (key.kind === 'number') {
@@ -37,14 +45,19 @@ export function settingsFromFlags(flags: FlagMap, base?: SettingsBase): EngramSe
   }
   // What is left and names a key of the base was set there. A problem of a key nobody set (the default
   // output limit capped to a small --context-window) is the rules' own fix, as in VS Code.
-  const fromBase = problems.filter((p) => base !== undefined && keysOfProblem(p).some((id) => base.raw[id] !== undefined));
+  const fromBase = problems.filter(
+    (p) => base !== undefined && keysOfProblem(p).some((id) => base.raw[id] !== undefined),
+  );
   if (base && fromBase.length > 0) throw new UsageError(`${base.from}: ${fromBase.map(withoutFallback).join('; ')}`);
   return settings;
 }
 
 /** Problems that resolveSettings words about keys together, by how they start, and the keys behind them. */
 const JOINT_PROBLEMS: Array<[string, SettingId[]]> = [
-  ['engram.compaction marks ', ['compaction.microcompactPercent', 'compaction.sessionMemoryPercent', 'compaction.fullPercent']],
+  [
+    'engram.compaction marks ',
+    ['compaction.microcompactPercent', 'compaction.sessionMemoryPercent', 'compaction.fullPercent'],
+  ],
   ['engram.compaction.keepMaxTokens (', ['compaction.keepMaxTokens', 'compaction.keepMinTokens']],
 ];
 
@@ -52,7 +65,9 @@ const JOINT_PROBLEMS: Array<[string, SettingId[]]> = [
 function keysOfProblem(problem: string): SettingId[] {
   const joint = JOINT_PROBLEMS.find(([start]) => problem.startsWith(start));
   if (joint) return joint[1];
-  return (Object.keys(SETTING_KEYS) as SettingId[]).filter((id) => problem.startsWith(`engram.${id}:`) || problem.startsWith(`engram.${id} `));
+  return (Object.keys(SETTING_KEYS) as SettingId[]).filter(
+    (id) => problem.startsWith(`engram.${id}:`) || problem.startsWith(`engram.${id} `),
+  );
 }
 
 /** A problem without its "; using DEFAULT." tail: on the command line nothing falls back. */
@@ -87,7 +102,8 @@ export async function readSettingsFile(file: string, shown = file): Promise<Sett
   const raw: RawSettings = {};
   for (const [key, value] of Object.entries(parsed)) {
     const id = settingIdOf(key);
-    if (id === undefined) throw new UsageError(`${from}: unknown setting "${key}"; it must be one of the engram.* settings: ${allKeys()}`);
+    if (id === undefined)
+      throw new UsageError(`${from}: unknown setting "${key}"; it must be one of the engram.* settings: ${allKeys()}`);
     // "engram.x" and "x" in one file: which one wins would be an accident of key order.
     if (id in raw) throw new UsageError(`${from}: engram.${id} is set twice (with and without the "engram." prefix)`);
     raw[id] = value;
@@ -101,7 +117,9 @@ function settingIdOf(key: string): SettingId | undefined {
 }
 
 function allKeys(): string {
-  return Object.keys(SETTING_KEYS).map((id) => `engram.${id}`).join(', ');
+  return Object.keys(SETTING_KEYS)
+    .map((id) => `engram.${id}`)
+    .join(', ');
 }
 
 /** "(default: N)" for a flag's help line, from the setting's declared default. */

@@ -21,9 +21,11 @@ export function count(n: number, one: string, many: string): string {
 export function noApiKeyText(): string {
   const beside = path.join(__dirname, 'testServer.js');
   const server = fs.existsSync(beside) ? beside : 'dist/testServer.js';
-  return 'engram: no API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a gateway).\n'
-    + `Or try the offline demo model: \`node ${server}\` prints the URL it serves; then\n`
-    + '  ANTHROPIC_BASE_URL=<that URL> ANTHROPIC_API_KEY=any engram -p "remember that I prefer tabs over spaces"\n';
+  return (
+    'engram: no API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a gateway).\n' +
+    `Or try the offline demo model: \`node ${server}\` prints the URL it serves; then\n` +
+    '  ANTHROPIC_BASE_URL=<that URL> ANTHROPIC_API_KEY=any engram -p "remember that I prefer tabs over spaces"\n'
+  );
 }
 
 /** "engram: session ID; continue it with --resume ID", once the run wrote its transcript (else nothing to resume). */

@@ -38,6 +38,9 @@ export function holdTranscript(file: string, io: Pick<CliIo, 'stderr' | 'signal'
   return acquireWriterLock(file, {
     waitMs: DEFAULT_WRITER_WAIT_MS,
     signal: io.signal,
-    onWait: (holder) => io.stderr(`engram: ${describeHolder(holder)} is writing ${file}; waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`),
+    onWait: (holder) =>
+      io.stderr(
+        `engram: ${describeHolder(holder)} is writing ${file}; waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`,
+      ),
   });
 }

@@ -3,7 +3,12 @@
 // sent next. Nothing is written unless --write: then the compaction is appended as the chat records it. The same pipeline as the live agent, so
 // real histories (Claude Code's included) can be checked against the API's rules from a shell.
 import path from 'node:path';
-import { compactTranscript, TRANSCRIPT_STAGES, UnreadableNotesError, type ChainStage } from '../core/compaction/transcriptCompaction';
+import {
+  compactTranscript,
+  TRANSCRIPT_STAGES,
+  UnreadableNotesError,
+  type ChainStage,
+} from '../core/compaction/transcriptCompaction';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { holdTranscript, positiveInt, reportProblems, transcriptArg } from './cliTranscript';
@@ -13,16 +18,46 @@ import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 export const EXIT_UNAVAILABLE = 3;
 
 const OPTIONS = {
-  stage: { type: 'string', valueName: 'S', help: 'micro | session-memory | full | auto (default: auto, which picks by how full the window is).' },
-  window: { type: 'string', valueName: 'N', help: `Context window in tokens (default: ${defaultOf('contextWindow')}).` },
-  notes: { type: 'string', valueName: 'FILE', help: 'Session notes (default: <dir>/<sessionId>/session-memory/summary.md when present).' },
+  stage: {
+    type: 'string',
+    valueName: 'S',
+    help: 'micro | session-memory | full | auto (default: auto, which picks by how full the window is).',
+  },
+  window: {
+    type: 'string',
+    valueName: 'N',
+    help: `Context window in tokens (default: ${defaultOf('contextWindow')}).`,
+  },
+  notes: {
+    type: 'string',
+    valueName: 'FILE',
+    help: 'Session notes (default: <dir>/<sessionId>/session-memory/summary.md when present).',
+  },
   focus: { type: 'string', valueName: 'TEXT', help: 'What a full summary should pay attention to (as /compact TEXT).' },
-  'keep-min-tokens': { type: 'string', valueName: 'N', help: `Session-memory compaction keeps at least N tokens (default: ${defaultOf('compaction.keepMinTokens')}).` },
-  'keep-max-tokens': { type: 'string', valueName: 'N', help: `...and at most N tokens (default: ${defaultOf('compaction.keepMaxTokens')}).` },
-  'keep-min-text': { type: 'string', valueName: 'N', help: `...and at least N messages with text (default: ${defaultOf('compaction.keepMinTextMessages')}).` },
+  'keep-min-tokens': {
+    type: 'string',
+    valueName: 'N',
+    help: `Session-memory compaction keeps at least N tokens (default: ${defaultOf('compaction.keepMinTokens')}).`,
+  },
+  'keep-max-tokens': {
+    type: 'string',
+    valueName: 'N',
+    help: `...and at most N tokens (default: ${defaultOf('compaction.keepMaxTokens')}).`,
+  },
+  'keep-min-text': {
+    type: 'string',
+    valueName: 'N',
+    help: `...and at least N messages with text (default: ${defaultOf('compaction.keepMinTextMessages')}).`,
+  },
   model: { type: 'string', valueName: 'M', help: 'Model for a full summary.' },
-  write: { type: 'boolean', help: 'Append the compaction to the transcript, as the chat records it, so a resume sends the compacted conversation.' },
-  json: { type: 'boolean', help: 'Print {"stage","tokensBefore","tokensAfter","modelCalls","keptFrom","messages","problems"} as JSON.' },
+  write: {
+    type: 'boolean',
+    help: 'Append the compaction to the transcript, as the chat records it, so a resume sends the compacted conversation.',
+  },
+  json: {
+    type: 'boolean',
+    help: 'Print {"stage","tokensBefore","tokensAfter","modelCalls","keptFrom","messages","problems"} as JSON.',
+  },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
 
@@ -43,7 +78,7 @@ Exit codes: 0 done, 1 the model call failed, 2 usage error, 3 the stage could no
 
 export const compactCommand: Command = {
   name: 'compact',
-  summary: 'Compact a transcript\'s conversation in memory and print the messages that would be sent next.',
+  summary: "Compact a transcript's conversation in memory and print the messages that would be sent next.",
   run: runCompact,
 };
 
@@ -54,7 +89,8 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   const stage = (options.stage ?? 'auto') as ChainStage;
-  if (!TRANSCRIPT_STAGES.includes(stage)) throw new UsageError(`--stage must be one of ${TRANSCRIPT_STAGES.join(', ')}, not ${options.stage}`);
+  if (!TRANSCRIPT_STAGES.includes(stage))
+    throw new UsageError(`--stage must be one of ${TRANSCRIPT_STAGES.join(', ')}, not ${options.stage}`);
   const file = await transcriptArg(positionals, io.cwd, 'compact');
   // The window goes through the settings' rules (as engram.contextWindow); the keep bounds may be set
   // below the editor's minimums here, to try compaction on small transcripts.
@@ -62,7 +98,11 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   const keep = {
     keepMinTokens: positiveInt(options['keep-min-tokens'], '--keep-min-tokens', settings.compaction.keepMinTokens),
     keepMaxTokens: positiveInt(options['keep-max-tokens'], '--keep-max-tokens', settings.compaction.keepMaxTokens),
-    keepMinTextMessages: positiveInt(options['keep-min-text'], '--keep-min-text', settings.compaction.keepMinTextMessages),
+    keepMinTextMessages: positiveInt(
+      options['keep-min-text'],
+      '--keep-min-text',
+      settings.compaction.keepMinTextMessages,
+    ),
   };
   const fail = (code: number, error: string, extra: Record<string, unknown> = {}): number => {
     if (options.json) io.stdout(`${JSON.stringify({ error, ...extra })}\n`);
@@ -75,7 +115,12 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   const lock = options.write ? await holdTranscript(file, io) : undefined;
   try {
     outcome = await compactTranscript({
-      file, stage, settings, keep, env: io.env, signal: io.signal,
+      file,
+      stage,
+      settings,
+      keep,
+      env: io.env,
+      signal: io.signal,
       ...(options.notes !== undefined ? { notesFile: path.resolve(io.cwd, options.notes) } : {}),
       ...(options.focus ? { focus: options.focus } : {}),
       ...(options.model !== undefined ? { model: options.model } : {}),
@@ -92,10 +137,17 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   if (!outcome.ok) {
     const failure = outcome.failure;
     if (!failure) return fail(EXIT_UNAVAILABLE, outcome.reason, { problems });
-    return fail(failure.code === 'model-error' ? EXIT_MODEL_ERROR : EXIT_UNAVAILABLE, outcome.reason, { code: failure.code, stage: failure.stage, problems });
+    return fail(failure.code === 'model-error' ? EXIT_MODEL_ERROR : EXIT_UNAVAILABLE, outcome.reason, {
+      code: failure.code,
+      stage: failure.stage,
+      problems,
+    });
   }
   const result = outcome.result;
   if (options.json) io.stdout(`${JSON.stringify(result)}\n`);
-  else io.stdout(`${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ${result.modelCalls} model call(s), ${result.messages.length} messages (kept from ${result.keptFrom})${result.written ? `, written to ${file}` : ''}\n`);
+  else
+    io.stdout(
+      `${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ${result.modelCalls} model call(s), ${result.messages.length} messages (kept from ${result.keptFrom})${result.written ? `, written to ${file}` : ''}\n`,
+    );
   return EXIT_OK;
 }

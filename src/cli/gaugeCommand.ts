@@ -9,7 +9,11 @@ import { reportProblems, transcriptArg } from './cliTranscript';
 import { EXIT_OK, type CliIo, type Command } from './command';
 
 const OPTIONS = {
-  window: { type: 'string', valueName: 'N', help: `Context window in tokens, as engram.contextWindow (default: ${defaultOf('contextWindow')}).` },
+  window: {
+    type: 'string',
+    valueName: 'N',
+    help: `Context window in tokens, as engram.contextWindow (default: ${defaultOf('contextWindow')}).`,
+  },
   json: {
     type: 'boolean',
     help: 'Print {"usedTokens","window","reservedForOutput","marks","breakdown","percent","estimatedTokens","turns","problems"} as JSON.',
@@ -50,22 +54,35 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
   const percent = state.window > 0 ? Math.round((state.usedTokens / state.window) * 10_000) / 100 : 0;
   if (options.json) {
     const branches = measured.branches.length > 0 ? { branches: measured.branches } : {};
-    io.stdout(`${JSON.stringify({ ...state, percent, estimatedTokens: measured.estimatedTokens, turns: measured.turns, problems: measured.problems, ...branches })}\n`);
+    io.stdout(
+      `${JSON.stringify({ ...state, percent, estimatedTokens: measured.estimatedTokens, turns: measured.turns, problems: measured.problems, ...branches })}\n`,
+    );
     return EXIT_OK;
   }
   reportProblems(io, measured.problems);
   for (const b of measured.branches) io.stderr(`engram: ${formatBranchReport(file, b)}\n`);
-  const estimated = measured.estimatedTokens > 0 ? `, ${digits(measured.estimatedTokens)} of them estimated (after the last usage report)` : '';
-  io.stdout(`${digits(state.usedTokens)} of ${digits(state.window)} tokens (${percent}%)${estimated}; ${count(measured.messages, 'message', 'messages')}, ${count(measured.turns.length, 'model call', 'model calls')}\n`);
+  const estimated =
+    measured.estimatedTokens > 0
+      ? `, ${digits(measured.estimatedTokens)} of them estimated (after the last usage report)`
+      : '';
+  io.stdout(
+    `${digits(state.usedTokens)} of ${digits(state.window)} tokens (${percent}%)${estimated}; ${count(measured.messages, 'message', 'messages')}, ${count(measured.turns.length, 'model call', 'model calls')}\n`,
+  );
   io.stdout(`  marks at ${state.marks.join(' / ')} %, ${digits(state.reservedForOutput)} reserved for output\n`);
-  for (const c of state.breakdown) if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${digits(c.tokens).padStart(9)}\n`);
+  for (const c of state.breakdown)
+    if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${digits(c.tokens).padStart(9)}\n`);
   if (measured.turns.length > 0) io.stdout(TURNS_HEADING);
-  measured.turns.forEach((t, i) => io.stdout(`  ${t.uuid}  reported ${digits(t.reportedTokens).padStart(9)}  estimated ${digits(t.estimatedTokens).padStart(9)}  ${drift(t, i)}\n`));
+  measured.turns.forEach((t, i) =>
+    io.stdout(
+      `  ${t.uuid}  reported ${digits(t.reportedTokens).padStart(9)}  estimated ${digits(t.estimatedTokens).padStart(9)}  ${drift(t, i)}\n`,
+    ),
+  );
   return EXIT_OK;
 }
 
-const TURNS_HEADING = 'Per model call, the input tokens the API reported, and what the engine would have estimated then\n'
-  + '(the report before plus its own count of the messages since; the first call has no report before it):\n';
+const TURNS_HEADING =
+  'Per model call, the input tokens the API reported, and what the engine would have estimated then\n' +
+  '(the report before plus its own count of the messages since; the first call has no report before it):\n';
 
 /** How far the estimate was off: "+3.2 %", or why the first call's estimate counts the messages only. */
 function drift(t: { reportedTokens: number; estimatedTokens: number }, index: number): string {

@@ -4,7 +4,12 @@
 // (`--root ~/.claude`), whose layout is the same. Read-only.
 import os from 'node:os';
 import path from 'node:path';
-import { inspectRoot, memoryFileName, type Inspection, type InspectedProject } from '../core/inspection/projectInspection';
+import {
+  inspectRoot,
+  memoryFileName,
+  type Inspection,
+  type InspectedProject,
+} from '../core/inspection/projectInspection';
 import { formatBranchReport, formatProblem } from '../core/inspection/transcriptInspection';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { count } from './cliText';
@@ -15,9 +20,20 @@ import { isDirectory } from '../core/fs/fileKind';
 export const EXIT_NOT_FOUND = 1;
 
 const OPTIONS = {
-  root: { type: 'string', valueName: 'DIR', help: 'Data root to read (default: $ENGRAM_DATA_DIR or ~/.engram; ~/.claude works too).' },
-  project: { type: 'string', valueName: 'PATH', help: 'Only this project: its folder (or git root), or a project key.' },
-  json: { type: 'boolean', help: 'Print JSON: {"root","projects":[{"key","memory","sessions"}]}, memory as the inspector shows it.' },
+  root: {
+    type: 'string',
+    valueName: 'DIR',
+    help: 'Data root to read (default: $ENGRAM_DATA_DIR or ~/.engram; ~/.claude works too).',
+  },
+  project: {
+    type: 'string',
+    valueName: 'PATH',
+    help: 'Only this project: its folder (or git root), or a project key.',
+  },
+  json: {
+    type: 'boolean',
+    help: 'Print JSON: {"root","projects":[{"key","memory","sessions"}]}, memory as the inspector shows it.',
+  },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
 
@@ -57,7 +73,8 @@ async function runInspect(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`engram: no data root at ${root} (not a folder)\n`);
     return EXIT_NOT_FOUND;
   }
-  const project = options.project !== undefined ? { name: options.project, folder: expandHome(options.project, io.cwd) } : undefined;
+  const project =
+    options.project !== undefined ? { name: options.project, folder: expandHome(options.project, io.cwd) } : undefined;
   const result = await inspectRoot(root, project ? { project } : {});
   if (options.project !== undefined && result.projects.length === 0) {
     io.stderr(`engram: no project data for ${options.project} under ${path.join(root, 'projects')}\n`);
@@ -77,7 +94,10 @@ function expandHome(p: string, cwd: string): string {
  * entry: title, file, hook, type, tokens, loaded, missing), then the rest of the inspector's model.
  */
 function inspectionJson(result: Inspection): unknown {
-  return { root: result.root, projects: result.projects.map((p) => ({ key: p.key, memory: memoryJson(p.memory), sessions: p.sessions })) };
+  return {
+    root: result.root,
+    projects: result.projects.map((p) => ({ key: p.key, memory: memoryJson(p.memory), sessions: p.sessions })),
+  };
 }
 
 type MemoryEntryView = InspectedProject['memory']['entries'][number];
@@ -98,7 +118,9 @@ function memoryJson(m: InspectedProject['memory']): Record<string, unknown> {
     // The team folder's sync (repository, server, the last sync's counts), as the inspector's team group shows it.
     ...(m.team ? { team: m.team } : {}),
     // What the background agent proposed and waits for review (`memory/.pending/`), when anything does.
-    ...(m.review && (m.review.items.length > 0 || m.review.problems.length > 0) ? { review: { items: m.review.items, problems: m.review.problems } } : {}),
+    ...(m.review && (m.review.items.length > 0 || m.review.problems.length > 0)
+      ? { review: { items: m.review.items, problems: m.review.problems } }
+      : {}),
   };
 }
 
@@ -110,9 +132,14 @@ function entryJson(e: MemoryEntryView): Record<string, unknown> {
 /** A team file's sync state in a word or two (blocked and skipped say why, a conflict where the local copy is). */
 function syncFlag(sync: NonNullable<MemoryEntryView['sync']>): string {
   const s = sync.status;
-  const state = s.state === 'blocked' ? `blocked: ${s.rule} line ${s.line}`
-    : s.state === 'skipped' ? `skipped: ${s.detail}`
-      : s.state === 'conflict' ? `conflict, yours kept at ${s.keptAt}` : s.state;
+  const state =
+    s.state === 'blocked'
+      ? `blocked: ${s.rule} line ${s.line}`
+      : s.state === 'skipped'
+        ? `skipped: ${s.detail}`
+        : s.state === 'conflict'
+          ? `conflict, yours kept at ${s.keptAt}`
+          : s.state;
   return sync.pulled && s.state !== 'conflict' ? `${state}, pulled (${sync.pulled})` : state;
 }
 
@@ -130,33 +157,57 @@ function formatText(result: Inspection): string {
   for (const p of result.projects) {
     const m = p.memory;
     out.push('', `Project ${p.key}`);
-    for (const i of m.instructions) out.push(`  Instructions: ${i.path} (${i.scope}, ${count(i.tokens, 'token', 'tokens')}${i.truncated ? ', truncated' : ''})`);
+    for (const i of m.instructions)
+      out.push(
+        `  Instructions: ${i.path} (${i.scope}, ${count(i.tokens, 'token', 'tokens')}${i.truncated ? ', truncated' : ''})`,
+      );
     const lines = m.totalLines > 0 ? `, ${m.loadedLines} of ${m.totalLines} index lines loaded` : '';
     out.push(`  Memory: ${m.dir} (${count(m.entries.length, 'entry', 'entries')}${lines})`);
     for (const e of m.entries) {
-      const flags = [e.group === 'team' ? 'team' : null, e.sync ? syncFlag(e.sync) : null, e.type ?? 'untyped', e.tokens !== null ? count(e.tokens, 'token', 'tokens') : null, e.loaded ? null : 'not loaded', e.missing ? 'MISSING' : null]
-        .filter(Boolean).join(', ');
+      const flags = [
+        e.group === 'team' ? 'team' : null,
+        e.sync ? syncFlag(e.sync) : null,
+        e.type ?? 'untyped',
+        e.tokens !== null ? count(e.tokens, 'token', 'tokens') : null,
+        e.loaded ? null : 'not loaded',
+        e.missing ? 'MISSING' : null,
+      ]
+        .filter(Boolean)
+        .join(', ');
       out.push(`    - ${e.title} (${e.file}) ${e.hook ? `— ${e.hook} ` : ''}[${flags}]`);
     }
     // Inspect changes nothing (it may be reading ~/.claude); an Engram session opened there does the indexing.
-    if (m.unindexed.length > 0) out.push(`  Not in the index (the next Engram session of this project indexes those with sound front matter): ${m.unindexed.map(memoryFileName).join(', ')}`);
+    if (m.unindexed.length > 0)
+      out.push(
+        `  Not in the index (the next Engram session of this project indexes those with sound front matter): ${m.unindexed.map(memoryFileName).join(', ')}`,
+      );
     if (m.team) out.push(`  Team sync: ${teamSyncLine(m.team)}`);
     for (const f of m.team?.files ?? []) out.push(`    - ${f.file} [team, ${syncFlag(f.sync)}]`);
     for (const w of m.warnings) out.push(`  Warning: ${w}`);
     if (m.trash.length > 0) out.push(`  Pruned (restorable): ${m.trash.map((t) => t.file).join(', ')}`);
-    if (m.review?.items.length) out.push(`  Waiting for review: ${m.review.items.map((i) => `${i.group === 'team' ? 'team/' : ''}${i.file} (${i.action === 'create' ? 'new' : 'changes it'})`).join(', ')}`);
+    if (m.review?.items.length)
+      out.push(
+        `  Waiting for review: ${m.review.items.map((i) => `${i.group === 'team' ? 'team/' : ''}${i.file} (${i.action === 'create' ? 'new' : 'changes it'})`).join(', ')}`,
+      );
     out.push(`  Sessions: ${p.sessions.length}`);
     for (const s of p.sessions) {
       if (s.unreadable || s.empty) {
-        out.push(`    ${s.id}: ${s.unreadable ? `unreadable (${s.unreadable})` : 'empty (a run that stopped before writing anything; nothing to resume)'}`);
+        out.push(
+          `    ${s.id}: ${s.unreadable ? `unreadable (${s.unreadable})` : 'empty (a run that stopped before writing anything; nothing to resume)'}`,
+        );
         continue;
       }
-      const parts = [count(s.lines, 'line', 'lines'), s.corruptLines ? `${s.corruptLines} unreadable` : null, s.repairedLines ? `${s.repairedLines} repaired` : null,
+      const parts = [
+        count(s.lines, 'line', 'lines'),
+        s.corruptLines ? `${s.corruptLines} unreadable` : null,
+        s.repairedLines ? `${s.repairedLines} repaired` : null,
         s.hasNotes ? 'notes' : null,
-        s.compactions.length ? `${s.compactions.length} compaction${s.compactions.length === 1 ? '' : 's'}` : null].filter(Boolean);
+        s.compactions.length ? `${s.compactions.length} compaction${s.compactions.length === 1 ? '' : 's'}` : null,
+      ].filter(Boolean);
       out.push(`    ${s.id}: ${parts.join(', ')}`);
       for (const problem of s.problems) out.push(`      ${formatProblem(problem)}`);
-      for (const branch of s.branches ?? []) out.push(`      ${formatBranchReport(path.join(result.root, 'projects', p.key, `${s.id}.jsonl`), branch)}`);
+      for (const branch of s.branches ?? [])
+        out.push(`      ${formatBranchReport(path.join(result.root, 'projects', p.key, `${s.id}.jsonl`), branch)}`);
     }
   }
   return `${out.join('\n')}\n`;

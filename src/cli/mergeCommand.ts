@@ -44,8 +44,11 @@ async function runMerge(argv: string[], io: CliIo): Promise<number> {
       io.stdout(`${file} does not branch: nothing to merge.\n`);
       return EXIT_OK;
     }
-    const prompts = merged.prompts.length > 0 ? ` (prompts: ${merged.prompts.map((p) => JSON.stringify(p)).join(', ')})` : '';
-    io.stdout(`Merged ${merged.branches} branch${merged.branches === 1 ? '' : 'es'} into ${file}: ${merged.messages} messages appended after the current turn${prompts}. The next resume sends them.\n`);
+    const prompts =
+      merged.prompts.length > 0 ? ` (prompts: ${merged.prompts.map((p) => JSON.stringify(p)).join(', ')})` : '';
+    io.stdout(
+      `Merged ${merged.branches} branch${merged.branches === 1 ? '' : 'es'} into ${file}: ${merged.messages} messages appended after the current turn${prompts}. The next resume sends them.\n`,
+    );
     return EXIT_OK;
   } finally {
     await lock.release();

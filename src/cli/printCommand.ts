@@ -7,10 +7,22 @@ import { resolveModelConfig } from '../core/llm/modelConfig';
 import { autoMemoryDir } from '../core/memory/autoMemory/memoryPaths';
 import type { Logger } from '../core/ports';
 import {
-  appendHistory, createDefaultTools, DEFAULT_WRITER_WAIT_MS, describeHolder, formatWait, isValidSessionId, openHostSession, SessionNotFoundError,
+  appendHistory,
+  createDefaultTools,
+  DEFAULT_WRITER_WAIT_MS,
+  describeHolder,
+  formatWait,
+  isValidSessionId,
+  openHostSession,
+  SessionNotFoundError,
   type ModelClient,
 } from '../core/session/hostSession';
-import { formatBranchReport, formatProblem, type BranchReport, type TranscriptProblem } from '../core/inspection/transcriptInspection';
+import {
+  formatBranchReport,
+  formatProblem,
+  type BranchReport,
+  type TranscriptProblem,
+} from '../core/inspection/transcriptInspection';
 import { addKnownSecret } from '../core/security/secretScan';
 import { ENGRAM_VERSION } from '../core/version';
 import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
@@ -25,18 +37,57 @@ const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
   resume: { type: 'string', short: 'r', valueName: 'ID', help: 'Continue session ID (same transcript file).' },
   cwd: { type: 'string', valueName: 'DIR', help: 'Project folder to work in (default: the current directory).' },
-  'output-format': { type: 'string', valueName: 'FMT', help: 'text (default): the answer; json: {"result","sessionId","turns","usage","transcript"}.' },
-  'allowed-tools': { type: 'string', valueName: 'LIST', help: 'Comma-separated tools that may run, e.g. Read,Grep,Edit,Bash. Only these run.' },
-  'add-dir': { type: 'string', multiple: true, valueName: 'DIR', help: 'Another folder Write/Edit may write to (repeatable, or a comma list).' },
+  'output-format': {
+    type: 'string',
+    valueName: 'FMT',
+    help: 'text (default): the answer; json: {"result","sessionId","turns","usage","transcript"}.',
+  },
+  'allowed-tools': {
+    type: 'string',
+    valueName: 'LIST',
+    help: 'Comma-separated tools that may run, e.g. Read,Grep,Edit,Bash. Only these run.',
+  },
+  'add-dir': {
+    type: 'string',
+    multiple: true,
+    valueName: 'DIR',
+    help: 'Another folder Write/Edit may write to (repeatable, or a comma list).',
+  },
   model: { type: 'string', valueName: 'M', help: `Model name (default: ${defaultOf('model')}).` },
-  'max-tokens': { type: 'string', valueName: 'N', help: `Output token limit per model call, at most what the model can write (default: ${defaultOf('maxOutputTokens')}).` },
-  'data-dir': { type: 'string', valueName: 'DIR', help: 'Where transcripts go (default: engram.dataDir, $ENGRAM_DATA_DIR or ~/.engram).' },
-  'context-window': { type: 'string', valueName: 'N', help: `Context window in tokens, at most the model's; compaction marks are percentages of it (default: ${defaultOf('contextWindow')}).` },
-  settings: { type: 'string', valueName: 'FILE', help: 'Start from a JSON object of engram.* settings, keys as in VS Code; the other flags override it.' },
+  'max-tokens': {
+    type: 'string',
+    valueName: 'N',
+    help: `Output token limit per model call, at most what the model can write (default: ${defaultOf('maxOutputTokens')}).`,
+  },
+  'data-dir': {
+    type: 'string',
+    valueName: 'DIR',
+    help: 'Where transcripts go (default: engram.dataDir, $ENGRAM_DATA_DIR or ~/.engram).',
+  },
+  'context-window': {
+    type: 'string',
+    valueName: 'N',
+    help: `Context window in tokens, at most the model's; compaction marks are percentages of it (default: ${defaultOf('contextWindow')}).`,
+  },
+  settings: {
+    type: 'string',
+    valueName: 'FILE',
+    help: 'Start from a JSON object of engram.* settings, keys as in VS Code; the other flags override it.',
+  },
   'no-memory': { type: 'boolean', help: 'Leave out the project memory (MEMORY.md index, recall, memory writes).' },
-  'team-memory': { type: 'boolean', help: "Use the repository's team memory too (on when ENGRAM_TEAM_SERVER is set; syncs with it using ENGRAM_TEAM_TOKEN)." },
-  'extract-memories': { type: 'boolean', help: 'After the run, let a background agent save what is worth remembering (one more model call).' },
-  verbose: { type: 'boolean', short: 'v', help: "Log warnings to stderr, and each retry's full reason (a retry is always said in one line)." },
+  'team-memory': {
+    type: 'boolean',
+    help: "Use the repository's team memory too (on when ENGRAM_TEAM_SERVER is set; syncs with it using ENGRAM_TEAM_TOKEN).",
+  },
+  'extract-memories': {
+    type: 'boolean',
+    help: 'After the run, let a background agent save what is worth remembering (one more model call).',
+  },
+  verbose: {
+    type: 'boolean',
+    short: 'v',
+    help: "Log warnings to stderr, and each retry's full reason (a retry is always said in one line).",
+  },
   version: { type: 'boolean', help: 'Print the version and exit.' },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
@@ -71,7 +122,8 @@ Exit codes: 0 done, 1 the model or API failed or the transcript could not be wri
 stderr), 2 usage error, 130 interrupted.`;
 
 /** What the model is told in every headless run. */
-export const HEADLESS_NOTE = 'This is a headless run: nobody can answer questions or permission prompts until it ends. Finish the task, or say clearly what is missing.';
+export const HEADLESS_NOTE =
+  'This is a headless run: nobody can answer questions or permission prompts until it ends. Finish the task, or say clearly what is missing.';
 
 export const printCommand: Command = {
   name: 'print',
@@ -84,7 +136,12 @@ interface JsonOutput {
   /** Null (with transcript) when nothing could be written: there is no session to resume. */
   sessionId: string | null;
   turns: number;
-  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_creation_input_tokens: number;
+    cache_read_input_tokens: number;
+  };
   transcript: string | null;
   /** Only when resuming read past damaged lines: each with file, line and reason. */
   problems?: TranscriptProblem[];
@@ -103,39 +160,64 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     io.stdout(`${ENGRAM_VERSION}\n`);
     return EXIT_OK;
   }
-  if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]} (quote the prompt: -p "...")`);
+  if (positionals.length > 0)
+    throw new UsageError(`Unexpected argument: ${positionals[0]} (quote the prompt: -p "...")`);
   const prompt = options.print;
   if (prompt === undefined || prompt.trim() === '') throw new UsageError('A prompt is required: engram -p "PROMPT"');
   const format = options['output-format'] ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--output-format must be text or json, not ${format}`);
+  if (format !== 'text' && format !== 'json')
+    throw new UsageError(`--output-format must be text or json, not ${format}`);
   const resume = options.resume;
   if (resume !== undefined && !isValidSessionId(resume)) throw new UsageError(`Not a session id: ${resume}`);
   const cwd = path.resolve(io.cwd, options.cwd ?? '.');
   if (!(await isDirectory(cwd))) throw new UsageError(`--cwd is not a folder: ${cwd}`);
-  const addDirs = (options['add-dir'] ?? []).flatMap((v) => v.split(',')).map((d) => d.trim()).filter(Boolean).map((d) => path.resolve(io.cwd, d));
+  const addDirs = (options['add-dir'] ?? [])
+    .flatMap((v) => v.split(','))
+    .map((d) => d.trim())
+    .filter(Boolean)
+    .map((d) => path.resolve(io.cwd, d));
   for (const dir of addDirs) if (!(await isDirectory(dir))) throw new UsageError(`--add-dir is not a folder: ${dir}`);
 
   const tools = createDefaultTools();
   const allowed = splitList(options['allowed-tools']);
   if (allowed) {
     const unknown = unknownToolNames(allowed, tools);
-    if (unknown.length > 0) throw new UsageError(`Unknown tool(s) in --allowed-tools: ${unknown.join(', ')} (tools: ${tools.map((t) => t.name).join(', ')})`);
+    if (unknown.length > 0)
+      throw new UsageError(
+        `Unknown tool(s) in --allowed-tools: ${unknown.join(', ')} (tools: ${tools.map((t) => t.name).join(', ')})`,
+      );
   }
 
   const teamServer = io.env.ENGRAM_TEAM_SERVER?.trim() || undefined;
-  const base = options.settings !== undefined ? await readSettingsFile(path.resolve(io.cwd, options.settings), options.settings) : undefined;
-  const settings = settingsFromFlags({
-    model: { flag: '--model', value: options.model },
-    maxOutputTokens: { flag: '--max-tokens', value: options['max-tokens'] },
-    contextWindow: { flag: '--context-window', value: options['context-window'] },
-    'memory.enabled': { flag: '--no-memory', value: options['no-memory'] ? false : undefined },
-    // Naming a team server is opting in, as the setting is in VS Code.
-    'teamMemory.enabled': { flag: '--team-memory', value: options['team-memory'] === true || teamServer !== undefined ? true : undefined },
-    'teamMemory.serverUrl': { flag: 'ENGRAM_TEAM_SERVER', value: teamServer },
-  }, base);
+  const base =
+    options.settings !== undefined
+      ? await readSettingsFile(path.resolve(io.cwd, options.settings), options.settings)
+      : undefined;
+  const settings = settingsFromFlags(
+    {
+      model: { flag: '--model', value: options.model },
+      maxOutputTokens: { flag: '--max-tokens', value: options['max-tokens'] },
+      contextWindow: { flag: '--context-window', value: options['context-window'] },
+      'memory.enabled': { flag: '--no-memory', value: options['no-memory'] ? false : undefined },
+      // Naming a team server is opting in, as the setting is in VS Code.
+      'teamMemory.enabled': {
+        flag: '--team-memory',
+        value: options['team-memory'] === true || teamServer !== undefined ? true : undefined,
+      },
+      'teamMemory.serverUrl': { flag: 'ENGRAM_TEAM_SERVER', value: teamServer },
+    },
+    base,
+  );
   // engram.dataDir and engram.baseUrl come from --settings only; as in VS Code they beat the environment.
-  const dataDir = path.resolve(io.cwd, options['data-dir'] ?? (settings.dataDir || io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')));
-  const config = resolveModelConfig({ model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl }, io.env, undefined);
+  const dataDir = path.resolve(
+    io.cwd,
+    options['data-dir'] ?? (settings.dataDir || io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')),
+  );
+  const config = resolveModelConfig(
+    { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
+    io.env,
+    undefined,
+  );
   // Redacted from every tool result, whatever its shape (a gateway's key may not look like one).
   addKnownSecret(config.apiKey);
   if (!client && !config.apiKey) {
@@ -146,35 +228,41 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   let session;
   try {
     // Nobody can answer a permission prompt here: the host session denies every one it is asked.
-    session = await openHostSession({
-      dataDir,
-      cwd,
-      ...(resume !== undefined ? { resumeSessionId: resume } : {}),
-      // The session is this run's alone: a second run of it waits, then appends after this one.
-      writer: {
-        mode: 'run',
-        signal: io.signal,
-        onWait: (holder) => io.stderr(`engram: ${describeHolder(holder)} is writing session ${resume}; waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`),
-      },
-      model: config,
-      ...(client ? { client } : {}),
-      trusted: true, // the person running the command chose this folder
-      gate: headlessToolGate(allowed, {
+    session = await openHostSession(
+      {
+        dataDir,
         cwd,
-        addDirs,
-        // The folder the session's memory uses (same function, same arguments), when memory is on.
-        ...(settings.memory.enabled ? { memoryDir: await autoMemoryDir(dataDir, cwd) } : {}),
-      }),
-      memoryWritesNeedTool: true,
-      ...(io.env.ENGRAM_TEAM_TOKEN?.trim() ? { teamMemory: { token: io.env.ENGRAM_TEAM_TOKEN.trim() } } : {}),
-      tools,
-      version: ENGRAM_VERSION,
-      entrypoint: 'cli',
-      systemNotes: [HEADLESS_NOTE],
-      // Background extraction costs a model call per turn: only when asked.
-      extraction: options['extract-memories'] === true,
-      logger,
-    }, settings);
+        ...(resume !== undefined ? { resumeSessionId: resume } : {}),
+        // The session is this run's alone: a second run of it waits, then appends after this one.
+        writer: {
+          mode: 'run',
+          signal: io.signal,
+          onWait: (holder) =>
+            io.stderr(
+              `engram: ${describeHolder(holder)} is writing session ${resume}; waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`,
+            ),
+        },
+        model: config,
+        ...(client ? { client } : {}),
+        trusted: true, // the person running the command chose this folder
+        gate: headlessToolGate(allowed, {
+          cwd,
+          addDirs,
+          // The folder the session's memory uses (same function, same arguments), when memory is on.
+          ...(settings.memory.enabled ? { memoryDir: await autoMemoryDir(dataDir, cwd) } : {}),
+        }),
+        memoryWritesNeedTool: true,
+        ...(io.env.ENGRAM_TEAM_TOKEN?.trim() ? { teamMemory: { token: io.env.ENGRAM_TEAM_TOKEN.trim() } } : {}),
+        tools,
+        version: ENGRAM_VERSION,
+        entrypoint: 'cli',
+        systemNotes: [HEADLESS_NOTE],
+        // Background extraction costs a model call per turn: only when asked.
+        extraction: options['extract-memories'] === true,
+        logger,
+      },
+      settings,
+    );
   } catch (e) {
     if (e instanceof SessionNotFoundError) throw new UsageError(e.message);
     throw e;
@@ -194,14 +282,23 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   session.agent.on((e) => {
     if (e.type !== 'retrying') return;
     const reason = options.verbose ? e.reason : firstSentence(e.reason);
-    io.stderr(`engram: ${reason} Retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt}/${e.maxRetries}).\n`);
+    io.stderr(
+      `engram: ${reason} Retrying in ${(e.delayMs / 1000).toFixed(1)} s (attempt ${e.attempt}/${e.maxRetries}).\n`,
+    );
   });
 
-  await appendHistory(dataDir, { display: prompt, timestamp: Date.now(), project: cwd, sessionId: session.sessionId })
-    .catch((e: unknown) => logger.error('Could not write history.jsonl', e));
+  await appendHistory(dataDir, {
+    display: prompt,
+    timestamp: Date.now(),
+    project: cwd,
+    sessionId: session.sessionId,
+  }).catch((e: unknown) => logger.error('Could not write history.jsonl', e));
   session.on((e) => {
     if (e.type !== 'compaction') return;
-    if (e.event.type === 'compacted') logger.info(`compacted (${e.event.event.stage}): ${e.event.event.tokensBefore} -> ${e.event.event.tokensAfter} tokens`);
+    if (e.event.type === 'compacted')
+      logger.info(
+        `compacted (${e.event.event.stage}): ${e.event.event.tokensBefore} -> ${e.event.event.tokensAfter} tokens`,
+      );
     if (e.event.type === 'autoCompactionStopped') logger.warn(`automatic compaction stopped: ${e.event.reason}`);
   });
   const result = await session.runTurn(prompt, io.signal);
@@ -230,7 +327,8 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   }
 
   // The README's next command is `--resume ID`: text mode says the ID (on stderr: stdout stays the answer).
-  if (format === 'text' && result.reason !== 'cancelled') io.stderr(await resumeLine(session.sessionId, session.transcriptPath));
+  if (format === 'text' && result.reason !== 'cancelled')
+    io.stderr(await resumeLine(session.sessionId, session.transcriptPath));
 
   switch (result.reason) {
     case 'error':

@@ -15,10 +15,21 @@ import { isDirectory } from '../core/fs/fileKind';
 
 const SYNC_OPTIONS = {
   cwd: { type: 'string', valueName: 'DIR', help: 'A folder of the repository to sync (default: the current folder).' },
-  repo: { type: 'string', valueName: 'OWNER/REPO', help: 'The repository on the server (default: from the origin remote).' },
+  repo: {
+    type: 'string',
+    valueName: 'OWNER/REPO',
+    help: 'The repository on the server (default: from the origin remote).',
+  },
   server: { type: 'string', valueName: 'URL', help: 'The team server (default: $ENGRAM_TEAM_SERVER).' },
-  'data-dir': { type: 'string', valueName: 'DIR', help: 'Where memory lives (default: $ENGRAM_DATA_DIR or ~/.engram).' },
-  json: { type: 'boolean', help: 'Print the sync report as JSON: {"ok","pulled","pushed","skipped","blocked","retries","error",...}.' },
+  'data-dir': {
+    type: 'string',
+    valueName: 'DIR',
+    help: 'Where memory lives (default: $ENGRAM_DATA_DIR or ~/.engram).',
+  },
+  json: {
+    type: 'boolean',
+    help: 'Print the sync report as JSON: {"ok","pulled","pushed","skipped","blocked","retries","error",...}.',
+  },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
 
@@ -70,11 +81,20 @@ async function runSync(argv: string[], io: CliIo): Promise<number> {
   if (!(await isDirectory(cwd))) throw new UsageError(`--cwd ${cwd} is not a folder`);
   const serverUrl = serverUrlOf(options.server ?? io.env.ENGRAM_TEAM_SERVER);
   const token = io.env.ENGRAM_TEAM_TOKEN?.trim();
-  if (!token) throw new UsageError('no team token: set ENGRAM_TEAM_TOKEN to the token your team server issued for this repository');
+  if (!token)
+    throw new UsageError(
+      'no team token: set ENGRAM_TEAM_TOKEN to the token your team server issued for this repository',
+    );
   const repo = options.repo ?? (await repoSlugOf(cwd));
-  if (repo === null) throw new UsageError(`${cwd} is not in a git repository with an origin remote of the form owner/repo; pass --repo OWNER/REPO`);
+  if (repo === null)
+    throw new UsageError(
+      `${cwd} is not in a git repository with an origin remote of the form owner/repo; pass --repo OWNER/REPO`,
+    );
   if (!RepoSlug.safeParse(repo).success) throw new UsageError(`--repo must be OWNER/REPO, not ${JSON.stringify(repo)}`);
-  const dataDir = path.resolve(io.cwd, options['data-dir'] ?? (io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')));
+  const dataDir = path.resolve(
+    io.cwd,
+    options['data-dir'] ?? (io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')),
+  );
   const teamDir = teamMemoryDir(await autoMemoryDir(dataDir, cwd));
   const report = await syncTeamMemory({ teamDir, repo, serverUrl, token, signal: io.signal });
   if (options.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);
@@ -90,19 +110,27 @@ async function runSync(argv: string[], io: CliIo): Promise<number> {
 function serverUrlOf(given: string | undefined): string {
   const value = given?.trim();
   if (!value) throw new UsageError('no team server: set ENGRAM_TEAM_SERVER or pass --server URL');
-  return settingsFromFlags({ 'teamMemory.serverUrl': { flag: '--server / ENGRAM_TEAM_SERVER', value } }).teamMemory.serverUrl;
+  return settingsFromFlags({ 'teamMemory.serverUrl': { flag: '--server / ENGRAM_TEAM_SERVER', value } }).teamMemory
+    .serverUrl;
 }
 
 function formatReport(r: TeamSyncReport, teamDir: string): string {
-  const lines = [`Team memory of ${r.repo} at ${r.server}${r.version !== undefined ? ` (version ${r.version})` : ''}: ${r.ok ? 'synced' : 'failed'}`];
-  lines.push(`  pulled ${r.pulled.length}, pushed ${r.pushed.length}, skipped ${r.skipped.length}, blocked ${r.blocked.length}${r.retries ? `, ${r.retries} retries after 412` : ''}`);
+  const lines = [
+    `Team memory of ${r.repo} at ${r.server}${r.version !== undefined ? ` (version ${r.version})` : ''}: ${r.ok ? 'synced' : 'failed'}`,
+  ];
+  lines.push(
+    `  pulled ${r.pulled.length}, pushed ${r.pushed.length}, skipped ${r.skipped.length}, blocked ${r.blocked.length}${r.retries ? `, ${r.retries} retries after 412` : ''}`,
+  );
   for (const p of r.pulled) {
-    lines.push(p.reason === 'conflict'
-      ? `  conflict ${p.path}: the server's version won; your copy is kept at ${path.join(teamDir, p.keptAt ?? '')}`
-      : `  pulled   ${p.path} (${p.reason})`);
+    lines.push(
+      p.reason === 'conflict'
+        ? `  conflict ${p.path}: the server's version won; your copy is kept at ${path.join(teamDir, p.keptAt ?? '')}`
+        : `  pulled   ${p.path} (${p.reason})`,
+    );
   }
   for (const p of r.pushed) lines.push(`  pushed   ${p.path}`);
   for (const s of r.skipped) lines.push(`  skipped  ${s.path}: ${s.detail}`);
-  for (const b of r.blocked) lines.push(`  blocked  ${b.path}:${b.line}: a secret (${b.kind}, rule ${b.rule}); not uploaded`);
+  for (const b of r.blocked)
+    lines.push(`  blocked  ${b.path}:${b.line}: a secret (${b.kind}, rule ${b.rule}); not uploaded`);
   return `${lines.join('\n')}\n`;
 }

@@ -30,7 +30,10 @@ export function headlessToolGate(allowed: readonly string[] | undefined, scope?:
     const outside = scope ? writeOutsideScope(scope) : () => null;
     return async (tool, input) => {
       if (!names.has(tool.name.toLowerCase())) {
-        return { allow: false, reason: `${tool.name} is not allowed in this headless run (allowed: ${allowed.join(', ') || 'none'}). Do without it, or say what you would need.` };
+        return {
+          allow: false,
+          reason: `${tool.name} is not allowed in this headless run (allowed: ${allowed.join(', ') || 'none'}). Do without it, or say what you would need.`,
+        };
       }
       const denied = FILE_WRITERS.has(tool.name.toLowerCase()) ? outside(input) : null;
       return denied ? { allow: false, reason: denied } : { allow: true };
@@ -39,13 +42,23 @@ export function headlessToolGate(allowed: readonly string[] | undefined, scope?:
   return async (tool, input) =>
     readOnlyCall(tool, input) || privateMemoryWrite(tool, input, scope)
       ? { allow: true }
-      : { allow: false, reason: `${tool.name} needs permission, and nobody can give it in this headless run (engram -p without --allowed-tools runs read-only tools and memory writes only).` };
+      : {
+          allow: false,
+          reason: `${tool.name} needs permission, and nobody can give it in this headless run (engram -p without --allowed-tools runs read-only tools and memory writes only).`,
+        };
 }
 
 /** A Write/Edit of a Markdown file in the private memory folder (not the team folder), links resolved. */
 function privateMemoryWrite(tool: Tool, input: Record<string, unknown>, scope: WriteScope | undefined): boolean {
   const dir = scope?.memoryDir;
-  if (!scope || dir === undefined || !FILE_WRITERS.has(tool.name.toLowerCase()) || typeof input.file_path !== 'string' || input.file_path === '') return false;
+  if (
+    !scope ||
+    dir === undefined ||
+    !FILE_WRITERS.has(tool.name.toLowerCase()) ||
+    typeof input.file_path !== 'string' ||
+    input.file_path === ''
+  )
+    return false;
   const target = memoryWriteTarget(dir, resolveToolPath(input.file_path, scope.cwd));
   return 'name' in target && !memoryHome(dir, target.name).team;
 }
@@ -59,8 +72,10 @@ function writeOutsideScope(scope: WriteScope): (input: Record<string, unknown>) 
     const abs = resolveToolPath(input.file_path, scope.cwd);
     if (guards.some((guard) => guard(abs, 'write') === null)) return null;
     if (scope.memoryDir !== undefined && 'name' in memoryWriteTarget(scope.memoryDir, abs)) return null;
-    return `${abs} is outside the folders this headless run may write (${[scope.cwd, ...scope.addDirs].join(', ')}). ` +
-      'Writing there needs --add-dir with that folder.';
+    return (
+      `${abs} is outside the folders this headless run may write (${[scope.cwd, ...scope.addDirs].join(', ')}). ` +
+      'Writing there needs --add-dir with that folder.'
+    );
   };
 }
 

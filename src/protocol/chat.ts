@@ -29,11 +29,31 @@ export type ChatItem =
   | { kind: 'assistant'; id: string; text: string; streaming: boolean }
   | { kind: 'thinking'; id: string; text: string }
   | {
-    kind: 'tool'; id: string; name: string; summary: string; input: string;
-    status: 'running' | 'done' | 'error' | 'denied' | 'waiting'; result?: string;
-  }
-  | { kind: 'permission'; id: string; toolUseId: string; toolName: string; summary: string; answered?: PermissionChoice; diff?: PermissionDiff }
-  | { kind: 'notice'; id: string; level: 'info' | 'warning' | 'error'; text: string; action?: string; link?: { label: string; path: string } }
+      kind: 'tool';
+      id: string;
+      name: string;
+      summary: string;
+      input: string;
+      status: 'running' | 'done' | 'error' | 'denied' | 'waiting';
+      result?: string;
+    }
+  | {
+      kind: 'permission';
+      id: string;
+      toolUseId: string;
+      toolName: string;
+      summary: string;
+      answered?: PermissionChoice;
+      diff?: PermissionDiff;
+    }
+  | {
+      kind: 'notice';
+      id: string;
+      level: 'info' | 'warning' | 'error';
+      text: string;
+      action?: string;
+      link?: { label: string; path: string };
+    }
   /**
    * Memories recalled for the prompt above, each with the prompt's words it matched; `notRelevant`: the
    * person said it was not (it is left out of the next request, and not attached again for those words).

@@ -202,23 +202,47 @@ export type CompactionTriggerView = 'auto' | 'manual' | 'reactive';
 
 export type TimelineView =
   | {
-    kind: 'notes'; id: string; at: number; status: 'created' | 'updated' | 'failed';
-    tokens?: number; modelCalls?: number; durationMs?: number; condensed?: boolean; detail?: string;
-  }
-  | { kind: 'memory'; id: string; at: number; status: 'saved' | 'extracted' | 'failed'; files: string[]; modelCalls?: number; detail?: string }
+      kind: 'notes';
+      id: string;
+      at: number;
+      status: 'created' | 'updated' | 'failed';
+      tokens?: number;
+      modelCalls?: number;
+      durationMs?: number;
+      condensed?: boolean;
+      detail?: string;
+    }
   | {
-    kind: 'compaction'; id: string; at: number; stage: CompactionStageView; trigger: CompactionTriggerView;
-    tokensBefore: number; tokensAfter: number; durationMs: number; modelCalls: number;
-    /** How many messages (transcript lines) it replaced, and how many tool results it trimmed. */
-    replaced: number; trimmed: number;
-    summary?: string; focus?: string;
-    /** A person edited the summary (or notes) in the preview before it applied. */
-    summaryEdited?: boolean;
-    /** The newest compaction of the live session, when the session can undo it. */
-    undoable: boolean;
-    /** A later undo took it back: what it replaced is in the conversation again. */
-    undone?: boolean;
-  };
+      kind: 'memory';
+      id: string;
+      at: number;
+      status: 'saved' | 'extracted' | 'failed';
+      files: string[];
+      modelCalls?: number;
+      detail?: string;
+    }
+  | {
+      kind: 'compaction';
+      id: string;
+      at: number;
+      stage: CompactionStageView;
+      trigger: CompactionTriggerView;
+      tokensBefore: number;
+      tokensAfter: number;
+      durationMs: number;
+      modelCalls: number;
+      /** How many messages (transcript lines) it replaced, and how many tool results it trimmed. */
+      replaced: number;
+      trimmed: number;
+      summary?: string;
+      focus?: string;
+      /** A person edited the summary (or notes) in the preview before it applied. */
+      summaryEdited?: boolean;
+      /** The newest compaction of the live session, when the session can undo it. */
+      undoable: boolean;
+      /** A later undo took it back: what it replaced is in the conversation again. */
+      undone?: boolean;
+    };
 
 export interface InspectorSnapshot {
   source: InspectorSourceInfo;
@@ -284,7 +308,13 @@ export type HostToInspector =
   /** Scrolls to and focuses a pane (the chat's `/memory` opens the memory pane). */
   | { type: 'revealPane'; pane: InspectorPane }
   /** The outcome of an action, read out by screen readers. */
-  | { type: 'status'; text: string; level: 'info' | 'warning' | 'error'; undo?: { group: EntryGroup; trashId: string }; undoReject?: string }
+  | {
+      type: 'status';
+      text: string;
+      level: 'info' | 'warning' | 'error';
+      undo?: { group: EntryGroup; trashId: string };
+      undoReject?: string;
+    }
   | { type: 'pong'; requestId: string; text: string };
 
 const ENTRY_REF = { group: 'enum:private|team', file: 'string' } as const;

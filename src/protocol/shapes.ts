@@ -15,7 +15,8 @@ export const MAX_FIELD_LENGTH = 1_000_000;
  * that names what is wrong (for the log). Extra fields are rejected: a webview has no reason to send them.
  */
 export function parseMessage<U extends { type: string }>(
-  raw: unknown, shapes: Shapes<U>,
+  raw: unknown,
+  shapes: Shapes<U>,
 ): { ok: true; message: U } | { ok: false; error: string } {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { ok: false, error: 'message is not an object' };

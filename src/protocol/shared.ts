@@ -6,7 +6,14 @@ export type ViewId = 'chat' | 'inspector';
 
 /** What fills the context, in the order the gauge lists it (the parts add up to usedTokens). */
 export type GaugeCategory =
-  | 'system' | 'tools' | 'instructions' | 'memory index' | 'recalled memories' | 'session notes' | 'messages' | 'tool results';
+  | 'system'
+  | 'tools'
+  | 'instructions'
+  | 'memory index'
+  | 'recalled memories'
+  | 'session notes'
+  | 'messages'
+  | 'tool results';
 
 export interface GaugeState {
   usedTokens: number;

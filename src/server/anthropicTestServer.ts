@@ -152,13 +152,24 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       return fail({ status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
     }
     if (raw === undefined) {
-      return fail({ status: 413, type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes.' });
+      return fail({
+        status: 413,
+        type: 'request_too_large',
+        message: 'Request exceeds the maximum allowed number of bytes.',
+      });
     }
     if (parseFailed) {
-      return fail({ status: 400, type: 'invalid_request_error', message: 'There was an error parsing the body: invalid JSON' });
+      return fail({
+        status: 400,
+        type: 'invalid_request_error',
+        message: 'There was an error parsing the body: invalid JSON',
+      });
     }
     const countOnly = path === '/v1/messages/count_tokens';
-    const invalid = validateMessagesRequest(parsed, { contextWindow, endpoint: countOnly ? 'count_tokens' : 'messages' });
+    const invalid = validateMessagesRequest(parsed, {
+      contextWindow,
+      endpoint: countOnly ? 'count_tokens' : 'messages',
+    });
     if (invalid) return fail(invalid);
     const body = parsed as MessagesRequestBody;
 
@@ -227,7 +238,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     }
     entry.status = status;
     record(entry);
-    const extra: Record<string, string> = retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {};
+    const extra: Record<string, string> =
+      retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {};
     sendJson(res, status, errorBody(type, message), requestId, extra);
   }
 
@@ -237,7 +249,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     events: SseEvent[],
     pacing: Pick<ScriptedMessage, 'chunkDelayMs' | 'dropAfterEvents' | 'stallAfterEvents'>,
   ): Promise<void> {
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'request-id': requestId,
+    });
     res.flushHeaders();
     for (let i = 0; i < events.length; i++) {
       if (res.destroyed) return; // the client went away
@@ -282,7 +298,13 @@ function errorBody(type: string, message: string): { type: 'error'; error: { typ
   return { type: 'error', error: { type, message } };
 }
 
-function sendJson(res: http.ServerResponse, status: number, payload: unknown, requestId: string, extra: Record<string, string> = {}): void {
+function sendJson(
+  res: http.ServerResponse,
+  status: number,
+  payload: unknown,
+  requestId: string,
+  extra: Record<string, string> = {},
+): void {
   const text = JSON.stringify(payload);
   res.writeHead(status, {
     'content-type': 'application/json',

@@ -122,7 +122,8 @@ function checkMessageShape(message: unknown, i: number): ApiErrorBody | null {
   const m = record(message);
   if (!m) return bad(`messages.${i}: Input should be a valid dictionary`);
   if (m.role === undefined) return bad(`messages.${i}.role: Field required`);
-  if (m.role !== 'user' && m.role !== 'assistant') return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+  if (m.role !== 'user' && m.role !== 'assistant')
+    return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
   if (m.content === undefined) return bad(`messages.${i}.content: Field required`);
   if (typeof m.content === 'string') return null;
   if (!Array.isArray(m.content)) return bad(`messages.${i}.content: Input should be a valid list`);
@@ -155,7 +156,8 @@ function checkBlockShape(block: unknown, at: string): ApiErrorBody | null {
       return record(c.source) ? null : bad(`${at}.${c.type}.source: Field required`);
     case 'tool_use':
       if (typeof c.id !== 'string') return bad(`${at}.tool_use.id: Field required`);
-      if (!TOOL_USE_ID_PATTERN.test(c.id)) return bad(`${at}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
+      if (!TOOL_USE_ID_PATTERN.test(c.id))
+        return bad(`${at}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (typeof c.name !== 'string') return bad(`${at}.tool_use.name: Field required`);
       return record(c.input) ? null : bad(`${at}.tool_use.input: Input should be a valid dictionary`);
     case 'tool_result': {
@@ -168,9 +170,12 @@ function checkBlockShape(block: unknown, at: string): ApiErrorBody | null {
       for (let k = 0; k < c.content.length; k++) {
         const inner = record(c.content[k]);
         if (!inner || (inner.type !== 'text' && inner.type !== 'image' && inner.type !== 'document')) {
-          return bad(`${at}.tool_result.content.${k}: Input tag '${String(inner?.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'document'`);
+          return bad(
+            `${at}.tool_result.content.${k}: Input tag '${String(inner?.type)}' found using 'type' does not match any of the expected tags: 'text', 'image', 'document'`,
+          );
         }
-        if (inner.type === 'text' && typeof inner.text !== 'string') return bad(`${at}.tool_result.content.${k}.text: Field required`);
+        if (inner.type === 'text' && typeof inner.text !== 'string')
+          return bad(`${at}.tool_result.content.${k}.text: Field required`);
       }
       return null;
     }
@@ -187,14 +192,17 @@ function checkContent(msgs: Rec[]): ApiErrorBody | null {
     const blocks = contentBlocks(m);
     if (blocks.length === 0) {
       if (finalAssistant) continue;
-      return bad(`messages.${i}: all messages must have non-empty content except for the optional final assistant message`);
+      return bad(
+        `messages.${i}: all messages must have non-empty content except for the optional final assistant message`,
+      );
     }
     for (let j = 0; j < blocks.length; j++) {
       // A prefill's closing text is judged by the trailing-whitespace rule below instead.
       const prefillEnd = finalAssistant && j === blocks.length - 1;
       for (const text of textsOf(blocks[j])) {
         if (text === '') return bad('messages: text content blocks must be non-empty');
-        if (!prefillEnd && text.trim() === '') return bad('messages: text content blocks must contain non-whitespace text');
+        if (!prefillEnd && text.trim() === '')
+          return bad('messages: text content blocks must contain non-whitespace text');
       }
     }
     if (finalAssistant) {

@@ -94,24 +94,36 @@ export const newRequestId = (): string => `req_01${base62(22)}`;
 const newSignature = (): string => randomBytes(48).toString('base64');
 
 /** Fills in ids and signatures and computes output tokens and the stop reason. */
-export function resolveMessage(script: ScriptedMessage, model: string, input: Omit<ResponseUsage, 'output_tokens' | 'service_tier'>): ApiResponseMessage {
+export function resolveMessage(
+  script: ScriptedMessage,
+  model: string,
+  input: Omit<ResponseUsage, 'output_tokens' | 'service_tier'>,
+): ApiResponseMessage {
   const content: OutputBlock[] = script.content.map((b) => {
     if (b.type === 'tool_use') return { type: 'tool_use', id: b.id ?? newToolUseId(), name: b.name, input: b.input };
-    if (b.type === 'thinking') return { type: 'thinking', thinking: b.thinking, signature: b.signature ?? newSignature() };
+    if (b.type === 'thinking')
+      return { type: 'thinking', thinking: b.thinking, signature: b.signature ?? newSignature() };
     return { type: 'text', text: b.text };
   });
   const defaultStop: StopReason = script.omitFinalBlockStop
     ? 'max_tokens'
-    : content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
-  const outputTokens = Math.max(1, content.reduce((sum, b) => sum + blockTokens(b), 0));
+    : content.some((b) => b.type === 'tool_use')
+      ? 'tool_use'
+      : 'end_turn';
+  const outputTokens = Math.max(
+    1,
+    content.reduce((sum, b) => sum + blockTokens(b), 0),
+  );
   const o = script.usage ?? {};
   const usage: ResponseUsage = {
     input_tokens: o.input_tokens ?? input.input_tokens,
     cache_creation_input_tokens: o.cache_creation_input_tokens ?? input.cache_creation_input_tokens,
     cache_read_input_tokens: o.cache_read_input_tokens ?? input.cache_read_input_tokens,
     cache_creation: {
-      ephemeral_5m_input_tokens: o.cache_creation?.ephemeral_5m_input_tokens ?? input.cache_creation.ephemeral_5m_input_tokens,
-      ephemeral_1h_input_tokens: o.cache_creation?.ephemeral_1h_input_tokens ?? input.cache_creation.ephemeral_1h_input_tokens,
+      ephemeral_5m_input_tokens:
+        o.cache_creation?.ephemeral_5m_input_tokens ?? input.cache_creation.ephemeral_5m_input_tokens,
+      ephemeral_1h_input_tokens:
+        o.cache_creation?.ephemeral_1h_input_tokens ?? input.cache_creation.ephemeral_1h_input_tokens,
     },
     output_tokens: o.output_tokens ?? outputTokens,
     service_tier: 'standard',

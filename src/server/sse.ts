@@ -77,15 +77,20 @@ export interface StreamShapeOptions {
 /** The full event sequence that streams `message`. */
 export function messageEvents(message: ApiResponseMessage, opts: StreamShapeOptions = {}): SseEvent[] {
   const u = message.usage;
-  const events: SseEvent[] = [{
-    event: 'message_start',
-    data: {
-      type: 'message_start',
-      message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 } },
+  const events: SseEvent[] = [
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...u, output_tokens: 1 } },
+      },
     },
-  }];
+  ];
   message.content.forEach((block, index) => {
-    events.push({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block: emptyBlock(block) } });
+    events.push({
+      event: 'content_block_start',
+      data: { type: 'content_block_start', index, content_block: emptyBlock(block) },
+    });
     if (index === 0) events.push({ event: 'ping', data: PING_DATA });
     for (const delta of blockDeltas(block)) {
       events.push({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta } });

@@ -14,7 +14,8 @@ export function registerApiKeyCommands(context: vscode.ExtensionContext): vscode
         prompt: vscode.l10n.t('Stored in VS Code Secret Storage. Leave empty to cancel.'),
         password: true,
         ignoreFocusOut: true,
-        validateInput: (v) => (v.trim() && /\s/.test(v.trim()) ? vscode.l10n.t('An API key has no spaces.') : undefined),
+        validateInput: (v) =>
+          v.trim() && /\s/.test(v.trim()) ? vscode.l10n.t('An API key has no spaces.') : undefined,
       });
       if (!key?.trim()) return;
       await context.secrets.store(API_KEY_SECRET, key.trim());

@@ -2,7 +2,14 @@
 // (agent, memory, compaction) with what a host needs around it, the Anthropic SDK client, the inspector's
 // engine side and the offline demo server. Bundled as dist/engine.js and required on first use (see
 // loadEngine.ts), so activation never pays for parsing them.
-export { appendHistory, createAnthropicClient, ensureTokenizer, listSessions, openHostSession, rememberPrompt } from '../core/session/hostSession';
+export {
+  appendHistory,
+  createAnthropicClient,
+  ensureTokenizer,
+  listSessions,
+  openHostSession,
+  rememberPrompt,
+} from '../core/session/hostSession';
 export { startTestServer } from '../server/anthropicTestServer';
 export * as inspector from '../core/inspection/inspectorService';
 export { autoMemoryDir, teamMemoryDir } from '../core/memory/autoMemory/memoryPaths';

@@ -16,10 +16,12 @@ let demoServer: Promise<TestServer> | undefined;
 
 /** The built-in offline demo model: the project's Anthropic-compatible test server, in this process. */
 function offlineDemoServer(logger: Logger): Promise<TestServer> {
-  demoServer ??= loadEngine().startTestServer({ demo: true }).then((server) => {
-    logger.info(`Offline demo model listening on ${server.url}`);
-    return server;
-  });
+  demoServer ??= loadEngine()
+    .startTestServer({ demo: true })
+    .then((server) => {
+      logger.info(`Offline demo model listening on ${server.url}`);
+      return server;
+    });
   return demoServer;
 }
 
@@ -51,12 +53,16 @@ export async function resolveModel(secrets: vscode.SecretStorage, logger: Logger
  * demo turned on in the settings, and no choice made on the screen before.
  */
 export async function setupNeeded(context: vscode.ExtensionContext): Promise<boolean> {
-  if (context.globalState.get<boolean>(SETUP_CHOSEN) || settings().offlineDemo || process.env.ANTHROPIC_API_KEY?.trim()) return false;
+  if (context.globalState.get<boolean>(SETUP_CHOSEN) || settings().offlineDemo || process.env.ANTHROPIC_API_KEY?.trim())
+    return false;
   return !(await context.secrets.get(API_KEY_SECRET))?.trim();
 }
 
 /** One button of the first-run screen. Resolves once the choice is stored (or was cancelled). */
-export async function runSetupChoice(context: vscode.ExtensionContext, choice: 'apiKey' | 'baseUrl' | 'demo'): Promise<void> {
+export async function runSetupChoice(
+  context: vscode.ExtensionContext,
+  choice: 'apiKey' | 'baseUrl' | 'demo',
+): Promise<void> {
   const config = vscode.workspace.getConfiguration('engram');
   if (choice === 'apiKey') {
     await vscode.commands.executeCommand('engram.setApiKey');
@@ -65,10 +71,15 @@ export async function runSetupChoice(context: vscode.ExtensionContext, choice: '
   if (choice === 'baseUrl') {
     const url = await vscode.window.showInputBox({
       title: vscode.l10n.t('Engram: base URL of an Anthropic-compatible server'),
-      prompt: vscode.l10n.t('For example https://gateway.example.com. Saved in the engram.baseUrl setting; set an API key too if the server needs one.'),
+      prompt: vscode.l10n.t(
+        'For example https://gateway.example.com. Saved in the engram.baseUrl setting; set an API key too if the server needs one.',
+      ),
       value: settings().baseUrl,
       ignoreFocusOut: true,
-      validateInput: (v) => (!v.trim() || /^https?:\/\/[^\s]+$/i.test(v.trim()) ? undefined : vscode.l10n.t('Enter an http:// or https:// address.')),
+      validateInput: (v) =>
+        !v.trim() || /^https?:\/\/[^\s]+$/i.test(v.trim())
+          ? undefined
+          : vscode.l10n.t('Enter an http:// or https:// address.'),
     });
     if (!url?.trim()) return;
     await config.update('baseUrl', url.trim(), vscode.ConfigurationTarget.Global);
@@ -84,23 +95,35 @@ const SUGGESTED_MODELS = ['claude-sonnet-4-6', 'claude-opus-4-5', 'claude-haiku-
 
 /** "Engram: Choose Model" (also the model button in the Chat view): writes `engram.model`. */
 export function registerModelCommands(): vscode.Disposable[] {
-  return [vscode.commands.registerCommand('engram.pickModel', async () => {
-    const current = settings().model;
-    const other = vscode.l10n.t('Other model id…');
-    const items: vscode.QuickPickItem[] = [...new Set([current, ...SUGGESTED_MODELS])].map((id) => ({
-      label: id, ...(id === current ? { description: vscode.l10n.t('current') } : {}),
-    }));
-    items.push({ label: other, alwaysShow: true });
-    const picked = await vscode.window.showQuickPick(items, {
-      title: vscode.l10n.t('Engram: Choose Model'),
-      placeHolder: usesOfflineDemo() ? vscode.l10n.t('The offline demo answers whatever is chosen; the model is used once a real one is set up.') : vscode.l10n.t('The conversation continues on the chosen model from your next message.'),
-    });
-    if (!picked) return undefined;
-    const id = picked.label === other
-      ? (await vscode.window.showInputBox({ title: vscode.l10n.t('Engram: model id'), value: current, ignoreFocusOut: true }))?.trim()
-      : picked.label;
-    if (!id) return undefined;
-    await vscode.workspace.getConfiguration('engram').update('model', id, vscode.ConfigurationTarget.Global);
-    return id;
-  })];
+  return [
+    vscode.commands.registerCommand('engram.pickModel', async () => {
+      const current = settings().model;
+      const other = vscode.l10n.t('Other model id…');
+      const items: vscode.QuickPickItem[] = [...new Set([current, ...SUGGESTED_MODELS])].map((id) => ({
+        label: id,
+        ...(id === current ? { description: vscode.l10n.t('current') } : {}),
+      }));
+      items.push({ label: other, alwaysShow: true });
+      const picked = await vscode.window.showQuickPick(items, {
+        title: vscode.l10n.t('Engram: Choose Model'),
+        placeHolder: usesOfflineDemo()
+          ? vscode.l10n.t('The offline demo answers whatever is chosen; the model is used once a real one is set up.')
+          : vscode.l10n.t('The conversation continues on the chosen model from your next message.'),
+      });
+      if (!picked) return undefined;
+      const id =
+        picked.label === other
+          ? (
+              await vscode.window.showInputBox({
+                title: vscode.l10n.t('Engram: model id'),
+                value: current,
+                ignoreFocusOut: true,
+              })
+            )?.trim()
+          : picked.label;
+      if (!id) return undefined;
+      await vscode.workspace.getConfiguration('engram').update('model', id, vscode.ConfigurationTarget.Global);
+      return id;
+    }),
+  ];
 }

@@ -4,7 +4,13 @@
 import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { SETTING_KEYS, SettingsStore, type EngramSettings, type RawSettings, type SettingId } from '../core/settings/engramSettings';
+import {
+  SETTING_KEYS,
+  SettingsStore,
+  type EngramSettings,
+  type RawSettings,
+  type SettingId,
+} from '../core/settings/engramSettings';
 import type { Logger } from '../core/ports';
 
 /**
@@ -13,7 +19,10 @@ import type { Logger } from '../core/ports';
  * the settings allow, unless the user set them.
  */
 const DEMO_NOTES_THRESHOLDS: RawSettings = {
-  'sessionNotes.initTokens': 1_000, 'sessionNotes.updateGrowthTokens': 500, 'sessionNotes.updateGrowthPercent': 0, 'sessionNotes.updateToolCalls': 1,
+  'sessionNotes.initTokens': 1_000,
+  'sessionNotes.updateGrowthTokens': 500,
+  'sessionNotes.updateGrowthPercent': 0,
+  'sessionNotes.updateToolCalls': 1,
 };
 
 function readRaw(): RawSettings {
@@ -23,7 +32,12 @@ function readRaw(): RawSettings {
   if (raw.offlineDemo === true || process.env.ENGRAM_OFFLINE_DEMO === '1') {
     for (const [id, value] of Object.entries(DEMO_NOTES_THRESHOLDS) as Array<[SettingId, unknown]>) {
       const set = config.inspect(id);
-      if (set?.globalValue === undefined && set?.workspaceValue === undefined && set?.workspaceFolderValue === undefined) raw[id] = value;
+      if (
+        set?.globalValue === undefined &&
+        set?.workspaceValue === undefined &&
+        set?.workspaceFolderValue === undefined
+      )
+        raw[id] = value;
     }
   }
   return raw;

@@ -24,12 +24,19 @@ export class ContextStatusBar implements vscode.Disposable {
     this.item.text = `$(pulse) ${percent}%`;
     const used = gauge ? gauge.usedTokens.toLocaleString('en-US') : '0';
     const window = gauge ? gauge.window.toLocaleString('en-US') : '-';
-    const context = vscode.l10n.t('Engram context: {0} of {1} tokens used. Click to open the Memory Inspector.', used, window);
+    const context = vscode.l10n.t(
+      'Engram context: {0} of {1} tokens used. Click to open the Memory Inspector.',
+      used,
+      window,
+    );
     this.item.tooltip = this.teamLine ? `${context}\n${this.teamLine}` : context;
     const marks = gauge?.marks ?? [60, 80, 100];
-    this.item.backgroundColor = percent >= marks[1]
-      ? new vscode.ThemeColor('statusBarItem.errorBackground')
-      : percent >= marks[0] ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.backgroundColor =
+      percent >= marks[1]
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : percent >= marks[0]
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
   }
 
   /** The team sync's line of the tooltip (undefined: team memory is off here). */
@@ -43,7 +50,7 @@ export class ContextStatusBar implements vscode.Disposable {
   }
 
   get tooltip(): string {
-    return typeof this.item.tooltip === 'string' ? this.item.tooltip : this.item.tooltip?.value ?? '';
+    return typeof this.item.tooltip === 'string' ? this.item.tooltip : (this.item.tooltip?.value ?? '');
   }
 
   dispose(): void {

@@ -47,7 +47,9 @@ export class TeamMemoryCommands {
   register(): vscode.Disposable[] {
     return [
       vscode.commands.registerCommand('engram.syncTeamMemory', () => this.sync()),
-      vscode.commands.registerCommand('engram.setTeamMemoryToken', (token?: unknown) => this.setToken(typeof token === 'string' ? token : undefined)),
+      vscode.commands.registerCommand('engram.setTeamMemoryToken', (token?: unknown) =>
+        this.setToken(typeof token === 'string' ? token : undefined),
+      ),
     ];
   }
 
@@ -68,13 +70,17 @@ export class TeamMemoryCommands {
 
   /** `engram.setTeamMemoryToken`: asks in a password box unless given; an empty value clears it. */
   async setToken(given?: string): Promise<boolean> {
-    const token = given ?? await vscode.window.showInputBox({
-      title: vscode.l10n.t('Engram: Team Memory Token'),
-      prompt: vscode.l10n.t('The access token of your team\'s memory server, kept in VS Code Secret Storage. Leave empty to remove it.'),
-      password: true,
-      ignoreFocusOut: true,
-      validateInput: (v) => (/\s/.test(v.trim()) ? vscode.l10n.t('A token has no spaces.') : undefined),
-    });
+    const token =
+      given ??
+      (await vscode.window.showInputBox({
+        title: vscode.l10n.t('Engram: Team Memory Token'),
+        prompt: vscode.l10n.t(
+          "The access token of your team's memory server, kept in VS Code Secret Storage. Leave empty to remove it.",
+        ),
+        password: true,
+        ignoreFocusOut: true,
+        validateInput: (v) => (/\s/.test(v.trim()) ? vscode.l10n.t('A token has no spaces.') : undefined),
+      }));
     if (token === undefined) return false;
     if (token.trim() && /\s/.test(token.trim())) {
       void vscode.window.showErrorMessage(vscode.l10n.t('A token has no spaces.'));
@@ -98,22 +104,42 @@ export class TeamMemoryCommands {
     const token = (await teamMemoryToken(this.context.secrets))!;
     let report: TeamSyncReport;
     try {
-      report = await vscode.window.withProgress({
-        location: vscode.ProgressLocation.Notification,
-        title: vscode.l10n.t('Engram: syncing team memory'),
-      }, (progress) => this.chat().sessionSync() ?? this.syncAlone(token, (p) => {
-        progress.report({ message: p.phase === 'pull' ? vscode.l10n.t('pulling {0} of {1}', p.done, p.total) : vscode.l10n.t('pushing {0} of {1}', p.done, p.total) });
-      }));
+      report = await vscode.window.withProgress(
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: vscode.l10n.t('Engram: syncing team memory'),
+        },
+        (progress) =>
+          this.chat().sessionSync() ??
+          this.syncAlone(token, (p) => {
+            progress.report({
+              message:
+                p.phase === 'pull'
+                  ? vscode.l10n.t('pulling {0} of {1}', p.done, p.total)
+                  : vscode.l10n.t('pushing {0} of {1}', p.done, p.total),
+            });
+          }),
+      );
     } catch (error) {
       // Network and server trouble come back in the report; this is a local failure (a folder it cannot write, ...).
       this.logger.error('Team memory sync failed', error);
-      const text = vscode.l10n.t('Engram: the team memory sync failed: {0}', error instanceof Error ? error.message : String(error));
+      const text = vscode.l10n.t(
+        'Engram: the team memory sync failed: {0}',
+        error instanceof Error ? error.message : String(error),
+      );
       return this.tell({ ok: false, text }, 'error', [this.logAction()]);
     }
-    this.logger.info(`Team memory sync of ${report.repo} with ${report.server}: ${report.ok ? 'ok' : `failed: ${report.error}`}; pulled ${report.pulled.length}, pushed ${report.pushed.length}, skipped ${report.skipped.length}, blocked ${report.blocked.length}`);
+    this.logger.info(
+      `Team memory sync of ${report.repo} with ${report.server}: ${report.ok ? 'ok' : `failed: ${report.error}`}; pulled ${report.pulled.length}, pushed ${report.pushed.length}, skipped ${report.skipped.length}, blocked ${report.blocked.length}`,
+    );
     this.announce(report);
     const message = describeTeamSync(report, vscode.l10n.t);
-    const actions = message.level === 'info' ? [] : report.ok ? [this.inspectorAction()] : [this.tokenAction(), this.settingsAction(), this.logAction()];
+    const actions =
+      message.level === 'info'
+        ? []
+        : report.ok
+          ? [this.inspectorAction()]
+          : [this.tokenAction(), this.settingsAction(), this.logAction()];
     return this.tell({ ok: report.ok, text: message.text, report }, message.level, actions);
   }
 
@@ -121,27 +147,63 @@ export class TeamMemoryCommands {
   private async cannotSync(): Promise<{ text: string; actions: Action[] } | undefined> {
     if (!workspaceTrusted()) {
       return {
-        text: vscode.l10n.t('Engram: team memory never syncs in an untrusted workspace, since its files would be shared with your team. Trust the workspace first.'),
-        actions: [{ label: vscode.l10n.t('Manage Workspace Trust'), run: () => vscode.commands.executeCommand('workbench.trust.manage') }],
+        text: vscode.l10n.t(
+          'Engram: team memory never syncs in an untrusted workspace, since its files would be shared with your team. Trust the workspace first.',
+        ),
+        actions: [
+          {
+            label: vscode.l10n.t('Manage Workspace Trust'),
+            run: () => vscode.commands.executeCommand('workbench.trust.manage'),
+          },
+        ],
       };
     }
     const s = settings().teamMemory;
-    if (!s.enabled) return { text: vscode.l10n.t('Engram: team memory is off. Turn on the "engram.teamMemory.enabled" setting and set "engram.teamMemory.serverUrl".'), actions: [this.settingsAction()] };
-    if (!s.serverUrl) return { text: vscode.l10n.t('Engram: no team memory server. Set "engram.teamMemory.serverUrl" to your team\'s server.'), actions: [this.settingsAction()] };
-    if (!await teamMemoryToken(this.context.secrets)) {
-      return { text: vscode.l10n.t('Engram: no team memory token. Run "Engram: Set Team Memory Token" with the token your team\'s server gave you.'), actions: [this.tokenAction()] };
+    if (!s.enabled)
+      return {
+        text: vscode.l10n.t(
+          'Engram: team memory is off. Turn on the "engram.teamMemory.enabled" setting and set "engram.teamMemory.serverUrl".',
+        ),
+        actions: [this.settingsAction()],
+      };
+    if (!s.serverUrl)
+      return {
+        text: vscode.l10n.t('Engram: no team memory server. Set "engram.teamMemory.serverUrl" to your team\'s server.'),
+        actions: [this.settingsAction()],
+      };
+    if (!(await teamMemoryToken(this.context.secrets))) {
+      return {
+        text: vscode.l10n.t(
+          'Engram: no team memory token. Run "Engram: Set Team Memory Token" with the token your team\'s server gave you.',
+        ),
+        actions: [this.tokenAction()],
+      };
     }
-    if (!await loadEngine().repoSlugOf(workspaceCwd())) {
-      return { text: vscode.l10n.t('Engram: this workspace is not a git repository with an "origin" remote; team memory is shared per repository (owner/repo).'), actions: [] };
+    if (!(await loadEngine().repoSlugOf(workspaceCwd()))) {
+      return {
+        text: vscode.l10n.t(
+          'Engram: this workspace is not a git repository with an "origin" remote; team memory is shared per repository (owner/repo).',
+        ),
+        actions: [],
+      };
     }
     return undefined;
   }
 
   /** A sync with no session open: the same client the session uses, on the same folder. */
-  private async syncAlone(token: string, onProgress: (p: { phase: 'pull' | 'push'; done: number; total: number }) => void): Promise<TeamSyncReport> {
+  private async syncAlone(
+    token: string,
+    onProgress: (p: { phase: 'pull' | 'push'; done: number; total: number }) => void,
+  ): Promise<TeamSyncReport> {
     const engine = loadEngine();
     const repo = (await engine.repoSlugOf(workspaceCwd()))!;
-    const report = await engine.syncTeamMemory({ teamDir: await this.teamDir(), repo, serverUrl: settings().teamMemory.serverUrl, token, onProgress });
+    const report = await engine.syncTeamMemory({
+      teamDir: await this.teamDir(),
+      repo,
+      serverUrl: settings().teamMemory.serverUrl,
+      token,
+      onProgress,
+    });
     this.chat().teamSynced();
     return report;
   }
@@ -153,21 +215,37 @@ export class TeamMemoryCommands {
 
   /** Shows the outcome (never awaited: tests run without notifications) and returns it. */
   private tell(outcome: TeamSyncOutcome, level: 'info' | 'warning' | 'error', actions: Action[]): TeamSyncOutcome {
-    const show = level === 'info' ? vscode.window.showInformationMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
-    void Promise.resolve(show(outcome.text, ...actions.map((a) => a.label))).then((picked) => actions.find((a) => a.label === picked)?.run());
+    const show =
+      level === 'info'
+        ? vscode.window.showInformationMessage
+        : level === 'warning'
+          ? vscode.window.showWarningMessage
+          : vscode.window.showErrorMessage;
+    void Promise.resolve(show(outcome.text, ...actions.map((a) => a.label))).then((picked) =>
+      actions.find((a) => a.label === picked)?.run(),
+    );
     return outcome;
   }
 
   private tokenAction(): Action {
-    return { label: vscode.l10n.t('Set Token'), run: () => vscode.commands.executeCommand('engram.setTeamMemoryToken') };
+    return {
+      label: vscode.l10n.t('Set Token'),
+      run: () => vscode.commands.executeCommand('engram.setTeamMemoryToken'),
+    };
   }
 
   private settingsAction(): Action {
-    return { label: vscode.l10n.t('Open Settings'), run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'engram.teamMemory') };
+    return {
+      label: vscode.l10n.t('Open Settings'),
+      run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'engram.teamMemory'),
+    };
   }
 
   private inspectorAction(): Action {
-    return { label: vscode.l10n.t('Open Memory Inspector'), run: () => vscode.commands.executeCommand('engram.openInspector') };
+    return {
+      label: vscode.l10n.t('Open Memory Inspector'),
+      run: () => vscode.commands.executeCommand('engram.openInspector'),
+    };
   }
 
   private logAction(): Action {

@@ -11,7 +11,7 @@ export const TEAM_SYNC_WORDS = {
   blocked: '{0} was not uploaded: it holds a secret ({1}, rule {2}, line {3}). Remove the secret, then sync again.',
   /** A file skipped for its size or the server's cap; the detail says which, in words. */
   skipped: '{0} was not uploaded: {1}.',
-  conflict: '{0}: the server\'s version won; your edit is kept at {1}.',
+  conflict: "{0}: the server's version won; your edit is kept at {1}.",
   more: '…and {0} more (see the Memory Inspector).',
   tooltipNever: 'Team memory: not synced yet.',
   tooltipSynced: 'Team memory of {0}: last sync {1}, {2}.',
@@ -35,7 +35,9 @@ export function describeTeamSync(report: TeamSyncReport, t: Translate): TeamSync
   const notes = [
     ...report.blocked.map((b) => t(TEAM_SYNC_WORDS.blocked, b.path, b.kind, b.rule, b.line)),
     ...report.skipped.map((s) => t(TEAM_SYNC_WORDS.skipped, s.path, s.detail)),
-    ...report.pulled.filter((p) => p.reason === 'conflict').map((p) => t(TEAM_SYNC_WORDS.conflict, p.path, p.keptAt ?? '.conflicts')),
+    ...report.pulled
+      .filter((p) => p.reason === 'conflict')
+      .map((p) => t(TEAM_SYNC_WORDS.conflict, p.path, p.keptAt ?? '.conflicts')),
   ];
   const named = notes.slice(0, NAMED_FILES);
   if (notes.length > NAMED_FILES) named.push(t(TEAM_SYNC_WORDS.more, notes.length - NAMED_FILES));
@@ -52,5 +54,11 @@ export function teamSyncTooltip(report: TeamSyncReport | null, t: Translate, tim
 }
 
 function counts(report: TeamSyncReport, t: Translate): string {
-  return t(TEAM_SYNC_WORDS.counts, report.pulled.length, report.pushed.length, report.skipped.length, report.blocked.length);
+  return t(
+    TEAM_SYNC_WORDS.counts,
+    report.pulled.length,
+    report.pushed.length,
+    report.skipped.length,
+    report.blocked.length,
+  );
 }

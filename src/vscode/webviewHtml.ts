@@ -24,7 +24,12 @@ export function makeNonce(): string {
  * template with a style binding: see webview/shared/components.ts). 'report-sample' puts the start of
  * what was blocked into the page's securitypolicyviolation event, to tell what tripped the policy.
  */
-export function renderWebviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, view: ViewId, title: string): string {
+export function renderWebviewHtml(
+  webview: vscode.Webview,
+  extensionUri: vscode.Uri,
+  view: ViewId,
+  title: string,
+): string {
   const nonce = makeNonce();
   const asset = (...parts: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...parts)).toString();
   const csp = [

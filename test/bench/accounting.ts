@@ -16,7 +16,11 @@ const SAMPLES = 101;
 export async function run(): Promise<Metrics> {
   await ensureTokenizer();
   const metrics: Metrics = {};
-  for (const [name, size] of [['10k', 10_000], ['100k', 100_000], ['200k', 200_000]] as const) {
+  for (const [name, size] of [
+    ['10k', 10_000],
+    ['100k', 100_000],
+    ['200k', 200_000],
+  ] as const) {
     metrics[`accounting_ms_${name}`] = { value: round(accountingMedianMs(size), 3), unit: 'ms', target: 1 };
   }
   metrics.tokenizer_cold_ms = { value: round(tokenizerColdMs(), 1), unit: 'ms' };
@@ -53,10 +57,13 @@ function conversationOf(tokens: number, estimator: TokenEstimator): ApiMessage[]
     const id = `toolu_${turn}`;
     const round: ApiMessage[] = [
       { role: 'user', content: [{ type: 'text', text: promptText(turn + 1_000_000) }] },
-      { role: 'assistant', content: [
-        { type: 'text', text: `Let me look at module ${turn}.` },
-        { type: 'tool_use', id, name: 'Read', input: { file_path: `/work/src/module${turn}.ts` } },
-      ] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: `Let me look at module ${turn}.` },
+          { type: 'tool_use', id, name: 'Read', input: { file_path: `/work/src/module${turn}.ts` } },
+        ],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: codeText(turn, 60) }] },
     ];
     messages.push(...round);
@@ -66,14 +73,18 @@ function conversationOf(tokens: number, estimator: TokenEstimator): ApiMessage[]
 }
 
 function promptText(i: number): string {
-  return `Request ${i}: please update the handler in src/server/route${i % 97}.ts so that it validates ` +
-    `the payload (field id${i} must be a positive integer) and returns 400 with a helpful message otherwise.`;
+  return (
+    `Request ${i}: please update the handler in src/server/route${i % 97}.ts so that it validates ` +
+    `the payload (field id${i} must be a positive integer) and returns 400 with a helpful message otherwise.`
+  );
 }
 
 function codeText(seed: number, lines: number): string {
   const out: string[] = [];
   for (let l = 0; l < lines; l++) {
-    out.push(`${l + 1}\texport function handler${seed}_${l}(input: Record<string, unknown>): number { return Number(input.v${l}) * ${seed + l}; }`);
+    out.push(
+      `${l + 1}\texport function handler${seed}_${l}(input: Record<string, unknown>): number { return Number(input.v${l}) * ${seed + l}; }`,
+    );
   }
   return out.join('\n');
 }

@@ -33,7 +33,8 @@ export async function run(): Promise<Metrics> {
     const gauge = await runCli(wrapper, ['gauge', file, '--json'], dir);
     const compact = await runCli(wrapper, ['compact', file, '--json'], dir);
     const out = JSON.parse(compact.stdout) as { tokensAfter?: number; error?: string };
-    if (out.error === undefined && !(Number(out.tokensAfter) > 0)) throw new Error(`compact reported tokensAfter ${String(out.tokensAfter)}`);
+    if (out.error === undefined && !(Number(out.tokensAfter) > 0))
+      throw new Error(`compact reported tokensAfter ${String(out.tokensAfter)}`);
     // The worst case, reported: a session never compacted, so every line stays reachable and is held.
     const flat = path.join(dir, 'flat.jsonl');
     await fs.promises.rm(file);
@@ -60,7 +61,10 @@ function runCli(wrapper: string, args: string[], home: string): Promise<{ ms: nu
   return new Promise((resolve, reject) => {
     const started = performance.now();
     // No API key: an automatic compaction must not call a model in the bench.
-    const child = spawn(process.execPath, [wrapper, cli, ...args], { env: { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [wrapper, cli, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const stdout: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => stdout.push(d));
@@ -69,9 +73,13 @@ function runCli(wrapper: string, args: string[], home: string): Promise<{ ms: nu
     child.on('close', (code) => {
       const ms = performance.now() - started;
       const kb = /ENGRAM_BENCH_MAXRSS_KB (\d+)/.exec(stderr)?.[1];
-      if (!kb) return reject(new Error(`engram ${args[0]} exited ${String(code)} without reporting its memory: ${stderr.slice(0, 500)}`));
+      if (!kb)
+        return reject(
+          new Error(`engram ${args[0]} exited ${String(code)} without reporting its memory: ${stderr.slice(0, 500)}`),
+        );
       // 3 is "the stage could not run" (e.g. nothing to compact): still a measured run.
-      if (code !== 0 && code !== 3) return reject(new Error(`engram ${args[0]} exited ${String(code)}: ${stderr.slice(0, 500)}`));
+      if (code !== 0 && code !== 3)
+        return reject(new Error(`engram ${args[0]} exited ${String(code)}: ${stderr.slice(0, 500)}`));
       resolve({ ms, rssMb: Number(kb) / 1024, stdout: Buffer.concat(stdout).toString() });
     });
   });

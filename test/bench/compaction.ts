@@ -19,7 +19,13 @@ import type { ApiMessage } from '../../src/core/conversation/types';
 import { PromptTooLongError } from '../../src/core/llm/errors';
 import { TokenEstimator } from '../../src/core/tokens/accounting';
 import { countTokens, ensureTokenizer } from '../../src/core/tokens/tokenizer';
-import { charTokens, conversationArb, requestProblem, ScriptedClient, SUMMARY_ANSWER } from '../unit/compaction/compactionSupport';
+import {
+  charTokens,
+  conversationArb,
+  requestProblem,
+  ScriptedClient,
+  SUMMARY_ANSWER,
+} from '../unit/compaction/compactionSupport';
 import { CC_FIXTURES, fixtureTranscripts } from '../unit/conversation/testSupport';
 
 type Metrics = Record<string, { value: number; unit: string; target?: number }>;
@@ -37,27 +43,39 @@ export async function run(): Promise<Metrics> {
     metrics[`compaction_conversation_tokens_${size}`] = { value: total, unit: 'tokens' };
     const settings = { ...DEFAULT_COMPACTION_SETTINGS, contextWindow: 200_000 };
     metrics[`microcompact_ms_${size}`] = {
-      value: round(median(RUNS, () => {
-        const r = microStep(entries, total, { settings, tokensOf, automatic: false });
-        if (!r) throw new Error('microcompact found nothing to trim');
-      })),
+      value: round(
+        median(RUNS, () => {
+          const r = microStep(entries, total, { settings, tokensOf, automatic: false });
+          if (!r) throw new Error('microcompact found nothing to trim');
+        }),
+      ),
       unit: 'ms',
       ...(size === 5_000 ? { target: 20 } : {}),
     };
     let calls = 0;
     let run = 0;
     metrics[`sm_compact_ms_${size}`] = {
-      value: round(median(RUNS, () => {
-        const out = compactWithNotes({ text: notesText(run++), lastSummarizedMessageId: entries[entries.length - 40].uuids[0] }, looksTemplateOnly, {
-          entries,
-          bounds: { minTokens: settings.keepMinTokens, minTextMessages: settings.keepMinTextMessages, maxTokens: settings.keepMaxTokens },
-          thresholdTokens: 160_000,
-          tokensOf,
-          tokensBefore: total,
-        });
-        if (!out.ok) throw new Error(`session-memory compaction declined: ${out.reason}`);
-        calls += out.result.modelCalls;
-      })),
+      value: round(
+        median(RUNS, () => {
+          const out = compactWithNotes(
+            { text: notesText(run++), lastSummarizedMessageId: entries[entries.length - 40].uuids[0] },
+            looksTemplateOnly,
+            {
+              entries,
+              bounds: {
+                minTokens: settings.keepMinTokens,
+                minTextMessages: settings.keepMinTextMessages,
+                maxTokens: settings.keepMaxTokens,
+              },
+              thresholdTokens: 160_000,
+              tokensOf,
+              tokensBefore: total,
+            },
+          );
+          if (!out.ok) throw new Error(`session-memory compaction declined: ${out.reason}`);
+          calls += out.result.modelCalls;
+        }),
+      ),
       unit: 'ms',
       ...(size === 5_000 ? { target: 20 } : {}),
     };
@@ -75,11 +93,34 @@ function conversationOf(count: number): CompactionEntry[] {
   const sizes = [250, 850, 2_000, 4_000];
   for (let r = 0; out.length < count; r++) {
     const id = `msg_${r}`;
-    out.push({ message: { role: 'user', content: `Request ${r}: update src/route${r % 97}.ts so that field id${r} is validated and a helpful 400 is returned otherwise.` }, uuids: [`u${r}`], messageIds: [] });
+    out.push({
+      message: {
+        role: 'user',
+        content: `Request ${r}: update src/route${r % 97}.ts so that field id${r} is validated and a helpful 400 is returned otherwise.`,
+      },
+      uuids: [`u${r}`],
+      messageIds: [],
+    });
     const calls = r % 5 === 0 ? 2 : 1;
-    const uses = Array.from({ length: calls }, (_, k) => ({ type: 'tool_use' as const, id: `toolu_${r}_${k}`, name: 'Read', input: { file_path: `/work/src/module${r}_${k}.ts` } }));
-    out.push({ message: { role: 'assistant', content: [{ type: 'text', text: `Reading module ${r}.` }, ...uses] }, uuids: [`a${r}`], messageIds: [id] });
-    const results: ApiMessage = { role: 'user', content: uses.map((u, k) => ({ type: 'tool_result' as const, tool_use_id: u.id, content: code(r * 7 + k, sizes[(r + k) % sizes.length]) })) };
+    const uses = Array.from({ length: calls }, (_, k) => ({
+      type: 'tool_use' as const,
+      id: `toolu_${r}_${k}`,
+      name: 'Read',
+      input: { file_path: `/work/src/module${r}_${k}.ts` },
+    }));
+    out.push({
+      message: { role: 'assistant', content: [{ type: 'text', text: `Reading module ${r}.` }, ...uses] },
+      uuids: [`a${r}`],
+      messageIds: [id],
+    });
+    const results: ApiMessage = {
+      role: 'user',
+      content: uses.map((u, k) => ({
+        type: 'tool_result' as const,
+        tool_use_id: u.id,
+        content: code(r * 7 + k, sizes[(r + k) % sizes.length]),
+      })),
+    };
     out.push({ message: results, uuids: uses.map((_, k) => `r${r}_${k}`), messageIds: [] });
   }
   return out.slice(0, count);
@@ -87,13 +128,27 @@ function conversationOf(count: number): CompactionEntry[] {
 
 function code(seed: number, chars: number): string {
   let s = '';
-  for (let l = 0; s.length < chars; l++) s += `${l + 1}\texport function handler${seed}_${l}(input: Record<string, unknown>): number { return Number(input.v${l}) * ${seed + l}; }\n`;
+  for (let l = 0; s.length < chars; l++)
+    s += `${l + 1}\texport function handler${seed}_${l}(input: Record<string, unknown>): number { return Number(input.v${l}) * ${seed + l}; }\n`;
   return s.slice(0, chars);
 }
 
 function notesText(n: number): string {
-  const section = (title: string, lines: number) => `# ${title}\n_What belongs here_\n${Array.from({ length: lines }, (_, i) => `- note ${n}.${i}: the parser handles case ${i} by checking the token kind first.`).join('\n')}\n`;
-  return ['Session Title', 'Current State', 'Task specification', 'Files and Functions', 'Workflow', 'Errors & Corrections', 'Learnings', 'Key results', 'Worklog'].map((t) => section(t, 25)).join('\n');
+  const section = (title: string, lines: number) =>
+    `# ${title}\n_What belongs here_\n${Array.from({ length: lines }, (_, i) => `- note ${n}.${i}: the parser handles case ${i} by checking the token kind first.`).join('\n')}\n`;
+  return [
+    'Session Title',
+    'Current State',
+    'Task specification',
+    'Files and Functions',
+    'Workflow',
+    'Errors & Corrections',
+    'Learnings',
+    'Key results',
+    'Worklog',
+  ]
+    .map((t) => section(t, 25))
+    .join('\n');
 }
 
 /** Every stage over random histories and the fixtures; each result goes through the API's validator. */
@@ -114,21 +169,45 @@ async function invalidRequests(): Promise<{ invalid: number; total: number }> {
   return { invalid, total };
 }
 
-async function everyStage(entries: CompactionEntry[], tokensOf: TokensOf, notes: string, check: (m: readonly ApiMessage[]) => void): Promise<void> {
+async function everyStage(
+  entries: CompactionEntry[],
+  tokensOf: TokensOf,
+  notes: string,
+  check: (m: readonly ApiMessage[]) => void,
+): Promise<void> {
   const micro = { keepRecent: 5, maxChars: 2_000 };
   const step = microStep(entries, 0, { settings: { ...DEFAULT_COMPACTION_SETTINGS }, tokensOf, automatic: false });
   if (step) check(step.entries.map((e) => e.message));
   for (const cursorAt of [entries.length - 1, Math.floor(entries.length / 2), 0]) {
     const cursor = entries[cursorAt]?.uuids[0];
-    const sm = compactWithNotes({ text: notes, ...(cursor ? { lastSummarizedMessageId: cursor } : {}) }, looksTemplateOnly, {
-      entries, bounds: { minTokens: 300, minTextMessages: 2, maxTokens: 2_000 }, thresholdTokens: Number.POSITIVE_INFINITY, tokensOf,
-    });
+    const sm = compactWithNotes(
+      { text: notes, ...(cursor ? { lastSummarizedMessageId: cursor } : {}) },
+      looksTemplateOnly,
+      {
+        entries,
+        bounds: { minTokens: 300, minTextMessages: 2, maxTokens: 2_000 },
+        thresholdTokens: Number.POSITIVE_INFINITY,
+        tokensOf,
+      },
+    );
     if (sm.ok) check(sm.result.entries.map((e) => e.message));
   }
-  const full = await fullCompact({ entries, tokensOf, micro, summarizer: { client: new ScriptedClient([SUMMARY_ANSWER]), model: 'm', maxTokens: 100, system: [], tools: [] } });
+  const full = await fullCompact({
+    entries,
+    tokensOf,
+    micro,
+    summarizer: { client: new ScriptedClient([SUMMARY_ANSWER]), model: 'm', maxTokens: 100, system: [], tools: [] },
+  });
   if (full.ok) check(full.result.entries.map((e) => e.message));
   const before = sumTokens(entries, tokensOf);
-  const reactive = await reactiveCompact({ entries, error: new PromptTooLongError('x', before * 2, before), attempt: 1, contextWindow: before, tokensOf, micro });
+  const reactive = await reactiveCompact({
+    entries,
+    error: new PromptTooLongError('x', before * 2, before),
+    attempt: 1,
+    contextWindow: before,
+    tokensOf,
+    micro,
+  });
   if (reactive.ok) check(reactive.result.entries.map((e) => e.message));
 }
 

@@ -61,7 +61,8 @@ export async function run(): Promise<Metrics> {
   } finally {
     await browser.close();
   }
-  if (rendered.entries < 200 || rendered.events !== 100) throw new Error(`rendered ${rendered.entries} entries and ${rendered.events} events, expected 200+ and 100`);
+  if (rendered.entries < 200 || rendered.events !== 100)
+    throw new Error(`rendered ${rendered.entries} entries and ${rendered.events} events, expected 200+ and 100`);
   const sorted = times.slice().sort((a, b) => a - b);
   return {
     inspector_render_ms: { value: round(sorted[Math.floor(sorted.length / 2)]), unit: 'ms', target: 150 },
@@ -81,16 +82,26 @@ async function benchSnapshot(): Promise<InspectorSnapshot> {
     writeTranscript(transcript, 's', '/bench');
     const notes = path.join(project, 's', 'session-memory');
     writeFile(path.join(notes, 'summary.md'), NOTES_TEXT);
-    writeFile(path.join(notes, 'state.json'), JSON.stringify({ version: 1, lastSummarizedMessageId: 'msg_3', updatedAt: new Date().toISOString() }));
+    writeFile(
+      path.join(notes, 'state.json'),
+      JSON.stringify({ version: 1, lastSummarizedMessageId: 'msg_3', updatedAt: new Date().toISOString() }),
+    );
     const snapshot = await buildInspectorSnapshot({
       source: { kind: 'current', label: 'Current session', readOnly: false, root: dir, projectKey: '-bench' },
       sessionId: 's',
       transcriptPath: undefined,
       gauge: {
-        usedTokens: 131_000, window: 200_000, reservedForOutput: 16_000, marks: [60, 80, 100],
+        usedTokens: 131_000,
+        window: 200_000,
+        reservedForOutput: 16_000,
+        marks: [60, 80, 100],
         breakdown: [
-          { category: 'system', tokens: 1_900 }, { category: 'tools', tokens: 2_400 }, { category: 'instructions', tokens: 1_200 },
-          { category: 'memory index', tokens: 4_100 }, { category: 'recalled memories', tokens: 900 }, { category: 'messages', tokens: 70_500 },
+          { category: 'system', tokens: 1_900 },
+          { category: 'tools', tokens: 2_400 },
+          { category: 'instructions', tokens: 1_200 },
+          { category: 'memory index', tokens: 4_100 },
+          { category: 'recalled memories', tokens: 900 },
+          { category: 'messages', tokens: 70_500 },
           { category: 'tool results', tokens: 50_000 },
         ],
       },
@@ -101,7 +112,8 @@ async function benchSnapshot(): Promise<InspectorSnapshot> {
       canUndoCompaction: true,
       now: Date.now(),
     });
-    if (snapshot.memory.entries.filter((e) => e.group === 'private').length !== 200) throw new Error('the bench memory folder does not have 200 entries');
+    if (snapshot.memory.entries.filter((e) => e.group === 'private').length !== 200)
+      throw new Error('the bench memory folder does not have 200 entries');
     return snapshot;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -112,19 +124,51 @@ function timeline(n: number): TimelineEntry[] {
   const start = Date.now() - n * 60_000;
   return Array.from({ length: n }, (_, i): TimelineEntry => {
     const at = start + i * 60_000;
-    if (i % 3 === 0) return { kind: 'notes', at, event: { type: 'notesUpdated', path: 'p', kind: 'update', tokens: 2_000 + i, sections: [], condensed: false, overCap: { sections: [] }, lastSummarizedMessageId: `msg_${i}`, agentIds: [], modelCalls: 2, durationMs: 900 } };
-    if (i % 3 === 1) return { kind: 'memory', at, event: { type: 'memorySaved', file: `topic_${i}.md`, title: `Topic ${i}`, by: 'extraction' } };
+    if (i % 3 === 0)
+      return {
+        kind: 'notes',
+        at,
+        event: {
+          type: 'notesUpdated',
+          path: 'p',
+          kind: 'update',
+          tokens: 2_000 + i,
+          sections: [],
+          condensed: false,
+          overCap: { sections: [] },
+          lastSummarizedMessageId: `msg_${i}`,
+          agentIds: [],
+          modelCalls: 2,
+          durationMs: 900,
+        },
+      };
+    if (i % 3 === 1)
+      return {
+        kind: 'memory',
+        at,
+        event: { type: 'memorySaved', file: `topic_${i}.md`, title: `Topic ${i}`, by: 'extraction' },
+      };
     const event: CompactionEvent = {
-      id: `evt-${i}`, stage: i % 2 ? 'full' : 'micro', trigger: 'auto', tokensBefore: 160_000, tokensAfter: 40_000, durationMs: 1_200,
-      modelCalls: i % 2, replacedIds: Array.from({ length: 40 }, (_, k) => `u${i}-${k}`), keptFrom: 40,
-      summaryText: `## Request and intent\nCompaction ${i}: ${'the user wants the greeting fixed. '.repeat(20)}`, at,
+      id: `evt-${i}`,
+      stage: i % 2 ? 'full' : 'micro',
+      trigger: 'auto',
+      tokensBefore: 160_000,
+      tokensAfter: 40_000,
+      durationMs: 1_200,
+      modelCalls: i % 2,
+      replacedIds: Array.from({ length: 40 }, (_, k) => `u${i}-${k}`),
+      keptFrom: 40,
+      summaryText: `## Request and intent\nCompaction ${i}: ${'the user wants the greeting fixed. '.repeat(20)}`,
+      at,
     };
     return { kind: 'compaction', at, event };
   });
 }
 
 function pageHtml(script: string): string {
-  const css = ['media/common.css', 'media/inspector.css'].map((f) => fs.readFileSync(path.join(root, f), 'utf8')).join('\n');
+  const css = ['media/common.css', 'media/inspector.css']
+    .map((f) => fs.readFileSync(path.join(root, f), 'utf8'))
+    .join('\n');
   // VS Code's theme variables are not here (the page falls back to defaults); layout work is the same.
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><style>${css}</style></head>
 <body data-engram-view="inspector" class="vscode-light"><div id="app" role="main" aria-busy="true"></div>
@@ -134,13 +178,24 @@ function pageHtml(script: string): string {
 
 async function launch(): Promise<Browser> {
   const hostModules = path.join(root, '.vscode-test', 'cs', 'node_modules');
-  if (!fs.existsSync(path.join(hostModules, 'playwright-core'))) throw new Error('playwright-core is missing: run `npm run setup:test-host` first');
+  if (!fs.existsSync(path.join(hostModules, 'playwright-core')))
+    throw new Error('playwright-core is missing: run `npm run setup:test-host` first');
   const { chromium } = createRequire(path.join(hostModules, 'noop.js'))('playwright-core') as {
     chromium: { launch(opts: Record<string, unknown>): Promise<Browser> };
   };
   return chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

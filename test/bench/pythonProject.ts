@@ -39,19 +39,114 @@ class Picker {
 
 const PACKAGES = ['ledgerline', 'tidewater', 'quarrystone', 'orbitdesk', 'harborview', 'brightpath'];
 const MODULE_NAMES = [
-  'accounts', 'audit', 'batching', 'billing', 'cache', 'calendar', 'clients', 'currency', 'events', 'exporters',
-  'fees', 'forecast', 'importers', 'invoices', 'journal', 'locks', 'metrics', 'notifications', 'parsing', 'payments',
-  'permissions', 'pricing', 'reconcile', 'reports', 'retries', 'scheduler', 'serializers', 'sessions', 'storage',
-  'taxes', 'timeutil', 'transfers', 'validation', 'webhooks', 'workers', 'quotas',
+  'accounts',
+  'audit',
+  'batching',
+  'billing',
+  'cache',
+  'calendar',
+  'clients',
+  'currency',
+  'events',
+  'exporters',
+  'fees',
+  'forecast',
+  'importers',
+  'invoices',
+  'journal',
+  'locks',
+  'metrics',
+  'notifications',
+  'parsing',
+  'payments',
+  'permissions',
+  'pricing',
+  'reconcile',
+  'reports',
+  'retries',
+  'scheduler',
+  'serializers',
+  'sessions',
+  'storage',
+  'taxes',
+  'timeutil',
+  'transfers',
+  'validation',
+  'webhooks',
+  'workers',
+  'quotas',
 ];
-const NOUNS = ['record', 'entry', 'batch', 'account', 'amount', 'period', 'rule', 'event', 'payload', 'window', 'limit',
-  'owner', 'status', 'invoice', 'schedule', 'report', 'snapshot', 'token', 'row', 'transfer', 'balance', 'item', 'job'];
-const VERBS = ['load', 'parse', 'validate', 'apply', 'merge', 'compute', 'render', 'flush', 'collect', 'resolve',
-  'normalize', 'split', 'group', 'export', 'sync', 'build', 'check', 'format', 'update', 'match', 'select', 'close'];
-const FIELDS = ['id', 'owner', 'status', 'amount', 'currency', 'created_at', 'updated_at', 'period', 'reference', 'tags', 'priority'];
+const NOUNS = [
+  'record',
+  'entry',
+  'batch',
+  'account',
+  'amount',
+  'period',
+  'rule',
+  'event',
+  'payload',
+  'window',
+  'limit',
+  'owner',
+  'status',
+  'invoice',
+  'schedule',
+  'report',
+  'snapshot',
+  'token',
+  'row',
+  'transfer',
+  'balance',
+  'item',
+  'job',
+];
+const VERBS = [
+  'load',
+  'parse',
+  'validate',
+  'apply',
+  'merge',
+  'compute',
+  'render',
+  'flush',
+  'collect',
+  'resolve',
+  'normalize',
+  'split',
+  'group',
+  'export',
+  'sync',
+  'build',
+  'check',
+  'format',
+  'update',
+  'match',
+  'select',
+  'close',
+];
+const FIELDS = [
+  'id',
+  'owner',
+  'status',
+  'amount',
+  'currency',
+  'created_at',
+  'updated_at',
+  'period',
+  'reference',
+  'tags',
+  'priority',
+];
 const PURPOSES = [
-  'keeps the rules for', 'reads and writes', 'turns raw input into', 'checks and normalises', 'groups and totals',
-  'schedules the work on', 'sends out the changes to', 'caches the lookups of',
+  'keeps the rules for',
+  'reads and writes',
+  'turns raw input into',
+  'checks and normalises',
+  'groups and totals',
+  'schedules the work on',
+  'sends out the changes to',
+  'caches the lookups of',
 ];
 
 export interface PyModule {
@@ -82,7 +177,9 @@ export interface PyProject {
 
 /** Lines of each module, biggest first: a few large central files, a middle, and small helpers. */
 function moduleSizes(p: Picker, count: number): number[] {
-  return Array.from({ length: count }, (_, i) => (i < 4 ? p.int(410, 540) : i < 14 ? p.int(260, 420) : p.int(100, 260))).sort((a, b) => b - a);
+  return Array.from({ length: count }, (_, i) =>
+    i < 4 ? p.int(410, 540) : i < 14 ? p.int(260, 420) : p.int(100, 260),
+  ).sort((a, b) => b - a);
 }
 
 /** Every module has at least this many functions: the first ones are what other modules import. */
@@ -92,7 +189,10 @@ const MIN_FUNCTIONS = 3;
  * the first function of the module at 0 (the session traces its callers and fixes them), and the one
  * at 2 creates the class of the one at 1 and calls its first method (the session renames that method).
  */
-const CALLS_FIRST_FUNCTION: Array<[number, number]> = [[4, 0], [5, 0]];
+const CALLS_FIRST_FUNCTION: Array<[number, number]> = [
+  [4, 0],
+  [5, 0],
+];
 const USES_CLASS: [number, number] = [2, 1];
 
 export function generateProject(seed: number): PyProject {
@@ -103,13 +203,18 @@ export function generateProject(seed: number): PyProject {
   const used = new Set<string>();
   // Names first, so a module can import from any other, bigger or smaller.
   const modules: PyModule[] = names.map((name) => ({
-    path: `src/${pkg}/${name}.py`, name, functions: [], methods: [], calls: [],
+    path: `src/${pkg}/${name}.py`,
+    name,
+    functions: [],
+    methods: [],
+    calls: [],
     className: `${capital(singular(name))}${p.one(['Store', 'Service', 'Registry', 'Builder', 'Manager'])}`,
   }));
   modules.forEach((m, i) => {
     // More names than a module of 600 lines uses; moduleText keeps the ones it wrote.
     for (let n = 0; n < 45; n++) m.functions.push(uniqueName(p, used, singular(m.name)));
-    for (let n = 0; n < Math.min(6, Math.max(2, Math.floor(sizes[i] / 100))); n++) m.methods.push(uniqueName(p, used, singular(m.name)));
+    for (let n = 0; n < Math.min(6, Math.max(2, Math.floor(sizes[i] / 100))); n++)
+      m.methods.push(uniqueName(p, used, singular(m.name)));
   });
   const files = new Map<string, string>();
   modules.forEach((m, i) => {
@@ -155,13 +260,20 @@ function plural(noun: string): string {
 }
 
 function capital(s: string): string {
-  return s.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+  return s
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
 }
 
 /** The module's source, filled with functions until it has about `lines` lines; the functions it has. */
 function moduleText(p: Picker, pkg: string, m: PyModule, lines: number): { text: string; functions: string[] } {
   const topic = singular(m.name);
-  const constants = [`MAX_${topic.toUpperCase()}S`, `DEFAULT_${topic.toUpperCase()}_TIMEOUT`, `${topic.toUpperCase()}_FIELDS`];
+  const constants = [
+    `MAX_${topic.toUpperCase()}S`,
+    `DEFAULT_${topic.toUpperCase()}_TIMEOUT`,
+    `${topic.toUpperCase()}_FIELDS`,
+  ];
   const head = [
     `"""${capital(m.name)}: ${p.one(PURPOSES)} ${topic} data for ${pkg}.`,
     '',
@@ -183,7 +295,11 @@ function moduleText(p: Picker, pkg: string, m: PyModule, lines: number): { text:
     '',
     `${constants[0]} = ${p.int(50, 500)}`,
     `${constants[1]} = ${p.int(5, 120)}`,
-    `${constants[2]} = (${p.shuffled(FIELDS).slice(0, 4).map((f) => `"${f}"`).join(', ')})`,
+    `${constants[2]} = (${p
+      .shuffled(FIELDS)
+      .slice(0, 4)
+      .map((f) => `"${f}"`)
+      .join(', ')})`,
     '',
     '',
     `class ${capital(topic)}Error(Exception):`,
@@ -218,14 +334,24 @@ function classText(p: Picker, m: PyModule, topic: string): string[] {
     `class ${m.className}:`,
     `    """The ${topic} records of one owner, with the rules that apply to them."""`,
     '',
-    ...fields.map((f) => `    ${f}: ${f === 'amount' ? 'Decimal = Decimal("0")' : f === 'tags' ? 'list[str] = field(default_factory=list)' : 'str = ""'}`),
+    ...fields.map(
+      (f) =>
+        `    ${f}: ${f === 'amount' ? 'Decimal = Decimal("0")' : f === 'tags' ? 'list[str] = field(default_factory=list)' : 'str = ""'}`,
+    ),
     `    items: list[dict[str, Any]] = field(default_factory=list)`,
   ];
   for (const method of m.methods) {
     const attr = p.one(fields);
-    out.push('', `    def ${method}(self, ${topic}: dict[str, Any]) -> bool:`, `        """${capital(method.split('_')[0])} one ${topic} against this ${m.className}."""`,
-      `        if ${topic}.get("${attr}") in (None, ""):`, `            logger.debug("%s: no ${attr} on %r", "${method}", ${topic})`, '            return False',
-      `        self.items.append(${topic})`, '        return True');
+    out.push(
+      '',
+      `    def ${method}(self, ${topic}: dict[str, Any]) -> bool:`,
+      `        """${capital(method.split('_')[0])} one ${topic} against this ${m.className}."""`,
+      `        if ${topic}.get("${attr}") in (None, ""):`,
+      `            logger.debug("%s: no ${attr} on %r", "${method}", ${topic})`,
+      '            return False',
+      `        self.items.append(${topic})`,
+      '        return True',
+    );
   }
   return out;
 }
@@ -236,14 +362,25 @@ function classUseText(p: Picker, name: string, other: PyModule): string[] {
   return [
     `def ${name}(${plural(noun)}: Iterable[dict[str, Any]]) -> int:`,
     `    """Hand the ${plural(noun)} to a fresh ${other.className}; how many it accepted."""`,
-    `    store = ${other.className}()`, '    accepted = 0', `    for ${noun} in ${plural(noun)}:`,
-    `        if store.${other.methods[0]}(${noun}):`, '            accepted += 1',
-    `    logger.info("%s: %d accepted", "${name}", accepted)`, '    return accepted',
+    `    store = ${other.className}()`,
+    '    accepted = 0',
+    `    for ${noun} in ${plural(noun)}:`,
+    `        if store.${other.methods[0]}(${noun}):`,
+    '            accepted += 1',
+    `    logger.info("%s: %d accepted", "${name}", accepted)`,
+    '    return accepted',
   ];
 }
 
 /** One top-level function: signature, one-line docstring (edits anchor on it), and a body from a template. */
-function functionText(p: Picker, name: string, topic: string, constants: string[], helper: string, first: boolean): string[] {
+function functionText(
+  p: Picker,
+  name: string,
+  topic: string,
+  constants: string[],
+  helper: string,
+  first: boolean,
+): string[] {
   const noun = p.one(NOUNS);
   const arg = plural(noun);
   const other = p.one(NOUNS.filter((n) => n !== noun));
@@ -252,42 +389,83 @@ function functionText(p: Picker, name: string, topic: string, constants: string[
   const doc = `    """${capital(name.split('_')[0])} the ${arg} of one ${topic} (${p.one(['in place', 'without side effects', 'in input order', 'grouped by ' + attr])})."""`;
   const bodies: Array<() => string[]> = [
     () => [
-      `    result = []`, `    for item in ${arg}:`, `        if item.get("${attr}") is None:`, '            continue',
-      `        if ${other} is not None and item.get("owner") != ${other}:`, '            continue', `        result.append(${helper}(item))`,
-      `    if len(result) > ${constants[0]}:`, `        raise ${capital(topic)}Error(f"too many ${arg}: {len(result)}")`, '    return result',
+      `    result = []`,
+      `    for item in ${arg}:`,
+      `        if item.get("${attr}") is None:`,
+      '            continue',
+      `        if ${other} is not None and item.get("owner") != ${other}:`,
+      '            continue',
+      `        result.append(${helper}(item))`,
+      `    if len(result) > ${constants[0]}:`,
+      `        raise ${capital(topic)}Error(f"too many ${arg}: {len(result)}")`,
+      '    return result',
     ],
     () => [
-      '    total = Decimal("0")', `    for row in ${arg}:`, `        amount = Decimal(str(row.get("amount", "0")))`,
-      `        if row.get("status") == "void":`, '            continue', '        total += amount',
-      `    logger.debug("%s: total %s for %s", "${name}", total, ${other})`, '    return total.quantize(Decimal("0.01"))',
+      '    total = Decimal("0")',
+      `    for row in ${arg}:`,
+      `        amount = Decimal(str(row.get("amount", "0")))`,
+      `        if row.get("status") == "void":`,
+      '            continue',
+      '        total += amount',
+      `    logger.debug("%s: total %s for %s", "${name}", total, ${other})`,
+      '    return total.quantize(Decimal("0.01"))',
     ],
     () => [
-      '    seen: dict[str, Any] = {}', `    for item in ${arg}:`, `        key = f"{item.get('${attr}')}:{${other}}"`,
-      '        if key in seen:', `            logger.info("duplicate ${topic} %s", key)`, '            continue', '        seen[key] = item', '    return seen',
+      '    seen: dict[str, Any] = {}',
+      `    for item in ${arg}:`,
+      `        key = f"{item.get('${attr}')}:{${other}}"`,
+      '        if key in seen:',
+      `            logger.info("duplicate ${topic} %s", key)`,
+      '            continue',
+      '        seen[key] = item',
+      '    return seen',
     ],
     () => [
-      `    payload = {"${attr}": ${other}, "count": 0, "rows": []}`, `    for row in ${arg}:`, '        try:',
-      '            encoded = json.dumps(row, sort_keys=True, default=str)', '        except (TypeError, ValueError) as exc:',
-      `            raise ${capital(topic)}Error(f"cannot encode ${topic}: {exc}") from exc`, '        payload["rows"].append(encoded)',
-      '        payload["count"] += 1', '    return payload',
+      `    payload = {"${attr}": ${other}, "count": 0, "rows": []}`,
+      `    for row in ${arg}:`,
+      '        try:',
+      '            encoded = json.dumps(row, sort_keys=True, default=str)',
+      '        except (TypeError, ValueError) as exc:',
+      `            raise ${capital(topic)}Error(f"cannot encode ${topic}: {exc}") from exc`,
+      '        payload["rows"].append(encoded)',
+      '        payload["count"] += 1',
+      '    return payload',
     ],
     () => [
-      `    items = [dict(item) for item in ${arg}]`, '    if not items:', '        return []',
+      `    items = [dict(item) for item in ${arg}]`,
+      '    if not items:',
+      '        return []',
       `    items.sort(key=lambda item: (item.get("${attr}") or "", item.get("id") or ""))`,
-      `    for index, item in enumerate(items):`, `        item["position"] = index`, `        item["${topic}"] = ${other} or "default"`, '    return items',
+      `    for index, item in enumerate(items):`,
+      `        item["position"] = index`,
+      `        item["${topic}"] = ${other} or "default"`,
+      '    return items',
     ],
     () => [
-      '    attempts = 0', `    for item in ${arg}:`, `        while attempts < ${constants[1]}:`, '            attempts += 1',
-      `            if ${helper}(item):`, '                break', `            logger.warning("retrying %s (%d)", item.get("id"), attempts)`,
-      '        else:', `            raise ${capital(topic)}Error("gave up after %d attempts" % attempts)`, '    return attempts',
+      '    attempts = 0',
+      `    for item in ${arg}:`,
+      `        while attempts < ${constants[1]}:`,
+      '            attempts += 1',
+      `            if ${helper}(item):`,
+      '                break',
+      `            logger.warning("retrying %s (%d)", item.get("id"), attempts)`,
+      '        else:',
+      `            raise ${capital(topic)}Error("gave up after %d attempts" % attempts)`,
+      '    return attempts',
     ],
     () => [
       `    missing = [field for field in ${constants[2]} if field not in (${other} or "")]`,
-      `    for item in ${arg}:`, `        for field in ${constants[2]}:`, '            if field not in item:', '                missing.append(field)',
-      '    if missing:', `        logger.info("%s: missing fields %s", "${name}", sorted(set(missing)))`, '    return not missing',
+      `    for item in ${arg}:`,
+      `        for field in ${constants[2]}:`,
+      '            if field not in item:',
+      '                missing.append(field)',
+      '    if missing:',
+      `        logger.info("%s: missing fields %s", "${name}", sorted(set(missing)))`,
+      '    return not missing',
     ],
     () => [
-      '    groups: dict[str, list[dict[str, Any]]] = {}', `    for item in ${arg}:`,
+      '    groups: dict[str, list[dict[str, Any]]] = {}',
+      `    for item in ${arg}:`,
       `        groups.setdefault(str(item.get("${attr}", "")), []).append(item)`,
       `    return {key: ${helper}(rows) for key, rows in groups.items() if key != ${other}}`,
     ],
@@ -303,39 +481,87 @@ function testText(p: Picker, pkg: string, m: PyModule): string {
   for (const fn of tested) {
     for (const c of ['empty', 'single', 'many', 'missing_owner'].slice(0, p.int(2, 4))) {
       const n = c === 'empty' ? 0 : c === 'single' ? 1 : p.int(3, 9);
-      out.push('', '',
+      out.push(
+        '',
+        '',
         `def test_${fn}_${c}():`,
         `    rows = [{"id": f"r{i}", "owner": ${c === 'missing_owner' ? 'None' : '"acme"'}, "amount": str(i * 10)} for i in range(${n})]`,
-        `    result = ${fn}(rows, "acme")`, '    assert result is not None',
+        `    result = ${fn}(rows, "acme")`,
+        '    assert result is not None',
         ...(n === 0 ? ['    assert not result'] : [`    assert result != []`]),
       );
     }
   }
-  out.push('', '', `def test_${m.name}_rejects_bad_input():`, `    with pytest.raises(Exception):`, `        ${m.functions[0]}(None, "acme")`);
+  out.push(
+    '',
+    '',
+    `def test_${m.name}_rejects_bad_input():`,
+    `    with pytest.raises(Exception):`,
+    `        ${m.functions[0]}(None, "acme")`,
+  );
   return `${out.join('\n')}\n`;
 }
 
 function initText(pkg: string, modules: PyModule[]): string {
   const exported = modules.slice(0, 5);
-  return [`"""${pkg}: billing and ledger tools."""`, '', ...exported.map((m) => `from .${m.name} import ${m.className}`), '',
-    '__all__ = [', ...exported.map((m) => `    "${m.className}",`), ']', '', '__version__ = "0.9.2"', ''].join('\n');
+  return [
+    `"""${pkg}: billing and ledger tools."""`,
+    '',
+    ...exported.map((m) => `from .${m.name} import ${m.className}`),
+    '',
+    '__all__ = [',
+    ...exported.map((m) => `    "${m.className}",`),
+    ']',
+    '',
+    '__version__ = "0.9.2"',
+    '',
+  ].join('\n');
 }
 
 function readmeText(pkg: string, modules: PyModule[]): string {
   return [
-    `# ${pkg}`, '', `${capital(pkg)} keeps ledgers, invoices and payments for small teams. It is a plain Python package with`,
-    'no framework: every module works on dictionaries and dataclasses, and storage is pluggable.', '',
-    '## Layout', '', ...modules.map((m) => `- \`${m.path}\`: ${m.name} (${m.className}, ${m.functions.length} functions)`), '',
-    '## Development', '', '```bash', 'python -m venv .venv && . .venv/bin/activate', 'pip install -e ".[dev]"', 'pytest -q', '```', '',
-    'Run `python -m py_compile` on a module after editing it if you do not have the test dependencies.', '',
+    `# ${pkg}`,
+    '',
+    `${capital(pkg)} keeps ledgers, invoices and payments for small teams. It is a plain Python package with`,
+    'no framework: every module works on dictionaries and dataclasses, and storage is pluggable.',
+    '',
+    '## Layout',
+    '',
+    ...modules.map((m) => `- \`${m.path}\`: ${m.name} (${m.className}, ${m.functions.length} functions)`),
+    '',
+    '## Development',
+    '',
+    '```bash',
+    'python -m venv .venv && . .venv/bin/activate',
+    'pip install -e ".[dev]"',
+    'pytest -q',
+    '```',
+    '',
+    'Run `python -m py_compile` on a module after editing it if you do not have the test dependencies.',
+    '',
   ].join('\n');
 }
 
 function pyprojectText(pkg: string): string {
   return [
-    '[build-system]', 'requires = ["setuptools>=68"]', 'build-backend = "setuptools.build_meta"', '',
-    '[project]', `name = "${pkg}"`, 'version = "0.9.2"', 'requires-python = ">=3.10"', 'dependencies = []', '',
-    '[project.optional-dependencies]', 'dev = ["pytest>=8", "ruff>=0.5"]', '',
-    '[tool.pytest.ini_options]', 'testpaths = ["tests"]', '', '[tool.ruff]', 'line-length = 110', '',
+    '[build-system]',
+    'requires = ["setuptools>=68"]',
+    'build-backend = "setuptools.build_meta"',
+    '',
+    '[project]',
+    `name = "${pkg}"`,
+    'version = "0.9.2"',
+    'requires-python = ">=3.10"',
+    'dependencies = []',
+    '',
+    '[project.optional-dependencies]',
+    'dev = ["pytest>=8", "ruff>=0.5"]',
+    '',
+    '[tool.pytest.ini_options]',
+    'testpaths = ["tests"]',
+    '',
+    '[tool.ruff]',
+    'line-length = 110',
+    '',
   ].join('\n');
 }

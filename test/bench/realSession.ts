@@ -32,7 +32,9 @@ function position(body: MessagesRequestBody): { turn: number; step: number } {
     const answered = blocks.map((b) => (b.type === 'tool_result' ? CALL_ID.exec(b.tool_use_id) : null)).find((x) => x);
     if (answered) return { turn: Number(answered[1]), step: Number(answered[2]) + 1 };
     // A summary lists every earlier prompt: the newest one counts.
-    const asked = blocks.flatMap((b) => (b.type === 'text' ? [...b.text.matchAll(/Turn (\d+):/g)].map((x) => Number(x[1])) : []));
+    const asked = blocks.flatMap((b) =>
+      b.type === 'text' ? [...b.text.matchAll(/Turn (\d+):/g)].map((x) => Number(x[1])) : [],
+    );
     if (asked.length > 0) return { turn: Math.max(...asked), step: 0 };
   }
   throw new Error('bench: no turn found in the request');
@@ -55,23 +57,43 @@ function replyOf(turns: TurnPlan[], body: MessagesRequestBody): ScriptedReply {
 function describe(c: Call): string {
   const file = (key: string): string => path.basename(String(c.input[key]));
   switch (c.name) {
-    case 'Read': return `read ${file('file_path')}`;
-    case 'Grep': return `search for ${String(c.input.pattern)}`;
-    case 'Glob': return `list ${String(c.input.pattern)}`;
-    case 'Bash': return `run \`${String(c.input.command)}\``;
-    case 'Edit': return `edit ${file('file_path')}`;
-    case 'Write': return `write ${file('file_path')}`;
+    case 'Read':
+      return `read ${file('file_path')}`;
+    case 'Grep':
+      return `search for ${String(c.input.pattern)}`;
+    case 'Glob':
+      return `list ${String(c.input.pattern)}`;
+    case 'Bash':
+      return `run \`${String(c.input.command)}\``;
+    case 'Edit':
+      return `edit ${file('file_path')}`;
+    case 'Write':
+      return `write ${file('file_path')}`;
   }
 }
 
 /** A hand-over summary with every section, as a model would write it for this session. */
 function summaryOf(turns: TurnPlan[], turn: number): string {
   const done = turns.slice(0, turn);
-  const files = [...new Set(done.flatMap((t) => t.steps.flat()).map((c) => c.input.file_path).filter((f): f is string => typeof f === 'string'))];
+  const files = [
+    ...new Set(
+      done
+        .flatMap((t) => t.steps.flat())
+        .map((c) => c.input.file_path)
+        .filter((f): f is string => typeof f === 'string'),
+    ),
+  ];
   const body: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
-    'Request and intent': 'Get to know the project, fix the None handling of the traced function and its callers, rename a method, add an exporter, then review every change.',
-    'Key concepts': 'Modules work on dicts and one dataclass each; errors are per-module exception classes; tests are pytest functions per module.',
-    Files: files.map((f) => `- ${path.basename(f)}: read${done.some((t) => t.steps.flat().some((c) => c.name !== 'Read' && c.input.file_path === f)) ? ' and changed' : ''}`).join('\n'),
+    'Request and intent':
+      'Get to know the project, fix the None handling of the traced function and its callers, rename a method, add an exporter, then review every change.',
+    'Key concepts':
+      'Modules work on dicts and one dataclass each; errors are per-module exception classes; tests are pytest functions per module.',
+    Files: files
+      .map(
+        (f) =>
+          `- ${path.basename(f)}: read${done.some((t) => t.steps.flat().some((c) => c.name !== 'Read' && c.input.file_path === f)) ? ' and changed' : ''}`,
+      )
+      .join('\n'),
     'Errors and fixes': 'None given to the traced function raised a TypeError: now a clear error, with tests.',
     'Problem solving': 'Traced callers with Grep, read each module before editing it, compiled after each change.',
     'All user messages': done.map((t) => `- "${t.prompt}"`).join('\n'),
@@ -113,4 +135,3 @@ function writeProject(project: PyProject, ws: string): void {
     i++;
   }
 }
-

@@ -16,12 +16,55 @@ import { AnthropicModelClient } from '../../src/core/llm/anthropicClient';
 import { modelPick } from '../../src/core/memory/autoMemory/modelRecall';
 import { recallForPrompt } from '../../src/core/memory/autoMemory/recall';
 import { startTestServer } from '../../src/server/anthropicTestServer';
-import { emptyScore, FRESH_QUESTIONS, loadEvalQuestions, MAIN_QUESTIONS, PARAPHRASE_QUESTIONS, rates, scoreAnswer, UNRELATED_QUESTIONS, UNTOUCHED_QUESTIONS, type EvalScore } from './recallEval';
+import {
+  emptyScore,
+  FRESH_QUESTIONS,
+  loadEvalQuestions,
+  MAIN_QUESTIONS,
+  PARAPHRASE_QUESTIONS,
+  rates,
+  scoreAnswer,
+  UNRELATED_QUESTIONS,
+  UNTOUCHED_QUESTIONS,
+  type EvalScore,
+} from './recallEval';
 
 type Metrics = Record<string, { value: number; unit: string; target?: number; note?: string }>;
 
-const SUBJECTS = ['deploy', 'billing', 'search', 'cache', 'login', 'tests', 'styles', 'flags', 'queues', 'backups', 'metrics', 'alerts', 'schema', 'exports', 'imports', 'reports', 'emails', 'uploads', 'payments', 'builds'];
-const ASPECTS = ['staging', 'production', 'rollback', 'retries', 'timeouts', 'limits', 'owners', 'naming', 'format', 'history'];
+const SUBJECTS = [
+  'deploy',
+  'billing',
+  'search',
+  'cache',
+  'login',
+  'tests',
+  'styles',
+  'flags',
+  'queues',
+  'backups',
+  'metrics',
+  'alerts',
+  'schema',
+  'exports',
+  'imports',
+  'reports',
+  'emails',
+  'uploads',
+  'payments',
+  'builds',
+];
+const ASPECTS = [
+  'staging',
+  'production',
+  'rollback',
+  'retries',
+  'timeouts',
+  'limits',
+  'owners',
+  'naming',
+  'format',
+  'history',
+];
 
 /** A memory folder of `n` typed topic files with index lines and bodies of a few sentences. */
 function writeRecallFolder(dir: string, n = 200): void {
@@ -32,9 +75,13 @@ function writeRecallFolder(dir: string, n = 200): void {
     const subject = SUBJECTS[i % SUBJECTS.length];
     const aspect = ASPECTS[Math.floor(i / SUBJECTS.length) % ASPECTS.length];
     const file = `${types[i % 4]}_${subject}_${aspect}_${i}.md`;
-    const body = `The ${subject} ${aspect} rule number ${i}: keep ${subject} ${aspect} settings in config/${subject}.yaml.\n\n` +
+    const body =
+      `The ${subject} ${aspect} rule number ${i}: keep ${subject} ${aspect} settings in config/${subject}.yaml.\n\n` +
       `**Why:** an incident in week ${i % 52} came from ${subject} ${aspect} drift.\n\n**How to apply:** check ${subject} before changing ${aspect}.`;
-    fs.writeFileSync(path.join(dir, file), `---\nname: ${subject}-${aspect}-${i}\ndescription: How ${subject} handles ${aspect} (${i})\ntype: ${types[i % 4]}\n---\n\n${body}\n`);
+    fs.writeFileSync(
+      path.join(dir, file),
+      `---\nname: ${subject}-${aspect}-${i}\ndescription: How ${subject} handles ${aspect} (${i})\ntype: ${types[i % 4]}\n---\n\n${body}\n`,
+    );
     lines.push(`- [${subject} ${aspect} ${i}](${file}) — ${subject} ${aspect} notes`);
   }
   fs.writeFileSync(path.join(dir, 'MEMORY.md'), `${lines.join('\n')}\n`);
@@ -48,7 +95,8 @@ async function localScores(names: readonly string[]): Promise<Record<string, Eva
       const files = (await recallForPrompt(q.dir, q.q, [])).files.map((f) => f.file);
       scoreAnswer((scores[name] ??= emptyScore()), q, files);
       scoreAnswer((scores[q.split] ??= emptyScore()), q, files);
-      if (q.split === 'dev' || q.split === 'test') scoreAnswer((scores[`${name}:${q.split}`] ??= emptyScore()), q, files);
+      if (q.split === 'dev' || q.split === 'test')
+        scoreAnswer((scores[`${name}:${q.split}`] ??= emptyScore()), q, files);
     }
   }
   return scores;
@@ -82,12 +130,22 @@ function setMetrics(prefix: string, s: EvalScore | undefined, note: string): Met
   const out: Metrics = {};
   const misses = `misses: ${s.misses.length}; false attaches: ${s.falseAttaches.length}`;
   if (s.relevant > 0) {
-    out[`${prefix}_hit_rate`] = { value: round(r.hitRate), unit: 'share', target: 0.9, note: `${note}; ${s.hits}/${s.relevant} found, ${s.unrelated} unrelated; ${misses}` };
+    out[`${prefix}_hit_rate`] = {
+      value: round(r.hitRate),
+      unit: 'share',
+      target: 0.9,
+      note: `${note}; ${s.hits}/${s.relevant} found, ${s.unrelated} unrelated; ${misses}`,
+    };
     out[`${prefix}_files_per_turn`] = { value: round(r.filesPerTurn), unit: 'files', target: 1.5 };
   }
   if (s.unrelated > 0) {
     const words = `${s.unrelatedFiles} files over ${s.unrelated} unrelated questions`;
-    out[`${prefix}_false_attach_rate`] = { value: round(r.falseAttachRate), unit: 'files/question', target: 0.15, note: s.relevant > 0 ? words : `${note}; ${words}` };
+    out[`${prefix}_false_attach_rate`] = {
+      value: round(r.falseAttachRate),
+      unit: 'files/question',
+      target: 0.15,
+      note: s.relevant > 0 ? words : `${note}; ${words}`,
+    };
   }
   return out;
 }
@@ -112,12 +170,24 @@ export async function run(): Promise<Metrics> {
   return {
     ...setMetrics('recall_dev', scores.dev, `dev: even positions of ${splitFiles}, the only questions tuned on`),
     ...setMetrics('recall_test', scores.test, `test: odd positions of ${splitFiles}, held out`),
-    ...setMetrics('recall_fresh', scores.fresh, `${FRESH_QUESTIONS}, written after the related-words table, never tuned on`),
+    ...setMetrics(
+      'recall_fresh',
+      scores.fresh,
+      `${FRESH_QUESTIONS}, written after the related-words table, never tuned on`,
+    ),
     ...setMetrics('recall_unrelated', scores[UNRELATED_QUESTIONS], splitNote(scores, UNRELATED_QUESTIONS)),
     ...setMetrics('recall_paraphrase', scores[PARAPHRASE_QUESTIONS], splitNote(scores, PARAPHRASE_QUESTIONS)),
-    ...setMetrics('recall_untouched', scores.untouched, `${UNTOUCHED_QUESTIONS} over invoicing/ (29 files), never tuned on`),
+    ...setMetrics(
+      'recall_untouched',
+      scores.untouched,
+      `${UNTOUCHED_QUESTIONS} over invoicing/ (29 files), never tuned on`,
+    ),
     recall_ms: { value: round(ms), unit: 'ms', target: 5, note: '200-entry folder, index warm, median of 50 messages' },
-    recall_model_hit_rate: { value: round(model.rates.hitRate), unit: 'share', note: 'model mode against the scripted test server (word-overlap picker)' },
+    recall_model_hit_rate: {
+      value: round(model.rates.hitRate),
+      unit: 'share',
+      note: 'model mode against the scripted test server (word-overlap picker)',
+    },
     recall_model_files_per_turn: { value: round(model.rates.filesPerTurn), unit: 'files' },
     recall_model_false_attach_rate: { value: round(model.rates.falseAttachRate), unit: 'files/question' },
     recall_model_calls_per_turn: { value: round(model.calls), unit: 'calls' },
@@ -128,10 +198,18 @@ export async function run(): Promise<Metrics> {
 async function modelMode(): Promise<{ rates: ReturnType<typeof rates>; calls: number }> {
   const server = await startTestServer({ demo: true });
   try {
-    const pick = modelPick({ client: new AnthropicModelClient({ apiKey: 'bench', baseUrl: server.url }), model: 'claude-bench' });
+    const pick = modelPick({
+      client: new AnthropicModelClient({ apiKey: 'bench', baseUrl: server.url }),
+      model: 'claude-bench',
+    });
     const score = emptyScore();
     const questions = loadEvalQuestions();
-    for (const q of questions) scoreAnswer(score, q, (await recallForPrompt(q.dir, q.q, [], { pick })).files.map((f) => f.file));
+    for (const q of questions)
+      scoreAnswer(
+        score,
+        q,
+        (await recallForPrompt(q.dir, q.q, [], { pick })).files.map((f) => f.file),
+      );
     return { rates: rates(score), calls: server.requests.length / questions.length };
   } finally {
     await server.close();

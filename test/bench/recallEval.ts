@@ -36,7 +36,10 @@ export const PARAPHRASE_QUESTIONS = 'paraphrase-questions.json';
 export const UNTOUCHED_QUESTIONS = 'untouched-questions.json';
 
 /** Sets read whole as one split; the others alternate dev and test. */
-const WHOLE_SPLIT: Record<string, EvalQuestion['split']> = { [FRESH_QUESTIONS]: 'fresh', [UNTOUCHED_QUESTIONS]: 'untouched' };
+const WHOLE_SPLIT: Record<string, EvalQuestion['split']> = {
+  [FRESH_QUESTIONS]: 'fresh',
+  [UNTOUCHED_QUESTIONS]: 'untouched',
+};
 
 /** The labelled questions of `name` (in EVAL_DIR); every expected file must exist in its folder. */
 export function loadEvalQuestions(name = MAIN_QUESTIONS): EvalQuestion[] {
@@ -46,7 +49,8 @@ export function loadEvalQuestions(name = MAIN_QUESTIONS): EvalQuestion[] {
   return parsed.data.questions.map((q, i) => {
     const dir = path.join(EVAL_DIR, q.folder);
     for (const f of q.expect) {
-      if (!fs.existsSync(path.join(dir, f))) throw new Error(`${file}: question ${i + 1} expects ${q.folder}/${f}, which does not exist`);
+      if (!fs.existsSync(path.join(dir, f)))
+        throw new Error(`${file}: question ${i + 1} expects ${q.folder}/${f}, which does not exist`);
     }
     const split = WHOLE_SPLIT[name] ?? (i % 2 === 0 ? 'dev' : 'test');
     return { ...q, split, dir };

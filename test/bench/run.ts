@@ -9,7 +9,10 @@ import path from 'node:path';
 export type Metrics = Record<string, { value: number; unit: string; target?: number; note?: string }>;
 
 const root = path.resolve(__dirname, '../..');
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 const skipHost = process.argv.includes('--no-host');
 
 const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
@@ -43,7 +46,10 @@ function round(n: number): number {
 async function main(): Promise<void> {
   const metrics: Metrics = {};
   const failures: string[] = [];
-  const runs: Array<[string, () => Promise<Metrics>]> = modules.map(([name, load]) => [name, async () => (await load()).run()]);
+  const runs: Array<[string, () => Promise<Metrics>]> = modules.map(([name, load]) => [
+    name,
+    async () => (await load()).run(),
+  ]);
   if (!skipHost) runs.push(['activation', activation]);
   for (const [name, run] of runs) {
     if (only && !only.includes(name)) continue;
@@ -59,10 +65,24 @@ async function main(): Promise<void> {
   }
   const machine = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`;
   const file = path.join(root, 'bench-results.json');
-  const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { metrics?: Metrics }).metrics ?? {} : {};
+  const previous = fs.existsSync(file)
+    ? ((JSON.parse(fs.readFileSync(file, 'utf8')) as { metrics?: Metrics }).metrics ?? {})
+    : {};
   // Each target says which way it points: a hit rate must reach it, a cost must stay under it.
-  const withGoal = Object.fromEntries(Object.entries(metrics).map(([name, m]) => [name, m.target === undefined ? m : { ...m, goal: isAtLeast(name) ? 'at least' : 'at most' }]));
-  fs.writeFileSync(file, JSON.stringify({ metrics: { ...(only ? previous : {}), ...withGoal }, machine, at: new Date().toISOString() }, null, 2));
+  const withGoal = Object.fromEntries(
+    Object.entries(metrics).map(([name, m]) => [
+      name,
+      m.target === undefined ? m : { ...m, goal: isAtLeast(name) ? 'at least' : 'at most' },
+    ]),
+  );
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      { metrics: { ...(only ? previous : {}), ...withGoal }, machine, at: new Date().toISOString() },
+      null,
+      2,
+    ),
+  );
   console.log('\n| metric | value | unit | target | ok |\n|---|---|---|---|---|');
   for (const [name, m] of Object.entries(metrics)) {
     const ok = m.target === undefined ? '' : isWithin(name, m.value, m.target) ? 'yes' : 'NO';

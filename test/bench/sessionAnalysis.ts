@@ -66,7 +66,12 @@ export function analyse(run: SessionRun): Analysis {
     const kind = kindOf(req);
     const cw5 = u.cache_creation?.ephemeral_5m_input_tokens ?? u.cache_creation_input_tokens ?? 0;
     const cw1h = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
-    const kinds = { input: u.input_tokens, cacheWrite: 1.25 * cw5 + 2 * cw1h, cacheRead: 0.1 * (u.cache_read_input_tokens ?? 0), output: 5 * u.output_tokens };
+    const kinds = {
+      input: u.input_tokens,
+      cacheWrite: 1.25 * cw5 + 2 * cw1h,
+      cacheRead: 0.1 * (u.cache_read_input_tokens ?? 0),
+      output: 5 * u.output_tokens,
+    };
     for (const [k, v] of Object.entries(kinds)) parts[k as keyof typeof kinds] += v;
     parts[kind] += kinds.input + kinds.cacheWrite + kinds.cacheRead + kinds.output;
 
@@ -99,7 +104,12 @@ export function analyse(run: SessionRun): Analysis {
 
     // The first request after a summarising compaction: what it carries besides its opening message.
     const first = req.body.messages[0];
-    const head = typeof first.content === 'string' ? first.content : first.content[0]?.type === 'text' ? first.content[0].text : '';
+    const head =
+      typeof first.content === 'string'
+        ? first.content
+        : first.content[0]?.type === 'text'
+          ? first.content[0].text
+          : '';
     if (head.startsWith(COMPACTED_OPENING) && head !== opening) {
       const messageSegs = segs.filter((s) => s.key.startsWith('m'));
       const kept = messageSegs.slice(1).reduce((n, s) => n + s.tokens, 0);
@@ -111,16 +121,26 @@ export function analyse(run: SessionRun): Analysis {
   }
   const prefix = prefixStats(run, firstMain, lastMain);
   return {
-    units: parts.main + parts.notes + parts.summary, parts, rewriteShare: written > 0 ? rewritten / written : 0,
-    ...prefix, minKeptTokens: minKept, openingsWithoutSummary: withoutSummary,
-    rejected: run.requests.filter((r) => r.status !== 200).length, requests: run.requests.length,
-    repeatsNotSent: notes.size, repeatTokensNotSent: [...notes].reduce((n, [id, note]) => n + approxTokens(Math.max(0, fullCopy(run.calls, id, note).length - note.length)), 0),
+    units: parts.main + parts.notes + parts.summary,
+    parts,
+    rewriteShare: written > 0 ? rewritten / written : 0,
+    ...prefix,
+    minKeptTokens: minKept,
+    openingsWithoutSummary: withoutSummary,
+    rejected: run.requests.filter((r) => r.status !== 200).length,
+    requests: run.requests.length,
+    repeatsNotSent: notes.size,
+    repeatTokensNotSent: [...notes].reduce(
+      (n, [id, note]) => n + approxTokens(Math.max(0, fullCopy(run.calls, id, note).length - note.length)),
+      0,
+    ),
   };
 }
 
 /** Tool results of a request that are notes standing for a repeated output: tool_use_id -> note. */
 function repeatNotes(req: LoggedRequest): Array<[string, string]> {
-  return req.body.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+  return req.body.messages
+    .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
     .filter((b): b is ToolResultBlock => b.type === 'tool_result' && isRepeatNote(b))
     .map((b) => [b.tool_use_id, b.content as string]);
 }
@@ -134,7 +154,11 @@ function fullCopy(calls: ToolCallFacts[], id: string, note: string): string {
 }
 
 /** Whether each resumed turn's first request starts with the previous turn's prefix, byte for byte. */
-function prefixStats(run: SessionRun, firstMain: Map<number, PromptSegment[]>, lastMain: Map<number, PromptSegment[]>): Pick<Analysis, 'resumed' | 'identical' | 'resumedAll' | 'identicalAll'> {
+function prefixStats(
+  run: SessionRun,
+  firstMain: Map<number, PromptSegment[]>,
+  lastMain: Map<number, PromptSegment[]>,
+): Pick<Analysis, 'resumed' | 'identical' | 'resumedAll' | 'identicalAll'> {
   const out = { resumed: 0, identical: 0, resumedAll: 0, identicalAll: 0 };
   for (let t = 2; t <= run.script.turns; t++) {
     const prev = lastMain.get(t - 1);
@@ -184,8 +208,14 @@ export function shapeOf(run: SessionRun): Shape {
   const outputChars = run.calls.reduce((n, c) => n + c.result.length, 0);
   const edits = run.calls.filter((c) => c.name === 'Edit');
   return {
-    calls: run.calls.length, byTool, outputChars, outputTokens: run.calls.reduce((n, c) => n + approxTokens(c.result.length), 0),
-    repeated, repeatedChars, edits: edits.length, editsOk: edits.filter((c) => !c.isError).length,
+    calls: run.calls.length,
+    byTool,
+    outputChars,
+    outputTokens: run.calls.reduce((n, c) => n + approxTokens(c.result.length), 0),
+    repeated,
+    repeatedChars,
+    edits: edits.length,
+    editsOk: edits.filter((c) => !c.isError).length,
     turnsWith2to4: [...perTurn.values()].filter((n) => n >= 2 && n <= 4).length,
   };
 }
@@ -211,22 +241,62 @@ export interface MetricNames {
 export function metricsOf(run: Omit<SessionRun, 'requests'>, a: Analysis, n: MetricNames): Metrics {
   const { session: s, suffix } = n;
   const m: Metrics = {
-    [`session_cost${s}_units${suffix}`]: { value: Math.round(a.units), unit: 'units', ...(n.unitsTarget ? { target: n.unitsTarget } : {}) },
+    [`session_cost${s}_units${suffix}`]: {
+      value: Math.round(a.units),
+      unit: 'units',
+      ...(n.unitsTarget ? { target: n.unitsTarget } : {}),
+    },
     [`session_cost${s}_requests${suffix}`]: { value: a.requests, unit: 'requests' },
-    ...Object.fromEntries(Object.entries(a.parts).map(([k, v]) => [`session_cost${s}${suffix}_units_${k}`, { value: Math.round(v), unit: 'units' }])),
-    [`session_cost${s}_notes_share${suffix}`]: { value: round3(a.parts.notes / a.units), unit: 'share of units', ...(n.notesShareTarget ? { target: n.notesShareTarget } : {}) },
-    [`session_cost${s}_rewrite_share${suffix}`]: { value: round3(a.rewriteShare), unit: 'share of cache-write tokens', note: 'written again after an earlier request had sent them' },
-    [`resume_prefix_identical${s}${suffix}`]: { value: round3(a.resumed > 0 ? a.identical / a.resumed : 1), unit: 'share of resumed turns', target: 1, note: `${a.identical}/${a.resumed} (turns that compact before their first call excluded; ${a.identicalAll}/${a.resumedAll} with them)` },
+    ...Object.fromEntries(
+      Object.entries(a.parts).map(([k, v]) => [
+        `session_cost${s}${suffix}_units_${k}`,
+        { value: Math.round(v), unit: 'units' },
+      ]),
+    ),
+    [`session_cost${s}_notes_share${suffix}`]: {
+      value: round3(a.parts.notes / a.units),
+      unit: 'share of units',
+      ...(n.notesShareTarget ? { target: n.notesShareTarget } : {}),
+    },
+    [`session_cost${s}_rewrite_share${suffix}`]: {
+      value: round3(a.rewriteShare),
+      unit: 'share of cache-write tokens',
+      note: 'written again after an earlier request had sent them',
+    },
+    [`resume_prefix_identical${s}${suffix}`]: {
+      value: round3(a.resumed > 0 ? a.identical / a.resumed : 1),
+      unit: 'share of resumed turns',
+      target: 1,
+      note: `${a.identical}/${a.resumed} (turns that compact before their first call excluded; ${a.identicalAll}/${a.resumedAll} with them)`,
+    },
     [`session_cost${s}_turns_ok${suffix}`]: { value: run.turnsOk, unit: 'turns', target: run.script.turns },
     [`session_cost${s}_rejected_requests${suffix}`]: { value: a.rejected, unit: 'requests', target: 0 },
-    [`session_cost${s}_compactions_without_summary${suffix}`]: { value: a.openingsWithoutSummary, unit: 'compactions', target: 0, note: 'a compacted request must open with the notes or a summary with every section' },
-    [`session_cost${s}_repeats_not_sent${suffix}`]: { value: a.repeatsNotSent, unit: 'tool results', note: `sent as a note naming the earlier call (same output, or a diff of a file read again); left unsent: ${a.repeatTokensNotSent} tokens` },
+    [`session_cost${s}_compactions_without_summary${suffix}`]: {
+      value: a.openingsWithoutSummary,
+      unit: 'compactions',
+      target: 0,
+      note: 'a compacted request must open with the notes or a summary with every section',
+    },
+    [`session_cost${s}_repeats_not_sent${suffix}`]: {
+      value: a.repeatsNotSent,
+      unit: 'tool results',
+      note: `sent as a note naming the earlier call (same output, or a diff of a file read again); left unsent: ${a.repeatTokensNotSent} tokens`,
+    },
     [`session_cost${s}_repeat_tokens_not_sent${suffix}`]: { value: a.repeatTokensNotSent, unit: 'tokens' },
   };
   for (const stage of ['micro', 'session-memory', 'full', 'reactive']) {
-    m[`session_cost${s}_compactions_${stage.replace('-', '_')}${suffix}`] = { value: run.compactions[stage] ?? 0, unit: 'compactions' };
+    m[`session_cost${s}_compactions_${stage.replace('-', '_')}${suffix}`] = {
+      value: run.compactions[stage] ?? 0,
+      unit: 'compactions',
+    };
   }
-  if (a.minKeptTokens !== undefined) m[`session_cost${s}_min_kept_tokens${suffix}`] = { value: a.minKeptTokens, unit: 'tokens', target: 10_000, note: 'conversation a request carries after a compaction, besides the notes or summary (at least)' };
+  if (a.minKeptTokens !== undefined)
+    m[`session_cost${s}_min_kept_tokens${suffix}`] = {
+      value: a.minKeptTokens,
+      unit: 'tokens',
+      target: 10_000,
+      note: 'conversation a request carries after a compaction, besides the notes or summary (at least)',
+    };
   return m;
 }
 

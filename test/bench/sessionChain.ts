@@ -12,7 +12,12 @@ import path from 'node:path';
 import type { ApiMessage } from '../../src/core/conversation/types';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';
 import { NOTES_UPDATE_MARKER } from '../../src/core/memory/sessionNotes/prompts';
-import { startTestServer, type LoggedRequest, type MessagesRequestBody, type ScriptedReply } from '../../src/server/anthropicTestServer';
+import {
+  startTestServer,
+  type LoggedRequest,
+  type MessagesRequestBody,
+  type ScriptedReply,
+} from '../../src/server/anthropicTestServer';
 
 /** The model's side of a session in one workspace. */
 export interface ScriptedModel {
@@ -84,9 +89,22 @@ function responder(script: SessionScript, model: ScriptedModel): (body: Messages
       if (isToolResult(lastMessage(body))) return { content: [{ type: 'text', text: 'Notes updated.' }] };
       const notesPath = /\/[^\s`'"\\]*session-memory\/summary\.md/.exec(all)?.[0] ?? '';
       const guide = '_What is in progress right now, what is still open, and the very next step_\n';
-      return { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: notesPath, old_string: guide, new_string: `${guide}${script.notesLine(latestTurn(all))}\n` } }] };
+      return {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Edit',
+            input: {
+              file_path: notesPath,
+              old_string: guide,
+              new_string: `${guide}${script.notesLine(latestTurn(all))}\n`,
+            },
+          },
+        ],
+      };
     }
-    if (all.includes(SUMMARY_REQUEST_MARKER)) return { content: [{ type: 'text', text: model.summary(latestTurn(all)) }] };
+    if (all.includes(SUMMARY_REQUEST_MARKER))
+      return { content: [{ type: 'text', text: model.summary(latestTurn(all)) }] };
     return model.reply(body);
   };
 }
@@ -106,21 +124,45 @@ export async function runChain(script: SessionScript, windowTokens: number, poli
       settingsArgs.push('--settings', path.join(root, 'settings.json'));
     }
     const cli = path.resolve(__dirname, '../../dist/cli.js');
-    const env = { ...process.env, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'bench-key', ENGRAM_DATA_DIR: path.join(root, 'data') };
+    const env = {
+      ...process.env,
+      ANTHROPIC_BASE_URL: server.url,
+      ANTHROPIC_API_KEY: 'bench-key',
+      ENGRAM_DATA_DIR: path.join(root, 'data'),
+    };
     let sessionId: string | undefined;
     let transcript = '';
     const turnStarts: number[] = [];
     const compactions: Record<string, number> = {};
     let turnsOk = 0;
     for (let t = 1; t <= script.turns; t++) {
-      const args = [cli, '-p', script.prompt(t), '--cwd', ws, '--allowed-tools', script.allowedTools, '--output-format', 'json',
-        '--context-window', String(windowTokens), '--verbose', ...settingsArgs, ...(sessionId ? ['--resume', sessionId] : [])];
+      const args = [
+        cli,
+        '-p',
+        script.prompt(t),
+        '--cwd',
+        ws,
+        '--allowed-tools',
+        script.allowedTools,
+        '--output-format',
+        'json',
+        '--context-window',
+        String(windowTokens),
+        '--verbose',
+        ...settingsArgs,
+        ...(sessionId ? ['--resume', sessionId] : []),
+      ];
       turnStarts.push(Date.now());
       // Asynchronously: the test server answering the CLI lives in this process.
-      const r = await promisify(execFile)(process.execPath, args, { env, encoding: 'utf8', maxBuffer: 16 * 2 ** 20 })
-        .catch((e: { code?: number; stderr?: string }) => {
-          throw new Error(`${script.name} turn ${t} at ${windowTokens} (${policy.name}) failed (exit ${e.code}): ${String(e.stderr).slice(0, 500)}`);
-        });
+      const r = await promisify(execFile)(process.execPath, args, {
+        env,
+        encoding: 'utf8',
+        maxBuffer: 16 * 2 ** 20,
+      }).catch((e: { code?: number; stderr?: string }) => {
+        throw new Error(
+          `${script.name} turn ${t} at ${windowTokens} (${policy.name}) failed (exit ${e.code}): ${String(e.stderr).slice(0, 500)}`,
+        );
+      });
       const out = JSON.parse(r.stdout) as { sessionId: string; result: string; transcript: string };
       sessionId = out.sessionId;
       transcript = out.transcript;
@@ -129,7 +171,15 @@ export async function runChain(script: SessionScript, windowTokens: number, poli
     }
     const facts = readTranscript(transcript);
     return {
-      script, policy, window: windowTokens, requests: server.requests.slice(), turnStarts, turnsOk, compactions, ...facts, ms: Date.now() - started,
+      script,
+      policy,
+      window: windowTokens,
+      requests: server.requests.slice(),
+      turnStarts,
+      turnsOk,
+      compactions,
+      ...facts,
+      ms: Date.now() - started,
     };
   } finally {
     await server.close();
@@ -144,7 +194,15 @@ interface TranscriptLine {
   message?: { content?: unknown };
 }
 
-type Block = { type?: string; id?: string; name?: string; tool_use_id?: string; content?: unknown; is_error?: boolean; text?: string };
+type Block = {
+  type?: string;
+  id?: string;
+  name?: string;
+  tool_use_id?: string;
+  content?: unknown;
+  is_error?: boolean;
+  text?: string;
+};
 
 /**
  * What the main conversation's transcript says: the tool calls with their full outputs, and the turns
@@ -175,7 +233,8 @@ function readTranscript(transcriptFile: string): { compactedAtStart: Set<number>
     } else if (line.type === 'assistant') {
       answered = true;
       for (const b of blocks) {
-        if (b.type === 'tool_use' && b.id && !calls.has(b.id)) calls.set(b.id, { id: b.id, name: b.name ?? '', turn, result: '', isError: false });
+        if (b.type === 'tool_use' && b.id && !calls.has(b.id))
+          calls.set(b.id, { id: b.id, name: b.name ?? '', turn, result: '', isError: false });
       }
     } else if (line.type === 'system' && /compact_boundary$/.test(line.subtype ?? '') && !answered) {
       compactedAtStart.add(turn);
@@ -186,5 +245,7 @@ function readTranscript(transcriptFile: string): { compactedAtStart: Set<number>
 
 function outputText(content: unknown): string {
   if (typeof content === 'string') return content;
-  return Array.isArray(content) ? (content as Block[]).map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('') : '';
+  return Array.isArray(content)
+    ? (content as Block[]).map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('')
+    : '';
 }

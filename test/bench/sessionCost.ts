@@ -44,18 +44,31 @@ function toolCall(t: number): ScriptedReply {
     { name: 'Bash', input: { command: `cat ${file}` } },
     { name: 'Read', input: { file_path: file, offset: 1, limit: 400 } },
   ];
-  return { content: [{ type: 'text', text: `Looking at ${file}.` }, { type: 'tool_use', ...calls[t % calls.length] }] };
+  return {
+    content: [
+      { type: 'text', text: `Looking at ${file}.` },
+      { type: 'tool_use', ...calls[t % calls.length] },
+    ],
+  };
 }
 
 /** A hand-over summary of the kind a model writes for this session: every section, about 1,000 tokens. */
 function summaryOf(turn: number): string {
   const body: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
-    'Request and intent': 'The user asked for a review of every module under src/, one per turn, in order, each with a short verdict.',
-    'Key concepts': 'Each module exports 300 constants computed by compute(i, label); consistency means every line follows that pattern.',
-    Files: Array.from({ length: turn }, (_, i) => `- src/module${i + 1}.js: 300 exported constants value_${i + 1}_0..299; reviewed, consistent.`).join('\n'),
+    'Request and intent':
+      'The user asked for a review of every module under src/, one per turn, in order, each with a short verdict.',
+    'Key concepts':
+      'Each module exports 300 constants computed by compute(i, label); consistency means every line follows that pattern.',
+    Files: Array.from(
+      { length: turn },
+      (_, i) => `- src/module${i + 1}.js: 300 exported constants value_${i + 1}_0..299; reviewed, consistent.`,
+    ).join('\n'),
     'Errors and fixes': 'None so far.',
-    'Problem solving': 'Modules were read whole (Read, cat) or searched (Grep) for their value names; nothing inconsistent was found.',
-    'All user messages': Array.from({ length: turn }, (_, i) => `- "Turn ${i + 1}: review src/module${i + 1}.js"`).join('\n'),
+    'Problem solving':
+      'Modules were read whole (Read, cat) or searched (Grep) for their value names; nothing inconsistent was found.',
+    'All user messages': Array.from({ length: turn }, (_, i) => `- "Turn ${i + 1}: review src/module${i + 1}.js"`).join(
+      '\n',
+    ),
     'Pending tasks': 'Review the remaining modules.',
     'Current work': `Reviewing src/module${turn}.js.`,
     'Next step': `Review the next module, as in "Turn ${turn}: review src/module${turn}.js".`,
@@ -73,14 +86,21 @@ export const oneFileSession: SessionScript = {
   start: (ws) => {
     fs.mkdirSync(path.join(ws, 'src'), { recursive: true });
     for (let t = 1; t <= TURNS; t++) {
-      const lines = Array.from({ length: 300 }, (_, i) => `export const value_${t}_${i} = compute(${i}, 'module ${t} line ${i} of the generated code');`);
+      const lines = Array.from(
+        { length: 300 },
+        (_, i) => `export const value_${t}_${i} = compute(${i}, 'module ${t} line ${i} of the generated code');`,
+      );
       fs.writeFileSync(path.join(ws, 'src', `module${t}.js`), `${lines.join('\n')}\n`);
     }
     return {
       reply: (body) => {
         const last = body.messages[body.messages.length - 1];
         if (isToolResult(last)) return { content: [{ type: 'text', text: 'Reviewed; it looks consistent.' }] };
-        return toolCall(Number(/Turn (\d+)/.exec(typeof last.content === 'string' ? last.content : JSON.stringify(last.content))?.[1] ?? 0));
+        return toolCall(
+          Number(
+            /Turn (\d+)/.exec(typeof last.content === 'string' ? last.content : JSON.stringify(last.content))?.[1] ?? 0,
+          ),
+        );
       },
       summary: summaryOf,
     };
@@ -115,13 +135,20 @@ export async function run(): Promise<Metrics> {
   const limit = Math.max(1, Number(process.env.ENGRAM_BENCH_CHAINS ?? 3));
   const real = realSession(seed);
   // The longer realistic chains first, so the short ones fill in at the end.
-  const cases = [real, oneFileSession].flatMap((script) => [200_000, 100_000].flatMap((window) => [TODAY, NEW].map((policy) => ({ script, window, policy }))));
+  const cases = [real, oneFileSession].flatMap((script) =>
+    [200_000, 100_000].flatMap((window) => [TODAY, NEW].map((policy) => ({ script, window, policy }))),
+  );
   const started = Date.now();
-  const outcomes = await pool(cases.map((c) => () => measure(c.script, c.window, c.policy)), limit);
+  const outcomes = await pool(
+    cases.map((c) => () => measure(c.script, c.window, c.policy)),
+    limit,
+  );
   const find = (script: SessionScript, window: number, policy: Policy): Outcome =>
     outcomes[cases.findIndex((c) => c.script === script && c.window === window && c.policy === policy)];
 
-  console.log(`\n${outcomes.length} chains of ${TURNS} turns in ${((Date.now() - started) / 1000).toFixed(0)} s (${limit} at a time; realistic session seed ${seed})`);
+  console.log(
+    `\n${outcomes.length} chains of ${TURNS} turns in ${((Date.now() - started) / 1000).toFixed(0)} s (${limit} at a time; realistic session seed ${seed})`,
+  );
   printShape(real.name, seed, find(real, 200_000, TODAY).shape);
   const metrics: Metrics = {};
   for (const script of [oneFileSession, real]) {
@@ -143,10 +170,17 @@ function sessionMetrics(isReal: boolean, window: number, today: Outcome, fresh: 
   const unitsTarget = isReal ? (window === 200_000 ? 900_000 : 780_000) : window === 200_000 ? 560_000 : 480_000;
   const ratio = fresh.analysis.units / today.analysis.units;
   return {
-    ...metricsOf(fresh.run, fresh.analysis, { session, suffix: w, unitsTarget, ...(isReal ? { notesShareTarget: 0.08 } : {}) }),
+    ...metricsOf(fresh.run, fresh.analysis, {
+      session,
+      suffix: w,
+      unitsTarget,
+      ...(isReal ? { notesShareTarget: 0.08 } : {}),
+    }),
     ...metricsOf(today.run, today.analysis, { session, suffix: `${w}_today` }),
     [`session_cost${session}_ratio${w}`]: {
-      value: round3(ratio), unit: 'new / today', ...(isReal ? { target: 0.75 } : {}),
+      value: round3(ratio),
+      unit: 'new / today',
+      ...(isReal ? { target: 0.75 } : {}),
       note: `units under the new policy over today's${isReal ? ` (seed ${seed})` : ''}`,
     },
   };
@@ -155,9 +189,28 @@ function sessionMetrics(isReal: boolean, window: number, today: Outcome, fresh: 
 function shapeMetrics(s: Shape, seed: number): Metrics {
   const note = `realistic session, seed ${seed}`;
   return {
-    session_cost_real_tool_calls: { value: s.calls, unit: 'tool calls', note: `${note}: ${Object.entries(s.byTool).map(([k, v]) => `${k} ${v}`).join(', ')}` },
-    session_cost_real_tool_output_tokens: { value: s.outputTokens, unit: 'tokens', note: `${note}: chars / 4, as the test server counts` },
-    session_cost_real_repeated_share: { value: round3(s.repeatedChars / s.outputChars), unit: 'share of tool-output characters', note: `${note}: ${s.repeated} results byte-identical to an earlier one` },
-    session_cost_real_edits_ok: { value: s.editsOk, unit: 'edits', target: s.edits, note: `${note}: edits whose old_string matched` },
+    session_cost_real_tool_calls: {
+      value: s.calls,
+      unit: 'tool calls',
+      note: `${note}: ${Object.entries(s.byTool)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    },
+    session_cost_real_tool_output_tokens: {
+      value: s.outputTokens,
+      unit: 'tokens',
+      note: `${note}: chars / 4, as the test server counts`,
+    },
+    session_cost_real_repeated_share: {
+      value: round3(s.repeatedChars / s.outputChars),
+      unit: 'share of tool-output characters',
+      note: `${note}: ${s.repeated} results byte-identical to an earlier one`,
+    },
+    session_cost_real_edits_ok: {
+      value: s.editsOk,
+      unit: 'edits',
+      target: s.edits,
+      note: `${note}: edits whose old_string matched`,
+    },
   };
 }

@@ -19,8 +19,18 @@ const ROWS: Row[] = [
   ['notes share', (o) => pct(o.analysis.parts.notes / o.analysis.units)],
   ['repeated results not sent', (o) => `${o.analysis.repeatsNotSent} (${k(o.analysis.repeatTokensNotSent)} tokens)`],
   ['rewrites of earlier content', (o) => `${pct(o.analysis.rewriteShare)} of cache writes`],
-  ['compactions', (o) => Object.entries(o.run.compactions).map(([s, n]) => `${s} x${n}`).join(', ') || 'none'],
-  ['smallest request after a compaction', (o) => (o.analysis.minKeptTokens === undefined ? '-' : `${o.analysis.minKeptTokens.toLocaleString('en-US')} tokens`)],
+  [
+    'compactions',
+    (o) =>
+      Object.entries(o.run.compactions)
+        .map(([s, n]) => `${s} x${n}`)
+        .join(', ') || 'none',
+  ],
+  [
+    'smallest request after a compaction',
+    (o) =>
+      o.analysis.minKeptTokens === undefined ? '-' : `${o.analysis.minKeptTokens.toLocaleString('en-US')} tokens`,
+  ],
   ['turns ok', (o) => `${o.run.turnsOk}/${o.run.script.turns}`],
   ['requests (rejected)', (o) => `${o.analysis.requests} (${o.analysis.rejected})`],
   ['resume_prefix_identical', (o) => `${o.analysis.identical}/${o.analysis.resumed}`],
@@ -37,9 +47,13 @@ export function printComparison(title: string, today: Outcome, fresh: Outcome): 
 }
 
 export function printShape(name: string, seed: number, s: Shape): void {
-  const tools = Object.entries(s.byTool).map(([tool, n]) => `${tool} ${n}`).join(', ');
-  console.log([
-    `\n${name} session, seed ${seed}: ${s.calls} tool calls (${tools}); ${s.turnsWith2to4} turns with 2-4 calls`,
-    `tool output ${k(s.outputTokens)} tokens (${k(approxTokens(s.repeatedChars))} in ${s.repeated} results byte-identical to an earlier one: ${(100 * s.repeatedChars / s.outputChars).toFixed(0)} % of the characters); edits ${s.editsOk}/${s.edits} matched`,
-  ].join('\n'));
+  const tools = Object.entries(s.byTool)
+    .map(([tool, n]) => `${tool} ${n}`)
+    .join(', ');
+  console.log(
+    [
+      `\n${name} session, seed ${seed}: ${s.calls} tool calls (${tools}); ${s.turnsWith2to4} turns with 2-4 calls`,
+      `tool output ${k(s.outputTokens)} tokens (${k(approxTokens(s.repeatedChars))} in ${s.repeated} results byte-identical to an earlier one: ${((100 * s.repeatedChars) / s.outputChars).toFixed(0)} % of the characters); edits ${s.editsOk}/${s.edits} matched`,
+    ].join('\n'),
+  );
 }

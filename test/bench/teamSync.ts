@@ -26,7 +26,10 @@ const EDITS_PER_ROUND = 20;
 const MAX_ATTEMPTS = 5;
 
 const root = path.resolve(__dirname, '../..');
-const WORDS = 'memory team build deploy test server client cache index topic project feedback reference note rule why how apply'.split(' ');
+const WORDS =
+  'memory team build deploy test server client cache index topic project feedback reference note rule why how apply'.split(
+    ' ',
+  );
 
 interface Client {
   repo: string;
@@ -42,7 +45,8 @@ function topic(client: string, file: number, revision: number): string {
   const lines = [`---`, `name: ${client} topic ${file}`, `description: revision ${revision}`, `type: project`, `---`];
   const size = 2048 + (seed.readUInt16BE(0) % 3072);
   for (let i = 0, n = 0; n < size; i++) {
-    const line = Array.from({ length: 12 }, (_, w) => WORDS[seed[(i + w) % seed.length] % WORDS.length]).join(' ') + ` ${i}`;
+    const line =
+      Array.from({ length: 12 }, (_, w) => WORDS[seed[(i + w) % seed.length] % WORDS.length]).join(' ') + ` ${i}`;
     lines.push(line);
     n += line.length + 1;
   }
@@ -74,7 +78,8 @@ function quietSecretlintProfiler(): void {
 
 export async function run(): Promise<Metrics> {
   quietSecretlintProfiler();
-  if (!fs.existsSync(path.join(root, 'dist/teamServer.js'))) throw new Error('dist/teamServer.js is missing: run node esbuild.mjs first');
+  if (!fs.existsSync(path.join(root, 'dist/teamServer.js')))
+    throw new Error('dist/teamServer.js is missing: run node esbuild.mjs first');
   const db = await createTestDatabase('bench_team_sync');
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'engram-bench-team-'));
   const servers: TeamServerProcess[] = [];
@@ -86,7 +91,13 @@ export async function run(): Promise<Metrics> {
       const token = await servers[0].addToken(repo);
       for (let k = 0; k < CLIENTS_PER_REPO; k++) {
         const index = clients.length;
-        clients.push({ repo, index, token, server: servers[k % servers.length], teamDir: path.join(dir, `client-${index}`, 'memory', 'team') });
+        clients.push({
+          repo,
+          index,
+          token,
+          server: servers[k % servers.length],
+          teamDir: path.join(dir, `client-${index}`, 'memory', 'team'),
+        });
       }
     }
     /** What each owner last wrote: repo -> path -> content. */
@@ -103,12 +114,18 @@ export async function run(): Promise<Metrics> {
     const sync = async (c: Client): Promise<void> => {
       for (let attempt = 1; ; attempt++) {
         const started = performance.now();
-        const report: TeamSyncReport = await syncTeamMemory({ teamDir: c.teamDir, repo: c.repo, serverUrl: c.server.url, token: c.token });
+        const report: TeamSyncReport = await syncTeamMemory({
+          teamDir: c.teamDir,
+          repo: c.repo,
+          serverUrl: c.server.url,
+          token: c.token,
+        });
         latencies.push(performance.now() - started);
         files += report.pushed.length + report.pulled.length;
         if (report.ok) return;
         failedAttempts++;
-        if (attempt >= MAX_ATTEMPTS) throw new Error(`client ${c.index} (${c.repo}): sync failed ${attempt} times: ${report.error}`);
+        if (attempt >= MAX_ATTEMPTS)
+          throw new Error(`client ${c.index} (${c.repo}): sync failed ${attempt} times: ${report.error}`);
       }
     };
     const round = (fn: (c: Client) => Promise<void>): Promise<unknown> => Promise.all(clients.map(fn));
@@ -118,7 +135,8 @@ export async function run(): Promise<Metrics> {
     await round(sync);
     for (let r = 1; r <= EDIT_ROUNDS; r++) {
       await round(async (c) => {
-        for (let e = 0; e < EDITS_PER_ROUND; e++) write(c, (c.index * 7 + r * EDITS_PER_ROUND + e * 3) % FILES_PER_CLIENT, r);
+        for (let e = 0; e < EDITS_PER_ROUND; e++)
+          write(c, (c.index * 7 + r * EDITS_PER_ROUND + e * 3) % FILES_PER_CLIENT, r);
         await sync(c);
       });
     }
@@ -133,7 +151,11 @@ export async function run(): Promise<Metrics> {
       for (const [p, text] of want) {
         const got = get(p);
         if (got === undefined) lost++;
-        else if (crypto.createHash('sha256').update(got).digest('hex') !== crypto.createHash('sha256').update(text).digest('hex')) corrupted++;
+        else if (
+          crypto.createHash('sha256').update(got).digest('hex') !==
+          crypto.createHash('sha256').update(text).digest('hex')
+        )
+          corrupted++;
       }
     };
     for (const c of clients) {
@@ -148,22 +170,31 @@ export async function run(): Promise<Metrics> {
 
     latencies.sort((a, b) => a - b);
     // The servers' own time per request (their log lines): what the clients' latency owes to the server.
-    const serverMs = servers.flatMap((srv) => [...srv.log().matchAll(/ (?:GET|PUT) \/api\/team_memory .* (\d+) ([\d.]+)ms$/gm)].map((m) => Number(m[2])))
+    const serverMs = servers
+      .flatMap((srv) =>
+        [...srv.log().matchAll(/ (?:GET|PUT) \/api\/team_memory .* (\d+) ([\d.]+)ms$/gm)].map((m) => Number(m[2])),
+      )
       .sort((a, b) => a - b);
     const metrics: Metrics = {
       team_sync_p50_ms: { value: Math.round(percentile(latencies, 50)), unit: 'ms' },
       team_sync_p99_ms: { value: Math.round(percentile(latencies, 99)), unit: 'ms' },
       team_server_request_p50_ms: { value: Math.round(percentile(serverMs, 50)), unit: 'ms' },
-      team_server_request_p99_ms: { value: Math.round(percentile(serverMs, 99)), unit: 'ms', note: `${serverMs.length} requests` },
+      team_server_request_p99_ms: {
+        value: Math.round(percentile(serverMs, 99)),
+        unit: 'ms',
+        note: `${serverMs.length} requests`,
+      },
       team_sync_files_per_s: { value: Math.round(files / seconds), unit: 'files/s' },
       team_sync_lost_files: { value: lost, unit: 'files', target: 0 },
       team_sync_corrupted_files: { value: corrupted, unit: 'files', target: 0 },
       team_sync_syncs: { value: latencies.length, unit: 'syncs', note: `${failedAttempts} failed and were run again` },
     };
-    console.log(`\nteam sync: ${clients.length} clients x ${FILES_PER_CLIENT} files, ${REPOS} repositories, 2 instances on one PostgreSQL: `
-      + `${latencies.length} syncs (${failedAttempts} run again) in ${seconds.toFixed(1)} s, ${files} files moved, `
-      + `p50 ${metrics.team_sync_p50_ms.value} ms, p99 ${metrics.team_sync_p99_ms.value} ms (server side per request: p50 `
-      + `${metrics.team_server_request_p50_ms.value} ms, p99 ${metrics.team_server_request_p99_ms.value} ms), lost ${lost}, corrupted ${corrupted}`);
+    console.log(
+      `\nteam sync: ${clients.length} clients x ${FILES_PER_CLIENT} files, ${REPOS} repositories, 2 instances on one PostgreSQL: ` +
+        `${latencies.length} syncs (${failedAttempts} run again) in ${seconds.toFixed(1)} s, ${files} files moved, ` +
+        `p50 ${metrics.team_sync_p50_ms.value} ms, p99 ${metrics.team_sync_p99_ms.value} ms (server side per request: p50 ` +
+        `${metrics.team_server_request_p50_ms.value} ms, p99 ${metrics.team_server_request_p99_ms.value} ms), lost ${lost}, corrupted ${corrupted}`,
+    );
     if (lost > 0 || corrupted > 0) throw new Error(`team sync lost ${lost} and corrupted ${corrupted} files`);
     return metrics;
   } finally {

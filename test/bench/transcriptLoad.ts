@@ -70,10 +70,21 @@ function collectGarbage(): void {
 }
 
 /** Writes realistic lines in big batches, about `targetBytes` of them; returns the file size. */
-export async function generate(file: string, targetBytes = TARGET_BYTES, compactEveryBytes = COMPACT_EVERY_BYTES): Promise<number> {
+export async function generate(
+  file: string,
+  targetBytes = TARGET_BYTES,
+  compactEveryBytes = COMPACT_EVERY_BYTES,
+): Promise<number> {
   const out = fs.createWriteStream(file);
   const sessionId = randomUUID();
-  const tail = { userType: 'external', entrypoint: 'engram', cwd: '/home/dev/demo', sessionId, version: '0.1.0', gitBranch: 'main' };
+  const tail = {
+    userType: 'external',
+    entrypoint: 'engram',
+    cwd: '/home/dev/demo',
+    sessionId,
+    version: '0.1.0',
+    gitBranch: 'main',
+  };
   let written = 0;
   let sinceCompact = 0;
   let parent: string | null = null;
@@ -93,33 +104,136 @@ export async function generate(file: string, targetBytes = TARGET_BYTES, compact
 
   for (let turn = 0; written < targetBytes; turn++) {
     const promptId = randomUUID();
-    emit({ type: 'file-history-snapshot', messageId: randomUUID(), snapshot: { trackedFileBackups: {}, timestamp: now() }, isSnapshotUpdate: false });
-    emit({ parentUuid: parent, isSidechain: false, promptId, type: 'user', message: { role: 'user', content: `Turn ${turn}: look at src/module${turn}.ts and fix the failing test, please.` }, uuid: randomUUID(), timestamp: now(), ...tail });
+    emit({
+      type: 'file-history-snapshot',
+      messageId: randomUUID(),
+      snapshot: { trackedFileBackups: {}, timestamp: now() },
+      isSnapshotUpdate: false,
+    });
+    emit({
+      parentUuid: parent,
+      isSidechain: false,
+      promptId,
+      type: 'user',
+      message: {
+        role: 'user',
+        content: `Turn ${turn}: look at src/module${turn}.ts and fix the failing test, please.`,
+      },
+      uuid: randomUUID(),
+      timestamp: now(),
+      ...tail,
+    });
     for (let step = 0; step < 3; step++) {
       const messageId = `msg_${turn}_${step}`;
-      const usage = { input_tokens: 1200, cache_creation_input_tokens: 800, cache_read_input_tokens: 40_000, output_tokens: 180 };
+      const usage = {
+        input_tokens: 1200,
+        cache_creation_input_tokens: 800,
+        cache_read_input_tokens: 40_000,
+        output_tokens: 180,
+      };
       const assistant = (content: unknown[], stop: string | null) => ({
-        parentUuid: parent, isSidechain: false,
-        message: { id: messageId, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: stop, stop_sequence: null, usage },
-        requestId: `req_${turn}_${step}`, type: 'assistant', uuid: randomUUID(), timestamp: now(), ...tail,
+        parentUuid: parent,
+        isSidechain: false,
+        message: {
+          id: messageId,
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content,
+          stop_reason: stop,
+          stop_sequence: null,
+          usage,
+        },
+        requestId: `req_${turn}_${step}`,
+        type: 'assistant',
+        uuid: randomUUID(),
+        timestamp: now(),
+        ...tail,
       });
-      emit(assistant([{ type: 'text', text: `Step ${step}: reading the next file to see how the handler validates its input.` }], null));
+      emit(
+        assistant(
+          [{ type: 'text', text: `Step ${step}: reading the next file to see how the handler validates its input.` }],
+          null,
+        ),
+      );
       const toolId = `toolu_${turn}_${step}`;
-      const callLine = assistant([{ type: 'tool_use', id: toolId, name: 'Read', input: { file_path: `/home/dev/demo/src/module${turn}_${step}.ts` } }], 'tool_use');
+      const callLine = assistant(
+        [
+          {
+            type: 'tool_use',
+            id: toolId,
+            name: 'Read',
+            input: { file_path: `/home/dev/demo/src/module${turn}_${step}.ts` },
+          },
+        ],
+        'tool_use',
+      );
       emit(callLine);
       const content = codeText(turn * 7 + step, 40 + ((turn + step) % 5) * 30);
       emit({
-        parentUuid: callLine.uuid, isSidechain: false, promptId, type: 'user',
+        parentUuid: callLine.uuid,
+        isSidechain: false,
+        promptId,
+        type: 'user',
         message: { role: 'user', content: [{ tool_use_id: toolId, type: 'tool_result', content }] },
-        uuid: randomUUID(), timestamp: now(), toolUseResult: { type: 'text', file: { filePath: `/home/dev/demo/src/module${turn}_${step}.ts`, numLines: 40 } },
-        sourceToolAssistantUUID: callLine.uuid, ...tail,
+        uuid: randomUUID(),
+        timestamp: now(),
+        toolUseResult: {
+          type: 'text',
+          file: { filePath: `/home/dev/demo/src/module${turn}_${step}.ts`, numLines: 40 },
+        },
+        sourceToolAssistantUUID: callLine.uuid,
+        ...tail,
       });
     }
-    emit({ parentUuid: parent, isSidechain: false, message: { id: `msg_${turn}_end`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Fixed: the handler now rejects non-integer ids with a 400 and a message.' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 10, output_tokens: 20 } }, type: 'assistant', uuid: randomUUID(), timestamp: now(), ...tail });
+    emit({
+      parentUuid: parent,
+      isSidechain: false,
+      message: {
+        id: `msg_${turn}_end`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: 'Fixed: the handler now rejects non-integer ids with a 400 and a message.' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 20 },
+      },
+      type: 'assistant',
+      uuid: randomUUID(),
+      timestamp: now(),
+      ...tail,
+    });
     if (sinceCompact >= compactEveryBytes) {
       const boundary = randomUUID();
-      emit({ parentUuid: null, logicalParentUuid: parent, isSidechain: false, type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', isMeta: false, timestamp: now(), uuid: boundary, level: 'info', compactMetadata: { trigger: 'auto', preTokens: 160_000 }, ...tail });
-      emit({ parentUuid: boundary, isSidechain: false, type: 'user', message: { role: 'user', content: `Summary of the work up to turn ${turn}: ${'details of files, errors and next steps. '.repeat(60)}` }, isVisibleInTranscriptOnly: true, isCompactSummary: true, uuid: randomUUID(), timestamp: now(), ...tail });
+      emit({
+        parentUuid: null,
+        logicalParentUuid: parent,
+        isSidechain: false,
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        isMeta: false,
+        timestamp: now(),
+        uuid: boundary,
+        level: 'info',
+        compactMetadata: { trigger: 'auto', preTokens: 160_000 },
+        ...tail,
+      });
+      emit({
+        parentUuid: boundary,
+        isSidechain: false,
+        type: 'user',
+        message: {
+          role: 'user',
+          content: `Summary of the work up to turn ${turn}: ${'details of files, errors and next steps. '.repeat(60)}`,
+        },
+        isVisibleInTranscriptOnly: true,
+        isCompactSummary: true,
+        uuid: randomUUID(),
+        timestamp: now(),
+        ...tail,
+      });
       sinceCompact = 0;
     }
     if (batch.length > 500) await flush();
@@ -132,7 +246,9 @@ export async function generate(file: string, targetBytes = TARGET_BYTES, compact
 function codeText(seed: number, lines: number): string {
   const out: string[] = [];
   for (let l = 0; l < lines; l++) {
-    out.push(`${l + 1}\t  if (typeof input.field${l} !== 'number' || input.field${l} < ${seed % 100}) throw new ValidationError("field${l} is invalid");`);
+    out.push(
+      `${l + 1}\t  if (typeof input.field${l} !== 'number' || input.field${l} < ${seed % 100}) throw new ValidationError("field${l} is invalid");`,
+    );
   }
   return out.join('\n');
 }

@@ -39,12 +39,17 @@ const ws = path.join(tmp, 'workspace');
 fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), ws, { recursive: true });
 // Its own git repository, as most projects are (and so it is not taken for part of this repository).
 spawnSync('git', ['init', '-q', ws]);
-const dirs = Object.fromEntries(['home', 'tmp', 'user-data', 'server-data', 'extensions', 'chrome', 'engram-data']
-  .map((d) => [d, path.join(tmp, d)]));
+const dirs = Object.fromEntries(
+  ['home', 'tmp', 'user-data', 'server-data', 'extensions', 'chrome', 'engram-data'].map((d) => [d, path.join(tmp, d)]),
+);
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 // The tests open their workspace trusted (the untrusted case is a test of its own).
-writeProfileSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'), { 'security.workspace.trust.enabled': false });
-writeProfileSettings(path.join(dirs['user-data'], 'User', 'settings.json'), { 'security.workspace.trust.enabled': false });
+writeProfileSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'), {
+  'security.workspace.trust.enabled': false,
+});
+writeProfileSettings(path.join(dirs['user-data'], 'User', 'settings.json'), {
+  'security.workspace.trust.enabled': false,
+});
 
 const phaseFile = path.join(tmp, 'phase.json');
 let server;
@@ -55,32 +60,51 @@ async function main() {
   const port = await freePort();
   bridge = await createUiBridge({ getPage: () => page, screenshots, log });
   const serverLog = fs.openSync(path.join(artifacts, 'server.log'), 'w');
-  server = spawn(host.node, [path.join(host.serverDir, 'out', 'server-main.js'),
-    '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
-    '--disable-telemetry', '--disable-workspace-trust',
-    '--enable-smoke-test-driver', // without it VS Code 1.139 ignores the payload's extensionTestsPath
-    '--user-data-dir', dirs['user-data'], '--server-data-dir', dirs['server-data'], '--extensions-dir', dirs.extensions,
-    '--logsPath', path.join(artifacts, 'vscode-logs')], {
-    detached: true,
-    stdio: ['ignore', serverLog, serverLog],
-    env: {
-      ...process.env,
-      HOME: dirs.home,
-      TMPDIR: dirs.tmp,
-      ENGRAM_DATA_DIR: dirs['engram-data'],
-      ENGRAM_UI_BRIDGE: bridge.url,
-      ENGRAM_TEST_PHASE_FILE: phaseFile,
-      ENGRAM_TEST_WORKSPACE: ws,
-      ENGRAM_REPO_ROOT: root,
-      // The system Node (the host runs on its own Node 24): for child processes with native addons, the team server's SQLite.
-      ENGRAM_TEST_NODE: process.execPath,
-      ANTHROPIC_API_KEY: '',
-      ANTHROPIC_BASE_URL: '',
+  server = spawn(
+    host.node,
+    [
+      path.join(host.serverDir, 'out', 'server-main.js'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--without-connection-token',
+      '--accept-server-license-terms',
+      '--disable-telemetry',
+      '--disable-workspace-trust',
+      '--enable-smoke-test-driver', // without it VS Code 1.139 ignores the payload's extensionTestsPath
+      '--user-data-dir',
+      dirs['user-data'],
+      '--server-data-dir',
+      dirs['server-data'],
+      '--extensions-dir',
+      dirs.extensions,
+      '--logsPath',
+      path.join(artifacts, 'vscode-logs'),
+    ],
+    {
+      detached: true,
+      stdio: ['ignore', serverLog, serverLog],
+      env: {
+        ...process.env,
+        HOME: dirs.home,
+        TMPDIR: dirs.tmp,
+        ENGRAM_DATA_DIR: dirs['engram-data'],
+        ENGRAM_UI_BRIDGE: bridge.url,
+        ENGRAM_TEST_PHASE_FILE: phaseFile,
+        ENGRAM_TEST_WORKSPACE: ws,
+        ENGRAM_REPO_ROOT: root,
+        // The system Node (the host runs on its own Node 24): for child processes with native addons, the team server's SQLite.
+        ENGRAM_TEST_NODE: process.execPath,
+        ANTHROPIC_API_KEY: '',
+        ANTHROPIC_BASE_URL: '',
+      },
     },
-  });
+  );
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; (await httpStatus(`${base}/`)) !== 200; i++) {
-    if (i > 480 || server.exitCode !== null) throw new Error(`VS Code server did not start; see ${artifacts}/server.log`);
+    if (i > 480 || server.exitCode !== null)
+      throw new Error(`VS Code server did not start; see ${artifacts}/server.log`);
     await sleep(250);
   }
   log('VS Code server up on', base);
@@ -95,11 +119,21 @@ async function main() {
   const openBrowser = async (profile) => {
     await context?.close();
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: host.chromium, headless: true, viewport: { width: 1400, height: 900 },
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      executablePath: host.chromium,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
-    page = context.pages()[0] ?? await context.newPage();
+    page = context.pages()[0] ?? (await context.newPage());
     page.on('console', (m) => browserLog.write(`[${m.type()}] ${m.text()}\n`));
     await page.exposeFunction('codeAutomationLog', (type, args) => {
       if (type !== 'trace' && type !== 'debug') console.log(...(args ?? []));
@@ -120,7 +154,9 @@ async function main() {
     if (phase === 'zh-cn') await openBrowser(`${dirs.chrome}-zh-cn`);
     fs.writeFileSync(phaseFile, JSON.stringify({ phase, results: path.join(tmp, `results-${phase}.json`) }));
     log(`phase ${phase}: loading the workbench`);
-    const exitCode = new Promise((resolve) => { exit = resolve; });
+    const exitCode = new Promise((resolve) => {
+      exit = resolve;
+    });
     await page.goto(url);
     const code = await Promise.race([exitCode, sleep(timeoutMs).then(() => 'timeout')]);
     await page.screenshot({ path: path.join(artifacts, `final-${phase}.png`) }).catch(() => {});
@@ -148,28 +184,39 @@ function setDisplayLanguage(locale) {
   const translations = path.join(tmp, 'language-pack', `${locale}.i18n.json`);
   fs.mkdirSync(path.dirname(translations), { recursive: true });
   fs.writeFileSync(translations, JSON.stringify({ contents: {} }));
-  fs.writeFileSync(path.join(dirs['user-data'], 'languagepacks.json'), JSON.stringify({
-    [locale]: {
-      hash: `engram-test-${locale}`,
-      extensions: [{ extensionIdentifier: { id: `engram-test.language-pack-${locale}` }, version: '0.0.0' }],
-      translations: { vscode: translations },
-      label: locale,
-    },
-  }));
+  fs.writeFileSync(
+    path.join(dirs['user-data'], 'languagepacks.json'),
+    JSON.stringify({
+      [locale]: {
+        hash: `engram-test-${locale}`,
+        extensions: [{ extensionIdentifier: { id: `engram-test.language-pack-${locale}` }, version: '0.0.0' }],
+        translations: { vscode: translations },
+        label: locale,
+      },
+    }),
+  );
   fs.mkdirSync(path.dirname(argv), { recursive: true });
   fs.writeFileSync(argv, JSON.stringify({ locale }));
 }
 
 function httpStatus(url) {
   return new Promise((resolve) => {
-    http.get(url, (res) => { res.resume(); resolve(res.statusCode); }).on('error', () => resolve(0));
+    http
+      .get(url, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      })
+      .on('error', () => resolve(0));
   });
 }
 
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = http.createServer();
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
     s.on('error', reject);
   });
 }
@@ -178,9 +225,18 @@ async function cleanup() {
   await context?.close().catch(() => {});
   await bridge?.close();
   if (server && server.exitCode === null) {
-    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
     for (let i = 0; i < 40 && server.exitCode === null; i++) await sleep(100);
-    if (server.exitCode === null) try { process.kill(-server.pid, 'SIGKILL'); } catch { /* already gone */ }
+    if (server.exitCode === null)
+      try {
+        process.kill(-server.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
   }
   if (!process.env.KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
 }
@@ -196,18 +252,24 @@ function report(code) {
   }
   // A host that died before its suite reported still counts as a failure.
   if (code !== 0 && counts.failed === 0) counts.failed = 1;
-  fs.writeFileSync(process.env.ENGRAM_INTEGRATION_COUNTS || path.join(root, 'test-artifacts', 'integration-counts.json'), JSON.stringify(counts));
+  fs.writeFileSync(
+    process.env.ENGRAM_INTEGRATION_COUNTS || path.join(root, 'test-artifacts', 'integration-counts.json'),
+    JSON.stringify(counts),
+  );
   log(`integration: ${counts.passed} passed, ${counts.failed} failed (exit ${code})`);
   return counts;
 }
 
-main().then(async (code) => {
-  report(code);
-  await cleanup();
-  process.exit(code === 'timeout' ? 124 : Number(code) || 0);
-}, async (error) => {
-  console.error('[host] runner failed:', error);
-  report(2);
-  await cleanup();
-  process.exit(2);
-});
+main().then(
+  async (code) => {
+    report(code);
+    await cleanup();
+    process.exit(code === 'timeout' ? 124 : Number(code) || 0);
+  },
+  async (error) => {
+    console.error('[host] runner failed:', error);
+    report(2);
+    await cleanup();
+    process.exit(2);
+  },
+);

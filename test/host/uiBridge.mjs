@@ -19,16 +19,23 @@ export async function findViewFrame(page, view, timeoutMs) {
         if (found === view) return frame;
         if (found) seen.push(found);
       } catch (error) {
-        seen.push(`(${String(error?.message ?? error).split('\n')[0].slice(0, 80)})`);
+        seen.push(
+          `(${String(error?.message ?? error)
+            .split('\n')[0]
+            .slice(0, 80)})`,
+        );
       }
     }
     await sleep(150);
   }
-  throw new Error(`no webview frame for view '${view}' within ${timeoutMs} ms (frames with a view: ${seen.join(', ') || 'none'})`);
+  throw new Error(
+    `no webview frame for view '${view}' within ${timeoutMs} ms (frames with a view: ${seen.join(', ') || 'none'})`,
+  );
 }
 
 /** What playwright says when a frame went away under it: a webview reloading, or moved to another part. */
-const DETACHED = /Frame was detached|Execution context was destroyed|frame got detached|Target (page, context or browser )?(has been )?closed/i;
+const DETACHED =
+  /Frame was detached|Execution context was destroyed|frame got detached|Target (page, context or browser )?(has been )?closed/i;
 
 /**
  * Runs `act` in the view's frame. A webview that reloads or moves (Reload Webviews, a panel reopened, a
@@ -57,35 +64,45 @@ async function inViewFrame(page, view, timeoutMs, act) {
 }
 
 export const ops = {
-  text: (page, { view, selector, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, async (frame, left) => {
-    const loc = frame.locator(selector).first();
-    await loc.waitFor({ state: 'attached', timeout: left });
-    return loc.textContent();
-  }),
-  waitForText: (page, { view, selector, text, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, async (frame, left) => {
-    const loc = frame.locator(selector).filter({ hasText: text }).first();
-    await loc.waitFor({ state: 'visible', timeout: left });
-    return loc.textContent();
-  }),
-  count: (page, { view, selector, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, (frame) => frame.locator(selector).count()),
-  click: (page, { view, selector, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, async (frame, left) => {
-    await frame.locator(selector).first().click({ timeout: left });
-    return true;
-  }),
-  fill: (page, { view, selector, value, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, async (frame, left) => {
-    await frame.locator(selector).first().click({ timeout: left });
-    await page.keyboard.type(value);
-    return true;
-  }),
+  text: (page, { view, selector, timeoutMs = 20_000 }) =>
+    inViewFrame(page, view, timeoutMs, async (frame, left) => {
+      const loc = frame.locator(selector).first();
+      await loc.waitFor({ state: 'attached', timeout: left });
+      return loc.textContent();
+    }),
+  waitForText: (page, { view, selector, text, timeoutMs = 20_000 }) =>
+    inViewFrame(page, view, timeoutMs, async (frame, left) => {
+      const loc = frame.locator(selector).filter({ hasText: text }).first();
+      await loc.waitFor({ state: 'visible', timeout: left });
+      return loc.textContent();
+    }),
+  count: (page, { view, selector, timeoutMs = 20_000 }) =>
+    inViewFrame(page, view, timeoutMs, (frame) => frame.locator(selector).count()),
+  click: (page, { view, selector, timeoutMs = 20_000 }) =>
+    inViewFrame(page, view, timeoutMs, async (frame, left) => {
+      await frame.locator(selector).first().click({ timeout: left });
+      return true;
+    }),
+  fill: (page, { view, selector, value, timeoutMs = 20_000 }) =>
+    inViewFrame(page, view, timeoutMs, async (frame, left) => {
+      await frame.locator(selector).first().click({ timeout: left });
+      await page.keyboard.type(value);
+      return true;
+    }),
   async press(page, { key }) {
     await page.keyboard.press(key);
     return true;
   },
   /** Runs an expression inside a webview frame (reads state; the CSP does not apply to the debugger). */
-  evaluate: (page, { view, expression, timeoutMs = 20_000 }) => inViewFrame(page, view, timeoutMs, (frame) => frame.evaluate(expression)),
+  evaluate: (page, { view, expression, timeoutMs = 20_000 }) =>
+    inViewFrame(page, view, timeoutMs, (frame) => frame.evaluate(expression)),
   async palette(page, { command, dir }) {
     // Focus the workbench itself: keys pressed while a webview has focus go to the webview.
-    await page.locator('.part.statusbar').first().click({ position: { x: 5, y: 5 } }).catch(() => {});
+    await page
+      .locator('.part.statusbar')
+      .first()
+      .click({ position: { x: 5, y: 5 } })
+      .catch(() => {});
     await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 20_000 });
@@ -108,7 +125,10 @@ export const ops = {
     const rows = page.locator('.quick-input-widget .monaco-list-row', { hasText: label });
     await rows.first().waitFor({ state: 'visible', timeout: timeoutMs });
     await page.locator('.quick-input-widget input').first().fill(label);
-    await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: label }).first().waitFor({ state: 'visible', timeout: timeoutMs });
+    await page
+      .locator('.quick-input-widget .monaco-list-row.focused', { hasText: label })
+      .first()
+      .waitFor({ state: 'visible', timeout: timeoutMs });
     await page.keyboard.press('Enter');
     return true;
   },
@@ -140,7 +160,9 @@ export async function createUiBridge({ getPage, screenshots, log }) {
   let failures = 0;
   const server = http.createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', async () => {
       let reply;
       try {
@@ -155,7 +177,9 @@ export async function createUiBridge({ getPage, screenshots, log }) {
         log('ui bridge:', reply.error.split('\n')[0]);
         // What the workbench looked like when an action failed, for the failing test's diagnosis.
         failures++;
-        await getPage()?.screenshot({ path: path.join(screenshots, '..', 'integration', `ui-failure-${failures}.png`) }).catch(() => {});
+        await getPage()
+          ?.screenshot({ path: path.join(screenshots, '..', 'integration', `ui-failure-${failures}.png`) })
+          .catch(() => {});
       }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(reply));

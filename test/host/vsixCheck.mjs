@@ -31,17 +31,39 @@ const timeoutMs = Number(process.env.ENGRAM_VSIX_TIMEOUT_MS || 10 * 60_000);
 const UI_WAIT_MS = 120_000;
 const EXTENSION_ID = 'engram-dev.engram';
 // What the installed copy must hold besides its manifest: the entry point is checked from the manifest.
-const SHIPPED_FILES = ['dist/engine.js', 'dist/webview/chat.js', 'dist/webview/inspector.js', 'dist/webview/codicon.css',
-  'l10n/bundle.l10n.zh-cn.json', 'package.nls.zh-cn.json'];
+const SHIPPED_FILES = [
+  'dist/engine.js',
+  'dist/webview/chat.js',
+  'dist/webview/inspector.js',
+  'dist/webview/codicon.css',
+  'l10n/bundle.l10n.zh-cn.json',
+  'package.nls.zh-cn.json',
+];
 // The parts of the tree `npm run package` reads; node_modules is linked, not copied.
-const PACKAGE_INPUTS = ['package.json', 'package.nls.json', 'package.nls.zh-cn.json', 'l10n', 'media',
-  'README.md', 'LICENSE', '.vscodeignore', 'esbuild.mjs', 'tsconfig.json', 'src', 'webview'];
+const PACKAGE_INPUTS = [
+  'package.json',
+  'package.nls.json',
+  'package.nls.zh-cn.json',
+  'l10n',
+  'media',
+  'README.md',
+  'LICENSE',
+  '.vscodeignore',
+  'esbuild.mjs',
+  'tsconfig.json',
+  'src',
+  'webview',
+];
 
 const screenshots = path.join(root, 'test-artifacts', 'screenshots');
 const artifacts = path.join(root, 'test-artifacts', 'vsix');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-vsix-check-'));
-const dirs = Object.fromEntries(['src', 'home', 'tmp', 'user-data', 'server-data', 'extensions', 'chrome', 'engram-data', 'workspace']
-  .map((d) => [d, path.join(tmp, d)]));
+const dirs = Object.fromEntries(
+  ['src', 'home', 'tmp', 'user-data', 'server-data', 'extensions', 'chrome', 'engram-data', 'workspace'].map((d) => [
+    d,
+    path.join(tmp, d),
+  ]),
+);
 
 let server;
 let context;
@@ -61,7 +83,10 @@ async function step(name, fn) {
 
 function run(cmd, args, opts) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
-  if (r.status !== 0) throw new Error(`'${cmd} ${args.join(' ')}' exited ${r.status ?? r.signal}\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ?? ''}`);
+  if (r.status !== 0)
+    throw new Error(
+      `'${cmd} ${args.join(' ')}' exited ${r.status ?? r.signal}\n${r.stdout ?? ''}${r.stderr ?? ''}${r.error ?? ''}`,
+    );
   return r.stdout;
 }
 
@@ -77,9 +102,20 @@ function packageVsix() {
 }
 
 function installVsix(host, vsix) {
-  const out = run(host.node, [path.join(host.serverDir, 'out', 'server-main.js'), '--install-extension', vsix,
-    '--extensions-dir', dirs.extensions, '--server-data-dir', dirs['server-data'], '--accept-server-license-terms'],
-  { env: serverEnv() });
+  const out = run(
+    host.node,
+    [
+      path.join(host.serverDir, 'out', 'server-main.js'),
+      '--install-extension',
+      vsix,
+      '--extensions-dir',
+      dirs.extensions,
+      '--server-data-dir',
+      dirs['server-data'],
+      '--accept-server-license-terms',
+    ],
+    { env: serverEnv() },
+  );
   if (!/successfully installed/i.test(out)) throw new Error(`the server did not say it installed the .vsix:\n${out}`);
   const installed = fs.readdirSync(dirs.extensions).filter((d) => !d.startsWith('.') && d !== 'extensions.json');
   if (installed.length !== 1 || !installed[0].startsWith(`${EXTENSION_ID}-`)) {
@@ -109,29 +145,57 @@ function serverEnv() {
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
   });
 }
 
 function isUp(url) {
   return new Promise((resolve) => {
-    http.get(url, (res) => { res.resume(); resolve(res.statusCode === 200); }).on('error', () => resolve(false));
+    http
+      .get(url, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      })
+      .on('error', () => resolve(false));
   });
 }
 
 async function startServer(host) {
   const port = await freePort();
   const serverLog = fs.openSync(path.join(artifacts, 'server.log'), 'w');
-  server = spawn(host.node, [path.join(host.serverDir, 'out', 'server-main.js'),
-    '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms',
-    '--disable-telemetry', '--disable-workspace-trust',
-    '--user-data-dir', dirs['user-data'], '--server-data-dir', dirs['server-data'], '--extensions-dir', dirs.extensions,
-    '--logsPath', path.join(artifacts, 'vscode-logs')], { detached: true, stdio: ['ignore', serverLog, serverLog], env: serverEnv() });
+  server = spawn(
+    host.node,
+    [
+      path.join(host.serverDir, 'out', 'server-main.js'),
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--without-connection-token',
+      '--accept-server-license-terms',
+      '--disable-telemetry',
+      '--disable-workspace-trust',
+      '--user-data-dir',
+      dirs['user-data'],
+      '--server-data-dir',
+      dirs['server-data'],
+      '--extensions-dir',
+      dirs.extensions,
+      '--logsPath',
+      path.join(artifacts, 'vscode-logs'),
+    ],
+    { detached: true, stdio: ['ignore', serverLog, serverLog], env: serverEnv() },
+  );
   const base = `http://127.0.0.1:${port}`;
   const end = Date.now() + UI_WAIT_MS;
   while (!(await isUp(`${base}/`))) {
-    if (server.exitCode !== null) throw new Error(`the VS Code server exited (${server.exitCode}); see ${artifacts}/server.log`);
-    if (Date.now() > end) throw new Error(`the VS Code server did not answer within ${UI_WAIT_MS / 1000} s; see ${artifacts}/server.log`);
+    if (server.exitCode !== null)
+      throw new Error(`the VS Code server exited (${server.exitCode}); see ${artifacts}/server.log`);
+    if (Date.now() > end)
+      throw new Error(`the VS Code server did not answer within ${UI_WAIT_MS / 1000} s; see ${artifacts}/server.log`);
     await sleep(250);
   }
   return base;
@@ -140,11 +204,21 @@ async function startServer(host) {
 async function openWorkbench(host, base) {
   const { chromium } = createRequire(path.join(host.nodeModules, 'noop.js'))('playwright-core');
   context = await chromium.launchPersistentContext(dirs.chrome, {
-    executablePath: host.chromium, headless: true, viewport: { width: 1400, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    executablePath: host.chromium,
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
-  page = context.pages()[0] ?? await context.newPage();
+  page = context.pages()[0] ?? (await context.newPage());
   const browserLog = fs.createWriteStream(path.join(artifacts, 'browser-console.log'));
   page.on('console', (m) => browserLog.write(`[${m.type()}] ${m.text()}\n`));
   await page.goto(`${base}/?folder=${encodeURIComponent(dirs.workspace)}`);
@@ -168,12 +242,18 @@ async function checkExtensionsView() {
   const end = Date.now() + UI_WAIT_MS;
   let seen;
   while (Date.now() < end) {
-    seen = await icon.evaluate((img) => ({ src: img.src, width: img.naturalWidth, shown: getComputedStyle(img).display !== 'none' && getComputedStyle(img).visibility !== 'hidden' }))
+    seen = await icon
+      .evaluate((img) => ({
+        src: img.src,
+        width: img.naturalWidth,
+        shown: getComputedStyle(img).display !== 'none' && getComputedStyle(img).visibility !== 'hidden',
+      }))
       .catch((e) => ({ error: String(e.message ?? e) }));
     if (seen.shown && seen.width > 0) break;
     await sleep(250);
   }
-  if (!seen?.shown || !(seen.width > 0) || !/icon\.png/.test(seen.src)) throw new Error(`Engram's row shows no icon of its own: ${JSON.stringify(seen)}`);
+  if (!seen?.shown || !(seen.width > 0) || !/icon\.png/.test(seen.src))
+    throw new Error(`Engram's row shows no icon of its own: ${JSON.stringify(seen)}`);
   return seen;
 }
 
@@ -181,7 +261,10 @@ async function checkExtensionsView() {
 function activationError() {
   const logs = path.join(artifacts, 'vscode-logs');
   if (!fs.existsSync(logs)) return undefined;
-  for (const f of fs.readdirSync(logs, { recursive: true }).map(String).filter((f) => /exthost\.log$/i.test(f))) {
+  for (const f of fs
+    .readdirSync(logs, { recursive: true })
+    .map(String)
+    .filter((f) => /exthost\.log$/i.test(f))) {
     const lines = fs.readFileSync(path.join(logs, f), 'utf8').split('\n');
     const at = lines.findIndex((l) => l.includes(`Activating extension ${EXTENSION_ID} failed`));
     if (at >= 0) return `${f}:\n${lines.slice(at, at + 8).join('\n')}`;
@@ -205,13 +288,17 @@ async function check() {
   const host = await step('test host is installed', () => installTestHost());
   const vsix = await step('npm run package makes the .vsix', () => packageVsix());
   log(`  ${path.basename(vsix)}: ${(fs.statSync(vsix).size / 1024).toFixed(0)} KB`);
-  await step('the server installs it into an empty extensions folder, icon and files included', () => installVsix(host, vsix));
+  await step('the server installs it into an empty extensions folder, icon and files included', () =>
+    installVsix(host, vsix),
+  );
   const base = await step('a second VS Code server starts with only that extension', () => startServer(host));
   await step('the workbench loads', () => openWorkbench(host, base));
   await step('the Engram view container opens from the activity bar', async () => {
     await page.locator('.part.activitybar .action-item [aria-label^="Engram"]').first().click({ timeout: UI_WAIT_MS });
   });
-  const welcome = await step('the Chat view shows its first-run screen', () => webviewText('chat', '#setup h2', 'Welcome to Engram'));
+  const welcome = await step('the Chat view shows its first-run screen', () =>
+    webviewText('chat', '#setup h2', 'Welcome to Engram'),
+  );
   log(`  chat: "${welcome}"`);
   await step('"Engram: Open Memory Inspector" opens the inspector', async () => {
     await ops.palette(page, { command: 'Engram: Open Memory Inspector', dir: screenshots });
@@ -226,9 +313,18 @@ async function check() {
 async function cleanup() {
   await context?.close().catch(() => {});
   if (server && server.exitCode === null) {
-    try { process.kill(-server.pid, 'SIGTERM'); } catch { /* already gone */ }
+    try {
+      process.kill(-server.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
     for (let i = 0; i < 50 && server.exitCode === null; i++) await sleep(100);
-    if (server.exitCode === null) try { process.kill(-server.pid, 'SIGKILL'); } catch { /* already gone */ }
+    if (server.exitCode === null)
+      try {
+        process.kill(-server.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
   }
   if (!process.env.KEEP_TMP) fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
   else log(`kept ${tmp}`);

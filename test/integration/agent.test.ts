@@ -16,13 +16,16 @@ function transcriptLines(sessionId: string): Array<Record<string, unknown>> {
   const file = path.join(projectDir(process.env.ENGRAM_DATA_DIR!, workspace()), `${sessionId}.jsonl`);
   const text = fs.readFileSync(file, 'utf8');
   assert.ok(text.endsWith('\n'), 'every transcript line ends with a newline');
-  return text.trimEnd().split('\n').map((line, i) => {
-    try {
-      return JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      throw new Error(`transcript line ${i + 1} is not JSON: ${line.slice(0, 80)}`);
-    }
-  });
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((line, i) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        throw new Error(`transcript line ${i + 1} is not JSON: ${line.slice(0, 80)}`);
+      }
+    });
 }
 
 /** The keys Claude Code writes on conversation lines (see ../shared/fixtures/claude-code-2.1.88). */
@@ -30,7 +33,18 @@ function assertClaudeCodeShape(lines: Array<Record<string, unknown>>, sessionId:
   const conversation = lines.filter((l) => l.type === 'user' || l.type === 'assistant');
   assert.ok(conversation.length > 0);
   for (const line of conversation) {
-    for (const key of ['parentUuid', 'isSidechain', 'type', 'message', 'uuid', 'timestamp', 'userType', 'cwd', 'sessionId', 'version']) {
+    for (const key of [
+      'parentUuid',
+      'isSidechain',
+      'type',
+      'message',
+      'uuid',
+      'timestamp',
+      'userType',
+      'cwd',
+      'sessionId',
+      'version',
+    ]) {
       assert.ok(key in line, `line ${String(line.uuid)} has no ${key}`);
     }
     assert.equal(line.sessionId, sessionId);
@@ -44,25 +58,57 @@ function assertClaudeCodeShape(lines: Array<Record<string, unknown>>, sessionId:
     }
   }
   const uuids = new Set(conversation.map((l) => l.uuid));
-  for (const line of conversation.slice(1)) assert.ok(uuids.has(line.parentUuid), `parent of ${String(line.uuid)} is missing`);
-  const results = conversation.filter((l) => Array.isArray((l.message as { content: unknown }).content)
-    && ((l.message as { content: Array<{ type: string }> }).content).some((b) => b.type === 'tool_result'));
-  for (const r of results) assert.ok(r.toolUseResult !== undefined && typeof r.sourceToolAssistantUUID === 'string', 'tool result lines link to their call');
+  for (const line of conversation.slice(1))
+    assert.ok(uuids.has(line.parentUuid), `parent of ${String(line.uuid)} is missing`);
+  const results = conversation.filter(
+    (l) =>
+      Array.isArray((l.message as { content: unknown }).content) &&
+      (l.message as { content: Array<{ type: string }> }).content.some((b) => b.type === 'tool_result'),
+  );
+  for (const r of results)
+    assert.ok(
+      r.toolUseResult !== undefined && typeof r.sourceToolAssistantUUID === 'string',
+      'tool result lines link to their call',
+    );
 }
 
 suite('agent in the Chat view', () => {
   const testServer = useTestServer();
   // The background memory agents have their own tests; here every request is the conversation's.
-  useSettings([['engram.memory', 'extraction.enabled', false], ['engram.sessionNotes', 'enabled', false]]);
+  useSettings([
+    ['engram.memory', 'extraction.enabled', false],
+    ['engram.sessionNotes', 'enabled', false],
+  ]);
 
   test('[ui] a multi-turn conversation with Grep, Read, Edit (permission clicked in the view) and Bash', async () => {
     const api = await freshChat();
     const server = testServer();
     server.enqueue(
-      { content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', name: 'Grep', input: { pattern: 'function greet', output_mode: 'files_with_matches' } }] },
+      {
+        content: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool_use', name: 'Grep', input: { pattern: 'function greet', output_mode: 'files_with_matches' } },
+        ],
+      },
       { content: [{ type: 'tool_use', name: 'Read', input: { file_path: 'src/greet.js' } }] },
-      { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: 'src/greet.js', old_string: 'Hello, ', new_string: 'Hi there, ' } }] },
-      { content: [{ type: 'tool_use', name: 'Bash', input: { command: "node -e \"console.log(require('./src/greet.js').greet('Ada'))\"" } }] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Edit',
+            input: { file_path: 'src/greet.js', old_string: 'Hello, ', new_string: 'Hi there, ' },
+          },
+        ],
+      },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Bash',
+            input: { command: "node -e \"console.log(require('./src/greet.js').greet('Ada'))\"" },
+          },
+        ],
+      },
       { content: [{ type: 'text', text: 'Done: **greet** now says "Hi there".' }] },
     );
     await sendFromUi('Make greet say Hi there');
@@ -73,13 +119,24 @@ suite('agent in the Chat view', () => {
     await ui.waitForText('chat', '.item-assistant', 'now says', 30_000);
     await waitUntil('the turn to end', () => !api.chat().snapshot().busy);
 
-    assert.equal(fs.readFileSync(path.join(workspace(), 'src/greet.js'), 'utf8').includes('Hi there, '), true, 'the edit was not applied');
+    assert.equal(
+      fs.readFileSync(path.join(workspace(), 'src/greet.js'), 'utf8').includes('Hi there, '),
+      true,
+      'the edit was not applied',
+    );
     const items = api.chat().snapshot().items;
     const tools = items.filter((i) => i.kind === 'tool');
-    assert.deepEqual(tools.map((t) => t.kind === 'tool' && `${t.name}:${t.status}`), ['Grep:done', 'Read:done', 'Edit:done', 'Bash:done']);
+    assert.deepEqual(
+      tools.map((t) => t.kind === 'tool' && `${t.name}:${t.status}`),
+      ['Grep:done', 'Read:done', 'Edit:done', 'Bash:done'],
+    );
     const bash = tools[3];
     assert.ok(bash.kind === 'tool' && bash.result?.includes('Hi there, Ada!'), 'Bash ran the edited code');
-    assert.equal(items.filter((i) => i.kind === 'permission').length, 2, 'read-only tools asked nothing; Edit and Bash asked');
+    assert.equal(
+      items.filter((i) => i.kind === 'permission').length,
+      2,
+      'read-only tools asked nothing; Edit and Bash asked',
+    );
     await ui.screenshot('chat-conversation');
 
     // Second turn: Bash is now allowed for the session, so no prompt appears.
@@ -90,20 +147,36 @@ suite('agent in the Chat view', () => {
     await sendFromUi('What is in src?');
     await ui.waitForText('chat', '.item-assistant', 'src holds greet.js', 30_000);
     await waitUntil('the second turn to end', () => !api.chat().snapshot().busy);
-    assert.equal(api.chat().snapshot().items.filter((i) => i.kind === 'permission').length, 2);
+    assert.equal(
+      api
+        .chat()
+        .snapshot()
+        .items.filter((i) => i.kind === 'permission').length,
+      2,
+    );
 
     // Every request the extension sent was one the API accepts, and the cache was used from the 2nd call on.
     assert.equal(server.requests.length, 7);
     for (const r of server.requests) assert.equal(r.status, 200, r.error);
-    assert.ok(server.requests.every((r) => JSON.stringify(r.body).includes('cache_control')), 'requests carry cache breakpoints');
+    assert.ok(
+      server.requests.every((r) => JSON.stringify(r.body).includes('cache_control')),
+      'requests carry cache breakpoints',
+    );
     const gaugeUsed = api.chat().snapshot().gauge.usedTokens;
     assert.ok(gaugeUsed > 0, 'the gauge counts the conversation');
 
     const sessionId = api.chat().snapshot().sessionId!;
     const lines = transcriptLines(sessionId);
     assertClaudeCodeShape(lines, sessionId);
-    const history = fs.readFileSync(path.join(process.env.ENGRAM_DATA_DIR!, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { display: string; sessionId: string });
-    assert.deepEqual(history.filter((h) => h.sessionId === sessionId).map((h) => h.display), ['Make greet say Hi there', 'What is in src?']);
+    const history = fs
+      .readFileSync(path.join(process.env.ENGRAM_DATA_DIR!, 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { display: string; sessionId: string });
+    assert.deepEqual(
+      history.filter((h) => h.sessionId === sessionId).map((h) => h.display),
+      ['Make greet say Hi there', 'What is in src?'],
+    );
     fs.writeFileSync(stateFile(), JSON.stringify({ sessionId, lines: lines.length, requests: server.requests.length }));
   });
 
@@ -157,7 +230,10 @@ suite('agent in the Chat view', () => {
     const request = server.requests[0];
     assert.equal(request.status, 200, request.error);
     const sent = JSON.stringify(request.body.messages);
-    assert.ok(sent.includes('Make greet say Hi there') && sent.includes('What is in src?'), 'the resumed request carries the earlier turns');
+    assert.ok(
+      sent.includes('Make greet say Hi there') && sent.includes('What is in src?'),
+      'the resumed request carries the earlier turns',
+    );
     const lines = transcriptLines(before.sessionId);
     assert.ok(lines.length > before.lines, 'the resumed session appends to the same transcript');
     assertClaudeCodeShape(lines, before.sessionId);

@@ -5,7 +5,15 @@ import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import type { EngramApi } from '../../src/extension';
 import type { InspectorController } from '../../src/vscode/inspector/inspectorController';
-import { engram, freshChat, inspectorInBothThemes, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
+import {
+  engram,
+  freshChat,
+  inspectorInBothThemes,
+  openInspector,
+  refreshUntil,
+  sendFromUi,
+  useTestServer,
+} from './support';
 import { ui, waitUntil } from './ui';
 
 // The warning before MEMORY.md is full, in the real host: a memory folder of 165 index lines (past 80%
@@ -32,9 +40,13 @@ function seed(): void {
   const entries: Record<string, { recalls: number; reads: number; lastUsed: string }> = {};
   for (let i = 1; i <= LINES; i++) {
     const type = types[i % 4];
-    fs.writeFileSync(path.join(dir, fileOf(i)), `---\nname: Entry ${i}\ndescription: Entry ${i} in one line\ntype: ${type}\n---\n\nEntry ${i}: the rule.\n`);
+    fs.writeFileSync(
+      path.join(dir, fileOf(i)),
+      `---\nname: Entry ${i}\ndescription: Entry ${i} in one line\ntype: ${type}\n---\n\nEntry ${i}: the rule.\n`,
+    );
     lines.push(`- [Entry ${i}](${fileOf(i)}) — hook of entry ${i}`);
-    if (!NEVER_USED.includes(i)) entries[fileOf(i)] = { recalls: i - 1, reads: 1, lastUsed: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() };
+    if (!NEVER_USED.includes(i))
+      entries[fileOf(i)] = { recalls: i - 1, reads: 1, lastUsed: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() };
   }
   fs.writeFileSync(indexFile(), `${lines.join('\n')}\n`);
   fs.writeFileSync(path.join(dir, '.usage.json'), JSON.stringify({ version: 1, entries }));
@@ -52,14 +64,23 @@ function declineUndoNotifications(api: EngramApi): { asked: string[]; restore: (
   const asked: string[] = [];
   const controller = api.inspector()!.source as InspectorController;
   const restore = controller.replacePromptsForTests({
-    confirm: async (message) => { asked.push(`confirm: ${message}`); return false; },
-    offerUndo: async (message) => { asked.push(`undo: ${message}`); return false; },
+    confirm: async (message) => {
+      asked.push(`confirm: ${message}`);
+      return false;
+    },
+    offerUndo: async (message) => {
+      asked.push(`undo: ${message}`);
+      return false;
+    },
   });
   return { asked, restore };
 }
 
 /** Opens the inspector on the seeded folder and clicks a banner button, up to its quick pick; the Undo offers are declined. */
-async function openCapPick(button: string, title: string): Promise<{ api: EngramApi; before: Buffer; prompts: ReturnType<typeof declineUndoNotifications> }> {
+async function openCapPick(
+  button: string,
+  title: string,
+): Promise<{ api: EngramApi; before: Buffer; prompts: ReturnType<typeof declineUndoNotifications> }> {
   const api = await engram();
   await openInspector(api);
   const before = fs.readFileSync(indexFile());
@@ -80,7 +101,9 @@ suite('memory cap warning', () => {
 
   suiteSetup(seed);
   suiteTeardown(async () => {
-    await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('workbench')
+      .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
     (await engram()).inspector()?.dispose();
     (await engram()).chat().newChat();
     fs.rmSync(memoryDir(), { recursive: true, force: true });
@@ -97,9 +120,18 @@ suite('memory cap warning', () => {
     assert.equal(await ui.count('inspector', '#cap-merge'), 1);
     // Each row says how often its memory was used; the tooltip says when last.
     assert.equal(await ui.text('inspector', `[data-file="${fileOf(7)}"] .entry-uses`), 'used 7×');
-    assert.match(await ui.evaluate<string>('inspector', `document.querySelector('[data-file="${fileOf(7)}"] .entry-uses').title`), /^Recalled or read 7 times; last used 20\d\d-\d\d-\d\d /);
+    assert.match(
+      await ui.evaluate<string>('inspector', `document.querySelector('[data-file="${fileOf(7)}"] .entry-uses').title`),
+      /^Recalled or read 7 times; last used 20\d\d-\d\d-\d\d /,
+    );
     assert.equal(await ui.text('inspector', `[data-file="${fileOf(10)}"] .entry-uses`), 'never used');
-    assert.match(await ui.evaluate<string>('inspector', `document.querySelector('[data-file="${fileOf(7)}"]').getAttribute('aria-label')`), /, used 7×$/);
+    assert.match(
+      await ui.evaluate<string>(
+        'inspector',
+        `document.querySelector('[data-file="${fileOf(7)}"]').getAttribute('aria-label')`,
+      ),
+      /, used 7×$/,
+    );
 
     await inspectorInBothThemes('cap-warning', 'memory-section');
   });
@@ -113,7 +145,10 @@ suite('memory cap warning', () => {
       await ui.press('Enter');
       // Each prune takes the line out, then moves the file: the batch is done when the status says so.
       await ui.waitForText('inspector', '#inspector-status', 'Pruned 6 memories, least used first');
-      await waitUntil('the never-used entries to leave MEMORY.md', () => !fs.readFileSync(indexFile(), 'utf8').includes(fileOf(10)));
+      await waitUntil(
+        'the never-used entries to leave MEMORY.md',
+        () => !fs.readFileSync(indexFile(), 'utf8').includes(fileOf(10)),
+      );
       const index = fs.readFileSync(indexFile(), 'utf8');
       for (const i of NEVER_USED) {
         assert.ok(!index.includes(`(${fileOf(i)})`), `${fileOf(i)} is still indexed`);
@@ -122,7 +157,9 @@ suite('memory cap warning', () => {
       assert.equal(index.trimEnd().split('\n').length, LINES - NEVER_USED.length, 'only as many as needed');
       assert.ok(index.includes(`(${fileOf(7)})`));
       await ui.waitForText('inspector', '#inspector-status', 'Pruned 6 memories, least used first');
-      assert.deepEqual(prompts.asked, ['undo: Pruned 6 memories: their lines left MEMORY.md and the files are in the trash.']);
+      assert.deepEqual(prompts.asked, [
+        'undo: Pruned 6 memories: their lines left MEMORY.md and the files are in the trash.',
+      ]);
       await api.inspector()!.refresh();
       await waitUntil('the banner to go', async () => (await ui.count('inspector', '#cap-banner')) === 0);
       await ui.waitForText('inspector', '#memory-summary', `MEMORY.md ${LINES - 6} of 200 lines`);
@@ -131,7 +168,8 @@ suite('memory cap warning', () => {
       // One Undo puts all six back, byte for byte.
       await ui.click('inspector', '#status-undo');
       await waitUntil('MEMORY.md to be as it was', () => fs.readFileSync(indexFile()).equals(before));
-      for (const i of NEVER_USED) assert.ok(fs.existsSync(path.join(memoryDir(), fileOf(i))), `${fileOf(i)} is not back`);
+      for (const i of NEVER_USED)
+        assert.ok(fs.existsSync(path.join(memoryDir(), fileOf(i))), `${fileOf(i)} is not back`);
       await ui.waitForText('inspector', '#inspector-status', 'Restored 6 memories');
       assert.equal(await refreshUntil(api, '#cap-figures', `${LINES} of 200 lines`), figures());
     } finally {
@@ -146,21 +184,31 @@ suite('memory cap warning', () => {
       for (const title of ['Entry 4', 'Entry 8']) {
         await ui.fillWorkbench('.quick-input-widget input', title);
         const first = '.quick-input-widget .monaco-list-row[data-index="0"]';
-        await waitUntil(`"${title}" first in the list`, async () => new RegExp(`^${title.replace(/\s+/g, '')}user`).test(((await ui.workbenchText(first)) ?? '').replace(/\s+/g, '')));
+        await waitUntil(`"${title}" first in the list`, async () =>
+          new RegExp(`^${title.replace(/\s+/g, '')}user`).test(
+            ((await ui.workbenchText(first)) ?? '').replace(/\s+/g, ''),
+          ),
+        );
         await ui.clickWorkbench(`${first} label.quick-input-list-label`);
       }
       await ui.fillWorkbench('.quick-input-widget input', '');
       await ui.press('Enter');
       // Done when the status says so (the merge writes the first file, then prunes the others).
       await ui.waitForText('inspector', '#inspector-status', 'Merged 2 memories into "Entry 4"');
-      await waitUntil('entry 8 to leave MEMORY.md', () => !fs.readFileSync(indexFile(), 'utf8').includes(`(${fileOf(8)})`));
+      await waitUntil(
+        'entry 8 to leave MEMORY.md',
+        () => !fs.readFileSync(indexFile(), 'utf8').includes(`(${fileOf(8)})`),
+      );
       const merged = fs.readFileSync(path.join(memoryDir(), fileOf(4)), 'utf8');
       assert.match(merged, /^---\nname: Entry 4\n/, 'the first keeps its front matter');
       assert.match(merged, /Entry 4: the rule\.[\s\S]*Entry 8: the rule\./);
       assert.ok(!fs.existsSync(path.join(memoryDir(), fileOf(8))));
       assert.equal(fs.readFileSync(indexFile(), 'utf8').trimEnd().split('\n').length, LINES - 1);
       // The merged file opens beside the inspector, whose status line has the Undo.
-      await waitUntil('the merged file in an editor', () => vscode.window.activeTextEditor?.document.uri.fsPath === path.join(memoryDir(), fileOf(4)));
+      await waitUntil(
+        'the merged file in an editor',
+        () => vscode.window.activeTextEditor?.document.uri.fsPath === path.join(memoryDir(), fileOf(4)),
+      );
       await ui.waitForText('inspector', '#inspector-status', 'Merged 2 memories into "Entry 4"');
       await ui.click('inspector', '#status-undo');
       await waitUntil('MEMORY.md to be as it was', () => fs.readFileSync(indexFile()).equals(before));
@@ -179,12 +227,31 @@ suite('memory cap warning', () => {
     for (const prompt of ['first question', 'second question']) {
       const before = api.chat().snapshot().items.length;
       await sendFromUi(prompt);
-      await waitUntil(`"${prompt}" to be answered`, () => api.chat().snapshot().items.length > before && !api.chat().snapshot().busy, 30_000);
+      await waitUntil(
+        `"${prompt}" to be answered`,
+        () => api.chat().snapshot().items.length > before && !api.chat().snapshot().busy,
+        30_000,
+      );
     }
     await api.chat().idleForTests();
-    const notices = api.chat().snapshot().items.filter((i) => i.kind === 'notice' && i.text.startsWith('MEMORY.md is past 80% of its cap'));
-    assert.equal(notices.length, 1, JSON.stringify(api.chat().snapshot().items.filter((i) => i.kind === 'notice')));
-    assert.equal(notices[0].kind === 'notice' && notices[0].text, `MEMORY.md is past 80% of its cap (${figures()}). Prune or merge memories before entries get cut.`);
+    const notices = api
+      .chat()
+      .snapshot()
+      .items.filter((i) => i.kind === 'notice' && i.text.startsWith('MEMORY.md is past 80% of its cap'));
+    assert.equal(
+      notices.length,
+      1,
+      JSON.stringify(
+        api
+          .chat()
+          .snapshot()
+          .items.filter((i) => i.kind === 'notice'),
+      ),
+    );
+    assert.equal(
+      notices[0].kind === 'notice' && notices[0].text,
+      `MEMORY.md is past 80% of its cap (${figures()}). Prune or merge memories before entries get cut.`,
+    );
     await ui.waitForText('chat', '.item-notice', 'MEMORY.md is past 80% of its cap');
     assert.equal(await ui.count('chat', '.item-notice .notice-action vscode-button'), 1);
     await ui.screenshot('cap-warning-chat');
@@ -199,7 +266,10 @@ suite('memory cap warning', () => {
     fs.mkdirSync(team, { recursive: true });
     const lines: string[] = [];
     for (let i = 1; i <= 170; i++) {
-      fs.writeFileSync(path.join(team, `shared_${i}.md`), `---\nname: Shared ${i}\ndescription: Shared fact ${i}\ntype: project\n---\n\nShared fact ${i}.\n`);
+      fs.writeFileSync(
+        path.join(team, `shared_${i}.md`),
+        `---\nname: Shared ${i}\ndescription: Shared fact ${i}\ntype: project\n---\n\nShared fact ${i}.\n`,
+      );
       lines.push(`- [Shared ${i}](shared_${i}.md) — shared fact ${i}`);
     }
     fs.writeFileSync(path.join(team, 'MEMORY.md'), `${lines.join('\n')}\n`);
@@ -214,7 +284,10 @@ suite('memory cap warning', () => {
       await ui.press('Enter');
       // None was ever used: the later lines go first, just enough to get under 160.
       await ui.waitForText('inspector', '#inspector-status', 'Pruned 11 memories, least used first');
-      await waitUntil('team entries to leave the team index', () => fs.readFileSync(path.join(team, 'MEMORY.md'), 'utf8').trimEnd().split('\n').length === 159);
+      await waitUntil(
+        'team entries to leave the team index',
+        () => fs.readFileSync(path.join(team, 'MEMORY.md'), 'utf8').trimEnd().split('\n').length === 159,
+      );
       assert.ok(!fs.existsSync(path.join(team, 'shared_170.md')));
       assert.ok(fs.existsSync(path.join(team, 'shared_1.md')));
       assert.ok(fs.readFileSync(indexFile()).equals(privateBefore), 'the private index is untouched');

@@ -14,7 +14,10 @@ import { ui, waitUntil } from './ui';
 // server over real HTTP: the first-run screen, Copy and Insert on code blocks, per-turn tokens, Retry
 // and Edit, @ file mentions, the model picker, /help /context /memory, and the view in Simplified Chinese.
 
-const THEMES = [['Default Light Modern', 'light'], ['Default Dark Modern', 'dark']] as const;
+const THEMES = [
+  ['Default Light Modern', 'light'],
+  ['Default Dark Modern', 'dark'],
+] as const;
 const CODE = 'function greet(name) {\n  return `Hello, ${name}!`;\n}';
 const REPLY_WITH_CODE = `Here is a greeting:\n\n\`\`\`js\n${CODE}\n\`\`\`\n\nCall it with a name.`;
 
@@ -23,7 +26,10 @@ async function inThemes(shot: (kind: 'light' | 'dark') => Promise<void>): Promis
   try {
     for (const [theme, kind] of THEMES) {
       await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitUntil(`the ${kind} theme in the chat`, async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true);
+      await waitUntil(
+        `the ${kind} theme in the chat`,
+        async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true,
+      );
       await shot(kind);
     }
   } finally {
@@ -62,7 +68,10 @@ suite('chat basics', () => {
       await ui.workbenchText('.quick-input-widget .quick-input-box input');
       for (const key of 'sk-ant-first-run') await ui.press(key);
       await ui.press('Enter');
-      await waitUntil('the first-run screen to go once a key is stored', async () => (await ui.count('chat', '#setup')) === 0);
+      await waitUntil(
+        'the first-run screen to go once a key is stored',
+        async () => (await ui.count('chat', '#setup')) === 0,
+      );
       assert.equal(await ui.count('chat', '.chat-empty'), 1);
       await vscode.commands.executeCommand('engram.clearApiKey');
       await api.chat().refreshSetup();
@@ -70,7 +79,10 @@ suite('chat basics', () => {
 
       // "Keep the offline demo" turns the demo on and is remembered.
       await ui.click('chat', '#setup-demo');
-      await waitUntil('the offline demo to be on', () => vscode.workspace.getConfiguration('engram').get('offlineDemo') === true);
+      await waitUntil(
+        'the offline demo to be on',
+        () => vscode.workspace.getConfiguration('engram').get('offlineDemo') === true,
+      );
       await waitUntil('the first-run screen to go', async () => (await ui.count('chat', '#setup')) === 0);
       await ui.waitForText('chat', '.chat-model', 'offline demo model');
       await config.update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
@@ -86,7 +98,10 @@ suite('chat basics', () => {
   test('[ui] chat code blocks: Copy and Insert, per-turn tokens with the cache share, Retry and Edit', async () => {
     const api = await freshChat();
     const server = testServer();
-    server.enqueue({ content: [{ type: 'text', text: REPLY_WITH_CODE }], usage: { input_tokens: 100, cache_read_input_tokens: 300, cache_creation_input_tokens: 0, output_tokens: 20 } });
+    server.enqueue({
+      content: [{ type: 'text', text: REPLY_WITH_CODE }],
+      usage: { input_tokens: 100, cache_read_input_tokens: 300, cache_creation_input_tokens: 0, output_tokens: 20 },
+    });
     await sendFromUi('show me a greeting function');
     await ui.waitForText('chat', '.item-turn', '75% from the cache');
     assert.match(await ui.text('chat', '.item-turn .turn-tokens'), /^400 in · 20 out · 75% from the cache$/);
@@ -95,7 +110,8 @@ suite('chat basics', () => {
     await vscode.env.clipboard.writeText('probe');
     const clipboardWorks = (await vscode.env.clipboard.readText()) === 'probe';
     await ui.click('chat', '.code-actions .light-button:nth-child(1)');
-    if (clipboardWorks) await waitUntil('the code on the clipboard', async () => (await vscode.env.clipboard.readText()) === CODE);
+    if (clipboardWorks)
+      await waitUntil('the code on the clipboard', async () => (await vscode.env.clipboard.readText()) === CODE);
 
     const doc = await vscode.workspace.openTextDocument({ content: '// before\n', language: 'javascript' });
     const editor = await vscode.window.showTextDocument(doc, vscode.ViewColumn.One);
@@ -112,7 +128,11 @@ suite('chat basics', () => {
     // Background work after a turn (memory extraction, notes) gets its own answer and is waited for, so it
     // never takes the reply queued for the next prompt.
     const background = [EXTRACTION_MARKER, NOTES_UPDATE_MARKER, SUMMARY_REQUEST_MARKER, RECALL_PICK_MARKER];
-    server.setResponder((b) => (background.some((m) => JSON.stringify(b.messages).includes(m)) ? { content: [{ type: 'text', text: 'Nothing new.' }] } : undefined));
+    server.setResponder((b) =>
+      background.some((m) => JSON.stringify(b.messages).includes(m))
+        ? { content: [{ type: 'text', text: 'Nothing new.' }] }
+        : undefined,
+    );
     await api.chat().idleForTests();
     // Retry: the same prompt again, on the conversation before it (nothing of the first answer is sent).
     server.enqueue({ content: [{ type: 'text', text: 'A second answer.' }] });
@@ -123,8 +143,12 @@ suite('chat basics', () => {
     assert.equal(body.messages.length, 1);
     assert.equal(lastUserText(body), 'show me a greeting function');
     await waitUntil('the retried turn to end', () => !api.chat().snapshot().busy);
-    assert.deepEqual(chatItems(api).filter((i) => i.kind === 'user' || i.kind === 'assistant').map((i) => i.kind === 'assistant' ? i.text : `> ${i.kind === 'user' ? i.text : ''}`),
-      ['> show me a greeting function', 'A second answer.']);
+    assert.deepEqual(
+      chatItems(api)
+        .filter((i) => i.kind === 'user' || i.kind === 'assistant')
+        .map((i) => (i.kind === 'assistant' ? i.text : `> ${i.kind === 'user' ? i.text : ''}`)),
+      ['> show me a greeting function', 'A second answer.'],
+    );
 
     await api.chat().idleForTests();
     // Edit: the last prompt is replaced, and the reply follows the new one.
@@ -132,7 +156,10 @@ suite('chat basics', () => {
     sent = server.requests.length;
     await ui.click('chat', '.item-user.is-last .light-button');
     await ui.waitForText('chat', '#editing', 'Editing your last message');
-    assert.equal(await ui.evaluate<string>('chat', `document.getElementById('prompt').value`), 'show me a greeting function');
+    assert.equal(
+      await ui.evaluate<string>('chat', `document.getElementById('prompt').value`),
+      'show me a greeting function',
+    );
     await clearPrompt();
     await sendFromUi('show me a farewell function');
     await ui.waitForText('chat', '.item-assistant', 'Goodbye it is.');
@@ -140,7 +167,12 @@ suite('chat basics', () => {
     assert.equal(body.messages.length, 1);
     assert.equal(lastUserText(body), 'show me a farewell function');
     await waitUntil('the edited turn to end', () => !api.chat().snapshot().busy);
-    assert.deepEqual(chatItems(api).filter((i) => i.kind === 'user').map((i) => i.kind === 'user' && i.text), ['show me a farewell function']);
+    assert.deepEqual(
+      chatItems(api)
+        .filter((i) => i.kind === 'user')
+        .map((i) => i.kind === 'user' && i.text),
+      ['show me a farewell function'],
+    );
 
     await api.chat().idleForTests();
     // The conversation goes on from the edited turn.
@@ -148,7 +180,10 @@ suite('chat basics', () => {
     sent = server.requests.length;
     await sendFromUi('and one more');
     await ui.waitForText('chat', '.item-assistant', 'Third.');
-    assert.deepEqual(server.requests[sent].body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+    assert.deepEqual(
+      server.requests[sent].body.messages.map((m) => m.role),
+      ['user', 'assistant', 'user'],
+    );
     await api.chat().idleForTests();
     server.setResponder(undefined);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -164,7 +199,12 @@ suite('chat basics', () => {
       await ui.fill('chat', '#prompt', 'what does @mention-sam');
       await ui.waitForText('chat', '#mentions .mention', 'mention-sample.txt');
       await ui.press('Enter');
-      await waitUntil('the chosen path in the prompt', async () => (await ui.evaluate<string>('chat', `document.getElementById('prompt').value`)) === 'what does @mention-sample.txt ');
+      await waitUntil(
+        'the chosen path in the prompt',
+        async () =>
+          (await ui.evaluate<string>('chat', `document.getElementById('prompt').value`)) ===
+          'what does @mention-sample.txt ',
+      );
       assert.equal(await ui.count('chat', '#mentions:not([hidden])'), 0, 'the list closes');
       server.enqueue({ content: [{ type: 'text', text: 'It says pelican.' }] });
       const sent = server.requests.length;
@@ -195,7 +235,11 @@ suite('chat basics', () => {
     await ui.waitForText('chat', '.item-context', 'Context:');
     assert.match(await ui.text('chat', '.item-context'), /of 200,000 tokens[\s\S]*Category[\s\S]*Share/);
     assert.equal(server.requests.length, before, 'no model call for /help or /context');
-    assert.equal(chatItems(api).filter((i) => i.kind === 'user').length, 0, 'local commands are not prompts to retry or edit');
+    assert.equal(
+      chatItems(api).filter((i) => i.kind === 'user').length,
+      0,
+      'local commands are not prompts to retry or edit',
+    );
 
     await sendFromUi('/memory');
     await waitUntil('the inspector to open', () => api.inspector() !== undefined);
@@ -211,7 +255,10 @@ suite('chat basics', () => {
     await ui.waitForText('chat', '#send', '发送');
     await sendFromUi('/help');
     await ui.waitForText('chat', '.item-help', '可以在这里输入的命令');
-    server.enqueue({ content: [{ type: 'text', text: REPLY_WITH_CODE }], usage: { input_tokens: 100, cache_read_input_tokens: 300, cache_creation_input_tokens: 0, output_tokens: 20 } });
+    server.enqueue({
+      content: [{ type: 'text', text: REPLY_WITH_CODE }],
+      usage: { input_tokens: 100, cache_read_input_tokens: 300, cache_creation_input_tokens: 0, output_tokens: 20 },
+    });
     await sendFromUi('写一个问候函数');
     await ui.waitForText('chat', '.item-turn', '来自缓存');
     assert.match(await ui.text('chat', '.code-actions'), /复制[\s\S]*插入/);

@@ -31,12 +31,20 @@ const settings: Array<[string, string, unknown]> = [
   ['engram.compaction', 'preview', false],
 ];
 
-const usage = (input: number) => ({ input_tokens: input, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
+const usage = (input: number) => ({
+  input_tokens: input,
+  output_tokens: 10,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
+});
 const bash = (n: number): ScriptedReply => ({
   content: [{ type: 'tool_use', name: 'Bash', input: { command: `node -e "console.log('check ${n} '.repeat(700))"` } }],
   usage: usage(3_000 + n * 100),
 });
-const text = (t: string, input: number): ScriptedReply => ({ content: [{ type: 'text', text: t }], usage: usage(input) });
+const text = (t: string, input: number): ScriptedReply => ({
+  content: [{ type: 'text', text: t }],
+  usage: usage(input),
+});
 
 function bodyText(body: MessagesRequestBody): string {
   return JSON.stringify(body.messages);
@@ -68,11 +76,26 @@ suite('compaction in a long conversation', () => {
         notesPath = /\/[^\s`'"\\]*session-memory\/summary\.md/.exec(all)?.[0] ?? notesPath;
         if (!notesEdits || answersNotesEdit(body.messages)) return text('Notes done.', 500);
         const guide = '_What is in progress right now, what is still open, and the very next step_\n';
-        return { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: notesPath, old_string: guide, new_string: `${guide}Running the checks; next: fix what fails.\n` } }] };
+        return {
+          content: [
+            {
+              type: 'tool_use',
+              name: 'Edit',
+              input: {
+                file_path: notesPath,
+                old_string: guide,
+                new_string: `${guide}Running the checks; next: fix what fails.\n`,
+              },
+            },
+          ],
+        };
       }
       if (all.includes(SUMMARY_MARKER)) {
         summaries++;
-        return text('<analysis>Checks were run.</analysis><summary>1. Request: run the checks and fix failures.\n2. Current work: checks ran, nothing failed.</summary>', 800);
+        return text(
+          '<analysis>Checks were run.</analysis><summary>1. Request: run the checks and fix failures.\n2. Current work: checks ran, nothing failed.</summary>',
+          800,
+        );
       }
       return main.shift() ?? text('(no scripted reply left)', 1_000);
     });
@@ -83,13 +106,21 @@ suite('compaction in a long conversation', () => {
       await ui.waitForText('chat', '.item-assistant', expect, 60_000);
       await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 60_000);
     };
-    const stages = () => api.chat().inspectorContext().timeline.filter((t) => t.kind === 'compaction')
-      .map((t) => (t.kind === 'compaction' ? `${t.event.stage}/${t.event.trigger}` : ''));
+    const stages = () =>
+      api
+        .chat()
+        .inspectorContext()
+        .timeline.filter((t) => t.kind === 'compaction')
+        .map((t) => (t.kind === 'compaction' ? `${t.event.stage}/${t.event.trigger}` : ''));
 
     // Turn 1: seven long tool results; the last answer reports 12,500 tokens (62 %).
     main.push(bash(1), bash(2), bash(3), bash(4), bash(5), bash(6), bash(7), text('All seven checks ran.', 12_500));
     await send('Run the seven checks', 'All seven checks ran.', () => ui.click('chat', '[id^="allow-session-"]'));
-    await waitUntil('the notes to be written', () => notesPath !== '' && fs.readFileSync(notesPath, 'utf8').includes('Running the checks'), 60_000);
+    await waitUntil(
+      'the notes to be written',
+      () => notesPath !== '' && fs.readFileSync(notesPath, 'utf8').includes('Running the checks'),
+      60_000,
+    );
     assert.deepEqual(stages(), []);
 
     // Turn 2: past 60 %, microcompact trims the older tool results before the call (no model call), in
@@ -106,14 +137,21 @@ suite('compaction in a long conversation', () => {
     await send('Keep going', 'Compacted with the notes.');
     assert.deepEqual(stages().slice(1), ['session-memory/auto']);
     const afterNotes = server.requests[server.requests.length - 1].body;
-    assert.match(bodyText(afterNotes), /Running the checks; next: fix what fails\./, 'the notes were sent instead of the old messages');
+    assert.match(
+      bodyText(afterNotes),
+      /Running the checks; next: fix what fails\./,
+      'the notes were sent instead of the old messages',
+    );
     assert.doesNotMatch(bodyText(afterNotes), /check 2 check 2/, 'the old tool output is gone');
 
     // Turn 4: the notes are emptied (only the template left): session-memory compaction is unavailable,
     // so a full, model-written summary is made.
     await api.chat().idleForTests();
     notesEdits = false;
-    fs.writeFileSync(notesPath, fs.readFileSync(notesPath, 'utf8').replaceAll('Running the checks; next: fix what fails.\n', ''));
+    fs.writeFileSync(
+      notesPath,
+      fs.readFileSync(notesPath, 'utf8').replaceAll('Running the checks; next: fix what fails.\n', ''),
+    );
     main.push(text('Summarised and continuing.', 5_000));
     await send('Summarise and continue', 'Summarised and continuing.');
     assert.deepEqual(stages().slice(2), ['full/auto']);
@@ -121,8 +159,16 @@ suite('compaction in a long conversation', () => {
     assert.match(bodyText(server.requests[server.requests.length - 1].body), /checks ran, nothing failed/);
 
     // Turn 5: the API says the prompt is too long; Engram compacts and retries.
-    main.push({ error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 25000 tokens > 20000 maximum' } },
-      text('Recovered after the overflow.', 4_000));
+    main.push(
+      {
+        error: {
+          status: 400,
+          type: 'invalid_request_error',
+          message: 'prompt is too long: 25000 tokens > 20000 maximum',
+        },
+      },
+      text('Recovered after the overflow.', 4_000),
+    );
     await send('One more thing', 'Recovered after the overflow.');
     assert.equal(stages().length, 4);
     assert.match(stages()[3], /\/reactive$/);
@@ -142,7 +188,11 @@ suite('compaction in a long conversation', () => {
     await send('After the undo', 'Still fine after the undo.');
     const last = server.requests[server.requests.length - 1];
     assert.equal(last.status, 200, last.error);
-    assert.match(bodyText(last.body), /Summarised and continuing\./, 'the messages replaced by the last compaction are back');
+    assert.match(
+      bodyText(last.body),
+      /Summarised and continuing\./,
+      'the messages replaced by the last compaction are back',
+    );
 
     // Issue #10, 6: /compact moves the chat gauge and the status bar at once, not at the next turn.
     const label = () => ui.evaluate<string>('chat', "document.querySelector('.gauge-label')?.textContent ?? ''");
@@ -151,17 +201,32 @@ suite('compaction in a long conversation', () => {
     const barBefore = api.statusBar.text;
     assert.ok(shownBefore.includes(tokens(api.chat().gauge().usedTokens)), shownBefore);
     await api.chat().idleForTests();
-    const turns = () => server.requests.filter((r) => !bodyText(r.body).includes(NOTES_MARKER) && !bodyText(r.body).includes(SUMMARY_MARKER)).length;
+    const turns = () =>
+      server.requests.filter(
+        (r) => !bodyText(r.body).includes(NOTES_MARKER) && !bodyText(r.body).includes(SUMMARY_MARKER),
+      ).length;
     const turnsBefore = turns();
     const [summariesBefore, stagesBefore] = [summaries, stages().length];
     await sendFromUi('/compact');
-    await waitUntil('the /compact to finish', () => summaries > summariesBefore && stages().length > stagesBefore && !api.chat().snapshot().busy, 60_000);
+    await waitUntil(
+      'the /compact to finish',
+      () => summaries > summariesBefore && stages().length > stagesBefore && !api.chat().snapshot().busy,
+      60_000,
+    );
     assert.equal(turns(), turnsBefore, 'no turn ran');
     const now = api.chat().gauge();
     assert.ok(now.usedTokens < 9_000, `the new conversation is smaller (${now.usedTokens})`);
-    await waitUntil('the chat gauge to show the new size', async () => (await label()).includes(tokens(now.usedTokens)), 10_000);
+    await waitUntil(
+      'the chat gauge to show the new size',
+      async () => (await label()).includes(tokens(now.usedTokens)),
+      10_000,
+    );
     assert.notEqual(await label(), shownBefore);
-    await waitUntil('the status bar to follow', () => api.statusBar.text === `$(pulse) ${Math.round((now.usedTokens / now.window) * 100)}%`, 10_000);
+    await waitUntil(
+      'the status bar to follow',
+      () => api.statusBar.text === `$(pulse) ${Math.round((now.usedTokens / now.window) * 100)}%`,
+      10_000,
+    );
     assert.notEqual(api.statusBar.text, barBefore);
   });
 });

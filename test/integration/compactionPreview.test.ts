@@ -37,25 +37,35 @@ const settings: Array<[string, string, unknown]> = [
 const usage = { input_tokens: 2_000, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 const reply = (text: string): ScriptedReply => ({ content: [{ type: 'text', text }], usage });
 const isSummary = (body: MessagesRequestBody) => JSON.stringify(body.messages).includes(SUMMARY_MARKER);
-const textOf = (m: ApiMessage) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n'));
+const textOf = (m: ApiMessage) =>
+  typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
 
 function previewEditor(): vscode.TextEditor | undefined {
   return vscode.window.visibleTextEditors.find((e) => e.document.uri.path.endsWith(`/${PREVIEW_FILE}`));
 }
 
 function previewTabs(): number {
-  return vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+  return vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
     .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.path.endsWith(`/${PREVIEW_FILE}`)).length;
 }
 
 async function shootBothThemes(name: string): Promise<void> {
-  for (const [kind, theme] of [['light', 'Default Light Modern'], ['dark', 'Default Dark Modern']] as const) {
+  for (const [kind, theme] of [
+    ['light', 'Default Light Modern'],
+    ['dark', 'Default Dark Modern'],
+  ] as const) {
     await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-    await waitUntil(`the ${kind} theme`, async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true);
+    await waitUntil(
+      `the ${kind} theme`,
+      async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true,
+    );
     const shot = await ui.screenshot(`${name}-${kind}`);
     assert.ok(shot.bytes > 10_000, `${shot.file} is too small to show anything`);
   }
-  await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+  await vscode.workspace
+    .getConfiguration('workbench')
+    .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
 }
 
 suite('compaction preview', () => {
@@ -82,9 +92,17 @@ suite('compaction preview', () => {
       await ui.waitForText('chat', '.item-assistant', answer, 60_000);
       await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 60_000);
     };
-    const compactions = () => api.chat().inspectorContext().timeline.filter((t) => t.kind === 'compaction');
+    const compactions = () =>
+      api
+        .chat()
+        .inspectorContext()
+        .timeline.filter((t) => t.kind === 'compaction');
 
-    for (let i = 1; i <= 4; i++) await send(`Question ${i}: ${'tell me about the project. '.repeat(20)}`, `Answer ${i}: ${'it is a test. '.repeat(30)}`);
+    for (let i = 1; i <= 4; i++)
+      await send(
+        `Question ${i}: ${'tell me about the project. '.repeat(20)}`,
+        `Answer ${i}: ${'it is a test. '.repeat(30)}`,
+      );
 
     // 1. /compact writes the summary and shows it; nothing is applied yet.
     await sendFromUi('/compact');
@@ -99,12 +117,20 @@ suite('compaction preview', () => {
     await shootBothThemes('compaction-preview');
 
     // 2. Edit a line, then Apply from the editor's title.
-    const line = editor.document.getText().split('\n').findIndex((l) => l.startsWith('9. Next step'));
-    await editor.edit((b) => b.replace(editor.document.lineAt(line).range, '9. Next step: write the release notes (edited in the preview).'));
+    const line = editor.document
+      .getText()
+      .split('\n')
+      .findIndex((l) => l.startsWith('9. Next step'));
+    await editor.edit((b) =>
+      b.replace(editor.document.lineAt(line).range, '9. Next step: write the release notes (edited in the preview).'),
+    );
     await ui.clickWorkbench('.editor-actions [aria-label*="Apply Compaction Summary"]');
     await waitUntil('the compaction to apply', () => compactions().length === 1, 30_000);
     const applied = compactions()[0];
-    assert.ok(applied.kind === 'compaction' && applied.event.summaryEdited === true, 'the timeline knows the summary was edited');
+    assert.ok(
+      applied.kind === 'compaction' && applied.event.summaryEdited === true,
+      'the timeline knows the summary was edited',
+    );
     await waitUntil('the preview editor to close', () => previewTabs() === 0, 20_000);
     await ui.waitForText('chat', '.item-notice', 'Your edited summary now opens the conversation', 20_000);
 
@@ -135,7 +161,8 @@ suite('compaction preview', () => {
     await waitUntil('the chat to be free', () => !api.chat().snapshot().busy, 20_000);
     await vscode.window.showTextDocument(previewEditor()!.document);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
-    const cancelled = "[...document.querySelectorAll('.item-notice')].filter((n) => n.textContent.includes('Compaction cancelled')).length";
+    const cancelled =
+      "[...document.querySelectorAll('.item-notice')].filter((n) => n.textContent.includes('Compaction cancelled')).length";
     await waitUntil('a second cancel notice', async () => (await ui.evaluate<number>('chat', cancelled)) === 2, 20_000);
     assert.equal(previewTabs(), 0);
     assert.equal(compactions().length, 1);

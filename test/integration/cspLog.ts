@@ -34,7 +34,10 @@ export async function cspViolationsSince(mark: number, views: ViewId[] = ['inspe
     await ui.evaluate(view, `console.log(${JSON.stringify(canary)})`);
     await waitUntil(`the browser log to catch up with the ${view} view`, () => readLog().includes(canary));
   }
-  return readLog().slice(mark).split('\n').filter((line) => VIOLATION.test(line));
+  return readLog()
+    .slice(mark)
+    .split('\n')
+    .filter((line) => VIOLATION.test(line));
 }
 
 /** What a violation line says was blocked, e.g. "Applying inline style" or "Executing inline script". */
@@ -48,11 +51,14 @@ export function blockedAction(line: string): string {
  */
 export async function createEveryToolkitElement(view: ViewId): Promise<string[]> {
   // A custom element renders its template when connected, synchronously: no wait is needed.
-  return ui.evaluate<string[]>(view, `(() => {
+  return ui.evaluate<string[]>(
+    view,
+    `(() => {
     const tags = ['badge', 'button', 'checkbox', 'data-grid', 'data-grid-row', 'data-grid-cell', 'divider', 'dropdown', 'link',
       'option', 'panels', 'panel-tab', 'panel-view', 'progress-ring', 'radio', 'radio-group', 'tag', 'text-area', 'text-field']
       .map((t) => 'vscode-' + t).filter((t) => customElements.get(t));
     for (const t of tags) document.body.appendChild(document.createElement(t)).remove();
     return tags;
-  })()`);
+  })()`,
+  );
 }

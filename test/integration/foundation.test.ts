@@ -23,11 +23,14 @@ suite('foundation', () => {
       assert.ok(commands.includes(id), `command ${id} is not registered`);
     }
     assert.match(engram.statusBar.text, /\$\(pulse\) \d+%/);
-    if (process.env.ENGRAM_BENCH_OUT) fs.writeFileSync(process.env.ENGRAM_BENCH_OUT, JSON.stringify({ activationMs: engram.activationMs }));
+    if (process.env.ENGRAM_BENCH_OUT)
+      fs.writeFileSync(process.env.ENGRAM_BENCH_OUT, JSON.stringify({ activationMs: engram.activationMs }));
   });
 
   test('every command is in the "Engram" category', () => {
-    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { commands: Array<{ command: string; category?: string }> } };
+    const pkg = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as {
+      contributes: { commands: Array<{ command: string; category?: string }> };
+    };
     for (const c of pkg.contributes.commands) assert.equal(c.category, 'Engram', `${c.command} has no Engram category`);
   });
 
@@ -60,6 +63,9 @@ suite('foundation', () => {
     await ui.press('Enter');
     await ui.waitForText('chat', '.item-user', 'round trip 7f3a');
     const items = engram.chat().snapshot().items;
-    assert.ok(items.some((i) => i.kind === 'user' && i.text === 'round trip 7f3a'), 'the host did not record the prompt');
+    assert.ok(
+      items.some((i) => i.kind === 'user' && i.text === 'round trip 7f3a'),
+      'the host did not record the prompt',
+    );
   });
 });

@@ -26,7 +26,10 @@ function readPhase(): { phase: string; results?: string } {
 export function run(): Promise<void> {
   const { phase, results } = readPhase();
   const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec', grep: testFilter(phase) });
-  const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort();
+  const files = fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
   for (const f of files) mocha.addFile(path.join(__dirname, f));
   const counts = { passed: 0, failed: 0, skipped: 0, failures: [] as string[] };
   return new Promise((resolve, reject) => {
@@ -35,12 +38,20 @@ export function run(): Promise<void> {
       if (failures > 0) reject(new Error(`${failures} integration tests failed`));
       else resolve();
     });
-    runner.on('pass', () => { counts.passed++; });
+    runner.on('pass', () => {
+      counts.passed++;
+    });
     runner.on('fail', (t, err: Error) => {
       counts.failed++;
       // The title and the error's first line, so the closing summary of `npm test` names what failed.
-      counts.failures.push(`[${phase}] ${t.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`);
+      counts.failures.push(
+        `[${phase}] ${t.fullTitle()}: ${String(err?.message ?? err)
+          .split('\n')[0]
+          .slice(0, 300)}`,
+      );
     });
-    runner.on('pending', () => { counts.skipped++; });
+    runner.on('pending', () => {
+      counts.skipped++;
+    });
   });
 }

@@ -7,7 +7,10 @@ import { ui } from './ui';
  * VS Code refuses modal dialogs (and shows no notification toasts) while extension tests run, so the
  * inspector's prompts are answered here, through its test-only hook; every question asked is recorded.
  */
-export function answerPrompts(api: EngramApi, answers: { confirm: boolean[]; undo?: Promise<boolean> }): { asked: string[]; restore: () => void } {
+export function answerPrompts(
+  api: EngramApi,
+  answers: { confirm: boolean[]; undo?: Promise<boolean> },
+): { asked: string[]; restore: () => void } {
   const asked: string[] = [];
   const controller = api.inspector()!.source as InspectorController;
   const restore = controller.replacePromptsForTests({
@@ -26,6 +29,9 @@ export function answerPrompts(api: EngramApi, answers: { confirm: boolean[]; und
 /** Opens a group of the memory tree (a click on an open group would close it). */
 export async function expandGroup(key: string): Promise<void> {
   await ui.text('inspector', `[data-key="${key}"]`);
-  const expanded = await ui.evaluate<string | null>('inspector', `document.querySelector('[data-key="${key}"]')?.getAttribute('aria-expanded') ?? null`);
+  const expanded = await ui.evaluate<string | null>(
+    'inspector',
+    `document.querySelector('[data-key="${key}"]')?.getAttribute('aria-expanded') ?? null`,
+  );
   if (expanded === 'false') await ui.click('inspector', `[data-key="${key}"] > .tree-row`);
 }

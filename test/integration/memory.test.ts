@@ -30,23 +30,41 @@ suite('memory in the Chat view', () => {
         updaterCalls++;
         notesPath = /\/[^\s`'"]*session-memory\/summary\.md/.exec(text)?.[0] ?? notesPath;
         if (updaterCalls === 1) {
-          return { content: [{ type: 'tool_use', name: 'Edit', input: {
-            file_path: notesPath,
-            old_string: '_What is in progress right now, what is still open, and the very next step_\n',
-            new_string: '_What is in progress right now, what is still open, and the very next step_\nFixing the greeting in src/greet.js.\n',
-          } }] };
+          return {
+            content: [
+              {
+                type: 'tool_use',
+                name: 'Edit',
+                input: {
+                  file_path: notesPath,
+                  old_string: '_What is in progress right now, what is still open, and the very next step_\n',
+                  new_string:
+                    '_What is in progress right now, what is still open, and the very next step_\nFixing the greeting in src/greet.js.\n',
+                },
+              },
+            ],
+          };
         }
         return { content: [{ type: 'text', text: 'Notes updated.' }] };
       }
       // The main conversation: big enough (by the usage it reports) to pass the 1,000-token mark.
-      return { content: [{ type: 'text', text: 'Noted, the greeting lives in src/greet.js.' }], usage: { input_tokens: 1500 } };
+      return {
+        content: [{ type: 'text', text: 'Noted, the greeting lives in src/greet.js.' }],
+        usage: { input_tokens: 1500 },
+      };
     });
     await sendFromUi('Remember where the greeting lives');
     await ui.waitForText('chat', '.item-notice', 'Session notes written', 45_000);
     assert.ok(notesPath, 'the updater was not called');
-    assert.match(fs.readFileSync(notesPath, 'utf8'), /# Current State\n_[^\n]*_\nFixing the greeting in src\/greet\.js\./);
+    assert.match(
+      fs.readFileSync(notesPath, 'utf8'),
+      /# Current State\n_[^\n]*_\nFixing the greeting in src\/greet\.js\./,
+    );
     await ui.click('chat', '.item-notice:has-text("Session notes written") .notice-link');
-    await waitUntil('the notes to open in an editor', () => vscode.window.activeTextEditor?.document.uri.fsPath === notesPath);
+    await waitUntil(
+      'the notes to open in an editor',
+      () => vscode.window.activeTextEditor?.document.uri.fsPath === notesPath,
+    );
     await ui.screenshot('chat-notes-updated');
   });
 });
@@ -58,17 +76,31 @@ suite('remember', () => {
     const api = await freshChat();
     const server = testServer();
     // The workspace is its own git repository, so its memory is keyed by the workspace path.
-    const memoryDir = path.join(projectDir(process.env.ENGRAM_DATA_DIR!, vscode.workspace.workspaceFolders![0].uri.fsPath), 'memory');
+    const memoryDir = path.join(
+      projectDir(process.env.ENGRAM_DATA_DIR!, vscode.workspace.workspaceFolders![0].uri.fsPath),
+      'memory',
+    );
     const topic = path.join(memoryDir, 'greeting-style.md');
     server.setResponder((body): ScriptedReply | undefined => {
       const text = lastUserText(body);
       if (text.includes(EXTRACTION_MARKER)) return { content: [{ type: 'text', text: 'Nothing new.' }] };
-      const wrote = body.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
+      const wrote = body.messages.some(
+        (m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'),
+      );
       if (!wrote) {
-        return { content: [{ type: 'tool_use', name: 'Write', input: {
-          file_path: topic,
-          content: '---\nname: Greeting style\ndescription: The user wants greetings to say "Hi there"\ntype: feedback\n---\nGreetings say "Hi there".\n**Why:** the user asked for it.\n**How to apply:** use it in every greet function.\n',
-        } }] };
+        return {
+          content: [
+            {
+              type: 'tool_use',
+              name: 'Write',
+              input: {
+                file_path: topic,
+                content:
+                  '---\nname: Greeting style\ndescription: The user wants greetings to say "Hi there"\ntype: feedback\n---\nGreetings say "Hi there".\n**Why:** the user asked for it.\n**How to apply:** use it in every greet function.\n',
+              },
+            },
+          ],
+        };
       }
       return { content: [{ type: 'text', text: 'Saved.' }] };
     });
@@ -84,8 +116,11 @@ suite('remember', () => {
     assert.equal(items.filter((i) => i.kind === 'permission').length, 0, 'writing memory needs no permission prompt');
     assert.ok(items.some((i) => i.kind === 'user' && i.text === 'Remember: greetings should say Hi there'));
     await api.chat().idleForTests();
-    assert.equal(server.requests.filter((r) => lastUserText(r.body).includes(EXTRACTION_MARKER)).length, 0,
-      'the turn where the main agent wrote memory skips background extraction');
+    assert.equal(
+      server.requests.filter((r) => lastUserText(r.body).includes(EXTRACTION_MARKER)).length,
+      0,
+      'the turn where the main agent wrote memory skips background extraction',
+    );
     server.setResponder(undefined);
   });
 });

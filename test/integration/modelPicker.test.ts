@@ -18,7 +18,11 @@ suite('chat model picker', () => {
     const chosen = before === 'claude-haiku-4-5' ? 'claude-opus-4-5' : 'claude-haiku-4-5';
     // Each turn's background memory pass asks the same server: it gets its own quick answer, and the
     // test waits for it after each turn, so it never takes a reply scripted for the chat.
-    server.setResponder((body) => (lastUserText(body).startsWith('[Engram background memory pass]') ? { content: [{ type: 'text', text: 'nothing to save' }] } : undefined));
+    server.setResponder((body) =>
+      lastUserText(body).startsWith('[Engram background memory pass]')
+        ? { content: [{ type: 'text', text: 'nothing to save' }] }
+        : undefined,
+    );
     try {
       server.enqueue({ content: [{ type: 'text', text: 'The first answer.' }] });
       let sent = server.requests.length;
@@ -31,7 +35,10 @@ suite('chat model picker', () => {
       // The header button runs the command; the quick pick is answered as a person would.
       await ui.click('chat', '#model-picker');
       await ui.quickPick(chosen);
-      await waitUntil('the model setting to change', () => vscode.workspace.getConfiguration('engram').get('model') === chosen);
+      await waitUntil(
+        'the model setting to change',
+        () => vscode.workspace.getConfiguration('engram').get('model') === chosen,
+      );
       await ui.waitForText('chat', '.item-notice', `Model set to ${chosen}`);
       await ui.waitForText('chat', '#model-picker', chosen);
 
@@ -41,7 +48,10 @@ suite('chat model picker', () => {
       await ui.waitForText('chat', '.item-assistant', 'The second answer.');
       const body = server.requests[sent].body;
       assert.equal(body.model, chosen);
-      assert.deepEqual(body.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+      assert.deepEqual(
+        body.messages.map((m) => m.role),
+        ['user', 'assistant', 'user'],
+      );
       assert.match(JSON.stringify(body.messages[0].content), /the first question/);
       assert.match(JSON.stringify(body.messages[1].content), /The first answer\./);
       assert.equal(lastUserText(body), 'the second question');
@@ -51,7 +61,10 @@ suite('chat model picker', () => {
       // Again through the command palette, back to the first model: the third message goes there.
       await ui.palette('Engram: Choose Model...');
       await ui.quickPick(before!);
-      await waitUntil('the model setting to change back', () => vscode.workspace.getConfiguration('engram').get('model') === before);
+      await waitUntil(
+        'the model setting to change back',
+        () => vscode.workspace.getConfiguration('engram').get('model') === before,
+      );
       await ui.waitForText('chat', '#model-picker', before!);
       server.enqueue({ content: [{ type: 'text', text: 'The third answer.' }] });
       sent = server.requests.length;
@@ -60,8 +73,15 @@ suite('chat model picker', () => {
       assert.equal(server.requests[sent].body.model, before);
       assert.equal(server.requests[sent].body.messages.length, 5);
       await waitUntil('the third turn to end', () => !api.chat().snapshot().busy);
-      const items = api.chat().snapshot().items.filter((i) => i.kind === 'user' || i.kind === 'assistant');
-      assert.deepEqual(items.map((i) => i.kind), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant'], 'the view keeps the earlier turns');
+      const items = api
+        .chat()
+        .snapshot()
+        .items.filter((i) => i.kind === 'user' || i.kind === 'assistant');
+      assert.deepEqual(
+        items.map((i) => i.kind),
+        ['user', 'assistant', 'user', 'assistant', 'user', 'assistant'],
+        'the view keeps the earlier turns',
+      );
     } finally {
       server.setResponder(undefined);
       await config.update('model', undefined, vscode.ConfigurationTarget.Global);

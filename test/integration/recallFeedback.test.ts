@@ -4,7 +4,16 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import type { MessagesRequestBody } from '../../src/server/anthropicTestServer';
-import { engram, freshChat, inspectorInBothThemes, lastUserText, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
+import {
+  engram,
+  freshChat,
+  inspectorInBothThemes,
+  lastUserText,
+  openInspector,
+  refreshUntil,
+  sendFromUi,
+  useTestServer,
+} from './support';
 import { ui, waitUntil } from './ui';
 
 // Recall seen and corrected from the chat (issue 22): a message draws a memory, the line under it names
@@ -14,7 +23,10 @@ import { ui, waitUntil } from './ui';
 
 const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 const memoryDir = () => path.join(projectDir(process.env.ENGRAM_DATA_DIR!, workspace()), 'memory');
-const THEMES = [['Default Light Modern', 'light'], ['Default Dark Modern', 'dark']] as const;
+const THEMES = [
+  ['Default Light Modern', 'light'],
+  ['Default Dark Modern', 'dark'],
+] as const;
 
 const FILES: Array<[file: string, title: string, description: string]> = [
   ['project_deploy.md', 'Deploy process', 'staging deploys from main; production only from a pushed tag'],
@@ -27,7 +39,10 @@ function seed(): void {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   for (const [file, title, description] of FILES) {
-    fs.writeFileSync(path.join(dir, file), `---\nname: ${title}\ndescription: ${description}\ntype: project\n---\n\n${description}.\n`);
+    fs.writeFileSync(
+      path.join(dir, file),
+      `---\nname: ${title}\ndescription: ${description}\ntype: project\n---\n\n${description}.\n`,
+    );
   }
   fs.writeFileSync(path.join(dir, 'MEMORY.md'), `${FILES.map(([f, t, d]) => `- [${t}](${f}) — ${d}`).join('\n')}\n`);
 }
@@ -41,7 +56,9 @@ suite('recall feedback in the chat', () => {
   suiteSetup(seed);
   suiteTeardown(async () => {
     testServer().setResponder(undefined);
-    await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('workbench')
+      .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
     (await engram()).inspector()?.dispose();
     (await engram()).chat().newChat();
     fs.rmSync(memoryDir(), { recursive: true, force: true });
@@ -54,8 +71,10 @@ suite('recall feedback in the chat', () => {
     const turns: MessagesRequestBody[] = [];
     server.setResponder((body) => {
       const text = lastUserText(body);
-      if (text.startsWith('How does a tag')) return (turns.push(body), { content: [{ type: 'text', text: 'First answer.' }] });
-      if (text.startsWith('Deploy a tag')) return (turns.push(body), { content: [{ type: 'text', text: 'Second answer.' }] });
+      if (text.startsWith('How does a tag'))
+        return (turns.push(body), { content: [{ type: 'text', text: 'First answer.' }] });
+      if (text.startsWith('Deploy a tag'))
+        return (turns.push(body), { content: [{ type: 'text', text: 'Second answer.' }] });
       return { content: [{ type: 'text', text: 'Nothing to save.' }] };
     });
     await sendFromUi('How does a tag get deployed to production?');
@@ -67,12 +86,18 @@ suite('recall feedback in the chat', () => {
     assert.match(words, /^matched: /);
     assert.deepEqual(words.slice('matched: '.length).split(', ').sort(), ['deployed', 'production', 'tag']);
     assert.equal(await ui.count('chat', '.item-recall .recall-line'), 1, 'only the memory that fits');
-    assert.match(userTexts(turns[0]), /engram-memory file=\\"project_deploy\.md\\"[^]*production only from a pushed tag/);
+    assert.match(
+      userTexts(turns[0]),
+      /engram-memory file=\\"project_deploy\.md\\"[^]*production only from a pushed tag/,
+    );
 
     const workbench = vscode.workspace.getConfiguration('workbench');
     for (const [theme, kind] of THEMES) {
       await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitUntil(`the ${kind} theme in the chat`, async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true);
+      await waitUntil(
+        `the ${kind} theme in the chat`,
+        async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true,
+      );
       const shot = await ui.screenshot(`recall-attached-${kind}`);
       assert.ok(shot.bytes > 10_000, `${shot.file} is too small`);
     }
@@ -80,12 +105,24 @@ suite('recall feedback in the chat', () => {
     await ui.click('chat', '.recall-line[data-file="project_deploy.md"] .light-button');
     await ui.waitForText('chat', '.recall-line[data-file="project_deploy.md"]', 'Not relevant: left out');
     const usageFile = path.join(memoryDir(), '.usage.json');
-    await waitUntil('the record in .usage.json', () => fs.existsSync(usageFile) && fs.readFileSync(usageFile, 'utf8').includes('notRelevant'));
-    const usage = JSON.parse(fs.readFileSync(usageFile, 'utf8')) as { entries: Record<string, { notRelevant?: string[][] }> };
-    assert.deepEqual([...(usage.entries['project_deploy.md'].notRelevant?.[0] ?? [])].sort(), ['deployed', 'production', 'tag']);
+    await waitUntil(
+      'the record in .usage.json',
+      () => fs.existsSync(usageFile) && fs.readFileSync(usageFile, 'utf8').includes('notRelevant'),
+    );
+    const usage = JSON.parse(fs.readFileSync(usageFile, 'utf8')) as {
+      entries: Record<string, { notRelevant?: string[][] }>;
+    };
+    assert.deepEqual([...(usage.entries['project_deploy.md'].notRelevant?.[0] ?? [])].sort(), [
+      'deployed',
+      'production',
+      'tag',
+    ]);
     for (const [theme, kind] of THEMES) {
       await workbench.update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitUntil(`the ${kind} theme in the chat`, async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true);
+      await waitUntil(
+        `the ${kind} theme in the chat`,
+        async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true,
+      );
       await ui.screenshot(`recall-not-relevant-${kind}`);
     }
 
@@ -105,6 +142,9 @@ suite('recall feedback in the chat', () => {
     await ui.click('inspector', '#entry-not-relevant-undo-0');
     await ui.waitForText('inspector', '#inspector-status', 'may be recalled again');
     await waitUntil('the record to go', () => !fs.readFileSync(usageFile, 'utf8').includes('notRelevant'));
-    await waitUntil('the inspector to drop the record', async () => (await ui.count('inspector', '#entry-not-relevant')) === 0);
+    await waitUntil(
+      'the inspector to drop the record',
+      async () => (await ui.count('inspector', '#entry-not-relevant')) === 0,
+    );
   });
 });

@@ -9,7 +9,7 @@ import type { EngramApi } from '../../src/extension';
 const marker = () => path.join(process.env.ENGRAM_DATA_DIR ?? '', 'test-host-pid.json');
 
 suite('window reload', () => {
-  test('the first extension host uses the runner\'s data dir, and leaves its process id there', async () => {
+  test("the first extension host uses the runner's data dir, and leaves its process id there", async () => {
     assert.ok(process.env.ENGRAM_DATA_DIR, 'ENGRAM_DATA_DIR is not set by the runner');
     const api = await vscode.extensions.getExtension<EngramApi>('engram-dev.engram')!.activate();
     // Everything the second load is checked against lives here; a wrong folder would make that moot.

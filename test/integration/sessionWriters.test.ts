@@ -15,7 +15,9 @@ suite('one session, two writers', () => {
 
   test('a turn another process added to the session is loaded, and the message follows it', async () => {
     const server = testServer();
-    server.setResponder((body) => answerBackground(body) ?? { content: [{ type: 'text', text: `answer to ${lastUserText(body)}` }] });
+    server.setResponder(
+      (body) => answerBackground(body) ?? { content: [{ type: 'text', text: `answer to ${lastUserText(body)}` }] },
+    );
     const api = await freshChat();
     await api.chat().send('first from the window');
     const file = api.chat().inspectorContext().transcriptPath;
@@ -26,14 +28,34 @@ suite('one session, two writers', () => {
     const answer = [...lines].reverse().find((l) => l.type === 'assistant');
     const leaf = typeof answer?.uuid === 'string' ? answer.uuid : null;
     const sessionId = api.chat().currentSessionId ?? '';
-    const terminal = new TranscriptWriter({ file, sessionId, cwd: '/elsewhere', version: '0', entrypoint: 'cli', parentUuid: leaf });
+    const terminal = new TranscriptWriter({
+      file,
+      sessionId,
+      cwd: '/elsewhere',
+      version: '0',
+      entrypoint: 'cli',
+      parentUuid: leaf,
+    });
     await terminal.appendUserPrompt('asked from the terminal');
-    await terminal.appendAssistantBlock({ id: 'msg_terminal', model: 'claude-test', stopReason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } }, { type: 'text', text: 'answered in the terminal' });
+    await terminal.appendAssistantBlock(
+      {
+        id: 'msg_terminal',
+        model: 'claude-test',
+        stopReason: 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+      { type: 'text', text: 'answered in the terminal' },
+    );
 
     await api.chat().send('second from the window');
     await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 30_000);
     const sent = JSON.stringify(server.requests.at(-1)?.body.messages);
-    for (const text of ['first from the window', 'asked from the terminal', 'answered in the terminal', 'second from the window']) {
+    for (const text of [
+      'first from the window',
+      'asked from the terminal',
+      'answered in the terminal',
+      'second from the window',
+    ]) {
       assert.ok(sent.includes(text), `the request carries "${text}"`);
     }
     const items = JSON.stringify(api.chat().snapshot().items);
@@ -50,7 +72,8 @@ suite('one session, two writers', () => {
     const file = api.chat().inspectorContext().transcriptPath ?? '';
     const lock = await acquireWriterLock(file, { waitMs: 1000 });
     // Background work of the first turn (notes, memory) may still ask the model: count this turn's requests.
-    const asked = (): number => server.requests.filter((r) => lastUserText(r.body).includes('waits for the other writer')).length;
+    const asked = (): number =>
+      server.requests.filter((r) => lastUserText(r.body).includes('waits for the other writer')).length;
     const sending = api.chat().send('waits for the other writer');
     await new Promise((r) => setTimeout(r, 1500));
     assert.equal(asked(), 0, 'nothing is sent while the other process has the turn');

@@ -11,7 +11,10 @@ const usage = { input_tokens: 9_000, output_tokens: 10, cache_read_input_tokens:
 
 suite('settings', () => {
   const testServer = useTestServer();
-  useSettings([['engram.memory', 'extraction.enabled', false], ['engram.sessionNotes', 'enabled', false]]);
+  useSettings([
+    ['engram.memory', 'extraction.enabled', false],
+    ['engram.sessionNotes', 'enabled', false],
+  ]);
 
   teardown(async () => {
     const config = vscode.workspace.getConfiguration('engram');
@@ -37,21 +40,40 @@ suite('settings', () => {
     assert.equal(api.chat().snapshot().gauge.window, 12_000);
     assert.notEqual(api.chat().nextCompaction(), 'none', '75% is past the 60% mark');
     await waitUntil('the chat gauge to follow', async () =>
-      (await ui.evaluate<string>('chat', "document.querySelector('.gauge-bar')?.getAttribute('aria-label') ?? ''")).includes('75%'));
+      (
+        await ui.evaluate<string>('chat', "document.querySelector('.gauge-bar')?.getAttribute('aria-label') ?? ''")
+      ).includes('75%'),
+    );
     await ui.waitForText('inspector', '#gauge-percent', '75%', 20_000);
 
     // Raising the microcompact mark past the usage: no stage is due, and the mark moves in every view.
     await config.update('compaction.microcompactPercent', 78, vscode.ConfigurationTarget.Global);
     await waitUntil('the orchestrator to take the new mark', () => api.chat().nextCompaction() === 'none');
     assert.deepEqual(api.chat().snapshot().gauge.marks, [78, 80, 100]);
-    await waitUntil('the inspector marks', async () =>
-      JSON.stringify(await ui.evaluate('inspector', "[...document.querySelectorAll('#gauge-section .gauge-mark')].map((m) => m.dataset.mark)")) === '["78","80","100"]');
-    await waitUntil('the chat marks', async () =>
-      JSON.stringify(await ui.evaluate('chat', "[...document.querySelectorAll('.gauge-mark')].map((m) => m.dataset.mark)")) === '["78","80","100"]');
+    await waitUntil(
+      'the inspector marks',
+      async () =>
+        JSON.stringify(
+          await ui.evaluate(
+            'inspector',
+            "[...document.querySelectorAll('#gauge-section .gauge-mark')].map((m) => m.dataset.mark)",
+          ),
+        ) === '["78","80","100"]',
+    );
+    await waitUntil(
+      'the chat marks',
+      async () =>
+        JSON.stringify(
+          await ui.evaluate('chat', "[...document.querySelectorAll('.gauge-mark')].map((m) => m.dataset.mark)"),
+        ) === '["78","80","100"]',
+    );
 
     // A mark out of order is not taken as is: the marks stay rising, in the gauge and for compaction alike.
     await config.update('compaction.microcompactPercent', 95, vscode.ConfigurationTarget.Global);
-    await waitUntil('the out-of-order mark to fall back', () => JSON.stringify(api.chat().snapshot().gauge.marks) === '[60,80,100]');
+    await waitUntil(
+      'the out-of-order mark to fall back',
+      () => JSON.stringify(api.chat().snapshot().gauge.marks) === '[60,80,100]',
+    );
     assert.notEqual(api.chat().nextCompaction(), 'none');
   });
 });

@@ -18,24 +18,36 @@ import { ui, waitUntil } from './ui';
 const RLO = '\u202E';
 const ZWSP = '\u200B';
 const SPOOFED = `file${RLO}gpj.exe`;
-const THEMES = [['Default Light Modern', 'light'], ['Default Dark Modern', 'dark']] as const;
+const THEMES = [
+  ['Default Light Modern', 'light'],
+  ['Default Dark Modern', 'dark'],
+] as const;
 
 const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 const memoryDir = () => path.join(projectDir(process.env.ENGRAM_DATA_DIR!, workspace()), 'memory');
 
 /** The raw characters still in a view's text (none may be left), and how many marks show them. */
-async function hiddenIn(view: 'chat' | 'inspector', selector: string): Promise<{ raw: boolean; marks: string[] } | null> {
-  return ui.evaluate(view, `(() => {
+async function hiddenIn(
+  view: 'chat' | 'inspector',
+  selector: string,
+): Promise<{ raw: boolean; marks: string[] } | null> {
+  return ui.evaluate(
+    view,
+    `(() => {
     const el = document.querySelector(${JSON.stringify(selector)});
     if (!el) return null;
     return { raw: /[\\u061C\\u200B-\\u200F\\u202A-\\u202E\\u2060\\u2066-\\u2069\\uFEFF]/.test(el.textContent), marks: [...el.querySelectorAll('.hidden-char')].map((m) => m.textContent) };
-  })()`);
+  })()`,
+  );
 }
 
 async function inThemes(view: 'chat' | 'inspector', shot: (kind: 'light' | 'dark') => Promise<void>): Promise<void> {
   for (const [theme, kind] of THEMES) {
     await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-    await waitUntil(`the ${kind} theme`, async () => (await ui.evaluate<boolean>(view, `document.body.classList.contains('vscode-${kind}')`)) === true);
+    await waitUntil(
+      `the ${kind} theme`,
+      async () => (await ui.evaluate<boolean>(view, `document.body.classList.contains('vscode-${kind}')`)) === true,
+    );
     await shot(kind);
   }
 }
@@ -45,13 +57,18 @@ suite('spoofed names', () => {
 
   suiteSetup(() => {
     fs.rmSync(memoryDir(), { recursive: true, force: true });
-    writeFile(path.join(memoryDir(), 'MEMORY.md'), `- [Invoice ${SPOOFED}](invoice.md) — open${ZWSP} the attachment first\n`);
+    writeFile(
+      path.join(memoryDir(), 'MEMORY.md'),
+      `- [Invoice ${SPOOFED}](invoice.md) — open${ZWSP} the attachment first\n`,
+    );
     writeFile(path.join(memoryDir(), 'invoice.md'), topicText(`Invoice ${SPOOFED}`, 'reference'));
     fs.writeFileSync(path.join(workspace(), SPOOFED), 'not a picture\n');
   });
 
   suiteTeardown(async () => {
-    await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('workbench')
+      .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
     server().setResponder(undefined);
     (await engram()).inspector()?.dispose();
     (await engram()).chat().newChat();
@@ -64,7 +81,9 @@ suite('spoofed names', () => {
     server().setResponder((body): ScriptedReply => {
       const background = answerBackground(body);
       if (background) return background;
-      const answered = body.messages.some((m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'));
+      const answered = body.messages.some(
+        (m) => Array.isArray(m.content) && m.content.some((b) => b.type === 'tool_result'),
+      );
       return answered
         ? { content: [{ type: 'text', text: `Found \`${SPOOFED}\`: an executable, whatever its name says.` }] }
         : { content: [{ type: 'tool_use', name: 'Glob', input: { pattern: '*.exe' } }] };
@@ -74,7 +93,11 @@ suite('spoofed names', () => {
     await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 30_000);
     await api.chat().idleForTests();
     for (const selector of ['.item-user .item-text', '.item-tool .tool-result', '.item-assistant .markdown']) {
-      assert.deepEqual(await hiddenIn('chat', selector), { raw: false, marks: ['<U+202E>'] }, `${selector}: ${await ui.evaluate<string>('chat', `document.querySelector('${selector}')?.outerHTML`)}`);
+      assert.deepEqual(
+        await hiddenIn('chat', selector),
+        { raw: false, marks: ['<U+202E>'] },
+        `${selector}: ${await ui.evaluate<string>('chat', `document.querySelector('${selector}')?.outerHTML`)}`,
+      );
     }
     await ui.evaluate('chat', "document.querySelector('.item-tool').setAttribute('open', '')");
     await inThemes('chat', async (kind) => {
@@ -84,10 +107,16 @@ suite('spoofed names', () => {
     // The session notes: the override would reverse the rest of the paragraph.
     const sessionId = api.chat().snapshot().sessionId!;
     const notes = sessionNotesPaths(process.env.ENGRAM_DATA_DIR!, workspace(), sessionId).summary;
-    writeFile(notes, `# Current State\n_What is in progress right now_\nRenamed ${SPOOFED} and this sentence must still read left to right.\n`);
+    writeFile(
+      notes,
+      `# Current State\n_What is in progress right now_\nRenamed ${SPOOFED} and this sentence must still read left to right.\n`,
+    );
     await openInspector(api);
     await refreshUntil(api, '#notes-section', 'must still read');
-    assert.deepEqual(await hiddenIn('inspector', '.notes-section[aria-label="Current State"]'), { raw: false, marks: ['<U+202E>'] });
+    assert.deepEqual(await hiddenIn('inspector', '.notes-section[aria-label="Current State"]'), {
+      raw: false,
+      marks: ['<U+202E>'],
+    });
 
     // The memory tree: title and hook written out, the row flagged, the details say why.
     await refreshUntil(api, '#memory-tree', 'Invoice');
@@ -95,10 +124,19 @@ suite('spoofed names', () => {
     assert.deepEqual(await hiddenIn('inspector', `${row} .entry-title`), { raw: false, marks: ['<U+202E>'] });
     assert.deepEqual(await hiddenIn('inspector', `${row} .entry-hook`), { raw: false, marks: ['<U+200B>'] });
     assert.equal(await ui.text('inspector', `${row} .badge-hidden`), 'hidden characters');
-    assert.match(await ui.evaluate<string>('inspector', `document.querySelector('${row} .badge-hidden').title`), /<U\+202E> <U\+200B>/);
-    assert.match(await ui.evaluate<string>('inspector', `document.querySelector('${row}').getAttribute('aria-label')`), /<U\+202E>.*hidden characters/);
+    assert.match(
+      await ui.evaluate<string>('inspector', `document.querySelector('${row} .badge-hidden').title`),
+      /<U\+202E> <U\+200B>/,
+    );
+    assert.match(
+      await ui.evaluate<string>('inspector', `document.querySelector('${row}').getAttribute('aria-label')`),
+      /<U\+202E>.*hidden characters/,
+    );
     await ui.click('inspector', `${row} > .tree-row`);
-    assert.match(await ui.text('inspector', '#entry-hidden-chars'), /holds <U\+202E> <U\+200B>: characters that reverse or hide text/);
+    assert.match(
+      await ui.text('inspector', '#entry-hidden-chars'),
+      /holds <U\+202E> <U\+200B>: characters that reverse or hide text/,
+    );
     assert.deepEqual(await hiddenIn('inspector', '#entry-details'), { raw: false, marks: ['<U+202E>', '<U+200B>'] });
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
     await inThemes('inspector', async (kind) => {
@@ -112,6 +150,9 @@ suite('spoofed names', () => {
     await freshChat();
     await ui.click('chat', 'vscode-button[title="Resume an earlier session"]');
     await ui.waitForText('chat', '.chat-sessions', 'a picture');
-    assert.deepEqual(await hiddenIn('chat', `.chat-session[data-session="${sessionId}"] .chat-session-title`), { raw: false, marks: ['<U+202E>'] });
+    assert.deepEqual(await hiddenIn('chat', `.chat-session[data-session="${sessionId}"] .chat-session-title`), {
+      raw: false,
+      marks: ['<U+202E>'],
+    });
   });
 });

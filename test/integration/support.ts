@@ -62,7 +62,8 @@ export function lastUserText(body: MessagesRequestBody): string {
 export function answerBackground(body: MessagesRequestBody): ScriptedReply | undefined {
   const text = lastUserText(body);
   if (text.includes(EXTRACTION_MARKER)) return { content: [{ type: 'text', text: 'Nothing new.' }] };
-  if (text.includes(SUMMARY_REQUEST_MARKER)) return { content: [{ type: 'text', text: '<summary>\n## Next step\nNone.\n</summary>' }] };
+  if (text.includes(SUMMARY_REQUEST_MARKER))
+    return { content: [{ type: 'text', text: '<summary>\n## Next step\nNone.\n</summary>' }] };
   if (text.includes('<engram-session-notes-update>')) return { content: [{ type: 'text', text: 'Notes are fine.' }] };
   return undefined;
 }
@@ -70,10 +71,12 @@ export function answerBackground(body: MessagesRequestBody): ScriptedReply | und
 /** Sets `engram.*` settings (user scope) for a suite and puts them back after it. */
 export function useSettings(settings: Array<[section: string, key: string, value: unknown]>): void {
   suiteSetup(async () => {
-    for (const [section, key, value] of settings) await vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Global);
+    for (const [section, key, value] of settings)
+      await vscode.workspace.getConfiguration(section).update(key, value, vscode.ConfigurationTarget.Global);
   });
   suiteTeardown(async () => {
-    for (const [section, key] of settings) await vscode.workspace.getConfiguration(section).update(key, undefined, vscode.ConfigurationTarget.Global);
+    for (const [section, key] of settings)
+      await vscode.workspace.getConfiguration(section).update(key, undefined, vscode.ConfigurationTarget.Global);
   });
 }
 
@@ -85,7 +88,12 @@ export async function openInspector(api: EngramApi): Promise<void> {
 }
 
 /** Asks the host for a fresh snapshot and waits until the inspector shows `text` in `selector`. */
-export async function refreshUntil(api: EngramApi, selector: string, text: string, timeoutMs = 20_000): Promise<string> {
+export async function refreshUntil(
+  api: EngramApi,
+  selector: string,
+  text: string,
+  timeoutMs = 20_000,
+): Promise<string> {
   await api.inspector()!.refresh();
   return ui.waitForText('inspector', selector, text, timeoutMs);
 }
@@ -97,10 +105,20 @@ export async function refreshUntil(api: EngramApi, selector: string, text: strin
  */
 export async function inspectorInBothThemes(name: string, sectionId: string): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.closeSidebar');
-  for (const [theme, kind] of [['Default Light Modern', 'light'], ['Default Dark Modern', 'dark']] as const) {
+  for (const [theme, kind] of [
+    ['Default Light Modern', 'light'],
+    ['Default Dark Modern', 'dark'],
+  ] as const) {
     await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-    await waitUntil(`the ${kind} theme in the webview`, async () => (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true);
-    await ui.evaluate('inspector', `document.getElementById(${JSON.stringify(sectionId)}).scrollIntoView({ block: 'start' })`);
+    await waitUntil(
+      `the ${kind} theme in the webview`,
+      async () =>
+        (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true,
+    );
+    await ui.evaluate(
+      'inspector',
+      `document.getElementById(${JSON.stringify(sectionId)}).scrollIntoView({ block: 'start' })`,
+    );
     const shot = await ui.screenshot(`${name}-${kind}`);
     if (shot.bytes <= 10_000) throw new Error(`${shot.file} is too small (${shot.bytes} bytes)`);
   }

@@ -23,7 +23,8 @@ const REPO = 'acme/widgets';
 // Built from parts so that this file itself carries no token-shaped string.
 const PLANTED = ['ghp', 'Q7nd2KfLp9sX4vB8mR1tZ6wY3cH5jA0eU2gN'].join('_');
 const SERVER_FILES: Record<string, string> = {
-  'MEMORY.md': '- [Deploy steps](deploy-steps.md) — how a release goes out\n- [Architecture](architecture.md) — the services and who owns them\n',
+  'MEMORY.md':
+    '- [Deploy steps](deploy-steps.md) — how a release goes out\n- [Architecture](architecture.md) — the services and who owns them\n',
   'deploy-steps.md': topicText('Deploy steps', 'project'),
   'architecture.md': topicText('Architecture', 'reference'),
 };
@@ -40,10 +41,14 @@ const bundle = () => path.join(process.env.ENGRAM_REPO_ROOT!, 'dist', 'teamServe
 
 /** The reference server as its own process (the system Node: its SQLite addon is built for it, not for the host's). */
 function startServer(db: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(node(), [bundle(), '--host', '127.0.0.1', '--port', '0', '--db', db], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node(), [bundle(), '--host', '127.0.0.1', '--port', '0', '--db', db], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    err += d;
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the team server exited (${code}) before it listened: ${err}`)));
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -56,7 +61,10 @@ function startServer(db: string): Promise<{ child: ChildProcess; url: string }> 
 
 /** Everything the SQLite storage holds, as bytes on disk (the database and its write-ahead log). */
 function storedBytes(db: string): string {
-  return [db, `${db}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString('latin1')).join('\n');
+  return [db, `${db}-wal`]
+    .filter((f) => fs.existsSync(f))
+    .map((f) => fs.readFileSync(f).toString('latin1'))
+    .join('\n');
 }
 
 function git(...args: string[]): void {
@@ -76,12 +84,13 @@ suite('team memory', () => {
   let token = '';
   let synced: Promise<string> | undefined;
   /** The first sync, from the palette as a person runs it (once, whichever test needs it first); the state file's path. */
-  const firstSync = (): Promise<string> => (synced ??= (async () => {
-    const stateFile = path.join(teamDir(), '.sync', 'state.json');
-    await ui.palette('Engram: Sync Team Memory');
-    await waitUntil('the sync to record its report', () => fs.existsSync(stateFile), 45_000);
-    return stateFile;
-  })());
+  const firstSync = (): Promise<string> =>
+    (synced ??= (async () => {
+      const stateFile = path.join(teamDir(), '.sync', 'state.json');
+      await ui.palette('Engram: Sync Team Memory');
+      await waitUntil('the sync to record its report', () => fs.existsSync(stateFile), 45_000);
+      return stateFile;
+    })());
 
   suiteSetup(async function () {
     this.timeout(60_000);
@@ -102,7 +111,10 @@ suite('team memory', () => {
     fs.rmSync(teamDir(), { recursive: true, force: true });
     writeFile(path.join(teamDir(), 'MEMORY.md'), LOCAL_INDEX);
     writeFile(path.join(teamDir(), LOCAL_CLEAN), `${topicText('Testing', 'project')}\n${CLEAN_MARKER}\n`);
-    writeFile(path.join(teamDir(), LOCAL_SECRET), `${topicText('CI access', 'reference')}\nThe CI bot logs in with\n\n    token: ${PLANTED}\n`);
+    writeFile(
+      path.join(teamDir(), LOCAL_SECRET),
+      `${topicText('CI access', 'reference')}\nThe CI bot logs in with\n\n    token: ${PLANTED}\n`,
+    );
 
     const api = await engram();
     api.chat().newChat();
@@ -114,13 +126,19 @@ suite('team memory', () => {
   });
 
   suiteTeardown(async () => {
-    await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('workbench')
+      .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
     const config = vscode.workspace.getConfiguration('engram.teamMemory');
     await config.update('enabled', undefined, vscode.ConfigurationTarget.Global);
     await config.update('serverUrl', undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('engram.setTeamMemoryToken', '');
     (await engram()).inspector()?.dispose();
-    try { git('remote', 'remove', 'origin'); } catch { /* not added */ }
+    try {
+      git('remote', 'remove', 'origin');
+    } catch {
+      /* not added */
+    }
     server?.child.kill('SIGTERM');
     fs.rmSync(teamDir(), { recursive: true, force: true });
   });
@@ -138,47 +156,73 @@ suite('team memory', () => {
     for (const [file, content] of Object.entries(SERVER_FILES)) {
       assert.equal(fs.readFileSync(path.join(teamDir(), file), 'utf8'), content, file);
     }
-    assert.deepEqual(last.pulled.map((p) => `${p.path}:${p.reason}`).sort(), ['MEMORY.md:conflict', 'architecture.md:new', 'deploy-steps.md:new']);
+    assert.deepEqual(last.pulled.map((p) => `${p.path}:${p.reason}`).sort(), [
+      'MEMORY.md:conflict',
+      'architecture.md:new',
+      'deploy-steps.md:new',
+    ]);
     // Our index lost to the server's, and is kept where the inspector links to it.
     const kept = state.files['MEMORY.md'];
     assert.equal(kept?.state, 'conflict');
-    assert.equal(fs.readFileSync(path.join(teamDir(), kept.state === 'conflict' ? kept.keptAt : ''), 'utf8'), LOCAL_INDEX);
+    assert.equal(
+      fs.readFileSync(path.join(teamDir(), kept.state === 'conflict' ? kept.keptAt : ''), 'utf8'),
+      LOCAL_INDEX,
+    );
     // Pushed the clean file; blocked the other, naming the rule and the line.
-    assert.deepEqual(last.pushed.map((p) => p.path), [LOCAL_CLEAN]);
+    assert.deepEqual(
+      last.pushed.map((p) => p.path),
+      [LOCAL_CLEAN],
+    );
     assert.equal(last.blocked.length, 1);
     const blocked = last.blocked[0];
     assert.equal(blocked.path, LOCAL_SECRET);
     assert.match(blocked.rule, /github/);
-    const secretLine = fs.readFileSync(path.join(teamDir(), LOCAL_SECRET), 'utf8').split('\n').findIndex((l) => l.includes(PLANTED)) + 1;
+    const secretLine =
+      fs
+        .readFileSync(path.join(teamDir(), LOCAL_SECRET), 'utf8')
+        .split('\n')
+        .findIndex((l) => l.includes(PLANTED)) + 1;
     assert.equal(blocked.line, secretLine);
-    assert.deepEqual(state.files[LOCAL_SECRET], { state: 'blocked', rule: blocked.rule, kind: blocked.kind, line: secretLine });
+    assert.deepEqual(state.files[LOCAL_SECRET], {
+      state: 'blocked',
+      rule: blocked.rule,
+      kind: blocked.kind,
+      line: secretLine,
+    });
 
     // What the server stored, read from its storage file, not from its replies.
     const stored = storedBytes(db);
     assert.ok(stored.includes(CLEAN_MARKER), 'the pushed file is in the storage (so the next check can fail)');
-    assert.ok(!stored.includes(PLANTED), 'the planted token reached the server\'s storage');
-    assert.ok(!stored.includes(LOCAL_SECRET), 'the blocked file reached the server\'s storage');
+    assert.ok(!stored.includes(PLANTED), "the planted token reached the server's storage");
+    assert.ok(!stored.includes(LOCAL_SECRET), "the blocked file reached the server's storage");
 
     // The status bar tooltip tells the last sync.
-    await waitUntil('the status bar tooltip to tell the sync', () => api.statusBar.tooltip.includes('Team memory of acme/widgets: last sync'));
+    await waitUntil('the status bar tooltip to tell the sync', () =>
+      api.statusBar.tooltip.includes('Team memory of acme/widgets: last sync'),
+    );
     assert.match(api.statusBar.tooltip, /3 pulled, 1 pushed, 0 skipped, 1 blocked/);
-
   });
 
-  test('[ui] team memory: the inspector\'s team group shows each file\'s sync state and the blocked file\'s rule; screenshots in light and dark', async function () {
+  test("[ui] team memory: the inspector's team group shows each file's sync state and the blocked file's rule; screenshots in light and dark", async function () {
     this.timeout(120_000);
     const api = await engram();
     await firstSync();
     await openInspector(api);
     await api.inspector()!.refresh();
     await ui.waitForText('inspector', '#team-sync-summary', '3 pulled · 1 pushed · 1 blocked · 1 in conflict', 20_000);
-    const group = await ui.evaluate<string | null>('inspector', `document.querySelector('[data-key="group:team"]')?.getAttribute('aria-expanded') ?? null`);
+    const group = await ui.evaluate<string | null>(
+      'inspector',
+      `document.querySelector('[data-key="group:team"]')?.getAttribute('aria-expanded') ?? null`,
+    );
     if (group === 'false') await ui.click('inspector', '[data-key="group:team"] > .tree-row');
 
-    const rows = await ui.evaluate<Array<{ file: string; sync: string; text: string }>>('inspector',
-      `[...document.querySelectorAll('[data-key="group:team"] [role="treeitem"]')].map((el) => ({ file: el.dataset.file, sync: el.dataset.sync, text: el.textContent }))`);
+    const rows = await ui.evaluate<Array<{ file: string; sync: string; text: string }>>(
+      'inspector',
+      `[...document.querySelectorAll('[data-key="group:team"] [role="treeitem"]')].map((el) => ({ file: el.dataset.file, sync: el.dataset.sync, text: el.textContent }))`,
+    );
     const byFile = new Map(rows.map((r) => [r.file, r]));
-    for (const file of ['deploy-steps.md', 'architecture.md', LOCAL_CLEAN]) assert.equal(byFile.get(file)?.sync, 'synced', `${file}: ${JSON.stringify(rows)}`);
+    for (const file of ['deploy-steps.md', 'architecture.md', LOCAL_CLEAN])
+      assert.equal(byFile.get(file)?.sync, 'synced', `${file}: ${JSON.stringify(rows)}`);
     const blockedRow = byFile.get(LOCAL_SECRET);
     assert.equal(blockedRow?.sync, 'blocked', JSON.stringify(rows));
     assert.match(blockedRow!.text, /blocked: @secretlint\/secretlint-rule-github/);
@@ -189,35 +233,73 @@ suite('team memory', () => {
     await ui.click('inspector', `[data-key="group:team"] [data-file="${LOCAL_SECRET}"] > .tree-row`);
     const details = await ui.waitForText('inspector', '#entry-sync', 'never uploaded');
     assert.match(details, /a secret \(github, rule @secretlint\/secretlint-rule-github\) on line \d+/);
-    assert.ok(!(await ui.text('inspector', '#memory-section')).includes(PLANTED), 'the inspector never shows the secret itself in the tree');
+    assert.ok(
+      !(await ui.text('inspector', '#memory-section')).includes(PLANTED),
+      'the inspector never shows the secret itself in the tree',
+    );
 
-    for (const [theme, kind] of [['Default Light Modern', 'light'], ['Default Dark Modern', 'dark']] as const) {
-      await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitUntil(`the ${kind} theme in the webview`, async () => (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true);
-      await ui.evaluate('inspector', `document.querySelector('[data-key="group:team"]').scrollIntoView({ block: 'start' })`);
+    for (const [theme, kind] of [
+      ['Default Light Modern', 'light'],
+      ['Default Dark Modern', 'dark'],
+    ] as const) {
+      await vscode.workspace
+        .getConfiguration('workbench')
+        .update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await waitUntil(
+        `the ${kind} theme in the webview`,
+        async () =>
+          (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true,
+      );
+      await ui.evaluate(
+        'inspector',
+        `document.querySelector('[data-key="group:team"]').scrollIntoView({ block: 'start' })`,
+      );
       const shot = await ui.screenshot(`team-memory-blocked-${kind}`);
       assert.ok(shot.bytes > 10_000, `${shot.file} is ${shot.bytes} bytes`);
     }
     // The group's own details: repository, server, the last sync in full, and "Sync now".
     await ui.click('inspector', '[data-key="group:team"] > .tree-row');
-    assert.match(await ui.waitForText('inspector', '#team-last-sync', 'pulled'), /^3 pulled · 1 pushed · 0 skipped · 1 blocked · 1 in conflict$/);
+    assert.match(
+      await ui.waitForText('inspector', '#team-last-sync', 'pulled'),
+      /^3 pulled · 1 pushed · 0 skipped · 1 blocked · 1 in conflict$/,
+    );
     assert.match(await ui.text('inspector', '#entry-details'), /acme\/widgets.*http:\/\/127\.0\.0\.1:\d+/s);
     await ui.text('inspector', '#team-sync-now');
     // Opening the group collapsed it: open it again (it stays selected).
-    if (await ui.evaluate<string | null>('inspector', `document.querySelector('[data-key="group:team"]').getAttribute('aria-expanded')`) === 'false') {
+    if (
+      (await ui.evaluate<string | null>(
+        'inspector',
+        `document.querySelector('[data-key="group:team"]').getAttribute('aria-expanded')`,
+      )) === 'false'
+    ) {
       await ui.click('inspector', '[data-key="group:team"] > .tree-row');
     }
-    for (const [theme, kind] of [['Default Dark Modern', 'dark'], ['Default Light Modern', 'light']] as const) {
-      await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-      await waitUntil(`the ${kind} theme in the webview`, async () => (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true);
-      await ui.evaluate('inspector', `document.querySelector('[data-key="group:team"]').scrollIntoView({ block: 'start' })`);
+    for (const [theme, kind] of [
+      ['Default Dark Modern', 'dark'],
+      ['Default Light Modern', 'light'],
+    ] as const) {
+      await vscode.workspace
+        .getConfiguration('workbench')
+        .update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+      await waitUntil(
+        `the ${kind} theme in the webview`,
+        async () =>
+          (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true,
+      );
+      await ui.evaluate(
+        'inspector',
+        `document.querySelector('[data-key="group:team"]').scrollIntoView({ block: 'start' })`,
+      );
       await ui.screenshot(`team-memory-sync-${kind}`);
     }
 
     // The conflict's row opens the copy of our index that the server's version replaced.
     await ui.click('inspector', '[data-key="group:team"] [data-file="MEMORY.md"] > .tree-row');
     await ui.click('inspector', '#entry-open-kept');
-    await waitUntil('the kept copy to open', () => vscode.window.activeTextEditor?.document.uri.fsPath.includes(`${path.sep}.conflicts${path.sep}`) === true);
+    await waitUntil(
+      'the kept copy to open',
+      () => vscode.window.activeTextEditor?.document.uri.fsPath.includes(`${path.sep}.conflicts${path.sep}`) === true,
+    );
     assert.equal(vscode.window.activeTextEditor!.document.getText(), LOCAL_INDEX);
   });
 
@@ -229,14 +311,24 @@ suite('team memory', () => {
     await ui.waitForText('inspector', '#team-sync-summary', '1 in conflict', 20_000);
     const again = await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory');
     assert.equal(again.ok, true, again.text);
-    assert.match(again.text, /^Engram: team memory of acme\/widgets synced: 0 pulled, 0 pushed, 0 skipped, 1 blocked\./);
+    assert.match(
+      again.text,
+      /^Engram: team memory of acme\/widgets synced: 0 pulled, 0 pushed, 0 skipped, 1 blocked\./,
+    );
     const state = JSON.parse(fs.readFileSync(path.join(teamDir(), '.sync', 'state.json'), 'utf8')) as TeamSyncState;
     const blocked = state.lastSync!.blocked[0];
-    assert.ok(again.text.includes(`${LOCAL_SECRET} was not uploaded: it holds a secret (${blocked.kind}, rule ${blocked.rule}, line ${blocked.line})`), again.text);
+    assert.ok(
+      again.text.includes(
+        `${LOCAL_SECRET} was not uploaded: it holds a secret (${blocked.kind}, rule ${blocked.rule}, line ${blocked.line})`,
+      ),
+      again.text,
+    );
     assert.ok(!storedBytes(db).includes(PLANTED));
     assert.match(api.statusBar.tooltip, /0 pulled, 0 pushed, 0 skipped, 1 blocked/);
     // Without a refresh asked for: the sync itself tells the open inspector.
-    await waitUntil('the team group to show the new sync', async () => /^synced .*: 1 blocked$/.test(await ui.text('inspector', '#team-sync-summary')));
+    await waitUntil('the team group to show the new sync', async () =>
+      /^synced .*: 1 blocked$/.test(await ui.text('inspector', '#team-sync-summary')),
+    );
   });
   test('[ui] team memory: a chat session syncs as it opens and says so in the chat; the command syncs through it; a new token reaches it', async function () {
     this.timeout(120_000);
@@ -251,12 +343,19 @@ suite('team memory', () => {
     await api.chat().idleForTests();
 
     // The command goes through the open session (its scheduler, its events: one more notice in the chat), and the tooltip follows.
-    const blockedNotices = () => ui.evaluate<number>('chat', `[...document.querySelectorAll('.item-notice')].filter((n) => n.textContent.includes('not uploaded')).length`);
+    const blockedNotices = () =>
+      ui.evaluate<number>(
+        'chat',
+        `[...document.querySelectorAll('.item-notice')].filter((n) => n.textContent.includes('not uploaded')).length`,
+      );
     const before = await blockedNotices();
     const viaSession = await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory');
     assert.equal(viaSession.ok, true, viaSession.text);
     await waitUntil('the session to tell the chat of the sync', async () => (await blockedNotices()) === before + 1);
-    assert.match(api.statusBar.tooltip, /Team memory of acme\/widgets: last sync .*, 0 pulled, 0 pushed, 0 skipped, 1 blocked\./);
+    assert.match(
+      api.statusBar.tooltip,
+      /Team memory of acme\/widgets: last sync .*, 0 pulled, 0 pushed, 0 skipped, 1 blocked\./,
+    );
 
     // Clearing the token reaches the open session: nothing syncs, and the command says what to do.
     await vscode.commands.executeCommand('engram.setTeamMemoryToken', '');

@@ -6,7 +6,7 @@ async function call<T>(op: string, args: Record<string, unknown>): Promise<T> {
   const url = process.env.ENGRAM_UI_BRIDGE;
   if (!url) throw new Error('ENGRAM_UI_BRIDGE is not set: run the integration tests with `npm run test:integration`');
   const res = await fetch(`${url}/ui`, { method: 'POST', body: JSON.stringify({ op, ...args }) });
-  const reply = await res.json() as { ok: boolean; value?: T; error?: string };
+  const reply = (await res.json()) as { ok: boolean; value?: T; error?: string };
   if (!reply.ok) throw new Error(`ui.${op}(${JSON.stringify(args)}): ${reply.error}`);
   return reply.value as T;
 }
@@ -29,7 +29,11 @@ export const ui = {
 };
 
 /** Polls a condition (no fixed sleeps): resolves when it holds, fails with `what` after the timeout. */
-export async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function waitUntil(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await condition()) return;

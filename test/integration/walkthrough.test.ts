@@ -28,24 +28,34 @@ const PROMPTS = {
   remember: ['remember that I prefer tabs over spaces', '记住：我喜欢用 tabs 而不是空格'],
   recall: ['what do you remember?', '你记得什么？'],
   edit: ['edit src/greet.js: replace Hello with Welcome', '编辑 src/greet.js：把 Hello 替换为 Welcome'],
-  talk: [['read README.md', 'search for greet', 'list the files'], ['读取 README.md', '搜索 greet', '列出文件']],
+  talk: [
+    ['read README.md', 'search for greet', 'list the files'],
+    ['读取 README.md', '搜索 greet', '列出文件'],
+  ],
 } as const;
 const typed = <K extends keyof typeof PROMPTS>(key: K): (typeof PROMPTS)[K][number] => PROMPTS[key][chinese() ? 1 : 0];
 
-const THEMES = [['light', 'Default Light Modern'], ['dark', 'Default Dark Modern']] as const;
+const THEMES = [
+  ['light', 'Default Light Modern'],
+  ['dark', 'Default Dark Modern'],
+] as const;
 
 async function setTheme(kind: 'light' | 'dark', theme: string, api: EngramApi): Promise<void> {
   await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
   const views = api.inspector() ? (['chat', 'inspector'] as const) : (['chat'] as const);
   for (const view of views) {
-    await waitUntil(`the ${kind} theme in the ${view} webview`,
-      async () => (await ui.evaluate<boolean>(view, `document.body.classList.contains('vscode-${kind}')`)) === true);
+    await waitUntil(
+      `the ${kind} theme in the ${view} webview`,
+      async () => (await ui.evaluate<boolean>(view, `document.body.classList.contains('vscode-${kind}')`)) === true,
+    );
   }
 }
 
 /** A screenshot of the step in both themes (English), or in the light theme (Chinese). */
 async function shoot(api: EngramApi, step: string): Promise<void> {
-  const runs = chinese() ? [['zh-cn', 'light', THEMES[0][1]] as const] : THEMES.map(([kind, theme]) => [kind, kind, theme] as const);
+  const runs = chinese()
+    ? [['zh-cn', 'light', THEMES[0][1]] as const]
+    : THEMES.map(([kind, theme]) => [kind, kind, theme] as const);
   for (const [label, kind, theme] of runs) {
     await setTheme(kind, theme, api);
     const shot = await ui.screenshot(`walkthrough/${step}-${label}`);
@@ -57,7 +67,11 @@ async function shoot(api: EngramApi, step: string): Promise<void> {
 async function ask(api: EngramApi, text: string): Promise<void> {
   const before = api.chat().snapshot().items.length;
   await sendFromUi(text);
-  await waitUntil(`"${text}" to be answered`, () => api.chat().snapshot().items.length > before && !api.chat().snapshot().busy, 60_000);
+  await waitUntil(
+    `"${text}" to be answered`,
+    () => api.chat().snapshot().items.length > before && !api.chat().snapshot().busy,
+    60_000,
+  );
 }
 
 /** The text of the newest assistant reply in the Chat view. */
@@ -70,11 +84,15 @@ async function findToast(undo: string): Promise<{ text: string; clickUndo: () =>
   const inWorkbench = `.notification-toast:has(.monaco-button:has-text("${undo}"))`;
   const end = Date.now() + 15_000;
   while (Date.now() < end) {
-    if (await ui.count('inspector', '#inspector-status #status-undo') > 0) {
-      return { text: await ui.text('inspector', '#inspector-status'), clickUndo: () => ui.click('inspector', '#status-undo') };
+    if ((await ui.count('inspector', '#inspector-status #status-undo')) > 0) {
+      return {
+        text: await ui.text('inspector', '#inspector-status'),
+        clickUndo: () => ui.click('inspector', '#status-undo'),
+      };
     }
     const text = await ui.workbenchText(inWorkbench, 500).catch(() => undefined);
-    if (text !== undefined) return { text, clickUndo: () => ui.clickWorkbench(`${inWorkbench} .monaco-button:has-text("${undo}")`) };
+    if (text !== undefined)
+      return { text, clickUndo: () => ui.clickWorkbench(`${inWorkbench} .monaco-button:has-text("${undo}")`) };
   }
   throw new Error(`nothing offers ${undo} after pruning, in the inspector or the workbench`);
 }
@@ -82,7 +100,10 @@ async function findToast(undo: string): Promise<{ text: string; clickUndo: () =>
 /** Lines of the notes file that are neither the template's headings and guide lines nor blank. */
 function notesContent(text: string): string[] {
   const template = new Set(DEFAULT_TEMPLATE.split('\n'));
-  return text.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !template.has(l));
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !template.has(l));
 }
 
 function topicFiles(): string[] {
@@ -107,14 +128,19 @@ function walkthrough(tag: string): void {
         delete process.env[key];
       }
       await vscode.commands.executeCommand('engram.clearApiKey');
-      await vscode.workspace.getConfiguration('engram').update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('engram')
+        .update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
       // The view looks again as it would in a freshly started VS Code (the env var's removal fires nothing).
       await api.chat().refreshSetup();
       api.inspector()?.dispose();
       api.chat().newChat();
       // An empty memory and the sample workspace as it ships (other suites edit greet.js).
       fs.rmSync(memoryDir(), { recursive: true, force: true });
-      fs.copyFileSync(path.join(process.env.ENGRAM_REPO_ROOT!, 'test', 'fixtures', 'workspace', 'src', 'greet.js'), path.join(workspace(), 'src', 'greet.js'));
+      fs.copyFileSync(
+        path.join(process.env.ENGRAM_REPO_ROOT!, 'test', 'fixtures', 'workspace', 'src', 'greet.js'),
+        path.join(workspace(), 'src', 'greet.js'),
+      );
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     });
 
@@ -123,8 +149,12 @@ function walkthrough(tag: string): void {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
-      await vscode.workspace.getConfiguration('workbench').update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
-      await vscode.workspace.getConfiguration('engram').update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('workbench')
+        .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('engram')
+        .update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
       api.inspector()?.dispose();
       api.chat().newChat();
     });
@@ -132,7 +162,8 @@ function walkthrough(tag: string): void {
     // What a failed step left on screen, to see why.
     teardown(async function () {
       const step = /walkthrough.* (\d+):/.exec(this.currentTest?.title ?? '')?.[1];
-      if (this.currentTest?.state === 'failed' && step) await ui.screenshot(`walkthrough/failed-${step}${chinese() ? '-zh-cn' : ''}`).catch(() => undefined);
+      if (this.currentTest?.state === 'failed' && step)
+        await ui.screenshot(`walkthrough/failed-${step}${chinese() ? '-zh-cn' : ''}`).catch(() => undefined);
     });
 
     /** Later steps need the demo model even when step 1's screen is missing (step 1 fails for that). */
@@ -153,7 +184,10 @@ function walkthrough(tag: string): void {
       assert.match(await ui.text('chat', '#setup-demo'), say(/demo/i, /演示/));
       await shoot(api, '01-first-run');
       await ui.click('chat', '#setup-demo');
-      await waitUntil('the demo model to be chosen', () => vscode.workspace.getConfiguration('engram').get('offlineDemo') === true);
+      await waitUntil(
+        'the demo model to be chosen',
+        () => vscode.workspace.getConfiguration('engram').get('offlineDemo') === true,
+      );
       // The screen gives way to the empty chat, which says the demo answers.
       await ui.waitForText('chat', '.chat-empty .chat-model', chinese() ? '演示' : 'demo');
       assert.equal(await ui.count('chat', '#setup'), 0, 'the first-run screen stays after the choice');
@@ -166,12 +200,26 @@ function walkthrough(tag: string): void {
       await api.chat().idleForTests();
       const files = topicFiles();
       remembered = files.find((f) => /tabs/i.test(fs.readFileSync(path.join(memoryDir(), f), 'utf8'))) ?? '';
-      assert.ok(remembered, `no topic file about tabs in ${memoryDir()}: ${JSON.stringify(files)}; the chat said: ${await lastReply()}`);
+      assert.ok(
+        remembered,
+        `no topic file about tabs in ${memoryDir()}: ${JSON.stringify(files)}; the chat said: ${await lastReply()}`,
+      );
       const topic = fs.readFileSync(path.join(memoryDir(), remembered), 'utf8');
-      assert.match(topic, /^---\n[\s\S]*^type: (user|feedback|project|reference)$[\s\S]*^---$/m, `the topic file has no typed front matter:\n${topic}`);
+      assert.match(
+        topic,
+        /^---\n[\s\S]*^type: (user|feedback|project|reference)$[\s\S]*^---$/m,
+        `the topic file has no typed front matter:\n${topic}`,
+      );
       const index = fs.readFileSync(path.join(memoryDir(), 'MEMORY.md'), 'utf8');
-      assert.ok(index.split('\n').some((l) => l.includes(`(${remembered})`)), `MEMORY.md has no line for ${remembered}:\n${index}`);
-      assert.doesNotMatch(await lastReply(), /<[a-z-]+>|memory writer instructions/i, 'the reply shows no internal prompt');
+      assert.ok(
+        index.split('\n').some((l) => l.includes(`(${remembered})`)),
+        `MEMORY.md has no line for ${remembered}:\n${index}`,
+      );
+      assert.doesNotMatch(
+        await lastReply(),
+        /<[a-z-]+>|memory writer instructions/i,
+        'the reply shows no internal prompt',
+      );
       await openInspector(api);
       await api.inspector()!.refresh();
       await ui.click('inspector', `[data-file="${remembered}"] > .tree-row`);
@@ -201,7 +249,10 @@ function walkthrough(tag: string): void {
       // Answered before the checks, so that a failed one leaves no turn waiting for the next step.
       await ui.click('chat', '[id^="allow-once-"]');
       await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 45_000);
-      assert.ok(prompt.includes('Hello') && prompt.includes('Welcome'), `the permission prompt shows no diff of the change: ${prompt}`);
+      assert.ok(
+        prompt.includes('Hello') && prompt.includes('Welcome'),
+        `the permission prompt shows no diff of the change: ${prompt}`,
+      );
       assert.equal(fs.readFileSync(file, 'utf8'), before.replace('Hello', 'Welcome'));
       assert.match(await ui.text('chat', '.permission-answer'), say(/Allowed once/, /允许/));
     });
@@ -215,7 +266,12 @@ function walkthrough(tag: string): void {
       // A newcomer keeps talking; the notes update as the conversation grows (the demo's settings).
       for (const prompt of typed('talk')) {
         // Until the notes have caught up with the edit of step 4 (the first update may come before it).
-        if (fs.existsSync(notesFile) && notesContent(fs.readFileSync(notesFile, 'utf8')).length >= 3 && /greet\.js/.test(fs.readFileSync(notesFile, 'utf8'))) break;
+        if (
+          fs.existsSync(notesFile) &&
+          notesContent(fs.readFileSync(notesFile, 'utf8')).length >= 3 &&
+          /greet\.js/.test(fs.readFileSync(notesFile, 'utf8'))
+        )
+          break;
         await ask(api, prompt);
         await api.chat().idleForTests();
       }
@@ -236,10 +292,15 @@ function walkthrough(tag: string): void {
       await vscode.commands.executeCommand('engram.focusChat');
       await sendFromUi('/compact');
       // The summary opens for review first (engram.compaction.preview, on by default): apply it as it is.
-      const preview = () => vscode.window.visibleTextEditors.some((e) => e.document.uri.path.endsWith('/engram-compaction-preview.md'));
+      const preview = () =>
+        vscode.window.visibleTextEditors.some((e) => e.document.uri.path.endsWith('/engram-compaction-preview.md'));
       await waitUntil('the summary to open for review', preview, 60_000);
       await vscode.commands.executeCommand('engram.applyCompactionPreview');
-      await waitUntil('the compaction to end', async () => !api.chat().snapshot().busy && api.chat().inspectorContext().timeline.length > 0, 60_000);
+      await waitUntil(
+        'the compaction to end',
+        async () => !api.chat().snapshot().busy && api.chat().inspectorContext().timeline.length > 0,
+        60_000,
+      );
       await openInspector(api);
       await api.inspector()!.refresh();
       await ui.text('inspector', '#timeline-list .timeline-compaction', 20_000);
@@ -285,15 +346,25 @@ function walkthrough(tag: string): void {
       const undo = chinese() ? '撤销' : 'Undo';
       const toast = await findToast(undo);
       assert.match(toast.text, say(/Pruned/, /已修剪|修剪/));
-      await ui.evaluate('inspector', "document.getElementById('inspector-status')?.scrollIntoView({ block: 'center' })");
+      await ui.evaluate(
+        'inspector',
+        "document.getElementById('inspector-status')?.scrollIntoView({ block: 'center' })",
+      );
       await shoot(api, '08-prune-toast');
       await toast.clickUndo();
-      await waitUntil('the file and its line to come back', () => fs.existsSync(file) && fs.readFileSync(indexFile).equals(index));
+      await waitUntil(
+        'the file and its line to come back',
+        () => fs.existsSync(file) && fs.readFileSync(indexFile).equals(index),
+      );
       assert.deepEqual(fs.readFileSync(file), bytes);
       await waitUntil('the Undo to go once used', async () => (await ui.count('inspector', '#status-undo')) === 0);
       await api.inspector()!.refresh();
       await ui.text('inspector', `[data-file="${remembered}"]`);
-      assert.equal(await ui.count('inspector', `[data-file="${remembered}"]`), 1, 'the restored entry is back in the tree');
+      assert.equal(
+        await ui.count('inspector', `[data-file="${remembered}"]`),
+        1,
+        'the restored entry is back in the tree',
+      );
       await shoot(api, '08-restored');
     });
   });

@@ -1,4 +1,12 @@
-import type { ChatCommand, ChatItem, GaugeState, PermissionChoice, PermissionDiff, RecalledMemory, TurnTokens } from '../../src/protocol/messages';
+import type {
+  ChatCommand,
+  ChatItem,
+  GaugeState,
+  PermissionChoice,
+  PermissionDiff,
+  RecalledMemory,
+  TurnTokens,
+} from '../../src/protocol/messages';
 import { button, h, icon, lightButton } from '../shared/components';
 import { groupDigits } from '../shared/gauge';
 import { renderMarkdown } from '../shared/markdown';
@@ -23,7 +31,11 @@ const ACTIONS: Record<string, { label: StringKey; command: ChatCommand }> = {
 };
 
 const TOOL_STATUS_ICON: Record<string, string> = {
-  running: 'loading codicon-modifier-spin', done: 'check', error: 'error', denied: 'circle-slash', waiting: 'question',
+  running: 'loading codicon-modifier-spin',
+  done: 'check',
+  error: 'error',
+  denied: 'circle-slash',
+  waiting: 'question',
 };
 
 /** One chat item as DOM; `data-item` lets updates replace it in place. */
@@ -40,9 +52,16 @@ export function renderReply(text: string, handlers: ItemHandlers): DocumentFragm
   for (const pre of Array.from(fragment.querySelectorAll('pre'))) {
     // The renderer ends a fenced block with a newline that is not part of the code.
     const code = () => (pre.querySelector('code')?.textContent ?? pre.textContent ?? '').replace(/\n$/, '');
-    const bar = h('div', { class: 'code-actions' },
+    const bar = h(
+      'div',
+      { class: 'code-actions' },
       lightButton(t('copy'), { icon: 'copy', title: t('copyCode'), onClick: () => handlers.code('copy', code()) }),
-      lightButton(t('insert'), { icon: 'insert', title: t('insertCode'), onClick: () => handlers.code('insert', code()) }));
+      lightButton(t('insert'), {
+        icon: 'insert',
+        title: t('insertCode'),
+        onClick: () => handlers.code('insert', code()),
+      }),
+    );
     const wrap = h('div', { class: 'code-block' });
     pre.replaceWith(wrap);
     wrap.append(bar, pre);
@@ -53,26 +72,53 @@ export function renderReply(text: string, handlers: ItemHandlers): DocumentFragm
 function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
   switch (item.kind) {
     case 'user':
-      return h('div', { class: 'item item-user' },
-        h('div', { class: 'item-role' }, t('you'),
-          lightButton(t('edit'), { icon: 'edit', title: t('editTitle'), look: 'link', onClick: () => handlers.edit(item.text) })),
+      return h(
+        'div',
+        { class: 'item item-user' },
+        h(
+          'div',
+          { class: 'item-role' },
+          t('you'),
+          lightButton(t('edit'), {
+            icon: 'edit',
+            title: t('editTitle'),
+            look: 'link',
+            onClick: () => handlers.edit(item.text),
+          }),
+        ),
         h('div', { class: 'item-text' }, item.text),
-        item.files?.length ? h('div', { class: 'item-files' }, icon('file'), ` ${t('attached', item.files.join(', '))}`) : null);
+        item.files?.length
+          ? h('div', { class: 'item-files' }, icon('file'), ` ${t('attached', item.files.join(', '))}`)
+          : null,
+      );
     case 'assistant': {
       const body = h('div', { class: 'markdown' });
       body.append(renderReply(item.text, handlers));
-      return h('div', { class: `item item-assistant${item.streaming ? ' streaming' : ''}` }, h('div', { class: 'item-role' }, t('engram')), body);
+      return h(
+        'div',
+        { class: `item item-assistant${item.streaming ? ' streaming' : ''}` },
+        h('div', { class: 'item-role' }, t('engram')),
+        body,
+      );
     }
     case 'thinking':
       return h('details', { class: 'item item-thinking' }, h('summary', {}, t('thinking')), h('pre', {}, item.text));
     case 'tool':
-      return h('details', { class: `item item-tool tool-${item.status}` },
-        h('summary', { 'aria-label': t('toolLabel', item.name, item.summary, item.status) },
-          icon(TOOL_STATUS_ICON[item.status] ?? 'tools'), h('span', { class: 'tool-name' }, item.name),
-          h('span', { class: 'tool-summary' }, summaryAfterName(item.name, item.summary))),
-        h('div', { class: 'tool-section-title' }, t('input')), h('pre', { class: 'tool-input' }, item.input),
+      return h(
+        'details',
+        { class: `item item-tool tool-${item.status}` },
+        h(
+          'summary',
+          { 'aria-label': t('toolLabel', item.name, item.summary, item.status) },
+          icon(TOOL_STATUS_ICON[item.status] ?? 'tools'),
+          h('span', { class: 'tool-name' }, item.name),
+          h('span', { class: 'tool-summary' }, summaryAfterName(item.name, item.summary)),
+        ),
+        h('div', { class: 'tool-section-title' }, t('input')),
+        h('pre', { class: 'tool-input' }, item.input),
         item.result === undefined ? null : h('div', { class: 'tool-section-title' }, t('result')),
-        item.result === undefined ? null : h('pre', { class: 'tool-result' }, item.result));
+        item.result === undefined ? null : h('pre', { class: 'tool-result' }, item.result),
+      );
     case 'permission': {
       // One answer per prompt: the first click disables the card's buttons until the host redraws it.
       const answer = (choice: PermissionChoice) => () => {
@@ -81,28 +127,61 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
       };
       const buttons: HTMLElement = item.answered
         ? h('div', { class: 'permission-answer' }, answerText(item.answered))
-        : h('div', { class: 'permission-buttons' },
-          button(t('allowOnce'), { id: `allow-once-${item.id}`, onClick: answer('allowOnce') }),
-          button(t('allowSession', item.toolName), { id: `allow-session-${item.id}`, appearance: 'secondary', onClick: answer('allowSession') }),
-          button(t('deny'), { id: `deny-${item.id}`, appearance: 'secondary', onClick: answer('deny') }));
-      return h('div', { class: 'item item-permission', role: 'group', 'aria-label': t('permissionFor', item.toolName) },
+        : h(
+            'div',
+            { class: 'permission-buttons' },
+            button(t('allowOnce'), { id: `allow-once-${item.id}`, onClick: answer('allowOnce') }),
+            button(t('allowSession', item.toolName), {
+              id: `allow-session-${item.id}`,
+              appearance: 'secondary',
+              onClick: answer('allowSession'),
+            }),
+            button(t('deny'), { id: `deny-${item.id}`, appearance: 'secondary', onClick: answer('deny') }),
+          );
+      return h(
+        'div',
+        { class: 'item item-permission', role: 'group', 'aria-label': t('permissionFor', item.toolName) },
         h('div', { class: 'permission-title' }, icon('shield'), ` ${t('wantsToRun', item.toolName)}`),
-        h('pre', { class: 'permission-summary' }, item.summary), item.diff ? renderDiff(item.diff) : null, buttons);
+        h('pre', { class: 'permission-summary' }, item.summary),
+        item.diff ? renderDiff(item.diff) : null,
+        buttons,
+      );
     }
     case 'notice': {
       const action = item.action ? ACTIONS[item.action] : undefined;
-      return h('div', { class: `item item-notice notice-${item.level}`, role: item.level === 'error' ? 'alert' : 'note' },
-        icon(item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'info'), h('span', {}, ` ${item.text}`),
+      return h(
+        'div',
+        { class: `item item-notice notice-${item.level}`, role: item.level === 'error' ? 'alert' : 'note' },
+        icon(item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'info'),
+        h('span', {}, ` ${item.text}`),
         item.link ? linkButton(item.link, handlers) : null,
-        action ? h('div', { class: 'notice-action' }, button(t(action.label), { appearance: 'secondary', onClick: () => handlers.runCommand(action.command) })) : null);
+        action
+          ? h(
+              'div',
+              { class: 'notice-action' },
+              button(t(action.label), { appearance: 'secondary', onClick: () => handlers.runCommand(action.command) }),
+            )
+          : null,
+      );
     }
     case 'recall':
-      return h('div', { class: 'item item-recall', role: 'group', 'aria-label': t('recalledTitle') },
-        ...item.files.map((memory) => recalledLine(item.id, memory, handlers)));
+      return h(
+        'div',
+        { class: 'item item-recall', role: 'group', 'aria-label': t('recalledTitle') },
+        ...item.files.map((memory) => recalledLine(item.id, memory, handlers)),
+      );
     case 'turn':
-      return h('div', { class: 'item item-turn' },
+      return h(
+        'div',
+        { class: 'item item-turn' },
         item.tokens ? tokensLine(item.tokens) : h('span', { class: 'turn-tokens' }, t('noModelCall')),
-        lightButton(t('retry'), { icon: 'refresh', title: t('retryTitle'), look: 'link', onClick: () => handlers.retry() }));
+        lightButton(t('retry'), {
+          icon: 'refresh',
+          title: t('retryTitle'),
+          look: 'link',
+          onClick: () => handlers.retry(),
+        }),
+      );
     case 'help':
       return renderHelp();
     case 'context':
@@ -114,10 +193,21 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
 function tokensLine(tokens: TurnTokens): HTMLElement {
   const input = tokens.input + tokens.cacheRead + tokens.cacheWrite;
   const share = input > 0 ? Math.round((tokens.cacheRead / input) * 100) : 0;
-  return h('span', {
-    class: 'turn-tokens',
-    title: t('tokensTitle', groupDigits(input), groupDigits(tokens.input), groupDigits(tokens.cacheRead), groupDigits(tokens.cacheWrite), groupDigits(tokens.output)),
-  }, t('tokens', groupDigits(input), groupDigits(tokens.output), `${share}%`));
+  return h(
+    'span',
+    {
+      class: 'turn-tokens',
+      title: t(
+        'tokensTitle',
+        groupDigits(input),
+        groupDigits(tokens.input),
+        groupDigits(tokens.cacheRead),
+        groupDigits(tokens.cacheWrite),
+        groupDigits(tokens.output),
+      ),
+    },
+    t('tokens', groupDigits(input), groupDigits(tokens.output), `${share}%`),
+  );
 }
 
 const HELP: Array<[string, StringKey]> = [
@@ -131,38 +221,82 @@ const HELP: Array<[string, StringKey]> = [
 ];
 
 function renderHelp(): HTMLElement {
-  return h('div', { class: 'item item-help', role: 'note' },
+  return h(
+    'div',
+    { class: 'item item-help', role: 'note' },
     h('div', { class: 'item-role' }, t('helpTitle')),
-    h('dl', { class: 'help-list' }, ...HELP.flatMap(([command, key]) => [h('dt', {}, h('code', {}, command)), h('dd', {}, t(key))])),
+    h(
+      'dl',
+      { class: 'help-list' },
+      ...HELP.flatMap(([command, key]) => [h('dt', {}, h('code', {}, command)), h('dd', {}, t(key))]),
+    ),
     h('p', {}, t('helpButtons')),
-    h('p', { class: 'help-note' }, t('helpIntro')));
+    h('p', { class: 'help-note' }, t('helpIntro')),
+  );
 }
 
 function renderContext(gauge: GaugeState): HTMLElement {
   const used = gauge.usedTokens;
   const free = Math.max(0, gauge.window - used - gauge.reservedForOutput);
   const pct = (n: number, of: number) => `${of > 0 ? ((n / of) * 100).toFixed(n / of < 0.1 && n > 0 ? 1 : 0) : '0'}%`;
-  const rows = gauge.breakdown.map((part) => h('tr', {},
-    h('td', {}, tOr(`cat_${part.category}`, part.category)),
-    h('td', { class: 'num' }, groupDigits(part.tokens)),
-    h('td', { class: 'num' }, pct(part.tokens, used))));
-  return h('div', { class: 'item item-context', role: 'note' },
-    h('div', { class: 'context-title' }, t('contextTitle', groupDigits(used), groupDigits(gauge.window), pct(used, gauge.window).slice(0, -1), groupDigits(gauge.reservedForOutput), groupDigits(free))),
-    h('table', { class: 'context-table' },
-      h('thead', {}, h('tr', {}, h('th', {}, t('category')), h('th', { class: 'num' }, t('tokensHeader')), h('th', { class: 'num' }, t('share')))),
-      h('tbody', {}, ...rows)),
-    h('p', { class: 'help-note' }, t('contextMarks', gauge.marks.map((m) => `${m}%`).join(' / '))));
+  const rows = gauge.breakdown.map((part) =>
+    h(
+      'tr',
+      {},
+      h('td', {}, tOr(`cat_${part.category}`, part.category)),
+      h('td', { class: 'num' }, groupDigits(part.tokens)),
+      h('td', { class: 'num' }, pct(part.tokens, used)),
+    ),
+  );
+  return h(
+    'div',
+    { class: 'item item-context', role: 'note' },
+    h(
+      'div',
+      { class: 'context-title' },
+      t(
+        'contextTitle',
+        groupDigits(used),
+        groupDigits(gauge.window),
+        pct(used, gauge.window).slice(0, -1),
+        groupDigits(gauge.reservedForOutput),
+        groupDigits(free),
+      ),
+    ),
+    h(
+      'table',
+      { class: 'context-table' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', {}, t('category')),
+          h('th', { class: 'num' }, t('tokensHeader')),
+          h('th', { class: 'num' }, t('share')),
+        ),
+      ),
+      h('tbody', {}, ...rows),
+    ),
+    h('p', { class: 'help-note' }, t('contextMarks', gauge.marks.map((m) => `${m}%`).join(' / '))),
+  );
 }
 
 /** The change an edit would make: one line per row, coloured by class (the CSP allows no inline styles). */
 function renderDiff(diff: PermissionDiff): HTMLElement {
   const mark = { add: '+', del: '-', ctx: ' ' } as const;
-  const rows = diff.lines.map((line) => h('div', { class: `diff-line diff-${line.kind}` }, `${mark[line.kind]} ${line.text}`));
+  const rows = diff.lines.map((line) =>
+    h('div', { class: `diff-line diff-${line.kind}` }, `${mark[line.kind]} ${line.text}`),
+  );
   const where = diff.startLine === undefined ? diff.path : t('diffAtLine', diff.path, String(diff.startLine));
-  return h('div', { class: 'permission-diff', role: 'region', 'aria-label': t('diffOf', diff.path) },
+  return h(
+    'div',
+    { class: 'permission-diff', role: 'region', 'aria-label': t('diffOf', diff.path) },
     h('div', { class: 'diff-path' }, where),
     diff.lines.length ? h('pre', { class: 'diff-body' }, ...rows) : h('div', { class: 'diff-more' }, t('diffNoChange')),
-    diff.omitted > 0 ? h('div', { class: 'diff-more' }, t('diffOmitted', String(diff.omitted))) : null);
+    diff.omitted > 0 ? h('div', { class: 'diff-more' }, t('diffOmitted', String(diff.omitted))) : null,
+  );
 }
 
 function answerText(choice: PermissionChoice): string {
@@ -182,11 +316,26 @@ function linkButton(link: { label: string; path: string }, handlers: ItemHandler
 function recalledLine(itemId: string, memory: RecalledMemory, handlers: ItemHandlers): HTMLElement {
   const words = memory.words.length > 0 ? t('recalledMatched', memory.words.join(', ')) : t('recalledNoWords');
   const action = memory.notRelevant
-    ? lightButton(t('undo'), { icon: 'discard', look: 'link', onClick: () => handlers.notRelevant(itemId, memory.file, true) })
-    : lightButton(t('notRelevant'), { icon: 'close', title: t('notRelevantTitle'), look: 'link', onClick: () => handlers.notRelevant(itemId, memory.file, false) });
-  return h('div', { class: `recall-line${memory.notRelevant ? ' recall-dropped' : ''}`, 'data-file': memory.file },
-    icon('book'), h('span', { class: 'recall-title' }, ` ${memory.title}`), h('span', { class: 'recall-file' }, ` ${memory.file}`),
-    h('span', { class: 'recall-words' }, memory.notRelevant ? t('notRelevantDone') : words), action);
+    ? lightButton(t('undo'), {
+        icon: 'discard',
+        look: 'link',
+        onClick: () => handlers.notRelevant(itemId, memory.file, true),
+      })
+    : lightButton(t('notRelevant'), {
+        icon: 'close',
+        title: t('notRelevantTitle'),
+        look: 'link',
+        onClick: () => handlers.notRelevant(itemId, memory.file, false),
+      });
+  return h(
+    'div',
+    { class: `recall-line${memory.notRelevant ? ' recall-dropped' : ''}`, 'data-file': memory.file },
+    icon('book'),
+    h('span', { class: 'recall-title' }, ` ${memory.title}`),
+    h('span', { class: 'recall-file' }, ` ${memory.file}`),
+    h('span', { class: 'recall-words' }, memory.notRelevant ? t('notRelevantDone') : words),
+    action,
+  );
 }
 
 /** A tool's summary starts with its name ("Read README.md"), which the card already shows beside it. */

@@ -1,7 +1,15 @@
 // The Chat view: the transcript as items, a prompt box with @ file completion, stop / new chat, permission
 // prompts inline, a small context gauge, and a first-run screen while no model is chosen. Every piece of
 // text goes in as text or through the sanitising markdown renderer.
-import type { ChatItem, ChatSnapshot, ChatToHost, GaugeState, HostToChat, SessionSummary, SetupChoice } from '../../src/protocol/messages';
+import type {
+  ChatItem,
+  ChatSnapshot,
+  ChatToHost,
+  GaugeState,
+  HostToChat,
+  SessionSummary,
+  SetupChoice,
+} from '../../src/protocol/messages';
 import { button, h, progressRing, registerComponents, setDisabled, textArea } from '../shared/components';
 import { renderGauge } from '../shared/gauge';
 import { connect } from '../shared/host';
@@ -14,17 +22,30 @@ setLanguage(document.documentElement.lang);
 registerComponents();
 
 const app = document.getElementById('app')!;
-const state: { snapshot: ChatSnapshot | undefined; texts: Map<string, string>; editing: boolean } = { snapshot: undefined, texts: new Map(), editing: false };
+const state: { snapshot: ChatSnapshot | undefined; texts: Map<string, string>; editing: boolean } = {
+  snapshot: undefined,
+  texts: new Map(),
+  editing: false,
+};
 
 const header = h('div', { class: 'chat-header' });
 const list = h('div', { class: 'chat-items', role: 'log', 'aria-live': 'polite', 'aria-label': t('conversation') });
 const status = h('div', { class: 'chat-status', role: 'status' });
 const prompt = textArea({ id: 'prompt', placeholder: t('placeholder'), ariaLabel: t('messageLabel') });
 const sendButton = button(t('send'), { id: 'send', icon: 'send', onClick: () => send() });
-const stopButton = button(t('stop'), { id: 'stop', appearance: 'secondary', icon: 'debug-stop', onClick: () => link.post({ type: 'stop' }) });
+const stopButton = button(t('stop'), {
+  id: 'stop',
+  appearance: 'secondary',
+  icon: 'debug-stop',
+  onClick: () => link.post({ type: 'stop' }),
+});
 const sessionsBox = h('div', { class: 'chat-sessions', hidden: '' });
-const editBanner = h('div', { class: 'chat-editing', id: 'editing', hidden: '' }, h('span', {}, t('editing')),
-  button(t('cancelEdit'), { appearance: 'secondary', id: 'cancel-edit', onClick: () => setEditing(false) }));
+const editBanner = h(
+  'div',
+  { class: 'chat-editing', id: 'editing', hidden: '' },
+  h('span', {}, t('editing')),
+  button(t('cancelEdit'), { appearance: 'secondary', id: 'cancel-edit', onClick: () => setEditing(false) }),
+);
 
 const link = connect<HostToChat, ChatToHost>({
   snapshot: (m) => {
@@ -38,7 +59,9 @@ const link = connect<HostToChat, ChatToHost>({
   gauge: (m) => renderHeader(m.gauge),
   sessions: (m) => renderSessions(m.sessions),
   files: (m) => mentions.show(m.requestId, m.files),
-  pong: (m) => { status.textContent = m.text; },
+  pong: (m) => {
+    status.textContent = m.text;
+  },
 });
 
 const mentions = new FileMentions(prompt, (requestId, query) => link.post({ type: 'findFiles', requestId, query }));
@@ -88,24 +111,39 @@ function renderAll(): void {
 }
 
 function emptyState(snap: ChatSnapshot): HTMLElement {
-  return h('div', { class: 'chat-empty' },
+  return h(
+    'div',
+    { class: 'chat-empty' },
     h('h2', {}, 'Engram'),
     h('p', {}, t('emptyIntro')),
     snap.trusted ? null : h('p', { class: 'chat-warning' }, t('restricted')),
-    h('p', { class: 'chat-model' }, t('model', snap.modelLabel)));
+    h('p', { class: 'chat-model' }, t('model', snap.modelLabel)),
+  );
 }
 
 /** The first-run screen: three ways to get a model, each a sentence a newcomer can act on. */
 function setupScreen(): HTMLElement {
-  const option = (choice: SetupChoice, title: string, text: string, label: string, primary: boolean) => h('div', { class: 'setup-option', 'data-choice': choice },
-    h('h3', {}, title), h('p', {}, text),
-    button(label, { id: `setup-${choice}`, appearance: primary ? 'primary' : 'secondary', onClick: () => link.post({ type: 'setup', choice }) }));
-  return h('div', { class: 'chat-setup', id: 'setup', role: 'region', 'aria-label': t('setupTitle') },
+  const option = (choice: SetupChoice, title: string, text: string, label: string, primary: boolean) =>
+    h(
+      'div',
+      { class: 'setup-option', 'data-choice': choice },
+      h('h3', {}, title),
+      h('p', {}, text),
+      button(label, {
+        id: `setup-${choice}`,
+        appearance: primary ? 'primary' : 'secondary',
+        onClick: () => link.post({ type: 'setup', choice }),
+      }),
+    );
+  return h(
+    'div',
+    { class: 'chat-setup', id: 'setup', role: 'region', 'aria-label': t('setupTitle') },
     h('h2', {}, t('setupTitle')),
     h('p', {}, t('setupIntro')),
     option('apiKey', t('setupKeyTitle'), t('setupKeyText'), t('setupKeyButton'), true),
     option('baseUrl', t('setupUrlTitle'), t('setupUrlText'), t('setupUrlButton'), false),
-    option('demo', t('setupDemoTitle'), t('setupDemoText'), t('setupDemoButton'), false));
+    option('demo', t('setupDemoTitle'), t('setupDemoText'), t('setupDemoButton'), false),
+  );
 }
 
 function renderHeader(gauge: GaugeState): void {
@@ -113,10 +151,27 @@ function renderHeader(gauge: GaugeState): void {
   const label = state.snapshot?.modelLabel ?? '';
   header.replaceChildren(
     renderGauge(gauge, true),
-    h('div', { class: 'chat-actions' },
-      button(label, { appearance: 'secondary', icon: 'sparkle', id: 'model-picker', ariaLabel: `${t('pickModel')}: ${label}`, title: t('pickModel'), onClick: () => link.post({ type: 'runCommand', command: 'pickModel' }) }),
+    h(
+      'div',
+      { class: 'chat-actions' },
+      button(label, {
+        appearance: 'secondary',
+        icon: 'sparkle',
+        id: 'model-picker',
+        ariaLabel: `${t('pickModel')}: ${label}`,
+        title: t('pickModel'),
+        onClick: () => link.post({ type: 'runCommand', command: 'pickModel' }),
+      }),
       // New chat and the inspector are the view's own title actions; resuming needs the list, so it is here.
-      button('', { appearance: 'icon', icon: 'history', ariaLabel: t('resume'), title: t('resume'), onClick: () => toggleSessions() })));
+      button('', {
+        appearance: 'icon',
+        icon: 'history',
+        ariaLabel: t('resume'),
+        title: t('resume'),
+        onClick: () => toggleSessions(),
+      }),
+    ),
+  );
 }
 
 function toggleSessions(): void {
@@ -132,10 +187,22 @@ function renderSessions(sessions: SessionSummary[]): void {
   if (sessions.length === 0) sessionsBox.append(h('div', { class: 'chat-sessions-empty' }, t('noEarlierSessions')));
   for (const s of sessions) {
     const when = new Date(s.modified);
-    const row = h('button', { class: 'chat-session', type: 'button', 'data-session': s.id, title: `${s.title || t('untitled')}\n${when.toLocaleString(lang)}` },
+    const row = h(
+      'button',
+      {
+        class: 'chat-session',
+        type: 'button',
+        'data-session': s.id,
+        title: `${s.title || t('untitled')}\n${when.toLocaleString(lang)}`,
+      },
       h('span', { class: 'chat-session-title' }, s.title || t('untitled')),
       // Short ("12/3/26, 9:21 AM"), so it fits beside the title; the tooltip has it in full.
-      h('time', { class: 'chat-session-date', datetime: when.toISOString() }, when.toLocaleString(lang, { dateStyle: 'short', timeStyle: 'short' })));
+      h(
+        'time',
+        { class: 'chat-session-date', datetime: when.toISOString() },
+        when.toLocaleString(lang, { dateStyle: 'short', timeStyle: 'short' }),
+      ),
+    );
     row.addEventListener('click', () => {
       sessionsBox.setAttribute('hidden', '');
       link.post({ type: 'resume', sessionId: s.id });
@@ -227,7 +294,19 @@ function watchSizes(): void {
   for (const child of Array.from(list.children)) keepAtEnd.observe(child);
 }
 
-app.append(header, sessionsBox, list, status,
-  h('div', { class: 'chat-input' }, editBanner, mentions.element, prompt, h('div', { class: 'chat-buttons' }, stopButton, sendButton)));
+app.append(
+  header,
+  sessionsBox,
+  list,
+  status,
+  h(
+    'div',
+    { class: 'chat-input' },
+    editBanner,
+    mentions.element,
+    prompt,
+    h('div', { class: 'chat-buttons' }, stopButton, sendButton),
+  ),
+);
 setBusy(false);
 link.post({ type: 'ready' });

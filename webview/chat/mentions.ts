@@ -9,13 +9,22 @@ const MENTION_AT_CARET = /(^|\s)@([^\s@]*)$/;
 type PromptBox = HTMLElement & { value: string };
 
 export class FileMentions {
-  readonly element = h('div', { class: 'mention-list', id: 'mentions', role: 'listbox', 'aria-label': t('fileSuggestions'), hidden: '' });
+  readonly element = h('div', {
+    class: 'mention-list',
+    id: 'mentions',
+    role: 'listbox',
+    'aria-label': t('fileSuggestions'),
+    hidden: '',
+  });
   private files: string[] = [];
   private selected = 0;
   private asked = 0;
   private open = false;
 
-  constructor(private readonly prompt: PromptBox, private readonly find: (requestId: string, query: string) => void) {
+  constructor(
+    private readonly prompt: PromptBox,
+    private readonly find: (requestId: string, query: string) => void,
+  ) {
     prompt.addEventListener('input', () => this.onInput());
   }
 
@@ -86,7 +95,16 @@ export class FileMentions {
     this.element.replaceChildren();
     if (this.files.length === 0) this.element.append(h('div', { class: 'mention-empty' }, t('noFiles')));
     this.files.forEach((file, i) => {
-      const row = h('div', { class: `mention${i === this.selected ? ' selected' : ''}`, role: 'option', 'aria-selected': String(i === this.selected), 'data-file': file }, file);
+      const row = h(
+        'div',
+        {
+          class: `mention${i === this.selected ? ' selected' : ''}`,
+          role: 'option',
+          'aria-selected': String(i === this.selected),
+          'data-file': file,
+        },
+        file,
+      );
       // mousedown, not click: a click would first take the focus from the prompt box.
       row.addEventListener('mousedown', (event) => {
         event.preventDefault();

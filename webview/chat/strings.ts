@@ -18,20 +18,24 @@ const EN = {
   noEarlierSessions: 'No earlier sessions in this project.',
   untitled: '(untitled)',
   emptyIntro: 'A coding agent whose memory you can see. Ask about this workspace, or type /help.',
-  restricted: 'Restricted mode: this workspace is not trusted, so the agent has no tools and reads no project instructions.',
+  restricted:
+    'Restricted mode: this workspace is not trusted, so the agent has no tools and reads no project instructions.',
   model: 'Model: {0}',
   pickModel: 'Change the model',
   // first-run screen
   setupTitle: 'Welcome to Engram',
   setupIntro: 'Engram needs a language model to talk to. Pick one of these; you can change it later in the settings.',
   setupKeyTitle: 'Use your Anthropic API key',
-  setupKeyText: 'Paste a key from the Anthropic Console. It is kept in VS Code\'s Secret Storage, never in settings or files.',
+  setupKeyText:
+    "Paste a key from the Anthropic Console. It is kept in VS Code's Secret Storage, never in settings or files.",
   setupKeyButton: 'Set API Key…',
   setupUrlTitle: 'Use another Anthropic-compatible server',
-  setupUrlText: 'A proxy or gateway that speaks the Anthropic Messages API: enter its base URL (the engram.baseUrl setting).',
+  setupUrlText:
+    'A proxy or gateway that speaks the Anthropic Messages API: enter its base URL (the engram.baseUrl setting).',
   setupUrlButton: 'Set Base URL…',
   setupDemoTitle: 'Keep the offline demo',
-  setupDemoText: 'A scripted model built into Engram: no key, no network, nothing leaves this machine. It knows a few plain requests and shows how the memory works, but it is not a real model.',
+  setupDemoText:
+    'A scripted model built into Engram: no key, no network, nothing leaves this machine. It knows a few plain requests and shows how the memory works, but it is not a real model.',
   setupDemoButton: 'Keep the Offline Demo',
   // items
   toolLabel: 'Tool {0}: {1} ({2})',
@@ -126,7 +130,8 @@ const ZH: Record<StringKey, string> = {
   setupUrlText: '支持 Anthropic Messages API 的代理或网关：输入它的基础 URL（engram.baseUrl 设置）。',
   setupUrlButton: '设置基础 URL…',
   setupDemoTitle: '继续使用离线演示',
-  setupDemoText: 'Engram 内置的脚本化模型：无需密钥，无需网络，数据不会离开本机。它能理解几种简单的请求并演示记忆如何工作，但它不是真正的模型。',
+  setupDemoText:
+    'Engram 内置的脚本化模型：无需密钥，无需网络，数据不会离开本机。它能理解几种简单的请求并演示记忆如何工作，但它不是真正的模型。',
   setupDemoButton: '继续使用离线演示',
   toolLabel: '工具 {0}：{1}（{2}）',
   input: '输入',

@@ -26,20 +26,53 @@ export interface CapBannerActions {
  * The banner of the private (`group` private) or the team index, or null while it is under the warning
  * mark. The team's elements have ids with a `team-` prefix. Merge is left out where only pruning is allowed.
  */
-export function renderCapBanner(cap: IndexCapView | undefined, readOnly: boolean, actions: CapBannerActions, group: EntryGroup = 'private'): HTMLElement | null {
+export function renderCapBanner(
+  cap: IndexCapView | undefined,
+  readOnly: boolean,
+  actions: CapBannerActions,
+  group: EntryGroup = 'private',
+): HTMLElement | null {
   if (!cap || cap.level === 'ok') return null;
   const over = cap.level === 'over';
   const id = (name: string) => (group === 'team' ? `team-${name}` : name);
-  const title: CapKey = group === 'team' ? (over ? 'teamCapTitleOver' : 'teamCapTitleNear') : over ? 'capTitleOver' : 'capTitleNear';
-  return h('div', { class: `cap-banner cap-${cap.level}`, id: id('cap-banner'), role: 'status', 'data-level': cap.level, 'data-group': group },
+  const title: CapKey =
+    group === 'team' ? (over ? 'teamCapTitleOver' : 'teamCapTitleNear') : over ? 'capTitleOver' : 'capTitleNear';
+  return h(
+    'div',
+    {
+      class: `cap-banner cap-${cap.level}`,
+      id: id('cap-banner'),
+      role: 'status',
+      'data-level': cap.level,
+      'data-group': group,
+    },
     icon(over ? 'error' : 'warning'),
-    h('div', { class: 'cap-text' },
-      h('strong', { class: 'cap-title' }, c(title)), ' ',
-      h('span', { class: 'cap-figures', id: id('cap-figures') }, c('capFigures', cap.lines, cap.maxLines, kb(cap.bytes), kb(cap.maxBytes))),
-      h('div', { class: 'cap-hint' }, over ? c('capOverHint') : c('capNearHint', cap.warnPercent))),
-    h('div', { class: 'cap-actions' },
+    h(
+      'div',
+      { class: 'cap-text' },
+      h('strong', { class: 'cap-title' }, c(title)),
+      ' ',
+      h(
+        'span',
+        { class: 'cap-figures', id: id('cap-figures') },
+        c('capFigures', cap.lines, cap.maxLines, kb(cap.bytes), kb(cap.maxBytes)),
+      ),
+      h('div', { class: 'cap-hint' }, over ? c('capOverHint') : c('capNearHint', cap.warnPercent)),
+    ),
+    h(
+      'div',
+      { class: 'cap-actions' },
       button(c('capPrune'), { icon: 'trash', id: id('cap-prune'), onClick: () => actions.pruneLeastUsed(group) }),
-      readOnly ? null : button(c('capMerge'), { appearance: 'secondary', icon: 'merge', id: id('cap-merge'), onClick: () => actions.merge(group) })));
+      readOnly
+        ? null
+        : button(c('capMerge'), {
+            appearance: 'secondary',
+            icon: 'merge',
+            id: id('cap-merge'),
+            onClick: () => actions.merge(group),
+          }),
+    ),
+  );
 }
 
 /** "used 7×" for a tree row, with its last use as the tooltip; null where nothing is counted. */

@@ -3,8 +3,8 @@
 const EN = {
   capTitleNear: 'MEMORY.md is nearly full',
   capTitleOver: 'MEMORY.md is over its cap',
-  teamCapTitleNear: 'The team\'s MEMORY.md is nearly full',
-  teamCapTitleOver: 'The team\'s MEMORY.md is over its cap',
+  teamCapTitleNear: "The team's MEMORY.md is nearly full",
+  teamCapTitleOver: "The team's MEMORY.md is over its cap",
   capFigures: '{0} of {1} lines, {2} of {3} KB',
   capNearHint: 'Past {0}% of a cap: prune or merge memories before entries get cut from the prompt.',
   capOverHint: 'The entries past the cap are not loaded: prune or merge memories to bring them back.',
@@ -40,5 +40,7 @@ export type CapKey = keyof typeof EN;
 /** The text of `key` in the page's language (`zh-cn`, `zh-hans`... pick Chinese), with its `{n}` filled in. */
 export function capText(lang: string, key: CapKey, ...args: Array<string | number>): string {
   const table = /^zh(-cn|-hans|-sg)?$/i.test(lang.trim()) ? ZH : EN;
-  return table[key].replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m));
+  return table[key].replace(/\{(\d+)\}/g, (m, i: string) =>
+    args[Number(i)] !== undefined ? String(args[Number(i)]) : m,
+  );
 }

@@ -27,7 +27,12 @@ let current: InspectorSnapshot | undefined;
 const replaced = new Map<string, ReplacedState>();
 let nextRequest = 0;
 /** Outlives re-renders, so the outcome of an action stays readable when a snapshot follows it. */
-const statusLine = h('div', { id: 'inspector-status', class: 'inspector-status', role: 'status', 'aria-live': 'polite' });
+const statusLine = h('div', {
+  id: 'inspector-status',
+  class: 'inspector-status',
+  role: 'status',
+  'aria-live': 'polite',
+});
 
 const link = connect<HostToInspector, InspectorToHost, UiState>({
   snapshot: (m) => {
@@ -48,15 +53,27 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
     // A prune's own Undo, beside what it did (the notification's Undo may be out of sight).
     const undo = m.undo;
     if (undo) {
-      statusLine.append(' ', lightButton(t('undo'), {
-        look: 'link', icon: 'discard', id: 'status-undo', onClick: () => link.post({ type: 'restoreEntry', group: undo.group, trashId: undo.trashId }),
-      }));
+      statusLine.append(
+        ' ',
+        lightButton(t('undo'), {
+          look: 'link',
+          icon: 'discard',
+          id: 'status-undo',
+          onClick: () => link.post({ type: 'restoreEntry', group: undo.group, trashId: undo.trashId }),
+        }),
+      );
     }
     const undoReject = m.undoReject;
     if (undoReject) {
-      statusLine.append(' ', lightButton(t('undo'), {
-        look: 'link', icon: 'discard', id: 'status-undo-reject', onClick: () => link.post({ type: 'restorePending', id: undoReject }),
-      }));
+      statusLine.append(
+        ' ',
+        lightButton(t('undo'), {
+          look: 'link',
+          icon: 'discard',
+          id: 'status-undo-reject',
+          onClick: () => link.post({ type: 'restorePending', id: undoReject }),
+        }),
+      );
     }
     statusLine.className = `inspector-status status-${m.level}`;
   },
@@ -64,7 +81,9 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
     pendingPane = m.pane;
     revealPendingPane();
   },
-  pong: (m) => { statusLine.textContent = m.text; },
+  pong: (m) => {
+    statusLine.textContent = m.text;
+  },
 });
 
 /** A pane asked for before the first snapshot drew it is shown once it is there. */
@@ -89,7 +108,8 @@ const memoryActions: MemoryActions = {
   undoNotRelevant: (group, file, index) => link.post({ type: 'undoNotRelevant', group, file, index }),
   restore: (item) => link.post({ type: 'restoreEntry', group: item.group, trashId: item.id }),
   deleteForGood: (item) => link.post({ type: 'deleteTrash', group: item.group, trashId: item.id }),
-  openOrigin: (sessionId, messageId) => link.post({ type: 'openOrigin', sessionId, ...(messageId ? { messageId } : {}) }),
+  openOrigin: (sessionId, messageId) =>
+    link.post({ type: 'openOrigin', sessionId, ...(messageId ? { messageId } : {}) }),
   inspectSession: (sessionId) => link.post({ type: 'inspectSession', sessionId }),
   syncTeam: () => link.post({ type: 'syncTeamMemory' }),
   pruneLeastUsed: (group) => link.post({ type: 'pruneLeastUsed', group }),
@@ -118,8 +138,12 @@ const pendingActions: PendingActions = {
 };
 
 function section(id: string, title: string, body: HTMLElement): HTMLElement {
-  return h('section', { id, class: 'inspector-section', 'aria-labelledby': `${id}-title`, tabindex: '-1' },
-    h('h2', { id: `${id}-title` }, title), body);
+  return h(
+    'section',
+    { id, class: 'inspector-section', 'aria-labelledby': `${id}-title`, tabindex: '-1' },
+    h('h2', { id: `${id}-title` }, title),
+    body,
+  );
 }
 
 function render(): void {
@@ -132,34 +156,72 @@ function render(): void {
   const focusEvent = hasFocus ? (document.activeElement as HTMLElement | null)?.dataset?.id : undefined;
   const sourceText = `${s.source.label}${s.sessionId ? ` · ${t('session', s.sessionId)}` : s.source.kind === 'current' ? ` · ${t('noSession')}` : ''}`;
   app.replaceChildren(
-    h('header', { class: 'inspector-header' },
+    h(
+      'header',
+      { class: 'inspector-header' },
       h('h1', {}, t('title')),
-      h('span', { class: 'source', id: 'source-label', title: s.source.root }, t('source', sourceText),
+      h(
+        'span',
+        { class: 'source', id: 'source-label', title: s.source.root },
+        t('source', sourceText),
         // Which data folder is read: npm start, a setting or ENGRAM_DATA_DIR may point elsewhere than ~/.engram.
-        h('span', { class: 'data-folder', id: 'data-folder' }, t('dataFolder', s.source.root))),
+        h('span', { class: 'data-folder', id: 'data-folder' }, t('dataFolder', s.source.root)),
+      ),
       s.source.readOnly ? h('span', { title: t('readOnlyHint') }, badge(t('readOnly'))) : null,
       s.source.kind !== 'current'
-        ? button(t('currentSession'), { appearance: 'secondary', icon: 'comment-discussion', id: 'use-current', onClick: () => link.post({ type: 'useCurrentSession' }) })
+        ? button(t('currentSession'), {
+            appearance: 'secondary',
+            icon: 'comment-discussion',
+            id: 'use-current',
+            onClick: () => link.post({ type: 'useCurrentSession' }),
+          })
         : null,
-      button(t('changeSource'), { appearance: 'secondary', icon: 'folder-opened', id: 'pick-source', onClick: () => link.post({ type: 'pickSource' }) }),
-      button('', { appearance: 'icon', icon: 'refresh', id: 'refresh', ariaLabel: t('refresh'), title: t('refresh'), onClick: () => link.post({ type: 'refresh' }) })),
-    h('nav', { class: 'pane-nav', 'aria-label': t('panes') },
-      ...([['gauge-section', t('paneContext')], ['notes-section', t('paneNotes')], ['memory-section', t('paneMemory')], ['timeline-section', t('paneTimeline')]] as const)
-        .map(([id, label]) => {
-          const a = h('a', { href: `#${id}` }, label);
-          a.addEventListener('click', (event) => {
-            event.preventDefault();
-            const target = document.getElementById(id);
-            target?.scrollIntoView({ block: 'start' });
-            target?.focus({ preventScroll: true });
-          });
-          return a;
-        })),
+      button(t('changeSource'), {
+        appearance: 'secondary',
+        icon: 'folder-opened',
+        id: 'pick-source',
+        onClick: () => link.post({ type: 'pickSource' }),
+      }),
+      button('', {
+        appearance: 'icon',
+        icon: 'refresh',
+        id: 'refresh',
+        ariaLabel: t('refresh'),
+        title: t('refresh'),
+        onClick: () => link.post({ type: 'refresh' }),
+      }),
+    ),
+    h(
+      'nav',
+      { class: 'pane-nav', 'aria-label': t('panes') },
+      ...(
+        [
+          ['gauge-section', t('paneContext')],
+          ['notes-section', t('paneNotes')],
+          ['memory-section', t('paneMemory')],
+          ['timeline-section', t('paneTimeline')],
+        ] as const
+      ).map(([id, label]) => {
+        const a = h('a', { href: `#${id}` }, label);
+        a.addEventListener('click', (event) => {
+          event.preventDefault();
+          const target = document.getElementById(id);
+          target?.scrollIntoView({ block: 'start' });
+          target?.focus({ preventScroll: true });
+        });
+        return a;
+      }),
+    ),
     statusLine,
     section('gauge-section', t('paneContext'), renderGaugePane(s.gauge)),
-    section('notes-section', t('paneNotes'), renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path }))),
+    section(
+      'notes-section',
+      t('paneNotes'),
+      renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path })),
+    ),
     section('memory-section', t('paneMemory'), h('div', { id: 'memory-slot' })),
-    section('timeline-section', t('paneTimeline'), h('div', { id: 'timeline-slot' })));
+    section('timeline-section', t('paneTimeline'), h('div', { id: 'timeline-slot' })),
+  );
   renderMemory();
   renderTimeline();
   // Keep the keyboard where it was across refreshes.
@@ -172,8 +234,13 @@ function renderMemory(): void {
   const s = current;
   if (!s) return;
   const slot = document.getElementById('memory-slot') ?? document.getElementById('memory-body');
-  const pane = renderMemoryPane(s.memory, s.source, s.now,
-    { grouping: ui.grouping, collapsed: new Set(ui.collapsed), selected: ui.selectedEntry }, memoryActions);
+  const pane = renderMemoryPane(
+    s.memory,
+    s.source,
+    s.now,
+    { grouping: ui.grouping, collapsed: new Set(ui.collapsed), selected: ui.selectedEntry },
+    memoryActions,
+  );
   // The review queue leads the pane: what waits for the user comes before what is kept.
   const queue = renderReviewQueue(s.memory.review, s.source, s.now, pendingActions);
   if (queue) pane.prepend(queue);
@@ -190,11 +257,13 @@ function renderTimeline(): void {
     replaced.set(selected.id, 'loading');
     link.post({ type: 'compactionDetails', requestId: `r${++nextRequest}`, id: selected.id });
   }
-  slot?.replaceWith(renderTimelinePane(s.timeline, selected?.id, selected ? replaced.get(selected.id) : undefined, {
-    select: (id) => selectEvent(id),
-    openDiff: (id) => link.post({ type: 'openCompactionDiff', id }),
-    undo: (id) => link.post({ type: 'undoCompaction', id }),
-  }));
+  slot?.replaceWith(
+    renderTimelinePane(s.timeline, selected?.id, selected ? replaced.get(selected.id) : undefined, {
+      select: (id) => selectEvent(id),
+      openDiff: (id) => link.post({ type: 'openCompactionDiff', id }),
+      undo: (id) => link.post({ type: 'undoCompaction', id }),
+    }),
+  );
 }
 
 function selectEvent(id: string): void {

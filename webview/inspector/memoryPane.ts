@@ -1,6 +1,14 @@
 // The memory pane: a summary line, warnings, the tree, and the details and actions of the selected row.
 // Keys in the tree: Enter opens, F2 renames, Delete prunes (pruning always has Undo).
-import type { EntryGroup, InspectorSourceInfo, MemoryEntryView, MemoryView, TeamFileSyncView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
+import type {
+  EntryGroup,
+  InspectorSourceInfo,
+  MemoryEntryView,
+  MemoryView,
+  TeamFileSyncView,
+  TeamMemoryView,
+  TrashView,
+} from '../../src/protocol/messages';
 import { hiddenCharsIn } from '../../src/protocol/hiddenChars';
 import { button, h, lightButton } from '../shared/components';
 import { renderCapBanner, type CapBannerActions } from './capBanner';
@@ -27,31 +35,60 @@ export interface MemoryActions extends CapBannerActions {
   selected(key: string): void;
 }
 
-export function renderMemoryPane(view: MemoryView, source: InspectorSourceInfo, now: number, ui: TreeUi, actions: MemoryActions): HTMLElement {
+export function renderMemoryPane(
+  view: MemoryView,
+  source: InspectorSourceInfo,
+  now: number,
+  ui: TreeUi,
+  actions: MemoryActions,
+): HTMLElement {
   const body = h('div', { id: 'memory-body' });
   const indexed = view.entries.filter((e) => e.group === 'private');
-  const summary = h('p', { class: 'memory-summary', id: 'memory-summary' },
-    view.dir ? tn('memorySummary', indexed.length, indexed.filter((e) => e.loaded).length, view.totalLines, view.maxLines) : t('memoryOff'));
-  const grouping = h('div', { class: 'segmented', role: 'radiogroup', 'aria-label': t('groupBy') },
+  const summary = h(
+    'p',
+    { class: 'memory-summary', id: 'memory-summary' },
+    view.dir
+      ? tn('memorySummary', indexed.length, indexed.filter((e) => e.loaded).length, view.totalLines, view.maxLines)
+      : t('memoryOff'),
+  );
+  const grouping = h(
+    'div',
+    { class: 'segmented', role: 'radiogroup', 'aria-label': t('groupBy') },
     h('span', { class: 'segmented-label' }, `${t('groupBy')}:`),
     radio(t('byType'), ui.grouping === 'type', () => actions.setGrouping('type'), 'group-by-type'),
-    radio(t('byLine'), ui.grouping === 'line', () => actions.setGrouping('line'), 'group-by-line'));
+    radio(t('byLine'), ui.grouping === 'line', () => actions.setGrouping('line'), 'group-by-line'),
+  );
   body.append(h('div', { class: 'pane-toolbar' }, summary, grouping));
-  for (const cap of [renderCapBanner(view.cap, source.readOnly, actions), renderCapBanner(view.teamCap, source.readOnly, actions, 'team')]) {
+  for (const cap of [
+    renderCapBanner(view.cap, source.readOnly, actions),
+    renderCapBanner(view.teamCap, source.readOnly, actions, 'team'),
+  ]) {
     if (cap) body.append(cap);
   }
   if (view.warnings.length) {
-    const details = h('details', { class: 'memory-warnings' }, h('summary', {}, tn('warnings', view.warnings.length)),
-      h('ul', {}, ...view.warnings.map((w) => h('li', {}, w))));
+    const details = h(
+      'details',
+      { class: 'memory-warnings' },
+      h('summary', {}, tn('warnings', view.warnings.length)),
+      h('ul', {}, ...view.warnings.map((w) => h('li', {}, w))),
+    );
     body.append(details);
   }
   if (view.dir && view.entries.length === 0 && view.unindexed.length === 0 && view.trash.length === 0) {
     body.append(h('p', { class: 'empty' }, t('memoryNone')));
   }
   const { tree, payloads } = renderMemoryTree(view, now, ui);
-  const details = h('div', { class: 'entry-details', id: 'entry-details', role: 'region', 'aria-label': t('details'), 'aria-live': 'polite' });
+  const details = h('div', {
+    class: 'entry-details',
+    id: 'entry-details',
+    role: 'region',
+    'aria-label': t('details'),
+    'aria-live': 'polite',
+  });
   const show = (key: string | undefined) => {
-    details.replaceChildren(...detailsOf(key ? payloads.get(key) : undefined, source, now, actions, view.team?.serverMaxEntries ?? null));
+    details.replaceChildren(
+      ...detailsOf(key ? payloads.get(key) : undefined, source, now, actions, view.team?.serverMaxEntries ?? null),
+    );
   };
   attachTree(tree, {
     select: (item) => {
@@ -87,85 +124,178 @@ function radio(label: string, checked: boolean, onClick: () => void, id: string)
   return el;
 }
 
-function detailsOf(p: TreePayload | undefined, source: InspectorSourceInfo, now: number, actions: MemoryActions, serverMaxEntries: number | null): Array<Node | string> {
+function detailsOf(
+  p: TreePayload | undefined,
+  source: InspectorSourceInfo,
+  now: number,
+  actions: MemoryActions,
+  serverMaxEntries: number | null,
+): Array<Node | string> {
   if (!p || p.kind === 'group') return [h('p', { class: 'empty' }, t('selectEntry'))];
   if (p.kind === 'teamGroup') return teamDetails(p.team, source, now, actions);
   if (p.kind === 'teamFile') {
     const f = p.file;
-    return [h('h3', {}, f.file),
-      facts([[t('file'), f.file], [t('syncState'), syncFact(f.sync, serverMaxEntries)]]),
-      h('div', { class: 'detail-actions' },
+    return [
+      h('h3', {}, f.file),
+      facts([
+        [t('file'), f.file],
+        [t('syncState'), syncFact(f.sync, serverMaxEntries)],
+      ]),
+      h(
+        'div',
+        { class: 'detail-actions' },
         button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(f.path) }),
-        keptButton(f.sync, actions))];
+        keptButton(f.sync, actions),
+      ),
+    ];
   }
   if (p.kind === 'instruction') {
-    return [h('h3', {}, p.file.path),
-      facts([[t('type'), t(`scope_${p.file.scope}` as StringKey)], [t('tokens'), num(p.file.tokens)]]),
-      h('div', { class: 'detail-actions' },
+    return [
+      h('h3', {}, p.file.path),
+      facts([
+        [t('type'), t(`scope_${p.file.scope}` as StringKey)],
+        [t('tokens'), num(p.file.tokens)],
+      ]),
+      h(
+        'div',
+        { class: 'detail-actions' },
         button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(p.file.path) }),
-        button(t('reveal'), { appearance: 'secondary', icon: 'folder-opened', id: 'entry-reveal', onClick: () => actions.reveal(p.file.path) }))];
+        button(t('reveal'), {
+          appearance: 'secondary',
+          icon: 'folder-opened',
+          id: 'entry-reveal',
+          onClick: () => actions.reveal(p.file.path),
+        }),
+      ),
+    ];
   }
   if (p.kind === 'trash') {
     const item = p.item;
-    return [h('h3', {}, item.title ?? item.file),
-      facts([[t('file'), item.file], [t('pruned'), `${dateTime(Date.parse(item.prunedAt))} (${ago(Date.parse(item.prunedAt), now)})`]]),
-      h('div', { class: 'detail-actions' },
+    return [
+      h('h3', {}, item.title ?? item.file),
+      facts([
+        [t('file'), item.file],
+        [t('pruned'), `${dateTime(Date.parse(item.prunedAt))} (${ago(Date.parse(item.prunedAt), now)})`],
+      ]),
+      h(
+        'div',
+        { class: 'detail-actions' },
         button(t('restore'), { icon: 'discard', id: 'trash-restore', onClick: () => actions.restore(item) }),
-        button(t('deleteForGood'), { appearance: 'secondary', icon: 'trash', id: 'trash-delete', onClick: () => actions.deleteForGood(item) }))];
+        button(t('deleteForGood'), {
+          appearance: 'secondary',
+          icon: 'trash',
+          id: 'trash-delete',
+          onClick: () => actions.deleteForGood(item),
+        }),
+      ),
+    ];
   }
   return entryDetails(p.entry, source, now, actions, serverMaxEntries);
 }
 
 /** The team group: which repository and server, the last sync in full, and "Sync now" (live session only). */
-function teamDetails(team: TeamMemoryView | undefined, source: InspectorSourceInfo, now: number, actions: MemoryActions): Array<Node | string> {
+function teamDetails(
+  team: TeamMemoryView | undefined,
+  source: InspectorSourceInfo,
+  now: number,
+  actions: MemoryActions,
+): Array<Node | string> {
   const summary = teamSyncSummary(team, now);
   const last = team?.lastSync;
   const rows: Array<[string, string | Node]> = [];
   if (team?.repo) rows.push([t('teamRepoLabel'), team.repo]);
   if (team?.server) rows.push([t('teamServerLabel'), team.server]);
-  rows.push([t('teamLastSyncLabel'), h('span', { id: 'team-last-sync', class: summary.failed ? 'group-sync-failed' : '' },
-    last?.ok ? syncCounts(last, true) : summary.text)]);
+  rows.push([
+    t('teamLastSyncLabel'),
+    h(
+      'span',
+      { id: 'team-last-sync', class: summary.failed ? 'group-sync-failed' : '' },
+      last?.ok ? syncCounts(last, true) : summary.text,
+    ),
+  ]);
   if (last) rows.push([t('teamLastSyncAt'), `${dateTime(Date.parse(last.at))} (${ago(Date.parse(last.at), now)})`]);
   if (last?.retries) rows.push([t('teamRetries'), String(last.retries)]);
   if (team?.serverMaxEntries) rows.push([t('teamMaxEntries'), num(team.serverMaxEntries)]);
-  return [h('h3', {}, t('teamGroup')), facts(rows),
+  return [
+    h('h3', {}, t('teamGroup')),
+    facts(rows),
     source.kind === 'current'
-      ? h('div', { class: 'detail-actions' }, button(t('teamSyncNow'), { icon: 'sync', id: 'team-sync-now', onClick: () => actions.syncTeam() }))
-      : null].filter((n): n is HTMLElement => n !== null);
+      ? h(
+          'div',
+          { class: 'detail-actions' },
+          button(t('teamSyncNow'), { icon: 'sync', id: 'team-sync-now', onClick: () => actions.syncTeam() }),
+        )
+      : null,
+  ].filter((n): n is HTMLElement => n !== null);
 }
 
 /** The sync state in words, with its badge (blocked, skipped and conflict say why and what to do). */
 function syncFact(sync: TeamFileSyncView, serverMaxEntries: number | null): HTMLElement {
   const badge = syncBadgeText(sync);
   const pulled = pulledText(sync);
-  return h('span', { class: 'sync-fact', id: 'entry-sync' },
-    h('span', { class: badge.className }, badge.text), ` ${syncLongText(sync, serverMaxEntries)}`,
-    pulled ? ` · ${pulled} ${t('pulledLong')}` : '');
+  return h(
+    'span',
+    { class: 'sync-fact', id: 'entry-sync' },
+    h('span', { class: badge.className }, badge.text),
+    ` ${syncLongText(sync, serverMaxEntries)}`,
+    pulled ? ` · ${pulled} ${t('pulledLong')}` : '',
+  );
 }
 
 /** A conflict's local copy (kept in team/.conflicts) opens like any file the snapshot names. */
 function keptButton(sync: TeamFileSyncView, actions: MemoryActions): HTMLElement | null {
   const s = sync.status;
   if (s.state !== 'conflict') return null;
-  return button(t('openKept'), { appearance: 'secondary', icon: 'history', id: 'entry-open-kept', onClick: () => actions.open(s.keptPath) });
+  return button(t('openKept'), {
+    appearance: 'secondary',
+    icon: 'history',
+    id: 'entry-open-kept',
+    onClick: () => actions.open(s.keptPath),
+  });
 }
 
-function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: number, actions: MemoryActions, serverMaxEntries: number | null): Array<Node | string> {
+function entryDetails(
+  e: MemoryEntryView,
+  source: InspectorSourceInfo,
+  now: number,
+  actions: MemoryActions,
+  serverMaxEntries: number | null,
+): Array<Node | string> {
   const status = e.missing ? t('missingLong') : !e.indexed ? t('unindexedLong') : e.loaded ? t('loaded') : t('cutLong');
   // `recovered` (RECOVERED_ORIGIN in memoryWriter.ts) names no session: nothing to open.
-  const origin = e.origin?.sessionId === 'recovered'
-    ? h('span', {}, t('originRecovered'))
-    : e.origin
-    ? h('span', { class: 'origin' },
-      lightButton(t('originLink', e.origin.sessionId), { look: 'link', id: 'entry-origin', onClick: () => actions.openOrigin(e.origin!.sessionId, e.origin!.messageId) }),
-      e.origin.messageId ? ` · ${t('originMessage', e.origin.messageId)} · ` : ' · ',
-      lightButton(t('inspectOrigin'), { look: 'link', id: 'entry-inspect-origin', onClick: () => actions.inspectSession(e.origin!.sessionId) }))
-    : h('span', { class: 'empty' }, t('noOrigin'));
+  const origin =
+    e.origin?.sessionId === 'recovered'
+      ? h('span', {}, t('originRecovered'))
+      : e.origin
+        ? h(
+            'span',
+            { class: 'origin' },
+            lightButton(t('originLink', e.origin.sessionId), {
+              look: 'link',
+              id: 'entry-origin',
+              onClick: () => actions.openOrigin(e.origin!.sessionId, e.origin!.messageId),
+            }),
+            e.origin.messageId ? ` · ${t('originMessage', e.origin.messageId)} · ` : ' · ',
+            lightButton(t('inspectOrigin'), {
+              look: 'link',
+              id: 'entry-inspect-origin',
+              onClick: () => actions.inspectSession(e.origin!.sessionId),
+            }),
+          )
+        : h('span', { class: 'empty' }, t('noOrigin'));
   const canEdit = !source.readOnly && !e.missing;
   const hidden = hiddenCharsIn(e.title, e.hook, e.file);
   return [
     h('h3', { class: 'entry-details-title' }, e.title),
-    ...(hidden.length ? [h('p', { class: 'entry-hidden-chars', id: 'entry-hidden-chars', role: 'note' }, t('hiddenCharsDetail', hidden.join(' ')))] : []),
+    ...(hidden.length
+      ? [
+          h(
+            'p',
+            { class: 'entry-hidden-chars', id: 'entry-hidden-chars', role: 'note' },
+            t('hiddenCharsDetail', hidden.join(' ')),
+          ),
+        ]
+      : []),
     facts([
       [t('file'), e.file],
       [t('hook'), e.hook],
@@ -177,21 +307,65 @@ function entryDetails(e: MemoryEntryView, source: InspectorSourceInfo, now: numb
       ...(e.sync ? [[t('syncState'), syncFact(e.sync, serverMaxEntries)] as [string, Node]] : []),
       ...(e.notRelevant?.length ? [[t('notRelevantFor'), notRelevantFact(e, actions)] as [string, Node]] : []),
     ]),
-    h('div', { class: 'detail-actions' },
-      e.missing ? null : button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(e.path) }),
-      e.missing ? null : button(t('reveal'), { appearance: 'secondary', icon: 'folder-opened', id: 'entry-reveal', onClick: () => actions.reveal(e.path) }),
+    h(
+      'div',
+      { class: 'detail-actions' },
+      e.missing
+        ? null
+        : button(t('open'), { icon: 'go-to-file', id: 'entry-open', onClick: () => actions.open(e.path) }),
+      e.missing
+        ? null
+        : button(t('reveal'), {
+            appearance: 'secondary',
+            icon: 'folder-opened',
+            id: 'entry-reveal',
+            onClick: () => actions.reveal(e.path),
+          }),
       e.sync ? keptButton(e.sync, actions) : null,
-      canEdit ? button(t('rename'), { appearance: 'secondary', icon: 'edit', id: 'entry-rename', onClick: () => actions.rename(e.group, e.file) }) : null,
-      canEdit ? button(t('changeType'), { appearance: 'secondary', icon: 'tag', id: 'entry-type', onClick: () => actions.changeType(e.group, e.file) }) : null,
-      button(t('prune'), { appearance: 'secondary', icon: 'trash', id: 'entry-prune', onClick: () => actions.prune(e.group, e.file) })),
+      canEdit
+        ? button(t('rename'), {
+            appearance: 'secondary',
+            icon: 'edit',
+            id: 'entry-rename',
+            onClick: () => actions.rename(e.group, e.file),
+          })
+        : null,
+      canEdit
+        ? button(t('changeType'), {
+            appearance: 'secondary',
+            icon: 'tag',
+            id: 'entry-type',
+            onClick: () => actions.changeType(e.group, e.file),
+          })
+        : null,
+      button(t('prune'), {
+        appearance: 'secondary',
+        icon: 'trash',
+        id: 'entry-prune',
+        onClick: () => actions.prune(e.group, e.file),
+      }),
+    ),
   ];
 }
 
 /** "deploy, staging · Undo", one line per message the person said the memory was not relevant to. */
 function notRelevantFact(e: MemoryEntryView, actions: MemoryActions): HTMLElement {
-  return h('span', { class: 'not-relevant', id: 'entry-not-relevant' }, ...(e.notRelevant ?? []).map((words, i) => h('span', { class: 'not-relevant-line' },
-    `${words.join(', ')} · `,
-    lightButton(t('undo'), { look: 'link', id: `entry-not-relevant-undo-${i}`, onClick: () => actions.undoNotRelevant(e.group, e.file, i) }))));
+  return h(
+    'span',
+    { class: 'not-relevant', id: 'entry-not-relevant' },
+    ...(e.notRelevant ?? []).map((words, i) =>
+      h(
+        'span',
+        { class: 'not-relevant-line' },
+        `${words.join(', ')} · `,
+        lightButton(t('undo'), {
+          look: 'link',
+          id: `entry-not-relevant-undo-${i}`,
+          onClick: () => actions.undoNotRelevant(e.group, e.file, i),
+        }),
+      ),
+    ),
+  );
 }
 
 function facts(rows: Array<[string, string | Node]>): HTMLElement {

@@ -2,7 +2,14 @@
 // index misses or that it points to in vain, team memory, and recently pruned entries. Entries past the
 // index cap sit below a visible cut-off line and carry a "cut" badge. Rows are plain elements (hundreds
 // of them render fast); the actions live in the details panel of the selected row.
-import type { InstructionView, MemoryEntryView, MemoryKind, MemoryView, TeamMemoryView, TrashView } from '../../src/protocol/messages';
+import type {
+  InstructionView,
+  MemoryEntryView,
+  MemoryKind,
+  MemoryView,
+  TeamMemoryView,
+  TrashView,
+} from '../../src/protocol/messages';
 import { hiddenCharsIn, showHiddenChars } from '../../src/protocol/hiddenChars';
 import { h, icon, setText } from '../shared/components';
 import { usesBadge, usesText } from './capBanner';
@@ -27,7 +34,13 @@ export interface TreeUi {
 }
 
 const TYPES: Array<MemoryKind | null> = ['user', 'feedback', 'project', 'reference', null];
-const TYPE_ICON: Record<string, string> = { user: 'account', feedback: 'feedback', project: 'project', reference: 'references', null: 'question' };
+const TYPE_ICON: Record<string, string> = {
+  user: 'account',
+  feedback: 'feedback',
+  project: 'project',
+  reference: 'references',
+  null: 'question',
+};
 
 export interface RenderedTree {
   tree: HTMLElement;
@@ -37,29 +50,68 @@ export interface RenderedTree {
 export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): RenderedTree {
   const payloads = new Map<string, TreePayload>();
   const tree = h('ul', { class: 'tree', role: 'tree', id: 'memory-tree', 'aria-label': t('memoryTree') });
-  const group = (key: string, label: string, iconName: string, children: HTMLElement[], extraClass = '', note?: HTMLElement): void => {
+  const group = (
+    key: string,
+    label: string,
+    iconName: string,
+    children: HTMLElement[],
+    extraClass = '',
+    note?: HTMLElement,
+  ): void => {
     const expanded = !ui.collapsed.has(key);
     if (!payloads.has(key)) payloads.set(key, { kind: 'group' });
     const items = h('ul', { role: 'group' }, ...children);
     items.hidden = !expanded;
     const count = children.filter((c) => c.getAttribute('role') === 'treeitem').length;
-    tree.append(h('li', {
-      role: 'treeitem', 'aria-level': '1', 'aria-expanded': String(expanded), 'aria-selected': 'false', tabindex: '-1',
-      'data-key': key, class: `tree-group ${extraClass}`, 'aria-label': `${label} (${count})${note ? `, ${note.textContent}` : ''}`,
-    },
-    h('div', { class: 'tree-row' },
-      h('span', { class: `tree-chevron codicon codicon-chevron-${expanded ? 'down' : 'right'}`, 'aria-hidden': 'true' }),
-      icon(iconName), h('span', { class: 'group-label' }, label), h('span', { class: 'group-count' }, String(count)), note),
-    items));
+    tree.append(
+      h(
+        'li',
+        {
+          role: 'treeitem',
+          'aria-level': '1',
+          'aria-expanded': String(expanded),
+          'aria-selected': 'false',
+          tabindex: '-1',
+          'data-key': key,
+          class: `tree-group ${extraClass}`,
+          'aria-label': `${label} (${count})${note ? `, ${note.textContent}` : ''}`,
+        },
+        h(
+          'div',
+          { class: 'tree-row' },
+          h('span', {
+            class: `tree-chevron codicon codicon-chevron-${expanded ? 'down' : 'right'}`,
+            'aria-hidden': 'true',
+          }),
+          icon(iconName),
+          h('span', { class: 'group-label' }, label),
+          h('span', { class: 'group-count' }, String(count)),
+          note,
+        ),
+        items,
+      ),
+    );
   };
 
   const instructionRows = view.instructions.map((f) => {
     const key = `instruction:${f.path}`;
     payloads.set(key, { kind: 'instruction', file: f });
-    return row(key, 'instruction', 'book', f.path, t(`scope_${f.scope}` as StringKey), [h('span', { class: 'entry-tokens' }, t('tokensShort', num(f.tokens)))],
-      `${f.path}, ${t(`scope_${f.scope}` as StringKey)}, ${t('tokensShort', num(f.tokens))}`);
+    return row(
+      key,
+      'instruction',
+      'book',
+      f.path,
+      t(`scope_${f.scope}` as StringKey),
+      [h('span', { class: 'entry-tokens' }, t('tokensShort', num(f.tokens)))],
+      `${f.path}, ${t(`scope_${f.scope}` as StringKey)}, ${t('tokensShort', num(f.tokens))}`,
+    );
   });
-  group('group:instructions', t('instructions'), 'book', instructionRows.length ? instructionRows : [h('li', { role: 'none', class: 'tree-empty' }, t('noInstructions'))]);
+  group(
+    'group:instructions',
+    t('instructions'),
+    'book',
+    instructionRows.length ? instructionRows : [h('li', { role: 'none', class: 'tree-empty' }, t('noInstructions'))],
+  );
 
   const mine = view.entries.filter((e) => e.group === 'private');
   const entryRow = (e: MemoryEntryView) => {
@@ -82,7 +134,13 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
     for (const type of TYPES) {
       const list = mine.filter((e) => !e.missing && e.type === type);
       if (list.length === 0) continue;
-      group(`group:type:${type}`, t(`type_${type}` as StringKey), TYPE_ICON[String(type)], withCutoff(list), `type-${type}`);
+      group(
+        `group:type:${type}`,
+        t(`type_${type}` as StringKey),
+        TYPE_ICON[String(type)],
+        withCutoff(list),
+        `type-${type}`,
+      );
     }
     const missing = mine.filter((e) => e.missing);
     if (missing.length) group('group:missing', t('missingGroup'), 'warning', withCutoff(missing));
@@ -98,8 +156,15 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
     const badge = syncBadgeText(f.sync);
     // The badge says what a pull did to a synced file; a conflict's row also says the local copy was kept.
     const pulled = f.sync.status.state === 'conflict' ? pulledText(f.sync) : '';
-    const el = row(key, 'team-file', 'file', f.file, pulled, [span(badge.className, badge.text, syncLongText(f.sync, view.team?.serverMaxEntries ?? null))],
-      [f.file, badge.text, pulled].filter(Boolean).join(', '));
+    const el = row(
+      key,
+      'team-file',
+      'file',
+      f.file,
+      pulled,
+      [span(badge.className, badge.text, syncLongText(f.sync, view.team?.serverMaxEntries ?? null))],
+      [f.file, badge.text, pulled].filter(Boolean).join(', '),
+    );
     el.dataset.file = f.file;
     el.dataset.sync = f.sync.status.state;
     return el;
@@ -112,22 +177,37 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
     group('group:team', t('teamGroup'), 'organization', [...team.map(entryRow), ...teamFiles], '', note);
   }
   if (view.trash.length) {
-    group('group:trash', t('trashGroup'), 'trash', view.trash.map((item) => {
-      const key = `trash:${item.group}:${item.id}`;
-      payloads.set(key, { kind: 'trash', item });
-      const when = Date.parse(item.prunedAt);
-      // Its title, as in the tree it left, and "Pruned just now" rather than a bare age.
-      const ageText = Number.isFinite(when) ? t('prunedAt', ago(when, now)) : t('pruned');
-      const title = item.title ?? item.file;
-      const el = row(key, 'trash', 'trash', title, ageText, [span('entry-file', item.file)], `${title}, ${item.file}, ${ageText}`);
-      el.dataset.file = item.file;
-      return el;
-    }));
+    group(
+      'group:trash',
+      t('trashGroup'),
+      'trash',
+      view.trash.map((item) => {
+        const key = `trash:${item.group}:${item.id}`;
+        payloads.set(key, { kind: 'trash', item });
+        const when = Date.parse(item.prunedAt);
+        // Its title, as in the tree it left, and "Pruned just now" rather than a bare age.
+        const ageText = Number.isFinite(when) ? t('prunedAt', ago(when, now)) : t('pruned');
+        const title = item.title ?? item.file;
+        const el = row(
+          key,
+          'trash',
+          'trash',
+          title,
+          ageText,
+          [span('entry-file', item.file)],
+          `${title}, ${item.file}, ${ageText}`,
+        );
+        el.dataset.file = item.file;
+        return el;
+      }),
+    );
   }
 
   // One tab stop: the selected item, else the first.
   const items = Array.from(tree.querySelectorAll<HTMLElement>('[role="treeitem"]'));
-  const selected = items.find((el) => el.dataset.key === ui.selected && !el.parentElement?.closest('[role="group"][hidden]')) ?? items[0];
+  const selected =
+    items.find((el) => el.dataset.key === ui.selected && !el.parentElement?.closest('[role="group"][hidden]')) ??
+    items[0];
   if (selected) {
     selected.tabIndex = 0;
     if (selected.dataset.key === ui.selected) selected.setAttribute('aria-selected', 'true');
@@ -138,9 +218,27 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
 let rowTemplate: HTMLElement | undefined;
 
 /** A tree row, cloned from a template: hundreds of rows render several times faster than built node by node. */
-function row(key: string, kind: string, iconName: string, title: string, hook: string, meta: HTMLElement[], label: string): HTMLElement {
-  rowTemplate ??= h('li', { role: 'treeitem', 'aria-level': '2', 'aria-selected': 'false', tabindex: '-1' },
-    h('div', { class: 'tree-row' }, h('span', { 'aria-hidden': 'true' }), h('span', { class: 'entry-title' }), h('span', { class: 'entry-hook' }), h('span', { class: 'entry-meta' })));
+function row(
+  key: string,
+  kind: string,
+  iconName: string,
+  title: string,
+  hook: string,
+  meta: HTMLElement[],
+  label: string,
+): HTMLElement {
+  rowTemplate ??= h(
+    'li',
+    { role: 'treeitem', 'aria-level': '2', 'aria-selected': 'false', tabindex: '-1' },
+    h(
+      'div',
+      { class: 'tree-row' },
+      h('span', { 'aria-hidden': 'true' }),
+      h('span', { class: 'entry-title' }),
+      h('span', { class: 'entry-hook' }),
+      h('span', { class: 'entry-meta' }),
+    ),
+  );
   const li = rowTemplate.cloneNode(true) as HTMLElement;
   li.className = `tree-entry tree-${kind}`;
   li.dataset.key = key;
@@ -179,8 +277,24 @@ function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | n
   if (e.mtimeMs !== null) meta.push(span('entry-age', age(e.mtimeMs, now)));
   meta.push(e.line !== null ? span('entry-line', `L${e.line}`) : span('entry-file', e.file));
   const typeText = e.type ? t(`type_${e.type}` as StringKey) : t('type_null');
-  const parts = [typeText, sync?.text, hidden.length ? t('hiddenChars') : '', status, tokens, e.line !== null ? t('line', e.line) : t('unindexedLong'), usesText(e)].filter(Boolean);
-  const el = row(e.key, 'memory', e.missing ? 'warning' : TYPE_ICON[String(e.type)], e.title, e.hook, meta, `${e.title}, ${parts.join(', ')}`);
+  const parts = [
+    typeText,
+    sync?.text,
+    hidden.length ? t('hiddenChars') : '',
+    status,
+    tokens,
+    e.line !== null ? t('line', e.line) : t('unindexedLong'),
+    usesText(e),
+  ].filter(Boolean);
+  const el = row(
+    e.key,
+    'memory',
+    e.missing ? 'warning' : TYPE_ICON[String(e.type)],
+    e.title,
+    e.hook,
+    meta,
+    `${e.title}, ${parts.join(', ')}`,
+  );
   el.className += ` type-${e.type}${e.indexed && !e.loaded ? ' cut' : ''}${e.missing ? ' missing' : ''}${hidden.length ? ' has-hidden' : ''}`;
   el.dataset.file = e.file;
   el.dataset.type = String(e.type);
@@ -189,6 +303,9 @@ function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | n
 }
 
 function cutoffRow(loadedLines: number): HTMLElement {
-  return h('li', { role: 'none', class: 'cutoff' },
-    h('span', { class: 'cutoff-text' }, icon('fold'), t('cutoff', loadedLines)));
+  return h(
+    'li',
+    { role: 'none', class: 'cutoff' },
+    h('span', { class: 'cutoff-text' }, icon('fold'), t('cutoff', loadedLines)),
+  );
 }

@@ -17,49 +17,122 @@ export interface PendingActions {
 /** Lines of a proposal shown at most; the editor (Edit) has the rest. */
 const MAX_LINES = 80;
 
-export function renderReviewQueue(view: ReviewQueueView | undefined, source: InspectorSourceInfo, now: number, actions: PendingActions): HTMLElement | null {
+export function renderReviewQueue(
+  view: ReviewQueueView | undefined,
+  source: InspectorSourceInfo,
+  now: number,
+  actions: PendingActions,
+): HTMLElement | null {
   if (!view || source.kind === 'claude') return null;
   const toggle = h('input', { type: 'checkbox', id: 'review-toggle' });
   toggle.checked = view.on;
   toggle.disabled = source.readOnly;
   toggle.addEventListener('change', () => actions.setReview(toggle.checked));
-  const head = h('div', { class: 'review-head' },
-    h('h3', { id: 'review-title' }, view.items.length > 0 ? tn('reviewTitleCount', view.items.length) : t('reviewTitle')),
-    h('label', { class: 'review-toggle', for: 'review-toggle', title: t('reviewToggleHint') }, toggle, ` ${t('reviewToggle')}`));
-  const body = h('div', { id: 'review-section', class: 'review-queue', role: 'region', 'aria-labelledby': 'review-title', tabindex: '-1' }, head);
-  if (view.items.length === 0) body.append(h('p', { class: 'empty', id: 'review-empty' }, view.on ? t('reviewEmptyOn') : t('reviewEmptyOff')));
+  const head = h(
+    'div',
+    { class: 'review-head' },
+    h(
+      'h3',
+      { id: 'review-title' },
+      view.items.length > 0 ? tn('reviewTitleCount', view.items.length) : t('reviewTitle'),
+    ),
+    h(
+      'label',
+      { class: 'review-toggle', for: 'review-toggle', title: t('reviewToggleHint') },
+      toggle,
+      ` ${t('reviewToggle')}`,
+    ),
+  );
+  const body = h(
+    'div',
+    { id: 'review-section', class: 'review-queue', role: 'region', 'aria-labelledby': 'review-title', tabindex: '-1' },
+    head,
+  );
+  if (view.items.length === 0)
+    body.append(h('p', { class: 'empty', id: 'review-empty' }, view.on ? t('reviewEmptyOn') : t('reviewEmptyOff')));
   for (const item of view.items) body.append(renderItem(item, now, source.readOnly, actions));
   if (view.problems.length > 0) {
-    body.append(h('details', { class: 'memory-warnings' }, h('summary', {}, tn('warnings', view.problems.length)),
-      h('ul', {}, ...view.problems.map((p) => h('li', {}, p)))));
+    body.append(
+      h(
+        'details',
+        { class: 'memory-warnings' },
+        h('summary', {}, tn('warnings', view.problems.length)),
+        h('ul', {}, ...view.problems.map((p) => h('li', {}, p))),
+      ),
+    );
   }
   return body;
 }
 
 function renderItem(item: PendingMemoryView, now: number, readOnly: boolean, actions: PendingActions): HTMLElement {
   const where = item.group === 'team' ? `team/${item.file}` : item.file;
-  const buttons = readOnly ? null : h('div', { class: 'pending-actions' },
-    button(t('reviewAccept'), { id: `accept-${item.id}`, icon: 'check', onClick: () => actions.accept(item.id) }),
-    button(t('reviewEdit'), { id: `edit-${item.id}`, appearance: 'secondary', icon: 'edit', onClick: () => actions.edit(item.id) }),
-    button(t('reviewReject'), { id: `reject-${item.id}`, appearance: 'secondary', icon: 'close', onClick: () => actions.reject(item.id) }));
-  return h('div', { class: 'pending-item', 'data-id': item.id, 'data-file': where },
-    h('div', { class: 'pending-title' }, h('strong', {}, item.title), ' ', item.type ? badge(t(`type_${item.type}` as 'type_user')) : null,
-      item.group === 'team' ? badge(t('teamGroup')) : null),
-    h('div', { class: 'pending-meta' },
-      `${item.action === 'create' ? t('reviewCreates', where) : t('reviewChanges', where)} · ${t('reviewProposed', ago(Date.parse(item.proposedAt), now))}`),
+  const buttons = readOnly
+    ? null
+    : h(
+        'div',
+        { class: 'pending-actions' },
+        button(t('reviewAccept'), { id: `accept-${item.id}`, icon: 'check', onClick: () => actions.accept(item.id) }),
+        button(t('reviewEdit'), {
+          id: `edit-${item.id}`,
+          appearance: 'secondary',
+          icon: 'edit',
+          onClick: () => actions.edit(item.id),
+        }),
+        button(t('reviewReject'), {
+          id: `reject-${item.id}`,
+          appearance: 'secondary',
+          icon: 'close',
+          onClick: () => actions.reject(item.id),
+        }),
+      );
+  return h(
+    'div',
+    { class: 'pending-item', 'data-id': item.id, 'data-file': where },
+    h(
+      'div',
+      { class: 'pending-title' },
+      h('strong', {}, item.title),
+      ' ',
+      item.type ? badge(t(`type_${item.type}` as 'type_user')) : null,
+      item.group === 'team' ? badge(t('teamGroup')) : null,
+    ),
+    h(
+      'div',
+      { class: 'pending-meta' },
+      `${item.action === 'create' ? t('reviewCreates', where) : t('reviewChanges', where)} · ${t('reviewProposed', ago(Date.parse(item.proposedAt), now))}`,
+    ),
     item.description ? h('div', { class: 'pending-description' }, item.description) : null,
     renderDiff(item.base, item.content),
-    buttons);
+    buttons,
+  );
 }
 
 type Line = { kind: 'add' | 'del' | 'ctx'; text: string };
 
 function renderDiff(base: string | null, content: string): HTMLElement {
-  const lines = base === null ? split(content).map((text): Line => ({ kind: 'add', text })) : diffLines(split(base), split(content));
+  const lines =
+    base === null
+      ? split(content).map((text): Line => ({ kind: 'add', text }))
+      : diffLines(split(base), split(content));
   const shown = lines.slice(0, MAX_LINES);
-  return h('div', { class: 'pending-diff diff-body', role: 'group', 'aria-label': base === null ? t('reviewNewFile') : t('reviewDiff') },
-    ...shown.map((l) => h('div', { class: `diff-line diff-${l.kind}` }, `${l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : ' '} ${l.text}`)),
-    lines.length > shown.length ? h('div', { class: 'diff-more' }, t('reviewMoreLines', lines.length - shown.length)) : null);
+  return h(
+    'div',
+    {
+      class: 'pending-diff diff-body',
+      role: 'group',
+      'aria-label': base === null ? t('reviewNewFile') : t('reviewDiff'),
+    },
+    ...shown.map((l) =>
+      h(
+        'div',
+        { class: `diff-line diff-${l.kind}` },
+        `${l.kind === 'add' ? '+' : l.kind === 'del' ? '-' : ' '} ${l.text}`,
+      ),
+    ),
+    lines.length > shown.length
+      ? h('div', { class: 'diff-more' }, t('reviewMoreLines', lines.length - shown.length))
+      : null,
+  );
 }
 
 function split(text: string): string[] {
@@ -74,7 +147,8 @@ function diffLines(a: string[], b: string[]): Line[] {
   const m = b.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
   }
   const out: Line[] = [];
   let i = 0;

@@ -14,13 +14,15 @@ export function setLanguage(lang: string): void {
 }
 
 export function t(key: StringKey, ...args: Array<string | number>): string {
-  return table[key].replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m));
+  return table[key].replace(/\{(\d+)\}/g, (m, i: string) =>
+    args[Number(i)] !== undefined ? String(args[Number(i)]) : m,
+  );
 }
 
 /** Keys with a count: `key_one` when the count is 1 and the language has such a form ("1 entry", not "1 entries"). */
 export function tn(key: StringKey, count: number, ...rest: Array<string | number>): string {
   const one = `${key}_one`;
-  const chosen = count === 1 && Object.prototype.hasOwnProperty.call(table, one) ? one as StringKey : key;
+  const chosen = count === 1 && Object.prototype.hasOwnProperty.call(table, one) ? (one as StringKey) : key;
   return t(chosen, count, ...rest);
 }
 

@@ -29,7 +29,8 @@ export const ZH: Record<StringKey, string> = {
   legendUsed: '已用',
   legendReserved: '为输出预留',
   legendFree: '空闲',
-  reserveShrunk: '没有余量：为输出预留的 {1} 个 token 已缩减到 {0} 个，较长的回答可能被截断。下一次压缩（{2}%）会释放空间；/compact 可立即压缩。',
+  reserveShrunk:
+    '没有余量：为输出预留的 {1} 个 token 已缩减到 {0} 个，较长的回答可能被截断。下一次压缩（{2}%）会释放空间；/compact 可立即压缩。',
   levelLow: '低于第一个压缩标记',
   levelMid: '已超过微压缩标记',
   levelHigh: '已超过笔记压缩标记',
@@ -118,7 +119,8 @@ export const ZH: Record<StringKey, string> = {
   missingLong: '索引行指向的文件不存在',
   hiddenChars: '隐藏字符',
   hiddenCharsLong: '含有会反转或隐藏文字的字符：{0}。每个都以编码显示。',
-  hiddenCharsDetail: '标题、提示或文件名含有 {0}：这些字符会反转或隐藏文字，使一个名称看起来像另一个。每个都以编码显示；请先检查文件再相信它的名称。',
+  hiddenCharsDetail:
+    '标题、提示或文件名含有 {0}：这些字符会反转或隐藏文字，使一个名称看起来像另一个。每个都以编码显示；请先检查文件再相信它的名称。',
   unindexedLong: '没有索引行指向此文件',
   line: '第 {0} 行',
   tokensShort: '{0} token',

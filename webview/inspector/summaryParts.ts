@@ -9,7 +9,8 @@ export type SummaryPart =
   | { kind: 'file'; path: string; truncated: boolean; content: string }
   | { kind: 'block'; tag: 'instructions' | 'memory-index'; content: string };
 
-const PART = /<(summary|session-notes)>\n?([\s\S]*?)\n?<\/\1>|<file path="([^"]*)"( truncated="true")?>\n?([\s\S]*?)\n?<\/file>|<(instructions|memory-index)>\n?([\s\S]*?)\n?<\/\6>/g;
+const PART =
+  /<(summary|session-notes)>\n?([\s\S]*?)\n?<\/\1>|<file path="([^"]*)"( truncated="true")?>\n?([\s\S]*?)\n?<\/file>|<(instructions|memory-index)>\n?([\s\S]*?)\n?<\/\6>/g;
 
 export function summaryParts(message: string): SummaryPart[] {
   const parts: SummaryPart[] = [];

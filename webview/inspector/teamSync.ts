@@ -20,12 +20,16 @@ export function syncBadgeText(sync: TeamFileSyncView): { text: string; className
 export function syncLongText(sync: TeamFileSyncView, serverMaxEntries: number | null): string {
   const s = sync.status;
   switch (s.state) {
-    case 'blocked': return t('syncLong_blocked', s.kind, s.rule, s.line);
-    case 'skipped': return s.reason === 'too_large'
-      ? t('syncLong_too_large', s.detail)
-      : t('syncLong_server_max_entries', s.detail, serverMaxEntries ?? '?');
-    case 'conflict': return t('syncLong_conflict', s.keptAt);
-    default: return t(`syncLong_${s.state}` as StringKey);
+    case 'blocked':
+      return t('syncLong_blocked', s.kind, s.rule, s.line);
+    case 'skipped':
+      return s.reason === 'too_large'
+        ? t('syncLong_too_large', s.detail)
+        : t('syncLong_server_max_entries', s.detail, serverMaxEntries ?? '?');
+    case 'conflict':
+      return t('syncLong_conflict', s.keptAt);
+    default:
+      return t(`syncLong_${s.state}` as StringKey);
   }
 }
 
@@ -38,14 +42,25 @@ type LastSync = NonNullable<TeamMemoryView['lastSync']>;
 
 /** What the last sync moved: every count (`full`, the details panel), or only those above zero (the header). */
 export function syncCounts(last: LastSync, full: boolean): string {
-  const parts = ([['count_pulled', last.pulled], ['count_pushed', last.pushed], ['count_skipped', last.skipped], ['count_blocked', last.blocked]] as const)
-    .filter(([, n]) => full || n > 0).map(([key, n]) => t(key, n));
+  const parts = (
+    [
+      ['count_pulled', last.pulled],
+      ['count_pushed', last.pushed],
+      ['count_skipped', last.skipped],
+      ['count_blocked', last.blocked],
+    ] as const
+  )
+    .filter(([, n]) => full || n > 0)
+    .map(([key, n]) => t(key, n));
   if (last.conflicts) parts.push(t('count_conflicts', last.conflicts));
   return parts.length ? parts.join(' · ') : t('teamNoChanges');
 }
 
 /** The team group header's line: when the last sync ran and what it did (or why it failed). */
-export function teamSyncSummary(team: TeamMemoryView | undefined, now: number): { text: string; title: string; failed: boolean } {
+export function teamSyncSummary(
+  team: TeamMemoryView | undefined,
+  now: number,
+): { text: string; title: string; failed: boolean } {
   const last = team?.lastSync;
   const where = team?.repo && team.server ? t('teamRepo', team.repo, team.server) : '';
   if (!last) return { text: t('teamNeverSynced'), title: where, failed: false };

@@ -17,7 +17,12 @@ export interface TimelineActions {
 
 export type ReplacedState = 'loading' | { messages: ReplacedMessageView[]; error?: string };
 
-export function renderTimelinePane(timeline: readonly TimelineView[], selected: string | undefined, replaced: ReplacedState | undefined, actions: TimelineActions): HTMLElement {
+export function renderTimelinePane(
+  timeline: readonly TimelineView[],
+  selected: string | undefined,
+  replaced: ReplacedState | undefined,
+  actions: TimelineActions,
+): HTMLElement {
   const body = h('div', { id: 'timeline-body' });
   if (timeline.length === 0) {
     body.append(h('p', { class: 'empty' }, t('timelineNone')));
@@ -26,8 +31,17 @@ export function renderTimelinePane(timeline: readonly TimelineView[], selected: 
   const list = h('ol', { class: 'timeline', id: 'timeline-list', 'aria-label': tn('timelineList', timeline.length) });
   const selectedItem = timeline.find((e) => e.id === selected);
   // One click listener for the list; rows are cloned from a template (a hundred render in a few ms).
-  const template = h('li', {}, h('button', { type: 'button', class: 'light-button light-plain timeline-button' },
-    h('span', { 'aria-hidden': 'true' }), h('time', {}), h('span', { class: 'timeline-text' })));
+  const template = h(
+    'li',
+    {},
+    h(
+      'button',
+      { type: 'button', class: 'light-button light-plain timeline-button' },
+      h('span', { 'aria-hidden': 'true' }),
+      h('time', {}),
+      h('span', { class: 'timeline-text' }),
+    ),
+  );
   const focusable = selectedItem ?? timeline[timeline.length - 1];
   for (const e of timeline) {
     const label = describe(e);
@@ -46,7 +60,8 @@ export function renderTimelinePane(timeline: readonly TimelineView[], selected: 
     setText(text, label);
     if (e.kind === 'compaction' && e.undoable) el.append(h('span', { class: 'badge' }, t('undoable')));
     if (e.kind === 'compaction' && e.undone) el.append(h('span', { class: 'badge badge-undone' }, t('undone')));
-    if (e.kind === 'compaction' && e.summaryEdited) el.append(h('span', { class: 'badge badge-edited' }, t('summaryEdited')));
+    if (e.kind === 'compaction' && e.summaryEdited)
+      el.append(h('span', { class: 'badge badge-edited' }, t('summaryEdited')));
     list.append(li);
   }
   list.addEventListener('click', (event) => {
@@ -57,21 +72,42 @@ export function renderTimelinePane(timeline: readonly TimelineView[], selected: 
     const buttons = Array.from(list.querySelectorAll<HTMLButtonElement>('.timeline-button'));
     const at = buttons.indexOf(event.target as HTMLButtonElement);
     if (at < 0) return;
-    const next = event.key === 'ArrowDown' ? buttons[at + 1] : event.key === 'ArrowUp' ? buttons[at - 1]
-      : event.key === 'Home' ? buttons[0] : event.key === 'End' ? buttons[buttons.length - 1] : undefined;
+    const next =
+      event.key === 'ArrowDown'
+        ? buttons[at + 1]
+        : event.key === 'ArrowUp'
+          ? buttons[at - 1]
+          : event.key === 'Home'
+            ? buttons[0]
+            : event.key === 'End'
+              ? buttons[buttons.length - 1]
+              : undefined;
     if (!next) return;
     event.preventDefault();
     for (const b of buttons) b.tabIndex = -1;
     next.tabIndex = 0;
     next.focus();
   });
-  body.append(h('div', { class: 'timeline-layout' }, h('div', { class: 'timeline-box' }, list),
-    h('div', { class: 'compaction-details', id: 'compaction-details', role: 'region', 'aria-label': t('compactionDetails') },
-      ...detailsOf(selectedItem, replaced, actions))));
+  body.append(
+    h(
+      'div',
+      { class: 'timeline-layout' },
+      h('div', { class: 'timeline-box' }, list),
+      h(
+        'div',
+        { class: 'compaction-details', id: 'compaction-details', role: 'region', 'aria-label': t('compactionDetails') },
+        ...detailsOf(selectedItem, replaced, actions),
+      ),
+    ),
+  );
   return body;
 }
 
-function detailsOf(e: TimelineView | undefined, replaced: ReplacedState | undefined, actions: TimelineActions): Array<Node | string> {
+function detailsOf(
+  e: TimelineView | undefined,
+  replaced: ReplacedState | undefined,
+  actions: TimelineActions,
+): Array<Node | string> {
   if (!e || e.kind !== 'compaction') {
     if (e) return [h('h3', {}, describe(e)), e.detail ? h('p', { class: 'timeline-detail' }, e.detail) : ''];
     return [h('p', { class: 'empty' }, t('selectCompaction'))];
@@ -82,17 +118,27 @@ function detailsOf(e: TimelineView | undefined, replaced: ReplacedState | undefi
     calls(e.modelCalls),
     e.replaced ? tn('replaced', e.replaced) : '',
     e.trimmed ? tn('trimmed', e.trimmed) : '',
-  ].filter(Boolean).join(' · ');
+  ]
+    .filter(Boolean)
+    .join(' · ');
   const summary = h('div', { class: 'compaction-summary', id: 'compaction-summary' });
   if (e.summary) summary.append(...summaryNodes(e.summary));
   else summary.append(h('p', { class: 'empty' }, t('noSummary')));
   const messages = h('div', { class: 'replaced-messages', id: 'replaced-messages' });
-  if (replaced === undefined || replaced === 'loading') messages.append(h('p', { class: 'empty' }, t('loadingReplaced')));
-  else if (replaced.error || replaced.messages.length === 0) messages.append(h('p', { class: 'empty' }, replaced.error ?? t('noReplaced')));
+  if (replaced === undefined || replaced === 'loading')
+    messages.append(h('p', { class: 'empty' }, t('loadingReplaced')));
+  else if (replaced.error || replaced.messages.length === 0)
+    messages.append(h('p', { class: 'empty' }, replaced.error ?? t('noReplaced')));
   else {
     for (const m of replaced.messages) {
-      messages.append(h('div', { class: `replaced-message role-${m.role === 'assistant' ? 'assistant' : 'user'}` },
-        h('div', { class: 'replaced-role' }, m.role), h('pre', {}, m.text)));
+      messages.append(
+        h(
+          'div',
+          { class: `replaced-message role-${m.role === 'assistant' ? 'assistant' : 'user'}` },
+          h('div', { class: 'replaced-role' }, m.role),
+          h('pre', {}, m.text),
+        ),
+      );
     }
   }
   return [
@@ -102,11 +148,25 @@ function detailsOf(e: TimelineView | undefined, replaced: ReplacedState | undefi
     e.focus ? h('p', {}, t('focus', e.focus)) : '',
     e.summaryEdited ? h('p', { class: 'compaction-edited', id: 'compaction-edited' }, t('summaryEditedLong')) : '',
     // An undone compaction (and an undo) changed nothing that is still in effect: no diff to open.
-    e.undone || e.stage === 'undo' ? '' : h('div', { class: 'detail-actions' },
-      button(t('openDiff'), { icon: 'diff', id: 'compaction-diff', onClick: () => actions.openDiff(e.id) }),
-      e.undoable ? button(t('undoCompaction'), { appearance: 'secondary', icon: 'discard', id: 'compaction-undo', onClick: () => actions.undo(e.id) }) : null),
-    h('h4', {}, t('summary')), summary,
-    h('h4', {}, t('replacedMessages')), messages,
+    e.undone || e.stage === 'undo'
+      ? ''
+      : h(
+          'div',
+          { class: 'detail-actions' },
+          button(t('openDiff'), { icon: 'diff', id: 'compaction-diff', onClick: () => actions.openDiff(e.id) }),
+          e.undoable
+            ? button(t('undoCompaction'), {
+                appearance: 'secondary',
+                icon: 'discard',
+                id: 'compaction-undo',
+                onClick: () => actions.undo(e.id),
+              })
+            : null,
+        ),
+    h('h4', {}, t('summary')),
+    summary,
+    h('h4', {}, t('replacedMessages')),
+    messages,
   ];
 }
 
@@ -119,10 +179,21 @@ function summaryNodes(message: string): HTMLElement[] {
       return md;
     }
     if (p.kind === 'text') return h('p', { class: 'summary-text' }, p.text);
-    const label = p.kind === 'file' ? `${p.path}${p.truncated ? ` (${t('truncated')})` : ''}` : t(p.tag === 'instructions' ? 'attachedInstructions' : 'attachedIndex');
-    return h('details', { class: `summary-attachment summary-${p.kind}` },
-      h('summary', {}, h('span', { class: `codicon codicon-${p.kind === 'file' ? 'file' : 'book'}`, 'aria-hidden': 'true' }), ` ${label}`),
-      h('pre', {}, h('code', {}, p.content)));
+    const label =
+      p.kind === 'file'
+        ? `${p.path}${p.truncated ? ` (${t('truncated')})` : ''}`
+        : t(p.tag === 'instructions' ? 'attachedInstructions' : 'attachedIndex');
+    return h(
+      'details',
+      { class: `summary-attachment summary-${p.kind}` },
+      h(
+        'summary',
+        {},
+        h('span', { class: `codicon codicon-${p.kind === 'file' ? 'file' : 'book'}`, 'aria-hidden': 'true' }),
+        ` ${label}`,
+      ),
+      h('pre', {}, h('code', {}, p.content)),
+    );
   });
 }
 
@@ -130,15 +201,24 @@ export function describe(e: TimelineView): string {
   if (e.kind === 'notes') {
     if (e.status === 'created') return t('notes_created', e.detail ?? 'default');
     if (e.status === 'failed') return t('notes_failed', e.detail ?? '');
-    return t('notes_updated', num(e.tokens ?? 0)) + (e.condensed ? ` (${t('condensed')})` : '') +
-      (e.modelCalls !== undefined ? ` · ${calls(e.modelCalls)}` : '') + (e.durationMs !== undefined ? ` · ${t('duration', num(e.durationMs))}` : '');
+    return (
+      t('notes_updated', num(e.tokens ?? 0)) +
+      (e.condensed ? ` (${t('condensed')})` : '') +
+      (e.modelCalls !== undefined ? ` · ${calls(e.modelCalls)}` : '') +
+      (e.durationMs !== undefined ? ` · ${t('duration', num(e.durationMs))}` : '')
+    );
   }
   if (e.kind === 'memory') {
     if (e.status === 'saved') return t('memory_saved', e.detail ?? e.files.join(', '));
     if (e.status === 'failed') return t('memory_failed', e.detail ?? '');
-    return t('memory_extracted', e.files.length ? e.files.join(', ') : t('savedNothing')) + (e.modelCalls !== undefined ? ` · ${calls(e.modelCalls)}` : '');
+    return (
+      t('memory_extracted', e.files.length ? e.files.join(', ') : t('savedNothing')) +
+      (e.modelCalls !== undefined ? ` · ${calls(e.modelCalls)}` : '')
+    );
   }
-  const head = t('compaction', tOr(`stage_${e.stage}`, e.stage), tOr(`trigger_${e.trigger}`, e.trigger)) + (e.undone ? ` (${t('undone')})` : '');
+  const head =
+    t('compaction', tOr(`stage_${e.stage}`, e.stage), tOr(`trigger_${e.trigger}`, e.trigger)) +
+    (e.undone ? ` (${t('undone')})` : '');
   if (e.stage === 'undo') return head;
   return `${head} · ${t('compactionTokens', num(e.tokensBefore), num(e.tokensAfter))} · ${t('duration', num(e.durationMs))} · ${calls(e.modelCalls)}`;
 }

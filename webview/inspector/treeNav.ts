@@ -14,7 +14,9 @@ export interface TreeBehaviour {
 }
 
 export function visibleItems(tree: HTMLElement): HTMLElement[] {
-  return Array.from(tree.querySelectorAll<HTMLElement>('[role="treeitem"]')).filter((el) => !el.parentElement?.closest('[role="group"][hidden]'));
+  return Array.from(tree.querySelectorAll<HTMLElement>('[role="treeitem"]')).filter(
+    (el) => !el.parentElement?.closest('[role="group"][hidden]'),
+  );
 }
 
 export function setExpanded(group: HTMLElement, expanded: boolean): void {
@@ -27,7 +29,8 @@ export function setExpanded(group: HTMLElement, expanded: boolean): void {
 
 export function focusItem(tree: HTMLElement, item: HTMLElement, behaviour: TreeBehaviour): void {
   for (const el of Array.from(tree.querySelectorAll<HTMLElement>('[role="treeitem"][tabindex="0"]'))) el.tabIndex = -1;
-  for (const el of Array.from(tree.querySelectorAll<HTMLElement>('[aria-selected="true"]'))) el.setAttribute('aria-selected', 'false');
+  for (const el of Array.from(tree.querySelectorAll<HTMLElement>('[aria-selected="true"]')))
+    el.setAttribute('aria-selected', 'false');
   item.tabIndex = 0;
   item.setAttribute('aria-selected', 'true');
   item.focus({ preventScroll: false });
@@ -43,10 +46,18 @@ export function attachTree(tree: HTMLElement, behaviour: TreeBehaviour): void {
     const expanded = item.getAttribute('aria-expanded');
     let next: HTMLElement | undefined;
     switch (event.key) {
-      case 'ArrowDown': next = items[at + 1]; break;
-      case 'ArrowUp': next = items[at - 1]; break;
-      case 'Home': next = items[0]; break;
-      case 'End': next = items[items.length - 1]; break;
+      case 'ArrowDown':
+        next = items[at + 1];
+        break;
+      case 'ArrowUp':
+        next = items[at - 1];
+        break;
+      case 'Home':
+        next = items[0];
+        break;
+      case 'End':
+        next = items[items.length - 1];
+        break;
       case 'ArrowRight':
         if (expanded === 'false') {
           setExpanded(item, true);

@@ -1,7 +1,11 @@
 // Our own thin components over @vscode/webview-ui-toolkit (deprecated upstream in 2025). Views use only
 // these functions, so the toolkit can be swapped (e.g. for @vscode-elements/elements) in this one file.
 import {
-  provideVSCodeDesignSystem, vsCodeButton, vsCodeDivider, vsCodeProgressRing, vsCodeTextArea,
+  provideVSCodeDesignSystem,
+  vsCodeButton,
+  vsCodeDivider,
+  vsCodeProgressRing,
+  vsCodeTextArea,
 } from '@vscode/webview-ui-toolkit';
 import { hasHiddenChars, showHiddenChars, splitHiddenChars } from '../../src/protocol/hiddenChars';
 
@@ -28,10 +32,13 @@ const READ_ATTRIBUTES = new Set(['title', 'aria-label']);
  * and zero-width characters in them show as `<U+202E>` (src/protocol/hiddenChars.ts).
  */
 export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K, attrs: Record<string, string> = {}, ...children: Child[]
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: Child[]
 ): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, READ_ATTRIBUTES.has(name) ? showHiddenChars(value) : value);
+  for (const [name, value] of Object.entries(attrs))
+    el.setAttribute(name, READ_ATTRIBUTES.has(name) ? showHiddenChars(value) : value);
   append(el, children);
   return el;
 }
@@ -111,7 +118,12 @@ export function setDisabled(el: HTMLElement, disabled: boolean): void {
   else el.removeAttribute('disabled');
 }
 
-export function textArea(options: { id: string; placeholder: string; ariaLabel: string; rows?: number }): HTMLElement & { value: string } {
+export function textArea(options: {
+  id: string;
+  placeholder: string;
+  ariaLabel: string;
+  rows?: number;
+}): HTMLElement & { value: string } {
   const el = document.createElement('vscode-text-area') as unknown as HTMLElement & { value: string };
   el.id = options.id;
   el.setAttribute('placeholder', options.placeholder);

@@ -29,17 +29,31 @@ export function renderGauge(gauge: GaugeState, compact: boolean, ariaLabel?: str
   const usedPct = usedPercent(gauge);
   const reservedPct = Math.min(100 - usedPct, (gauge.reservedForOutput / Math.max(1, gauge.window)) * 100);
   const level = gaugeLevel(gauge);
-  const bar = h('div', { class: 'gauge-bar', role: 'img', 'aria-label': ariaLabel ?? `Context ${usedPct.toFixed(0)}% used` },
+  const bar = h(
+    'div',
+    { class: 'gauge-bar', role: 'img', 'aria-label': ariaLabel ?? `Context ${usedPct.toFixed(0)}% used` },
     h('div', { class: `gauge-used gauge-${level}`, 'data-width': usedPct.toFixed(2) }),
-    h('div', { class: 'gauge-reserved', 'data-width': reservedPct.toFixed(2) }));
+    h('div', { class: 'gauge-reserved', 'data-width': reservedPct.toFixed(2) }),
+  );
   gauge.marks.forEach((mark, i) => {
-    bar.append(h('div', { class: `gauge-mark gauge-mark-${i}`, 'data-left': String(Math.min(100, mark)), 'data-mark': String(mark), title: `${mark}%` }));
+    bar.append(
+      h('div', {
+        class: `gauge-mark gauge-mark-${i}`,
+        'data-left': String(Math.min(100, mark)),
+        'data-mark': String(mark),
+        title: `${mark}%`,
+      }),
+    );
   });
   // Widths go through the CSSOM, which the CSP allows (inline style attributes would be blocked).
-  for (const el of Array.from(bar.querySelectorAll<HTMLElement>('[data-width]'))) el.style.width = `${el.dataset.width}%`;
+  for (const el of Array.from(bar.querySelectorAll<HTMLElement>('[data-width]')))
+    el.style.width = `${el.dataset.width}%`;
   for (const el of Array.from(bar.querySelectorAll<HTMLElement>('[data-left]'))) el.style.left = `${el.dataset.left}%`;
-  const label = h('div', { class: 'gauge-label' },
+  const label = h(
+    'div',
+    { class: 'gauge-label' },
     h('span', { class: 'gauge-percent' }, `${usedPct.toFixed(0)}%`),
-    ` ${groupDigits(gauge.usedTokens)} / ${groupDigits(gauge.window)} tokens`);
+    ` ${groupDigits(gauge.usedTokens)} / ${groupDigits(gauge.window)} tokens`,
+  );
   return h('div', { class: `gauge ${compact ? 'gauge-compact' : ''}`, 'data-level': level }, bar, label);
 }

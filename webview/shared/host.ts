@@ -15,7 +15,9 @@ export interface HostLink<Out, State> {
   setState(state: State): void;
 }
 
-export function connect<In extends { type: string }, Out, State = unknown>(handlers: Handlers<In>): HostLink<Out, State> {
+export function connect<In extends { type: string }, Out, State = unknown>(
+  handlers: Handlers<In>,
+): HostLink<Out, State> {
   const api = acquireVsCodeApi<State>();
   window.addEventListener('message', (event: MessageEvent) => {
     const message = event.data as In;

@@ -16,8 +16,11 @@ export function isSimplifiedChinese(lang: string): boolean {
 export function makeStrings<K extends string>(en: Record<K, string>, zh: Record<K, string>): Strings<K> {
   let table = en;
   return {
-    setLanguage: (lang) => { table = isSimplifiedChinese(lang) ? zh : en; },
-    t: (key, ...args) => table[key].replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m)),
+    setLanguage: (lang) => {
+      table = isSimplifiedChinese(lang) ? zh : en;
+    },
+    t: (key, ...args) =>
+      table[key].replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m)),
     tOr: (key, fallback) => (Object.prototype.hasOwnProperty.call(table, key) ? table[key as K] : fallback),
   };
 }

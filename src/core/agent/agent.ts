@@ -45,7 +45,11 @@ export interface AgentOptions {
   readFiles?: ReadFileState;
   pathGuard?: (absPath: string, op: PathOp) => string | null;
   /** Reactive compaction (DESIGN 5): a shorter conversation to retry with after "prompt is too long". */
-  recoverPromptTooLong?(ctx: { agent: Agent; error: PromptTooLongError; messages: ApiMessage[] }): Promise<ApiMessage[] | undefined>;
+  recoverPromptTooLong?(ctx: {
+    agent: Agent;
+    error: PromptTooLongError;
+    messages: ApiMessage[];
+  }): Promise<ApiMessage[] | undefined>;
   /** Automatic compaction: runs before every model call and may return a replacement message list. */
   beforeModelCall?(ctx: ModelCallContext): Promise<ApiMessage[] | undefined>;
   /** Where the prompt-cache breakpoints of the next call go beyond the defaults (compaction knows what it trimmed). */
@@ -164,8 +168,10 @@ export class Agent {
     this.readFiles = opts.readFiles ?? new ReadFileState();
     this.sendRepeatsOnce = opts.sendRepeatsOnce ?? SEND_REPEATS_ONCE;
     this.permissions = new SessionPermissions(opts.permissionPrompt, {
-      asked: (call, toolName) => this.emit({ type: 'permissionAsked', toolUseId: call.toolUseId, toolName, summary: call.summary }),
-      answered: (call, toolName, answer) => this.emit({ type: 'permissionAnswered', toolUseId: call.toolUseId, toolName, answer }),
+      asked: (call, toolName) =>
+        this.emit({ type: 'permissionAsked', toolUseId: call.toolUseId, toolName, summary: call.summary }),
+      answered: (call, toolName, answer) =>
+        this.emit({ type: 'permissionAnswered', toolUseId: call.toolUseId, toolName, answer }),
     });
   }
 
@@ -257,8 +263,9 @@ export class Agent {
     this.lastTurn = undefined;
     const transcript = this.opts.transcript;
     if (transcript) {
-      void recordRewind(transcript, start.parentUuid, transcript.lastUuid)
-        .catch((e: unknown) => this.logger.error('Could not write to the transcript', e));
+      void recordRewind(transcript, start.parentUuid, transcript.lastUuid).catch((e: unknown) =>
+        this.logger.error('Could not write to the transcript', e),
+      );
     }
     this.emit({ type: 'conversationReplaced', messages: this.history.length });
     return { prompt: start.prompt };
@@ -294,12 +301,14 @@ export class Agent {
       side.calls++;
     };
     await this.hooks.beforeTurn.run({ agent: this, prompt, display, attachments, sideCall }, this.logger);
-    const stored: string | UserBlock[] = attachments.length === 0
-      ? prompt
-      : [...(typeof prompt === 'string' ? [{ type: 'text' as const, text: prompt }] : prompt), ...attachments];
+    const stored: string | UserBlock[] =
+      attachments.length === 0
+        ? prompt
+        : [...(typeof prompt === 'string' ? [{ type: 'text' as const, text: prompt }] : prompt), ...attachments];
     this.lastTurn = {
       index: this.history[this.history.length - 1]?.role === 'user' ? this.history.length - 1 : this.history.length,
-      merged: this.history[this.history.length - 1]?.role === 'user' ? this.history[this.history.length - 1] : undefined,
+      merged:
+        this.history[this.history.length - 1]?.role === 'user' ? this.history[this.history.length - 1] : undefined,
       parentUuid: o.transcript?.lastUuid ?? null,
       prompt: display,
     };
@@ -314,29 +323,34 @@ export class Agent {
     const hints = this.compaction.cacheHints ?? o.cacheHints;
     let result: TurnResult;
     try {
-      result = await runLoop({
-        client: o.client,
-        model: o.model,
-        maxTokens: o.maxTokens,
-        ...(o.thinking ? { thinking: o.thinking } : {}),
-        system: this.system,
-        tools: o.tools,
-        offerTools: o.trusted,
-        gate,
-        toolContext: { cwd: o.cwd, readFiles: this.readFiles, ...(o.pathGuard ? { pathGuard: o.pathGuard } : {}) },
-        ...(o.transcript ? { transcript: o.transcript } : {}),
-        emit: (e) => this.emit(e),
-        logger: this.logger,
-        ...(o.retry ? { retry: o.retry } : {}),
-        ...(recover ? { recoverPromptTooLong: (error, messages) => recover({ agent: this, error, messages }) } : {}),
-        beforeModelCall: async (messages, s) => {
-          await Promise.all([...this.holds]);
-          return before?.({ agent: this, messages, signal: s });
+      result = await runLoop(
+        {
+          client: o.client,
+          model: o.model,
+          maxTokens: o.maxTokens,
+          ...(o.thinking ? { thinking: o.thinking } : {}),
+          system: this.system,
+          tools: o.tools,
+          offerTools: o.trusted,
+          gate,
+          toolContext: { cwd: o.cwd, readFiles: this.readFiles, ...(o.pathGuard ? { pathGuard: o.pathGuard } : {}) },
+          ...(o.transcript ? { transcript: o.transcript } : {}),
+          emit: (e) => this.emit(e),
+          logger: this.logger,
+          ...(o.retry ? { retry: o.retry } : {}),
+          ...(recover ? { recoverPromptTooLong: (error, messages) => recover({ agent: this, error, messages }) } : {}),
+          beforeModelCall: async (messages, s) => {
+            await Promise.all([...this.holds]);
+            return before?.({ agent: this, messages, signal: s });
+          },
+          ...(hints ? { cacheHints: hints } : {}),
+          sendRepeatsOnce: this.sendRepeatsOnce,
+          afterModelResponse: (response) =>
+            this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),
         },
-        ...(hints ? { cacheHints: hints } : {}),
-        sendRepeatsOnce: this.sendRepeatsOnce,
-        afterModelResponse: (response) => this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),
-      }, this.history, signal);
+        this.history,
+        signal,
+      );
     } catch (e) {
       // Only a bug gets here (model errors are results); keep the conversation usable anyway.
       this.logger.error('The agent loop failed', e);
@@ -351,8 +365,15 @@ export class Agent {
       this.emit({ type: 'error', kind: unsaved.kind, message: unsaved.message });
       result = { ...result, reason: 'error', error: unsaved };
     }
-    if (side.calls > 0) result = { ...result, usage: addUsage(side.usage, result.usage), modelCalls: result.modelCalls + side.calls };
-    this.emit({ type: 'turnEnd', reason: result.reason, text: result.text, usage: result.usage, modelCalls: result.modelCalls });
+    if (side.calls > 0)
+      result = { ...result, usage: addUsage(side.usage, result.usage), modelCalls: result.modelCalls + side.calls };
+    this.emit({
+      type: 'turnEnd',
+      reason: result.reason,
+      text: result.text,
+      usage: result.usage,
+      modelCalls: result.modelCalls,
+    });
     await this.hooks.afterTurn.run({ agent: this, result, messages: this.history }, this.logger);
     return result;
   }
@@ -367,7 +388,8 @@ export class Agent {
     const blocks: UserBlock[] = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
     const last = this.history[this.history.length - 1];
     if (last?.role === 'user') {
-      const prev: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+      const prev: ContentBlock[] =
+        typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
       this.history[this.history.length - 1] = { role: 'user', content: [...prev, ...blocks] };
     } else {
       this.history.push({ role: 'user', content: typeof prompt === 'string' ? prompt : blocks });

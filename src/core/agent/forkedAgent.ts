@@ -63,24 +63,34 @@ export async function fork(opts: ForkOptions): Promise<ForkResult> {
     }
   }
   const gate: ToolGate = async (tool, input) => opts.canUseTool(tool, input);
-  const result = await runLoop({
-    client: parent.client,
-    model: parent.model,
-    maxTokens: parent.maxTokens,
-    ...(parent.thinking ? { thinking: parent.thinking } : {}),
-    system: parent.system,
-    tools: parent.tools,
-    gate,
-    toolContext: { cwd: parent.cwd, readFiles: opts.readFiles ?? new ReadFileState(), ...(parent.pathGuard ? { pathGuard: parent.pathGuard } : {}) },
-    ...(transcript ? { transcript } : {}),
-    emit,
-    logger: parent.logger,
-    ...(parent.retry ? { retry: parent.retry } : {}),
-    maxModelCalls: opts.maxTurns,
-    ...(opts.stopAfterTools ? { stopAfterTools: opts.stopAfterTools } : {}),
-    ...(opts.cacheTail === false ? { cacheHints: () => ({ cacheTail: false }) } : {}),
-  }, messages, signal);
-  await transcript?.flush().catch((e: unknown) => parent.logger.error('Could not write the forked agent transcript', e));
+  const result = await runLoop(
+    {
+      client: parent.client,
+      model: parent.model,
+      maxTokens: parent.maxTokens,
+      ...(parent.thinking ? { thinking: parent.thinking } : {}),
+      system: parent.system,
+      tools: parent.tools,
+      gate,
+      toolContext: {
+        cwd: parent.cwd,
+        readFiles: opts.readFiles ?? new ReadFileState(),
+        ...(parent.pathGuard ? { pathGuard: parent.pathGuard } : {}),
+      },
+      ...(transcript ? { transcript } : {}),
+      emit,
+      logger: parent.logger,
+      ...(parent.retry ? { retry: parent.retry } : {}),
+      maxModelCalls: opts.maxTurns,
+      ...(opts.stopAfterTools ? { stopAfterTools: opts.stopAfterTools } : {}),
+      ...(opts.cacheTail === false ? { cacheHints: () => ({ cacheTail: false }) } : {}),
+    },
+    messages,
+    signal,
+  );
+  await transcript
+    ?.flush()
+    .catch((e: unknown) => parent.logger.error('Could not write the forked agent transcript', e));
   return { agentId, ...result, messages };
 }
 
@@ -95,12 +105,19 @@ export function forkMessages(prefix: readonly ApiMessage[], extra: string): ApiM
   const last = messages[messages.length - 1];
   if (!last) return [{ role: 'user', content: extra }];
   if (last.role === 'user') {
-    const blocks: ContentBlock[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+    const blocks: ContentBlock[] =
+      typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
     messages[messages.length - 1] = { role: 'user', content: [...blocks, text] };
     return messages;
   }
-  const pending = typeof last.content === 'string' ? [] : last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-  const answers: ToolResultBlock[] = pending.map((b) => ({ type: 'tool_result', tool_use_id: b.id, content: HANDLED_BY_MAIN, is_error: true }));
+  const pending =
+    typeof last.content === 'string' ? [] : last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+  const answers: ToolResultBlock[] = pending.map((b) => ({
+    type: 'tool_result',
+    tool_use_id: b.id,
+    content: HANDLED_BY_MAIN,
+    is_error: true,
+  }));
   messages.push({ role: 'user', content: [...answers, text] });
   return messages;
 }

@@ -20,7 +20,8 @@ export interface PermissionObserver {
   answered?(call: GateCall, toolName: string, answer: PermissionAnswer): void;
 }
 
-export const DENIED_BY_USER = 'The user denied permission for this tool call. Do not retry it as is; ask the user or take another approach.';
+export const DENIED_BY_USER =
+  'The user denied permission for this tool call. Do not retry it as is; ask the user or take another approach.';
 
 /** Session-scoped permission state of one main conversation. */
 export class SessionPermissions {

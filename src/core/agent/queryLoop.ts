@@ -4,9 +4,22 @@
 import { RepeatIndex, type RepeatMark } from '../conversation/repeatedResults';
 import type { ApiMessage, AssistantBlock, SystemBlock, ToolUseBlock, Usage } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
-import { ConnectionDroppedError, isModelError, PromptTooLongError, transcriptNotWritten, type ModelError } from '../llm/errors';
+import {
+  ConnectionDroppedError,
+  isModelError,
+  PromptTooLongError,
+  transcriptNotWritten,
+  type ModelError,
+} from '../llm/errors';
 import type { BreakpointOptions } from '../llm/cacheBreakpoints';
-import { addUsage, emptyUsage, type ModelClient, type ModelResponse, type StreamHandlers, type ThinkingConfig } from '../llm/modelClient';
+import {
+  addUsage,
+  emptyUsage,
+  type ModelClient,
+  type ModelResponse,
+  type StreamHandlers,
+  type ThinkingConfig,
+} from '../llm/modelClient';
 import { streamWithRetry, type RetryOptions } from '../llm/retry';
 import type { Logger } from '../ports';
 import type { Tool, ToolContext } from '../tools/tool';
@@ -81,7 +94,13 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
   let modelCalls = 0;
   let text = '';
   let recoveries = 0;
-  const end = (reason: TurnEndReason, error?: ModelError): LoopResult => ({ reason, text, usage, modelCalls, ...(error ? { error } : {}) });
+  const end = (reason: TurnEndReason, error?: ModelError): LoopResult => ({
+    reason,
+    text,
+    usage,
+    modelCalls,
+    ...(error ? { error } : {}),
+  });
 
   for (;;) {
     if (signal.aborted) return end('cancelled');
@@ -111,26 +130,41 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
     let response: ModelResponse | undefined;
     let error: ModelError | undefined;
     try {
-      response = await streamWithRetry(cfg.client, {
-        model: cfg.model,
-        maxTokens: cfg.maxTokens,
-        system: cfg.system,
-        tools: cfg.offerTools === false ? [] : cfg.tools.map((t) => t.schema),
-        messages: messages.slice(),
-        ...(cfg.thinking ? { thinking: cfg.thinking } : {}),
-        ...cacheOf(cfg, messages),
-      }, handlers, signal, {
-        ...cfg.retry,
-        onRetry: (info) => {
-          cfg.emit({ type: 'retrying', attempt: info.attempt, maxRetries: info.maxRetries, delayMs: info.delayMs, reason: info.error.message, kind: info.error.kind });
-          void cfg.transcript?.appendSystem({
-            subtype: 'api_error',
-            level: 'error',
-            content: info.error.message,
-            fields: { retryInMs: info.delayMs, retryAttempt: info.attempt, maxRetries: info.maxRetries },
-          }).catch((e: unknown) => cfg.logger.error('Could not write to the transcript', e));
+      response = await streamWithRetry(
+        cfg.client,
+        {
+          model: cfg.model,
+          maxTokens: cfg.maxTokens,
+          system: cfg.system,
+          tools: cfg.offerTools === false ? [] : cfg.tools.map((t) => t.schema),
+          messages: messages.slice(),
+          ...(cfg.thinking ? { thinking: cfg.thinking } : {}),
+          ...cacheOf(cfg, messages),
         },
-      });
+        handlers,
+        signal,
+        {
+          ...cfg.retry,
+          onRetry: (info) => {
+            cfg.emit({
+              type: 'retrying',
+              attempt: info.attempt,
+              maxRetries: info.maxRetries,
+              delayMs: info.delayMs,
+              reason: info.error.message,
+              kind: info.error.kind,
+            });
+            void cfg.transcript
+              ?.appendSystem({
+                subtype: 'api_error',
+                level: 'error',
+                content: info.error.message,
+                fields: { retryInMs: info.delayMs, retryAttempt: info.attempt, maxRetries: info.maxRetries },
+              })
+              .catch((e: unknown) => cfg.logger.error('Could not write to the transcript', e));
+          },
+        },
+      );
     } catch (e) {
       if (!isModelError(e)) throw e;
       error = e;
@@ -165,17 +199,25 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
       // its thought, and the person saw the failure.
       if (calls.length > 0) answerWithout(cfg, messages, calls, errorResult(NOT_RUN_AFTER_DROP));
       cfg.emit({ type: 'error', kind: error.kind, message: error.message });
-      await writeSafely(cfg, () => cfg.transcript?.appendSystem({
-        subtype: 'api_error',
-        level: 'error',
-        content: error.message,
-        fields: { errorKind: error.kind, ...(error.status ? { status: error.status } : {}), ...(error instanceof ConnectionDroppedError ? { partial: true } : {}) },
-      }));
+      await writeSafely(cfg, () =>
+        cfg.transcript?.appendSystem({
+          subtype: 'api_error',
+          level: 'error',
+          content: error.message,
+          fields: {
+            errorKind: error.kind,
+            ...(error.status ? { status: error.status } : {}),
+            ...(error instanceof ConnectionDroppedError ? { partial: true } : {}),
+          },
+        }),
+      );
       return end('error', error);
     }
     if (!response || response.cancelled) {
       if (calls.length > 0) answerWithout(cfg, messages, calls, cancelledResult());
-      await writeSafely(cfg, () => cfg.transcript?.appendSystem({ subtype: 'interrupted', level: 'info', content: 'Cancelled by the user.' }));
+      await writeSafely(cfg, () =>
+        cfg.transcript?.appendSystem({ subtype: 'interrupted', level: 'info', content: 'Cancelled by the user.' }),
+      );
       return end('cancelled');
     }
     if (calls.length === 0) return end(stopToEnd(response.stopReason));
@@ -217,14 +259,25 @@ function streamHandlers(cfg: LoopConfig, tools: Map<string, Tool>, lines: Assist
     onBlockComplete: (block) => {
       lines.complete(block);
       if (block.type === 'tool_use') {
-        cfg.emit({ type: 'toolCall', id: block.id, name: block.name, input: block.input, summary: summarizeCall(tools.get(block.name), block) });
+        cfg.emit({
+          type: 'toolCall',
+          id: block.id,
+          name: block.name,
+          input: block.input,
+          summary: summarizeCall(tools.get(block.name), block),
+        });
       }
     },
   };
 }
 
 /** Answers calls that will not run, in one tool_result message, and records each answer. */
-function answerWithout(cfg: LoopConfig, messages: ApiMessage[], calls: ToolUseBlock[], result: ReturnType<typeof errorResult>): void {
+function answerWithout(
+  cfg: LoopConfig,
+  messages: ApiMessage[],
+  calls: ToolUseBlock[],
+  result: ReturnType<typeof errorResult>,
+): void {
   const outcomes: ToolCallOutcome[] = calls.map((call) => ({
     call,
     result,
@@ -240,15 +293,30 @@ function answerWithout(cfg: LoopConfig, messages: ApiMessage[], calls: ToolUseBl
  * round's message holds it).
  */
 function recordResult(cfg: LoopConfig, o: ToolCallOutcome, repeat?: RepeatMark): void {
-  cfg.emit({ type: 'toolResult', id: o.call.id, name: o.call.name, content: o.result.content, isError: o.result.isError, data: o.result.data });
-  const extra = { ...(o.result.data !== undefined ? { toolUseResult: o.result.data } : {}), ...(repeat ? { repeat } : {}) };
-  void cfg.transcript?.appendToolResult(o.block, extra)
+  cfg.emit({
+    type: 'toolResult',
+    id: o.call.id,
+    name: o.call.name,
+    content: o.result.content,
+    isError: o.result.isError,
+    data: o.result.data,
+  });
+  const extra = {
+    ...(o.result.data !== undefined ? { toolUseResult: o.result.data } : {}),
+    ...(repeat ? { repeat } : {}),
+  };
+  void cfg.transcript
+    ?.appendToolResult(o.block, extra)
     .catch((e: unknown) => cfg.logger.error('Could not write to the transcript', e));
   if (repeat) o.block = { ...o.block, content: repeat.note };
 }
 
 function noteOfRepeat(repeats: RepeatIndex, o: ToolCallOutcome, tools: Map<string, Tool>): RepeatMark | undefined {
-  return repeats.noteFor(o.block, (call) => ({ name: call?.name ?? o.call.name, summary: call ? summarizeCall(tools.get(call.name), call) : '' }), o.call);
+  return repeats.noteFor(
+    o.block,
+    (call) => ({ name: call?.name ?? o.call.name, summary: call ? summarizeCall(tools.get(call.name), call) : '' }),
+    o.call,
+  );
 }
 
 /** Waits for the lines written so far; the error to end the turn with when one of them failed. */
@@ -298,7 +366,10 @@ function stopToEnd(stop: ModelResponse['stopReason']): TurnEndReason {
 }
 
 export function textOf(content: AssistantBlock[]): string {
-  return content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('');
+  return content
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join('');
 }
 
 /**
@@ -312,7 +383,11 @@ class AssistantLines {
   private held: AssistantBlock | undefined;
   private readonly written = new Set<AssistantBlock>();
 
-  constructor(private readonly transcript: TranscriptWriter | undefined, private readonly model: string, private readonly logger: Logger) {}
+  constructor(
+    private readonly transcript: TranscriptWriter | undefined,
+    private readonly model: string,
+    private readonly logger: Logger,
+  ) {}
 
   start(id: string, usage: Usage): void {
     this.id = id;
@@ -336,7 +411,11 @@ class AssistantLines {
   private write(block: AssistantBlock, stopReason: ModelResponse['stopReason'], requestId: string | undefined): void {
     this.written.add(block);
     if (!this.transcript) return;
-    void this.transcript.appendAssistantBlock({ id: this.id, model: this.model, stopReason, usage: this.usage, ...(requestId ? { requestId } : {}) }, block)
+    void this.transcript
+      .appendAssistantBlock(
+        { id: this.id, model: this.model, stopReason, usage: this.usage, ...(requestId ? { requestId } : {}) },
+        block,
+      )
       .catch((e: unknown) => this.logger.error('Could not write to the transcript', e));
   }
 }

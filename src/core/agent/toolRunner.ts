@@ -52,9 +52,11 @@ export async function runToolCalls(calls: ToolUseBlock[], deps: ToolRunDeps): Pr
       if (early) outcomes[k] = await finish(calls[k], early, deps);
       else allowed.push(k);
     }
-    await Promise.all(allowed.map(async (k) => {
-      outcomes[k] = await finish(calls[k], await execute(calls[k], deps), deps);
-    }));
+    await Promise.all(
+      allowed.map(async (k) => {
+        outcomes[k] = await finish(calls[k], await execute(calls[k], deps), deps);
+      }),
+    );
     i = j;
   }
   return Promise.all(outcomes.map((o, k) => o ?? finish(calls[k], cancelledResult(), deps)));
@@ -68,10 +70,17 @@ function isConcurrent(call: ToolUseBlock, deps: ToolRunDeps): boolean {
 async function precheck(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResult | undefined> {
   if (deps.signal.aborted) return cancelledResult();
   const tool = deps.tools.get(call.name);
-  if (!tool) return errorResult(`There is no tool named "${call.name}". Use one of: ${[...deps.tools.keys()].join(', ') || '(none)'}.`);
+  if (!tool)
+    return errorResult(
+      `There is no tool named "${call.name}". Use one of: ${[...deps.tools.keys()].join(', ') || '(none)'}.`,
+    );
   const invalid = tool.validate(call.input);
   if (invalid) return errorResult(`Invalid input for ${call.name}: ${invalid}`);
-  const decision = await deps.gate(tool, call.input, { toolUseId: call.id, summary: summarizeCall(tool, call), signal: deps.signal });
+  const decision = await deps.gate(tool, call.input, {
+    toolUseId: call.id,
+    summary: summarizeCall(tool, call),
+    signal: deps.signal,
+  });
   if (deps.signal.aborted) return cancelledResult();
   if (!decision.allow) return errorResult(decision.reason);
   return undefined;
@@ -81,9 +90,11 @@ async function execute(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResul
   const tool = deps.tools.get(call.name);
   if (!tool) return errorResult(`There is no tool named "${call.name}".`);
   if (deps.signal.aborted) return cancelledResult();
-  const run = tool.run(call.input, { ...deps.context, signal: deps.signal }).catch(
-    (e: unknown): ToolResult => errorResult(`${call.name} failed: ${e instanceof Error ? e.message : String(e)}`),
-  );
+  const run = tool
+    .run(call.input, { ...deps.context, signal: deps.signal })
+    .catch(
+      (e: unknown): ToolResult => errorResult(`${call.name} failed: ${e instanceof Error ? e.message : String(e)}`),
+    );
   // A tool that ignores the signal must not hold the conversation hostage.
   const signal = deps.signal;
   let onAbort = (): void => {};
@@ -116,7 +127,11 @@ async function redacted(result: ToolResult): Promise<ToolResult> {
     scan = await redactSecrets(result.content);
   } catch (e) {
     // A scanner that fails must not let the text through unscanned.
-    return { ...result, content: `The result could not be checked for secrets, so it is withheld (${e instanceof Error ? e.message : String(e)}).`, isError: true };
+    return {
+      ...result,
+      content: `The result could not be checked for secrets, so it is withheld (${e instanceof Error ? e.message : String(e)}).`,
+      isError: true,
+    };
   }
   return scan.findings.length === 0 ? result : { ...result, content: scan.text };
 }

@@ -43,7 +43,9 @@ function lastTrimmed(messages: readonly ApiMessage[]): number {
     const m = messages[i];
     let known = holdsTrimmed.get(m);
     if (known === undefined) {
-      known = typeof m.content !== 'string' && m.content.some((b) => b.type === 'tool_result' && isTrimmed(b as ToolResultBlock));
+      known =
+        typeof m.content !== 'string' &&
+        m.content.some((b) => b.type === 'tool_result' && isTrimmed(b as ToolResultBlock));
       holdsTrimmed.set(m, known);
     }
     if (known) return i;

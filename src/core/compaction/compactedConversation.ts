@@ -6,7 +6,11 @@
 import type { ContentBlock } from '../conversation/types';
 import type { CompactionEntry } from './types';
 
-export function assembleCompacted(summaryText: string, entries: readonly CompactionEntry[], keptFrom: number): CompactionEntry[] {
+export function assembleCompacted(
+  summaryText: string,
+  entries: readonly CompactionEntry[],
+  keptFrom: number,
+): CompactionEntry[] {
   const kept = entries.slice(keptFrom);
   const first = kept[0];
   if (!first || first.message.role !== 'user') {
@@ -20,7 +24,10 @@ export function assembleCompacted(summaryText: string, entries: readonly Compact
  * The conversation without the opening summary: the inverse of assembleCompacted, for undo. Undefined
  * when the first message does not start with that summary (the conversation changed since).
  */
-export function withoutSummary(entries: readonly CompactionEntry[], summaryText: string): CompactionEntry[] | undefined {
+export function withoutSummary(
+  entries: readonly CompactionEntry[],
+  summaryText: string,
+): CompactionEntry[] | undefined {
   const first = entries[0];
   if (!first || first.message.role !== 'user') return undefined;
   const c = first.message.content;

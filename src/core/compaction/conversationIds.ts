@@ -26,7 +26,10 @@ export class ConversationIds {
   }
 
   /** Entries with line uuids from the transcript; without them when it cannot be read or does not match. */
-  async withLines(messages: readonly ApiMessage[], writer: TranscriptWriter | undefined): Promise<{ entries: CompactionEntry[]; view: TranscriptView | undefined }> {
+  async withLines(
+    messages: readonly ApiMessage[],
+    writer: TranscriptWriter | undefined,
+  ): Promise<{ entries: CompactionEntry[]; view: TranscriptView | undefined }> {
     const known = this.known(messages);
     if (!writer) return { entries: known, view: undefined };
     try {
@@ -34,10 +37,14 @@ export class ConversationIds {
       const view = await loadTranscriptView(writer.file);
       const aligned = alignEntries(messages, view.entries);
       if (!aligned) {
-        this.logger.warn('The transcript does not match the conversation in memory; compaction goes on without line ids.');
+        this.logger.warn(
+          'The transcript does not match the conversation in memory; compaction goes on without line ids.',
+        );
         return { entries: known, view: undefined };
       }
-      const entries = aligned.map((e, i) => (e.messageIds.length > 0 || known[i].messageIds.length === 0 ? e : { ...e, messageIds: known[i].messageIds }));
+      const entries = aligned.map((e, i) =>
+        e.messageIds.length > 0 || known[i].messageIds.length === 0 ? e : { ...e, messageIds: known[i].messageIds },
+      );
       return { entries, view };
     } catch (e) {
       this.logger.error('Could not read the transcript for compaction', e);
@@ -46,7 +53,11 @@ export class ConversationIds {
   }
 
   /** The view's lines, read again when lines were written since (e.g. a microcompact line just before). */
-  async linesUpTo(writer: TranscriptWriter, view: TranscriptView | undefined, tail: string): Promise<TranscriptView['lines'] | undefined> {
+  async linesUpTo(
+    writer: TranscriptWriter,
+    view: TranscriptView | undefined,
+    tail: string,
+  ): Promise<TranscriptView['lines'] | undefined> {
     if (view?.lines.some((l) => l.uuid === tail)) return view.lines;
     try {
       await writer.flush();

@@ -33,7 +33,14 @@ export interface CompactionEvent {
 
 export function compactionEvent(
   result: CompactionResult,
-  meta: { id: string; trigger: CompactionTrigger; durationMs: number; at: number; focus?: string; summaryEdited?: boolean },
+  meta: {
+    id: string;
+    trigger: CompactionTrigger;
+    durationMs: number;
+    at: number;
+    focus?: string;
+    summaryEdited?: boolean;
+  },
 ): CompactionEvent {
   return {
     id: meta.id,
@@ -46,7 +53,9 @@ export function compactionEvent(
     replacedIds: result.replaced.flatMap((e) => e.uuids),
     keptFrom: result.keptFrom,
     ...(result.summaryText !== undefined ? { summaryText: result.summaryText } : {}),
-    ...(result.trimmedToolUseIds && result.trimmedToolUseIds.length > 0 ? { trimmedToolUseIds: result.trimmedToolUseIds.slice() } : {}),
+    ...(result.trimmedToolUseIds && result.trimmedToolUseIds.length > 0
+      ? { trimmedToolUseIds: result.trimmedToolUseIds.slice() }
+      : {}),
     ...(meta.focus ? { focus: meta.focus } : {}),
     ...(meta.summaryEdited ? { summaryEdited: true as const } : {}),
     at: meta.at,
@@ -79,12 +88,20 @@ export function undoCompactionEntries(
     const restored = replacedMessages(event.replacedIds, transcriptLines);
     if (!rest || !restored) return undefined;
     // The summary's own line was merged into the first kept message: it is not part of what comes back.
-    const summaryLines = new Set(transcriptLines.filter((l) => l.type === 'user' && (l as UserLine).isCompactSummary).map((l) => (l as UserLine).uuid));
+    const summaryLines = new Set(
+      transcriptLines
+        .filter((l) => l.type === 'user' && (l as UserLine).isCompactSummary)
+        .map((l) => (l as UserLine).uuid),
+    );
     if (rest[0]) rest[0] = { ...rest[0], uuids: rest[0].uuids.filter((u) => !summaryLines.has(u)) };
     entries = [...restored, ...rest];
   }
   if (!event.trimmedToolUseIds?.length) return entries;
-  const messages = restoreTrimmed(entries.map((e) => e.message), new Set(event.trimmedToolUseIds), transcriptLines);
+  const messages = restoreTrimmed(
+    entries.map((e) => e.message),
+    new Set(event.trimmedToolUseIds),
+    transcriptLines,
+  );
   return entries.map((e, i) => (messages[i] === e.message ? e : { ...e, message: messages[i] }));
 }
 
@@ -126,11 +143,12 @@ function restoreTrimmed(messages: ApiMessage[], trimmed: Set<string>, lines: rea
     if (m.role !== 'user' || typeof m.content === 'string') return m;
     const results = m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result');
     if (!results.some((r) => trimmed.has(r.tool_use_id))) return m;
-    const restored = results.map((r) => (trimmed.has(r.tool_use_id) ? originals.get(r.tool_use_id)?.block ?? r : r));
+    const restored = results.map((r) => (trimmed.has(r.tool_use_id) ? (originals.get(r.tool_use_id)?.block ?? r) : r));
     let others: ContentBlock[] = m.content.filter((b) => b.type !== 'tool_result');
     const originalOthers = results.flatMap((r) => originals.get(r.tool_use_id)?.extras ?? []);
     // Images next to a trimmed result became notes; put the originals back when they line up.
-    if (originalOthers.length === others.length && originalOthers.some((b) => b.type === 'image')) others = originalOthers;
+    if (originalOthers.length === others.length && originalOthers.some((b) => b.type === 'image'))
+      others = originalOthers;
     return { role: 'user', content: [...restored, ...others] };
   });
 }

@@ -22,7 +22,15 @@ import { keepIndexOf, type KeepBounds } from './keepIndex';
 import { microcompact, type MicrocompactOptions } from './microcompact';
 import { dropOldestRounds } from './rounds';
 import { extractSummary, fullSummaryText, summaryProblem, summaryRequest, type KeptPart } from './summaryPrompt';
-import { entriesOf, sumTokens, unavailable, type CompactionEntry, type CompactionStage, type StageOutcome, type TokensOf } from './types';
+import {
+  entriesOf,
+  sumTokens,
+  unavailable,
+  type CompactionEntry,
+  type CompactionStage,
+  type StageOutcome,
+  type TokensOf,
+} from './types';
 
 /** The model side of a summary: the parent conversation's settings, so the cached prefix matches. */
 export interface SummarizerConfig {
@@ -40,8 +48,13 @@ export function summarizerOf(agent: Agent | undefined): SummarizerConfig | undef
   if (!agent) return undefined;
   const p = agent.forkContext();
   return {
-    client: p.client, model: p.model, maxTokens: p.maxTokens, system: p.system, tools: p.tools.map((t) => t.schema),
-    ...(p.thinking ? { thinking: p.thinking } : {}), ...(p.retry ? { retry: p.retry } : {}),
+    client: p.client,
+    model: p.model,
+    maxTokens: p.maxTokens,
+    system: p.system,
+    tools: p.tools.map((t) => t.schema),
+    ...(p.thinking ? { thinking: p.thinking } : {}),
+    ...(p.retry ? { retry: p.retry } : {}),
   };
 }
 
@@ -84,7 +97,12 @@ export async function fullCompact(opts: FullCompactOptions): Promise<StageOutcom
   const fixed = opts.fixedTokens ?? 0;
   const { keptFrom, kept } = keptPart(opts);
 
-  let prefix = entriesOf(microcompact(entries.map((e) => e.message), opts.micro).messages);
+  let prefix = entriesOf(
+    microcompact(
+      entries.map((e) => e.message),
+      opts.micro,
+    ).messages,
+  );
   const request = summaryRequest(opts.focus);
   const signal = opts.signal ?? new AbortController().signal;
   let answer: SummaryAnswer | undefined;
@@ -150,31 +168,54 @@ interface SummaryAnswer {
   calls: number;
 }
 
-async function summarize(opts: FullCompactOptions, prefix: readonly CompactionEntry[], request: string, signal: AbortSignal, offerTools: boolean): Promise<SummaryAnswer> {
+async function summarize(
+  opts: FullCompactOptions,
+  prefix: readonly CompactionEntry[],
+  request: string,
+  signal: AbortSignal,
+  offerTools: boolean,
+): Promise<SummaryAnswer> {
   const s = opts.summarizer;
   let chars = 0;
-  const response = await streamWithRetry(s.client, {
-    model: s.model,
-    maxTokens: s.maxTokens,
-    system: s.system,
-    tools: offerTools ? s.tools : [],
-    messages: forkMessages(prefix.map((e) => e.message), request),
-    ...(s.thinking ? { thinking: s.thinking } : {}),
-    // The request is sent once: writing it to the cache would cost more than sending it.
-    cache: { cacheTail: false },
-  }, {
-    onTextDelta: (text) => {
-      chars += text.length;
-      opts.onProgress?.({ phase: 'streaming', chars });
+  const response = await streamWithRetry(
+    s.client,
+    {
+      model: s.model,
+      maxTokens: s.maxTokens,
+      system: s.system,
+      tools: offerTools ? s.tools : [],
+      messages: forkMessages(
+        prefix.map((e) => e.message),
+        request,
+      ),
+      ...(s.thinking ? { thinking: s.thinking } : {}),
+      // The request is sent once: writing it to the cache would cost more than sending it.
+      cache: { cacheTail: false },
     },
-  }, signal, s.retry ?? {});
+    {
+      onTextDelta: (text) => {
+        chars += text.length;
+        opts.onProgress?.({ phase: 'streaming', chars });
+      },
+    },
+    signal,
+    s.retry ?? {},
+  );
   if (response.cancelled) throw new Error('cancelled');
-  const text = response.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+  const text = response.content
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join('\n');
   return { content: response.content, text, calls: offerTools ? 1 : 2 };
 }
 
 /** How much to leave out, in our token units, scaled by how far the API said the request was over. */
-function tokensToFree(e: PromptTooLongError, prefix: readonly CompactionEntry[], fixed: number, tokensOf: TokensOf): number {
+function tokensToFree(
+  e: PromptTooLongError,
+  prefix: readonly CompactionEntry[],
+  fixed: number,
+  tokensOf: TokensOf,
+): number {
   const estimate = fixed + sumTokens(prefix, tokensOf);
   if (!e.promptTokens || !e.maxTokens || estimate === 0) return Math.ceil(estimate / 4);
   const ratio = e.promptTokens / estimate;
@@ -192,7 +233,11 @@ function invalid(opts: FullCompactOptions, problem: string, text: string): Stage
 
 function failed(opts: FullCompactOptions, e: unknown): StageOutcome {
   const cancelled = (e instanceof Error && e.message === 'cancelled') || opts.signal?.aborted === true;
-  const message = cancelled ? 'The compaction was cancelled.' : isModelError(e) ? e.message : `The summary failed: ${e instanceof Error ? e.message : String(e)}`;
+  const message = cancelled
+    ? 'The compaction was cancelled.'
+    : isModelError(e)
+      ? e.message
+      : `The summary failed: ${e instanceof Error ? e.message : String(e)}`;
   opts.onProgress?.({ phase: 'failed', message });
   return unavailable('full', cancelled ? 'cancelled' : 'model-error', message);
 }

@@ -76,17 +76,25 @@ export function checkCut(messages: readonly AnyMessage[], startIndex: number): s
   const problems: string[] = [];
   const cutUses = new Set<string>();
   const cutIds = new Set<string>();
-  messages.slice(0, startIndex).map(asCut).forEach((m) => {
-    for (const b of blocksOf(m.message)) if (b.type === 'tool_use') cutUses.add(b.id);
-    for (const id of m.messageIds ?? []) cutIds.add(id);
-  });
-  messages.slice(startIndex).map(asCut).forEach((m, k) => {
-    const i = startIndex + k;
-    for (const b of blocksOf(m.message)) {
-      if (b.type === 'tool_result' && cutUses.has(b.tool_use_id)) problems.push(`messages.${i}: tool_result ${b.tool_use_id} is kept but its tool_use is cut`);
-    }
-    for (const id of m.messageIds ?? []) if (cutIds.has(id)) problems.push(`messages.${i}: message ${id} is split by the cut`);
-  });
+  messages
+    .slice(0, startIndex)
+    .map(asCut)
+    .forEach((m) => {
+      for (const b of blocksOf(m.message)) if (b.type === 'tool_use') cutUses.add(b.id);
+      for (const id of m.messageIds ?? []) cutIds.add(id);
+    });
+  messages
+    .slice(startIndex)
+    .map(asCut)
+    .forEach((m, k) => {
+      const i = startIndex + k;
+      for (const b of blocksOf(m.message)) {
+        if (b.type === 'tool_result' && cutUses.has(b.tool_use_id))
+          problems.push(`messages.${i}: tool_result ${b.tool_use_id} is kept but its tool_use is cut`);
+      }
+      for (const id of m.messageIds ?? [])
+        if (cutIds.has(id)) problems.push(`messages.${i}: message ${id} is split by the cut`);
+    });
   return problems;
 }
 
@@ -127,7 +135,8 @@ export function checkInvariants(messages: readonly AnyMessage[]): string[] {
       if (uses.length > 0 && nextTurn < list.length) {
         const answered = leadingResultIds(list, nextTurn);
         const missing = uses.filter((id) => !answered.has(id));
-        if (missing.length > 0) problems.push(`messages.${i}: tool_use ${missing.join(', ')} without a tool_result right after`);
+        if (missing.length > 0)
+          problems.push(`messages.${i}: tool_use ${missing.join(', ')} without a tool_result right after`);
       }
     } else {
       const offered = new Set<string>();
@@ -135,7 +144,8 @@ export function checkInvariants(messages: readonly AnyMessage[]): string[] {
         for (const b of blocksOf(list[j].message)) if (b.type === 'tool_use') offered.add(b.id);
       }
       for (const b of blocks) {
-        if (b.type === 'tool_result' && !offered.has(b.tool_use_id)) problems.push(`messages.${i}: tool_result ${b.tool_use_id} without its tool_use right before`);
+        if (b.type === 'tool_result' && !offered.has(b.tool_use_id))
+          problems.push(`messages.${i}: tool_result ${b.tool_use_id} without its tool_use right before`);
       }
     }
   }

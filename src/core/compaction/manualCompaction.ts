@@ -99,7 +99,8 @@ export class ManualCompactions {
     const host = this.host;
     const agent = host.agent();
     if (!agent) return refusedPlan(stage, 'busy', 'No conversation is attached.');
-    if (agent.busy || this.running) return refusedPlan(stage, 'busy', 'Wait for the current turn or compaction to finish, then compact.');
+    if (agent.busy || this.running)
+      return refusedPlan(stage, 'busy', 'Wait for the current turn or compaction to finish, then compact.');
     this.pending = undefined; // a newer plan replaces one still under review
     const messages = agent.messages.slice();
     const settings = host.settings();
@@ -111,9 +112,14 @@ export class ManualCompactions {
       const summarizer = summarizerOf(agent);
       let before = entries;
       const out = await runCompaction(stage, entries, used, {
-        settings, tokensOf: host.tokensOf, fixedTokens: host.fixedTokens(), automatic: false,
-        ...(host.notes ? { notes: host.notes } : {}), ...(summarizer ? { summarizer } : {}),
-        ...(focus ? { focus } : {}), ...(signal ? { signal } : {}),
+        settings,
+        tokensOf: host.tokensOf,
+        fixedTokens: host.fixedTokens(),
+        automatic: false,
+        ...(host.notes ? { notes: host.notes } : {}),
+        ...(summarizer ? { summarizer } : {}),
+        ...(focus ? { focus } : {}),
+        ...(signal ? { signal } : {}),
         reattach: () => host.reattach(),
         onProgress: (p) => host.progress(p),
         onUnavailable: (f) => host.unavailable(f),
@@ -127,10 +133,17 @@ export class ManualCompactions {
       const last = steps[steps.length - 1]?.result;
       const review = last && !out.failure ? reviewTextOf(last) : undefined;
       const plan: Plan = {
-        stage, ...(focus ? { focus } : {}), ...(review ? { review } : {}),
+        stage,
+        ...(focus ? { focus } : {}),
+        ...(review ? { review } : {}),
         ...(out.failure ? { failure: { code: out.failure.code, reason: out.failure.reason } } : {}),
-        tokensBefore: used, tokensAfter: last?.tokensAfter ?? used,
-        agent, messages, steps, view, maxChars: settings.toolResultChars,
+        tokensBefore: used,
+        tokensAfter: last?.tokensAfter ?? used,
+        agent,
+        messages,
+        steps,
+        view,
+        maxChars: settings.toolResultChars,
       };
       this.pending = plan;
       return plan;
@@ -141,20 +154,31 @@ export class ManualCompactions {
 
   /** Applies a prepared compaction, with `edited` in place of its summary (or notes) when given. */
   async apply(prepared: PreparedCompaction, edited?: string): Promise<CompactNowResult> {
-    if (!('steps' in prepared)) return refused(prepared.failure?.code ?? 'busy', prepared.failure?.reason ?? 'Nothing was prepared.');
+    if (!('steps' in prepared))
+      return refused(prepared.failure?.code ?? 'busy', prepared.failure?.reason ?? 'Nothing was prepared.');
     const plan = prepared as Plan;
     if (plan !== this.pending) {
-      return refused('conversation-changed', 'This compaction was already applied or cancelled, or a newer one was prepared. Compact again.');
+      return refused(
+        'conversation-changed',
+        'This compaction was already applied or cancelled, or a newer one was prepared. Compact again.',
+      );
     }
     const agent = this.host.agent();
-    if (agent?.busy || this.running) return refused('busy', 'Wait for the current turn or compaction to finish, then apply.');
+    if (agent?.busy || this.running)
+      return refused('busy', 'Wait for the current turn or compaction to finish, then apply.');
     if (!agent || agent !== plan.agent || !sameMessages(agent.messages, plan.messages)) {
       this.pending = undefined;
-      return refused('conversation-changed', 'The conversation changed after the summary was written (a message, a compaction or an undo); nothing was applied. Compact again.');
+      return refused(
+        'conversation-changed',
+        'The conversation changed after the summary was written (a message, a compaction or an undo); nothing was applied. Compact again.',
+      );
     }
     if (plan.steps.length === 0) {
       this.pending = undefined;
-      return refused(plan.failure?.code ?? 'nothing-to-compact', plan.failure?.reason ?? 'There is nothing to compact.');
+      return refused(
+        plan.failure?.code ?? 'nothing-to-compact',
+        plan.failure?.reason ?? 'There is nothing to compact.',
+      );
     }
     let steps = plan.steps;
     let summaryEdited = false;
@@ -169,10 +193,16 @@ export class ManualCompactions {
     this.pending = undefined;
     const events: CompactionEvent[] = [];
     for (const [i, step] of steps.entries()) {
-      events.push(await this.host.record(step.result, {
-        durationMs: step.durationMs, beforeEntries: step.before, view: plan.view, maxChars: plan.maxChars,
-        ...(plan.focus ? { focus: plan.focus } : {}), ...(summaryEdited && i === steps.length - 1 ? { summaryEdited: true } : {}),
-      }));
+      events.push(
+        await this.host.record(step.result, {
+          durationMs: step.durationMs,
+          beforeEntries: step.before,
+          view: plan.view,
+          maxChars: plan.maxChars,
+          ...(plan.focus ? { focus: plan.focus } : {}),
+          ...(summaryEdited && i === steps.length - 1 ? { summaryEdited: true } : {}),
+        }),
+      );
     }
     const after = steps[steps.length - 1].result.entries.map((e) => e.message);
     agent.replaceMessages(after);

@@ -55,7 +55,14 @@ export function isTrimmed(block: ToolResultBlock): boolean {
 }
 
 export function microcompact(messages: readonly ApiMessage[], opts: MicrocompactOptions): MicrocompactResult {
-  const out: MicrocompactResult = { messages: messages.slice(), changed: [], trimmedToolUseIds: [], imagesRemoved: 0, charsBefore: 0, charsAfter: 0 };
+  const out: MicrocompactResult = {
+    messages: messages.slice(),
+    changed: [],
+    trimmedToolUseIds: [],
+    imagesRemoved: 0,
+    charsBefore: 0,
+    charsAfter: 0,
+  };
   // Results are numbered from the newest; the first `keepRecent` of them stay whole.
   let seen = 0;
   const trimmed: string[][] = [];
@@ -86,7 +93,13 @@ export function microcompact(messages: readonly ApiMessage[], opts: Microcompact
  * order; the later ones are newer). Images next to trimmed results in the same message (a tool's
  * extra output) go too. Undefined when nothing changes.
  */
-function compactMessage(content: readonly ContentBlock[], oldCount: number, opts: MicrocompactOptions, out: MicrocompactResult, ids: string[]): ContentBlock[] | undefined {
+function compactMessage(
+  content: readonly ContentBlock[],
+  oldCount: number,
+  opts: MicrocompactOptions,
+  out: MicrocompactResult,
+  ids: string[],
+): ContentBlock[] | undefined {
   let ordinal = 0;
   let changed = false;
   const next = content.map((b): ContentBlock => {
@@ -121,7 +134,14 @@ function hasAny(content: readonly ContentBlock[], ids: ReadonlySet<string> | und
  * runs, so a resumed process sends the bytes the one that decided it sent (recordedCompactions.ts).
  */
 export function trimToolResult(block: ToolResultBlock, maxChars: number): ToolResultBlock {
-  return trimResult(block, maxChars, { messages: [], changed: [], trimmedToolUseIds: [], imagesRemoved: 0, charsBefore: 0, charsAfter: 0 });
+  return trimResult(block, maxChars, {
+    messages: [],
+    changed: [],
+    trimmedToolUseIds: [],
+    imagesRemoved: 0,
+    charsBefore: 0,
+    charsAfter: 0,
+  });
 }
 
 /** A message's loose images (a tool's extra output beside its results) as the notes microcompact leaves. */
@@ -135,7 +155,11 @@ export function outputChars(block: ToolResultBlock): number {
     const note = NOTE_PATTERN.exec(block.content);
     return note ? Math.max(0, note.index - 2) : block.content.length;
   }
-  return block.content.reduce((n, c) => n + (c.type === 'text' && !IMAGE_NOTE_PATTERN.test(c.text) && !NOTE_PATTERN.test(c.text) ? c.text.length : 0), 0);
+  return block.content.reduce(
+    (n, c) =>
+      n + (c.type === 'text' && !IMAGE_NOTE_PATTERN.test(c.text) && !NOTE_PATTERN.test(c.text) ? c.text.length : 0),
+    0,
+  );
 }
 
 function trimResult(block: ToolResultBlock, maxChars: number, out: MicrocompactResult): ToolResultBlock {
@@ -148,7 +172,10 @@ function trimResult(block: ToolResultBlock, maxChars: number, out: MicrocompactR
     return { ...block, content };
   }
   // Notes of images removed earlier are ours, not output: they neither count nor get cut.
-  const total = block.content.reduce((n, c) => n + (c.type === 'text' && !IMAGE_NOTE_PATTERN.test(c.text) ? c.text.length : 0), 0);
+  const total = block.content.reduce(
+    (n, c) => n + (c.type === 'text' && !IMAGE_NOTE_PATTERN.test(c.text) ? c.text.length : 0),
+    0,
+  );
   const images = block.content.filter((c) => c.type === 'image').length;
   if (total <= maxChars && images === 0) return block;
   const inner: TextBlock[] = [];

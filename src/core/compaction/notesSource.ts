@@ -72,13 +72,18 @@ export function fileNotesSource(opts: FileNotesOptions): NotesSource {
 async function readCursor(file: string): Promise<string | undefined> {
   try {
     const state = JSON.parse(await fsp.readFile(file, 'utf8')) as { lastSummarizedMessageId?: unknown };
-    return typeof state.lastSummarizedMessageId === 'string' && state.lastSummarizedMessageId !== '' ? state.lastSummarizedMessageId : undefined;
+    return typeof state.lastSummarizedMessageId === 'string' && state.lastSummarizedMessageId !== ''
+      ? state.lastSummarizedMessageId
+      : undefined;
   } catch {
     return undefined; // no state yet, or unreadable: the notes are taken to cover everything
   }
 }
 
 /** Notes held in memory (tests, benchmarks, and an adapter over any other store). */
-export function staticNotesSource(snapshot: NotesSnapshot | undefined, isEmpty: (text: string) => boolean = looksTemplateOnly): NotesSource {
+export function staticNotesSource(
+  snapshot: NotesSnapshot | undefined,
+  isEmpty: (text: string) => boolean = looksTemplateOnly,
+): NotesSource {
   return { read: async () => snapshot, waitForUpdate: async () => undefined, isEmpty };
 }

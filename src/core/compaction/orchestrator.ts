@@ -31,14 +31,29 @@ import { resolveCompactionSettings, type CompactionSettings } from './settings';
 import { recordStage } from './transcriptRecords';
 import type { TranscriptView } from './transcriptView';
 import { undoNewest, type UndoStash } from './undo';
-import { sumTokens, type CompactionEntry, type CompactionResult, type CompactionStage, type CompactionTrigger, type TokensOf, type UnavailableCode } from './types';
+import {
+  sumTokens,
+  type CompactionEntry,
+  type CompactionResult,
+  type CompactionStage,
+  type CompactionTrigger,
+  type TokensOf,
+  type UnavailableCode,
+} from './types';
 
 export type OrchestratorEvent =
   | { type: 'compacted'; event: CompactionEvent }
   | { type: 'progress'; stage: CompactionStage; trigger: CompactionTrigger; progress: CompactProgress }
   /** A stage declined and the next one was tried (e.g. notes still empty, so a summary was written). */
   | { type: 'unavailable'; stage: CompactionStage; trigger: CompactionTrigger; code: UnavailableCode; reason: string }
-  | { type: 'failed'; stage: CompactionStage; trigger: CompactionTrigger; code: UnavailableCode; reason: string; consecutiveFailures: number }
+  | {
+      type: 'failed';
+      stage: CompactionStage;
+      trigger: CompactionTrigger;
+      code: UnavailableCode;
+      reason: string;
+      consecutiveFailures: number;
+    }
   /** Tell the user: automatic compaction is off until they compact by hand or turn it back on. */
   | { type: 'autoCompactionStopped'; failures: number; reason: string }
   | { type: 'undone'; event: CompactionEvent };
@@ -95,7 +110,9 @@ export class CompactionOrchestrator {
   constructor(private readonly opts: OrchestratorOptions = {}) {
     this.settingsValue = resolveCompactionSettings(opts.settings);
     this.countTokens = opts.countTokens ?? defaultTokenCounter;
-    const gauge = opts.gauge ?? new ContextGauge({ ...(opts.estimator ? { estimator: opts.estimator } : {}), count: this.countTokens });
+    const gauge =
+      opts.gauge ??
+      new ContextGauge({ ...(opts.estimator ? { estimator: opts.estimator } : {}), count: this.countTokens });
     this.gauge = gauge;
     this.tokensOf = (m) => gauge.tokensOf(m);
     this.clock = opts.clock ?? systemClock;
@@ -103,10 +120,18 @@ export class CompactionOrchestrator {
     this.ids = new ConversationIds(this.logger);
     this.timeline.push(...(opts.events ?? []));
     this.manual = new ManualCompactions({
-      agent: () => this.agent, ids: this.ids, settings: () => this.settingsValue, tokensOf: this.tokensOf, notes: opts.notes,
-      fixedTokens: () => this.fixedTokens(), usedTokens: (m) => this.usedTokens(m), reattach: () => this.reattachText(), now: () => this.clock.now(),
+      agent: () => this.agent,
+      ids: this.ids,
+      settings: () => this.settingsValue,
+      tokensOf: this.tokensOf,
+      notes: opts.notes,
+      fixedTokens: () => this.fixedTokens(),
+      usedTokens: (m) => this.usedTokens(m),
+      reattach: () => this.reattachText(),
+      now: () => this.clock.now(),
       progress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger: 'manual', progress }),
-      unavailable: (f) => this.emit({ type: 'unavailable', stage: f.stage, trigger: 'manual', code: f.code, reason: f.reason }),
+      unavailable: (f) =>
+        this.emit({ type: 'unavailable', stage: f.stage, trigger: 'manual', code: f.code, reason: f.reason }),
       failed: (f) => this.fail(f, 'manual'),
       record: (result, meta) => this.applyRecorded(result, 'manual', meta),
       applied: (events, before, after) => {
@@ -155,7 +180,9 @@ export class CompactionOrchestrator {
       recoverPromptTooLong: (ctx) => this.recoverPromptTooLong(ctx.error, ctx.messages),
       cacheHints: (messages) => this.cacheHints.next(messages),
     });
-    const off = agent.hooks.afterModelResponse.add('compaction', ({ response, messages }) => this.onResponse(response, messages));
+    const off = agent.hooks.afterModelResponse.add('compaction', ({ response, messages }) =>
+      this.onResponse(response, messages),
+    );
     return () => {
       off();
       agent.setCompactionHandlers({});
@@ -178,7 +205,10 @@ export class CompactionOrchestrator {
   }
 
   /** The reactive stage: called by the loop with the conversation the API found too long. */
-  async recoverPromptTooLong(error: PromptTooLongError, messages: readonly ApiMessage[]): Promise<ApiMessage[] | undefined> {
+  async recoverPromptTooLong(
+    error: PromptTooLongError,
+    messages: readonly ApiMessage[],
+  ): Promise<ApiMessage[] | undefined> {
     const s = this.settingsValue;
     if (!s.reactive) return undefined;
     const attempt = ++this.reactiveAttempts;
@@ -202,22 +232,40 @@ export class CompactionOrchestrator {
       // The notes cost nothing; a full summary only on the first try, so recovery never waits on it twice.
       compact: async (trimmed) => {
         const sm = notes
-          ? await sessionMemoryCompact(notes, s.notesWaitMs, { entries: trimmed, bounds, thresholdTokens: Number.POSITIVE_INFINITY, fixedTokens: fixed, tokensOf: this.tokensOf })
+          ? await sessionMemoryCompact(notes, s.notesWaitMs, {
+              entries: trimmed,
+              bounds,
+              thresholdTokens: Number.POSITIVE_INFINITY,
+              fixedTokens: fixed,
+              tokensOf: this.tokensOf,
+            })
           : undefined;
-        if (sm?.ok || attempt > 1 || !summarizer) return sm ?? { ok: false, stage: 'session-memory', code: 'no-notes', reason: 'No notes.' };
+        if (sm?.ok || attempt > 1 || !summarizer)
+          return sm ?? { ok: false, stage: 'session-memory', code: 'no-notes', reason: 'No notes.' };
         const full = await runCompaction('full', trimmed, fixed + sumTokens(trimmed, this.tokensOf), {
-          settings: s, tokensOf: this.tokensOf, fixedTokens: fixed, summarizer, automatic: true,
+          settings: s,
+          tokensOf: this.tokensOf,
+          fixedTokens: fixed,
+          summarizer,
+          automatic: true,
           onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger: 'reactive', progress }),
         });
         const last = full.applied[full.applied.length - 1];
-        return last?.stage === 'full' ? { ok: true, result: last } : full.failure ?? { ok: false, stage: 'full', code: 'model-error', reason: 'No summary.' };
+        return last?.stage === 'full'
+          ? { ok: true, result: last }
+          : (full.failure ?? { ok: false, stage: 'full', code: 'model-error', reason: 'No summary.' });
       },
     });
     if (!out.ok) {
       this.fail(out, 'reactive');
       return undefined;
     }
-    const event = await this.applyRecorded(out.result, 'reactive', { durationMs: this.clock.now() - started, beforeEntries: entries, view, maxChars: s.toolResultChars });
+    const event = await this.applyRecorded(out.result, 'reactive', {
+      durationMs: this.clock.now() - started,
+      beforeEntries: entries,
+      view,
+      maxChars: s.toolResultChars,
+    });
     this.afterCompaction([event]);
     return out.result.entries.map((e) => e.message);
   }
@@ -249,8 +297,14 @@ export class CompactionOrchestrator {
     if (!agent || agent.busy || this.manual.busy || !last) return false;
     const current = agent.messages.slice();
     const restored = await undoNewest({
-      event: last, current, ...(this.stash ? { stash: this.stash } : {}), ...(agent.transcript ? { writer: agent.transcript } : {}),
-      ids: this.ids, eventId: this.opts.newId?.() ?? randomUUID(), preTokens: this.usedTokens(current), logger: this.logger,
+      event: last,
+      current,
+      ...(this.stash ? { stash: this.stash } : {}),
+      ...(agent.transcript ? { writer: agent.transcript } : {}),
+      ids: this.ids,
+      eventId: this.opts.newId?.() ?? randomUUID(),
+      preTokens: this.usedTokens(current),
+      logger: this.logger,
     });
     if (!restored) return false;
     agent.replaceMessages(restored);
@@ -264,13 +318,19 @@ export class CompactionOrchestrator {
   // ---- internals ----
 
   /** Automatic compaction before a model call (manual ones go through ManualCompactions). */
-  private async run(stage: ChainStage | 'none', messages: readonly ApiMessage[], used: number, signal: AbortSignal): Promise<ApiMessage[] | undefined> {
+  private async run(
+    stage: ChainStage | 'none',
+    messages: readonly ApiMessage[],
+    used: number,
+    signal: AbortSignal,
+  ): Promise<ApiMessage[] | undefined> {
     if (stage === 'none') return undefined;
     const trigger = 'auto';
     const s = this.settingsValue;
     const fixed = this.fixedTokens();
     let loaded: { entries: CompactionEntry[]; view: TranscriptView | undefined } | undefined;
-    const idsFor = async (): Promise<{ entries: CompactionEntry[]; view: TranscriptView | undefined }> => (loaded ??= await this.ids.withLines(messages, this.agent?.transcript));
+    const idsFor = async (): Promise<{ entries: CompactionEntry[]; view: TranscriptView | undefined }> =>
+      (loaded ??= await this.ids.withLines(messages, this.agent?.transcript));
     // Micro needs no ids to decide; load them only once something will be applied.
     const input = stage === 'micro' ? this.ids.known(messages) : (await idsFor()).entries;
     const events: CompactionEvent[] = [];
@@ -278,8 +338,13 @@ export class CompactionOrchestrator {
     let currentEntries: CompactionEntry[] = input;
     const summarizer = summarizerOf(this.agent);
     const out = await runCompaction(stage, input, used, {
-      settings: s, tokensOf: this.tokensOf, fixedTokens: fixed, signal, automatic: true,
-      ...(this.opts.notes ? { notes: this.opts.notes } : {}), ...(summarizer ? { summarizer } : {}),
+      settings: s,
+      tokensOf: this.tokensOf,
+      fixedTokens: fixed,
+      signal,
+      automatic: true,
+      ...(this.opts.notes ? { notes: this.opts.notes } : {}),
+      ...(summarizer ? { summarizer } : {}),
       reattach: () => this.reattachText(),
       onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger, progress }),
       onUnavailable: (f) => this.emit({ type: 'unavailable', stage: f.stage, trigger, code: f.code, reason: f.reason }),
@@ -291,7 +356,12 @@ export class CompactionOrchestrator {
           const at = new Map(input.map((e, i) => [e, i] as const));
           result = { ...result, replaced: result.replaced.map((r) => entries[at.get(r) ?? -1] ?? r) };
         }
-        const meta = { durationMs: this.clock.now() - startedAt, beforeEntries: currentEntries, view: loaded?.view, maxChars: s.toolResultChars };
+        const meta = {
+          durationMs: this.clock.now() - startedAt,
+          beforeEntries: currentEntries,
+          view: loaded?.view,
+          maxChars: s.toolResultChars,
+        };
         events.push(await this.applyRecorded(result, trigger, meta));
         current = result.entries.map((e) => e.message);
         currentEntries = result.entries;
@@ -310,7 +380,11 @@ export class CompactionOrchestrator {
   }
 
   /** Records a stage in the transcript and the timeline, and keeps what an exact undo needs. */
-  private async applyRecorded(result: CompactionResult, trigger: CompactionTrigger, m: RecordMeta): Promise<CompactionEvent> {
+  private async applyRecorded(
+    result: CompactionResult,
+    trigger: CompactionTrigger,
+    m: RecordMeta,
+  ): Promise<CompactionEvent> {
     const { durationMs, beforeEntries, view } = m;
     const id = this.opts.newId?.() ?? randomUUID();
     const marks = { ...(m.focus ? { focus: m.focus } : {}), ...(m.summaryEdited ? { summaryEdited: true } : {}) };
@@ -340,11 +414,25 @@ export class CompactionOrchestrator {
 
   private fail(failure: StageFailure, trigger: CompactionTrigger): void {
     if (trigger === 'manual') {
-      this.emit({ type: 'failed', stage: failure.stage, trigger, code: failure.code, reason: failure.reason, consecutiveFailures: this.failures });
+      this.emit({
+        type: 'failed',
+        stage: failure.stage,
+        trigger,
+        code: failure.code,
+        reason: failure.reason,
+        consecutiveFailures: this.failures,
+      });
       return;
     }
     this.failures++;
-    this.emit({ type: 'failed', stage: failure.stage, trigger, code: failure.code, reason: failure.reason, consecutiveFailures: this.failures });
+    this.emit({
+      type: 'failed',
+      stage: failure.stage,
+      trigger,
+      code: failure.code,
+      reason: failure.reason,
+      consecutiveFailures: this.failures,
+    });
     if (trigger === 'auto' && this.failures >= this.settingsValue.maxConsecutiveFailures && !this.stopped) {
       this.stopped = true;
       this.emit({
@@ -378,7 +466,11 @@ export class CompactionOrchestrator {
     const agent = this.agent;
     if (!agent) return '';
     const context = (await this.opts.reattachContext?.()) ?? {};
-    const r = await reattachRecent(agent.readFiles, this.settingsValue, { ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}), context, countTokens: this.countTokens });
+    const r = await reattachRecent(agent.readFiles, this.settingsValue, {
+      ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}),
+      context,
+      countTokens: this.countTokens,
+    });
     this.reattachedWhole = r.whole;
     return r.text;
   }

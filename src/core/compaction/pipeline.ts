@@ -21,7 +21,14 @@ import { sessionMemoryCompact } from './sessionMemoryCompact';
 import { trimPlan } from './supersededResults';
 import { tokensAtPercent, type CompactionSettings } from './settings';
 import type { ApiMessage } from '../conversation/types';
-import { sumTokens, unavailable, type CompactionEntry, type CompactionResult, type StageOutcome, type TokensOf } from './types';
+import {
+  sumTokens,
+  unavailable,
+  type CompactionEntry,
+  type CompactionResult,
+  type StageOutcome,
+  type TokensOf,
+} from './types';
 
 export type ChainStage = 'micro' | 'session-memory' | 'full' | 'auto';
 export type AutoPlan = 'none' | 'micro' | 'auto';
@@ -79,7 +86,12 @@ export interface PipelineOutcome {
   failure?: StageFailure;
 }
 
-export async function runCompaction(stage: ChainStage, input: readonly CompactionEntry[], tokensBefore: number, ctx: PipelineContext): Promise<PipelineOutcome> {
+export async function runCompaction(
+  stage: ChainStage,
+  input: readonly CompactionEntry[],
+  tokensBefore: number,
+  ctx: PipelineContext,
+): Promise<PipelineOutcome> {
   const s = ctx.settings;
   const now = ctx.now ?? Date.now;
   const out: PipelineOutcome = { applied: [], entries: input.slice() };
@@ -99,10 +111,20 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
   if (stage !== 'session-memory') {
     const startedAt = now();
     const holdBack = ctx.automatic && ctx.notes !== undefined && stage !== 'full';
-    const micro = microStep(out.entries, before, ctx, holdBack ? (r) => r.tokensAfter <= trimTargetTokens(s) : undefined);
+    const micro = microStep(
+      out.entries,
+      before,
+      ctx,
+      holdBack ? (r) => r.tokensAfter <= trimTargetTokens(s) : undefined,
+    );
     if (micro && holdBack && micro.tokensAfter > trimTargetTokens(s)) heldBack = { result: micro, startedAt };
     else if (micro) await apply(micro, startedAt);
-    else if (stage === 'micro' && !ctx.automatic) out.failure = unavailable('micro', 'nothing-to-compact', 'No old tool result is long enough to trim.') as StageFailure;
+    else if (stage === 'micro' && !ctx.automatic)
+      out.failure = unavailable(
+        'micro',
+        'nothing-to-compact',
+        'No old tool result is long enough to trim.',
+      ) as StageFailure;
     if (stage === 'micro') return out;
     // Measured again: the trim may have brought the context under the mark that called for the rest.
     if (stage === 'auto' && ctx.automatic && before < tokensAtPercent(s, s.sessionMemoryPercent)) return out;
@@ -112,15 +134,15 @@ export async function runCompaction(stage: ChainStage, input: readonly Compactio
     const startedAt = now();
     const sm = ctx.notes
       ? await sessionMemoryCompact(ctx.notes, s.notesWaitMs, {
-        entries: out.entries,
-        bounds: keepBounds(s),
-        thresholdTokens: tokensAtPercent(s, s.sessionMemoryPercent),
-        fixedTokens: ctx.fixedTokens,
-        tokensOf: ctx.tokensOf,
-        tokensBefore: before,
-        reattach: await reattach(),
-        catchUp: s.notesCatchUp,
-      })
+          entries: out.entries,
+          bounds: keepBounds(s),
+          thresholdTokens: tokensAtPercent(s, s.sessionMemoryPercent),
+          fixedTokens: ctx.fixedTokens,
+          tokensOf: ctx.tokensOf,
+          tokensBefore: before,
+          reattach: await reattach(),
+          catchUp: s.notesCatchUp,
+        })
       : unavailable('session-memory', 'no-notes', 'Session notes are not available in this conversation.');
     if (sm.ok) {
       await apply(sm.result, startedAt);
@@ -238,7 +260,13 @@ function microResult(
  * sent: then the report is scaled by the share of the estimate that is left, which stays above 0 and
  * below the report. Only in that case is the whole conversation summed (from cached counts).
  */
-function microTokensAfter(entries: readonly CompactionEntry[], tokensBefore: number, saved: number, left: number, tokensOf: PipelineContext['tokensOf']): number {
+function microTokensAfter(
+  entries: readonly CompactionEntry[],
+  tokensBefore: number,
+  saved: number,
+  left: number,
+  tokensOf: PipelineContext['tokensOf'],
+): number {
   if (tokensBefore - saved >= left) return tokensBefore - saved;
   const estimated = sumTokens(entries, tokensOf);
   if (estimated <= 0) return Math.max(0, tokensBefore - saved);
@@ -252,7 +280,11 @@ function contentChars(m: ApiMessage): number {
   for (const b of m.content) {
     if (b.type === 'text') n += b.text.length;
     else if (b.type === 'image') n += b.source.data.length;
-    else if (b.type === 'tool_result') n += typeof b.content === 'string' ? b.content.length : b.content.reduce((k, c) => k + (c.type === 'text' ? c.text.length : c.source.data.length), 0);
+    else if (b.type === 'tool_result')
+      n +=
+        typeof b.content === 'string'
+          ? b.content.length
+          : b.content.reduce((k, c) => k + (c.type === 'text' ? c.text.length : c.source.data.length), 0);
     else n += JSON.stringify(b).length;
   }
   return n;

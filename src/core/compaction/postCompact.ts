@@ -14,11 +14,21 @@ export interface ReattachResult {
 export async function reattachRecent(
   readFiles: ReadFileState,
   s: CompactionSettings,
-  opts: { readFile?(path: string): Promise<string | undefined>; context?: Pick<ReattachInputs, 'instructions' | 'memoryIndex'>; countTokens(text: string): number },
+  opts: {
+    readFile?(path: string): Promise<string | undefined>;
+    context?: Pick<ReattachInputs, 'instructions' | 'memoryIndex'>;
+    countTokens(text: string): number;
+  },
 ): Promise<ReattachResult> {
   const read = opts.readFile ?? readUtf8;
-  const files = await Promise.all(recentPaths(readFiles, s.reattachMaxFiles).map(async (p) => ({ path: p, content: await read(p) })));
-  const built = buildReattachment({ files, ...opts.context }, { maxFiles: s.reattachMaxFiles, fileTokens: s.reattachFileTokens, totalTokens: s.reattachTotalTokens }, opts.countTokens);
+  const files = await Promise.all(
+    recentPaths(readFiles, s.reattachMaxFiles).map(async (p) => ({ path: p, content: await read(p) })),
+  );
+  const built = buildReattachment(
+    { files, ...opts.context },
+    { maxFiles: s.reattachMaxFiles, fileTokens: s.reattachFileTokens, totalTokens: s.reattachTotalTokens },
+    opts.countTokens,
+  );
   return { text: built.text, whole: built.files.filter((f) => f.complete).map((f) => f.path) };
 }
 

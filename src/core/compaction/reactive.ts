@@ -36,7 +36,8 @@ export interface ReactiveOptions {
  * shorter on each try, before any summary is asked for (the summary request would carry them too).
  */
 function microFor(opts: ReactiveOptions): MicrocompactOptions {
-  if (isRequestTooLarge(opts.error)) return { keepRecent: 0, maxChars: Math.max(200, Math.floor(opts.micro.maxChars / opts.attempt)) };
+  if (isRequestTooLarge(opts.error))
+    return { keepRecent: 0, maxChars: Math.max(200, Math.floor(opts.micro.maxChars / opts.attempt)) };
   return opts.attempt >= 2 ? { ...opts.micro, keepRecent: 0 } : opts.micro;
 }
 
@@ -51,7 +52,10 @@ export async function reactiveCompact(opts: ReactiveOptions): Promise<StageOutco
   const ratio = error.promptTokens && before > 0 ? Math.max(1, error.promptTokens / before) : 1;
   const target = Math.floor((limit * FIT_MARGIN) / ratio);
 
-  const micro = microcompact(entries.map((e) => e.message), microFor(opts));
+  const micro = microcompact(
+    entries.map((e) => e.message),
+    microFor(opts),
+  );
   const trimmed = entries.map((e, i) => (micro.messages[i] === e.message ? e : { ...e, message: micro.messages[i] }));
   let summaryText: string | undefined;
   let keptFrom = 0;

@@ -36,7 +36,11 @@ export function recentPaths(readFiles: ReadFileState, maxFiles: number): string[
   return readFiles.recent(maxFiles).map((r) => r.path);
 }
 
-export function buildReattachment(inputs: ReattachInputs, limits: ReattachLimits, countTokens: (text: string) => number): Reattachment {
+export function buildReattachment(
+  inputs: ReattachInputs,
+  limits: ReattachLimits,
+  countTokens: (text: string) => number,
+): Reattachment {
   const parts: string[] = [];
   const files: Reattachment['files'] = [];
   let budget = limits.totalTokens;
@@ -51,7 +55,9 @@ export function buildReattachment(inputs: ReattachInputs, limits: ReattachLimits
   }
   const sections: string[] = [];
   if (parts.length > 0) {
-    sections.push(`Files you read or edited recently, as they are on disk now (re-read a file before editing it if it is marked truncated):\n${parts.join('\n')}`);
+    sections.push(
+      `Files you read or edited recently, as they are on disk now (re-read a file before editing it if it is marked truncated):\n${parts.join('\n')}`,
+    );
   }
   if (inputs.instructions?.trim()) sections.push(`<instructions>\n${inputs.instructions.trim()}\n</instructions>`);
   if (inputs.memoryIndex?.trim()) sections.push(`<memory-index>\n${inputs.memoryIndex.trim()}\n</memory-index>`);
@@ -62,7 +68,11 @@ export function buildReattachment(inputs: ReattachInputs, limits: ReattachLimits
  * Text cut to at most `maxTokens`: characters are estimated from the measured density and corrected
  * twice, which lands within a few percent without tokenizing the text over and over.
  */
-function fitTokens(text: string, maxTokens: number, countTokens: (t: string) => number): { text: string; tokens: number; complete: boolean } {
+function fitTokens(
+  text: string,
+  maxTokens: number,
+  countTokens: (t: string) => number,
+): { text: string; tokens: number; complete: boolean } {
   const total = countTokens(text);
   if (total <= maxTokens) return { text, tokens: total, complete: true };
   let chars = Math.floor((text.length * maxTokens) / Math.max(1, total));

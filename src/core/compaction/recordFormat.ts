@@ -65,7 +65,11 @@ export function contentSha1(block: ToolResultBlock): string {
  * tool_use id, so it works for summaries that drop messages too), and the messages that lost their
  * loose images. Undefined when nothing was cut.
  */
-export function cutsBetween(before: readonly ApiMessage[], after: readonly ApiMessage[], maxChars: number): RecordedCuts | undefined {
+export function cutsBetween(
+  before: readonly ApiMessage[],
+  after: readonly ApiMessage[],
+  maxChars: number,
+): RecordedCuts | undefined {
   const originals = new Map<string, ToolResultBlock>();
   const images = new Map<string, number>();
   for (const m of before) {

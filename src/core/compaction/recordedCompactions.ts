@@ -43,13 +43,16 @@ const STAGES: readonly CompactionStage[] = ['micro', 'session-memory', 'full', '
 /** The records among `lines` (any lines: the loaders pass only compaction records), in file order. */
 export function readRecords(lines: readonly TranscriptLine[]): RecordedEvent[] {
   const summaries = new Map<string, string>();
-  for (const l of lines) if (l.type === 'user' && (l as UserLine).isCompactSummary) summaries.set((l as UserLine).uuid, summaryTextOf(l as UserLine));
+  for (const l of lines)
+    if (l.type === 'user' && (l as UserLine).isCompactSummary)
+      summaries.set((l as UserLine).uuid, summaryTextOf(l as UserLine));
   const out: RecordedEvent[] = [];
   let awaitingSummary: RecordedEvent | undefined;
   for (const l of lines) {
     if (l.type === 'user' && (l as UserLine).isCompactSummary) {
       // Claude Code names no summary line: the one right after a boundary is its summary.
-      if (awaitingSummary && awaitingSummary.summaryText === undefined) awaitingSummary.summaryText = summaryTextOf(l as UserLine);
+      if (awaitingSummary && awaitingSummary.summaryText === undefined)
+        awaitingSummary.summaryText = summaryTextOf(l as UserLine);
       awaitingSummary = undefined;
       continue;
     }
@@ -60,18 +63,28 @@ export function readRecords(lines: readonly TranscriptLine[]): RecordedEvent[] {
     const meta = ((micro ? line.microcompactMetadata : line.compactMetadata) ?? {}) as Record<string, unknown>;
     const engram = engramOf(meta.engram);
     const undone = str(engram?.undoneEventId) ?? str(meta.undoneEventId);
-    const stage = undone !== undefined || meta.stage === 'undo' ? 'undo' : (STAGES.find((s) => s === meta.stage) ?? (micro ? 'micro' : 'full'));
+    const stage =
+      undone !== undefined || meta.stage === 'undo'
+        ? 'undo'
+        : (STAGES.find((s) => s === meta.stage) ?? (micro ? 'micro' : 'full'));
     const ev: RecordedEvent = {
       eventId: str(meta.eventId) ?? line.uuid,
       stage,
-      trigger: meta.reactive === true || meta.trigger === 'reactive' ? 'reactive' : meta.trigger === 'manual' ? 'manual' : 'auto',
+      trigger:
+        meta.reactive === true || meta.trigger === 'reactive'
+          ? 'reactive'
+          : meta.trigger === 'manual'
+            ? 'manual'
+            : 'auto',
       at: timeOf(line),
       tokensBefore: num(meta.preTokens) ?? 0,
       tokensAfter: num(meta.postTokens) ?? 0,
       durationMs: num(meta.durationMs) ?? 0,
       modelCalls: num(meta.modelCalls) ?? (stage === 'full' ? 1 : 0),
       ...(engram ? { engram } : {}),
-      trimmedToolUseIds: Array.isArray(meta.compactedToolIds) ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string') : [],
+      trimmedToolUseIds: Array.isArray(meta.compactedToolIds)
+        ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string')
+        : [],
       ...(undone !== undefined ? { undoneEventId: undone } : {}),
     };
     const summary = engram?.summaryUuid !== undefined ? summaries.get(engram.summaryUuid) : undefined;
@@ -99,9 +112,19 @@ export interface ReplayOutcome {
 }
 
 /** The entries with every recorded cut that was not undone applied again, in file order. */
-export function replayCuts(entries: readonly CompactionEntry[], records: readonly RecordedEvent[], skip: ReadonlySet<string> = new Set()): ReplayOutcome {
+export function replayCuts(
+  entries: readonly CompactionEntry[],
+  records: readonly RecordedEvent[],
+  skip: ReadonlySet<string> = new Set(),
+): ReplayOutcome {
   const undone = undoneIds(records);
-  const active = records.filter((r) => r.engram?.results !== undefined && r.engram.maxChars !== undefined && !undone.has(r.eventId) && !skip.has(r.eventId));
+  const active = records.filter(
+    (r) =>
+      r.engram?.results !== undefined &&
+      r.engram.maxChars !== undefined &&
+      !undone.has(r.eventId) &&
+      !skip.has(r.eventId),
+  );
   const out: ReplayOutcome = { entries: entries.slice(), replayed: 0, mismatched: [], warnings: [] };
   if (active.length === 0) return out;
   const where = new Map<string, number>();
@@ -140,7 +163,9 @@ export function replayCuts(entries: readonly CompactionEntry[], records: readonl
   }
   for (const [i, content] of copies) out.entries[i] = { ...entries[i], message: { role: 'user', content } };
   if (out.mismatched.length > 0) {
-    out.warnings.push(`${out.mismatched.length} tool result(s) differ from what compaction trimmed (${out.mismatched.slice(0, 5).join(', ')}${out.mismatched.length > 5 ? ', ...' : ''}); they are sent whole.`);
+    out.warnings.push(
+      `${out.mismatched.length} tool result(s) differ from what compaction trimmed (${out.mismatched.slice(0, 5).join(', ')}${out.mismatched.length > 5 ? ', ...' : ''}); they are sent whole.`,
+    );
   }
   return out;
 }
@@ -152,7 +177,10 @@ export function replayCuts(entries: readonly CompactionEntry[], records: readonl
  * become events: without the replaced ids nothing could be undone. A compaction written by another
  * program after them means theirs can no longer be undone.
  */
-export function recordedEvents(records: readonly RecordedEvent[]): { all: CompactionEvent[]; active: CompactionEvent[] } {
+export function recordedEvents(records: readonly RecordedEvent[]): {
+  all: CompactionEvent[];
+  active: CompactionEvent[];
+} {
   const undone = undoneIds(records);
   const all: CompactionEvent[] = [];
   let active: CompactionEvent[] = [];
@@ -207,7 +235,8 @@ function engramOf(v: unknown): EngramRecordData | undefined {
   if (!v || typeof v !== 'object' || (v as { v?: unknown }).v !== RECORD_VERSION) return undefined;
   const e = v as EngramRecordData;
   // A malformed cut list is ignored as a whole rather than half replayed.
-  if (e.results !== undefined && (!Array.isArray(e.results) || !e.results.every(validResult))) return { ...e, results: undefined };
+  if (e.results !== undefined && (!Array.isArray(e.results) || !e.results.every(validResult)))
+    return { ...e, results: undefined };
   return e;
 }
 

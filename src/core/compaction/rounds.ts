@@ -44,7 +44,12 @@ export function safeCutPoints(entries: readonly CompactionEntry[]): number[] {
  * tokens are gone. The last round always stays (it holds the request being answered), so the result
  * is the latest safe cut before the end when even that frees too little; `from` when no cut exists.
  */
-export function dropOldestRounds(entries: readonly CompactionEntry[], from: number, tokensToFree: number, tokensOf: TokensOf): number {
+export function dropOldestRounds(
+  entries: readonly CompactionEntry[],
+  from: number,
+  tokensToFree: number,
+  tokensOf: TokensOf,
+): number {
   const n = entries.length;
   const cuts = safeCutPoints(entries).filter((c) => c > from && c < n);
   if (cuts.length === 0) return from;

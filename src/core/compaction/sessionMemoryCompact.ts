@@ -49,27 +49,46 @@ export function notesSummaryText(notes: string, reattach?: string): string {
 }
 
 /** With the notes already read: pure and synchronous (the benchmark and the property tests call this). */
-export function compactWithNotes(notes: NotesSnapshot | undefined, isEmpty: (text: string) => boolean, opts: SessionMemoryCompactOptions): StageOutcome {
+export function compactWithNotes(
+  notes: NotesSnapshot | undefined,
+  isEmpty: (text: string) => boolean,
+  opts: SessionMemoryCompactOptions,
+): StageOutcome {
   const stage = 'session-memory';
   if (!notes) return unavailable(stage, 'no-notes', 'There are no session notes yet.');
-  if (notes.text.trim() === '' || isEmpty(notes.text)) return unavailable(stage, 'empty-notes', 'The session notes are still empty (only the template).');
+  if (notes.text.trim() === '' || isEmpty(notes.text))
+    return unavailable(stage, 'empty-notes', 'The session notes are still empty (only the template).');
   const { entries, tokensOf } = opts;
   let firstUncovered = entries.length;
   if (notes.lastSummarizedMessageId !== undefined) {
     const at = findCursorIndex(entries, notes.lastSummarizedMessageId);
-    if (at < 0) return unavailable(stage, 'cursor-lost', 'The message the session notes cover up to is no longer in the conversation.');
+    if (at < 0)
+      return unavailable(
+        stage,
+        'cursor-lost',
+        'The message the session notes cover up to is no longer in the conversation.',
+      );
     firstUncovered = at + 1;
   }
   const keep = keepIndexOf(entries, firstUncovered, opts.bounds, tokensOf, opts.floor ?? 0);
   const keptFrom = widenToKeepInvariants(entries, keep.index);
-  if (keptFrom === 0) return unavailable(stage, 'nothing-to-compact', 'Every message is recent enough to keep; there is nothing for the notes to replace.');
+  if (keptFrom === 0)
+    return unavailable(
+      stage,
+      'nothing-to-compact',
+      'Every message is recent enough to keep; there is nothing for the notes to replace.',
+    );
 
   const fixed = opts.fixedTokens ?? 0;
   const summaryText = notesSummaryText(notes.text, opts.reattach);
   const keptTokens = keptFrom === keep.index ? keep.keptTokens : sumTokens(entries, tokensOf, keptFrom);
   const tokensAfter = fixed + summaryTokens(tokensOf, summaryText) + keptTokens;
   if (tokensAfter >= opts.thresholdTokens) {
-    return unavailable(stage, 'still-over', `With the session notes the conversation would still hold ${tokensAfter} tokens (the mark is ${opts.thresholdTokens}).`);
+    return unavailable(
+      stage,
+      'still-over',
+      `With the session notes the conversation would still hold ${tokensAfter} tokens (the mark is ${opts.thresholdTokens}).`,
+    );
   }
   return {
     ok: true,
@@ -88,7 +107,11 @@ export function compactWithNotes(notes: NotesSnapshot | undefined, isEmpty: (tex
 }
 
 /** Waits (bounded) for a running notes update, so the freshest notes replace the messages. */
-export async function sessionMemoryCompact(source: NotesSource, waitMs: number, opts: SessionMemoryCompactOptions): Promise<StageOutcome> {
+export async function sessionMemoryCompact(
+  source: NotesSource,
+  waitMs: number,
+  opts: SessionMemoryCompactOptions,
+): Promise<StageOutcome> {
   await source.waitForUpdate(waitMs);
   let notes = await source.read();
   const cover = opts.catchUp && source.catchUp ? lastResponseCover(opts) : undefined;
@@ -113,10 +136,16 @@ function lagsBehind(notes: NotesSnapshot | undefined, source: NotesSource, opts:
 }
 
 /** The newest model response: what fresh notes will say they cover. */
-function lastResponseCover(opts: SessionMemoryCompactOptions): { messageId: string; contextTokens: number } | undefined {
+function lastResponseCover(
+  opts: SessionMemoryCompactOptions,
+): { messageId: string; contextTokens: number } | undefined {
   for (let i = opts.entries.length - 1; i >= 0; i--) {
     const id = opts.entries[i].messageIds.at(-1);
-    if (id) return { messageId: id, contextTokens: opts.tokensBefore ?? (opts.fixedTokens ?? 0) + sumTokens(opts.entries, opts.tokensOf) };
+    if (id)
+      return {
+        messageId: id,
+        contextTokens: opts.tokensBefore ?? (opts.fixedTokens ?? 0) + sumTokens(opts.entries, opts.tokensOf),
+      };
   }
   return undefined;
 }

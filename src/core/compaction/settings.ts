@@ -1,10 +1,23 @@
 // The compaction settings (DESIGN 5). Defaults come from thresholds.ts; the VS Code layer maps
 // `engram.compaction.*` (and `engram.contextWindow`) onto this shape, the CLI maps its flags.
 import {
-  DEFAULT_CONTEXT_WINDOW, FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS, MAX_CONSECUTIVE_COMPACT_FAILURES,
-  MAX_REACTIVE_RETRIES, MICROCOMPACT_KEEP_RECENT_RESULTS, MICROCOMPACT_PERCENT, MICROCOMPACT_RESULT_CHARS,
-  NOTES_WAIT_TIMEOUT_MS, REATTACH_FILE_TOKENS, REATTACH_MAX_FILES, REATTACH_TOTAL_TOKENS, SESSION_MEMORY_COMPACT_PERCENT,
-  NOTES_CATCH_UP_BEFORE_COMPACTION, TRIM_SUPERSEDED_FIRST,
+  DEFAULT_CONTEXT_WINDOW,
+  FULL_COMPACT_PERCENT,
+  KEEP_MAX_TOKENS,
+  KEEP_MIN_TEXT_MESSAGES,
+  KEEP_MIN_TOKENS,
+  MAX_CONSECUTIVE_COMPACT_FAILURES,
+  MAX_REACTIVE_RETRIES,
+  MICROCOMPACT_KEEP_RECENT_RESULTS,
+  MICROCOMPACT_PERCENT,
+  MICROCOMPACT_RESULT_CHARS,
+  NOTES_WAIT_TIMEOUT_MS,
+  REATTACH_FILE_TOKENS,
+  REATTACH_MAX_FILES,
+  REATTACH_TOTAL_TOKENS,
+  SESSION_MEMORY_COMPACT_PERCENT,
+  NOTES_CATCH_UP_BEFORE_COMPACTION,
+  TRIM_SUPERSEDED_FIRST,
 } from '../thresholds';
 
 export interface CompactionSettings {
@@ -78,10 +91,16 @@ type BooleanSetting = 'auto' | 'reactive' | 'trimSupersededFirst' | 'notesCatchU
  * its default (a typo in settings.json must not switch compaction off), and the marks are kept in
  * order (micro <= session-memory <= full) so every stage stays reachable.
  */
-export function resolveCompactionSettings(given: Partial<Record<keyof CompactionSettings, unknown>> = {}): CompactionSettings {
+export function resolveCompactionSettings(
+  given: Partial<Record<keyof CompactionSettings, unknown>> = {},
+): CompactionSettings {
   const d = DEFAULT_COMPACTION_SETTINGS;
   const bool = (k: BooleanSetting): boolean => (typeof given[k] === 'boolean' ? (given[k] as boolean) : d[k]);
-  const num = (k: Exclude<keyof CompactionSettings, BooleanSetting>, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+  const num = (
+    k: Exclude<keyof CompactionSettings, BooleanSetting>,
+    min: number,
+    max = Number.MAX_SAFE_INTEGER,
+  ): number => {
     const v = given[k];
     return typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : d[k];
   };

@@ -33,19 +33,30 @@ export type EditOutcome = { ok: true; result: CompactionResult; edited: boolean 
  * counted again. `before` is the conversation the stage was computed on. Refused, saying why, when
  * the text is empty, would close its tag early, or lost a section the original had.
  */
-export function withEditedBody(result: CompactionResult, before: readonly CompactionEntry[], edited: string, tokensOf: TokensOf): EditOutcome {
+export function withEditedBody(
+  result: CompactionResult,
+  before: readonly CompactionEntry[],
+  edited: string,
+  tokensOf: TokensOf,
+): EditOutcome {
   const wrap = WRAPS[result.stage];
   const review = reviewTextOf(result);
-  if (!wrap || !review || result.summaryText === undefined) return { ok: false, reason: 'This compaction has no summary to edit.' };
+  if (!wrap || !review || result.summaryText === undefined)
+    return { ok: false, reason: 'This compaction has no summary to edit.' };
   const body = edited.trim();
   const what = review.kind === 'summary' ? 'summary' : 'notes';
-  if (body === '') return { ok: false, reason: `The edited ${what} is empty. Write the ${what} back, or cancel the compaction.` };
+  if (body === '')
+    return { ok: false, reason: `The edited ${what} is empty. Write the ${what} back, or cancel the compaction.` };
   if (body === review.text) return { ok: true, result, edited: false };
   const closing = wrap.close.trim();
-  if (body.toLowerCase().includes(closing)) return { ok: false, reason: `The edited ${what} contains ${closing}, which would end it early. Remove that tag.` };
+  if (body.toLowerCase().includes(closing))
+    return { ok: false, reason: `The edited ${what} contains ${closing}, which would end it early. Remove that tag.` };
   const lost = sectionsOf(review).filter((s) => !hasSection(body, s, review.kind));
   if (lost.length > 0) {
-    return { ok: false, reason: `The edited ${what} lost ${lost.length === 1 ? 'the section' : 'the sections'} ${lost.join(', ')}. Keep each section title (a section may be left empty), or cancel the compaction.` };
+    return {
+      ok: false,
+      reason: `The edited ${what} lost ${lost.length === 1 ? 'the section' : 'the sections'} ${lost.join(', ')}. Keep each section title (a section may be left empty), or cancel the compaction.`,
+    };
   }
   const at = result.summaryText.indexOf(wrap.open + review.text + wrap.close) + wrap.open.length;
   const summaryText = result.summaryText.slice(0, at) + body + result.summaryText.slice(at + review.text.length);
@@ -57,7 +68,14 @@ export function withEditedBody(result: CompactionResult, before: readonly Compac
 /** The sections a body must keep: the summary's titles it has, or the notes' Markdown headings. */
 function sectionsOf(review: ReviewText): string[] {
   if (review.kind === 'summary') return SUMMARY_SECTIONS.filter((s) => hasSection(review.text, s, 'summary'));
-  return [...new Set(review.text.split('\n').filter((l) => /^#{1,6}\s+\S/.test(l)).map((l) => l.trim()))];
+  return [
+    ...new Set(
+      review.text
+        .split('\n')
+        .filter((l) => /^#{1,6}\s+\S/.test(l))
+        .map((l) => l.trim()),
+    ),
+  ];
 }
 
 function hasSection(body: string, section: string, kind: ReviewText['kind']): boolean {

@@ -20,13 +20,16 @@ export const SUMMARY_SECTIONS = [
 const SECTION_GUIDE: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
   'Request and intent': 'everything the user asked for, in their own terms, and how the request changed along the way.',
   'Key concepts': 'the technologies, conventions and design decisions the work depends on.',
-  Files: 'each file read, created or changed: why it matters, what changed in it, and the code the next step needs (signatures, short snippets), with paths.',
-  'Errors and fixes': 'each error or failed attempt, its cause and its fix; say plainly where the user corrected the approach.',
+  Files:
+    'each file read, created or changed: why it matters, what changed in it, and the code the next step needs (signatures, short snippets), with paths.',
+  'Errors and fixes':
+    'each error or failed attempt, its cause and its fix; say plainly where the user corrected the approach.',
   'Problem solving': 'what was worked out, and what is still being investigated.',
   'All user messages': 'every message the user wrote (not tool output), in order, quoted or closely paraphrased.',
   'Pending tasks': 'what the user asked for that is not done yet.',
   'Current work': 'exactly what was being done right before this summary, with file names and code.',
-  'Next step': 'the one next step, only if it follows from the latest request; quote that request word for word so its intent cannot drift. If the work is finished, say so instead of inventing a step.',
+  'Next step':
+    'the one next step, only if it follows from the latest request; quote that request word for word so its intent cannot drift. If the work is finished, say so instead of inventing a step.',
 };
 
 /** Opens the summary request, so logs and test servers can tell it from a turn of the conversation. */
@@ -68,21 +71,29 @@ export function extractSummary(answer: string): string {
  */
 export function summaryProblem(content: readonly AssistantBlock[]): string | undefined {
   if (content.some((b) => b.type === 'tool_use')) return 'it called a tool';
-  const text = content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
+  const text = content
+    .filter((b) => b.type === 'text')
+    .map((b) => (b as { text: string }).text)
+    .join('\n');
   if (/<\/summary>/i.test(text)) return extractSummary(text) === '' ? 'its summary is empty' : undefined;
   const lower = text.toLowerCase();
   const missing = SUMMARY_SECTIONS.filter((s) => !lower.includes(s.toLowerCase()));
   if (missing.length === 0) return undefined;
-  return missing.length === SUMMARY_SECTIONS.length ? 'it has no summary sections' : `it lacks the closing </summary> tag and the sections ${missing.join(', ')}`;
+  return missing.length === SUMMARY_SECTIONS.length
+    ? 'it has no summary sections'
+    : `it lacks the closing </summary> tag and the sections ${missing.join(', ')}`;
 }
 
 /** What follows the summary verbatim: nothing, the latest prompt, or the recent window. */
 export type KeptPart = 'nothing' | 'latest' | 'recent';
 
 const AFTER_SUMMARY: Record<KeptPart, string> = {
-  nothing: 'Carry on from where the conversation stopped, with the next step above, without asking the user to repeat anything.',
-  latest: 'The latest user message follows unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.',
-  recent: 'The most recent messages follow unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.',
+  nothing:
+    'Carry on from where the conversation stopped, with the next step above, without asking the user to repeat anything.',
+  latest:
+    'The latest user message follows unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.',
+  recent:
+    'The most recent messages follow unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.',
 };
 
 /** The opening message of a conversation compacted with a model-written summary. */

@@ -22,7 +22,9 @@ const READ_TOOLS = new Set(['Read']);
 const WRITE_TOOLS = new Set(['Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
 
 function filePath(call: ToolUseBlock): string | undefined {
-  const p = (call.input as { file_path?: unknown; notebook_path?: unknown }).file_path ?? (call.input as { notebook_path?: unknown }).notebook_path;
+  const p =
+    (call.input as { file_path?: unknown; notebook_path?: unknown }).file_path ??
+    (call.input as { notebook_path?: unknown }).notebook_path;
   return typeof p === 'string' && p !== '' ? p : undefined;
 }
 

@@ -26,7 +26,8 @@ export type { ChainStage };
 export const TRANSCRIPT_STAGES: readonly ChainStage[] = ['micro', 'session-memory', 'full', 'auto'];
 
 /** The system prompt of a summary asked outside a session (there is no session prompt to share). */
-const STANDALONE_SUMMARIZER_SYSTEM = 'You write hand-over summaries of coding sessions for the assistant that continues them.';
+const STANDALONE_SUMMARIZER_SYSTEM =
+  'You write hand-over summaries of coding sessions for the assistant that continues them.';
 
 export interface TranscriptCompactionInput {
   file: string;
@@ -86,10 +87,15 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
   const startedAt = Date.now();
   // The orchestrator's share of the settings, as the live session takes it.
   const keep = Object.fromEntries(Object.entries(input.keep ?? {}).filter(([, v]) => v !== undefined));
-  const settings = resolveCompactionSettings({ ...input.settings.compaction, contextWindow: input.settings.contextWindow, ...keep });
+  const settings = resolveCompactionSettings({
+    ...input.settings.compaction,
+    contextWindow: input.settings.contextWindow,
+    ...keep,
+  });
   const view = await loadTranscriptView(input.file);
   const problems = transcriptProblems(input.file, view);
-  if (view.entries.length === 0) return { ok: false, reason: 'The transcript holds no conversation to compact.', problems };
+  if (view.entries.length === 0)
+    return { ok: false, reason: 'The transcript holds no conversation to compact.', problems };
   const notesFile = input.notesFile ?? path.join(sessionMemoryDir(input.file), 'summary.md');
   if (input.notesFile !== undefined) {
     try {
@@ -103,29 +109,37 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
   const gauge = gaugeOf(view.lines, view.entries, estimator);
   const summarizer = standaloneSummarizer(input.env, input.model);
   const chain = input.stage === 'auto' ? planForUsage(gauge.usedTokens, settings) : input.stage;
-  const out = chain === 'none'
-    ? { applied: [], entries: view.entries }
-    : await runCompaction(chain, view.entries, gauge.usedTokens, {
-      settings,
-      tokensOf: tokensOfEstimator(estimator),
-      // What the usage reports beyond the messages (system prompt, tools) stays in every request.
-      fixedTokens: gauge.breakdown.system,
-      automatic: input.stage === 'auto',
-      notes: fileNotesSource({ summaryFile: notesFile }),
-      ...(summarizer ? { summarizer } : {}),
-      ...(input.focus ? { focus: input.focus } : {}),
-      ...(input.signal ? { signal: input.signal } : {}),
-    });
+  const out =
+    chain === 'none'
+      ? { applied: [], entries: view.entries }
+      : await runCompaction(chain, view.entries, gauge.usedTokens, {
+          settings,
+          tokensOf: tokensOfEstimator(estimator),
+          // What the usage reports beyond the messages (system prompt, tools) stays in every request.
+          fixedTokens: gauge.breakdown.system,
+          automatic: input.stage === 'auto',
+          notes: fileNotesSource({ summaryFile: notesFile }),
+          ...(summarizer ? { summarizer } : {}),
+          ...(input.focus ? { focus: input.focus } : {}),
+          ...(input.signal ? { signal: input.signal } : {}),
+        });
   const failure = 'failure' in out ? out.failure : undefined;
-  if (failure) return { ok: false, reason: failure.reason, failure: { code: failure.code, stage: failure.stage }, problems };
+  if (failure)
+    return { ok: false, reason: failure.reason, failure: { code: failure.code, stage: failure.stage }, problems };
 
   const last = out.applied[out.applied.length - 1];
-  const written = input.write && out.applied.length > 0
-    ? await writeCompactionBack({
-      file: input.file, view, applied: out.applied, trigger: input.stage === 'auto' ? 'auto' : 'manual',
-      maxChars: settings.toolResultChars, durationMs: Date.now() - startedAt, ...(input.focus ? { focus: input.focus } : {}),
-    })
-    : undefined;
+  const written =
+    input.write && out.applied.length > 0
+      ? await writeCompactionBack({
+          file: input.file,
+          view,
+          applied: out.applied,
+          trigger: input.stage === 'auto' ? 'auto' : 'manual',
+          maxChars: settings.toolResultChars,
+          durationMs: Date.now() - startedAt,
+          ...(input.focus ? { focus: input.focus } : {}),
+        })
+      : undefined;
   return {
     ok: true,
     result: {

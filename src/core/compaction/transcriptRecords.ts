@@ -86,7 +86,10 @@ export interface UndoRecord {
  * from, written again with their uuids and message ids (they sit before earlier boundaries, out of a
  * reader's reach); a message whose lines are not known is written again as a copy.
  */
-export async function recordUndo(writer: TranscriptWriter, rec: UndoRecord): Promise<{ copied: number; rewritten: number }> {
+export async function recordUndo(
+  writer: TranscriptWriter,
+  rec: UndoRecord,
+): Promise<{ copied: number; rewritten: number }> {
   const engram: EngramRecordData = { v: RECORD_VERSION, undoneEventId: rec.undone.id };
   if (!rec.undone.summarised) {
     await writer.appendSystem({
@@ -94,11 +97,23 @@ export async function recordUndo(writer: TranscriptWriter, rec: UndoRecord): Pro
       content: 'Trimmed tool results restored',
       level: 'info',
       isMeta: false,
-      fields: { microcompactMetadata: { trigger: 'manual', preTokens: rec.preTokens, compactedToolIds: [], eventId: rec.eventId, engram } },
+      fields: {
+        microcompactMetadata: {
+          trigger: 'manual',
+          preTokens: rec.preTokens,
+          compactedToolIds: [],
+          eventId: rec.eventId,
+          engram,
+        },
+      },
     });
     return { copied: 0, rewritten: 0 };
   }
-  await writer.appendCompactBoundary({ trigger: 'manual', preTokens: rec.preTokens, extra: { stage: 'undo', undoneEventId: rec.undone.id, eventId: rec.eventId, engram } });
+  await writer.appendCompactBoundary({
+    trigger: 'manual',
+    preTokens: rec.preTokens,
+    extra: { stage: 'undo', undoneEventId: rec.undone.id, eventId: rec.eventId, engram },
+  });
   let copied = 0;
   let rewritten = 0;
   for (const e of rec.restored) {
@@ -117,7 +132,16 @@ export async function recordUndo(writer: TranscriptWriter, rec: UndoRecord): Pro
 /** Microcompact changes no line: this one records what it cut, so a reader can cut the same. */
 export async function recordMicrocompact(
   writer: TranscriptWriter,
-  rec: { stage: CompactionStage; trigger: CompactionTrigger; preTokens: number; postTokens: number; trimmedToolUseIds: string[]; eventId: string; durationMs: number; engram: EngramRecordData },
+  rec: {
+    stage: CompactionStage;
+    trigger: CompactionTrigger;
+    preTokens: number;
+    postTokens: number;
+    trimmedToolUseIds: string[];
+    eventId: string;
+    durationMs: number;
+    engram: EngramRecordData;
+  },
 ): Promise<void> {
   await writer.appendSystem({
     subtype: 'microcompact_boundary',
@@ -126,8 +150,14 @@ export async function recordMicrocompact(
     isMeta: false,
     fields: {
       microcompactMetadata: {
-        trigger: rec.trigger, preTokens: rec.preTokens, postTokens: rec.postTokens, compactedToolIds: rec.trimmedToolUseIds,
-        stage: rec.stage, eventId: rec.eventId, durationMs: Math.round(rec.durationMs), engram: rec.engram,
+        trigger: rec.trigger,
+        preTokens: rec.preTokens,
+        postTokens: rec.postTokens,
+        compactedToolIds: rec.trimmedToolUseIds,
+        stage: rec.stage,
+        eventId: rec.eventId,
+        durationMs: Math.round(rec.durationMs),
+        engram: rec.engram,
       },
     },
   });
@@ -149,11 +179,22 @@ export async function recordStage(
   writer: TranscriptWriter,
   result: CompactionResult,
   beforeEntries: readonly CompactionEntry[],
-  meta: { eventId: string; trigger: CompactionTrigger; durationMs: number; maxChars: number; focus?: string; summaryEdited?: boolean },
+  meta: {
+    eventId: string;
+    trigger: CompactionTrigger;
+    durationMs: number;
+    maxChars: number;
+    focus?: string;
+    summaryEdited?: boolean;
+  },
   linesUpTo: (tail: string) => Promise<readonly TranscriptLine[] | undefined>,
 ): Promise<void> {
   const { eventId, trigger, durationMs } = meta;
-  const cuts = cutsBetween(beforeEntries.map((e) => e.message), result.entries.map((e) => e.message), meta.maxChars);
+  const cuts = cutsBetween(
+    beforeEntries.map((e) => e.message),
+    result.entries.map((e) => e.message),
+    meta.maxChars,
+  );
   const replaced = {
     replacedUuids: result.replaced.flatMap((e) => e.uuids),
     replacedMessageIds: result.replaced.flatMap((e) => e.messageIds),
@@ -163,8 +204,14 @@ export async function recordStage(
   };
   if (result.summaryText === undefined) {
     await recordMicrocompact(writer, {
-      stage: result.stage, trigger, preTokens: result.tokensBefore, postTokens: result.tokensAfter, trimmedToolUseIds: result.trimmedToolUseIds ?? [],
-      eventId, durationMs, engram: { v: RECORD_VERSION, ...replaced, ...(cuts ?? { maxChars: meta.maxChars, results: [] }) },
+      stage: result.stage,
+      trigger,
+      preTokens: result.tokensBefore,
+      postTokens: result.tokensAfter,
+      trimmedToolUseIds: result.trimmedToolUseIds ?? [],
+      eventId,
+      durationMs,
+      engram: { v: RECORD_VERSION, ...replaced, ...(cuts ?? { maxChars: meta.maxChars, results: [] }) },
     });
     return;
   }
@@ -174,8 +221,16 @@ export async function recordStage(
   const lines = head !== undefined && tail !== null ? await linesUpTo(tail) : undefined;
   const linear = lines !== undefined && head !== undefined && tail !== null && isLinearSegment(lines, head, tail);
   await recordCompaction(writer, {
-    trigger, stage: result.stage, preTokens: result.tokensBefore, postTokens: result.tokensAfter, modelCalls: result.modelCalls,
-    durationMs, eventId, summaryText: result.summaryText, kept, keptLinesLinear: linear,
+    trigger,
+    stage: result.stage,
+    preTokens: result.tokensBefore,
+    postTokens: result.tokensAfter,
+    modelCalls: result.modelCalls,
+    durationMs,
+    eventId,
+    summaryText: result.summaryText,
+    kept,
+    keptLinesLinear: linear,
     engram: { ...replaced, ...cuts },
   });
 }

@@ -37,7 +37,10 @@ export async function loadTranscriptView(file: string, opts: ChainOptions = {}):
   return { ...view, entries: replay.entries, corrupt, tornTail, lineCount, replayWarnings: replay.warnings };
 }
 
-export function viewOfLines(lines: readonly TranscriptLine[], opts: ChainOptions = {}): Omit<TranscriptView, 'corrupt' | 'tornTail' | 'lineCount' | 'replayWarnings'> {
+export function viewOfLines(
+  lines: readonly TranscriptLine[],
+  opts: ChainOptions = {},
+): Omit<TranscriptView, 'corrupt' | 'tornTail' | 'lineCount' | 'replayWarnings'> {
   const { entries, report } = normaliseWithIds(lines, opts);
   return { lines, entries, report };
 }
@@ -47,10 +50,17 @@ export function viewOfLines(lines: readonly TranscriptLine[], opts: ChainOptions
  * which is what an agent holds and its transcript reads back; microcompact changes contents only).
  * Undefined when they differ: ids would then point at the wrong lines.
  */
-export function alignEntries(messages: readonly ApiMessage[], entries: readonly CompactionEntry[]): CompactionEntry[] | undefined {
+export function alignEntries(
+  messages: readonly ApiMessage[],
+  entries: readonly CompactionEntry[],
+): CompactionEntry[] | undefined {
   if (messages.length !== entries.length) return undefined;
   for (let i = 0; i < messages.length; i++) if (messages[i].role !== entries[i].message.role) return undefined;
-  return messages.map((message, i) => ({ message, uuids: entries[i].uuids.slice(), messageIds: entries[i].messageIds.slice() }));
+  return messages.map((message, i) => ({
+    message,
+    uuids: entries[i].uuids.slice(),
+    messageIds: entries[i].messageIds.slice(),
+  }));
 }
 
 /**

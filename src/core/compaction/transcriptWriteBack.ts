@@ -38,7 +38,13 @@ export async function writeCompactionBack(input: WriteBackInput): Promise<string
   let before: readonly CompactionEntry[] = input.view.entries;
   for (const result of input.applied) {
     const eventId = randomUUID();
-    const meta = { eventId, trigger: input.trigger, durationMs: input.durationMs, maxChars: input.maxChars, ...(input.focus ? { focus: input.focus } : {}) };
+    const meta = {
+      eventId,
+      trigger: input.trigger,
+      durationMs: input.durationMs,
+      maxChars: input.maxChars,
+      ...(input.focus ? { focus: input.focus } : {}),
+    };
     await recordStage(writer, result, before, meta, (tail) => linesUpTo(writer, input.view.lines, tail));
     ids.push(eventId);
     before = result.entries;
@@ -49,7 +55,11 @@ export async function writeCompactionBack(input: WriteBackInput): Promise<string
 }
 
 /** The loaded lines, or the file read again when lines were written since (a microcompact before a summary). */
-async function linesUpTo(writer: TranscriptWriter, lines: readonly TranscriptLine[], tail: string): Promise<readonly TranscriptLine[] | undefined> {
+async function linesUpTo(
+  writer: TranscriptWriter,
+  lines: readonly TranscriptLine[],
+  tail: string,
+): Promise<readonly TranscriptLine[] | undefined> {
   if (lines.some((l) => l.uuid === tail)) return lines;
   await writer.flush();
   return (await loadTranscriptView(writer.file)).lines;

@@ -78,7 +78,12 @@ export function tokensOfEstimator(estimator: TokenEstimator = new TokenEstimator
   };
 }
 
-export function sumTokens(entries: readonly CompactionEntry[], tokensOf: TokensOf, from = 0, to = entries.length): number {
+export function sumTokens(
+  entries: readonly CompactionEntry[],
+  tokensOf: TokensOf,
+  from = 0,
+  to = entries.length,
+): number {
   let total = 0;
   for (let i = from; i < to; i++) total += tokensOf(entries[i].message);
   return total;

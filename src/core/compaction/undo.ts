@@ -47,7 +47,8 @@ export async function undoNewest(input: UndoInput): Promise<ApiMessage[] | undef
     return lines;
   };
   // Line ids matter only when lines are written again, which only a summary's undo does.
-  const currentEntries = async (): Promise<CompactionEntry[]> => (summarised && writer ? (await input.ids.withLines(current, writer)).entries : entriesOf(current));
+  const currentEntries = async (): Promise<CompactionEntry[]> =>
+    summarised && writer ? (await input.ids.withLines(current, writer)).entries : entriesOf(current);
 
   let restored: CompactionEntry[] | undefined;
   if (stash?.event === event && stash.after.length <= current.length && stash.after.every((m, i) => current[i] === m)) {
@@ -56,13 +57,23 @@ export async function undoNewest(input: UndoInput): Promise<ApiMessage[] | undef
     const all = await allLines(writer);
     const back = undoCompactionEntries(event, all, await currentEntries());
     // Messages read back from their lines are whole again: the cuts of other compactions still hold.
-    restored = back && replayCuts(back, readRecords(all.filter((l) => isCompactionRecord(l, false))), new Set([event.id])).entries;
+    restored =
+      back &&
+      replayCuts(back, readRecords(all.filter((l) => isCompactionRecord(l, false))), new Set([event.id])).entries;
   }
   if (!restored) return undefined;
   if (writer) {
     try {
-      const linesByUuid = summarised ? latestByUuid(await allLines(writer), restored) : new Map<string, TranscriptLine>();
-      await recordUndo(writer, { undone: { id: event.id, summarised }, eventId: input.eventId, preTokens: input.preTokens, restored, linesByUuid });
+      const linesByUuid = summarised
+        ? latestByUuid(await allLines(writer), restored)
+        : new Map<string, TranscriptLine>();
+      await recordUndo(writer, {
+        undone: { id: event.id, summarised },
+        eventId: input.eventId,
+        preTokens: input.preTokens,
+        restored,
+        linesByUuid,
+      });
     } catch (e) {
       input.logger.error('Could not record the undo in the transcript', e);
     }
@@ -70,7 +81,10 @@ export async function undoNewest(input: UndoInput): Promise<ApiMessage[] | undef
   return restored.map((e) => e.message);
 }
 
-function latestByUuid(lines: readonly TranscriptLine[], entries: readonly CompactionEntry[]): Map<string, TranscriptLine> {
+function latestByUuid(
+  lines: readonly TranscriptLine[],
+  entries: readonly CompactionEntry[],
+): Map<string, TranscriptLine> {
   const wanted = new Set(entries.flatMap((e) => e.uuids));
   const out = new Map<string, TranscriptLine>();
   for (const l of lines) if (typeof l.uuid === 'string' && wanted.has(l.uuid)) out.set(l.uuid, l);

@@ -18,7 +18,10 @@ export interface MergeOutcome {
   prompts: string[];
 }
 
-export async function mergeBranches(file: string, opts: { version: string; entrypoint?: string }): Promise<MergeOutcome> {
+export async function mergeBranches(
+  file: string,
+  opts: { version: string; entrypoint?: string },
+): Promise<MergeOutcome> {
   const current = new CurrentLines(false);
   await forEachTranscriptLine(file, (line) => current.add(line));
   const lines = current.lines;
@@ -53,7 +56,9 @@ export async function mergeBranches(file: string, opts: { version: string; entry
   });
   await appendMessages(writer, copies);
   await writer.flush();
-  const prompts = copies.flatMap((e) => (e.message.role === 'user' ? [promptText({ message: e.message } as UserLine)] : [])).filter((p): p is string => p !== undefined);
+  const prompts = copies
+    .flatMap((e) => (e.message.role === 'user' ? [promptText({ message: e.message } as UserLine)] : []))
+    .filter((p): p is string => p !== undefined);
   return { branches: lost.length, messages: copies.length, prompts };
 }
 
@@ -62,8 +67,13 @@ export async function mergeBranches(file: string, opts: { version: string; entry
  * call of the shared part): after the current turn, such a result would answer nothing.
  */
 function withOwnCalls(entries: NormalisedEntry[]): NormalisedEntry[] {
-  const calls = new Set(entries.flatMap((e) => (e.message.role === 'assistant' && typeof e.message.content !== 'string'
-    ? e.message.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [])));
+  const calls = new Set(
+    entries.flatMap((e) =>
+      e.message.role === 'assistant' && typeof e.message.content !== 'string'
+        ? e.message.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))
+        : [],
+    ),
+  );
   return entries.flatMap((e) => {
     if (e.message.role !== 'user' || typeof e.message.content === 'string') return [e];
     const content = e.message.content.filter((b: ContentBlock) => b.type !== 'tool_result' || calls.has(b.tool_use_id));

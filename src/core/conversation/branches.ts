@@ -60,9 +60,13 @@ export function findBranches(lines: readonly TranscriptLine[]): BranchPoint[] {
   for (const [parent, kids] of children) {
     const parentLine = parent === null ? undefined : c.byUuid.get(parent)?.line;
     const rewound = Math.max(-1, ...kids.filter((k) => isRewindLine(k.line)).map((k) => k.lastIndex));
-    const heads = kids.filter((k) => k.lastIndex > rewound && continues(k.line, parentLine, c.byMessageId)).sort((a, b) => a.lastIndex - b.lastIndex);
+    const heads = kids
+      .filter((k) => k.lastIndex > rewound && continues(k.line, parentLine, c.byMessageId))
+      .sort((a, b) => a.lastIndex - b.lastIndex);
     if (heads.length < 2) continue;
-    const branches = heads.map((h) => branchOf(h, children, c.leaf?.line.uuid)).filter((b) => b.current || !merged.has(b.leafUuid));
+    const branches = heads
+      .map((h) => branchOf(h, children, c.leaf?.line.uuid))
+      .filter((b) => b.current || !merged.has(b.leafUuid));
     if (branches.length < 2) continue;
     points.push({ uuid: parent, branches, at: heads[0].lastIndex });
   }
@@ -70,7 +74,11 @@ export function findBranches(lines: readonly TranscriptLine[]): BranchPoint[] {
 }
 
 /** Whether `line` carries the conversation on from `parent` (rather than being part of the same step). */
-function continues(line: TranscriptLine & { uuid: string }, parent: TranscriptLine | undefined, byMessageId: Map<string, IndexedLine[]>): boolean {
+function continues(
+  line: TranscriptLine & { uuid: string },
+  parent: TranscriptLine | undefined,
+  byMessageId: Map<string, IndexedLine[]>,
+): boolean {
   if (line.type === 'system') return (line as SystemLine).subtype === 'compact_boundary';
   if (line.type !== 'user' && line.type !== 'assistant') return false;
   if (parent?.type !== 'assistant') return true;
@@ -78,11 +86,19 @@ function continues(line: TranscriptLine & { uuid: string }, parent: TranscriptLi
   if (line.type === 'assistant') return (line as AssistantLine).message.id !== id;
   const content = (line as UserLine).message.content;
   if (typeof content === 'string' || !content.some((b) => b.type === 'tool_result')) return true;
-  const calls = new Set((byMessageId.get(id) ?? []).flatMap((g) => (g.line as AssistantLine).message.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))));
+  const calls = new Set(
+    (byMessageId.get(id) ?? []).flatMap((g) =>
+      (g.line as AssistantLine).message.content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])),
+    ),
+  );
   return !content.every((b) => b.type !== 'tool_result' || calls.has(b.tool_use_id));
 }
 
-function branchOf(head: IndexedLine, children: Map<string | null, IndexedLine[]>, leafUuid: string | undefined): ConversationBranch {
+function branchOf(
+  head: IndexedLine,
+  children: Map<string | null, IndexedLine[]>,
+  leafUuid: string | undefined,
+): ConversationBranch {
   const all: IndexedLine[] = [];
   const stack = [head];
   const seen = new Set<string>();
@@ -96,7 +112,9 @@ function branchOf(head: IndexedLine, children: Map<string | null, IndexedLine[]>
   all.sort((a, b) => a.firstIndex - b.firstIndex);
   const ends = all.filter((e) => e.line.type === 'user' || e.line.type === 'assistant');
   const leaf = ends.reduce((a, b) => (b.lastIndex > a.lastIndex ? b : a), ends[0] ?? head);
-  const prompt = all.map((e) => (e.line.type === 'user' ? promptText(e.line as UserLine) : undefined)).find((p) => p !== undefined);
+  const prompt = all
+    .map((e) => (e.line.type === 'user' ? promptText(e.line as UserLine) : undefined))
+    .find((p) => p !== undefined);
   return {
     headUuid: head.line.uuid,
     leafUuid: leaf.line.uuid,
@@ -106,7 +124,17 @@ function branchOf(head: IndexedLine, children: Map<string | null, IndexedLine[]>
   };
 }
 
-const SKELETON_FIELDS = ['type', 'uuid', 'parentUuid', 'isSidechain', 'subtype', 'compactMetadata', 'mergedLeafUuids', 'isMeta', 'isCompactSummary'];
+const SKELETON_FIELDS = [
+  'type',
+  'uuid',
+  'parentUuid',
+  'isSidechain',
+  'subtype',
+  'compactMetadata',
+  'mergedLeafUuids',
+  'isMeta',
+  'isCompactSummary',
+];
 const SKELETON_TEXT = 200;
 
 /**
@@ -119,14 +147,23 @@ export function branchSkeleton(line: TranscriptLine): TranscriptLine {
   for (const key of SKELETON_FIELDS) if (o[key] !== undefined) out[key] = o[key];
   const m = o.message as { id?: unknown; content?: unknown } | undefined;
   if (m && typeof m === 'object') {
-    const content = typeof m.content === 'string' ? m.content.slice(0, SKELETON_TEXT)
-      : Array.isArray(m.content) ? m.content.map(blockSkeleton) : m.content;
+    const content =
+      typeof m.content === 'string'
+        ? m.content.slice(0, SKELETON_TEXT)
+        : Array.isArray(m.content)
+          ? m.content.map(blockSkeleton)
+          : m.content;
     out.message = { ...(m.id !== undefined ? { id: m.id } : {}), content };
   }
   return out as unknown as TranscriptLine;
 }
 
-function blockSkeleton(b: { type?: unknown; id?: unknown; tool_use_id?: unknown; text?: unknown }): Record<string, unknown> {
+function blockSkeleton(b: {
+  type?: unknown;
+  id?: unknown;
+  tool_use_id?: unknown;
+  text?: unknown;
+}): Record<string, unknown> {
   if (b.type === 'tool_use') return { type: b.type, id: b.id };
   if (b.type === 'tool_result') return { type: b.type, tool_use_id: b.tool_use_id };
   if (b.type === 'text' && typeof b.text === 'string') return { type: b.type, text: b.text.slice(0, SKELETON_TEXT) };
@@ -158,11 +195,18 @@ export interface BranchReport {
 /** The branch points of `file` with their line numbers. */
 export async function reportBranches(file: string, points: readonly BranchPoint[]): Promise<BranchReport[]> {
   if (points.length === 0) return [];
-  const uuids = new Set(points.flatMap((p) => [...(p.uuid !== null ? [p.uuid] : []), ...p.branches.map((b) => b.headUuid)]));
+  const uuids = new Set(
+    points.flatMap((p) => [...(p.uuid !== null ? [p.uuid] : []), ...p.branches.map((b) => b.headUuid)]),
+  );
   const at = await lineNumbers(file, uuids);
   return points.map((p) => ({
-    line: p.uuid === null ? null : at.get(p.uuid) ?? null,
-    branches: p.branches.map((b) => ({ line: at.get(b.headUuid) ?? null, lines: b.lines, ...(b.prompt !== undefined ? { prompt: b.prompt } : {}), current: b.current })),
+    line: p.uuid === null ? null : (at.get(p.uuid) ?? null),
+    branches: p.branches.map((b) => ({
+      line: at.get(b.headUuid) ?? null,
+      lines: b.lines,
+      ...(b.prompt !== undefined ? { prompt: b.prompt } : {}),
+      current: b.current,
+    })),
   }));
 }
 
@@ -173,9 +217,15 @@ const PROMPT_CHARS = 40;
  * One line per branch point, with what to do about it.
  */
 export function formatBranchReport(file: string, report: BranchReport): string {
-  const where = report.line === null ? `${file}: the conversation branches at its start` : `${file}:${report.line}: the conversation branches after this line`;
+  const where =
+    report.line === null
+      ? `${file}: the conversation branches at its start`
+      : `${file}:${report.line}: the conversation branches after this line`;
   const sides = report.branches.map((b) => {
-    const prompt = b.prompt === undefined ? '' : ` "${b.prompt.length > PROMPT_CHARS ? `${b.prompt.slice(0, PROMPT_CHARS - 1)}…` : b.prompt}"`;
+    const prompt =
+      b.prompt === undefined
+        ? ''
+        : ` "${b.prompt.length > PROMPT_CHARS ? `${b.prompt.slice(0, PROMPT_CHARS - 1)}…` : b.prompt}"`;
     return `line ${b.line ?? '?'}${prompt}, ${b.lines} line${b.lines === 1 ? '' : 's'}, ${b.current ? 'read back' : 'left out'}`;
   });
   return `${where} into ${report.branches.length} (${sides.join('; ')}): two writers on one session at once? A resume reads only the branch read back; engram merge-branches ${file} appends the left-out turns after it.`;

@@ -25,28 +25,38 @@ const image = z.looseObject({ type: z.literal('image'), source });
 const document = z.looseObject({ type: z.literal('document'), source });
 
 /** Blocks inside a tool_result's content list. */
-const RESULT_ITEMS = new Map<string, z.ZodType>([['text', text], ['image', image], ['document', document]]);
+const RESULT_ITEMS = new Map<string, z.ZodType>([
+  ['text', text],
+  ['image', image],
+  ['document', document],
+]);
 
 const USER_BLOCKS = new Map<string, z.ZodType>([
   ...RESULT_ITEMS,
-  ['tool_result', z.looseObject({
-    type: z.literal('tool_result'),
-    tool_use_id: z.string().regex(TOOL_ID),
-    content: z.union([z.string(), z.array(z.unknown())]).optional(),
-    is_error: z.boolean().optional(),
-  })],
+  [
+    'tool_result',
+    z.looseObject({
+      type: z.literal('tool_result'),
+      tool_use_id: z.string().regex(TOOL_ID),
+      content: z.union([z.string(), z.array(z.unknown())]).optional(),
+      is_error: z.boolean().optional(),
+    }),
+  ],
 ]);
 
 const ASSISTANT_BLOCKS = new Map<string, z.ZodType>([
   ['text', text],
   ['thinking', z.looseObject({ type: z.literal('thinking'), thinking: z.string(), signature: z.string() })],
   ['redacted_thinking', z.looseObject({ type: z.literal('redacted_thinking'), data: z.string() })],
-  ['tool_use', z.looseObject({
-    type: z.literal('tool_use'),
-    id: z.string().regex(TOOL_ID),
-    name: z.string().min(1),
-    input: z.record(z.string(), z.unknown()),
-  })],
+  [
+    'tool_use',
+    z.looseObject({
+      type: z.literal('tool_use'),
+      id: z.string().regex(TOOL_ID),
+      name: z.string().min(1),
+      input: z.record(z.string(), z.unknown()),
+    }),
+  ],
 ]);
 
 const count = z.number().nullable().optional();
@@ -69,18 +79,35 @@ export interface CheckedContent {
  * Checks a message's content blocks against the API's shapes for `role`. With `maxDepth`, a block that
  * nests deeper is dropped too (the caller found the line too deep; see jsonDepth.ts).
  */
-export function checkContent(role: 'user' | 'assistant', content: readonly unknown[], opts: { maxDepth?: number } = {}): CheckedContent {
-  return checkBlocks(content, role === 'user' ? USER_BLOCKS : ASSISTANT_BLOCKS, role === 'user' ? 'a user message' : 'an assistant message', 'content block', opts.maxDepth);
+export function checkContent(
+  role: 'user' | 'assistant',
+  content: readonly unknown[],
+  opts: { maxDepth?: number } = {},
+): CheckedContent {
+  return checkBlocks(
+    content,
+    role === 'user' ? USER_BLOCKS : ASSISTANT_BLOCKS,
+    role === 'user' ? 'a user message' : 'an assistant message',
+    'content block',
+    opts.maxDepth,
+  );
 }
 
-function checkBlocks(blocks: readonly unknown[], schemas: Map<string, z.ZodType>, where: string, label: string, maxDepth?: number): CheckedContent {
+function checkBlocks(
+  blocks: readonly unknown[],
+  schemas: Map<string, z.ZodType>,
+  where: string,
+  label: string,
+  maxDepth?: number,
+): CheckedContent {
   let kept: unknown[] | undefined;
   const problems: string[] = [];
   for (let i = 0; i < blocks.length; i++) {
     const block = blocks[i];
-    const checked: BlockCheck = maxDepth !== undefined && valueNestsDeeper(block, maxDepth)
-      ? { ok: false, reason: `nests deeper than ${maxDepth} levels` }
-      : checkBlock(block, schemas, where);
+    const checked: BlockCheck =
+      maxDepth !== undefined && valueNestsDeeper(block, maxDepth)
+        ? { ok: false, reason: `nests deeper than ${maxDepth} levels` }
+        : checkBlock(block, schemas, where);
     if (checked.ok && checked.block === block) {
       kept?.push(block);
       continue;
@@ -102,12 +129,21 @@ type BlockCheck = { ok: true; block: unknown; reason?: string } | { ok: false; r
 
 function checkBlock(block: unknown, schemas: Map<string, z.ZodType>, where: string): BlockCheck {
   if (block === null || typeof block !== 'object' || Array.isArray(block)) {
-    return { ok: false, reason: `${block === null ? 'null' : Array.isArray(block) ? 'a list' : `a ${typeof block}`} is not a content block (an object)` };
+    return {
+      ok: false,
+      reason: `${block === null ? 'null' : Array.isArray(block) ? 'a list' : `a ${typeof block}`} is not a content block (an object)`,
+    };
   }
   const type = (block as { type?: unknown }).type;
   const schema = typeof type === 'string' ? schemas.get(type) : undefined;
   if (!schema) {
-    return { ok: false, reason: typeof type === 'string' ? `the API takes no "${type.slice(0, 40)}" block in ${where}` : 'a block without a "type"' };
+    return {
+      ok: false,
+      reason:
+        typeof type === 'string'
+          ? `the API takes no "${type.slice(0, 40)}" block in ${where}`
+          : 'a block without a "type"',
+    };
   }
   const r = schema.safeParse(block);
   if (!r.success) return { ok: false, reason: issueText(r.error) };
@@ -129,5 +165,8 @@ function blockType(block: unknown): string {
 }
 
 function issueText(error: z.ZodError): string {
-  return error.issues.slice(0, 3).map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`).join('; ');
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length > 0 ? `${i.path.join('.')}: ` : ''}${i.message}`)
+    .join('; ');
 }

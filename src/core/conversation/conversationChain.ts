@@ -152,7 +152,8 @@ function parentFunction(
 }
 
 function preservedSegment(boundary: SystemLine | undefined): PreservedSegment | undefined {
-  const s = (boundary?.compactMetadata as { preservedSegment?: Partial<PreservedSegment> } | undefined)?.preservedSegment;
+  const s = (boundary?.compactMetadata as { preservedSegment?: Partial<PreservedSegment> } | undefined)
+    ?.preservedSegment;
   if (!s || typeof s.headUuid !== 'string' || typeof s.anchorUuid !== 'string' || typeof s.tailUuid !== 'string') {
     return undefined;
   }
@@ -193,7 +194,8 @@ export class CurrentLines {
   add(line: TranscriptLine): void {
     // Lines without a uuid (queue operations, snapshots, last-prompt) are never part of the conversation.
     if (typeof line.uuid !== 'string') return;
-    if (isCompactBoundary(line) && Boolean(line.isSidechain) === this.sidechain) this.kept = keptAcross(this.kept, line);
+    if (isCompactBoundary(line) && Boolean(line.isSidechain) === this.sidechain)
+      this.kept = keptAcross(this.kept, line);
     this.kept.push(line);
   }
 }

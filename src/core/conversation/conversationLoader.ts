@@ -48,7 +48,13 @@ export async function loadConversation(file: string, opts: ChainOptions = {}): P
     current.add(line);
   });
   return {
-    ...normaliseWithIds(current.lines, opts), corrupt, tornTail, lineCount, bytes, compactionRecords, branches: findBranches(current.lines),
+    ...normaliseWithIds(current.lines, opts),
+    corrupt,
+    tornTail,
+    lineCount,
+    bytes,
+    compactionRecords,
+    branches: findBranches(current.lines),
     usageReports: usageReports(current.lines),
   };
 }

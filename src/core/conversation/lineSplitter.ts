@@ -11,7 +11,13 @@ const CHUNK_BYTES = 1 << 20;
  * Called once per line with its bytes (`buf[start..end)`, newline excluded). `terminated` is false only
  * for a last line that has no trailing newline. Return false to stop reading.
  */
-export type LineVisitor = (buf: Buffer, start: number, end: number, lineNo: number, terminated: boolean) => boolean | void;
+export type LineVisitor = (
+  buf: Buffer,
+  start: number,
+  end: number,
+  lineNo: number,
+  terminated: boolean,
+) => boolean | void;
 
 export interface SplitStats {
   bytes: number;

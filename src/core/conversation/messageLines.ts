@@ -30,7 +30,8 @@ export async function appendMessages(
         stopReason: null,
         usage: { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
       };
-      const blocks: AssistantBlock[] = typeof content === 'string' ? [{ type: 'text', text: content }] : (content as AssistantBlock[]);
+      const blocks: AssistantBlock[] =
+        typeof content === 'string' ? [{ type: 'text', text: content }] : (content as AssistantBlock[]);
       for (const b of blocks) await writer.appendAssistantBlock(info, b);
       continue;
     }

@@ -7,7 +7,13 @@ import { readRepeatMark } from './repeatedResults';
 import { buildChain, type ChainOptions, type IndexedLine } from './conversationChain';
 import type { TranscriptLine } from './transcriptReader';
 import type {
-  ApiMessage, AssistantBlock, AssistantLine, ContentBlock, ToolResultBlock, UserBlock, UserLine,
+  ApiMessage,
+  AssistantBlock,
+  AssistantLine,
+  ContentBlock,
+  ToolResultBlock,
+  UserBlock,
+  UserLine,
 } from './types';
 
 /** The answer given to a tool call that has no result in the transcript. */
@@ -88,9 +94,14 @@ export function normaliseWithIds(lines: readonly TranscriptLine[], opts?: ChainO
           blocks.push(b);
         }
       }
-      raw.push({ message: { role: 'assistant', content: blocks }, uuids: group.map((g) => g.line.uuid), messageIds: [id] });
+      raw.push({
+        message: { role: 'assistant', content: blocks },
+        uuids: group.map((g) => g.line.uuid),
+        messageIds: [id],
+      });
       const toolIds = blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
-      if (toolIds.length > 0) raw.push(answerToolUses(toolIds, c.resultsByToolUseId, onChain, consumed, report, fullOutputs));
+      if (toolIds.length > 0)
+        raw.push(answerToolUses(toolIds, c.resultsByToolUseId, onChain, consumed, report, fullOutputs));
     } else if (line.type === 'user') {
       if (consumed.has(line.uuid)) continue;
       consumed.add(line.uuid);
@@ -128,10 +139,14 @@ function answerToolUses(
   const results = new Map<string, ToolResultBlock>();
   const sources: IndexedLine[] = [];
   for (const id of toolIds) {
-    const candidates = (resultsByToolUseId.get(id) ?? []).filter((e) => !consumed.has(e.line.uuid) || sources.includes(e));
+    const candidates = (resultsByToolUseId.get(id) ?? []).filter(
+      (e) => !consumed.has(e.line.uuid) || sources.includes(e),
+    );
     if (candidates.length === 0) continue;
     // The result on the chain is the one the conversation continued from; else the newest written.
-    const pick = candidates.find((e) => onChain.has(e.line.uuid)) ?? candidates.reduce((a, b) => (b.lastIndex > a.lastIndex ? b : a));
+    const pick =
+      candidates.find((e) => onChain.has(e.line.uuid)) ??
+      candidates.reduce((a, b) => (b.lastIndex > a.lastIndex ? b : a));
     if (!sources.includes(pick)) {
       sources.push(pick);
       consumed.add(pick.line.uuid);
@@ -160,7 +175,11 @@ function answerToolUses(
     report.danglingToolUses.push(id);
     return { type: 'tool_result', tool_use_id: id, content: INTERRUPTED_TOOL_RESULT, is_error: true };
   });
-  return { message: { role: 'user', content: [...content, ...others] }, uuids: sources.map((s) => s.line.uuid), messageIds: [] };
+  return {
+    message: { role: 'user', content: [...content, ...others] },
+    uuids: sources.map((s) => s.line.uuid),
+    messageIds: [],
+  };
 }
 
 /** Drops empty text (the API rejects it) and cache_control (the request builder places its own). */
@@ -228,7 +247,10 @@ function resultsFirst(e: NormalisedEntry): NormalisedEntry {
   const firstOther = content.findIndex((b) => b.type !== 'tool_result');
   const needsMove = firstOther !== -1 && content.slice(firstOther).some((b) => b.type === 'tool_result');
   if (!needsMove) return e;
-  const sorted = [...content.filter((b) => b.type === 'tool_result'), ...content.filter((b) => b.type !== 'tool_result')];
+  const sorted = [
+    ...content.filter((b) => b.type === 'tool_result'),
+    ...content.filter((b) => b.type !== 'tool_result'),
+  ];
   return { ...e, message: { role: 'user', content: sorted } };
 }
 

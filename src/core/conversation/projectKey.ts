@@ -37,7 +37,12 @@ export function sessionTranscriptPath(dataDir: string, projectPath: string, sess
 }
 
 /** Forked and sub-agent transcripts sit in a folder named after the parent session. */
-export function subagentTranscriptPath(dataDir: string, projectPath: string, sessionId: string, agentId: string): string {
+export function subagentTranscriptPath(
+  dataDir: string,
+  projectPath: string,
+  sessionId: string,
+  agentId: string,
+): string {
   return path.join(projectDir(dataDir, projectPath), sessionId, 'subagents', `agent-${agentId}.jsonl`);
 }
 

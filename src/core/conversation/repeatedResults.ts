@@ -44,8 +44,10 @@ export interface CallLabel {
 }
 
 export function repeatNote(toolUseId: string, label: CallLabel, chars: number, how = ''): string {
-  return `${REPEAT_NOTE_PREFIX}${callWords(label)}, id ${toolUseId}${how}: ${chars.toLocaleString('en-US')} characters, unchanged, so not ` +
-    'repeated here. If that output is no longer shown in full above, run the tool again.]';
+  return (
+    `${REPEAT_NOTE_PREFIX}${callWords(label)}, id ${toolUseId}${how}: ${chars.toLocaleString('en-US')} characters, unchanged, so not ` +
+    'repeated here. If that output is no longer shown in full above, run the tool again.]'
+  );
 }
 
 function callWords(label: CallLabel): string {
@@ -139,7 +141,11 @@ export class RepeatIndex {
    * conversation, else a change note when `call` read a file whose earlier whole copy differs a little;
    * undefined when neither applies.
    */
-  noteFor(block: ToolResultBlock, label: (call: ToolUseBlock | undefined) => CallLabel, call?: ToolUseBlock): RepeatMark | undefined {
+  noteFor(
+    block: ToolResultBlock,
+    label: (call: ToolUseBlock | undefined) => CallLabel,
+    call?: ToolUseBlock,
+  ): RepeatMark | undefined {
     const digest = digestOf(block);
     if (!digest) return undefined;
     const text = outputText(block) ?? '';
@@ -149,7 +155,10 @@ export class RepeatIndex {
     }
     const sameLines = this.byLines.get(sha256(text.trimEnd()));
     if (sameLines && sameLines.id !== block.tool_use_id) {
-      return { of: sameLines.id, note: repeatNote(sameLines.id, label(sameLines.call), text.length, ' (there with line numbers)') };
+      return {
+        of: sameLines.id,
+        note: repeatNote(sameLines.id, label(sameLines.call), text.length, ' (there with line numbers)'),
+      };
     }
     const key = call && inputKey(call);
     const base = key ? this.byInput.get(key) : undefined;
@@ -202,8 +211,12 @@ export function changeNote(baseId: string, label: CallLabel, before: string, aft
   const patch = structuredPatch('', '', `${a.join('\n')}\n`, `${b.join('\n')}\n`, '', '', { context: 1 });
   if (patch.hunks.length === 0) return undefined;
   const what = callWords(label);
-  const hunks = patch.hunks.map((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines].join('\n'));
-  return `${CHANGE_NOTE_PREFIX}${what}, id ${baseId}; only what changed is shown, as a unified diff of its lines against that ` +
+  const hunks = patch.hunks.map((h) =>
+    [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines].join('\n'),
+  );
+  return (
+    `${CHANGE_NOTE_PREFIX}${what}, id ${baseId}; only what changed is shown, as a unified diff of its lines against that ` +
     'copy (line numbers: before -, now +). Every other line reads as in that copy. If that copy is no longer shown in full above, ' +
-    `run the tool again.]\n${hunks.join('\n')}`;
+    `run the tool again.]\n${hunks.join('\n')}`
+  );
 }

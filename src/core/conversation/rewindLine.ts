@@ -20,7 +20,11 @@ export function isRewindLine(line: TranscriptLine): boolean {
  * Records that the conversation continues from `to` (the line before the dropped turn's prompt) and
  * points the writer there. The marker's line is built now, so the chain is right even before it is on disk.
  */
-export function recordRewind(writer: TranscriptWriter, to: string | null, droppedFrom: string | null): Promise<SystemLine> {
+export function recordRewind(
+  writer: TranscriptWriter,
+  to: string | null,
+  droppedFrom: string | null,
+): Promise<SystemLine> {
   writer.setParent(to);
   const written = writer.appendSystem({
     subtype: REWIND_SUBTYPE,

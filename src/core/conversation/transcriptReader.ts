@@ -63,7 +63,11 @@ export function parseTranscriptLine(text: string): ParsedLine {
   // and arrays only), and only a line that does nest too deep is taken apart value by value.
   const tooDeep = text.length > 2 * MAX_JSON_DEPTH && valueNestsDeeper(o, MAX_JSON_DEPTH);
   if (tooDeep) dropDeepFields(o, problems);
-  const done = (): ParsedLine => ({ ok: true, line: o as unknown as TranscriptLine, ...(problems.length > 0 ? { problems } : {}) });
+  const done = (): ParsedLine => ({
+    ok: true,
+    line: o as unknown as TranscriptLine,
+    ...(problems.length > 0 ? { problems } : {}),
+  });
   if (typeof o.type !== 'string') return { ok: false, error: 'missing "type"' };
   if (!CONVERSATION_TYPES.has(o.type)) return done();
   if (typeof o.uuid !== 'string') return { ok: false, error: `${o.type} line without "uuid"` };
@@ -87,7 +91,11 @@ export function parseTranscriptLine(text: string): ParsedLine {
     }
   }
   if (Array.isArray(m.content)) {
-    const checked = checkContent(o.type as 'user' | 'assistant', m.content, tooDeep ? { maxDepth: MAX_JSON_DEPTH } : {});
+    const checked = checkContent(
+      o.type as 'user' | 'assistant',
+      m.content,
+      tooDeep ? { maxDepth: MAX_JSON_DEPTH } : {},
+    );
     m.content = checked.content;
     problems.push(...checked.problems);
   }
@@ -104,7 +112,9 @@ function dropDeepFields(o: Record<string, unknown>, problems: string[]): void {
   const m = o.message;
   const message = m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, unknown>) : undefined;
   for (const key of Object.keys(o)) if (key !== 'message' || !message) drop(o, key, `"${key}"`);
-  if (message) for (const key of Object.keys(message)) if (key !== 'content' || !Array.isArray(message.content)) drop(message, key, `message.${key}`);
+  if (message)
+    for (const key of Object.keys(message))
+      if (key !== 'content' || !Array.isArray(message.content)) drop(message, key, `message.${key}`);
 }
 
 /**
@@ -121,7 +131,11 @@ function parseGluedLine(text: string): ParsedLine | undefined {
   return undefined;
 }
 
-type LineSink = { line: (line: TranscriptLine, lineNo: number) => boolean | void; corrupt: (c: CorruptLine) => void; torn: () => void };
+type LineSink = {
+  line: (line: TranscriptLine, lineNo: number) => boolean | void;
+  corrupt: (c: CorruptLine) => void;
+  torn: () => void;
+};
 
 /** The reading rules for one line, shared by the streaming reader and parseTranscriptText. */
 function readLine(text: string, lineNo: number, terminated: boolean, sink: LineSink): boolean | void {
@@ -135,7 +149,11 @@ function readLine(text: string, lineNo: number, terminated: boolean, sink: LineS
   const glued = parseGluedLine(text);
   if (!glued || glued.ok !== true) return sink.corrupt({ line: lineNo, error: parsed.error });
   const more = glued.problems ? `; ${glued.problems.join('; ')}` : '';
-  sink.corrupt({ line: lineNo, error: `an interrupted write left a partial line (lost) with the next line glued to it, which is read${more}`, repaired: true });
+  sink.corrupt({
+    line: lineNo,
+    error: `an interrupted write left a partial line (lost) with the next line glued to it, which is read${more}`,
+    repaired: true,
+  });
   return sink.line(glued.line, lineNo);
 }
 
@@ -151,7 +169,8 @@ export async function forEachTranscriptLine(
   let tornTail = false;
   const sink: LineSink = { line: visit, corrupt: (c) => void corrupt.push(c), torn: () => void (tornTail = true) };
   const stats = await splitFileLines(file, (buf, start, end, lineNo, terminated) =>
-    readLine(decodeLine(buf, start, end, lineNo), lineNo, terminated, sink));
+    readLine(decodeLine(buf, start, end, lineNo), lineNo, terminated, sink),
+  );
   return { corrupt, tornTail, lineCount: stats.lines, bytes: stats.bytes };
 }
 
@@ -171,8 +190,14 @@ export function parseTranscriptText(text: string): TranscriptReadResult {
   const parts = text.split('\n');
   const terminated = parts[parts.length - 1] === '';
   if (terminated) parts.pop();
-  const sink: LineSink = { line: (l) => void lines.push(l), corrupt: (c) => void corrupt.push(c), torn: () => void (tornTail = true) };
-  parts.forEach((raw, i) => readLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, i + 1, terminated || i < parts.length - 1, sink));
+  const sink: LineSink = {
+    line: (l) => void lines.push(l),
+    corrupt: (c) => void corrupt.push(c),
+    torn: () => void (tornTail = true),
+  };
+  parts.forEach((raw, i) =>
+    readLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, i + 1, terminated || i < parts.length - 1, sink),
+  );
   return { lines, corrupt, tornTail };
 }
 
@@ -190,10 +215,20 @@ export function transcriptProblems(
   file: string,
   read: { corrupt: readonly CorruptLine[]; tornTail: boolean; lineCount?: number },
 ): TranscriptProblem[] {
-  const out: TranscriptProblem[] = read.corrupt.map((c) => ({ file, line: c.line, action: c.repaired ? 'repaired' : 'skipped', reason: c.error }));
+  const out: TranscriptProblem[] = read.corrupt.map((c) => ({
+    file,
+    line: c.line,
+    action: c.repaired ? 'repaired' : 'skipped',
+    reason: c.error,
+  }));
   if (read.tornTail) {
     const line = read.lineCount ?? Math.max(0, ...read.corrupt.map((c) => c.line)) + 1;
-    out.push({ file, line, action: 'skipped', reason: 'the last line is cut off (an interrupted write); the next append starts on a new line after it' });
+    out.push({
+      file,
+      line,
+      action: 'skipped',
+      reason: 'the last line is cut off (an interrupted write); the next append starts on a new line after it',
+    });
   }
   return out;
 }
@@ -232,7 +267,14 @@ export async function listSessions(projectDir: string): Promise<SessionSummary[]
       // An empty file is a run that stopped before its first line: nothing to offer.
       if (!st.isFile() || st.size === 0) continue;
       const { firstPrompt, lineCount } = await scanSession(file);
-      sessions.push({ sessionId: name.slice(0, -'.jsonl'.length), file, mtime: st.mtime, lastMessageAt: await lastMessageTime(file), firstPrompt, lineCount });
+      sessions.push({
+        sessionId: name.slice(0, -'.jsonl'.length),
+        file,
+        mtime: st.mtime,
+        lastMessageAt: await lastMessageTime(file),
+        firstPrompt,
+        lineCount,
+      });
     } catch {
       // removed or unreadable while listing: not a session we can offer
     }
@@ -252,18 +294,25 @@ async function scanSession(file: string): Promise<{ firstPrompt: string | undefi
   return { firstPrompt, lineCount: stats.lines };
 }
 
-
 /** The text a person typed, or undefined for lines that are not a typed prompt. */
 export function promptText(line: UserLine): string | undefined {
   if (line.isMeta || line.isCompactSummary || line.isSidechain) return undefined;
   const c = line.message.content;
-  const text = typeof c === 'string'
-    ? c
-    : c.some((b) => b.type === 'tool_result')
-      ? undefined
-      // Blocks the engine attached to the prompt (recalled memories, @ files) are not what the person typed.
-      : c.filter((b) => b.type === 'text' && !isMemoryAttachment((b as { text: string }).text) && !isFileAttachment((b as { text: string }).text))
-        .map((b) => (b as { text: string }).text).join('\n');
+  const text =
+    typeof c === 'string'
+      ? c
+      : c.some((b) => b.type === 'tool_result')
+        ? undefined
+        : // Blocks the engine attached to the prompt (recalled memories, @ files) are not what the person typed.
+          c
+            .filter(
+              (b) =>
+                b.type === 'text' &&
+                !isMemoryAttachment((b as { text: string }).text) &&
+                !isFileAttachment((b as { text: string }).text),
+            )
+            .map((b) => (b as { text: string }).text)
+            .join('\n');
   if (!text || text.trim() === '') return undefined;
   // Local command echoes (`/compact` and its output) are bookkeeping, not a prompt.
   if (/^\s*<(local-command-|command-name>)/.test(text)) return undefined;

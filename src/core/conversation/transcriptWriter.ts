@@ -22,7 +22,14 @@ import { appendText, enqueue, queueTail } from './appendQueue';
 import { historyPath, sessionTranscriptPath, subagentTranscriptPath } from './projectKey';
 import type { RepeatMark } from './repeatedResults';
 import type {
-  AssistantBlock, AssistantLine, StopReason, SystemLine, ToolResultBlock, UserBlock, UserLine, Usage,
+  AssistantBlock,
+  AssistantLine,
+  StopReason,
+  SystemLine,
+  ToolResultBlock,
+  UserBlock,
+  UserLine,
+  Usage,
 } from './types';
 
 export interface TranscriptWriterOptions {
@@ -284,7 +291,8 @@ export class TranscriptWriter {
   appendCopy<T extends { uuid: string; type: string }>(line: T): Promise<T> {
     const copy = { ...line, parentUuid: this.last };
     if (line.type === 'assistant') {
-      for (const b of (line as unknown as AssistantLine).message.content) if (b.type === 'tool_use') this.toolUseLines.set(b.id, line.uuid);
+      for (const b of (line as unknown as AssistantLine).message.content)
+        if (b.type === 'tool_use') this.toolUseLines.set(b.id, line.uuid);
     }
     return this.append(copy);
   }
@@ -377,9 +385,10 @@ export class TranscriptWriter {
 
 export function openSessionTranscript(opts: SessionTranscriptOptions): TranscriptWriter {
   const { dataDir, projectPath, ...rest } = opts;
-  const file = rest.agentId !== undefined
-    ? subagentTranscriptPath(dataDir, projectPath, rest.sessionId, rest.agentId)
-    : sessionTranscriptPath(dataDir, projectPath, rest.sessionId);
+  const file =
+    rest.agentId !== undefined
+      ? subagentTranscriptPath(dataDir, projectPath, rest.sessionId, rest.agentId)
+      : sessionTranscriptPath(dataDir, projectPath, rest.sessionId);
   return new TranscriptWriter({ ...rest, file, cwd: projectPath });
 }
 

@@ -19,7 +19,11 @@ export interface AtomicWriteOptions {
  * reader never sees half a file. Follows a symlink at the target so the link itself is kept, and keeps
  * the existing file's permission bits. Returns the new mtime.
  */
-export async function writeFileAtomic(absPath: string, data: string | Buffer, opts: AtomicWriteOptions = {}): Promise<number> {
+export async function writeFileAtomic(
+  absPath: string,
+  data: string | Buffer,
+  opts: AtomicWriteOptions = {},
+): Promise<number> {
   if (opts.within !== undefined) realPathWithin(opts.within, absPath);
   let target = absPath;
   let mode: number | undefined;
@@ -30,7 +34,10 @@ export async function writeFileAtomic(absPath: string, data: string | Buffer, op
     if (!isErrno(err, 'ENOENT')) throw err;
     await fsp.mkdir(path.dirname(absPath), { recursive: true });
   }
-  const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`); // TEMP_NAME below
+  const tmp = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  ); // TEMP_NAME below
   try {
     await fsp.writeFile(tmp, data, { flag: 'wx', mode: mode ?? 0o666 });
     if (mode !== undefined) await fsp.chmod(tmp, mode); // writeFile's mode is filtered by the umask

@@ -11,7 +11,10 @@ import { isWithin, resolveReal } from './pathGuard';
 /** The path leads outside the folder it must stay in (code EOUTSIDE, so callers can tell it from I/O). */
 export class OutsideFolderError extends Error {
   readonly code = 'EOUTSIDE';
-  constructor(readonly absPath: string, readonly folder: string) {
+  constructor(
+    readonly absPath: string,
+    readonly folder: string,
+  ) {
     super(`${absPath} leads outside ${folder} (through a symbolic link or "..").`);
     this.name = 'OutsideFolderError';
   }

@@ -44,8 +44,15 @@ export const STALE_MS = 120_000;
 const POLL_MS = 100;
 
 export class LockBusyError extends Error {
-  constructor(file: string, readonly lockFile: string, readonly holder: LockHolder | undefined, waitedMs: number) {
-    super(`${describeHolder(holder)} is writing ${file}; gave up after waiting ${formatWait(waitedMs)} for it. Try again when it has finished, or remove ${lockFile} if that process is gone.`);
+  constructor(
+    file: string,
+    readonly lockFile: string,
+    readonly holder: LockHolder | undefined,
+    waitedMs: number,
+  ) {
+    super(
+      `${describeHolder(holder)} is writing ${file}; gave up after waiting ${formatWait(waitedMs)} for it. Try again when it has finished, or remove ${lockFile} if that process is gone.`,
+    );
     this.name = 'LockBusyError';
   }
 }
@@ -86,12 +93,21 @@ export async function acquireWriterLock(file: string, opts: WriterLockOptions): 
     }
     const waited = Date.now() - started;
     if (waited >= opts.waitMs) throw new LockBusyError(file, lockFile, seen.holder, waited);
-    await delay(Math.min(opts.pollMs ?? POLL_MS, opts.waitMs - waited), undefined, opts.signal ? { signal: opts.signal } : {});
+    await delay(
+      Math.min(opts.pollMs ?? POLL_MS, opts.waitMs - waited),
+      undefined,
+      opts.signal ? { signal: opts.signal } : {},
+    );
   }
 }
 
 async function tryCreate(lockFile: string): Promise<WriterLock | undefined> {
-  const holder: LockHolder = { pid: process.pid, hostname: os.hostname(), since: new Date().toISOString(), token: randomBytes(8).toString('hex') };
+  const holder: LockHolder = {
+    pid: process.pid,
+    hostname: os.hostname(),
+    since: new Date().toISOString(),
+    token: randomBytes(8).toString('hex'),
+  };
   let handle;
   try {
     handle = await fsp.open(lockFile, 'wx');
@@ -167,7 +183,13 @@ async function readLock(lockFile: string): Promise<SeenLock | undefined> {
 function parseHolder(text: string): LockHolder | undefined {
   try {
     const h = JSON.parse(text) as Partial<LockHolder>;
-    if (typeof h.pid === 'number' && typeof h.hostname === 'string' && typeof h.since === 'string' && typeof h.token === 'string') return h as LockHolder;
+    if (
+      typeof h.pid === 'number' &&
+      typeof h.hostname === 'string' &&
+      typeof h.since === 'string' &&
+      typeof h.token === 'string'
+    )
+      return h as LockHolder;
   } catch {
     // being written, or not ours
   }

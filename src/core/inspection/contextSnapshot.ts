@@ -23,7 +23,11 @@ export interface GaugeSubject {
 
 /** The settings' share of the gauge: the window, what is kept free for the answer, and the marks. */
 export function gaugeFrame(settings: EngramSettings): Pick<GaugeState, 'window' | 'reservedForOutput' | 'marks'> {
-  return { window: settings.contextWindow, reservedForOutput: settings.maxOutputTokens, marks: compactionMarks(settings) };
+  return {
+    window: settings.contextWindow,
+    reservedForOutput: settings.maxOutputTokens,
+    marks: compactionMarks(settings),
+  };
 }
 
 /**
@@ -31,7 +35,11 @@ export function gaugeFrame(settings: EngramSettings): Pick<GaugeState, 'window' 
  * subject (no conversation yet) the gauge is empty. The gauge is brought up to date with the subject
  * first, so a reader never sees a stale count; cheap, as it adds only messages it has not seen.
  */
-export function gaugeState(gauge: ContextGauge | undefined, subject: GaugeSubject | undefined, settings: EngramSettings): GaugeState {
+export function gaugeState(
+  gauge: ContextGauge | undefined,
+  subject: GaugeSubject | undefined,
+  settings: EngramSettings,
+): GaugeState {
   const frame = gaugeFrame(settings);
   if (!gauge || !subject) return { ...frame, usedTokens: 0, breakdown: [] };
   if (subject.systemPrompt) gauge.setSystem(subject.systemPrompt, subject.offeredTools ?? []);
@@ -50,7 +58,10 @@ export function gaugeState(gauge: ContextGauge | undefined, subject: GaugeSubjec
  * The categories of a breakdown, in the gauge's order. `recalled` and `notes` are estimates of what
  * the messages hold of recalled memories and of session notes; they are taken out of the messages.
  */
-export function gaugeCategories(b: ContextBreakdown, extra: { recalled?: number; notes?: number } = {}): Array<{ category: GaugeCategory; tokens: number }> {
+export function gaugeCategories(
+  b: ContextBreakdown,
+  extra: { recalled?: number; notes?: number } = {},
+): Array<{ category: GaugeCategory; tokens: number }> {
   const recalled = clamp(extra.recalled ?? 0, b.messages);
   const notesInMessages = clamp(extra.notes ?? 0, b.messages - recalled);
   return [
@@ -79,9 +90,11 @@ export function recalledTokens(messages: readonly ApiMessage[], estimator: Token
 export function notesTokens(messages: readonly ApiMessage[], estimator: TokenEstimator): number {
   const first = messages[0];
   if (!first || first.role !== 'user') return 0;
-  if (typeof first.content === 'string') return first.content.includes(SESSION_NOTES_TAG) ? estimator.message(first).messages : 0;
+  if (typeof first.content === 'string')
+    return first.content.includes(SESSION_NOTES_TAG) ? estimator.message(first).messages : 0;
   let total = 0;
-  for (const b of first.content) if (b.type === 'text' && b.text.includes(SESSION_NOTES_TAG)) total += estimator.block(b);
+  for (const b of first.content)
+    if (b.type === 'text' && b.text.includes(SESSION_NOTES_TAG)) total += estimator.block(b);
   return total;
 }
 

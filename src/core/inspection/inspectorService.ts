@@ -68,12 +68,19 @@ export interface LiveInputOptions {
 /** The live session's snapshot inputs: its gauge, notes state and timeline as data, its paths. */
 export async function liveSessionInput(live: LiveSession, o: LiveInputOptions): Promise<SnapshotInput> {
   const project = projectDir(live.dataDir, live.cwd);
-  const memoryDir = live.memoryDir ?? (o.settings.memory.enabled ? await autoMemoryDir(live.dataDir, live.cwd) : undefined);
+  const memoryDir =
+    live.memoryDir ?? (o.settings.memory.enabled ? await autoMemoryDir(live.dataDir, live.cwd) : undefined);
   const paths = live.sessionId ? sessionPaths(project, live.sessionId) : undefined;
   const notes = live.notes;
   const state = notes?.state;
   return {
-    source: { kind: 'current', label: o.label, readOnly: false, root: live.dataDir, projectKey: path.basename(project) },
+    source: {
+      kind: 'current',
+      label: o.label,
+      readOnly: false,
+      root: live.dataDir,
+      projectKey: path.basename(project),
+    },
     sessionId: live.sessionId,
     transcriptPath: live.transcriptPath,
     gauge: live.gauge,
@@ -82,14 +89,16 @@ export async function liveSessionInput(live: LiveSession, o: LiveInputOptions): 
       summaryPath: notes?.paths.summary ?? paths?.summary,
       statePath: notes?.paths.state ?? paths?.state,
       ...(notes ? { caps: notes.caps } : {}),
-      ...(notes && state ? {
-        live: {
-          updating: notes.updating,
-          ...(state.lastSummarizedMessageId ? { lastSummarizedMessageId: state.lastSummarizedMessageId } : {}),
-          ...(state.updatedAt ? { updatedAt: state.updatedAt } : {}),
-          ...(state.lastError ? { lastError: state.lastError } : {}),
-        },
-      } : {}),
+      ...(notes && state
+        ? {
+            live: {
+              updating: notes.updating,
+              ...(state.lastSummarizedMessageId ? { lastSummarizedMessageId: state.lastSummarizedMessageId } : {}),
+              ...(state.updatedAt ? { updatedAt: state.updatedAt } : {}),
+              ...(state.lastError ? { lastError: state.lastError } : {}),
+            },
+          }
+        : {}),
     },
     memoryDir,
     instructions: { cwd: live.cwd, configDir: live.dataDir, trusted: o.trusted },
@@ -130,11 +139,18 @@ export function memoryGroupDir(memoryDir: string, group: 'private' | 'team'): st
  * The messages a compaction replaced, as text (the transcript keeps them; the conversation no longer
  * does): by the ids its live event recorded, else by the line range of its boundary in the transcript.
  */
-export async function replacedMessages(transcriptPath: string, compactionId: string, live?: CompactionEvent): Promise<ReplacedMessageView[]> {
+export async function replacedMessages(
+  transcriptPath: string,
+  compactionId: string,
+  live?: CompactionEvent,
+): Promise<ReplacedMessageView[]> {
   if (live) return readReplacedMessages(transcriptPath, { uuids: live.replacedIds });
   const facts = await transcriptFacts(transcriptPath);
   const fact = facts?.compactions.find((c) => c.id === compactionId);
   if (!fact) return [];
   // Engram's records name the replaced lines; Claude Code's only say where the boundary is.
-  return readReplacedMessages(transcriptPath, fact.replacedUuids ? { uuids: fact.replacedUuids } : { lineRange: [fact.lineRange[0], fact.lineRange[1]] });
+  return readReplacedMessages(
+    transcriptPath,
+    fact.replacedUuids ? { uuids: fact.replacedUuids } : { lineRange: [fact.lineRange[0], fact.lineRange[1]] },
+  );
 }

@@ -3,7 +3,13 @@
 // restores from. Read-only, plain Node (no `vscode`), so it is unit-tested on fixture folders.
 import path from 'node:path';
 import { loadInstructions } from '../memory/instructions';
-import { loadMemoryIndex, parseIndexLine, type IndexEntry, type MemoryIndex, type TopicSummary } from '../memory/autoMemory/memoryIndex';
+import {
+  loadMemoryIndex,
+  parseIndexLine,
+  type IndexEntry,
+  type MemoryIndex,
+  type TopicSummary,
+} from '../memory/autoMemory/memoryIndex';
 import { readMemoryFile } from '../memory/autoMemory/memoryFiles';
 import { teamMemoryDir } from '../memory/autoMemory/memoryPaths';
 import { listTrash, type PruneRecord } from '../memory/autoMemory/memoryTrash';
@@ -14,7 +20,15 @@ import { readTeamSyncState } from '../memory/team/syncStateFile';
 import type { TeamSyncState } from '../memory/team/teamSyncTypes';
 import { MEMORY_INDEX_CAP_WARN_RATIO, MEMORY_INDEX_MAX_LINES } from '../thresholds';
 import type { TokenCounter } from '../tokens/accounting';
-import type { EntryGroup, IndexCapView, InstructionView, MemoryEntryView, MemoryView, TeamMemoryView, TrashView } from '../../protocol/messages';
+import type {
+  EntryGroup,
+  IndexCapView,
+  InstructionView,
+  MemoryEntryView,
+  MemoryView,
+  TeamMemoryView,
+  TrashView,
+} from '../../protocol/messages';
 import { teamSyncViews } from './teamView';
 import { isDirectory, isFile } from '../fs/fileKind';
 
@@ -30,7 +44,17 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
   const count = input.countTokens;
   const instructions = input.instructions ? await instructionViews(input.instructions, count) : [];
   if (!input.dir) {
-    return { exists: false, instructions, entries: [], unindexed: [], loadedLines: 0, totalLines: 0, maxLines: MEMORY_INDEX_MAX_LINES, warnings: [], trash: [] };
+    return {
+      exists: false,
+      instructions,
+      entries: [],
+      unindexed: [],
+      loadedLines: 0,
+      totalLines: 0,
+      maxLines: MEMORY_INDEX_MAX_LINES,
+      warnings: [],
+      trash: [],
+    };
   }
   const dir = input.dir;
   let teamDir: string | undefined;
@@ -50,7 +74,14 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
     readUsage(dir),
     teamDir ? readUsage(teamDir) : {},
   ]);
-  const team = loadedTeam ?? { ...index, dir: path.join(dir, 'team'), entries: [], unindexed: [], topics: [], warnings: teamProblems };
+  const team = loadedTeam ?? {
+    ...index,
+    dir: path.join(dir, 'team'),
+    entries: [],
+    unindexed: [],
+    topics: [],
+    warnings: teamProblems,
+  };
   const [mine, theirs] = await Promise.all([viewsOf(index, 'private', usage), viewsOf(team, 'team', teamUsage)]);
   const cap = capView(index);
   const teamView = teamDir && syncState ? await withSyncState(teamDir, syncState, theirs) : undefined;
@@ -64,8 +95,9 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
     totalLines: index.totalLines,
     maxLines: MEMORY_INDEX_MAX_LINES,
     warnings: [...index.warnings, ...team.warnings.map((w) => `team: ${w}`)],
-    trash: [...trash.map((r) => trashView(r, 'private')), ...teamTrash.map((r) => trashView(r, 'team'))]
-      .sort((a, b) => (a.prunedAt < b.prunedAt ? 1 : a.prunedAt > b.prunedAt ? -1 : 0)),
+    trash: [...trash.map((r) => trashView(r, 'private')), ...teamTrash.map((r) => trashView(r, 'team'))].sort((a, b) =>
+      a.prunedAt < b.prunedAt ? 1 : a.prunedAt > b.prunedAt ? -1 : 0,
+    ),
     ...(teamView ? { team: teamView } : {}),
     cap,
     // The team index has the same caps: it is loaded into the prompt the same way.
@@ -75,13 +107,28 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
 
 function capView(index: MemoryIndex): IndexCapView {
   const cap = capStatus({ lines: index.totalLines, bytes: index.totalBytes });
-  return { lines: cap.lines, maxLines: cap.maxLines, bytes: cap.bytes, maxBytes: cap.maxBytes, level: cap.level, warnPercent: Math.round(MEMORY_INDEX_CAP_WARN_RATIO * 100) };
+  return {
+    lines: cap.lines,
+    maxLines: cap.maxLines,
+    bytes: cap.bytes,
+    maxBytes: cap.maxBytes,
+    level: cap.level,
+    warnPercent: Math.round(MEMORY_INDEX_CAP_WARN_RATIO * 100),
+  };
 }
 
 /** Gives each team entry its sync state (in place) and lists the synced files the tree has no row for, if they are still here. */
-async function withSyncState(teamDir: string, state: TeamSyncState, views: { entries: MemoryEntryView[]; unindexed: MemoryEntryView[] }): Promise<TeamMemoryView> {
+async function withSyncState(
+  teamDir: string,
+  state: TeamSyncState,
+  views: { entries: MemoryEntryView[]; unindexed: MemoryEntryView[] },
+): Promise<TeamMemoryView> {
   const listed = [...views.entries, ...views.unindexed];
-  const { byFile, team } = teamSyncViews(teamDir, state, listed.filter((e) => !e.missing).map((e) => e.file));
+  const { byFile, team } = teamSyncViews(
+    teamDir,
+    state,
+    listed.filter((e) => !e.missing).map((e) => e.file),
+  );
   for (const e of listed) {
     const sync = e.missing ? undefined : byFile.get(e.file);
     if (sync) e.sync = sync;
@@ -96,29 +143,38 @@ function trashView(r: PruneRecord, group: EntryGroup): TrashView {
   return { id: r.id, group, file: r.file, ...(title ? { title } : {}), prunedAt: r.prunedAt };
 }
 
-async function viewsOf(index: MemoryIndex, group: EntryGroup, usage: Record<string, EntryUsage>): Promise<{ entries: MemoryEntryView[]; unindexed: MemoryEntryView[] }> {
+async function viewsOf(
+  index: MemoryIndex,
+  group: EntryGroup,
+  usage: Record<string, EntryUsage>,
+): Promise<{ entries: MemoryEntryView[]; unindexed: MemoryEntryView[] }> {
   const topics = new Map(index.topics.map((t) => [t.file, t]));
   const origins = await originsOf(index.dir, index.topics);
-  const entries = index.entries.map((e) => withUsage(entryView(index.dir, group, e, topics.get(normalise(e.file)), origins), usage));
+  const entries = index.entries.map((e) =>
+    withUsage(entryView(index.dir, group, e, topics.get(normalise(e.file)), origins), usage),
+  );
   const unindexed = index.unindexed.map((file): MemoryEntryView => {
     const t = topics.get(file);
     const origin = origins.get(file);
-    return withUsage({
-      key: `${group}:${file}`,
-      group,
-      title: t?.name?.trim() || file,
-      file,
-      path: path.join(index.dir, file),
-      hook: t?.description ?? '',
-      type: t?.type ?? null,
-      tokens: t?.tokens ?? null,
-      mtimeMs: t?.mtimeMs ?? null,
-      line: null,
-      loaded: false,
-      missing: false,
-      indexed: false,
-      ...(origin ? { origin } : {}),
-    }, usage);
+    return withUsage(
+      {
+        key: `${group}:${file}`,
+        group,
+        title: t?.name?.trim() || file,
+        file,
+        path: path.join(index.dir, file),
+        hook: t?.description ?? '',
+        type: t?.type ?? null,
+        tokens: t?.tokens ?? null,
+        mtimeMs: t?.mtimeMs ?? null,
+        line: null,
+        loaded: false,
+        missing: false,
+        indexed: false,
+        ...(origin ? { origin } : {}),
+      },
+      usage,
+    );
   });
   return { entries, unindexed };
 }
@@ -126,10 +182,21 @@ async function viewsOf(index: MemoryIndex, group: EntryGroup, usage: Record<stri
 /** The entry's use count and last use, from its folder's `.usage.json`. */
 function withUsage(view: MemoryEntryView, usage: Record<string, EntryUsage>): MemoryEntryView {
   const u = Object.prototype.hasOwnProperty.call(usage, view.file) ? usage[view.file] : undefined;
-  return { ...view, uses: usesOf(u), ...(u ? { lastUsed: u.lastUsed } : {}), ...(u?.notRelevant?.length ? { notRelevant: u.notRelevant } : {}) };
+  return {
+    ...view,
+    uses: usesOf(u),
+    ...(u ? { lastUsed: u.lastUsed } : {}),
+    ...(u?.notRelevant?.length ? { notRelevant: u.notRelevant } : {}),
+  };
 }
 
-function entryView(dir: string, group: EntryGroup, e: IndexEntry, topic: TopicSummary | undefined, origins: Map<string, MemoryEntryView['origin']>): MemoryEntryView {
+function entryView(
+  dir: string,
+  group: EntryGroup,
+  e: IndexEntry,
+  topic: TopicSummary | undefined,
+  origins: Map<string, MemoryEntryView['origin']>,
+): MemoryEntryView {
   const file = normalise(e.file);
   const origin = origins.get(file);
   return {
@@ -152,27 +219,42 @@ function entryView(dir: string, group: EntryGroup, e: IndexEntry, topic: TopicSu
 }
 
 /** Where each memory came from: `originSessionId` / `originMessageId` in its front matter. */
-async function originsOf(dir: string, topics: readonly TopicSummary[]): Promise<Map<string, MemoryEntryView['origin']>> {
+async function originsOf(
+  dir: string,
+  topics: readonly TopicSummary[],
+): Promise<Map<string, MemoryEntryView['origin']>> {
   const out = new Map<string, MemoryEntryView['origin']>();
-  await Promise.all(topics.map(async (t) => {
-    let buf: Buffer;
-    try {
-      buf = (await readMemoryFile(dir, path.join(dir, t.file))).data;
-    } catch {
-      return;
-    }
-    // Only the front matter matters; a cheap test skips files without any.
-    if (!buf.subarray(0, 4).toString('utf8').replace(/^\ufeff/, '').startsWith('---')) return;
-    const parsed = parseTopicFile(buf);
-    if (parsed.binary) return;
-    const sessionId = typeof parsed.data.originSessionId === 'string' ? parsed.data.originSessionId : undefined;
-    const messageId = typeof parsed.data.originMessageId === 'string' ? parsed.data.originMessageId : undefined;
-    if (sessionId) out.set(t.file, { sessionId, ...(messageId ? { messageId } : {}) });
-  }));
+  await Promise.all(
+    topics.map(async (t) => {
+      let buf: Buffer;
+      try {
+        buf = (await readMemoryFile(dir, path.join(dir, t.file))).data;
+      } catch {
+        return;
+      }
+      // Only the front matter matters; a cheap test skips files without any.
+      if (
+        !buf
+          .subarray(0, 4)
+          .toString('utf8')
+          .replace(/^\ufeff/, '')
+          .startsWith('---')
+      )
+        return;
+      const parsed = parseTopicFile(buf);
+      if (parsed.binary) return;
+      const sessionId = typeof parsed.data.originSessionId === 'string' ? parsed.data.originSessionId : undefined;
+      const messageId = typeof parsed.data.originMessageId === 'string' ? parsed.data.originMessageId : undefined;
+      if (sessionId) out.set(t.file, { sessionId, ...(messageId ? { messageId } : {}) });
+    }),
+  );
   return out;
 }
 
-async function instructionViews(opts: { cwd: string | undefined; configDir: string; trusted: boolean }, count: TokenCounter | undefined): Promise<InstructionView[]> {
+async function instructionViews(
+  opts: { cwd: string | undefined; configDir: string; trusted: boolean },
+  count: TokenCounter | undefined,
+): Promise<InstructionView[]> {
   try {
     const result = await loadInstructions({
       // Without a known project folder only the user's file is listed.
@@ -194,5 +276,8 @@ async function instructionViews(opts: { cwd: string | undefined; configDir: stri
 }
 
 function normalise(name: string): string {
-  return name.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join('/');
+  return name
+    .split(/[\\/]+/)
+    .filter((s) => s !== '' && s !== '.')
+    .join('/');
 }

@@ -19,7 +19,13 @@ export interface NotesViewInput {
 
 export async function buildNotesView(input: NotesViewInput): Promise<NotesView> {
   const caps = input.caps ?? DEFAULT_CAPS;
-  const empty: NotesView = { exists: false, sections: [], tokens: 0, fileCap: caps.fileTokens, updating: input.live?.updating ?? false };
+  const empty: NotesView = {
+    exists: false,
+    sections: [],
+    tokens: 0,
+    fileCap: caps.fileTokens,
+    updating: input.live?.updating ?? false,
+  };
   if (!input.summaryPath) return empty;
   let text: string;
   try {
@@ -36,7 +42,12 @@ export async function buildNotesView(input: NotesViewInput): Promise<NotesView> 
   return {
     path: input.summaryPath,
     exists: true,
-    sections: parsed.sections.map((s) => ({ heading: s.heading, markdown: s.body, tokens: s.tokens, cap: caps.sectionTokens })),
+    sections: parsed.sections.map((s) => ({
+      heading: s.heading,
+      markdown: s.body,
+      tokens: s.tokens,
+      cap: caps.sectionTokens,
+    })),
     tokens: parsed.tokens,
     fileCap: caps.fileTokens,
     ...(Number.isFinite(updatedMs) ? { updatedAt: updatedMs } : {}),

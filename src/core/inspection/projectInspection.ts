@@ -114,7 +114,9 @@ async function inspectSessions(dir: string): Promise<InspectedSession[]> {
   let names: string[];
   try {
     // Not only files: a folder named like a transcript is listed as unreadable, not left out in silence.
-    names = (await fsp.readdir(dir, { withFileTypes: true })).filter((d) => d.name.endsWith('.jsonl')).map((d) => d.name);
+    names = (await fsp.readdir(dir, { withFileTypes: true }))
+      .filter((d) => d.name.endsWith('.jsonl'))
+      .map((d) => d.name);
   } catch {
     return [];
   }
@@ -135,7 +137,13 @@ async function inspectSession(dir: string, name: string): Promise<InspectedSessi
   const hasNotes = await isFile(path.join(dir, id, 'session-memory', 'summary.md'));
   const st = await fsp.stat(file).catch((e: unknown) => e as Error);
   if (st instanceof Error) return isErrno(st, 'ENOENT') ? undefined : { id, ...none, hasNotes, unreadable: st.message };
-  if (!st.isFile()) return { id, ...none, hasNotes, unreadable: `${st.isDirectory() ? 'a folder' : 'a special file'}, not a transcript file` };
+  if (!st.isFile())
+    return {
+      id,
+      ...none,
+      hasNotes,
+      unreadable: `${st.isDirectory() ? 'a folder' : 'a special file'}, not a transcript file`,
+    };
   if (st.size === 0) return { id, ...none, hasNotes, empty: true };
   const compactions: InspectedCompaction[] = [];
   const current = new CurrentLines(false);

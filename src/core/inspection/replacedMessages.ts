@@ -11,7 +11,10 @@ export const DETAIL_TEXT_MAX_CHARS = 20_000;
 
 export type ReplacedSelector = { uuids: readonly string[] } | { lineRange: readonly [number, number] };
 
-export async function readReplacedMessages(transcriptPath: string, selector: ReplacedSelector): Promise<ReplacedMessageView[]> {
+export async function readReplacedMessages(
+  transcriptPath: string,
+  selector: ReplacedSelector,
+): Promise<ReplacedMessageView[]> {
   const wanted = 'uuids' in selector ? new Set(selector.uuids) : undefined;
   const byUuid = new Map<string, ReplacedMessageView>();
   const inRange: ReplacedMessageView[] = [];
@@ -29,13 +32,18 @@ export async function readReplacedMessages(transcriptPath: string, selector: Rep
     inRange.push(viewOf(l));
   });
   if (!wanted) return merge(inRange);
-  const ordered = (selector as { uuids: readonly string[] }).uuids.map((id) => byUuid.get(id)).filter((v): v is ReplacedMessageView => v !== undefined);
+  const ordered = (selector as { uuids: readonly string[] }).uuids
+    .map((id) => byUuid.get(id))
+    .filter((v): v is ReplacedMessageView => v !== undefined);
   return merge(ordered);
 }
 
 function viewOf(line: UserLine | AssistantLine): ReplacedMessageView {
   const content = line.message.content as string | ContentBlock[];
-  return { role: line.type, text: typeof content === 'string' ? content : content.map(blockText).filter(Boolean).join('\n') };
+  return {
+    role: line.type,
+    text: typeof content === 'string' ? content : content.map(blockText).filter(Boolean).join('\n'),
+  };
 }
 
 /** Lines of one streamed response (one block each) read better as one message. */
@@ -51,25 +59,41 @@ function merge(views: ReplacedMessageView[]): ReplacedMessageView[] {
 
 export function blockText(b: ContentBlock): string {
   switch (b.type) {
-    case 'text': return b.text;
-    case 'thinking': return `[thinking]\n${b.thinking}`;
-    case 'redacted_thinking': return '[redacted thinking]';
-    case 'tool_use': return `[tool call ${b.name}] ${JSON.stringify(b.input)}`;
-    case 'image': return '[image]';
+    case 'text':
+      return b.text;
+    case 'thinking':
+      return `[thinking]\n${b.thinking}`;
+    case 'redacted_thinking':
+      return '[redacted thinking]';
+    case 'tool_use':
+      return `[tool call ${b.name}] ${JSON.stringify(b.input)}`;
+    case 'image':
+      return '[image]';
     case 'tool_result': {
       const c = b.content;
-      const text = typeof c === 'string' ? c : Array.isArray(c) ? c.map((x) => (x.type === 'text' ? x.text : '[image]')).join('\n') : '';
+      const text =
+        typeof c === 'string'
+          ? c
+          : Array.isArray(c)
+            ? c.map((x) => (x.type === 'text' ? x.text : '[image]')).join('\n')
+            : '';
       return `[tool result${b.is_error ? ', error' : ''}]\n${text}`;
     }
-    default: return '';
+    default:
+      return '';
   }
 }
 
 /** For the webview: each message cut to DETAIL_TEXT_MAX_CHARS. */
 export function clipForWebview(messages: readonly ReplacedMessageView[]): ReplacedMessageView[] {
-  return messages.map((m) => (m.text.length > DETAIL_TEXT_MAX_CHARS
-    ? { role: m.role, text: `${m.text.slice(0, DETAIL_TEXT_MAX_CHARS)}\n… (${m.text.length - DETAIL_TEXT_MAX_CHARS} more characters in the diff editor)` }
-    : m));
+  return messages.map((m) =>
+    m.text.length > DETAIL_TEXT_MAX_CHARS
+      ? {
+          role: m.role,
+          text: `${m.text.slice(0, DETAIL_TEXT_MAX_CHARS)}\n… (${m.text.length - DETAIL_TEXT_MAX_CHARS} more characters in the diff editor)`,
+        }
+      : m,
+  );
 }
 
 /** The left side of the diff editor: the replaced messages as one Markdown-ish document. */

@@ -46,18 +46,23 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
     buildNotesView({ ...input.notes, ...(facts ? { facts } : {}), countTokens: count }),
     buildMemoryView({
       dir: input.memoryDir,
-      ...(input.instructions ? { instructions: { ...input.instructions, cwd: input.instructions.cwd ?? facts?.cwd } } : {}),
+      ...(input.instructions
+        ? { instructions: { ...input.instructions, cwd: input.instructions.cwd ?? facts?.cwd } }
+        : {}),
       countTokens: count,
     }),
     input.gauge ? Promise.resolve(input.gauge) : diskGauge(input.transcriptPath, input.settings, count),
   ]);
-  if (input.memoryDir) memory.review = await buildReviewQueueView(input.memoryDir, input.settings.memory.extraction.review);
+  if (input.memoryDir)
+    memory.review = await buildReviewQueueView(input.memoryDir, input.settings.memory.extraction.review);
   const timeline = buildTimeline({
     ...(input.timeline ? { live: input.timeline } : {}),
     ...(facts ? { facts } : {}),
     ...(input.sessionId ? { sessionId: input.sessionId } : {}),
     memories: [...memory.entries, ...memory.unindexed],
-    ...(notes.updatedAt !== undefined && !input.timeline ? { notesUpdatedAt: notes.updatedAt, notesTokens: notes.tokens } : {}),
+    ...(notes.updatedAt !== undefined && !input.timeline
+      ? { notesUpdatedAt: notes.updatedAt, notesTokens: notes.tokens }
+      : {}),
     canUndo: input.canUndoCompaction,
   });
   return { source: input.source, sessionId: input.sessionId, gauge, notes, memory, timeline, now: input.now };
@@ -69,7 +74,11 @@ const gaugeCache = new Map<string, { size: number; mtimeMs: number; gauge: Gauge
  * The gauge of a transcript on disk: the live gauge replayed on it (the last usage report plus what
  * came after), in the same model the live session shows. Cached by file size and mtime.
  */
-export async function diskGauge(transcriptPath: string | undefined, settings: EngramSettings, count: TokenCounter): Promise<GaugeState | undefined> {
+export async function diskGauge(
+  transcriptPath: string | undefined,
+  settings: EngramSettings,
+  count: TokenCounter,
+): Promise<GaugeState | undefined> {
   if (!transcriptPath) return undefined;
   let st;
   try {

@@ -26,26 +26,36 @@ export interface ProjectListing {
 export async function listProjects(root: string): Promise<ProjectListing[]> {
   let names: string[];
   try {
-    names = (await fsp.readdir(path.join(root, 'projects'), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+    names = (await fsp.readdir(path.join(root, 'projects'), { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch {
     return [];
   }
-  const out = await Promise.all(names.map(async (key): Promise<ProjectListing> => {
-    const dir = path.join(root, 'projects', key);
-    let sessions = 0;
-    let modified = 0;
-    try {
-      for (const d of await fsp.readdir(dir, { withFileTypes: true })) {
-        if (!d.isFile() || !d.name.endsWith('.jsonl')) continue;
-        sessions++;
-        modified = Math.max(modified, await mtime(path.join(dir, d.name)));
+  const out = await Promise.all(
+    names.map(async (key): Promise<ProjectListing> => {
+      const dir = path.join(root, 'projects', key);
+      let sessions = 0;
+      let modified = 0;
+      try {
+        for (const d of await fsp.readdir(dir, { withFileTypes: true })) {
+          if (!d.isFile() || !d.name.endsWith('.jsonl')) continue;
+          sessions++;
+          modified = Math.max(modified, await mtime(path.join(dir, d.name)));
+        }
+      } catch {
+        // unreadable: listed with what is known
       }
-    } catch {
-      // unreadable: listed with what is known
-    }
-    const indexTime = await mtime(path.join(dir, MEMORY_DIR_NAME, 'MEMORY.md'));
-    return { key, dir, sessions, hasMemory: indexTime > 0 || (await mtime(path.join(dir, MEMORY_DIR_NAME))) > 0, modified: Math.max(modified, indexTime) };
-  }));
+      const indexTime = await mtime(path.join(dir, MEMORY_DIR_NAME, 'MEMORY.md'));
+      return {
+        key,
+        dir,
+        sessions,
+        hasMemory: indexTime > 0 || (await mtime(path.join(dir, MEMORY_DIR_NAME))) > 0,
+        modified: Math.max(modified, indexTime),
+      };
+    }),
+  );
   return out.sort((a, b) => b.modified - a.modified);
 }
 
@@ -58,10 +68,17 @@ export function isSessionId(id: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/.test(id);
 }
 
-export function sessionPaths(projectDir: string, sessionId: string): { transcript: string; summary: string; state: string } {
+export function sessionPaths(
+  projectDir: string,
+  sessionId: string,
+): { transcript: string; summary: string; state: string } {
   if (!isSessionId(sessionId)) throw new Error(`Not a session id: ${JSON.stringify(sessionId.slice(0, 80))}`);
   const notes = path.join(projectDir, sessionId, 'session-memory');
-  return { transcript: path.join(projectDir, `${sessionId}.jsonl`), summary: path.join(notes, 'summary.md'), state: path.join(notes, 'state.json') };
+  return {
+    transcript: path.join(projectDir, `${sessionId}.jsonl`),
+    summary: path.join(notes, 'summary.md'),
+    state: path.join(notes, 'state.json'),
+  };
 }
 
 /** 1-based line of the transcript line with this uuid (or message id), for opening it at that message. */

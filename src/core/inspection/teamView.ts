@@ -39,20 +39,22 @@ export function teamSyncViews(teamDir: string, state: TeamSyncState, listed: rea
     team: {
       repo: state.repo,
       server: state.server,
-      ...(last ? {
-        lastSync: {
-          at: last.at,
-          ok: last.ok,
-          ...(last.error ? { error: last.error } : {}),
-          ...(last.version !== undefined ? { version: last.version } : {}),
-          pulled: last.pulled.length,
-          pushed: last.pushed.length,
-          skipped: last.skipped.length,
-          blocked: last.blocked.length,
-          conflicts: last.pulled.filter((p) => p.reason === 'conflict').length,
-          retries: last.retries,
-        },
-      } : {}),
+      ...(last
+        ? {
+            lastSync: {
+              at: last.at,
+              ok: last.ok,
+              ...(last.error ? { error: last.error } : {}),
+              ...(last.version !== undefined ? { version: last.version } : {}),
+              pulled: last.pulled.length,
+              pushed: last.pushed.length,
+              skipped: last.skipped.length,
+              blocked: last.blocked.length,
+              conflicts: last.pulled.filter((p) => p.reason === 'conflict').length,
+              retries: last.retries,
+            },
+          }
+        : {}),
       serverMaxEntries: state.serverMaxEntries,
       files,
     },

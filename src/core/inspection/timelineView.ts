@@ -36,19 +36,33 @@ export function buildTimeline(input: TimelineInput): TimelineView[] {
     if (seenCompactions.has(fact.id)) {
       // The live event has no summary text when it came from a hook; the transcript has it.
       const v = out.find((t) => t.kind === 'compaction' && t.id === fact.id);
-      if (v && v.kind === 'compaction' && v.summary === undefined && fact.summary !== undefined) v.summary = fact.summary;
+      if (v && v.kind === 'compaction' && v.summary === undefined && fact.summary !== undefined)
+        v.summary = fact.summary;
       continue;
     }
     out.push(factView(fact));
   }
   if (live.length === 0) {
     if (input.notesUpdatedAt !== undefined) {
-      out.push({ kind: 'notes', id: 'notes-disk', at: input.notesUpdatedAt, status: 'updated', ...(input.notesTokens !== undefined ? { tokens: input.notesTokens } : {}) });
+      out.push({
+        kind: 'notes',
+        id: 'notes-disk',
+        at: input.notesUpdatedAt,
+        status: 'updated',
+        ...(input.notesTokens !== undefined ? { tokens: input.notesTokens } : {}),
+      });
     }
     if (input.sessionId) {
       for (const m of input.memories ?? []) {
         if (m.origin?.sessionId === input.sessionId && m.mtimeMs !== null) {
-          out.push({ kind: 'memory', id: `memory-disk-${m.key}`, at: m.mtimeMs, status: 'saved', files: [m.file], detail: m.title });
+          out.push({
+            kind: 'memory',
+            id: `memory-disk-${m.key}`,
+            at: m.mtimeMs,
+            status: 'saved',
+            files: [m.file],
+            detail: m.title,
+          });
         }
       }
     }
@@ -71,16 +85,36 @@ function liveView(entry: TimelineEntry, i: number): TimelineView | undefined {
     const id = `notes-${i}`;
     if (e.type === 'notesCreated') return { kind: 'notes', id, at: entry.at, status: 'created', detail: e.template };
     if (e.type === 'notesUpdated') {
-      return { kind: 'notes', id, at: entry.at, status: 'updated', tokens: e.tokens, modelCalls: e.modelCalls, durationMs: e.durationMs, condensed: e.condensed };
+      return {
+        kind: 'notes',
+        id,
+        at: entry.at,
+        status: 'updated',
+        tokens: e.tokens,
+        modelCalls: e.modelCalls,
+        durationMs: e.durationMs,
+        condensed: e.condensed,
+      };
     }
     if (e.type === 'notesUpdateFailed') return { kind: 'notes', id, at: entry.at, status: 'failed', detail: e.error };
     return undefined;
   }
   const e = entry.event;
   const id = `memory-${i}`;
-  if (e.type === 'memorySaved') return { kind: 'memory', id, at: entry.at, status: 'saved', files: [e.file], detail: e.title };
-  if (e.type === 'extractionDone') return { kind: 'memory', id, at: entry.at, status: 'extracted', files: e.saved.slice(), modelCalls: e.modelCalls, detail: e.reason };
-  if (e.type === 'extractionFailed') return { kind: 'memory', id, at: entry.at, status: 'failed', files: [], detail: e.error };
+  if (e.type === 'memorySaved')
+    return { kind: 'memory', id, at: entry.at, status: 'saved', files: [e.file], detail: e.title };
+  if (e.type === 'extractionDone')
+    return {
+      kind: 'memory',
+      id,
+      at: entry.at,
+      status: 'extracted',
+      files: e.saved.slice(),
+      modelCalls: e.modelCalls,
+      detail: e.reason,
+    };
+  if (e.type === 'extractionFailed')
+    return { kind: 'memory', id, at: entry.at, status: 'failed', files: [], detail: e.error };
   return undefined;
 }
 

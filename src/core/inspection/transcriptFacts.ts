@@ -80,9 +80,10 @@ async function scan(file: string): Promise<TranscriptFacts> {
       } else if (line.type === 'user') {
         const user = line as UserLine;
         if (pendingSummary && user.isCompactSummary) {
-          pendingSummary.summary = typeof user.message.content === 'string'
-            ? user.message.content
-            : user.message.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
+          pendingSummary.summary =
+            typeof user.message.content === 'string'
+              ? user.message.content
+              : user.message.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
           pendingSummary = undefined;
           return;
         }
@@ -121,7 +122,12 @@ function noteResponse(facts: TranscriptFacts, line: AssistantLine): void {
   }
 }
 
-function compactionOf(line: SystemLine, lineNo: number, previousBoundaryLine: number, conversationLines: number): CompactionFact | undefined {
+function compactionOf(
+  line: SystemLine,
+  lineNo: number,
+  previousBoundaryLine: number,
+  conversationLines: number,
+): CompactionFact | undefined {
   const at = timeOf(line) ?? 0;
   if (line.subtype === 'compact_boundary') {
     const meta = (line.compactMetadata ?? {}) as Record<string, unknown>;
@@ -137,10 +143,12 @@ function compactionOf(line: SystemLine, lineNo: number, previousBoundaryLine: nu
       ...(num(meta.durationMs) !== undefined ? { durationMs: num(meta.durationMs) } : {}),
       ...(num(meta.modelCalls) !== undefined ? { modelCalls: num(meta.modelCalls) } : {}),
       lineRange: [previousBoundaryLine + 1, lineNo - 1],
-      replacedLines: stage === 'undo' ? 0 : engram.replacedUuids?.length ?? conversationLines,
+      replacedLines: stage === 'undo' ? 0 : (engram.replacedUuids?.length ?? conversationLines),
       ...(engram.replacedUuids ? { replacedUuids: engram.replacedUuids } : {}),
       trimmed: engram.results?.length ?? 0,
-      ...(str(meta.undoneEventId) ?? str(engram.undoneEventId) ? { undoes: str(meta.undoneEventId) ?? str(engram.undoneEventId) } : {}),
+      ...((str(meta.undoneEventId) ?? str(engram.undoneEventId))
+        ? { undoes: str(meta.undoneEventId) ?? str(engram.undoneEventId) }
+        : {}),
     };
   }
   if (line.subtype === 'microcompact_boundary') {
@@ -189,8 +197,14 @@ function timeOf(line: TranscriptLine): number | undefined {
 function engramOf(v: unknown): { replacedUuids?: string[]; results?: unknown[]; undoneEventId?: unknown } {
   if (!v || typeof v !== 'object' || (v as { v?: unknown }).v !== 1) return {};
   const e = v as Record<string, unknown>;
-  const uuids = Array.isArray(e.replacedUuids) ? e.replacedUuids.filter((u): u is string => typeof u === 'string') : undefined;
-  return { ...(uuids ? { replacedUuids: uuids } : {}), ...(Array.isArray(e.results) ? { results: e.results } : {}), undoneEventId: e.undoneEventId };
+  const uuids = Array.isArray(e.replacedUuids)
+    ? e.replacedUuids.filter((u): u is string => typeof u === 'string')
+    : undefined;
+  return {
+    ...(uuids ? { replacedUuids: uuids } : {}),
+    ...(Array.isArray(e.results) ? { results: e.results } : {}),
+    undoneEventId: e.undoneEventId,
+  };
 }
 
 function str(v: unknown): string | undefined {

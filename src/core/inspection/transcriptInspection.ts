@@ -32,7 +32,11 @@ export interface TranscriptMeasure {
 }
 
 /** Measures with `count` (the inspector's counter); the measure does not depend on the settings. */
-export async function measureTranscript(file: string, settings: EngramSettings, count: TokenCounter): Promise<TranscriptMeasure> {
+export async function measureTranscript(
+  file: string,
+  settings: EngramSettings,
+  count: TokenCounter,
+): Promise<TranscriptMeasure> {
   const view = await loadTranscriptView(file);
   // Old history is estimated from its length: tokenizing a 200 MB session took minutes (historyEstimator.ts).
   const measured = gaugeOf(view.lines, view.entries, transcriptEstimator(view, count, settings.contextWindow));

@@ -14,10 +14,23 @@ import type { AssistantBlock, StopReason, Usage } from '../conversation/types';
 import { silentLogger, type Logger } from '../ports';
 import { withCacheBreakpoints } from './cacheBreakpoints';
 import {
-  AuthError, ConnectionDroppedError, ConnectionError, classifyApiFailure, isModelError, parseRetryAfter, requestNotBuilt, type ModelError,
+  AuthError,
+  ConnectionDroppedError,
+  ConnectionError,
+  classifyApiFailure,
+  isModelError,
+  parseRetryAfter,
+  requestNotBuilt,
+  type ModelError,
 } from './errors';
 import type { ModelConfig } from './modelConfig';
-import { emptyUsage, type ModelClient, type ModelRequest, type ModelResponse, type StreamHandlers } from './modelClient';
+import {
+  emptyUsage,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamHandlers,
+} from './modelClient';
 import { stallGuardedFetch, stallIn, type StallError } from './stallGuard';
 
 export interface AnthropicClientOptions {
@@ -36,8 +49,17 @@ export interface AnthropicClientOptions {
 /** Ten minutes, the SDK's own default: long generations are normal. */
 const DEFAULT_TIMEOUT_MS = 600_000;
 
-export function createAnthropicClient(config: ModelConfig, logger?: Logger, stallMs?: () => number): AnthropicModelClient {
-  return new AnthropicModelClient({ apiKey: config.apiKey, baseUrl: config.baseUrl, logger, ...(stallMs ? { stallMs } : {}) });
+export function createAnthropicClient(
+  config: ModelConfig,
+  logger?: Logger,
+  stallMs?: () => number,
+): AnthropicModelClient {
+  return new AnthropicModelClient({
+    apiKey: config.apiKey,
+    baseUrl: config.baseUrl,
+    logger,
+    ...(stallMs ? { stallMs } : {}),
+  });
 }
 
 type Building =
@@ -72,7 +94,8 @@ export class AnthropicModelClient implements ModelClient {
   }
 
   async stream(req: ModelRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<ModelResponse> {
-    if (!this.sdk) throw new AuthError('No Anthropic API key is set. Run "Engram: Set API Key" or set ANTHROPIC_API_KEY.');
+    if (!this.sdk)
+      throw new AuthError('No Anthropic API key is set. Run "Engram: Set API Key" or set ANTHROPIC_API_KEY.');
     const state = new ResponseState(req.model, handlers, this.logger);
     if (signal.aborted) return state.result({ cancelled: true });
 
@@ -98,9 +121,15 @@ export class AnthropicModelClient implements ModelClient {
     // The SDK ends the iteration quietly when aborted, so check before calling it complete.
     if (signal.aborted && !state.stopped) return state.result({ cancelled: true });
     if (!state.stopped) {
-      if (!state.started) throw new ConnectionError('The connection to the API closed before any answer. Check your network and try again.');
+      if (!state.started)
+        throw new ConnectionError(
+          'The connection to the API closed before any answer. Check your network and try again.',
+        );
       const partial = state.result({ dropped: true });
-      throw new ConnectionDroppedError('The connection to the API dropped mid-answer; what arrived so far is kept. Send a message to continue.', { partial, requestId: state.requestId });
+      throw new ConnectionDroppedError(
+        'The connection to the API dropped mid-answer; what arrived so far is kept. Send a message to continue.',
+        { partial, requestId: state.requestId },
+      );
     }
     return state.result({});
   }
@@ -134,7 +163,11 @@ class ResponseState {
   private readonly building: Array<Building | undefined> = [];
   private readonly done: Array<AssistantBlock | undefined> = [];
 
-  constructor(model: string, private readonly handlers: StreamHandlers, private readonly logger: Logger) {
+  constructor(
+    model: string,
+    private readonly handlers: StreamHandlers,
+    private readonly logger: Logger,
+  ) {
     this.model = model;
   }
 
@@ -236,7 +269,12 @@ class ResponseState {
         block = { type: 'redacted_thinking', data: b.data };
         break;
       case 'tool':
-        block = { type: 'tool_use', id: b.id, name: b.name, input: b.json.trim() === '' ? b.initial : parseToolInput(b.json, this.logger) };
+        block = {
+          type: 'tool_use',
+          id: b.id,
+          name: b.name,
+          input: b.json.trim() === '' ? b.initial : parseToolInput(b.json, this.logger),
+        };
         break;
       case 'ignored':
         return;
@@ -353,7 +391,10 @@ function mapError(e: unknown, partial: ModelResponse | undefined, endpoint: stri
   if (stall) return stalledError(stall, partial);
   if (e instanceof APIConnectionError) {
     if (partial) return droppedError(partial, e);
-    return new ConnectionError(`Could not reach ${endpoint} (${connectionReason(e)}). Check your network and the base URL (engram.baseUrl, ANTHROPIC_BASE_URL).`, { cause: e });
+    return new ConnectionError(
+      `Could not reach ${endpoint} (${connectionReason(e)}). Check your network and the base URL (engram.baseUrl, ANTHROPIC_BASE_URL).`,
+      { cause: e },
+    );
   }
   if (e instanceof APIError) {
     const headers = e.headers;
@@ -370,7 +411,9 @@ function mapError(e: unknown, partial: ModelResponse | undefined, endpoint: stri
   // Anything else thrown while reading the body (socket reset, "terminated") is a broken stream.
   if (partial) return droppedError(partial, e);
   const message = e instanceof Error ? e.message : String(e);
-  return new ConnectionError(`The request to the API failed (${message}). Check your network and try again.`, { cause: e });
+  return new ConnectionError(`The request to the API failed (${message}). Check your network and try again.`, {
+    cause: e,
+  });
 }
 
 /** What the system said about a failed connection, in words, from the innermost cause ("connection refused, ECONNREFUSED"). */
@@ -400,11 +443,14 @@ const CONNECTION_CODES: Record<string, string> = {
 /** A server that went silent: retried like any lost connection, and the message names where it went. */
 function stalledError(stall: StallError, partial: ModelResponse | undefined): ModelError {
   if (partial) {
-    return new ConnectionDroppedError(`${stall.message} in the middle of an answer, so it was abandoned; what arrived so far is kept. Send a message to continue.`, {
-      partial,
-      requestId: partial.requestId,
-      cause: stall,
-    });
+    return new ConnectionDroppedError(
+      `${stall.message} in the middle of an answer, so it was abandoned; what arrived so far is kept. Send a message to continue.`,
+      {
+        partial,
+        requestId: partial.requestId,
+        cause: stall,
+      },
+    );
   }
   return new ConnectionError(
     `${stall.message}: the server took the request and then went silent, so the request was abandoned. ` +
@@ -414,9 +460,12 @@ function stalledError(stall: StallError, partial: ModelResponse | undefined): Mo
 }
 
 function droppedError(partial: ModelResponse, cause: unknown): ConnectionDroppedError {
-  return new ConnectionDroppedError('The connection to the API dropped mid-answer; what arrived so far is kept. Send a message to continue.', {
-    partial,
-    requestId: partial.requestId,
-    cause,
-  });
+  return new ConnectionDroppedError(
+    'The connection to the API dropped mid-answer; what arrived so far is kept. Send a message to continue.',
+    {
+      partial,
+      requestId: partial.requestId,
+      cause,
+    },
+  );
 }

@@ -43,9 +43,15 @@ export interface BreakpointOptions {
  * The last tool gets the breakpoint left over, if any. String contents are sent as one text block so a
  * message renders the same in every call.
  */
-export function withCacheBreakpoints(system: SystemBlock[], tools: ToolSchema[], messages: ApiMessage[], opts: BreakpointOptions = {}): CachedRequestParts {
+export function withCacheBreakpoints(
+  system: SystemBlock[],
+  tools: ToolSchema[],
+  messages: ApiMessage[],
+  opts: BreakpointOptions = {},
+): CachedRequestParts {
   const outSystem = system.map(stripCache);
-  if (outSystem.length > 0) outSystem[outSystem.length - 1] = { ...outSystem[outSystem.length - 1], cache_control: EPHEMERAL };
+  if (outSystem.length > 0)
+    outSystem[outSystem.length - 1] = { ...outSystem[outSystem.length - 1], cache_control: EPHEMERAL };
   const outTools = tools.map(stripCache);
   const outMessages = messages.map(asBlocks);
 
@@ -54,8 +60,12 @@ export function withCacheBreakpoints(system: SystemBlock[], tools: ToolSchema[],
     if (!at || at[0] < 0 || anchors.length >= MESSAGE_BREAKPOINTS) return;
     if (!anchors.some(([m, b]) => m === at[0] && b === at[1])) anchors.push(at);
   };
-  const lastBlock = (i: number): [number, number] | undefined => (i >= 0 && outMessages[i].content.length > 0 ? [i, outMessages[i].content.length - 1] : undefined);
-  const write = opts.cacheTail === false ? blockBeforeLast(outMessages) : lastBlock(newestUserBefore(outMessages, outMessages.length));
+  const lastBlock = (i: number): [number, number] | undefined =>
+    i >= 0 && outMessages[i].content.length > 0 ? [i, outMessages[i].content.length - 1] : undefined;
+  const write =
+    opts.cacheTail === false
+      ? blockBeforeLast(outMessages)
+      : lastBlock(newestUserBefore(outMessages, outMessages.length));
   add(write);
   add(lastBlock(inRange(opts.readAt, outMessages.length) ?? (write ? newestUserBefore(outMessages, write[0]) : -1)));
   add(lastBlock(inRange(opts.stableAt, outMessages.length) ?? -1));
@@ -64,7 +74,8 @@ export function withCacheBreakpoints(system: SystemBlock[], tools: ToolSchema[],
     content[b] = { ...content[b], cache_control: EPHEMERAL } as ContentBlock;
     outMessages[i] = { role: outMessages[i].role, content };
   }
-  if (anchors.length < MESSAGE_BREAKPOINTS && outTools.length > 0) outTools[outTools.length - 1] = { ...outTools[outTools.length - 1], cache_control: EPHEMERAL };
+  if (anchors.length < MESSAGE_BREAKPOINTS && outTools.length > 0)
+    outTools[outTools.length - 1] = { ...outTools[outTools.length - 1], cache_control: EPHEMERAL };
   return { system: outSystem, tools: outTools, messages: outMessages };
 }
 
@@ -96,6 +107,10 @@ function stripCache<T extends { cache_control?: CacheControl }>(item: T): T {
 function asBlocks(m: ApiMessage): { role: ApiMessage['role']; content: ContentBlock[] } {
   if (typeof m.content === 'string') return { role: m.role, content: [{ type: 'text', text: m.content }] };
   // Copy only when a stored block carries an old marker (e.g. read back from a foreign transcript).
-  if (!m.content.some((b) => 'cache_control' in b && b.cache_control !== undefined)) return { role: m.role, content: m.content };
-  return { role: m.role, content: m.content.map((b) => stripCache(b as ContentBlock & { cache_control?: CacheControl })) };
+  if (!m.content.some((b) => 'cache_control' in b && b.cache_control !== undefined))
+    return { role: m.role, content: m.content };
+  return {
+    role: m.role,
+    content: m.content.map((b) => stripCache(b as ContentBlock & { cache_control?: CacheControl })),
+  };
 }

@@ -143,7 +143,11 @@ export function parsePromptTooLong(message: string): { promptTokens: number; max
  * `retry-after` is seconds (possibly fractional) or an HTTP date; `retry-after-ms` is milliseconds
  * and more precise when both are present.
  */
-export function parseRetryAfter(retryAfter: string | null | undefined, retryAfterMs?: string | null, now = Date.now()): number | undefined {
+export function parseRetryAfter(
+  retryAfter: string | null | undefined,
+  retryAfterMs?: string | null,
+  now = Date.now(),
+): number | undefined {
   if (retryAfterMs) {
     const ms = Number(retryAfterMs);
     if (Number.isFinite(ms) && ms >= 0) return ms;
@@ -192,22 +196,37 @@ export function classifyApiFailure(f: ApiFailure): ModelError {
     );
   }
   if (status === 401 || type === 'authentication_error') {
-    return new AuthError(`The API key was rejected${said}. Set a valid key with "Engram: Set API Key" or ANTHROPIC_API_KEY.`, details);
+    return new AuthError(
+      `The API key was rejected${said}. Set a valid key with "Engram: Set API Key" or ANTHROPIC_API_KEY.`,
+      details,
+    );
   }
   if (status === 403 || type === 'permission_error') {
-    return new AuthError(`The API key is not allowed to do this${said}. Check the key's workspace and model access.`, details);
+    return new AuthError(
+      `The API key is not allowed to do this${said}. Check the key's workspace and model access.`,
+      details,
+    );
   }
   if (status === 429 || type === 'rate_limit_error') {
-    return new RateLimitError(`Rate limited by the API${said}. Wait a moment and try again, or lower your usage.`, details);
+    return new RateLimitError(
+      `Rate limited by the API${said}. Wait a moment and try again, or lower your usage.`,
+      details,
+    );
   }
   if (status === 529 || type === 'overloaded_error') {
     return new OverloadedError(`The API is overloaded${said}. Try again in a little while.`, details);
   }
   if (status === 413 || type === 'request_too_large') {
-    return new InvalidRequestError(`The request is too large for the API${said}. Compact the conversation (/compact) or start a new chat.`, details);
+    return new InvalidRequestError(
+      `The request is too large for the API${said}. Compact the conversation (/compact) or start a new chat.`,
+      details,
+    );
   }
   if (status === 404 || type === 'not_found_error') {
-    return new InvalidRequestError(`The API did not find what was asked for${said}. Check the model name (engram.model) and the base URL.`, details);
+    return new InvalidRequestError(
+      `The API did not find what was asked for${said}. Check the model name (engram.model) and the base URL.`,
+      details,
+    );
   }
   if (status === 402 || type === 'billing_error') {
     return new InvalidRequestError(`The API refused for billing reasons${said}. Check your account's credit.`, details);
@@ -216,7 +235,10 @@ export function classifyApiFailure(f: ApiFailure): ModelError {
     return new ServerError(`The API had an internal error${said}. Try again.`, details);
   }
   if (status === 400 || type === 'invalid_request_error' || (status !== undefined && status >= 400)) {
-    return new InvalidRequestError(`The API rejected the request${said}. This is likely a bug in Engram; the log has details.`, details);
+    return new InvalidRequestError(
+      `The API rejected the request${said}. This is likely a bug in Engram; the log has details.`,
+      details,
+    );
   }
   return new ServerError(`The API failed${said}. Try again.`, details);
 }

@@ -36,7 +36,8 @@ export function resolveModelConfig(settings: ModelSettings, env: Env, secret: st
   const max = settings.maxOutputTokens;
   return {
     model: clean(settings.model) ?? DEFAULT_MODEL,
-    maxOutputTokens: typeof max === 'number' && Number.isFinite(max) && max >= 1 ? Math.floor(max) : DEFAULT_MAX_OUTPUT_TOKENS,
+    maxOutputTokens:
+      typeof max === 'number' && Number.isFinite(max) && max >= 1 ? Math.floor(max) : DEFAULT_MAX_OUTPUT_TOKENS,
     baseUrl: (clean(settings.baseUrl) ?? clean(env.ANTHROPIC_BASE_URL) ?? DEFAULT_BASE_URL).replace(/\/+$/, ''),
     apiKey,
     apiKeySource: secretKey ? 'secret' : envKey ? 'env' : 'none',

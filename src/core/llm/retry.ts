@@ -2,7 +2,13 @@
 // "retrying in N s (attempt k/5)" and so a retry never duplicates text a person already saw.
 import { MODEL_MAX_RETRIES } from '../thresholds';
 import { isModelError, type ModelError } from './errors';
-import { emptyUsage, type ModelClient, type ModelRequest, type ModelResponse, type StreamHandlers } from './modelClient';
+import {
+  emptyUsage,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResponse,
+  type StreamHandlers,
+} from './modelClient';
 
 export interface RetryPolicy {
   /** Retries after the first call; 5 gives "attempt k/5" in the UI. */
@@ -41,7 +47,12 @@ export interface RetryOptions {
 }
 
 /** Backoff for retry `attempt` (1-based): the server's retry-after when given, else exponential + jitter. */
-export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, policy: RetryPolicy, random: () => number = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  retryAfterMs: number | undefined,
+  policy: RetryPolicy,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return retryAfterMs;
   const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   return Math.round(exp * (1 + policy.jitter * random()));

@@ -9,7 +9,10 @@ type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Resp
 
 /** The server sent nothing for `stallMs` while a byte was awaited. */
 export class StallError extends Error {
-  constructor(readonly url: string, readonly stallMs: number) {
+  constructor(
+    readonly url: string,
+    readonly stallMs: number,
+  ) {
     // No "time out" in the words: the SDK reads those as its own timeout and drops this error.
     super(`No data from ${url} for ${formatSeconds(stallMs)}`);
     this.name = 'StallError';
@@ -54,7 +57,11 @@ class Guard {
   private readonly controller = new AbortController();
   private readonly unlink: () => void;
 
-  constructor(private readonly url: string, private readonly limit: number, outer: AbortSignal | undefined) {
+  constructor(
+    private readonly url: string,
+    private readonly limit: number,
+    outer: AbortSignal | undefined,
+  ) {
     const onAbort = (): void => this.controller.abort(outer?.reason);
     if (outer?.aborted) onAbort();
     outer?.addEventListener('abort', onAbort, { once: true });
@@ -106,7 +113,11 @@ class Guard {
         return reader.cancel(reason);
       },
     });
-    return new Response(watched, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(watched, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
 
   dispose(): void {

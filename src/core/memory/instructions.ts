@@ -93,7 +93,13 @@ class Loader {
     this.maxChars = opts.maxChars ?? INSTRUCTIONS_MAX_FILE_CHARS;
   }
 
-  async load(file: string, scope: InstructionScope, depth: number, importedFrom?: string, explicit = false): Promise<void> {
+  async load(
+    file: string,
+    scope: InstructionScope,
+    depth: number,
+    importedFrom?: string,
+    explicit = false,
+  ): Promise<void> {
     let real: string;
     try {
       real = await fsp.realpath(file);
@@ -116,7 +122,9 @@ class Loader {
     for (const ref of findImports(read.content)) {
       const target = this.resolveImport(ref, file);
       if (depth + 1 > INSTRUCTIONS_MAX_IMPORT_DEPTH) {
-        this.warnings.push(`Import @${ref} in ${file} skipped: imports nest at most ${INSTRUCTIONS_MAX_IMPORT_DEPTH} levels deep.`);
+        this.warnings.push(
+          `Import @${ref} in ${file} skipped: imports nest at most ${INSTRUCTIONS_MAX_IMPORT_DEPTH} levels deep.`,
+        );
         continue;
       }
       await this.load(target, scope, depth + 1, file, isExplicitPath(ref));
@@ -159,7 +167,9 @@ class Loader {
     let cut = text.lastIndexOf('\n', this.maxChars);
     if (cut < this.maxChars * 0.8) cut = this.maxChars; // no line break near the cap: cut mid-line
     const content = `${text.slice(0, cut)}\n[... cut: this file is over ${this.maxChars} characters ...]`;
-    this.warnings.push(`${file} is over ${this.maxChars} characters; only the first part is loaded. Shorten it or split it with @imports.`);
+    this.warnings.push(
+      `${file} is over ${this.maxChars} characters; only the first part is loaded. Shorten it or split it with @imports.`,
+    );
     return { content, truncated: true };
   }
 }
@@ -243,10 +253,14 @@ export function renderInstructions(files: InstructionFile[]): string {
       return `<instructions path="${f.path}" scope="${f.scope}"${from}>\n${f.content.trim()}\n</instructions>`;
     });
   if (parts.length === 0) return '';
-  const scopes = [...new Set(files.filter((f) => f.content.trim() !== '').map((f) => `${f.scope}: ${SCOPE_LABELS[f.scope]}`))];
+  const scopes = [
+    ...new Set(files.filter((f) => f.content.trim() !== '').map((f) => `${f.scope}: ${SCOPE_LABELS[f.scope]}`)),
+  ];
   return [
     'Instruction files from the user and the project follow. Follow them; they override your default behaviour. ' +
-      'Later files are more specific than earlier ones. Scopes: ' + scopes.join('; ') + '.',
+      'Later files are more specific than earlier ones. Scopes: ' +
+      scopes.join('; ') +
+      '.',
     ...parts,
   ].join('\n\n');
 }

@@ -33,8 +33,17 @@ const ANTHROPIC_KEY = /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9]+-[A-Za-z0-9_-]{20,}/
 const ANTHROPIC_MESSAGES = { ANTHROPIC_KEY: { en: () => 'found an Anthropic API key' } };
 const anthropicRule = {
   messages: ANTHROPIC_MESSAGES,
-  meta: { id: OWN_ANTHROPIC_RULE, recommended: true, type: 'scanner', supportedContentTypes: ['text'], docs: { url: 'https://docs.anthropic.com/en/api/overview' } },
-  create(context: { report(d: { message: unknown; range: readonly [number, number] }): void; createTranslator(m: unknown): (id: string) => unknown }) {
+  meta: {
+    id: OWN_ANTHROPIC_RULE,
+    recommended: true,
+    type: 'scanner',
+    supportedContentTypes: ['text'],
+    docs: { url: 'https://docs.anthropic.com/en/api/overview' },
+  },
+  create(context: {
+    report(d: { message: unknown; range: readonly [number, number] }): void;
+    createTranslator(m: unknown): (id: string) => unknown;
+  }) {
     const t = context.createTranslator(ANTHROPIC_MESSAGES);
     return {
       file(source: { content: string }) {
@@ -117,7 +126,10 @@ function tokenEnd(text: string, end: number): number {
 }
 
 /** `text` with every secret replaced by `[REDACTED <kind>]`. */
-export async function redactSecrets(text: string, opts: ScanOptions = {}): Promise<{ text: string; findings: SecretFinding[] }> {
+export async function redactSecrets(
+  text: string,
+  opts: ScanOptions = {},
+): Promise<{ text: string; findings: SecretFinding[] }> {
   const findings = await scanSecrets(text, opts);
   if (findings.length === 0) return { text, findings };
   let out = '';

@@ -9,7 +9,12 @@ import { queueTail } from '../conversation/appendQueue';
 import { formatBranchReport, reportBranches, type BranchReport } from '../conversation/branches';
 import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
 import type { NormaliseReport } from '../conversation/normalise';
-import { formatProblem, transcriptProblems, type CorruptLine, type TranscriptProblem } from '../conversation/transcriptReader';
+import {
+  formatProblem,
+  transcriptProblems,
+  type CorruptLine,
+  type TranscriptProblem,
+} from '../conversation/transcriptReader';
 import { openSessionTranscript } from '../conversation/transcriptWriter';
 import type { ApiMessage, SystemBlock, ToolResultBlock } from '../conversation/types';
 import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
@@ -72,7 +77,11 @@ export interface OpenedSession {
    * transcript (their cuts are already replayed on the messages; the session rebuilds its timeline).
    */
   resumed?: {
-    messages: number; corrupt: CorruptLine[]; tornTail: boolean; report: NormaliseReport; compactions: RecordedEvent[];
+    messages: number;
+    corrupt: CorruptLine[];
+    tornTail: boolean;
+    report: NormaliseReport;
+    compactions: RecordedEvent[];
     /** The lines skipped or repaired, by file and line, with the reason (engram -p prints them). */
     problems: TranscriptProblem[];
     /** Full outputs of the results the model got as notes, by tool_use id (the chat shows these). */
@@ -88,7 +97,10 @@ export interface OpenedSession {
 }
 
 export class SessionNotFoundError extends Error {
-  constructor(readonly sessionId: string, readonly file: string) {
+  constructor(
+    readonly sessionId: string,
+    readonly file: string,
+  ) {
     super(`No session ${sessionId} for this project (looked for ${file}).`);
     this.name = 'SessionNotFoundError';
   }
@@ -128,14 +140,23 @@ async function checkTranscriptFolder(dataDir: string, transcriptPath: string): P
   const blocked = await fileInTheWay(path.dirname(transcriptPath));
   if (blocked === undefined) return;
   if (blocked === path.resolve(dataDir)) {
-    throw new Error(`Engram's data folder ${blocked} is a file, not a folder. Move the file away, or set engram.dataDir (--data-dir, ENGRAM_DATA_DIR) to a folder.`);
+    throw new Error(
+      `Engram's data folder ${blocked} is a file, not a folder. Move the file away, or set engram.dataDir (--data-dir, ENGRAM_DATA_DIR) to a folder.`,
+    );
   }
-  throw new Error(`Could not write the transcript ${transcriptPath}: ${blocked} is a file, not a folder. Move the file away and try again.`);
+  throw new Error(
+    `Could not write the transcript ${transcriptPath}: ${blocked} is a file, not a folder. Move the file away and try again.`,
+  );
 }
 
 async function openTranscript(
   setup: SessionSetup,
-  { cwd, logger, sessionId, transcriptPath }: { cwd: string; logger: Logger; sessionId: string; transcriptPath: string },
+  {
+    cwd,
+    logger,
+    sessionId,
+    transcriptPath,
+  }: { cwd: string; logger: Logger; sessionId: string; transcriptPath: string },
 ): Promise<OpenedSession> {
   const warnings: string[] = [];
 
@@ -156,7 +177,14 @@ async function openTranscript(
     const branches = await reportBranches(transcriptPath, read.branches);
     const reported = lastReport(entries, read.usageReports);
     resumed = {
-      messages: messages.length, corrupt: read.corrupt, tornTail: read.tornTail, report, compactions: read.records, problems, fullOutputs: read.fullOutputs, branches,
+      messages: messages.length,
+      corrupt: read.corrupt,
+      tornTail: read.tornTail,
+      report,
+      compactions: read.records,
+      problems,
+      fullOutputs: read.fullOutputs,
+      branches,
       ...(reported ? { lastReport: reported } : {}),
     };
     warnings.push(...problems.map(formatProblem));
@@ -167,7 +195,13 @@ async function openTranscript(
   const { system, parts, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, cwd });
   warnings.push(...promptWarnings);
 
-  const common = { dataDir: setup.dataDir, projectPath: cwd, sessionId, version: setup.version, entrypoint: setup.entrypoint };
+  const common = {
+    dataDir: setup.dataDir,
+    projectPath: cwd,
+    sessionId,
+    version: setup.version,
+    entrypoint: setup.entrypoint,
+  };
   const transcript = openSessionTranscript({ ...common, parentUuid });
   const agent = new Agent({
     client: setup.client,
@@ -192,14 +226,19 @@ async function openTranscript(
   return { agent, sessionId, transcriptPath, promptParts: parts, ...(resumed ? { resumed } : {}), warnings };
 }
 
-export type SystemPromptSetup = Pick<SessionSetup, 'cwd' | 'dataDir' | 'trusted' | 'systemNotes' | 'memory' | 'teamMemoryIndex' | 'now'>;
+export type SystemPromptSetup = Pick<
+  SessionSetup,
+  'cwd' | 'dataDir' | 'trusted' | 'systemNotes' | 'memory' | 'teamMemoryIndex' | 'now'
+>;
 
 /**
  * The session's system prompt: environment, CLAUDE.md instructions (read now) and the memory indexes.
  * Built once when a session opens, and again after a compaction (which breaks the cache anyway) so
  * that instructions and memory written since are seen.
  */
-export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{ system: SystemBlock[]; parts: SystemPromptParts; warnings: string[] }> {
+export async function sessionSystemPrompt(
+  setup: SystemPromptSetup,
+): Promise<{ system: SystemBlock[]; parts: SystemPromptParts; warnings: string[] }> {
   const cwd = path.resolve(setup.cwd);
   const gitRoot = await findGitRoot(cwd);
   const instructions = await loadInstructions({ cwd, configDir: setup.dataDir, trusted: setup.trusted });
@@ -220,5 +259,8 @@ export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{ s
 async function checkTranscriptFile(sessionId: string, file: string): Promise<void> {
   const st = await fsp.stat(file).catch(() => undefined);
   if (!st) throw new SessionNotFoundError(sessionId, file);
-  if (!st.isFile()) throw new Error(`The transcript of session ${sessionId} is not a file: ${file} is a ${st.isDirectory() ? 'folder' : 'special file'}. Move it away, or resume another session.`);
+  if (!st.isFile())
+    throw new Error(
+      `The transcript of session ${sessionId} is not a file: ${file} is a ${st.isDirectory() ? 'folder' : 'special file'}. Move it away, or resume another session.`,
+    );
 }

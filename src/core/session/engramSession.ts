@@ -15,7 +15,13 @@ import { recordedEvents } from '../compaction/recordedCompactions';
 import type { CompactionSettings } from '../compaction/settings';
 import type { ModelClient } from '../llm/modelClient';
 import type { RetryOptions } from '../llm/retry';
-import { attachAutoMemory, memorySlots, prepareAutoMemory, type AutoMemoryHandle, type PreparedAutoMemory } from '../memory/autoMemory/attach';
+import {
+  attachAutoMemory,
+  memorySlots,
+  prepareAutoMemory,
+  type AutoMemoryHandle,
+  type PreparedAutoMemory,
+} from '../memory/autoMemory/attach';
 import type { AutoMemoryEvent } from '../memory/autoMemory/extraction';
 import { memoryWriteGate } from '../memory/autoMemory/memoryPermissions';
 import { rememberPrompt } from '../memory/autoMemory/memoryPrompts';
@@ -35,8 +41,22 @@ import { TEAM_DIR_NAME } from '../memory/autoMemory/memoryPaths';
 import { linkMemoryUse } from './memoryUseLink';
 import { markNotRelevant } from './recallFeedback';
 import { compactionNotice, memoryNotice, notesNotice } from './sessionNotices';
-import { EventStream, say, type NoticeAction, type NoticeLevel, type NoticeWords, type SessionEvent, type SessionEventListener } from './sessionEvents';
-import { decideTeamMemory, TeamMemoryLink, teamSyncNotice, type TeamMemoryHostOptions, type TeamMemoryState } from './teamMemoryLink';
+import {
+  EventStream,
+  say,
+  type NoticeAction,
+  type NoticeLevel,
+  type NoticeWords,
+  type SessionEvent,
+  type SessionEventListener,
+} from './sessionEvents';
+import {
+  decideTeamMemory,
+  TeamMemoryLink,
+  teamSyncNotice,
+  type TeamMemoryHostOptions,
+  type TeamMemoryState,
+} from './teamMemoryLink';
 
 /** What a host brings; everything the settings decide comes from the SettingsStore instead. */
 export interface EngramSessionSetup {
@@ -84,7 +104,10 @@ export interface EngramSessionSetup {
 export function notesThresholdsOf(s: EngramSettings): TriggerThresholds {
   const n = s.sessionNotes;
   const growthTokens = Math.max(n.updateGrowthTokens, Math.floor((s.contextWindow * n.updateGrowthPercent) / 100));
-  const quiet = n.catchUpBeforeCompaction && s.compaction.auto ? { quietAboveTokens: Math.floor((s.contextWindow * s.compaction.microcompactPercent) / 100) } : {};
+  const quiet =
+    n.catchUpBeforeCompaction && s.compaction.auto
+      ? { quietAboveTokens: Math.floor((s.contextWindow * s.compaction.microcompactPercent) / 100) }
+      : {};
   return { initTokens: n.initTokens, growthTokens, toolCalls: n.updateToolCalls, ...quiet };
 }
 
@@ -130,17 +153,23 @@ export class EngramSession {
     this.events = new EventStream<SessionEvent>((e) => logger.error('A session listener threw', e));
     const settings = store.settings;
     this.warnings = [
-      ...(memory?.index.warnings ?? []).map((w) => `Memory: ${w}`), ...(memory?.team?.index.warnings ?? []).map((w) => `Team memory: ${w}`),
-      ...teamWarnings, ...opened.warnings, ...(memory?.recovery?.problems ?? []).map((w) => `Memory: ${w}`),
+      ...(memory?.index.warnings ?? []).map((w) => `Memory: ${w}`),
+      ...(memory?.team?.index.warnings ?? []).map((w) => `Team memory: ${w}`),
+      ...teamWarnings,
+      ...opened.warnings,
+      ...(memory?.recovery?.problems ?? []).map((w) => `Memory: ${w}`),
     ];
     this.notices = memory?.recovery?.notices ?? [];
-    this.disposers.push(this.agent.on((event) => {
-      this.emit({ type: 'agent', event });
-      // A swapped list (compaction, undo) keeps its last message, which is how the gauge tells a list
-      // that only grew: it must start over, and the surfaces hear of the new size now, not next turn.
-      if (event.type === 'conversationReplaced') this.compaction.gauge.forget();
-      if (event.type === 'usage' || event.type === 'turnEnd' || event.type === 'conversationReplaced') this.emit({ type: 'context' });
-    }));
+    this.disposers.push(
+      this.agent.on((event) => {
+        this.emit({ type: 'agent', event });
+        // A swapped list (compaction, undo) keeps its last message, which is how the gauge tells a list
+        // that only grew: it must start over, and the surfaces hear of the new size now, not next turn.
+        if (event.type === 'conversationReplaced') this.compaction.gauge.forget();
+        if (event.type === 'usage' || event.type === 'turnEnd' || event.type === 'conversationReplaced')
+          this.emit({ type: 'context' });
+      }),
+    );
 
     if (memory) {
       this.memory = attachAutoMemory(this.agent, {
@@ -153,15 +182,23 @@ export class EngramSession {
         recall: settings.memory.recall.enabled,
         recallMaxFiles: settings.memory.recall.maxFiles,
         recallMode: settings.memory.recall.mode,
-        ...(memory.team ? { team: { dir: memory.team.dir, repo: memory.team.repo }, onTeamWrite: () => team.wrote() } : {}),
+        ...(memory.team
+          ? { team: { dir: memory.team.dir, repo: memory.team.repo }, onTeamWrite: () => team.wrote() }
+          : {}),
         logger,
       });
       this.disposers.push(this.memory.on((event) => this.onMemoryEvent(event)));
       const memoryEvents = this.memory;
-      this.disposers.push(linkMemoryUse({
-        memoryDir: memory.dir, cwd: this.agent.forkContext().cwd, logger, onAgent: (l) => this.agent.on(l), onMemory: (l) => memoryEvents.on(l),
-        warn: (said) => this.notice('warning', said, undefined, 'openMemory'),
-      }));
+      this.disposers.push(
+        linkMemoryUse({
+          memoryDir: memory.dir,
+          cwd: this.agent.forkContext().cwd,
+          logger,
+          onAgent: (l) => this.agent.on(l),
+          onMemory: (l) => memoryEvents.on(l),
+          warn: (said) => this.notice('warning', said, undefined, 'openMemory'),
+        }),
+      );
     }
     team.listen((report) => this.onTeamSync(report));
     // The notes updater writes with Edit: not in an untrusted workspace, where no tool runs.
@@ -178,31 +215,44 @@ export class EngramSession {
     // (if not undone) for the orchestrator to undo.
     const recorded = recordedEvents(opened.resumed?.compactions ?? []);
     for (const event of recorded.all) this.timeline.push({ kind: 'compaction', at: event.at, event });
-    this.compaction = new CompactionOrchestrator({ settings: compactionSettingsOf(settings), ...(this.notes ? { notes: this.notes } : {}), logger, events: recorded.active });
+    this.compaction = new CompactionOrchestrator({
+      settings: compactionSettingsOf(settings),
+      ...(this.notes ? { notes: this.notes } : {}),
+      logger,
+      events: recorded.active,
+    });
     this.disposers.push(this.compaction.attach(this.agent));
     this.compaction.gauge.setSystem(this.agent.systemPrompt, this.agent.offeredTools, opened.promptParts);
     // A resumed session starts from its transcript's last usage report, as `engram gauge` and the inspector
     // read a transcript (transcriptGauge.ts): one figure on every surface, and the API's count of the
     // history rather than an estimate of all of it (which came out 15% short on a long session).
     const reported = opened.resumed?.lastReport;
-    if (reported) this.compaction.gauge.onResponse({ input_tokens: reported.total, output_tokens: 0 }, this.agent.messages.slice(0, reported.index + 1));
-    this.disposers.push(this.compaction.on((event) => {
-      this.emit({ type: 'compaction', event });
-      const words = compactionNotice(event);
-      if (words) this.notice(words.level, words);
-      if (event.type === 'compacted') {
-        this.addTimeline({ kind: 'compaction', at: event.event.at, event: event.event });
-        void this.refreshSystemPrompt();
-      }
-      if (event.type === 'compacted' || event.type === 'undone') this.emit({ type: 'context' });
-    }));
-    this.disposers.push(store.onChange((next) => {
-      this.compaction.updateSettings(compactionSettingsOf(next));
-      this.agent.sendRepeatsOnce = next.compaction.sendRepeatsOnce;
-      this.notes?.setThresholds(notesThresholdsOf(next));
-      this.emit({ type: 'settings', settings: next });
-      this.emit({ type: 'context' });
-    }));
+    if (reported)
+      this.compaction.gauge.onResponse(
+        { input_tokens: reported.total, output_tokens: 0 },
+        this.agent.messages.slice(0, reported.index + 1),
+      );
+    this.disposers.push(
+      this.compaction.on((event) => {
+        this.emit({ type: 'compaction', event });
+        const words = compactionNotice(event);
+        if (words) this.notice(words.level, words);
+        if (event.type === 'compacted') {
+          this.addTimeline({ kind: 'compaction', at: event.event.at, event: event.event });
+          void this.refreshSystemPrompt();
+        }
+        if (event.type === 'compacted' || event.type === 'undone') this.emit({ type: 'context' });
+      }),
+    );
+    this.disposers.push(
+      store.onChange((next) => {
+        this.compaction.updateSettings(compactionSettingsOf(next));
+        this.agent.sendRepeatsOnce = next.compaction.sendRepeatsOnce;
+        this.notes?.setThresholds(notesThresholdsOf(next));
+        this.emit({ type: 'settings', settings: next });
+        this.emit({ type: 'context' });
+      }),
+    );
   }
 
   get settings(): EngramSettings {
@@ -264,7 +314,8 @@ export class EngramSession {
   /** Compacts now (commands, `/compact`, `engram compact`): `auto` runs the stages in order. */
   async compactNow(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<CompactNowResult> {
     const result = await this.asWriter(() => this.compaction.compactNow(stage, focus, signal), signal);
-    if (!result.ok) this.notice('warning', say('Could not compact ({0}): {1}.', stage, result.reason ?? 'no reason given'));
+    if (!result.ok)
+      this.notice('warning', say('Could not compact ({0}): {1}.', stage, result.reason ?? 'no reason given'));
     return result;
   }
 
@@ -325,7 +376,9 @@ export class EngramSession {
   private async refreshSystemPrompt(): Promise<void> {
     try {
       const state = this.team.state;
-      const memory = this.memory ? await prepareAutoMemory(this.setup.dataDir, this.setup.cwd, state.on ? { team: { repo: state.repo } } : {}) : undefined;
+      const memory = this.memory
+        ? await prepareAutoMemory(this.setup.dataDir, this.setup.cwd, state.on ? { team: { repo: state.repo } } : {})
+        : undefined;
       const { system, parts } = await sessionSystemPrompt({ ...this.setup, ...memorySlots(memory) });
       if (this.finished) return;
       this.agent.setSystem(system);
@@ -340,7 +393,10 @@ export class EngramSession {
     this.emit({ type: 'memory', event });
     // A memory pass that saved nothing changed nothing: it is no event of the session's memory.
     const saved = event.type !== 'extractionDone' || event.saved.length > 0;
-    if ((event.type === 'memorySaved' || event.type === 'extractionDone' || event.type === 'extractionFailed') && saved) {
+    if (
+      (event.type === 'memorySaved' || event.type === 'extractionDone' || event.type === 'extractionFailed') &&
+      saved
+    ) {
       this.addTimeline({ kind: 'memory', at: Date.now(), event });
     }
     const told = memoryNotice(event);
@@ -369,8 +425,20 @@ export class EngramSession {
     this.emit({ type: 'timeline', entry });
   }
 
-  private notice(level: NoticeLevel, said: { text: string; words: NoticeWords }, file?: { label: string; path: string }, action?: NoticeAction): void {
-    this.emit({ type: 'notice', level, text: said.text, words: said.words, ...(file ? { file } : {}), ...(action ? { action } : {}) });
+  private notice(
+    level: NoticeLevel,
+    said: { text: string; words: NoticeWords },
+    file?: { label: string; path: string },
+    action?: NoticeAction,
+  ): void {
+    this.emit({
+      type: 'notice',
+      level,
+      text: said.text,
+      words: said.words,
+      ...(file ? { file } : {}),
+      ...(action ? { action } : {}),
+    });
   }
 
   private emit(event: SessionEvent): void {
@@ -382,18 +450,33 @@ export class EngramSession {
  * Opens a new or resumed session with the memory engine around it. `settings` may be a live store (its
  * changes reach the open session) or a fixed value.
  */
-export async function openEngramSession(setup: EngramSessionSetup, settings: SettingsSource | EngramSettings): Promise<EngramSession> {
+export async function openEngramSession(
+  setup: EngramSessionSetup,
+  settings: SettingsSource | EngramSettings,
+): Promise<EngramSession> {
   const store = isSource(settings) ? settings : SettingsStore.of(settings);
   const logger = setup.logger ?? silentLogger;
-  const decided = await decideTeamMemory({ settings: store.settings, trusted: setup.trusted, dataDir: setup.dataDir, cwd: setup.cwd, ...(setup.teamMemory ? { host: setup.teamMemory } : {}) });
+  const decided = await decideTeamMemory({
+    settings: store.settings,
+    trusted: setup.trusted,
+    dataDir: setup.dataDir,
+    cwd: setup.cwd,
+    ...(setup.teamMemory ? { host: setup.teamMemory } : {}),
+  });
   const team = new TeamMemoryLink(decided.state, setup.teamMemory);
   // Pulled before the prompt is composed, so this session starts with what the team knows (not for long).
   await team.startSync();
   const state = team.state;
   const memory = store.settings.memory.enabled
-    ? await prepareAutoMemory(setup.dataDir, setup.cwd, { recover: true, ...(state.on ? { team: { repo: state.repo } } : {}) })
+    ? await prepareAutoMemory(setup.dataDir, setup.cwd, {
+        recover: true,
+        ...(state.on ? { team: { repo: state.repo } } : {}),
+      })
     : undefined;
-  const teamWarnings = [...(decided.warning ? [decided.warning] : []), ...(memory?.teamProblem ? [`Team memory: ${memory.teamProblem}`] : [])];
+  const teamWarnings = [
+    ...(decided.warning ? [decided.warning] : []),
+    ...(memory?.teamProblem ? [`Team memory: ${memory.teamProblem}`] : []),
+  ];
   // Writing into the project's memory folder is what "remember" means: no prompt for that. Other calls
   // go to the host's rule, or the session's own once the agent exists.
   let agent: Agent | undefined;
@@ -418,8 +501,15 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
       ...memorySlots(memory),
       // Memory writes need no prompt (unless the host says so); team-folder writes are checked either way.
       ...(memory
-        ? { gate: memoryWriteGate(memory.dir, setup.cwd, fallback, { team: memory.team !== undefined, needsTool: setup.memoryWritesNeedTool === true }) }
-        : setup.gate ? { gate: setup.gate } : {}),
+        ? {
+            gate: memoryWriteGate(memory.dir, setup.cwd, fallback, {
+              team: memory.team !== undefined,
+              needsTool: setup.memoryWritesNeedTool === true,
+            }),
+          }
+        : setup.gate
+          ? { gate: setup.gate }
+          : {}),
       ...(setup.tools ? { tools: setup.tools } : {}),
       version: setup.version,
       entrypoint: setup.entrypoint,
@@ -434,19 +524,34 @@ export async function openEngramSession(setup: EngramSessionSetup, settings: Set
   }
   agent = opened.agent;
   await removeLeftoverTemps(memory ? [memory.dir, path.join(memory.dir, TEAM_DIR_NAME)] : [], opened, logger);
-  return new EngramSession(opened, { ...setup, now: setup.now ?? new Date() }, store, memory, logger, team, teamWarnings);
+  return new EngramSession(
+    opened,
+    { ...setup, now: setup.now ?? new Date() },
+    store,
+    memory,
+    logger,
+    team,
+    teamWarnings,
+  );
 }
 
 /**
  * A writer killed between its temp file and the rename leaves `.NAME.PID.HEX.tmp` behind: the folders
  * this session writes to (memory, team memory, its notes and cursors) are swept of old ones as it opens.
  */
-async function removeLeftoverTemps(memoryDirs: readonly string[], opened: OpenedSession, logger: Logger): Promise<void> {
+async function removeLeftoverTemps(
+  memoryDirs: readonly string[],
+  opened: OpenedSession,
+  logger: Logger,
+): Promise<void> {
   const sessionDir = opened.transcriptPath.replace(/\.jsonl$/, '');
   const dirs = [...memoryDirs, sessionDir, path.join(sessionDir, 'session-memory')];
   try {
     const removed = await removeStaleTempFiles(dirs);
-    if (removed.length > 0) logger.info(`Removed ${removed.length} temp file(s) left by a writer that was stopped mid-write: ${removed.join(', ')}`);
+    if (removed.length > 0)
+      logger.info(
+        `Removed ${removed.length} temp file(s) left by a writer that was stopped mid-write: ${removed.join(', ')}`,
+      );
   } catch (e) {
     logger.warn(`Could not remove old temp files: ${String(e)}`);
   }

@@ -44,20 +44,32 @@ export interface HostSessionSetup extends Omit<EngramSessionSetup, 'client' | 'p
   permissionPrompt?: PermissionPrompt;
 }
 
-export async function openHostSession(setup: HostSessionSetup, settings: SettingsSource | EngramSettings): Promise<EngramSession> {
+export async function openHostSession(
+  setup: HostSessionSetup,
+  settings: SettingsSource | EngramSettings,
+): Promise<EngramSession> {
   const { model, client, permissionPrompt, ...rest } = setup;
   // Read at each request, so a changed setting applies from the next model call.
   const network = (): EngramSettings['network'] => ('onChange' in settings ? settings.settings : settings).network;
   // The key in use is redacted from tool results even where no pattern would know its shape.
   addKnownSecret(model.apiKey);
   addKnownSecret(setup.teamMemory?.token);
-  const session = await openEngramSession({
-    ...rest,
-    client: client ?? createAnthropicClient(model, setup.logger, () => network().stallSeconds * 1000),
-    permissionPrompt: permissionPrompt ?? denyAllPrompt,
-    // A getter: the retry loop copies the policy at each call.
-    retry: rest.retry ?? { policy: { get maxRetries() { return network().maxRetries; } } },
-  }, settings);
+  const session = await openEngramSession(
+    {
+      ...rest,
+      client: client ?? createAnthropicClient(model, setup.logger, () => network().stallSeconds * 1000),
+      permissionPrompt: permissionPrompt ?? denyAllPrompt,
+      // A getter: the retry loop copies the policy at each call.
+      retry: rest.retry ?? {
+        policy: {
+          get maxRetries() {
+            return network().maxRetries;
+          },
+        },
+      },
+    },
+    settings,
+  );
   // A person answers this session's prompts: reading outside the workspace asks them too. The project's
   // own folder (transcripts, notes) and its memory stay readable. A host with its own gate (engram -p)
   // keeps its rule, which its flags define.

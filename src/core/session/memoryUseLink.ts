@@ -26,8 +26,14 @@ export interface MemoryUseDeps {
 export function capNotice(s: CapStatus): { text: string; words: NoticeWords } {
   const args = [s.lines, s.maxLines, kbText(s.bytes), kbText(s.maxBytes)] as const;
   return s.level === 'over'
-    ? say('MEMORY.md is over its cap ({0} of {1} lines, {2} of {3} KB): the entries past it are not loaded. Prune or merge memories in the Memory Inspector.', ...args)
-    : say('MEMORY.md is past 80% of its cap ({0} of {1} lines, {2} of {3} KB). Prune or merge memories before entries get cut.', ...args);
+    ? say(
+        'MEMORY.md is over its cap ({0} of {1} lines, {2} of {3} KB): the entries past it are not loaded. Prune or merge memories in the Memory Inspector.',
+        ...args,
+      )
+    : say(
+        'MEMORY.md is past 80% of its cap ({0} of {1} lines, {2} of {3} KB). Prune or merge memories before entries get cut.',
+        ...args,
+      );
 }
 
 /** Starts counting and watching; returns the function that stops both. */
@@ -35,11 +41,14 @@ export function linkMemoryUse(deps: MemoryUseDeps): () => void {
   let warned = false;
   const check = (): void => {
     if (warned) return;
-    readCapStatus(deps.memoryDir).then((s) => {
-      if (warned || s.level === 'ok') return;
-      warned = true;
-      deps.warn(capNotice(s));
-    }, (e: unknown) => deps.logger.warn(`Could not measure MEMORY.md: ${String(e)}`));
+    readCapStatus(deps.memoryDir).then(
+      (s) => {
+        if (warned || s.level === 'ok') return;
+        warned = true;
+        deps.warn(capNotice(s));
+      },
+      (e: unknown) => deps.logger.warn(`Could not measure MEMORY.md: ${String(e)}`),
+    );
   };
   const count = (names: readonly string[], kind: UseKind): void => {
     // Team files (`team/x.md`) are counted in the team folder, private ones in the memory folder.

@@ -9,7 +9,14 @@ import { withoutAttachment } from '../memory/autoMemory/recall';
 import { setNotRelevant } from '../memory/autoMemory/usageCounts';
 import type { Logger } from '../ports';
 
-export async function markNotRelevant(agent: Agent, memoryDir: string, file: string, words: readonly string[], undo: boolean, logger: Logger): Promise<void> {
+export async function markNotRelevant(
+  agent: Agent,
+  memoryDir: string,
+  file: string,
+  words: readonly string[],
+  undo: boolean,
+  logger: Logger,
+): Promise<void> {
   const home = memoryHome(memoryDir, file);
   await setNotRelevant(home.dir, home.file, words, undo, logger);
   // A running turn has already sent it; the record keeps it out of the turns after.

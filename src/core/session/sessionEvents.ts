@@ -25,7 +25,10 @@ export interface NoticeWords {
 /** `text` and `words` of a notice; a template is a plain string literal, so tests can list them all. */
 export function say(template: string, ...args: Array<string | number>): { text: string; words: NoticeWords } {
   const strings = args.map(String);
-  return { text: template.replace(/\{(\d+)\}/g, (m, i: string) => strings[Number(i)] ?? m), words: { template, args: strings } };
+  return {
+    text: template.replace(/\{(\d+)\}/g, (m, i: string) => strings[Number(i)] ?? m),
+    words: { template, args: strings },
+  };
 }
 
 export type SessionEvent =
@@ -34,7 +37,14 @@ export type SessionEvent =
   | { type: 'memory'; event: AutoMemoryEvent }
   | { type: 'compaction'; event: OrchestratorEvent }
   /** Something worth a line in the chat (or on stderr), in words; `file` is a path the line may link to. */
-  | { type: 'notice'; level: NoticeLevel; text: string; words?: NoticeWords; file?: { label: string; path: string }; action?: NoticeAction }
+  | {
+      type: 'notice';
+      level: NoticeLevel;
+      text: string;
+      words?: NoticeWords;
+      file?: { label: string; path: string };
+      action?: NoticeAction;
+    }
   /** A notes update, a memory write or a compaction joined the timeline. */
   | { type: 'timeline'; entry: TimelineEntry }
   /** How full the context is may have changed (a response, a compaction or its undo, a setting). */

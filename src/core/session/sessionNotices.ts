@@ -15,7 +15,10 @@ export interface Notice {
 }
 
 const STAGE_NAMES: Record<string, string> = {
-  micro: 'microcompact', 'session-memory': 'session notes', full: 'full summary', reactive: 'recovery',
+  micro: 'microcompact',
+  'session-memory': 'session notes',
+  full: 'full summary',
+  reactive: 'recovery',
 };
 
 /** What a person is told about a compaction, in words (the Chat view's line, the CLI's stderr). */
@@ -33,9 +36,19 @@ export function compactionNotice(event: OrchestratorEvent): Notice | undefined {
       };
     }
     case 'failed':
-      return { level: 'warning', ...say('Compaction ({0}) failed: {1}', STAGE_NAMES[event.stage] ?? event.stage, event.reason) };
+      return {
+        level: 'warning',
+        ...say('Compaction ({0}) failed: {1}', STAGE_NAMES[event.stage] ?? event.stage, event.reason),
+      };
     case 'autoCompactionStopped':
-      return { level: 'error', ...say('Automatic compaction stopped after {0} failures in a row ({1}). Compact by hand or start a new chat.', event.failures, event.reason) };
+      return {
+        level: 'error',
+        ...say(
+          'Automatic compaction stopped after {0} failures in a row ({1}). Compact by hand or start a new chat.',
+          event.failures,
+          event.reason,
+        ),
+      };
     case 'undone':
       return { level: 'info', ...say('The last compaction was undone: the replaced messages are back.') };
     default:
@@ -54,11 +67,17 @@ export function isRecallNotice(template: string): boolean {
 /** A saved or recalled memory. */
 export function memoryNotice(event: AutoMemoryEvent): Notice | undefined {
   if (event.type === 'memorySaved') {
-    const words = event.by === 'user' ? say('Memory saved: {0}', event.title) : say('Memory saved in the background: {0}', event.title);
+    const words =
+      event.by === 'user'
+        ? say('Memory saved: {0}', event.title)
+        : say('Memory saved in the background: {0}', event.title);
     return { level: 'info', ...words, file: { label: 'Open', path: event.file } };
   }
   if (event.type === 'memoryRecalled' && event.files.length > 0) {
-    return { level: 'info', ...(event.files.length === 1 ? say(RECALLED_ONE) : say(RECALLED_MANY, event.files.length)) };
+    return {
+      level: 'info',
+      ...(event.files.length === 1 ? say(RECALLED_ONE) : say(RECALLED_MANY, event.files.length)),
+    };
   }
   return undefined;
 }
@@ -68,11 +87,17 @@ export function notesNotice(event: SessionNotesEvent): Notice | undefined {
   const file = { label: 'Open notes', path: event.path };
   if (event.type === 'notesUpdated') {
     const tokens = event.tokens.toLocaleString('en-US');
-    const words = event.kind === 'init'
-      ? (event.condensed ? say('Session notes written: {0} tokens (condensed to stay under its caps).', tokens) : say('Session notes written: {0} tokens.', tokens))
-      : (event.condensed ? say('Session notes updated: {0} tokens (condensed to stay under its caps).', tokens) : say('Session notes updated: {0} tokens.', tokens));
+    const words =
+      event.kind === 'init'
+        ? event.condensed
+          ? say('Session notes written: {0} tokens (condensed to stay under its caps).', tokens)
+          : say('Session notes written: {0} tokens.', tokens)
+        : event.condensed
+          ? say('Session notes updated: {0} tokens (condensed to stay under its caps).', tokens)
+          : say('Session notes updated: {0} tokens.', tokens);
     return { level: 'info', ...words, file };
   }
-  if (event.type === 'notesUpdateFailed') return { level: 'warning', ...say('Session notes could not be updated: {0}', event.error), file };
+  if (event.type === 'notesUpdateFailed')
+    return { level: 'warning', ...say('Session notes could not be updated: {0}', event.error), file };
   return undefined;
 }

@@ -31,18 +31,18 @@ export interface TeamMemoryHostOptions {
 export type TeamMemoryState =
   | { on: false; reason: string }
   | {
-    on: true;
-    repo: string;
-    /** `<memory>/team`. */
-    dir: string;
-    /** Null when no server URL is known. */
-    serverUrl: string | null;
-    /** A server URL and a token are known, so the session syncs. */
-    canSync: boolean;
-    /** Why it does not sync, when canSync is false. */
-    syncOffReason?: string;
-    lastReport: TeamSyncReport | null;
-  };
+      on: true;
+      repo: string;
+      /** `<memory>/team`. */
+      dir: string;
+      /** Null when no server URL is known. */
+      serverUrl: string | null;
+      /** A server URL and a token are known, so the session syncs. */
+      canSync: boolean;
+      /** Why it does not sync, when canSync is false. */
+      syncOffReason?: string;
+      lastReport: TeamSyncReport | null;
+    };
 
 export interface TeamMemoryDecision {
   state: TeamMemoryState;
@@ -51,13 +51,22 @@ export interface TeamMemoryDecision {
 }
 
 /** Whether team memory is on for a session in `cwd`, and where. Never throws. */
-export async function decideTeamMemory(opts: { settings: EngramSettings; trusted: boolean; dataDir: string; cwd: string; host?: TeamMemoryHostOptions }): Promise<TeamMemoryDecision> {
+export async function decideTeamMemory(opts: {
+  settings: EngramSettings;
+  trusted: boolean;
+  dataDir: string;
+  cwd: string;
+  host?: TeamMemoryHostOptions;
+}): Promise<TeamMemoryDecision> {
   const s = opts.settings;
   if (!s.teamMemory.enabled) return { state: { on: false, reason: 'engram.teamMemory.enabled is off' } };
   if (!opts.trusted) return { state: { on: false, reason: 'the workspace is not trusted' } };
   if (!s.memory.enabled) return off('auto memory (engram.memory.enabled) is off');
   const repo = await repoSlugOf(opts.cwd);
-  if (!repo) return off(`${opts.cwd} is not in a git repository with an origin remote (owner/repo), which names the team memory`);
+  if (!repo)
+    return off(
+      `${opts.cwd} is not in a git repository with an origin remote (owner/repo), which names the team memory`,
+    );
   let dir: string;
   try {
     dir = teamMemoryDir(await autoMemoryDir(opts.dataDir, opts.cwd));
@@ -68,9 +77,19 @@ export async function decideTeamMemory(opts: { settings: EngramSettings; trusted
   const token = opts.host?.token?.trim() || undefined;
   const syncOffReason = !serverUrl
     ? 'no team server URL (engram.teamMemory.serverUrl or ENGRAM_TEAM_SERVER)'
-    : !token ? 'no access token (Engram: Set Team Memory Token, or ENGRAM_TEAM_TOKEN)' : undefined;
+    : !token
+      ? 'no access token (Engram: Set Team Memory Token, or ENGRAM_TEAM_TOKEN)'
+      : undefined;
   return {
-    state: { on: true, repo, dir, serverUrl, canSync: syncOffReason === undefined, ...(syncOffReason ? { syncOffReason } : {}), lastReport: null },
+    state: {
+      on: true,
+      repo,
+      dir,
+      serverUrl,
+      canSync: syncOffReason === undefined,
+      ...(syncOffReason ? { syncOffReason } : {}),
+      lastReport: null,
+    },
   };
 }
 
@@ -88,7 +107,10 @@ export class TeamMemoryLink {
   private token: string | undefined;
   private disposed = false;
 
-  constructor(private current: TeamMemoryState, private readonly host: TeamMemoryHostOptions = {}) {
+  constructor(
+    private current: TeamMemoryState,
+    private readonly host: TeamMemoryHostOptions = {},
+  ) {
     this.token = host.token?.trim() || undefined;
     this.ensureScheduler();
   }
@@ -104,14 +126,21 @@ export class TeamMemoryLink {
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, waitMs);
     });
-    await Promise.race([this.scheduler.request().then(() => undefined, () => undefined), waited]);
+    await Promise.race([
+      this.scheduler.request().then(
+        () => undefined,
+        () => undefined,
+      ),
+      waited,
+    ]);
     clearTimeout(timer);
   }
 
   /** Syncs now (the "Sync Team Memory" command). Rejects, saying why, when this session cannot sync. */
   sync(): Promise<TeamSyncReport> {
     if (!this.current.on) return Promise.reject(new Error(`Team memory is off: ${this.current.reason}.`));
-    if (!this.scheduler || !this.current.canSync) return Promise.reject(new Error(`Team memory cannot sync: ${this.current.syncOffReason ?? 'no server'}.`));
+    if (!this.scheduler || !this.current.canSync)
+      return Promise.reject(new Error(`Team memory cannot sync: ${this.current.syncOffReason ?? 'no server'}.`));
     return this.scheduler.request();
   }
 
@@ -129,7 +158,11 @@ export class TeamMemoryLink {
     const { syncOffReason: _dropped, ...rest } = this.current;
     this.current = this.token
       ? { ...rest, canSync: true }
-      : { ...rest, canSync: false, syncOffReason: 'no access token (Engram: Set Team Memory Token, or ENGRAM_TEAM_TOKEN)' };
+      : {
+          ...rest,
+          canSync: false,
+          syncOffReason: 'no access token (Engram: Set Team Memory Token, or ENGRAM_TEAM_TOKEN)',
+        };
     this.ensureScheduler();
   }
 
@@ -159,10 +192,22 @@ export class TeamMemoryLink {
     const on = this.current;
     if (this.scheduler || this.disposed || !on.on || !on.serverUrl || !this.token) return;
     const serverUrl = on.serverUrl;
-    this.scheduler = new TeamSyncScheduler(() => {
-      this.soonPending = false;
-      return syncTeamMemory({ teamDir: on.dir, repo: on.repo, serverUrl, token: this.token ?? '', signal: this.controller.signal });
-    }, { ...(this.host.debounceMs !== undefined ? { debounceMs: this.host.debounceMs } : {}), onReport: (r) => this.report(r) });
+    this.scheduler = new TeamSyncScheduler(
+      () => {
+        this.soonPending = false;
+        return syncTeamMemory({
+          teamDir: on.dir,
+          repo: on.repo,
+          serverUrl,
+          token: this.token ?? '',
+          signal: this.controller.signal,
+        });
+      },
+      {
+        ...(this.host.debounceMs !== undefined ? { debounceMs: this.host.debounceMs } : {}),
+        onReport: (r) => this.report(r),
+      },
+    );
   }
 
   private report(report: TeamSyncReport): void {
@@ -173,15 +218,22 @@ export class TeamMemoryLink {
 }
 
 /** What a person is told about a sync, in words; undefined when nothing worth a line happened. */
-export function teamSyncNotice(report: TeamSyncReport): { level: 'info' | 'warning'; text: string; words: NoticeWords } | undefined {
-  if (!report.ok) return { level: 'warning', ...say('Team memory sync failed: {0}.', report.error ?? 'no reason given') };
+export function teamSyncNotice(
+  report: TeamSyncReport,
+): { level: 'info' | 'warning'; text: string; words: NoticeWords } | undefined {
+  if (!report.ok)
+    return { level: 'warning', ...say('Team memory sync failed: {0}.', report.error ?? 'no reason given') };
   if (report.blocked.length > 0) {
     const files = report.blocked.map((b) => `${b.path} (${b.kind}, rule ${b.rule}, line ${b.line})`).join(', ');
     return {
       level: 'warning',
       ...(report.blocked.length === 1
         ? say('Team memory: 1 file was not uploaded because it holds a secret: {0}.', files)
-        : say('Team memory: {0} files were not uploaded because they hold a secret: {1}.', report.blocked.length, files)),
+        : say(
+            'Team memory: {0} files were not uploaded because they hold a secret: {1}.',
+            report.blocked.length,
+            files,
+          )),
     };
   }
   const conflicts = report.pulled.filter((p) => p.reason === 'conflict');
@@ -191,7 +243,16 @@ export function teamSyncNotice(report: TeamSyncReport): { level: 'info' | 'warni
   }
   if (report.pulled.length + report.pushed.length + report.skipped.length === 0) return undefined;
   const counts = [report.server, report.pulled.length, report.pushed.length] as const;
-  if (report.skipped.length === 0) return { level: 'info', ...say('Team memory synced with {0}: {1} pulled, {2} pushed.', ...counts) };
+  if (report.skipped.length === 0)
+    return { level: 'info', ...say('Team memory synced with {0}: {1} pulled, {2} pushed.', ...counts) };
   const skipped = report.skipped.map((s) => `${s.path}: ${s.detail}`).join('; ');
-  return { level: 'info', ...say('Team memory synced with {0}: {1} pulled, {2} pushed, {3} skipped ({4}).', ...counts, report.skipped.length, skipped) };
+  return {
+    level: 'info',
+    ...say(
+      'Team memory synced with {0}: {1} pulled, {2} pushed, {3} skipped ({4}).',
+      ...counts,
+      report.skipped.length,
+      skipped,
+    ),
+  };
 }

@@ -35,7 +35,11 @@ export class TranscriptGuard {
   private lock: WriterLock | undefined;
   private writer: TranscriptWriter | undefined;
 
-  private constructor(readonly file: string, private readonly opts: SessionWriterOptions, private readonly baseline: number) {}
+  private constructor(
+    readonly file: string,
+    private readonly opts: SessionWriterOptions,
+    private readonly baseline: number,
+  ) {}
 
   /** Before the transcript is read: takes the lock for a 'run', and notes the size it is read at. */
   static async beforeRead(file: string, opts: SessionWriterOptions): Promise<TranscriptGuard> {
@@ -61,7 +65,8 @@ export class TranscriptGuard {
     const lock = await acquire(this.file, { ...this.opts, ...(signal ? { signal } : {}) });
     try {
       await this.writer?.flush();
-      if ((await sizeOf(this.file)) !== this.baseline + (this.writer?.appendedBytes ?? 0)) throw new SessionChangedError(this.file);
+      if ((await sizeOf(this.file)) !== this.baseline + (this.writer?.appendedBytes ?? 0))
+        throw new SessionChangedError(this.file);
       const result = await work();
       await this.writer?.flush();
       return result;

@@ -6,21 +6,56 @@
 // keys for VS Code's settings UI; a unit test checks that its defaults and ranges are these.
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
 import {
-  DEFAULT_CONTEXT_WINDOW, EXTRACTION_EVERY_TURNS, FULL_COMPACT_PERCENT, KEEP_MAX_TOKENS, KEEP_MIN_TEXT_MESSAGES, KEEP_MIN_TOKENS,
-  MICROCOMPACT_KEEP_RECENT_RESULTS, MICROCOMPACT_PERCENT, MICROCOMPACT_RESULT_CHARS, NOTES_INIT_TOKENS, NOTES_UPDATE_GROWTH_TOKENS,
-  NOTES_CATCH_UP_BEFORE_COMPACTION, NOTES_UPDATE_GROWTH_PERCENT, NOTES_UPDATE_TOOL_CALLS, RECALL_MAX_FILES, SEND_REPEATS_ONCE, SESSION_MEMORY_COMPACT_PERCENT,
-  TRIM_SUPERSEDED_FIRST, STALL_SECONDS, MODEL_MAX_RETRIES,
+  DEFAULT_CONTEXT_WINDOW,
+  EXTRACTION_EVERY_TURNS,
+  FULL_COMPACT_PERCENT,
+  KEEP_MAX_TOKENS,
+  KEEP_MIN_TEXT_MESSAGES,
+  KEEP_MIN_TOKENS,
+  MICROCOMPACT_KEEP_RECENT_RESULTS,
+  MICROCOMPACT_PERCENT,
+  MICROCOMPACT_RESULT_CHARS,
+  NOTES_INIT_TOKENS,
+  NOTES_UPDATE_GROWTH_TOKENS,
+  NOTES_CATCH_UP_BEFORE_COMPACTION,
+  NOTES_UPDATE_GROWTH_PERCENT,
+  NOTES_UPDATE_TOOL_CALLS,
+  RECALL_MAX_FILES,
+  SEND_REPEATS_ONCE,
+  SESSION_MEMORY_COMPACT_PERCENT,
+  TRIM_SUPERSEDED_FIRST,
+  STALL_SECONDS,
+  MODEL_MAX_RETRIES,
 } from '../thresholds';
 import { CONTEXT_WINDOW_ANY_MODEL, MAX_OUTPUT_TOKENS_ANY_MODEL, modelLimits } from './modelLimits';
 
-interface NumberKey { kind: 'number'; default: number; minimum: number; maximum?: number; integer?: boolean }
-interface BooleanKey { kind: 'boolean'; default: boolean }
+interface NumberKey {
+  kind: 'number';
+  default: number;
+  minimum: number;
+  maximum?: number;
+  integer?: boolean;
+}
+interface BooleanKey {
+  kind: 'boolean';
+  default: boolean;
+}
 /** `format: 'http-url'`: empty, or an absolute http(s) URL (a server Engram sends data to). */
-interface StringKey { kind: 'string'; default: string; format?: 'http-url'; oneOf?: readonly string[] }
+interface StringKey {
+  kind: 'string';
+  default: string;
+  format?: 'http-url';
+  oneOf?: readonly string[];
+}
 type SettingKey = NumberKey | BooleanKey | StringKey;
 
-const int = (def: number, minimum: number, maximum?: number): NumberKey =>
-  ({ kind: 'number', default: def, minimum, integer: true, ...(maximum !== undefined ? { maximum } : {}) });
+const int = (def: number, minimum: number, maximum?: number): NumberKey => ({
+  kind: 'number',
+  default: def,
+  minimum,
+  integer: true,
+  ...(maximum !== undefined ? { maximum } : {}),
+});
 const percent = (def: number): NumberKey => ({ kind: 'number', default: def, minimum: 1, maximum: 100 });
 const bool = (def: boolean): BooleanKey => ({ kind: 'boolean', default: def });
 const str = (def: string): StringKey => ({ kind: 'string', default: def });
@@ -45,7 +80,12 @@ export const SETTING_KEYS = {
   'sessionNotes.updateGrowthTokens': int(NOTES_UPDATE_GROWTH_TOKENS, 500),
   'sessionNotes.updateToolCalls': int(NOTES_UPDATE_TOOL_CALLS, 1),
   // 0 turns it off: then only updateGrowthTokens counts (DESIGN's cadence).
-  'sessionNotes.updateGrowthPercent': { kind: 'number', default: NOTES_UPDATE_GROWTH_PERCENT, minimum: 0, maximum: 100 },
+  'sessionNotes.updateGrowthPercent': {
+    kind: 'number',
+    default: NOTES_UPDATE_GROWTH_PERCENT,
+    minimum: 0,
+    maximum: 100,
+  },
   'sessionNotes.catchUpBeforeCompaction': bool(NOTES_CATCH_UP_BEFORE_COMPACTION),
   'memory.enabled': bool(true),
   'memory.extraction.enabled': bool(true),
@@ -157,21 +197,31 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
     return (key.kind === 'string' ? (value as string).trim() : value) as ValueOf<(typeof SETTING_KEYS)[I]>;
   };
 
-  const marks = orderedMarks([
-    get('compaction.microcompactPercent'), get('compaction.sessionMemoryPercent'), get('compaction.fullPercent'),
-  ], problems);
+  const marks = orderedMarks(
+    [get('compaction.microcompactPercent'), get('compaction.sessionMemoryPercent'), get('compaction.fullPercent')],
+    problems,
+  );
   const keepMinTokens = get('compaction.keepMinTokens');
   let keepMaxTokens = get('compaction.keepMaxTokens');
   if (keepMaxTokens < keepMinTokens) {
-    problems.push(`engram.compaction.keepMaxTokens (${keepMaxTokens}) is below keepMinTokens (${keepMinTokens}); using ${keepMinTokens}.`);
+    problems.push(
+      `engram.compaction.keepMaxTokens (${keepMaxTokens}) is below keepMinTokens (${keepMinTokens}); using ${keepMinTokens}.`,
+    );
     keepMaxTokens = keepMinTokens;
   }
   const model = get('model') || DEFAULT_MODEL;
-  const { contextWindow, maxOutputTokens: modelMax } = withinModel(model, get('contextWindow'), get('maxOutputTokens'), problems);
+  const { contextWindow, maxOutputTokens: modelMax } = withinModel(
+    model,
+    get('contextWindow'),
+    get('maxOutputTokens'),
+    problems,
+  );
   let maxOutputTokens = modelMax;
   if (maxOutputTokens >= contextWindow) {
     const capped = Math.floor(contextWindow / 2);
-    problems.push(`engram.maxOutputTokens (${maxOutputTokens}) does not fit the context window (${contextWindow}); using ${capped}.`);
+    problems.push(
+      `engram.maxOutputTokens (${maxOutputTokens}) does not fit the context window (${contextWindow}); using ${capped}.`,
+    );
     maxOutputTokens = capped;
   }
   return {
@@ -194,8 +244,16 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
       },
       memory: {
         enabled: get('memory.enabled'),
-        extraction: { enabled: get('memory.extraction.enabled'), everyTurns: get('memory.extraction.everyTurns'), review: get('memory.extraction.review') },
-        recall: { enabled: get('memory.recall.enabled'), maxFiles: get('memory.recall.maxFiles'), mode: get('memory.recall.mode') === 'model' ? 'model' : 'local' },
+        extraction: {
+          enabled: get('memory.extraction.enabled'),
+          everyTurns: get('memory.extraction.everyTurns'),
+          review: get('memory.extraction.review'),
+        },
+        recall: {
+          enabled: get('memory.recall.enabled'),
+          maxFiles: get('memory.recall.maxFiles'),
+          mode: get('memory.recall.mode') === 'model' ? 'model' : 'local',
+        },
       },
       teamMemory: {
         enabled: get('teamMemory.enabled'),
@@ -221,16 +279,25 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
 }
 
 /** The window and output limit bounded by what `model` has: the API would answer a larger max_tokens with a 400. */
-function withinModel(model: string, contextWindow: number, maxOutputTokens: number, problems: string[]): { contextWindow: number; maxOutputTokens: number } {
+function withinModel(
+  model: string,
+  contextWindow: number,
+  maxOutputTokens: number,
+  problems: string[],
+): { contextWindow: number; maxOutputTokens: number } {
   const limits = modelLimits(model);
   const who = limits.known ? model : 'any Claude model';
   const out = { contextWindow, maxOutputTokens };
   if (contextWindow > limits.contextWindow) {
-    problems.push(`engram.contextWindow: ${contextWindow} is more than ${who} has (${limits.contextWindow} tokens); using ${limits.contextWindow}.`);
+    problems.push(
+      `engram.contextWindow: ${contextWindow} is more than ${who} has (${limits.contextWindow} tokens); using ${limits.contextWindow}.`,
+    );
     out.contextWindow = limits.contextWindow;
   }
   if (maxOutputTokens > limits.maxOutputTokens) {
-    problems.push(`engram.maxOutputTokens: ${maxOutputTokens} is more than ${who} can write in one answer (${limits.maxOutputTokens}); using ${limits.maxOutputTokens}.`);
+    problems.push(
+      `engram.maxOutputTokens: ${maxOutputTokens} is more than ${who} can write in one answer (${limits.maxOutputTokens}); using ${limits.maxOutputTokens}.`,
+    );
     out.maxOutputTokens = limits.maxOutputTokens;
   }
   return out;
@@ -248,10 +315,12 @@ export function compactionMarks(settings: EngramSettings): [number, number, numb
 }
 
 function invalid(key: SettingKey, value: unknown): string | undefined {
-  if (key.kind === 'boolean') return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
+  if (key.kind === 'boolean')
+    return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
   if (key.kind === 'string') {
     if (typeof value !== 'string') return `expected text, got ${JSON.stringify(value)}`;
-    if (key.oneOf && !key.oneOf.includes(value.trim())) return `expected one of ${key.oneOf.join(', ')}, got ${JSON.stringify(value)}`;
+    if (key.oneOf && !key.oneOf.includes(value.trim()))
+      return `expected one of ${key.oneOf.join(', ')}, got ${JSON.stringify(value)}`;
     return key.format === 'http-url' ? httpUrlProblem(value.trim()) : undefined;
   }
   if (typeof value !== 'number' || !Number.isFinite(value)) return `expected a number, got ${JSON.stringify(value)}`;
@@ -284,12 +353,18 @@ function httpUrlProblem(value: string): string | undefined {
  */
 function orderedMarks(given: [number, number, number], problems: string[]): [number, number, number] {
   if (given[0] < given[1] && given[1] < given[2]) return given;
-  const defaults: [number, number, number] = [MICROCOMPACT_PERCENT, SESSION_MEMORY_COMPACT_PERCENT, FULL_COMPACT_PERCENT];
+  const defaults: [number, number, number] = [
+    MICROCOMPACT_PERCENT,
+    SESSION_MEMORY_COMPACT_PERCENT,
+    FULL_COMPACT_PERCENT,
+  ];
   for (let i = 0; i < 3; i++) {
     const tried = given.slice() as [number, number, number];
     tried[i] = defaults[i];
     if (tried[0] < tried[1] && tried[1] < tried[2]) {
-      problems.push(`engram.compaction marks ${given.join(' / ')} are not in rising order; using ${tried.join(' / ')}.`);
+      problems.push(
+        `engram.compaction marks ${given.join(' / ')} are not in rising order; using ${tried.join(' / ')}.`,
+      );
       return tried;
     }
   }

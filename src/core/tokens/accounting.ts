@@ -65,7 +65,10 @@ export class TokenEstimator {
         return IMAGE_TOKENS;
       case 'tool_result':
         if (typeof b.content === 'string') return this.count(b.content);
-        return b.content.reduce((sum, inner) => sum + (inner.type === 'text' ? this.count(inner.text) : IMAGE_TOKENS), 0);
+        return b.content.reduce(
+          (sum, inner) => sum + (inner.type === 'text' ? this.count(inner.text) : IMAGE_TOKENS),
+          0,
+        );
     }
   }
 
@@ -82,7 +85,10 @@ export class TokenEstimator {
 const sharedEstimator = new TokenEstimator();
 
 /** Estimated tokens of a message array (cached per block, so repeated calls cost little). */
-export function estimateMessagesTokens(messages: readonly ApiMessage[], estimator: TokenEstimator = sharedEstimator): number {
+export function estimateMessagesTokens(
+  messages: readonly ApiMessage[],
+  estimator: TokenEstimator = sharedEstimator,
+): number {
   let total = 0;
   for (const m of messages) {
     const t = estimator.message(m);

@@ -6,7 +6,14 @@
 // estimated. Messages are counted one by one as they arrive, cached per block, so history is never
 // re-tokenized; a rewritten list is recognised by identity.
 import type { ApiMessage, SystemBlock, ToolSchema, Usage } from '../conversation/types';
-import { ContextAccountant, defaultTokenCounter, TokenEstimator, type ContextBreakdown, type FixedParts, type TokenCounter } from './accounting';
+import {
+  ContextAccountant,
+  defaultTokenCounter,
+  TokenEstimator,
+  type ContextBreakdown,
+  type FixedParts,
+  type TokenCounter,
+} from './accounting';
 
 /**
  * The text of each part of a system prompt, sized separately for the breakdown (the agent's
@@ -38,7 +45,9 @@ export class ContextGauge {
   private lastSeen: ApiMessage | undefined;
   /** The message the last usage report ended with: while it is in its place, the report still applies. */
   private reportAnchor: ApiMessage | undefined;
-  private sized: { system: readonly SystemBlock[]; tools: ReadonlyArray<{ schema: ToolSchema }>; parts: PromptTexts | undefined } | undefined;
+  private sized:
+    | { system: readonly SystemBlock[]; tools: ReadonlyArray<{ schema: ToolSchema }>; parts: PromptTexts | undefined }
+    | undefined;
 
   constructor(opts: ContextGaugeOptions = {}) {
     this.count = opts.count ?? defaultTokenCounter;
@@ -62,9 +71,16 @@ export class ContextGauge {
     if (s && s.system === system && sameItems(s.tools, tools) && (parts === undefined || s.parts === parts)) return;
     const size = (text: string): number => (text ? this.count(text) : 0);
     const prompt = parts
-      ? { system: size(parts.system), instructions: size(parts.instructions), memoryIndex: size(parts.memoryIndex) + size(parts.teamMemoryIndex ?? '') }
+      ? {
+          system: size(parts.system),
+          instructions: size(parts.instructions),
+          memoryIndex: size(parts.memoryIndex) + size(parts.teamMemoryIndex ?? ''),
+        }
       : { system: size(system.map((b) => b.text).join('')), instructions: 0, memoryIndex: 0 };
-    this.accountant.setFixed({ ...prompt, tools: tools.length > 0 ? this.count(JSON.stringify(tools.map((t) => t.schema))) : 0 });
+    this.accountant.setFixed({
+      ...prompt,
+      tools: tools.length > 0 ? this.count(JSON.stringify(tools.map((t) => t.schema))) : 0,
+    });
     this.sized = { system, tools: tools.slice(), parts };
   }
 

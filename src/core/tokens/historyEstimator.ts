@@ -17,7 +17,10 @@ export class HistoryEstimator extends TokenEstimator {
   private readonly cheap = new TokenEstimator(estimateTokensFast);
 
   /** Messages of `old` are estimated from their length. */
-  constructor(count: TokenCounter, private readonly old: WeakSet<ApiMessage>) {
+  constructor(
+    count: TokenCounter,
+    private readonly old: WeakSet<ApiMessage>,
+  ) {
     super(count);
   }
 
@@ -30,7 +33,12 @@ export class HistoryEstimator extends TokenEstimator {
  * An estimator exact for the newest messages of `messages`: those after `exactAfter` (the index of the
  * last message a usage report covers; -1 for none) and the newest holding `contextWindow * 16` characters.
  */
-export function historyEstimator(messages: readonly ApiMessage[], count: TokenCounter, contextWindow: number, exactAfter = messages.length - 1): TokenEstimator {
+export function historyEstimator(
+  messages: readonly ApiMessage[],
+  count: TokenCounter,
+  contextWindow: number,
+  exactAfter = messages.length - 1,
+): TokenEstimator {
   const budget = contextWindow * EXACT_CHARS_PER_WINDOW_TOKEN;
   let from = messages.length;
   let chars = 0;
@@ -47,7 +55,11 @@ function charsOf(m: ApiMessage): number {
   let n = 0;
   for (const b of m.content) {
     if (b.type === 'text') n += b.text.length;
-    else if (b.type === 'tool_result') n += typeof b.content === 'string' ? b.content.length : b.content.reduce((k, c) => k + (c.type === 'text' ? c.text.length : 0), 0);
+    else if (b.type === 'tool_result')
+      n +=
+        typeof b.content === 'string'
+          ? b.content.length
+          : b.content.reduce((k, c) => k + (c.type === 'text' ? c.text.length : 0), 0);
     else if (b.type === 'thinking') n += b.thinking.length;
     else n += 100;
   }
@@ -55,7 +67,11 @@ function charsOf(m: ApiMessage): number {
 }
 
 /** historyEstimator for a transcript's current conversation, exact after its last usage report (transcriptGauge's rule). */
-export function transcriptEstimator(view: { lines: readonly TranscriptLine[]; entries: readonly NormalisedEntry[] }, count: TokenCounter, contextWindow: number): TokenEstimator {
+export function transcriptEstimator(
+  view: { lines: readonly TranscriptLine[]; entries: readonly NormalisedEntry[] },
+  count: TokenCounter,
+  contextWindow: number,
+): TokenEstimator {
   const reported = new Set<string>();
   for (const l of view.lines) {
     if (l.type !== 'assistant') continue;
@@ -66,5 +82,10 @@ export function transcriptEstimator(view: { lines: readonly TranscriptLine[]; en
   view.entries.forEach((e, i) => {
     if (e.messageIds.some((id) => reported.has(id))) last = i;
   });
-  return historyEstimator(view.entries.map((e) => e.message), count, contextWindow, last);
+  return historyEstimator(
+    view.entries.map((e) => e.message),
+    count,
+    contextWindow,
+    last,
+  );
 }

@@ -30,7 +30,10 @@ export interface TranscriptGauge {
 }
 
 /** The last response of `entries` that reported usage: its message's index and the report's total. */
-export function lastReport(entries: readonly NormalisedEntry[], reports: ReadonlyMap<string, UsageReport>): { index: number; total: number } | undefined {
+export function lastReport(
+  entries: readonly NormalisedEntry[],
+  reports: ReadonlyMap<string, UsageReport>,
+): { index: number; total: number } | undefined {
   for (let i = entries.length - 1; i >= 0; i--) {
     const ids = entries[i].messageIds;
     for (let j = ids.length - 1; j >= 0; j--) {
@@ -46,8 +49,14 @@ export function lastReport(entries: readonly NormalisedEntry[], reports: Readonl
  * Responses written by Engram itself as copies (model `<synthetic>`) and API error lines report no
  * real usage and are skipped (usageReports.ts).
  */
-export function gaugeOf(lines: readonly TranscriptLine[], entries: readonly NormalisedEntry[], estimator: TokenEstimator): TranscriptGauge {
-  const reports = new Map([...usageReports(lines)].map(([id, r]) => [id, { uuid: r.uuid, total: usageTotal(r.usage) }]));
+export function gaugeOf(
+  lines: readonly TranscriptLine[],
+  entries: readonly NormalisedEntry[],
+  estimator: TokenEstimator,
+): TranscriptGauge {
+  const reports = new Map(
+    [...usageReports(lines)].map(([id, r]) => [id, { uuid: r.uuid, total: usageTotal(r.usage) }]),
+  );
   const tokens = entries.map((e) => {
     const t = estimator.message(e.message);
     return t.messages + t.toolResults;

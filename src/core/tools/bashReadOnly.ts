@@ -8,10 +8,31 @@ import { PROC_SECRET_FILES } from '../security/procFiles';
 import { expandBraces } from './grepSearch';
 
 /** Commands that only read files or print. */
-export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set(['ls', 'find', 'grep', 'cat', 'stat', 'wc', 'head', 'tail', 'pwd', 'echo']);
+export const READ_ONLY_COMMANDS: ReadonlySet<string> = new Set([
+  'ls',
+  'find',
+  'grep',
+  'cat',
+  'stat',
+  'wc',
+  'head',
+  'tail',
+  'pwd',
+  'echo',
+]);
 
 /** find's actions that run programs or write files. */
-const FIND_FORBIDDEN = new Set(['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls']);
+const FIND_FORBIDDEN = new Set([
+  '-exec',
+  '-execdir',
+  '-ok',
+  '-okdir',
+  '-delete',
+  '-fprint',
+  '-fprint0',
+  '-fprintf',
+  '-fls',
+]);
 
 export type ReadOnlyVerdict = { ok: true } | { ok: false; reason: string };
 
@@ -67,17 +88,24 @@ function checkSimpleCommand(words: Word[]): ReadOnlyVerdict {
       // Following a file never ends: the command would hang until its timeout. GNU takes any
       // unambiguous prefix of a long option, so --f and --fo are --follow.
       const long = /^--([^=]+)/.exec(a.value)?.[1];
-      if ((long !== undefined && ('follow'.startsWith(long) || 'retry'.startsWith(long))) || /^-[^-]*[fF]/.test(a.value)) {
+      if (
+        (long !== undefined && ('follow'.startsWith(long) || 'retry'.startsWith(long))) ||
+        /^-[^-]*[fF]/.test(a.value)
+      ) {
         return no('tail -f/--follow is not allowed');
       }
     }
   }
   for (const a of args) {
-    if (reachesProcSecret(a)) return no(`reading a process's environment, command line or memory under /proc is not allowed: ${a.raw}`);
+    if (reachesProcSecret(a))
+      return no(`reading a process's environment, command line or memory under /proc is not allowed: ${a.raw}`);
   }
   if (name.value === 'grep' && isRecursiveGrep(args)) {
     const wide = args.find((a) => !a.value.startsWith('-') && searchesWide(a));
-    if (wide) return no(`a recursive grep of /, /proc or a path with ".." is not allowed (it would read other processes' environments): ${wide.raw}`);
+    if (wide)
+      return no(
+        `a recursive grep of /, /proc or a path with ".." is not allowed (it would read other processes' environments): ${wide.raw}`,
+      );
   }
   return { ok: true };
 }
@@ -107,7 +135,10 @@ function globRegExp(seg: string): RegExp {
       const close = seg.indexOf(']', i + 2);
       if (close === -1) re += '\\[';
       else {
-        const body = seg.slice(i + 1, close).replace(/^[!^]/, '^').replace(/\\/g, '\\\\');
+        const body = seg
+          .slice(i + 1, close)
+          .replace(/^[!^]/, '^')
+          .replace(/\\/g, '\\\\');
         re += `[${body}]`;
         i = close;
       }
@@ -127,8 +158,11 @@ function reachesProcSecret(w: Word): boolean {
     const segs = segmentsOf(alt);
     const anywhere = alt.startsWith('/') || segs.includes('..');
     const firstProc = segs.findIndex((seg) => segmentCanBe(seg, 'proc', w.expands));
-    return segs.some((seg, j) => PROC_SECRET_FILES.some((f) =>
-      seg === f || ((anywhere || (firstProc !== -1 && firstProc < j)) && segmentCanBe(seg, f, w.expands))));
+    return segs.some((seg, j) =>
+      PROC_SECRET_FILES.some(
+        (f) => seg === f || ((anywhere || (firstProc !== -1 && firstProc < j)) && segmentCanBe(seg, f, w.expands)),
+      ),
+    );
   });
 }
 
@@ -225,7 +259,10 @@ function tokenize(cmd: string): Token[] | string {
     if (c === '$') return 'expansions and substitutions ($VAR, $(...), ${...}) are not allowed';
     if (c === '`') return 'command substitution (`...`) is not allowed';
     if (c === ';') return 'command separators (;) are not allowed';
-    if (c === '&') return cmd[i + 1] === '&' ? 'chaining with && is not allowed' : 'background jobs and &-redirections are not allowed';
+    if (c === '&')
+      return cmd[i + 1] === '&'
+        ? 'chaining with && is not allowed'
+        : 'background jobs and &-redirections are not allowed';
     if (c === '|') {
       if (cmd[i + 1] === '|') return 'chaining with || is not allowed';
       if (cmd[i + 1] === '&') return '|& is not allowed';

@@ -62,7 +62,8 @@ export function bashTool(): Tool<BashInput> {
 
 function runBash(input: BashInput, ctx: ToolContext): Promise<ToolResult> {
   // The command runs without the API key, but /proc/<parent>/environ still has it.
-  if (commandNamesProcSecret(input.command)) return Promise.resolve(errorResult(`${PROC_SECRET_REASON} Command not run.`));
+  if (commandNamesProcSecret(input.command))
+    return Promise.resolve(errorResult(`${PROC_SECRET_REASON} Command not run.`));
   const timeoutMs = Math.min(input.timeout ?? BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS);
   const out = new HeadTailBuffer(BASH_MAX_OUTPUT_CHARS);
   const posix = process.platform !== 'win32';
@@ -134,12 +135,21 @@ function runBash(input: BashInput, ctx: ToolContext): Promise<ToolResult> {
         return;
       }
       const notes: string[] = [];
-      if (timedOut) notes.push(`[Command timed out after ${formatSeconds(timeoutMs)}; it and its child processes were killed.]`);
+      if (timedOut)
+        notes.push(`[Command timed out after ${formatSeconds(timeoutMs)}; it and its child processes were killed.]`);
       else if (interrupted) notes.push('[Command was interrupted; it and its child processes were killed.]');
-      else if (exitCode !== 0) notes.push(exitCode === null ? `[Killed by signal ${exitSignal}]` : `[Exit code ${exitCode}]`);
+      else if (exitCode !== 0)
+        notes.push(exitCode === null ? `[Killed by signal ${exitSignal}]` : `[Exit code ${exitCode}]`);
       const text = out.text();
       const body = text.trim() === '' ? '(no output)' : text.replace(/\s+$/, '');
-      const data: BashData = { exitCode, signal: exitSignal, timedOut, interrupted, outputChars: out.total, truncated: out.truncated };
+      const data: BashData = {
+        exitCode,
+        signal: exitSignal,
+        timedOut,
+        interrupted,
+        outputChars: out.total,
+        truncated: out.truncated,
+      };
       resolve({ content: [body, ...notes].join('\n'), isError: timedOut || interrupted || exitCode !== 0, data });
     };
 

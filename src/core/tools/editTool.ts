@@ -74,7 +74,8 @@ async function editFile(input: EditInput, ctx: ToolContext): Promise<ToolResult>
     }
     return create(abs, shown, input, ctx);
   }
-  if (kindByExtension(abs) !== 'text' || looksBinary(raw)) return errorResult(`${shown} is a binary file; Edit changes text files only.`);
+  if (kindByExtension(abs) !== 'text' || looksBinary(raw))
+    return errorResult(`${shown} is a binary file; Edit changes text files only.`);
   const stale = await staleReason(abs, shown, ctx.readFiles, { mtimeMs, content: raw });
   if (stale) return errorResult(stale);
 
@@ -86,7 +87,9 @@ async function editFile(input: EditInput, ctx: ToolContext): Promise<ToolResult>
   let firstIndex: number;
   if (input.old_string === '') {
     if (text.trim() !== '') {
-      return errorResult(`old_string is empty but ${shown} has content. Give the exact text to replace, or use Write to replace the whole file.`);
+      return errorResult(
+        `old_string is empty but ${shown} has content. Give the exact text to replace, or use Write to replace the whole file.`,
+      );
     }
     updated = newText;
     count = 1;
@@ -115,9 +118,21 @@ async function editFile(input: EditInput, ctx: ToolContext): Promise<ToolResult>
   const out = Buffer.from(bom ? `\ufeff${updated}` : updated, 'utf8');
   const newMtime = await writeFileAtomic(abs, out);
   const prev = ctx.readFiles.get(abs);
-  ctx.readFiles.set(abs, { mtimeMs: newMtime, contentHash: sha1(out), partial: prev?.partial ?? false, touchedAt: Date.now() });
+  ctx.readFiles.set(abs, {
+    mtimeMs: newMtime,
+    contentHash: sha1(out),
+    partial: prev?.partial ?? false,
+    touchedAt: Date.now(),
+  });
   const firstLine = lineOf(text, firstIndex);
-  const data: EditData = { filePath: abs, replacements: count, firstLine, oldString: input.old_string, newString: input.new_string, created: false };
+  const data: EditData = {
+    filePath: abs,
+    replacements: count,
+    firstLine,
+    oldString: input.old_string,
+    newString: input.new_string,
+    created: false,
+  };
   const what = count === 1 ? `1 replacement at line ${firstLine}` : `${count} replacements, first at line ${firstLine}`;
   return okResult(`Edited ${shown}: ${what}.`, data);
 }
@@ -126,7 +141,14 @@ async function create(abs: string, shown: string, input: EditInput, ctx: ToolCon
   const out = Buffer.from(input.new_string, 'utf8');
   const mtimeMs = await writeFileAtomic(abs, out);
   ctx.readFiles.set(abs, { mtimeMs, contentHash: sha1(out), partial: false, touchedAt: Date.now() });
-  const data: EditData = { filePath: abs, replacements: 1, firstLine: 1, oldString: '', newString: input.new_string, created: true };
+  const data: EditData = {
+    filePath: abs,
+    replacements: 1,
+    firstLine: 1,
+    oldString: '',
+    newString: input.new_string,
+    created: true,
+  };
   return okResult(`Created ${shown}.`, data);
 }
 
@@ -156,7 +178,8 @@ function lineOf(text: string, index: number): number {
 
 function notFoundMessage(oldString: string, shown: string): string {
   const hints: string[] = [];
-  if (/^\s*\d+\t/m.test(oldString)) hints.push('it seems to include line-number prefixes from Read output; leave those out');
+  if (/^\s*\d+\t/m.test(oldString))
+    hints.push('it seems to include line-number prefixes from Read output; leave those out');
   if (oldString !== oldString.trim()) hints.push('check leading/trailing whitespace and indentation');
   const hint = hints.length ? ` Hint: ${hints.join('; ')}.` : '';
   return `old_string was not found in ${shown}. It must match the file exactly, including whitespace. Read the file again to copy the current text.${hint}`;

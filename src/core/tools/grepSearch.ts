@@ -123,7 +123,10 @@ export function splitGlobs(arg: string): string[] {
 }
 
 /** A predicate on base-relative posix paths combining --glob (gitignore-style, `!` excludes) and --type. */
-export function fileFilter(globArg: string | undefined, type: string | undefined): ((relPosix: string) => boolean) | string {
+export function fileFilter(
+  globArg: string | undefined,
+  type: string | undefined,
+): ((relPosix: string) => boolean) | string {
   let include: Ignore | null = null;
   let exclude: Ignore | null = null;
   if (globArg) {
@@ -204,7 +207,14 @@ export class LineMatcher {
 }
 
 /** Multiline search: a match may span lines; every line it touches is a matching line. */
-export function searchMultiline(text: string, lines: string[], re: RegExp, before: number, after: number, maxLines: number): FileHits {
+export function searchMultiline(
+  text: string,
+  lines: string[],
+  re: RegExp,
+  before: number,
+  after: number,
+  maxLines: number,
+): FileHits {
   const starts = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   const lineAt = (idx: number): number => {
@@ -228,7 +238,8 @@ export function searchMultiline(text: string, lines: string[], re: RegExp, befor
     if (m[0].length === 0) re.lastIndex++; // never loop on an empty match
   }
   const keep = new Set<number>();
-  for (const l of matched) for (let k = Math.max(0, l - before); k <= Math.min(lines.length - 1, l + after); k++) keep.add(k);
+  for (const l of matched)
+    for (let k = Math.max(0, l - before); k <= Math.min(lines.length - 1, l + after); k++) keep.add(k);
   const out: LineHit[] = [...keep]
     .sort((a, b) => a - b)
     .slice(0, maxLines)

@@ -94,7 +94,8 @@ export function grepTool(): Tool<GrepInput> {
     },
     readOnly: true,
     concurrencySafe: true,
-    summarize: (input) => `Grep ${JSON.stringify(input.pattern)}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
+    summarize: (input) =>
+      `Grep ${JSON.stringify(input.pattern)}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
     readPaths: (input) => [typeof input.path === 'string' && input.path ? input.path : '.'],
     run: grep,
   });
@@ -113,7 +114,9 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
   try {
     re = compilePattern(input.pattern, { ignoreCase: input['-i'] === true, multiline: input.multiline === true });
   } catch (err) {
-    return errorResult(`Invalid regular expression: ${errorText(err)}. Escape special characters such as ( [ { . * + ? with a backslash.`);
+    return errorResult(
+      `Invalid regular expression: ${errorText(err)}. Escape special characters such as ( [ { . * + ? with a backslash.`,
+    );
   }
   const filter = fileFilter(input.glob, input.type);
   if (typeof filter === 'string') return errorResult(filter);
@@ -152,7 +155,10 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
   if (!isDir) {
     outcomes.push(await searchFile(target, opts, ctx.signal, true));
   } else {
-    if (isUnderProc(realTarget)) return errorResult('Grep does not search folders under /proc: they hold other processes\' environments and files that never end.');
+    if (isUnderProc(realTarget))
+      return errorResult(
+        "Grep does not search folders under /proc: they hold other processes' environments and files that never end.",
+      );
     const rules = await IgnoreRules.create(target);
     const pending: Array<Promise<FileOutcome>> = [];
     const drain = async (): Promise<boolean> => {
@@ -216,13 +222,15 @@ async function searchFile(abs: string, o: SearchOpts, signal: AbortSignal, expli
   const shown = path.basename(abs);
   try {
     if (signal.aborted) return { abs, hits: null };
-    if (kindByExtension(abs) !== 'text') return { abs, hits: null, skipped: `${shown} is a binary file; Grep searches text only.` };
+    if (kindByExtension(abs) !== 'text')
+      return { abs, hits: null, skipped: `${shown} is a binary file; Grep searches text only.` };
     const { size } = await fsp.stat(abs);
     if (size > GREP_MAX_FILE_BYTES) {
       // A file named explicitly is still searched, streamed line by line; in a directory walk it is noise.
       if (!explicit) return { abs, hits: null };
       if (o.multiline) return { abs, hits: null, skipped: `${shown} is too large (over 2 MB) for a multiline search.` };
-      if (looksBinary(await sniffFile(abs))) return { abs, hits: null, skipped: `${shown} is a binary file; Grep searches text only.` };
+      if (looksBinary(await sniffFile(abs)))
+        return { abs, hits: null, skipped: `${shown} is a binary file; Grep searches text only.` };
       return { abs, hits: await streamSearch(abs, o, signal) };
     }
     const buf = await fsp.readFile(abs);
@@ -260,7 +268,12 @@ async function streamSearch(abs: string, o: SearchOpts, signal: AbortSignal): Pr
 }
 
 /** rg's layout: `file:12:match`, `file-13-context`, and `--` between groups when context is on. */
-function formatContent(found: FileOutcome[], show: ((abs: string) => string) | null, numbers: boolean, withContext: boolean): string[] {
+function formatContent(
+  found: FileOutcome[],
+  show: ((abs: string) => string) | null,
+  numbers: boolean,
+  withContext: boolean,
+): string[] {
   const out: string[] = [];
   for (const o of found) {
     let prev = -1;
@@ -295,7 +308,8 @@ function page(entries: string[], skip: number, headLimit: number, data: GrepData
   data.truncated = hasMore;
   if (lines.length === 0) return okResult(`No results at offset ${skip} (there are ${entries.length}).`, data);
   let text = lines.join('\n');
-  if (hasMore) text += `\n[Results cut after ${lines.length} entries. Use offset=${skip + lines.length} for more, or narrow the search.]`;
+  if (hasMore)
+    text += `\n[Results cut after ${lines.length} entries. Use offset=${skip + lines.length} for more, or narrow the search.]`;
   return okResult(text, data);
 }
 

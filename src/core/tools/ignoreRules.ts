@@ -140,7 +140,12 @@ export function toPosix(p: string): string {
  * Yields the files below `base` in a stable (name-sorted, depth-first) order, pruning ignored directories
  * before descending. Symlinks are not followed, as ripgrep does by default, so a link cannot loop.
  */
-export async function* walkFiles(base: string, rules: IgnoreRules, signal: AbortSignal, skipDir: (abs: string) => boolean = () => false): AsyncGenerator<string> {
+export async function* walkFiles(
+  base: string,
+  rules: IgnoreRules,
+  signal: AbortSignal,
+  skipDir: (abs: string) => boolean = () => false,
+): AsyncGenerator<string> {
   const stack: string[] = [base];
   while (stack.length > 0) {
     if (signal.aborted) return;

@@ -73,16 +73,20 @@ async function readFile(input: ReadInput, ctx: ToolContext): Promise<ToolResult>
     stat = await fsp.stat(abs);
   } catch (err) {
     if (isErrno(err, 'ENOENT', 'ENOTDIR')) {
-      return errorResult(`File does not exist: ${shown} (working directory: ${ctx.cwd}). Use Glob to find the right path.`);
+      return errorResult(
+        `File does not exist: ${shown} (working directory: ${ctx.cwd}). Use Glob to find the right path.`,
+      );
     }
     throw err;
   }
-  if (stat.isDirectory()) return errorResult(`${shown} is a directory, not a file. Use Glob, or Bash with ls, to list it.`);
+  if (stat.isDirectory())
+    return errorResult(`${shown} is a directory, not a file. Use Glob, or Bash with ls, to list it.`);
   if (!stat.isFile()) return errorResult(`${shown} is not a regular file.`);
 
   const kind = kindByExtension(abs);
   if (kind === 'image') return errorResult(`${shown} is an image; Read shows text files only.`);
-  if (kind === 'binary') return errorResult(`${shown} is a binary file (${formatBytes(stat.size)}); Read shows text files only.`);
+  if (kind === 'binary')
+    return errorResult(`${shown} is a binary file (${formatBytes(stat.size)}); Read shows text files only.`);
 
   const ranged = input.offset !== undefined || input.limit !== undefined;
   const start = Math.max(1, input.offset ?? 1);
@@ -90,7 +94,12 @@ async function readFile(input: ReadInput, ctx: ToolContext): Promise<ToolResult>
 
   if (stat.size === 0) {
     ctx.readFiles.set(abs, { mtimeMs: stat.mtimeMs, contentHash: sha1(''), partial: false, touchedAt: Date.now() });
-    return okResult(`(File ${shown} is empty.)`, { filePath: abs, startLine: 1, numLines: 0, totalLines: 0 } satisfies ReadData);
+    return okResult(`(File ${shown} is empty.)`, {
+      filePath: abs,
+      startLine: 1,
+      numLines: 0,
+      totalLines: 0,
+    } satisfies ReadData);
   }
   if (looksBinary(await sniffFile(abs))) {
     return errorResult(`${shown} looks like a binary file (it contains NUL bytes); Read shows text files only.`);
@@ -105,7 +114,8 @@ async function readFile(input: ReadInput, ctx: ToolContext): Promise<ToolResult>
     }
     const { lines, more } = await streamLines(abs, start, limit, ctx.signal);
     ctx.readFiles.set(abs, { mtimeMs: stat.mtimeMs, partial: true, touchedAt: Date.now() });
-    if (lines.length === 0) return errorResult(`${shown} has fewer than ${start} lines; offset ${start} is past the end.`);
+    if (lines.length === 0)
+      return errorResult(`${shown} has fewer than ${start} lines; offset ${start} is past the end.`);
     return render(shown, abs, lines, start, undefined, more);
   }
 
@@ -122,7 +132,14 @@ async function readFile(input: ReadInput, ctx: ToolContext): Promise<ToolResult>
   return render(shown, abs, lines, start, total, start - 1 + lines.length < total);
 }
 
-function render(shown: string, abs: string, lines: string[], start: number, total: number | undefined, more: boolean): ToolResult {
+function render(
+  shown: string,
+  abs: string,
+  lines: string[],
+  start: number,
+  total: number | undefined,
+  more: boolean,
+): ToolResult {
   const out: string[] = [];
   let chars = 0;
   let shownCount = 0;
@@ -163,7 +180,12 @@ function cutLine(line: string): string {
 }
 
 /** Reads lines start..start+limit-1 of a large file without loading the rest of it. */
-async function streamLines(abs: string, start: number, limit: number, signal: AbortSignal): Promise<{ lines: string[]; more: boolean }> {
+async function streamLines(
+  abs: string,
+  start: number,
+  limit: number,
+  signal: AbortSignal,
+): Promise<{ lines: string[]; more: boolean }> {
   const stream = createReadStream(abs, { encoding: 'utf8' });
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
   const lines: string[] = [];

@@ -37,7 +37,8 @@ export function checkFields(input: unknown, spec: Record<string, FieldSpec>): st
       if (f.nonEmpty && v.length === 0) return `Field "${name}" must not be empty.`;
       if (f.oneOf && !f.oneOf.includes(v)) return `Field "${name}" must be one of: ${f.oneOf.join(', ')}.`;
     } else if (f.type === 'integer') {
-      if (typeof v !== 'number' || !Number.isInteger(v)) return `Field "${name}" must be an integer, got ${describe(v)}.`;
+      if (typeof v !== 'number' || !Number.isInteger(v))
+        return `Field "${name}" must be an integer, got ${describe(v)}.`;
       if (f.min !== undefined && v < f.min) return `Field "${name}" must be >= ${f.min}.`;
     } else if (typeof v !== 'boolean') {
       return `Field "${name}" must be a boolean, got ${describe(v)}.`;

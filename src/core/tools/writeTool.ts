@@ -57,7 +57,8 @@ async function writeFile(input: WriteInput, ctx: ToolContext): Promise<ToolResul
     if (stale) return errorResult(stale);
   } catch (err) {
     if (!isErrno(err, 'ENOENT')) {
-      if (isErrno(err, 'ENOTDIR')) return errorResult(`Cannot create ${shown}: a parent path is a file, not a directory.`);
+      if (isErrno(err, 'ENOTDIR'))
+        return errorResult(`Cannot create ${shown}: a parent path is a file, not a directory.`);
       throw err;
     }
   }
@@ -68,7 +69,8 @@ async function writeFile(input: WriteInput, ctx: ToolContext): Promise<ToolResul
   try {
     mtimeMs = await writeFileAtomic(abs, bytes);
   } catch (err) {
-    if (isErrno(err, 'ENOTDIR', 'EEXIST')) return errorResult(`Cannot create ${shown}: a parent path is a file, not a directory.`);
+    if (isErrno(err, 'ENOTDIR', 'EEXIST'))
+      return errorResult(`Cannot create ${shown}: a parent path is a file, not a directory.`);
     throw err;
   }
   ctx.readFiles.set(abs, { mtimeMs, contentHash: sha1(bytes), partial: false, touchedAt: Date.now() });

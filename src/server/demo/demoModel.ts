@@ -31,20 +31,40 @@ export function demoReply(body: Record<string, unknown>): ScriptedMessage {
   if (req.prompt.startsWith(EXTRACTION_MARKER)) return extractMemories(req);
   if (req.prompt.startsWith(RECALL_PICK_MARKER)) return recallPick(req);
   const lang = langOf(req.prompt);
-  if (req.rounds.length >= MAX_ROUNDS) return { content: [{ type: 'text', text: `${DEMO_PREFIX} I stop here: this turn has made ${req.rounds.length} rounds of tool calls.` }] };
+  if (req.rounds.length >= MAX_ROUNDS)
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `${DEMO_PREFIX} I stop here: this turn has made ${req.rounds.length} rounds of tool calls.`,
+        },
+      ],
+    };
   const intent = matchIntent(req.prompt);
   switch (intent.kind) {
-    case 'read': return readFile(req, intent.path, lang);
-    case 'search': return search(req, intent.text, intent.path, lang);
-    case 'list': return listFiles(req, intent.dir, lang);
-    case 'replace': return replaceText(req, intent.path, intent.from, intent.to, lang);
-    case 'create': return createFile(req, intent.path, intent.content, lang);
-    case 'append': return appendLine(req, intent.path, intent.line, lang);
-    case 'run': return runCommand(req, intent.command, lang);
-    case 'remember': return remember(req, intent.fact, lang);
-    case 'recall': return recall(req, lang);
-    case 'preference': return preferenceNoted(lang);
-    case 'tour': return tour(lang);
-    case 'unknown': return tour(lang, req.prompt);
+    case 'read':
+      return readFile(req, intent.path, lang);
+    case 'search':
+      return search(req, intent.text, intent.path, lang);
+    case 'list':
+      return listFiles(req, intent.dir, lang);
+    case 'replace':
+      return replaceText(req, intent.path, intent.from, intent.to, lang);
+    case 'create':
+      return createFile(req, intent.path, intent.content, lang);
+    case 'append':
+      return appendLine(req, intent.path, intent.line, lang);
+    case 'run':
+      return runCommand(req, intent.command, lang);
+    case 'remember':
+      return remember(req, intent.fact, lang);
+    case 'recall':
+      return recall(req, lang);
+    case 'preference':
+      return preferenceNoted(lang);
+    case 'tour':
+      return tour(lang);
+    case 'unknown':
+      return tour(lang, req.prompt);
   }
 }

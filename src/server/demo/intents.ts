@@ -76,20 +76,27 @@ export function matchIntent(prompt: string): Intent {
     matchFiles(firstLine) ??
     matchRun(firstLine) ??
     matchPreference(firstLine) ??
-    (/^(?:\/?help|(?:show me )?(?:the )?tour|start|hi|hello|hey|what can you do)\b/i.test(text) || /^(帮助|导览|介绍|你好)/.test(text) ? { kind: 'tour' } : { kind: 'unknown' })
+    (/^(?:\/?help|(?:show me )?(?:the )?tour|start|hi|hello|hey|what can you do)\b/i.test(text) ||
+    /^(帮助|导览|介绍|你好)/.test(text)
+      ? { kind: 'tour' }
+      : { kind: 'unknown' })
   );
 }
 
 function matchRemember(text: string): Intent | undefined {
-  const m = /^remember(?:\s+that|\s*:|\s*,)?\s+([\s\S]+)$/i.exec(text) ?? /^记住(?:一下)?[：:，,\s]*([\s\S]+)$/.exec(text);
+  const m =
+    /^remember(?:\s+that|\s*:|\s*,)?\s+([\s\S]+)$/i.exec(text) ?? /^记住(?:一下)?[：:，,\s]*([\s\S]+)$/.exec(text);
   if (!m) return undefined;
   const fact = freeText(m[1]);
   return fact ? { kind: 'remember', fact } : undefined;
 }
 
 function matchRecall(text: string): Intent | undefined {
-  const en = /^what (?:do|did) you (?:remember|know about (?:me|this project))|^what have you (?:remembered|saved)|^what(?:'s| is) in (?:your )?memory/i;
-  return en.test(text) || /你(?:都)?(?:记得|记住了)(?:些)?什么|你(?:对我)?知道(?:我)?什么/.test(text) ? { kind: 'recall' } : undefined;
+  const en =
+    /^what (?:do|did) you (?:remember|know about (?:me|this project))|^what have you (?:remembered|saved)|^what(?:'s| is) in (?:your )?memory/i;
+  return en.test(text) || /你(?:都)?(?:记得|记住了)(?:些)?什么|你(?:对我)?知道(?:我)?什么/.test(text)
+    ? { kind: 'recall' }
+    : undefined;
 }
 
 function matchEdit(line: string): Intent | undefined {
@@ -114,10 +121,12 @@ function matchEdit(line: string): Intent | undefined {
     const to = freeText(zh[3]);
     if (p && from && to) return { kind: 'replace', path: p, from, to };
   }
-  const create = /^(?:create|write|make)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:file\s+)?/i.exec(line) ?? /^创建(?:文件)?\s*/.exec(line);
+  const create =
+    /^(?:create|write|make)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:file\s+)?/i.exec(line) ?? /^创建(?:文件)?\s*/.exec(line);
   if (create) {
     const p = takeArg(line.slice(create[0].length));
-    const w = p && (/^\s*(?:with|containing|saying)\s+/i.exec(p.rest) ?? /^\s*(?:内容为|内容是|写入)[：:\s]*/.exec(p.rest));
+    const w =
+      p && (/^\s*(?:with|containing|saying)\s+/i.exec(p.rest) ?? /^\s*(?:内容为|内容是|写入)[：:\s]*/.exec(p.rest));
     const content = w ? freeText(p.rest.slice(w[0].length)) : undefined;
     if (p && content !== undefined) return { kind: 'create', path: p.value, content };
   }
@@ -152,7 +161,9 @@ function replacePair(s: string): { from: string; to: string } | undefined {
 }
 
 function matchFiles(line: string): Intent | undefined {
-  const read = /^(?:read|show(?:\s+me)?|open|cat|view|look at)\s+(?:the\s+)?(?:file\s+)?/i.exec(line) ?? /^(?:读取|阅读|读一下|读|打开|查看|显示)\s*(?:文件\s*)?/.exec(line);
+  const read =
+    /^(?:read|show(?:\s+me)?|open|cat|view|look at)\s+(?:the\s+)?(?:file\s+)?/i.exec(line) ??
+    /^(?:读取|阅读|读一下|读|打开|查看|显示)\s*(?:文件\s*)?/.exec(line);
   if (read) {
     const p = takeArg(line.slice(read[0].length));
     if (p && !/^(?:files?|me|the|tour|help)$/i.test(p.value)) return { kind: 'read', path: p.value };
@@ -165,7 +176,8 @@ function matchFiles(line: string): Intent | undefined {
     const what = freeText(inPath && where ? inPath[1] : rest);
     if (what) return { kind: 'search', text: what, ...(where ? { path: where } : {}) };
   }
-  const list = /^(?:list|ls|show)(?:\s+(?:all|the))?(?:\s+files)?(?:\s+(?:in|under)\s+(.+))?\s*$/i.exec(line) ??
+  const list =
+    /^(?:list|ls|show)(?:\s+(?:all|the))?(?:\s+files)?(?:\s+(?:in|under)\s+(.+))?\s*$/i.exec(line) ??
     /^(?:what files are (?:there|here)|which files are there)(?:\s+in\s+(.+?))?\??$/i.exec(line) ??
     /^列出(?:文件)?\s*(.*)$/.exec(line);
   if (list) {
@@ -184,7 +196,8 @@ function matchRun(line: string): Intent | undefined {
 }
 
 /** A stated preference or correction, which the background memory agent is there to catch. */
-export const PREFERENCE = /^(?:i (?:prefer|like|love|hate|dislike|always|never|usually|want|use|work)\b|i'?m (?:a|an)\b|i am (?:a|an)\b|(?:always|never|don'?t|do not|stop|from now on)\b|(?:no|actually),?\s+(?:use|do|don'?t|it'?s|that'?s|we)\b|that'?s (?:wrong|not right)|我(?:更)?(?:喜欢|偏好|习惯|讨厌)|以后(?:请)?|不要|总是)/i;
+export const PREFERENCE =
+  /^(?:i (?:prefer|like|love|hate|dislike|always|never|usually|want|use|work)\b|i'?m (?:a|an)\b|i am (?:a|an)\b|(?:always|never|don'?t|do not|stop|from now on)\b|(?:no|actually),?\s+(?:use|do|don'?t|it'?s|that'?s|we)\b|that'?s (?:wrong|not right)|我(?:更)?(?:喜欢|偏好|习惯|讨厌)|以后(?:请)?|不要|总是)/i;
 
 function matchPreference(line: string): Intent | undefined {
   return PREFERENCE.test(line.trim()) ? { kind: 'preference', text: line.trim() } : undefined;

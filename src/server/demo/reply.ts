@@ -24,7 +24,11 @@ export function answer(lang: Lang, text: string): ScriptedMessage {
 }
 
 /** A response that says what it is about to do, then calls the tools. */
-export function callTools(lang: Lang, say: string, calls: Array<{ name: string; input: Record<string, unknown> }>): ScriptedMessage {
+export function callTools(
+  lang: Lang,
+  say: string,
+  calls: Array<{ name: string; input: Record<string, unknown> }>,
+): ScriptedMessage {
   const content: ScriptedBlock[] = [{ type: 'text', text: `${label(lang)} ${say}` }];
   for (const c of calls) content.push({ type: 'tool_use', name: c.name, input: c.input });
   return { content };

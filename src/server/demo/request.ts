@@ -65,20 +65,30 @@ const DROPPED_NOTE = droppedNoteText(7).split('7')[1].slice(0, 24);
 /** Text the engine wrote into a user message, not the user. */
 export function isEngineText(text: string): boolean {
   const t = text.trimStart();
-  return isMemoryAttachment(t) || isFileAttachment(t) || t.startsWith('<system-reminder') || t.startsWith(COMPACTED_OPENING) || (t.startsWith('[') && t.includes(DROPPED_NOTE));
+  return (
+    isMemoryAttachment(t) ||
+    isFileAttachment(t) ||
+    t.startsWith('<system-reminder') ||
+    t.startsWith(COMPACTED_OPENING) ||
+    (t.startsWith('[') && t.includes(DROPPED_NOTE))
+  );
 }
 
 /** The user's own text blocks of a user message (tool results and engine text left out). */
 export function userWords(m: Message): string[] {
   if (m.role !== 'user') return [];
-  return blocksOf(m.content).map(textOf).filter((t): t is string => t !== undefined && t.trim() !== '' && !isEngineText(t));
+  return blocksOf(m.content)
+    .map(textOf)
+    .filter((t): t is string => t !== undefined && t.trim() !== '' && !isEngineText(t));
 }
 
 export function readRequest(body: Record<string, unknown>, forkMarkers: readonly string[]): DemoRequest {
   const system = systemText(body.system);
   const line = (re: RegExp): string | undefined => re.exec(system)?.[1]?.trim();
   const messages = (Array.isArray(body.messages) ? body.messages : []) as Message[];
-  const tools = new Set((Array.isArray(body.tools) ? body.tools : []).map((t) => String((t as { name?: unknown }).name)));
+  const tools = new Set(
+    (Array.isArray(body.tools) ? body.tools : []).map((t) => String((t as { name?: unknown }).name)),
+  );
   const { prompt, promptAt } = findPrompt(messages, forkMarkers);
   return {
     cwd: line(/^Working directory: (.+)$/m),
@@ -96,7 +106,10 @@ export function readRequest(body: Record<string, unknown>, forkMarkers: readonly
 
 function systemText(system: unknown): string {
   if (typeof system === 'string') return system;
-  return blocksOf(system).map(textOf).filter((t) => t !== undefined).join('\n\n');
+  return blocksOf(system)
+    .map(textOf)
+    .filter((t) => t !== undefined)
+    .join('\n\n');
 }
 
 /** The private index lines: from the "Index (MEMORY.md)" line to the next section. */
@@ -121,7 +134,9 @@ function findPrompt(messages: readonly Message[], markers: readonly string[]): {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (m.role !== 'user') continue;
-    const texts = blocksOf(m.content).map(textOf).filter((t): t is string => t !== undefined);
+    const texts = blocksOf(m.content)
+      .map(textOf)
+      .filter((t): t is string => t !== undefined);
     const task = texts.find((t) => markers.some((k) => t.trimStart().startsWith(k)));
     if (task !== undefined) return { prompt: task.trim(), promptAt: i };
     const own = userWords(m);
@@ -137,7 +152,8 @@ export function roundsAfter(messages: readonly Message[], start: number): ToolSt
   for (const m of messages.slice(start)) {
     if (m.role !== 'user') continue;
     for (const b of blocksOf(m.content)) {
-      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') results.set(b.tool_use_id, { text: resultText(b.content), isError: b.is_error === true });
+      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string')
+        results.set(b.tool_use_id, { text: resultText(b.content), isError: b.is_error === true });
     }
   }
   const rounds: ToolStep[][] = [];
@@ -145,18 +161,27 @@ export function roundsAfter(messages: readonly Message[], start: number): ToolSt
     if (m.role !== 'assistant') continue;
     const calls = blocksOf(m.content).filter((b) => b.type === 'tool_use');
     if (calls.length === 0) continue;
-    rounds.push(calls.map((b) => {
-      const call: ToolCall = { id: String(b.id), name: String(b.name), input: (b.input ?? {}) as Record<string, unknown> };
-      const result = results.get(call.id);
-      return result ? { call, result } : { call };
-    }));
+    rounds.push(
+      calls.map((b) => {
+        const call: ToolCall = {
+          id: String(b.id),
+          name: String(b.name),
+          input: (b.input ?? {}) as Record<string, unknown>,
+        };
+        const result = results.get(call.id);
+        return result ? { call, result } : { call };
+      }),
+    );
   }
   return rounds;
 }
 
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
-  return blocksOf(content).map(textOf).filter((t) => t !== undefined).join('\n');
+  return blocksOf(content)
+    .map(textOf)
+    .filter((t) => t !== undefined)
+    .join('\n');
 }
 
 const ATTACHED = /^<engram-memory file="([^"]*)"[^>]*>\n[^\n]*\n([\s\S]*?)\n<\/engram-memory>\s*$/;
@@ -185,12 +210,21 @@ export function shownPath(req: Pick<DemoRequest, 'cwd'>, p: string): string {
 }
 
 /** The steps of all rounds so far that called `name` on `file` (compared as absolute paths). */
-export function stepsOn(req: Pick<DemoRequest, 'cwd' | 'rounds'>, name: string, file: string): Array<ToolStep & { round: number }> {
+export function stepsOn(
+  req: Pick<DemoRequest, 'cwd' | 'rounds'>,
+  name: string,
+  file: string,
+): Array<ToolStep & { round: number }> {
   const want = absPath(req, file);
   const out: Array<ToolStep & { round: number }> = [];
   req.rounds.forEach((round, i) => {
     for (const s of round) {
-      if (s.call.name === name && typeof s.call.input.file_path === 'string' && absPath(req, s.call.input.file_path) === want) out.push({ ...s, round: i });
+      if (
+        s.call.name === name &&
+        typeof s.call.input.file_path === 'string' &&
+        absPath(req, s.call.input.file_path) === want
+      )
+        out.push({ ...s, round: i });
     }
   });
   return out;

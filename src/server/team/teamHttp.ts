@@ -5,8 +5,15 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  etagOf, RepoSlug, TEAM_MAX_FILE_BYTES, TEAM_MEMORY_ROUTE, TeamPutBody, versionOfEtag,
-  type TeamErrorBody, type TeamMemoryBody, type TeamPutReply,
+  etagOf,
+  RepoSlug,
+  TEAM_MAX_FILE_BYTES,
+  TEAM_MEMORY_ROUTE,
+  TeamPutBody,
+  versionOfEtag,
+  type TeamErrorBody,
+  type TeamMemoryBody,
+  type TeamPutReply,
 } from '../../core/memory/team/teamProtocol';
 import { scanSecrets } from '../../core/security/secretScan';
 import { sha256Hex, type TeamStore } from './teamStore';
@@ -38,7 +45,10 @@ declare module 'fastify' {
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, readonly body: TeamErrorBody) {
+  constructor(
+    readonly status: number,
+    readonly body: TeamErrorBody,
+  ) {
     super(body.message);
   }
 }
@@ -54,7 +64,8 @@ function send(reply: FastifyReply, status: number, body: TeamErrorBody): Fastify
 /** Checks the repository and the bearer token; runs before the body is read, so a stranger's 10 MB are never parsed. */
 async function authorize(store: TeamStore, req: FastifyRequest): Promise<string> {
   const repo = RepoSlug.safeParse((req.query as Record<string, unknown>).repo);
-  if (!repo.success) fail(400, { error: 'bad_request', message: 'the query must name the repository: ?repo=owner/repo' });
+  if (!repo.success)
+    fail(400, { error: 'bad_request', message: 'the query must name the repository: ?repo=owner/repo' });
   const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (!m) fail(401, { error: 'unauthorized', message: 'an Authorization: Bearer <token> header is required' });
   const tokenRepo = await store.lookupToken(sha256Hex(m[1]));
@@ -104,7 +115,11 @@ function parseEntries(body: unknown): Record<string, string> {
   const entries = parsed.data.entries;
   for (const [path, content] of Object.entries(entries)) {
     if (Buffer.byteLength(content, 'utf8') > TEAM_MAX_FILE_BYTES) {
-      fail(413, { error: 'payload_too_large', message: `${path} is over ${TEAM_MAX_FILE_BYTES} bytes`, maxBytes: TEAM_MAX_FILE_BYTES });
+      fail(413, {
+        error: 'payload_too_large',
+        message: `${path} is over ${TEAM_MAX_FILE_BYTES} bytes`,
+        maxBytes: TEAM_MAX_FILE_BYTES,
+      });
     }
     if (content.includes('\u0000')) fail(400, { error: 'bad_request', message: `${path} contains a NUL character` });
   }
@@ -160,20 +175,28 @@ export function buildTeamApp(opts: TeamAppOptions): FastifyInstance {
     if (err instanceof HttpError) return send(reply, err.status, err.body);
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       await drain(req.raw);
-      return send(reply, 413, { error: 'payload_too_large', message: `the body is over ${maxBodyBytes} bytes`, maxBytes: maxBodyBytes });
+      return send(reply, 413, {
+        error: 'payload_too_large',
+        message: `the body is over ${maxBodyBytes} bytes`,
+        maxBytes: maxBodyBytes,
+      });
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) return send(reply, status, { error: 'bad_request', message: err.message });
     process.stderr.write(`team server: ${req.method} ${req.url}: ${err.stack ?? err.message}\n`);
     return send(reply, 500, { error: 'internal', message: 'internal error (see the server log)' });
   });
-  app.setNotFoundHandler((req, reply) => send(reply, 404, { error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` }));
+  app.setNotFoundHandler((req, reply) =>
+    send(reply, 404, { error: 'not_found', message: `no route ${req.method} ${req.url.split('?')[0]}` }),
+  );
 
   if (log) {
     app.addHook('onResponse', async (req, reply) => {
       const repo = req.teamRepo ?? (req.query as Record<string, unknown> | undefined)?.repo;
       const route = req.routeOptions.url ?? req.url.split('?')[0];
-      log(`${req.method} ${route}${typeof repo === 'string' ? ` repo=${repo}` : ''} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+      log(
+        `${req.method} ${route}${typeof repo === 'string' ? ` repo=${repo}` : ''} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`,
+      );
     });
   }
 
@@ -203,14 +226,21 @@ export function buildTeamApp(opts: TeamAppOptions): FastifyInstance {
     const repo = req.teamRepo!;
     const ifMatch = req.headers['if-match'];
     if (ifMatch === undefined) {
-      fail(428, { error: 'precondition_required', message: 'a PUT needs If-Match: "<version>" (the ETag of your last GET)' });
+      fail(428, {
+        error: 'precondition_required',
+        message: 'a PUT needs If-Match: "<version>" (the ETag of your last GET)',
+      });
     }
     const base = versionOfEtag(ifMatch);
-    if (base === null) fail(400, { error: 'bad_request', message: `If-Match must be a version ETag such as "3", not ${ifMatch}` });
+    if (base === null)
+      fail(400, { error: 'bad_request', message: `If-Match must be a version ETag such as "3", not ${ifMatch}` });
     const entries = parseEntries(req.body);
-    const conflict = (version: number): FastifyReply => send(reply.header('etag', etagOf(version)), 412, {
-      error: 'precondition_failed', message: `the repository is at version ${version}: pull and retry`, version,
-    });
+    const conflict = (version: number): FastifyReply =>
+      send(reply.header('etag', etagOf(version)), 412, {
+        error: 'precondition_failed',
+        message: `the repository is at version ${version}: pull and retry`,
+        version,
+      });
     // A PUT already behind is refused before the scan, the costly part; the transaction checks again.
     const now = await store.version(repo);
     if (now !== base) return conflict(now);
@@ -219,7 +249,9 @@ export function buildTeamApp(opts: TeamAppOptions): FastifyInstance {
     if (!result.ok && result.reason === 'conflict') return conflict(result.version);
     if (!result.ok) {
       return send(reply, 413, {
-        error: 'too_many_entries', message: `a repository holds at most ${result.maxEntries} entries here`, maxEntries: result.maxEntries,
+        error: 'too_many_entries',
+        message: `a repository holds at most ${result.maxEntries} entries here`,
+        maxEntries: result.maxEntries,
       });
     }
     const body: TeamPutReply = { repo, version: result.version, checksums: result.checksums };
@@ -236,7 +268,9 @@ export interface RunningTeamServer {
   close(): Promise<void>;
 }
 
-export async function listenTeamServer(opts: TeamAppOptions & { host: string; port: number }): Promise<RunningTeamServer> {
+export async function listenTeamServer(
+  opts: TeamAppOptions & { host: string; port: number },
+): Promise<RunningTeamServer> {
   const app = buildTeamApp(opts);
   await app.listen({ host: opts.host, port: opts.port });
   const { port } = app.server.address() as AddressInfo;

@@ -58,7 +58,8 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Args {
     const v = str(name);
     if (v === undefined) return dflt;
     const n = Number(v);
-    if (!/^\d+$/.test(v) || n < min || n > 2 ** 31) throw new UsageError(`${name}: not a whole number from ${min}: ${v}`);
+    if (!/^\d+$/.test(v) || n < min || n > 2 ** 31)
+      throw new UsageError(`${name}: not a whole number from ${min}: ${v}`);
     return n;
   };
   const db = str('--db') ?? (env.ENGRAM_TEAM_DB || DEFAULT_TEAM_DB);
@@ -69,8 +70,12 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Args {
   if (words.length === 0) {
     allow('--host', '--port', '--max-entries', '--max-body-bytes', '--quiet');
     return {
-      command: 'serve', db, host: str('--host') ?? '127.0.0.1', port: int('--port', 8740, 0),
-      maxEntries: int('--max-entries', DEFAULT_LIMITS.maxEntries, 1), maxBodyBytes: int('--max-body-bytes', DEFAULT_LIMITS.maxBodyBytes, 1024),
+      command: 'serve',
+      db,
+      host: str('--host') ?? '127.0.0.1',
+      port: int('--port', 8740, 0),
+      maxEntries: int('--max-entries', DEFAULT_LIMITS.maxEntries, 1),
+      maxBodyBytes: int('--max-body-bytes', DEFAULT_LIMITS.maxBodyBytes, 1024),
       quiet: flags.has('--quiet'),
     };
   }
@@ -96,7 +101,11 @@ function parseArgs(argv: string[], env: NodeJS.ProcessEnv): Args {
 async function serve(args: ServeArgs & { db: string }): Promise<void> {
   const store = await openTeamStore(args.db);
   const server = await listenTeamServer({
-    store, host: args.host, port: args.port, maxEntries: args.maxEntries, maxBodyBytes: args.maxBodyBytes,
+    store,
+    host: args.host,
+    port: args.port,
+    maxEntries: args.maxEntries,
+    maxBodyBytes: args.maxBodyBytes,
     log: args.quiet ? undefined : (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`),
   });
   process.stdout.write(`Engram team memory server on ${server.url} (${store.description})\n`);
@@ -105,10 +114,13 @@ async function serve(args: ServeArgs & { db: string }): Promise<void> {
     if (stopping) return;
     stopping = true;
     process.stderr.write(`${signal}: finishing requests in flight, then stopping\n`);
-    server.close().then(() => process.exit(0), (err: Error) => {
-      process.stderr.write(`error while stopping: ${err.message}\n`);
-      process.exit(1);
-    });
+    server.close().then(
+      () => process.exit(0),
+      (err: Error) => {
+        process.stderr.write(`error while stopping: ${err.message}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

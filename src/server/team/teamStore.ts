@@ -36,7 +36,12 @@ export interface TeamStore {
    * Upserts `entries` if the repository is still at `ifMatchVersion` and would hold at most `maxEntries`
    * entries. Nothing is deleted. A PUT that changes no content keeps the version.
    */
-  put(repo: string, ifMatchVersion: number, entries: Record<string, string>, maxEntries: number): Promise<TeamPutResult>;
+  put(
+    repo: string,
+    ifMatchVersion: number,
+    entries: Record<string, string>,
+    maxEntries: number,
+  ): Promise<TeamPutResult>;
   /** Stores the sha256 of a new random token for `repo` and returns the token (shown once, stored never). */
   addToken(repo: string): Promise<string>;
   /** The repository a token (given by its sha256 hex) opens, or null. */
@@ -78,7 +83,8 @@ export function newToken(): { token: string; hash: string } {
 /** A token id prefix as `revoke` takes it: hex, long enough not to hit tokens by accident. */
 export function checkTokenIdPrefix(idPrefix: string): string {
   const p = idPrefix.trim().toLowerCase();
-  if (!/^[0-9a-f]{6,64}$/.test(p)) throw new Error(`not a token id (6 or more hex characters, as "token list" shows): ${idPrefix}`);
+  if (!/^[0-9a-f]{6,64}$/.test(p))
+    throw new Error(`not a token id (6 or more hex characters, as "token list" shows): ${idPrefix}`);
   return p;
 }
 

@@ -11,11 +11,16 @@ import { isFileAttachment } from './fileMentions';
 export const MAX_SHOWN_CHARS = 20_000;
 
 export function clip(text: string, max = MAX_SHOWN_CHARS): string {
-  return text.length <= max ? text : `${text.slice(0, max)}\n… (${(text.length - max).toLocaleString('en-US')} more characters)`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}\n… (${(text.length - max).toLocaleString('en-US')} more characters)`;
 }
 
 /** A recall event's files as the chat's recall line lists them (a file without its words lists none). */
-export function recalledMemories(event: { files: string[]; matched?: Array<{ file: string; title?: string; words: string[] }> }): RecalledMemory[] {
+export function recalledMemories(event: {
+  files: string[];
+  matched?: Array<{ file: string; title?: string; words: string[] }>;
+}): RecalledMemory[] {
   return event.files.map((file) => {
     const m = event.matched?.find((x) => x.file === file);
     return { file, title: m?.title || file, words: m?.words ?? [] };
@@ -37,7 +42,9 @@ export function formatInput(input: Record<string, unknown>): string {
 }
 
 /** A tool card's one-line summary of a call, as the tool words it (the tool's name when it cannot). */
-export function toolSummarizer(tools: ReadonlyArray<{ name: string; summarize(input: Record<string, unknown>): string }>) {
+export function toolSummarizer(
+  tools: ReadonlyArray<{ name: string; summarize(input: Record<string, unknown>): string }>,
+) {
   return (name: string, input: Record<string, unknown>): string => {
     try {
       return tools.find((t) => t.name === name)?.summarize(input) ?? name;
@@ -74,14 +81,26 @@ export function itemsFromMessages(
       const id = `h${m}-${b}`;
       if (block.type === 'text') {
         // Recalled memories ride along with the prompt for the model; the person typed only the prompt.
-        if (!block.text.trim() || (message.role === 'user' && (isMemoryAttachment(block.text) || isFileAttachment(block.text)))) return;
-        items.push(message.role === 'user' ? { kind: 'user', id, text: block.text } : { kind: 'assistant', id, text: block.text, streaming: false });
+        if (
+          !block.text.trim() ||
+          (message.role === 'user' && (isMemoryAttachment(block.text) || isFileAttachment(block.text)))
+        )
+          return;
+        items.push(
+          message.role === 'user'
+            ? { kind: 'user', id, text: block.text }
+            : { kind: 'assistant', id, text: block.text, streaming: false },
+        );
       } else if (block.type === 'thinking') {
         items.push({ kind: 'thinking', id, text: block.thinking });
       } else if (block.type === 'tool_use') {
         const item: Extract<ChatItem, { kind: 'tool' }> = {
-          kind: 'tool', id: `tool-${block.id}`, name: block.name, summary: summarize(block.name, block.input),
-          input: formatInput(block.input), status: 'done',
+          kind: 'tool',
+          id: `tool-${block.id}`,
+          name: block.name,
+          summary: summarize(block.name, block.input),
+          input: formatInput(block.input),
+          status: 'done',
         };
         tools.set(block.id, item);
         items.push(item);

@@ -11,7 +11,8 @@ export type NoticeLevel = 'info' | 'warning' | 'error';
 /** Formats a host string in the person's language (vscode.l10n.t in the extension, plain `{0}` filling in tests). */
 export type Translate = (message: string, ...args: Array<string | number>) => string;
 
-const fill: Translate = (message, ...args) => message.replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m));
+const fill: Translate = (message, ...args) =>
+  message.replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m));
 
 /** What a person is told when a turn ends other than with an answer. */
 const TURN_END_NOTICES: Partial<Record<string, [NoticeLevel, string]>> = {
@@ -27,7 +28,10 @@ export class ChatItemsModel {
   /** Files the host linked in the chat: the only ones the view may ask to open. */
   readonly linkedPaths = new Set<string>();
 
-  constructor(private readonly post: (message: HostToChat) => void, private readonly t: Translate = fill) {}
+  constructor(
+    private readonly post: (message: HostToChat) => void,
+    private readonly t: Translate = fill,
+  ) {}
 
   get items(): ChatItem[] {
     return this.list;
@@ -99,7 +103,11 @@ export class ChatItemsModel {
    */
   reviewWaiting(count: number): boolean {
     const dropped = this.dropNotices('reviewMemories');
-    this.notice('info', count === 1 ? this.t('1 memory waits for review.') : this.t('{0} memories wait for review.', count), 'reviewMemories');
+    this.notice(
+      'info',
+      count === 1 ? this.t('1 memory waits for review.') : this.t('{0} memories wait for review.', count),
+      'reviewMemories',
+    );
     return dropped;
   }
 
@@ -126,7 +134,8 @@ export class ChatItemsModel {
   onAgentEvent(event: AgentEvent): void {
     switch (event.type) {
       case 'blockStart':
-        if (event.block.type === 'text') this.add({ kind: 'assistant', id: `${event.messageId}:${event.index}`, text: '', streaming: true });
+        if (event.block.type === 'text')
+          this.add({ kind: 'assistant', id: `${event.messageId}:${event.index}`, text: '', streaming: true });
         if (event.block.type === 'thinking') this.thinking = { id: `${event.messageId}:${event.index}`, text: '' };
         break;
       case 'textDelta':
@@ -137,7 +146,14 @@ export class ChatItemsModel {
         break;
       case 'toolCall':
         this.flushThinking();
-        this.add({ kind: 'tool', id: `tool-${event.id}`, name: event.name, summary: event.summary, input: formatInput(event.input), status: 'running' });
+        this.add({
+          kind: 'tool',
+          id: `tool-${event.id}`,
+          name: event.name,
+          summary: event.summary,
+          input: formatInput(event.input),
+          status: 'running',
+        });
         break;
       case 'permissionAnswered': {
         const tool = this.tool(event.toolUseId);
@@ -147,8 +163,14 @@ export class ChatItemsModel {
       case 'toolResult': {
         const tool = this.tool(event.id);
         if (tool) {
-          const denied = tool.status === 'waiting' || this.list.some((i) => i.kind === 'permission' && i.toolUseId === event.id && i.answered === 'deny');
-          this.update({ ...tool, result: clip(event.content), status: denied ? 'denied' : event.isError ? 'error' : 'done' });
+          const denied =
+            tool.status === 'waiting' ||
+            this.list.some((i) => i.kind === 'permission' && i.toolUseId === event.id && i.answered === 'deny');
+          this.update({
+            ...tool,
+            result: clip(event.content),
+            status: denied ? 'denied' : event.isError ? 'error' : 'done',
+          });
         }
         break;
       }
@@ -174,7 +196,8 @@ export class ChatItemsModel {
   finishStreaming(): void {
     for (const item of this.list) {
       if (item.kind === 'assistant' && item.streaming) this.update({ ...item, streaming: false });
-      if (item.kind === 'tool' && (item.status === 'running' || item.status === 'waiting')) this.update({ ...item, status: 'error', result: item.result ?? 'Not finished.' });
+      if (item.kind === 'tool' && (item.status === 'running' || item.status === 'waiting'))
+        this.update({ ...item, status: 'error', result: item.result ?? 'Not finished.' });
     }
   }
 

@@ -31,7 +31,10 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   private readonly emitter = new vscode.EventEmitter<HostToChat>();
   private readonly inspectorChanged = new vscode.EventEmitter<void>();
   private readonly teamSync = new vscode.EventEmitter<TeamSyncReport>();
-  private readonly items = new ChatItemsModel((m) => this.emitter.fire(m), (m, ...args) => vscode.l10n.t(m, ...args));
+  private readonly items = new ChatItemsModel(
+    (m) => this.emitter.fire(m),
+    (m, ...args) => vscode.l10n.t(m, ...args),
+  );
   private readonly files = new WorkspaceFiles();
   /** The first-run screen shows (kept current: snapshot() must answer at once). */
   private setupScreen = false;
@@ -44,8 +47,11 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   });
   /** Compact Now and `/compact`, with the summary's preview (the Apply / Cancel commands act on it). */
   readonly compactions = new ManualCompactions({
-    busy: () => this.busy, session: () => this.session, notice: (level, text) => this.items.notice(level, text),
-    setBusy: (busy, status) => this.setBusy(busy, status), logError: (message, error) => this.logger.error(message, error),
+    busy: () => this.busy,
+    session: () => this.session,
+    notice: (level, text) => this.items.notice(level, text),
+    setBusy: (busy, status) => this.setBusy(busy, status),
+    logError: (message, error) => this.logger.error(message, error),
   });
   private readonly disposables: vscode.Disposable[] = [];
   private unsubscribe: (() => void) | undefined;
@@ -54,17 +60,25 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   /** The running send's turn, stopped by Stop. */
   private turnAbort: AbortController | undefined;
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly logger: Logger) {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly logger: Logger,
+  ) {
     // An untrusted session was built without tools or project instructions: once the user trusts the
     // workspace, the next message continues the same session with both.
-    this.disposables.push(vscode.workspace.onDidGrantWorkspaceTrust(() => {
-      if (!this.session) return;
-      const sessionId = this.session.sessionId;
-      this.stop();
-      this.closeSession();
-      this.resumeOnNextSend = sessionId;
-      this.items.notice('info', vscode.l10n.t('Workspace trusted: tools and project instructions are on from your next message.'));
-    }));
+    this.disposables.push(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (!this.session) return;
+        const sessionId = this.session.sessionId;
+        this.stop();
+        this.closeSession();
+        this.resumeOnNextSend = sessionId;
+        this.items.notice(
+          'info',
+          vscode.l10n.t('Workspace trusted: tools and project instructions are on from your next message.'),
+        );
+      }),
+    );
     // With no session open, a changed window or mark still moves the gauge (the session posts its own).
     let model = settings().model;
     const offSettings = settingsStore().onChange((next) => {
@@ -72,13 +86,20 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       if (next.model !== model) {
         model = next.model;
         this.modelChanged = this.session !== undefined;
-        if (this.session) this.items.notice('info', vscode.l10n.t('Model set to {0}: your next message continues this conversation on it.', next.model));
+        if (this.session)
+          this.items.notice(
+            'info',
+            vscode.l10n.t('Model set to {0}: your next message continues this conversation on it.', next.model),
+          );
         // The header's model button reads the snapshot: redraw it, or it names the old model.
         this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
       }
       void this.refreshSetup();
     });
-    this.disposables.push({ dispose: offSettings }, context.secrets.onDidChange(() => void this.refreshSetup()));
+    this.disposables.push(
+      { dispose: offSettings },
+      context.secrets.onDidChange(() => void this.refreshSetup()),
+    );
     void this.refreshSetup();
   }
 
@@ -141,7 +162,10 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     // Without a session the prompt never reached the model (no key, say): there is nothing to take back.
     const taken = this.session ? this.session.rewindLastTurn() : { prompt: last.text };
     if (!taken) {
-      this.items.notice('warning', vscode.l10n.t('Retry and Edit work on the newest message sent in this window, and not across a compaction.'));
+      this.items.notice(
+        'warning',
+        vscode.l10n.t('Retry and Edit work on the newest message sent in this window, and not across a compaction.'),
+      );
       return;
     }
     this.items.dropLastPrompt();
@@ -172,7 +196,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     try {
       const attached = await this.files.attach(text);
       this.items.user(display, attached.files);
-      for (const s of attached.skipped) this.items.notice('warning', vscode.l10n.t('Not attached: {0} ({1}).', s.path, s.reason));
+      for (const s of attached.skipped)
+        this.items.notice('warning', vscode.l10n.t('Not attached: {0} ({1}).', s.path, s.reason));
       if (this.modelChanged && this.session) {
         this.resumeOnNextSend = this.session.sessionId;
         this.closeSession();
@@ -182,16 +207,32 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       this.resumeOnNextSend = undefined;
       if (!session) return;
       if (!afterReload) {
-        void loadEngine().appendHistory(dataDir(), { display, timestamp: Date.now(), project: workspaceCwd(), sessionId: session.sessionId })
+        void loadEngine()
+          .appendHistory(dataDir(), {
+            display,
+            timestamp: Date.now(),
+            project: workspaceCwd(),
+            sessionId: session.sessionId,
+          })
           .catch((e) => this.logger.warn(`Could not append to history.jsonl: ${String(e)}`));
       }
-      await session.runTurn(text, turn.signal, attached.blocks.length > 0 ? { attachments: attached.blocks } : undefined);
+      await session.runTurn(
+        text,
+        turn.signal,
+        attached.blocks.length > 0 ? { attachments: attached.blocks } : undefined,
+      );
     } catch (error) {
       const name = error instanceof Error ? error.name : '';
       if (name === 'SessionChangedError' && !afterReload) changedElsewhere = this.session?.sessionId;
       else if (!turn.signal.aborted) {
         this.logger.error('The chat turn failed', error);
-        this.items.notice('error', vscode.l10n.t('Something went wrong: {0}. See "Engram: Show Log".', error instanceof Error ? error.message : String(error)));
+        this.items.notice(
+          'error',
+          vscode.l10n.t(
+            'Something went wrong: {0}. See "Engram: Show Log".',
+            error instanceof Error ? error.message : String(error),
+          ),
+        );
       }
     } finally {
       this.turnAbort = undefined;
@@ -209,13 +250,20 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
    */
   private async continueAfterOthers(sessionId: string, text: string, display: string): Promise<void> {
     await this.resume(sessionId);
-    this.items.notice('info', vscode.l10n.t('This session was continued in another window or by engram -p: its newest turns are shown above, and your message follows them.'));
+    this.items.notice(
+      'info',
+      vscode.l10n.t(
+        'This session was continued in another window or by engram -p: its newest turns are shown above, and your message follows them.',
+      ),
+    );
     await this.send(text, display, true);
   }
 
   /** Said in the busy line while another process has this session's turn. */
   private waitingFor(holder: LockHolder | undefined): void {
-    const who = holder ? vscode.l10n.t('another Engram process (pid {0})', holder.pid) : vscode.l10n.t('another Engram process');
+    const who = holder
+      ? vscode.l10n.t('another Engram process (pid {0})', holder.pid)
+      : vscode.l10n.t('another Engram process');
     this.setBusy(true, vscode.l10n.t('Waiting for {0} to finish its turn in this session…', who));
   }
 
@@ -261,7 +309,13 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     try {
       const session = await this.ensureSession(sessionId);
       if (session) {
-        this.items.reset(itemsFromMessages(session.agent.messages, toolSummarizer(session.agent.offeredTools), session.resumed?.fullOutputs));
+        this.items.reset(
+          itemsFromMessages(
+            session.agent.messages,
+            toolSummarizer(session.agent.offeredTools),
+            session.resumed?.fullOutputs,
+          ),
+        );
         this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
       }
     } finally {
@@ -280,7 +334,14 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       await this.session.markNotRelevant(file, words, undo);
     } catch (e) {
       this.items.markRecall(itemId, file, undo);
-      this.items.notice('error', vscode.l10n.t('Could not record that {0} is not relevant: {1}', file, e instanceof Error ? e.message : String(e)));
+      this.items.notice(
+        'error',
+        vscode.l10n.t(
+          'Could not record that {0} is not relevant: {1}',
+          file,
+          e instanceof Error ? e.message : String(e),
+        ),
+      );
     }
     this.inspectorChanged.fire();
   }
@@ -362,7 +423,9 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
 
   private async ensureSession(resumeSessionId?: string): Promise<EngramSession | undefined> {
     if (this.session) return this.session;
-    const opened = await openChatSession(this.context, this.logger, this.permissions, resumeSessionId, (holder) => this.waitingFor(holder));
+    const opened = await openChatSession(this.context, this.logger, this.permissions, resumeSessionId, (holder) =>
+      this.waitingFor(holder),
+    );
     if ('error' in opened) {
       this.items.notice('error', opened.error, 'setApiKey');
       return undefined;
@@ -372,7 +435,9 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     for (const notice of session.notices) this.items.notice('info', notice);
     this.session = session;
     this.unsubscribe = session.on((event) => this.onSessionEvent(event));
-    this.logger.info(`Session ${session.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${session.transcriptPath}`);
+    this.logger.info(
+      `Session ${session.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${session.transcriptPath}`,
+    );
     return session;
   }
 
@@ -383,7 +448,17 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
         this.items.onAgentEvent(e);
         // A wait for another process's turn is over once this one starts.
         if (e.type === 'turnStart') this.setBusy(true);
-        if (e.type === 'retrying') this.setBusy(true, vscode.l10n.t('{0} Retrying in {1} s (attempt {2} of {3}).', e.reason, Math.ceil(e.delayMs / 1000), e.attempt, e.maxRetries));
+        if (e.type === 'retrying')
+          this.setBusy(
+            true,
+            vscode.l10n.t(
+              '{0} Retrying in {1} s (attempt {2} of {3}).',
+              e.reason,
+              Math.ceil(e.delayMs / 1000),
+              e.attempt,
+              e.maxRetries,
+            ),
+          );
         break;
       }
       case 'notice': {
@@ -405,7 +480,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       case 'memory':
         if (event.event.type === 'memoryRecalled') this.items.recall(recalledMemories(event.event));
         if (event.event.type === 'memoryPending') {
-          if (this.items.reviewWaiting(event.event.waiting)) this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+          if (this.items.reviewWaiting(event.event.waiting))
+            this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
           this.inspectorChanged.fire();
         }
         break;

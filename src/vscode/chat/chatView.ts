@@ -30,26 +30,38 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.view = view;
     view.webview.options = webviewOptions(this.extensionUri);
     for (const d of this.viewDisposables.splice(0)) d.dispose();
-    const channel: WebviewChannel<ChatToHost, HostToChat> = new WebviewChannel<ChatToHost, HostToChat>(view.webview, 'chat', CHAT_TO_HOST_SHAPES, {
-      ready: () => channel.post({ type: 'snapshot', state: this.backend().snapshot() }),
-      send: (m) => this.backend().send(m.text),
-      stop: () => this.backend().stop(),
-      newChat: () => this.backend().newChat(),
-      permission: (m) => this.backend().answerPermission(m.requestId, m.choice),
-      listSessions: async (m) => channel.post({ type: 'sessions', requestId: m.requestId, sessions: await this.backend().listSessions() }),
-      resume: (m) => this.backend().resume(m.sessionId),
-      runCommand: (m) => {
-        void (m.command === 'openMemory' ? vscode.commands.executeCommand('engram.openInspector', 'memory') : vscode.commands.executeCommand(`engram.${m.command}`));
+    const channel: WebviewChannel<ChatToHost, HostToChat> = new WebviewChannel<ChatToHost, HostToChat>(
+      view.webview,
+      'chat',
+      CHAT_TO_HOST_SHAPES,
+      {
+        ready: () => channel.post({ type: 'snapshot', state: this.backend().snapshot() }),
+        send: (m) => this.backend().send(m.text),
+        stop: () => this.backend().stop(),
+        newChat: () => this.backend().newChat(),
+        permission: (m) => this.backend().answerPermission(m.requestId, m.choice),
+        listSessions: async (m) =>
+          channel.post({ type: 'sessions', requestId: m.requestId, sessions: await this.backend().listSessions() }),
+        resume: (m) => this.backend().resume(m.sessionId),
+        runCommand: (m) => {
+          void (m.command === 'openMemory'
+            ? vscode.commands.executeCommand('engram.openInspector', 'memory')
+            : vscode.commands.executeCommand(`engram.${m.command}`));
+        },
+        openPath: (m) => this.backend().openPath(m.path),
+        notRelevant: (m) => this.backend().notRelevant(m.itemId, m.file, m.undo),
+        retry: () => this.backend().retry(),
+        editLast: (m) => this.backend().editLast(m.text),
+        codeAction: async (m) => {
+          await this.backend().codeAction(m.action, m.code);
+        },
+        findFiles: async (m) =>
+          channel.post({ type: 'files', requestId: m.requestId, files: await this.backend().suggestFiles(m.query) }),
+        setup: (m) => this.backend().setup(m.choice),
+        ping: (m) => channel.post({ type: 'pong', requestId: m.requestId, text: `pong: ${m.text}` }),
       },
-      openPath: (m) => this.backend().openPath(m.path),
-      notRelevant: (m) => this.backend().notRelevant(m.itemId, m.file, m.undo),
-      retry: () => this.backend().retry(),
-      editLast: (m) => this.backend().editLast(m.text),
-      codeAction: async (m) => { await this.backend().codeAction(m.action, m.code); },
-      findFiles: async (m) => channel.post({ type: 'files', requestId: m.requestId, files: await this.backend().suggestFiles(m.query) }),
-      setup: (m) => this.backend().setup(m.choice),
-      ping: (m) => channel.post({ type: 'pong', requestId: m.requestId, text: `pong: ${m.text}` }),
-    }, this.logger);
+      this.logger,
+    );
     this.channel = channel;
     this.viewDisposables.push(channel);
     this.render();

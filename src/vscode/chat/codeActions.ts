@@ -11,7 +11,9 @@ export async function copyCode(code: string): Promise<void> {
 export async function insertCode(code: string): Promise<boolean> {
   const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
   if (!editor) {
-    void vscode.window.showWarningMessage(vscode.l10n.t('Engram: open a file to insert the code into, then press Insert again.'));
+    void vscode.window.showWarningMessage(
+      vscode.l10n.t('Engram: open a file to insert the code into, then press Insert again.'),
+    );
     return false;
   }
   const ok = await editor.edit((edit) => {

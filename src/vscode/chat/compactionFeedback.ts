@@ -19,7 +19,12 @@ export class CompactionFeedback implements vscode.Disposable {
     if (event.type === 'autoCompactionStopped') {
       const compactNow = vscode.l10n.t('Compact Now');
       const backOn = vscode.l10n.t('Turn Back On');
-      void vscode.window.showWarningMessage(vscode.l10n.t('Engram: automatic compaction stopped after {0} failures in a row.', event.failures), compactNow, backOn)
+      void vscode.window
+        .showWarningMessage(
+          vscode.l10n.t('Engram: automatic compaction stopped after {0} failures in a row.', event.failures),
+          compactNow,
+          backOn,
+        )
         .then((choice) => {
           if (choice === compactNow) this.actions.compactNow();
           if (choice === backOn) this.actions.turnAutoBackOn();
@@ -32,10 +37,13 @@ export class CompactionFeedback implements vscode.Disposable {
     const p = event.progress;
     if (p.phase === 'started') {
       this.progress?.done();
-      void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Engram: compacting the conversation') },
-        (reporter) => new Promise<void>((resolve) => {
-          this.progress = { report: (message) => reporter.report({ message }), done: resolve };
-        }));
+      void vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Engram: compacting the conversation') },
+        (reporter) =>
+          new Promise<void>((resolve) => {
+            this.progress = { report: (message) => reporter.report({ message }), done: resolve };
+          }),
+      );
     } else if (p.phase === 'streaming') {
       this.progress?.report(vscode.l10n.t('writing the summary ({0} characters)', p.chars));
     } else {

@@ -40,11 +40,19 @@ export class ManualCompactions implements vscode.Disposable {
 
   constructor(private readonly host: ManualCompactHost) {
     // Closing the preview editor without applying is a cancel.
-    this.disposables.push(vscode.window.tabGroups.onDidChangeTabs((e) => {
-      const open = this.open;
-      if (!open || open.settled || !e.closed.some((tab) => isTabOf(tab, open.document.uri)) || tabsOf(open.document.uri).length > 0) return;
-      void this.cancel();
-    }));
+    this.disposables.push(
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        const open = this.open;
+        if (
+          !open ||
+          open.settled ||
+          !e.closed.some((tab) => isTabOf(tab, open.document.uri)) ||
+          tabsOf(open.document.uri).length > 0
+        )
+          return;
+        void this.cancel();
+      }),
+    );
   }
 
   /** Compacts now; resolves true when it applied or a preview opened for review. */
@@ -60,7 +68,14 @@ export class ManualCompactions implements vscode.Disposable {
     }
     const preview = settings().compaction.preview && stage !== 'micro';
     if (this.open) await this.cancel(true);
-    this.host.setBusy(true, !preview ? vscode.l10n.t('Compacting…') : stage === 'session-memory' ? vscode.l10n.t('Preparing the compaction…') : vscode.l10n.t('Writing the summary…'));
+    this.host.setBusy(
+      true,
+      !preview
+        ? vscode.l10n.t('Compacting…')
+        : stage === 'session-memory'
+          ? vscode.l10n.t('Preparing the compaction…')
+          : vscode.l10n.t('Writing the summary…'),
+    );
     try {
       if (!preview) return (await session.compactNow(stage, focus)).ok;
       const prepared = await session.compaction.prepareCompaction(stage, focus);
@@ -69,7 +84,10 @@ export class ManualCompactions implements vscode.Disposable {
       return true;
     } catch (error) {
       this.host.logError('Compaction failed', error);
-      this.host.notice('error', vscode.l10n.t('Compaction failed: {0}', error instanceof Error ? error.message : String(error)));
+      this.host.notice(
+        'error',
+        vscode.l10n.t('Compaction failed: {0}', error instanceof Error ? error.message : String(error)),
+      );
       return false;
     } finally {
       this.host.setBusy(false);
@@ -87,7 +105,9 @@ export class ManualCompactions implements vscode.Disposable {
     const result = await open.compaction.applyCompaction(open.prepared, text);
     if (result.code === 'invalid-edit' || result.code === 'busy') {
       // Still pending: the person fixes the text (or waits) and applies again.
-      void vscode.window.showErrorMessage(vscode.l10n.t('Engram: the summary was not applied: {0}', result.reason ?? ''));
+      void vscode.window.showErrorMessage(
+        vscode.l10n.t('Engram: the summary was not applied: {0}', result.reason ?? ''),
+      );
       this.offerChoice(open);
       return false;
     }
@@ -96,7 +116,8 @@ export class ManualCompactions implements vscode.Disposable {
       this.host.notice('warning', vscode.l10n.t('The compaction was not applied: {0}', result.reason ?? ''));
       return false;
     }
-    if (result.events.some((e) => e.summaryEdited)) this.host.notice('info', vscode.l10n.t('Your edited summary now opens the conversation.'));
+    if (result.events.some((e) => e.summaryEdited))
+      this.host.notice('info', vscode.l10n.t('Your edited summary now opens the conversation.'));
     return true;
   }
 
@@ -112,15 +133,24 @@ export class ManualCompactions implements vscode.Disposable {
 
   private async applyAtOnce(session: EngramSession, prepared: Prepared, stage: ChainStage): Promise<boolean> {
     const result = await session.compaction.applyCompaction(prepared);
-    if (!result.ok) this.host.notice('warning', vscode.l10n.t('Could not compact ({0}): {1}.', stage, result.reason ?? vscode.l10n.t('no reason given')));
+    if (!result.ok)
+      this.host.notice(
+        'warning',
+        vscode.l10n.t('Could not compact ({0}): {1}.', stage, result.reason ?? vscode.l10n.t('no reason given')),
+      );
     return result.ok;
   }
 
   private async show(compaction: Compaction, prepared: Prepared, dir: string): Promise<void> {
     const review = prepared.review!;
-    const header = review.kind === 'summary'
-      ? vscode.l10n.t('Engram: this summary will replace the conversation up to its most recent messages. Edit it if you like (keep the section titles), then choose Apply or Cancel in the editor title. Closing this editor cancels. This note is not part of the summary.')
-      : vscode.l10n.t('Engram: these session notes will replace the older messages of the conversation. Edit them if you like (keep the headings), then choose Apply or Cancel in the editor title. Closing this editor cancels. This note is not part of the notes.');
+    const header =
+      review.kind === 'summary'
+        ? vscode.l10n.t(
+            'Engram: this summary will replace the conversation up to its most recent messages. Edit it if you like (keep the section titles), then choose Apply or Cancel in the editor title. Closing this editor cancels. This note is not part of the summary.',
+          )
+        : vscode.l10n.t(
+            'Engram: these session notes will replace the older messages of the conversation. Edit them if you like (keep the headings), then choose Apply or Cancel in the editor title. Closing this editor cancels. This note is not part of the notes.',
+          );
     const uri = vscode.Uri.file(path.join(dir, PREVIEW_FILE)).with({ scheme: 'untitled' });
     const document = await vscode.workspace.openTextDocument(uri);
     const edit = new vscode.WorkspaceEdit();
@@ -130,9 +160,12 @@ export class ManualCompactions implements vscode.Disposable {
     this.open = open;
     await vscode.window.showTextDocument(document, { preview: false });
     await vscode.commands.executeCommand('setContext', CONTEXT_KEY, true);
-    this.host.notice('info', review.kind === 'summary'
-      ? vscode.l10n.t('Review the summary in the editor, then Apply or Cancel.')
-      : vscode.l10n.t('Review the session notes in the editor, then Apply or Cancel.'));
+    this.host.notice(
+      'info',
+      review.kind === 'summary'
+        ? vscode.l10n.t('Review the summary in the editor, then Apply or Cancel.')
+        : vscode.l10n.t('Review the session notes in the editor, then Apply or Cancel.'),
+    );
     this.offerChoice(open);
   }
 
@@ -140,11 +173,17 @@ export class ManualCompactions implements vscode.Disposable {
   private offerChoice(open: OpenPreview): void {
     const apply = vscode.l10n.t('Apply');
     const cancel = vscode.l10n.t('Cancel');
-    void vscode.window.showInformationMessage(vscode.l10n.t('Engram: apply the compaction summary as it is in the editor?'), apply, cancel).then((choice) => {
-      if (this.open !== open || open.settled) return;
-      if (choice === apply) void this.apply();
-      if (choice === cancel) void this.cancel();
-    });
+    void vscode.window
+      .showInformationMessage(
+        vscode.l10n.t('Engram: apply the compaction summary as it is in the editor?'),
+        apply,
+        cancel,
+      )
+      .then((choice) => {
+        if (this.open !== open || open.settled) return;
+        if (choice === apply) void this.apply();
+        if (choice === cancel) void this.cancel();
+      });
   }
 
   private async close(open: OpenPreview): Promise<void> {

@@ -32,8 +32,14 @@ export function fileAttachmentText(relPath: string, content: string): string {
   return [
     `${FILE_ATTACHMENT_TAG} path="${relPath.replace(/"/g, '%22')}">`,
     `The user attached the file ${relPath} (its content as of this message):`,
-    fence, body.endsWith('\n') ? body.slice(0, -1) : body, fence,
-    ...(cut ? [`(Only the first ${MAX_ATTACHED_CHARS.toLocaleString('en-US')} of ${content.length.toLocaleString('en-US')} characters are attached; use Read for the rest.)`] : []),
+    fence,
+    body.endsWith('\n') ? body.slice(0, -1) : body,
+    fence,
+    ...(cut
+      ? [
+          `(Only the first ${MAX_ATTACHED_CHARS.toLocaleString('en-US')} of ${content.length.toLocaleString('en-US')} characters are attached; use Read for the rest.)`,
+        ]
+      : []),
     '</engram-file>',
   ].join('\n');
 }

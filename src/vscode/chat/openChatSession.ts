@@ -24,32 +24,42 @@ export async function openChatSession(
 ): Promise<OpenedChatSession> {
   const model = await resolveModel(context.secrets, logger);
   if (!model.apiKey) {
-    return { error: vscode.l10n.t('No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.') };
+    return {
+      error: vscode.l10n.t(
+        'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.',
+      ),
+    };
   }
   const engine = loadEngine();
   const teamToken = await teamMemoryToken(context.secrets);
   // The tokenizer takes about a second to load: start it while the first request is on its way.
   void engine.ensureTokenizer().catch((e: unknown) => logger.warn(`Tokenizer failed to load: ${String(e)}`));
-  const session = await engine.openHostSession({
-    dataDir: dataDir(),
-    cwd: workspaceCwd(),
-    ...(resumeSessionId ? { resumeSessionId } : {}),
-    model,
-    trusted: workspaceTrusted(),
-    permissionPrompt: permissions,
-    version: ENGRAM_VERSION,
-    entrypoint: 'vscode',
-    // A window holds the session only for a turn: another window or engram -p may take turns in between.
-    writer: { mode: 'turn', ...(onWait ? { onWait } : {}) },
-    logger,
-    ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
-  }, settingsStore());
+  const session = await engine.openHostSession(
+    {
+      dataDir: dataDir(),
+      cwd: workspaceCwd(),
+      ...(resumeSessionId ? { resumeSessionId } : {}),
+      model,
+      trusted: workspaceTrusted(),
+      permissionPrompt: permissions,
+      version: ENGRAM_VERSION,
+      entrypoint: 'vscode',
+      // A window holds the session only for a turn: another window or engram -p may take turns in between.
+      writer: { mode: 'turn', ...(onWait ? { onWait } : {}) },
+      logger,
+      ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
+    },
+    settingsStore(),
+  );
   return { session };
 }
 
 /** The workspace's "Earlier sessions": the one the chat shows now (`currentId`) is not among them. */
 export async function earlierSessions(currentId: string | undefined): Promise<SessionSummary[]> {
-  const sessions = await loadEngine().listSessions(projectDir(dataDir(), workspaceCwd())).catch(() => []);
-  return sessions.filter((s) => s.sessionId !== currentId)
+  const sessions = await loadEngine()
+    .listSessions(projectDir(dataDir(), workspaceCwd()))
+    .catch(() => []);
+  return sessions
+    .filter((s) => s.sessionId !== currentId)
     .map((s) => ({ id: s.sessionId, title: s.firstPrompt ?? '', modified: (s.lastMessageAt ?? s.mtime).getTime() }));
 }

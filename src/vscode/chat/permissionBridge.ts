@@ -17,7 +17,10 @@ export class PermissionBridge implements PermissionPrompt {
   private readonly pending = new Map<string, (answer: PermissionAnswer) => void>();
 
   /** `cwd` resolves relative tool paths, as the tools themselves do. */
-  constructor(private readonly items: ChatItemsModel, private readonly cwd: () => string) {}
+  constructor(
+    private readonly items: ChatItemsModel,
+    private readonly cwd: () => string,
+  ) {}
 
   async ask(request: PermissionRequest, signal: AbortSignal): Promise<PermissionAnswer> {
     const id = `perm-${request.toolUseId}`;
@@ -26,7 +29,14 @@ export class PermissionBridge implements PermissionPrompt {
       ? permissionDiff(request.toolName, request.input, await this.currentText(request.input.file_path))
       : undefined;
     if (signal.aborted) return 'deny';
-    this.items.add({ kind: 'permission', id, toolUseId: request.toolUseId, toolName: request.toolName, summary: request.summary, ...(diff ? { diff } : {}) });
+    this.items.add({
+      kind: 'permission',
+      id,
+      toolUseId: request.toolUseId,
+      toolName: request.toolName,
+      summary: request.summary,
+      ...(diff ? { diff } : {}),
+    });
     return new Promise<PermissionAnswer>((resolve) => {
       const done = (answer: PermissionAnswer) => {
         this.pending.delete(id);

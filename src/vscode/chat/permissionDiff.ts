@@ -12,11 +12,19 @@ const MAX_LINE_CHARS = 400;
 const MAX_LCS_CELLS = 250_000;
 
 /** The diff for an Edit / MultiEdit / Write input, or undefined for other tools and unusable inputs. */
-export function permissionDiff(toolName: string, input: Record<string, unknown>, current: string | undefined): PermissionDiff | undefined {
+export function permissionDiff(
+  toolName: string,
+  input: Record<string, unknown>,
+  current: string | undefined,
+): PermissionDiff | undefined {
   const path = input.file_path;
   if (typeof path !== 'string') return undefined;
   if (toolName === 'Write' && typeof input.content === 'string') {
-    return cap(path, 1, current === undefined ? diffLines([], split(input.content)) : withContext(split(current), split(input.content)));
+    return cap(
+      path,
+      1,
+      current === undefined ? diffLines([], split(input.content)) : withContext(split(current), split(input.content)),
+    );
   }
   if (toolName === 'Edit' && typeof input.old_string === 'string' && typeof input.new_string === 'string') {
     return editDiff(path, input.old_string, input.new_string, current);
@@ -29,7 +37,8 @@ export function permissionDiff(toolName: string, input: Record<string, unknown>,
       if (typeof edit?.old_string !== 'string' || typeof edit.new_string !== 'string') return undefined;
       const one = editDiff(path, edit.old_string, edit.new_string, text);
       lines.push(...one.lines);
-      if (text !== undefined && edit.old_string !== '' && text.includes(edit.old_string)) text = text.replace(edit.old_string, edit.new_string);
+      if (text !== undefined && edit.old_string !== '' && text.includes(edit.old_string))
+        text = text.replace(edit.old_string, edit.new_string);
     }
     return cap(path, undefined, lines);
   }
@@ -48,9 +57,7 @@ function editDiff(path: string, oldString: string, newString: string, current: s
   const oldBlock = current.slice(lineStart, lineEnd);
   const newBlock = current.slice(lineStart, at) + newString + current.slice(at + oldString.length, lineEnd);
   const firstLine = countLines(current.slice(0, lineStart)) + 1 - before.length;
-  return cap(path, firstLine, [
-    ...before.map(ctx), ...diffLines(split(oldBlock), split(newBlock)), ...after.map(ctx),
-  ]);
+  return cap(path, firstLine, [...before.map(ctx), ...diffLines(split(oldBlock), split(newBlock)), ...after.map(ctx)]);
 }
 
 /** A whole-file diff trimmed to the changed stretch plus context. */
@@ -69,7 +76,10 @@ function diffLines(a: string[], b: string[]): DiffLine[] {
   while (start < a.length && start < b.length && a[start] === b[start]) start++;
   let endA = a.length;
   let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) { endA--; endB--; }
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
   const head = a.slice(0, start).map(ctx);
   const tail = a.slice(endA).map(ctx);
   const midA = a.slice(start, endA);
@@ -94,8 +104,11 @@ function lcsDiff(a: string[], b: string[]): DiffLine[] {
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) { out.push(ctx(a[i])); i++; j++; }
-    else if (j < m && (i === n || suffix[i][j + 1] >= suffix[i + 1][j])) out.push(add(b[j++]));
+    if (i < n && j < m && a[i] === b[j]) {
+      out.push(ctx(a[i]));
+      i++;
+      j++;
+    } else if (j < m && (i === n || suffix[i][j + 1] >= suffix[i + 1][j])) out.push(add(b[j++]));
     else out.push(del(a[i++]));
   }
   // Removals before additions within a run reads better: reorder each changed run.
@@ -110,15 +123,25 @@ function groupRuns(lines: DiffLine[]): DiffLine[] {
     run = [];
   };
   for (const line of lines) {
-    if (line.kind === 'ctx') { flush(); out.push(line); } else run.push(line);
+    if (line.kind === 'ctx') {
+      flush();
+      out.push(line);
+    } else run.push(line);
   }
   flush();
   return out;
 }
 
 function cap(path: string, startLine: number | undefined, lines: DiffLine[]): PermissionDiff {
-  const kept = lines.slice(0, MAX_LINES).map((l) => l.text.length > MAX_LINE_CHARS ? { ...l, text: `${l.text.slice(0, MAX_LINE_CHARS)}…` } : l);
-  return { path, ...(startLine === undefined ? {} : { startLine }), lines: kept, omitted: Math.max(0, lines.length - MAX_LINES) };
+  const kept = lines
+    .slice(0, MAX_LINES)
+    .map((l) => (l.text.length > MAX_LINE_CHARS ? { ...l, text: `${l.text.slice(0, MAX_LINE_CHARS)}…` } : l));
+  return {
+    path,
+    ...(startLine === undefined ? {} : { startLine }),
+    lines: kept,
+    omitted: Math.max(0, lines.length - MAX_LINES),
+  };
 }
 
 /** Lines of a text; a final newline ends the last line rather than starting an empty one. */
@@ -135,6 +158,12 @@ function countLines(text: string): number {
   return n;
 }
 
-function ctx(text: string): DiffLine { return { kind: 'ctx', text }; }
-function add(text: string): DiffLine { return { kind: 'add', text }; }
-function del(text: string): DiffLine { return { kind: 'del', text }; }
+function ctx(text: string): DiffLine {
+  return { kind: 'ctx', text };
+}
+function add(text: string): DiffLine {
+  return { kind: 'add', text };
+}
+function del(text: string): DiffLine {
+  return { kind: 'del', text };
+}

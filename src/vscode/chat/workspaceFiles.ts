@@ -41,7 +41,10 @@ export class WorkspaceFiles {
         const abs = path.join(workspaceCwd(), ...rel.split('/'));
         const stat = await fsp.stat(abs);
         if (stat.size > MAX_ATTACHED_BYTES) {
-          result.skipped.push({ path: rel, reason: vscode.l10n.t('larger than {0} MB', MAX_ATTACHED_BYTES / 1_000_000) });
+          result.skipped.push({
+            path: rel,
+            reason: vscode.l10n.t('larger than {0} MB', MAX_ATTACHED_BYTES / 1_000_000),
+          });
           continue;
         }
         const bytes = await fsp.readFile(abs);
@@ -66,8 +69,13 @@ export class WorkspaceFiles {
       const root = workspaceCwd();
       const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file' && f.uri.fsPath === root);
       const files = folder
-        ? Promise.resolve(vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/*'), undefined, MAX_LISTED))
-          .then((uris) => uris.map((u) => path.relative(root, u.fsPath).split(path.sep).join('/')).filter((p) => p && !p.startsWith('..')))
+        ? Promise.resolve(
+            vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/*'), undefined, MAX_LISTED),
+          ).then((uris) =>
+            uris
+              .map((u) => path.relative(root, u.fsPath).split(path.sep).join('/'))
+              .filter((p) => p && !p.startsWith('..')),
+          )
         : Promise.resolve([]);
       this.listed = { at: now, files: files.catch(() => []) };
     }

@@ -38,7 +38,11 @@ export class InspectorCompactions {
     const engine = loadEngine().inspector;
     const messages = await this.replaced(id);
     const left = this.host.docs.text(`compaction/${id}/replaced.md`, engine.replacedDocument(messages));
-    const right = this.host.docs.text(`compaction/${id}/summary.md`, item.summary ?? vscode.l10n.t('(this compaction wrote no summary: {0} tool results were trimmed in place)', item.trimmed));
+    const right = this.host.docs.text(
+      `compaction/${id}/summary.md`,
+      item.summary ??
+        vscode.l10n.t('(this compaction wrote no summary: {0} tool results were trimmed in place)', item.trimmed),
+    );
     const title = vscode.l10n.t('Compaction ({0}, {1}): replaced messages ↔ summary', item.stage, item.trigger);
     await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
   }
@@ -47,13 +51,19 @@ export class InspectorCompactions {
     const item = this.compaction(id);
     const chat = this.host.chat;
     if (!item?.undoable || this.host.source().kind !== 'current' || !canUndoCompactions(chat)) {
-      return { text: vscode.l10n.t('Only the newest compaction of the current session can be undone.'), level: 'warning' };
+      return {
+        text: vscode.l10n.t('Only the newest compaction of the current session can be undone.'),
+        level: 'warning',
+      };
     }
     try {
       const ok = await chat.undoLastCompaction();
       this.host.refreshNow();
       return ok
-        ? { text: vscode.l10n.t('Compaction undone: the replaced messages are back in the conversation.'), level: 'info' }
+        ? {
+            text: vscode.l10n.t('Compaction undone: the replaced messages are back in the conversation.'),
+            level: 'info',
+          }
         : { text: vscode.l10n.t('This compaction can no longer be undone.'), level: 'warning' };
     } catch (error) {
       return { text: String(error instanceof Error ? error.message : error), level: 'error' };

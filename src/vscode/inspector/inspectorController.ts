@@ -1,7 +1,14 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/ports';
-import type { EntryGroup, GaugeState, Handlers, HostToInspector, InspectorSnapshot, MemoryEntryView } from '../../protocol/messages';
+import type {
+  EntryGroup,
+  GaugeState,
+  Handlers,
+  HostToInspector,
+  InspectorSnapshot,
+  MemoryEntryView,
+} from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import { settings, settingsStore, workspaceTrusted } from '../settings';
 import { CapActions } from './capActions';
@@ -40,11 +47,36 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
 
   private prompts: InspectorPrompts = vscodePrompts;
 
-  constructor(private readonly chat: InspectorChat, private readonly docs: InspectorDocuments, private readonly logger: Logger) {
-    this.actions = new MemoryActions(logger, () => this.fireChanged(), () => this.prompts);
-    this.cap = new CapActions(logger, () => this.fireChanged(), () => this.prompts);
-    this.pending = new PendingActions({ last: () => this.last, readOnly: () => this.source.kind !== 'current' && this.source.readOnly, changed: () => this.fireChanged(true) }, logger);
-    this.compactions = new InspectorCompactions({ chat, docs, source: () => this.source, last: () => this.last, refreshNow: () => this.fireChanged(true) });
+  constructor(
+    private readonly chat: InspectorChat,
+    private readonly docs: InspectorDocuments,
+    private readonly logger: Logger,
+  ) {
+    this.actions = new MemoryActions(
+      logger,
+      () => this.fireChanged(),
+      () => this.prompts,
+    );
+    this.cap = new CapActions(
+      logger,
+      () => this.fireChanged(),
+      () => this.prompts,
+    );
+    this.pending = new PendingActions(
+      {
+        last: () => this.last,
+        readOnly: () => this.source.kind !== 'current' && this.source.readOnly,
+        changed: () => this.fireChanged(true),
+      },
+      logger,
+    );
+    this.compactions = new InspectorCompactions({
+      chat,
+      docs,
+      source: () => this.source,
+      last: () => this.last,
+      refreshNow: () => this.fireChanged(true),
+    });
     // A changed window, mark or memory setting shows at once (the store fires after VS Code's event).
     const offSettings = settingsStore().onChange(() => this.fireChanged());
     this.disposables.push(
@@ -55,7 +87,8 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (m.type === 'snapshot') this.fireChanged();
       }),
       { dispose: offSettings },
-      this.changed, this.gaugeChanged,
+      this.changed,
+      this.gaugeChanged,
     );
   }
 
@@ -77,7 +110,9 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
    */
   replacePromptsForTests(prompts: InspectorPrompts): () => void {
     this.prompts = prompts;
-    return () => { this.prompts = vscodePrompts; };
+    return () => {
+      this.prompts = vscodePrompts;
+    };
   }
 
   setSource(source: InspectorSourceState): void {
@@ -88,11 +123,16 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   async snapshot(): Promise<InspectorSnapshot> {
     const now = Date.now();
     const engine = loadEngine().inspector;
-    const input = this.source.kind === 'current'
-      ? await engine.liveSessionInput(this.chat.inspectorContext(), {
-        label: vscode.l10n.t('Current session'), trusted: workspaceTrusted(), settings: settings(), canUndoCompaction: canUndoCompactions(this.chat), now,
-      })
-      : engine.diskSourceInput(this.source, settings(), now);
+    const input =
+      this.source.kind === 'current'
+        ? await engine.liveSessionInput(this.chat.inspectorContext(), {
+            label: vscode.l10n.t('Current session'),
+            trusted: workspaceTrusted(),
+            settings: settings(),
+            canUndoCompaction: canUndoCompactions(this.chat),
+            now,
+          })
+        : engine.diskSourceInput(this.source, settings(), now);
     const snapshot = await engine.buildInspectorSnapshot(input);
     this.last = snapshot;
     this.watchMemory(snapshot.memory.dir);
@@ -102,7 +142,12 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   handlers(reply: (message: HostToInspector) => void): Handlers<InspectorRequest> {
     const report = (r: ActionResult | undefined, group?: EntryGroup) => {
       if (!r) return;
-      reply({ type: 'status', text: r.text, level: r.level, ...(r.undo && group ? { undo: { group, trashId: r.undo.trashId } } : {}) });
+      reply({
+        type: 'status',
+        text: r.text,
+        level: r.level,
+        ...(r.undo && group ? { undo: { group, trashId: r.undo.trashId } } : {}),
+      });
     };
     return {
       openFile: (m) => this.openFile(m.path),
@@ -147,9 +192,15 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (!found || !words) return;
         try {
           await loadEngine().inspector.setNotRelevant(found.target.dir, found.entry.file, words, true, this.logger);
-          report({ text: vscode.l10n.t('{0} may be recalled again for: {1}', found.entry.title, words.join(', ')), level: 'info' });
+          report({
+            text: vscode.l10n.t('{0} may be recalled again for: {1}', found.entry.title, words.join(', ')),
+            level: 'info',
+          });
         } catch (e) {
-          report({ text: vscode.l10n.t('Could not undo: {0}', e instanceof Error ? e.message : String(e)), level: 'error' });
+          report({
+            text: vscode.l10n.t('Could not undo: {0}', e instanceof Error ? e.message : String(e)),
+            level: 'error',
+          });
         }
         this.fireChanged(true);
       },
@@ -159,12 +210,21 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       },
       mergeEntries: async (m) => {
         const target = this.target(m.group);
-        if (target) report(await this.cap.merge(target, m.group, this.last?.memory.entries ?? [], (undone) => report(undone)), m.group);
+        if (target)
+          report(
+            await this.cap.merge(target, m.group, this.last?.memory.entries ?? [], (undone) => report(undone)),
+            m.group,
+          );
       },
       compactionDetails: async (m) => {
         try {
           const messages = await this.compactions.replaced(m.id);
-          reply({ type: 'compactionDetails', requestId: m.requestId, id: m.id, messages: loadEngine().inspector.clipForWebview(messages) });
+          reply({
+            type: 'compactionDetails',
+            requestId: m.requestId,
+            id: m.id,
+            messages: loadEngine().inspector.clipForWebview(messages),
+          });
         } catch (error) {
           reply({ type: 'compactionDetails', requestId: m.requestId, id: m.id, messages: [], error: String(error) });
         }
@@ -180,11 +240,15 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       syncTeamMemory: async () => {
         // The command syncs the workspace's team folder, which only the current session shows.
         if (this.source.kind !== 'current') return;
-        const outcome = await vscode.commands.executeCommand<{ ok: boolean; text: string } | undefined>('engram.syncTeamMemory');
+        const outcome = await vscode.commands.executeCommand<{ ok: boolean; text: string } | undefined>(
+          'engram.syncTeamMemory',
+        );
         if (outcome) report({ text: outcome.text, level: outcome.ok ? 'info' : 'warning' });
         this.fireChanged(true);
       },
-      ...this.pending.handlers((r) => reply({ type: 'status', text: r.text, level: r.level, ...(r.undoReject ? { undoReject: r.undoReject } : {}) })),
+      ...this.pending.handlers((r) =>
+        reply({ type: 'status', text: r.text, level: r.level, ...(r.undoReject ? { undoReject: r.undoReject } : {}) }),
+      ),
     };
   }
 
@@ -199,8 +263,9 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       ...[...s.memory.entries, ...s.memory.unindexed].filter((e) => !e.missing).map((e) => e.path),
       // Team files the index has no row for, and the local copies a conflict kept.
       ...(s.memory.team?.files ?? []).map((f) => f.path),
-      ...[...s.memory.entries, ...s.memory.unindexed, ...(s.memory.team?.files ?? [])]
-        .flatMap((e) => (e.sync?.status.state === 'conflict' ? [e.sync.status.keptPath] : [])),
+      ...[...s.memory.entries, ...s.memory.unindexed, ...(s.memory.team?.files ?? [])].flatMap((e) =>
+        e.sync?.status.state === 'conflict' ? [e.sync.status.keptPath] : [],
+      ),
     ]);
   }
 
@@ -238,7 +303,9 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
     if (!engine.isSessionId(sessionId)) return;
     const transcript = await this.findTranscript(sessionId);
     if (!transcript) {
-      void vscode.window.showInformationMessage(vscode.l10n.t('The session {0} is not in this data folder.', sessionId));
+      void vscode.window.showInformationMessage(
+        vscode.l10n.t('The session {0} is not in this data folder.', sessionId),
+      );
       return;
     }
     const line = messageId ? await engine.lineOfMessage(transcript, messageId).catch(() => undefined) : undefined;
@@ -253,8 +320,14 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
     const readOnly = this.source.kind !== 'current' && this.source.readOnly;
     const projectKey = path.basename(path.dirname(transcript));
     this.setSource({
-      kind: readOnly ? 'claude' : 'session', root, projectKey, sessionId, readOnly,
-      label: readOnly ? vscode.l10n.t('Claude Code ({0})', root) + ` · ${projectKey} · ${sessionId}` : vscode.l10n.t('Session {0}', sessionId),
+      kind: readOnly ? 'claude' : 'session',
+      root,
+      projectKey,
+      sessionId,
+      readOnly,
+      label: readOnly
+        ? vscode.l10n.t('Claude Code ({0})', root) + ` · ${projectKey} · ${sessionId}`
+        : vscode.l10n.t('Session {0}', sessionId),
     });
   }
 
@@ -286,11 +359,16 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   private target(group: 'private' | 'team'): ActionTarget | undefined {
     const dir = this.last?.memory.dir;
     if (!dir) return undefined;
-    return { dir: loadEngine().inspector.memoryGroupDir(dir, group), readOnly: this.source.kind !== 'current' && this.source.readOnly };
+    return {
+      dir: loadEngine().inspector.memoryGroupDir(dir, group),
+      readOnly: this.source.kind !== 'current' && this.source.readOnly,
+    };
   }
 
   private entry(group: 'private' | 'team', file: string): { entry: MemoryEntryView; target: ActionTarget } | undefined {
-    const entry = [...(this.last?.memory.entries ?? []), ...(this.last?.memory.unindexed ?? [])].find((e) => e.group === group && e.file === file);
+    const entry = [...(this.last?.memory.entries ?? []), ...(this.last?.memory.unindexed ?? [])].find(
+      (e) => e.group === group && e.file === file,
+    );
     const target = this.target(group);
     return entry && target ? { entry, target } : undefined;
   }
@@ -301,9 +379,14 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
     this.watcher = undefined;
     if (!dir) return;
     // Edits made elsewhere (an editor, an agent, Claude Code, `engram team sync`) show up without a manual refresh.
-    const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dir), '**/{*.md,.sync/state.json}'));
+    const w = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(dir), '**/{*.md,.sync/state.json}'),
+    );
     const fire = () => this.fireChanged();
-    this.watcher = { dir, watcher: vscode.Disposable.from(w, w.onDidChange(fire), w.onDidCreate(fire), w.onDidDelete(fire)) };
+    this.watcher = {
+      dir,
+      watcher: vscode.Disposable.from(w, w.onDidChange(fire), w.onDidCreate(fire), w.onDidDelete(fire)),
+    };
   }
 
   private fireChanged(now = false): void {

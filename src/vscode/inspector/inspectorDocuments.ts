@@ -40,7 +40,8 @@ export class InspectorDocuments implements vscode.TextDocumentContentProvider, v
     if (text !== undefined) return text;
     if (uri.path.startsWith('/readonly/')) {
       const abs = vscode.Uri.file(uri.path.slice('/readonly'.length)).fsPath;
-      if (this.files.has(abs)) return fsp.readFile(abs, 'utf8').catch((e: unknown) => `(could not read ${abs}: ${String(e)})`);
+      if (this.files.has(abs))
+        return fsp.readFile(abs, 'utf8').catch((e: unknown) => `(could not read ${abs}: ${String(e)})`);
     }
     return '';
   }

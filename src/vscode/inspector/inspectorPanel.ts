@@ -1,7 +1,13 @@
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/ports';
 import {
-  INSPECTOR_TO_HOST_SHAPES, type GaugeState, type Handlers, type HostToInspector, type InspectorPane, type InspectorSnapshot, type InspectorToHost,
+  INSPECTOR_TO_HOST_SHAPES,
+  type GaugeState,
+  type Handlers,
+  type HostToInspector,
+  type InspectorPane,
+  type InspectorSnapshot,
+  type InspectorToHost,
 } from '../../protocol/messages';
 import { WebviewChannel } from '../webviewChannel';
 import { renderWebviewHtml, webviewOptions } from '../webviewHtml';
@@ -35,8 +41,12 @@ export class InspectorPanel implements vscode.Disposable {
       InspectorPanel.current.panel.reveal();
       return InspectorPanel.current;
     }
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_PANEL_TYPE, vscode.l10n.t('Engram Memory Inspector'),
-      vscode.ViewColumn.Active, { ...webviewOptions(extensionUri), retainContextWhenHidden: false });
+    const panel = vscode.window.createWebviewPanel(
+      INSPECTOR_PANEL_TYPE,
+      vscode.l10n.t('Engram Memory Inspector'),
+      vscode.ViewColumn.Active,
+      { ...webviewOptions(extensionUri), retainContextWhenHidden: false },
+    );
     panel.iconPath = vscode.Uri.joinPath(extensionUri, 'media', 'engram.svg');
     InspectorPanel.current = new InspectorPanel(panel, extensionUri, source, logger);
     return InspectorPanel.current;
@@ -54,18 +64,26 @@ export class InspectorPanel implements vscode.Disposable {
     private readonly logger: Logger,
   ) {
     const post = (m: HostToInspector) => this.channel.post(m);
-    this.channel = new WebviewChannel<InspectorToHost, HostToInspector>(panel.webview, 'inspector', INSPECTOR_TO_HOST_SHAPES, {
-      ready: () => this.pushSnapshot(),
-      refresh: () => this.pushSnapshot(),
-      ping: (m) => post({ type: 'pong', requestId: m.requestId, text: `pong: ${m.text}` }),
-      ...source.handlers(post),
-    }, logger);
+    this.channel = new WebviewChannel<InspectorToHost, HostToInspector>(
+      panel.webview,
+      'inspector',
+      INSPECTOR_TO_HOST_SHAPES,
+      {
+        ready: () => this.pushSnapshot(),
+        refresh: () => this.pushSnapshot(),
+        ping: (m) => post({ type: 'pong', requestId: m.requestId, text: `pong: ${m.text}` }),
+        ...source.handlers(post),
+      },
+      logger,
+    );
     this.disposables.push(
       this.channel,
       source.onDidChange(() => void this.pushSnapshot()),
       source.onGauge((gauge) => post({ type: 'gauge', gauge })),
       // Without retained context a hidden panel's page is gone; it says `ready` again when shown.
-      panel.onDidChangeViewState(() => { if (!panel.visible) this.channel.reset(); }),
+      panel.onDidChangeViewState(() => {
+        if (!panel.visible) this.channel.reset();
+      }),
     );
     panel.webview.html = renderWebviewHtml(panel.webview, extensionUri, 'inspector', 'Engram Memory Inspector');
     panel.onDidDispose(() => this.dispose(), undefined, this.disposables);
@@ -99,7 +117,9 @@ export class InspectorPanel implements vscode.Disposable {
           this.logger.error('inspector: building the snapshot failed', error);
         }
       } while (this.again && !this.disposed);
-    })().finally(() => { this.building = undefined; });
+    })().finally(() => {
+      this.building = undefined;
+    });
     return this.building;
   }
 

@@ -16,7 +16,13 @@ export interface InspectorPrompts {
 export const vscodePrompts: InspectorPrompts = {
   async confirm(message, detail, action) {
     // They quote memory titles: a right-to-left override there is written out, never applied.
-    return (await vscode.window.showWarningMessage(showHiddenChars(message), { modal: true, detail: showHiddenChars(detail) }, action)) === action;
+    return (
+      (await vscode.window.showWarningMessage(
+        showHiddenChars(message),
+        { modal: true, detail: showHiddenChars(detail) },
+        action,
+      )) === action
+    );
   },
   async offerUndo(message) {
     const undo = vscode.l10n.t('Undo');

@@ -26,7 +26,11 @@ export interface ActionResult {
  * pruning is allowed, after a warning that Claude Code may be writing there too.
  */
 export class MemoryActions {
-  constructor(private readonly logger: Logger, private readonly changed: () => void, private readonly prompts: () => InspectorPrompts) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly changed: () => void,
+    private readonly prompts: () => InspectorPrompts,
+  ) {}
 
   async rename(target: ActionTarget, entry: MemoryEntryView): Promise<ActionResult | undefined> {
     if (target.readOnly) return readOnlyRefusal();
@@ -48,30 +52,44 @@ export class MemoryActions {
     });
     if (file === undefined) return undefined;
     if (title.trim() === entry.title && file.trim() === entry.file) return undefined;
-    return this.run(() => loadEngine().inspector.renameEntry(target.dir, entry.file, { title: title.trim(), file: file.trim() }),
-      vscode.l10n.t('Renamed "{0}".', title.trim()));
+    return this.run(
+      () => loadEngine().inspector.renameEntry(target.dir, entry.file, { title: title.trim(), file: file.trim() }),
+      vscode.l10n.t('Renamed "{0}".', title.trim()),
+    );
   }
 
   async changeType(target: ActionTarget, entry: MemoryEntryView): Promise<ActionResult | undefined> {
     if (target.readOnly) return readOnlyRefusal();
     const types = loadEngine().inspector.MEMORY_TYPES;
-    const picked = await vscode.window.showQuickPick(types.map((t) => ({
-      label: t,
-      description: t === entry.type ? vscode.l10n.t('current') : typeDescription(t),
-      value: t,
-    })), { title: vscode.l10n.t('Type of "{0}"', entry.title) });
+    const picked = await vscode.window.showQuickPick(
+      types.map((t) => ({
+        label: t,
+        description: t === entry.type ? vscode.l10n.t('current') : typeDescription(t),
+        value: t,
+      })),
+      { title: vscode.l10n.t('Type of "{0}"', entry.title) },
+    );
     if (!picked || picked.value === entry.type) return undefined;
-    return this.run(() => loadEngine().inspector.changeType(target.dir, entry.file, picked.value as MemoryKind),
-      vscode.l10n.t('"{0}" is now a {1} memory.', entry.title, picked.value));
+    return this.run(
+      () => loadEngine().inspector.changeType(target.dir, entry.file, picked.value as MemoryKind),
+      vscode.l10n.t('"{0}" is now a {1} memory.', entry.title, picked.value),
+    );
   }
 
   /** `undone` hears how an Undo chosen in the notification went, so the inspector's status line follows. */
-  async prune(target: ActionTarget, entry: MemoryEntryView, undone: (result: ActionResult) => void = () => undefined): Promise<ActionResult | undefined> {
+  async prune(
+    target: ActionTarget,
+    entry: MemoryEntryView,
+    undone: (result: ActionResult) => void = () => undefined,
+  ): Promise<ActionResult | undefined> {
     if (target.readOnly) {
       const go = await this.prompts().confirm(
         vscode.l10n.t('Prune "{0}" from Claude Code\'s memory?', entry.title),
-        vscode.l10n.t('Claude Code may be running and writing this folder at the same time. Its line leaves MEMORY.md (rewritten atomically) and the file moves to the trash inside the memory folder, where Undo can restore it.'),
-        vscode.l10n.t('Prune'));
+        vscode.l10n.t(
+          'Claude Code may be running and writing this folder at the same time. Its line leaves MEMORY.md (rewritten atomically) and the file moves to the trash inside the memory folder, where Undo can restore it.',
+        ),
+        vscode.l10n.t('Prune'),
+      );
       if (!go) return undefined;
     }
     let id: string;
@@ -81,14 +99,20 @@ export class MemoryActions {
       return this.failed(error);
     }
     this.changed();
-    void this.prompts().offerUndo(vscode.l10n.t('Pruned "{0}": its line left MEMORY.md and the file is in the trash.', entry.title)).then(async (undo) => {
-      if (!undo) return;
-      const result = await this.restore(target, { id, file: entry.file, title: entry.title });
-      if (result.level === 'error') void vscode.window.showErrorMessage(result.text);
-      undone(result);
-    });
+    void this.prompts()
+      .offerUndo(vscode.l10n.t('Pruned "{0}": its line left MEMORY.md and the file is in the trash.', entry.title))
+      .then(async (undo) => {
+        if (!undo) return;
+        const result = await this.restore(target, { id, file: entry.file, title: entry.title });
+        if (result.level === 'error') void vscode.window.showErrorMessage(result.text);
+        undone(result);
+      });
     // The status line promises only what always shows: VS Code in a browser (npm start) shows no notification here.
-    return { text: vscode.l10n.t('Pruned "{0}". Undo puts it back (here, or later under Recently pruned).', entry.title), level: 'info', undo: { trashId: id } };
+    return {
+      text: vscode.l10n.t('Pruned "{0}". Undo puts it back (here, or later under Recently pruned).', entry.title),
+      level: 'info',
+      undo: { trashId: id },
+    };
   }
 
   async restore(target: ActionTarget, item: Pick<TrashView, 'id' | 'file' | 'title'>): Promise<ActionResult> {
@@ -107,7 +131,10 @@ export class MemoryActions {
   /** The entry's trash is gone: restored already when its file is back, else deleted for good. */
   async alreadyRestored(target: ActionTarget, file: string, name: string): Promise<ActionResult> {
     this.changed();
-    const back = await fsp.stat(path.join(target.dir, file)).then((s) => s.isFile(), () => false);
+    const back = await fsp.stat(path.join(target.dir, file)).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     return back
       ? { text: vscode.l10n.t('"{0}" was already restored.', name), level: 'info' }
       : { text: vscode.l10n.t('"{0}" is no longer in the trash (it was deleted for good).', name), level: 'warning' };
@@ -116,9 +143,14 @@ export class MemoryActions {
   async deleteForGood(target: ActionTarget, item: TrashView): Promise<ActionResult | undefined> {
     const go = await this.prompts().confirm(
       vscode.l10n.t('Delete the pruned memory {0} for good?', item.file),
-      vscode.l10n.t('It can no longer be restored afterwards.'), vscode.l10n.t('Delete for good'));
+      vscode.l10n.t('It can no longer be restored afterwards.'),
+      vscode.l10n.t('Delete for good'),
+    );
     if (!go) return undefined;
-    return this.run(() => loadEngine().inspector.deleteTrashEntry(target.dir, item.id), vscode.l10n.t('Deleted {0} for good.', item.file));
+    return this.run(
+      () => loadEngine().inspector.deleteTrashEntry(target.dir, item.id),
+      vscode.l10n.t('Deleted {0} for good.', item.file),
+    );
   }
 
   private async run(action: () => Promise<unknown>, done: string): Promise<ActionResult> {
@@ -139,22 +171,27 @@ export class MemoryActions {
 }
 
 function readOnlyRefusal(): ActionResult {
-  return { text: vscode.l10n.t('Claude Code\'s folder is read-only here; only pruning is allowed.'), level: 'warning' };
+  return { text: vscode.l10n.t("Claude Code's folder is read-only here; only pruning is allowed."), level: 'warning' };
 }
 
 function typeDescription(type: string): string {
   switch (type) {
-    case 'user': return vscode.l10n.t('about the user: role, preferences, knowledge');
-    case 'feedback': return vscode.l10n.t('how to work: corrections and confirmed approaches');
-    case 'project': return vscode.l10n.t('the project: goals, decisions, deadlines');
-    default: return vscode.l10n.t('where to find things outside the code');
+    case 'user':
+      return vscode.l10n.t('about the user: role, preferences, knowledge');
+    case 'feedback':
+      return vscode.l10n.t('how to work: corrections and confirmed approaches');
+    case 'project':
+      return vscode.l10n.t('the project: goals, decisions, deadlines');
+    default:
+      return vscode.l10n.t('where to find things outside the code');
   }
 }
 
 function fileNameProblem(value: string): string | undefined {
   const v = value.trim();
   if (!v.toLowerCase().endsWith('.md')) return vscode.l10n.t('A topic file is Markdown: its name ends in .md.');
-  if (v.split(/[\\/]/).some((s) => s === '..' || s.startsWith('.'))) return vscode.l10n.t('No ".." and no hidden folders.');
+  if (v.split(/[\\/]/).some((s) => s === '..' || s.startsWith('.')))
+    return vscode.l10n.t('No ".." and no hidden folders.');
   if (v.startsWith('/') || /^[A-Za-z]:/.test(v)) return vscode.l10n.t('The name is relative to the memory folder.');
   return undefined;
 }

@@ -8,7 +8,11 @@ import { InspectorDocuments } from './inspectorDocuments';
 let documents: InspectorDocuments | undefined;
 
 /** `engram.openInspector`: the Memory Inspector on the current session (revealed when already open). */
-export function openMemoryInspector(context: vscode.ExtensionContext, chat: InspectorChat, logger: Logger): InspectorPanel {
+export function openMemoryInspector(
+  context: vscode.ExtensionContext,
+  chat: InspectorChat,
+  logger: Logger,
+): InspectorPanel {
   const open = InspectorPanel.instance;
   if (open) {
     open.panel.reveal();
@@ -16,7 +20,11 @@ export function openMemoryInspector(context: vscode.ExtensionContext, chat: Insp
   }
   if (!documents) {
     documents = new InspectorDocuments();
-    context.subscriptions.push(documents, { dispose: () => { documents = undefined; } });
+    context.subscriptions.push(documents, {
+      dispose: () => {
+        documents = undefined;
+      },
+    });
   }
   const controller = new InspectorController(chat, documents, logger);
   const panel = InspectorPanel.show(context.extensionUri, controller, logger);

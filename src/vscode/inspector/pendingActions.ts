@@ -9,7 +9,10 @@ import type { Handlers, InspectorSnapshot, InspectorToHost, PendingMemoryView } 
 import { loadEngine } from '../loadEngine';
 import type { ActionResult } from './memoryActions';
 
-type PendingRequest = Extract<InspectorToHost, { type: 'acceptPending' | 'editPending' | 'rejectPending' | 'restorePending' | 'setReview' }>;
+type PendingRequest = Extract<
+  InspectorToHost,
+  { type: 'acceptPending' | 'editPending' | 'rejectPending' | 'restorePending' | 'setReview' }
+>;
 
 export interface PendingContext {
   last(): InspectorSnapshot | undefined;
@@ -26,7 +29,10 @@ const QUEUE_DIR = '.pending';
 export class PendingActions {
   private report: Report = () => undefined;
 
-  constructor(private readonly ctx: PendingContext, private readonly logger: Logger) {}
+  constructor(
+    private readonly ctx: PendingContext,
+    private readonly logger: Logger,
+  ) {}
 
   /** The handlers of the queue's requests; outcomes go to `report` (the panel's status line). */
   handlers(report: Report): Handlers<PendingRequest> {
@@ -65,7 +71,10 @@ export class PendingActions {
     if (!found) return;
     // Beside the inspector, so its Accept stays in view while the user edits.
     await vscode.window.showTextDocument(found.file, { preview: false, viewColumn: vscode.ViewColumn.Beside });
-    this.report({ text: vscode.l10n.t('Edit the proposal and save it, then Accept it in the inspector.'), level: 'info' });
+    this.report({
+      text: vscode.l10n.t('Edit the proposal and save it, then Accept it in the inspector.'),
+      level: 'info',
+    });
   }
 
   private async reject(id: string): Promise<void> {
@@ -73,11 +82,17 @@ export class PendingActions {
     if (!found) return;
     await this.run(async () => {
       if (vscode.workspace.textDocuments.find((d) => d.uri.fsPath === found.file.fsPath)?.isDirty) {
-        throw new Error(vscode.l10n.t('"{0}" has unsaved edits in an editor: save or close them first.', found.item.title));
+        throw new Error(
+          vscode.l10n.t('"{0}" has unsaved edits in an editor: save or close them first.', found.item.title),
+        );
       }
       await loadEngine().inspector.rejectPending(found.dir, id);
       await closeProposal(found.file);
-      return { text: vscode.l10n.t('Rejected "{0}": it was not saved.', found.item.title), level: 'info', undoReject: id };
+      return {
+        text: vscode.l10n.t('Rejected "{0}": it was not saved.', found.item.title),
+        level: 'info',
+        undoReject: id,
+      };
     });
   }
 
@@ -91,9 +106,13 @@ export class PendingActions {
   }
 
   private async setReview(on: boolean): Promise<void> {
-    await vscode.workspace.getConfiguration('engram').update('memory.extraction.review', on, vscode.ConfigurationTarget.Global);
+    await vscode.workspace
+      .getConfiguration('engram')
+      .update('memory.extraction.review', on, vscode.ConfigurationTarget.Global);
     this.report({
-      text: on ? vscode.l10n.t('Review is on: background memories wait here until you accept them.') : vscode.l10n.t('Review is off: the background agent saves memories directly.'),
+      text: on
+        ? vscode.l10n.t('Review is on: background memories wait here until you accept them.')
+        : vscode.l10n.t('Review is off: the background agent saves memories directly.'),
       level: 'info',
     });
     this.ctx.changed();
@@ -117,7 +136,8 @@ export class PendingActions {
 
 /** Closes the editor tabs of a proposal that was just accepted or rejected: their file has left the queue. */
 async function closeProposal(file: vscode.Uri): Promise<void> {
-  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs)
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
     .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.fsPath === file.fsPath && !t.isDirty);
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
 }

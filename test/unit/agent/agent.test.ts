@@ -28,9 +28,18 @@ describe('a turn with tools', () => {
     freshDirs();
     const file = path.join(workspace, 'src', 'greet.ts');
     server.enqueue(
-      { content: [{ type: 'text', text: 'Let me find it.' }, { type: 'tool_use', name: 'Grep', input: { pattern: 'greeting', path: workspace } }] },
+      {
+        content: [
+          { type: 'text', text: 'Let me find it.' },
+          { type: 'tool_use', name: 'Grep', input: { pattern: 'greeting', path: workspace } },
+        ],
+      },
       { content: [{ type: 'tool_use', name: 'Read', input: { file_path: file } }] },
-      { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: file, old_string: "'hello'", new_string: "'hi'" } }] },
+      {
+        content: [
+          { type: 'tool_use', name: 'Edit', input: { file_path: file, old_string: "'hello'", new_string: "'hi'" } },
+        ],
+      },
       { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'cat src/greet.ts' } }] },
       { content: [{ type: 'text', text: 'Changed the greeting to hi.' }] },
     );
@@ -42,18 +51,30 @@ describe('a turn with tools', () => {
     assert.equal(result.text, 'Changed the greeting to hi.');
     assert.equal(result.modelCalls, 5);
     assert.equal(fs.readFileSync(file, 'utf8'), "export const greeting = 'hi';\n");
-    assert.deepEqual(asked.map((a) => a.toolName), ['Edit', 'Bash']);
-    assert.ok(server.requests.slice(first).every((r) => r.status === 200), 'every request was valid');
+    assert.deepEqual(
+      asked.map((a) => a.toolName),
+      ['Edit', 'Bash'],
+    );
+    assert.ok(
+      server.requests.slice(first).every((r) => r.status === 200),
+      'every request was valid',
+    );
 
     const messages = session.agent.messages;
     assert.equal(messages.length, 10);
     assert.match(String(toolResults(messages, 2)[0].content), /greet\.ts/);
     assert.match(String(toolResults(messages, 8)[0].content), /'hi'/);
-    assert.deepEqual(events.filter((e) => e.type === 'toolCall').map((e) => e.type === 'toolCall' && e.name), ['Grep', 'Read', 'Edit', 'Bash']);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'toolCall').map((e) => e.type === 'toolCall' && e.name),
+      ['Grep', 'Read', 'Edit', 'Bash'],
+    );
     assert.equal(events[0].type, 'turnStart');
     assert.equal(events[events.length - 1].type, 'turnEnd');
     const u = result.usage;
-    assert.ok(u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) > 0, 'usage summed over the calls');
+    assert.ok(
+      u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) > 0,
+      'usage summed over the calls',
+    );
 
     await assertTranscriptMatches(session.transcriptPath, messages);
     const lines = (await readTranscript(session.transcriptPath)).lines;
@@ -89,7 +110,10 @@ describe('a turn with tools', () => {
     assert.equal(live.max, 3, 'three reads overlapped');
     const changeStart = log.indexOf('start Change:d');
     assert.ok(log.indexOf('end Look:c') < changeStart && changeStart < log.indexOf('start Look:e'), log.join(', '));
-    assert.deepEqual(toolResults(session.agent.messages, 2).map((r) => r.tool_use_id), ['toolu_a', 'toolu_b', 'toolu_c', 'toolu_d', 'toolu_e']);
+    assert.deepEqual(
+      toolResults(session.agent.messages, 2).map((r) => r.tool_use_id),
+      ['toolu_a', 'toolu_b', 'toolu_c', 'toolu_d', 'toolu_e'],
+    );
     await assertTranscriptMatches(session.transcriptPath, session.agent.messages);
   });
 });
@@ -102,14 +126,22 @@ describe('long turns', () => {
     process.on('warning', onWarning);
     try {
       for (let i = 0; i < 14; i++) {
-        server.enqueue({ content: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(workspace, 'src', 'greet.ts') } }, { type: 'tool_use', name: 'Bash', input: { command: `echo ${i}` } }] });
+        server.enqueue({
+          content: [
+            { type: 'tool_use', name: 'Read', input: { file_path: path.join(workspace, 'src', 'greet.ts') } },
+            { type: 'tool_use', name: 'Bash', input: { command: `echo ${i}` } },
+          ],
+        });
       }
       server.enqueue({ content: [{ type: 'text', text: 'done' }] });
       const { session } = await startSession(server, { workspace, dataDir });
       const result = await session.agent.runTurn('loop', new AbortController().signal);
       assert.equal(result.modelCalls, 15);
       await new Promise((resolve) => setImmediate(resolve));
-      assert.deepEqual(warnings.filter((w) => /listener/i.test(w)), []);
+      assert.deepEqual(
+        warnings.filter((w) => /listener/i.test(w)),
+        [],
+      );
     } finally {
       process.off('warning', onWarning);
     }
@@ -165,7 +197,10 @@ describe('permissions', () => {
 describe('cancel and failures keep the conversation valid', () => {
   it('cancelled mid-stream: keeps the streamed text, and the next turn is accepted', async () => {
     freshDirs();
-    server.enqueue({ content: [{ type: 'text', text: 'This answer is long and streams slowly so that the user can stop it halfway.' }], chunkDelayMs: 40 });
+    server.enqueue({
+      content: [{ type: 'text', text: 'This answer is long and streams slowly so that the user can stop it halfway.' }],
+      chunkDelayMs: 40,
+    });
     const { session, events } = await startSession(server, { workspace, dataDir });
     session.agent.on((e) => {
       if (e.type === 'textDelta') session.agent.cancel();
@@ -185,7 +220,10 @@ describe('cancel and failures keep the conversation valid', () => {
   it('cancelled after a complete tool call streamed: the call is answered as cancelled', async () => {
     freshDirs();
     server.enqueue({
-      content: [{ type: 'tool_use', id: 'toolu_s', name: 'Bash', input: { command: 'echo hi' } }, { type: 'text', text: 'and some slow text after the call that keeps streaming' }],
+      content: [
+        { type: 'tool_use', id: 'toolu_s', name: 'Bash', input: { command: 'echo hi' } },
+        { type: 'text', text: 'and some slow text after the call that keeps streaming' },
+      ],
       chunkDelayMs: 30,
     });
     const { session } = await startSession(server, { workspace, dataDir });
@@ -219,7 +257,10 @@ describe('cancel and failures keep the conversation valid', () => {
     assert.equal(result.reason, 'cancelled');
     assert.ok(Date.now() - started < 4000, 'did not wait for sleep 5');
     const results = toolResults(session.agent.messages, 2);
-    assert.deepEqual(results.map((r) => r.tool_use_id), ['toolu_1', 'toolu_2', 'toolu_3']);
+    assert.deepEqual(
+      results.map((r) => r.tool_use_id),
+      ['toolu_1', 'toolu_2', 'toolu_3'],
+    );
     assert.match(String(results[0].content), /quick/);
     assert.equal(results[2].content, CANCELLED_BY_USER);
     assert.equal(results[2].is_error, true);
@@ -238,7 +279,11 @@ describe('cancel and failures keep the conversation valid', () => {
     freshDirs();
     // 0 start, 1 text start, 2 ping, 3-5 text, 6 stop, 7 tool start, 8-11 json, 12 stop, 13 text start, 14 delta ...
     server.enqueue({
-      content: [{ type: 'text', text: 'I will list it.' }, { type: 'tool_use', id: 'toolu_d', name: 'Bash', input: { command: 'ls' } }, { type: 'text', text: 'More text that never arrives in full.' }],
+      content: [
+        { type: 'text', text: 'I will list it.' },
+        { type: 'tool_use', id: 'toolu_d', name: 'Bash', input: { command: 'ls' } },
+        { type: 'text', text: 'More text that never arrives in full.' },
+      ],
       dropAfterEvents: 15,
     });
     const { session, events } = await startSession(server, { workspace, dataDir });
@@ -261,12 +306,21 @@ describe('cancel and failures keep the conversation valid', () => {
 
   it('reports retries as events and transcript lines, then succeeds', async () => {
     freshDirs();
-    server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, { content: [{ type: 'text', text: 'fine now' }] });
+    server.enqueue(
+      { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } },
+      { content: [{ type: 'text', text: 'fine now' }] },
+    );
     const { session, events } = await startSession(server, { workspace, dataDir });
     const result = await session.agent.runTurn('hi');
     assert.equal(result.text, 'fine now');
     const retry = events.find((e) => e.type === 'retrying');
-    assert.ok(retry && retry.type === 'retrying' && retry.attempt === 1 && retry.maxRetries === 5 && retry.kind === 'overloaded');
+    assert.ok(
+      retry &&
+        retry.type === 'retrying' &&
+        retry.attempt === 1 &&
+        retry.maxRetries === 5 &&
+        retry.kind === 'overloaded',
+    );
     const lines = (await readTranscript(session.transcriptPath)).lines;
     const sys = lines.find((l) => l.type === 'system') as SystemLine | undefined;
     assert.equal(sys?.subtype, 'api_error');
@@ -275,7 +329,13 @@ describe('cancel and failures keep the conversation valid', () => {
 
   it('surfaces "prompt is too long" as its own error kind', async () => {
     freshDirs();
-    server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } });
+    server.enqueue({
+      error: {
+        status: 400,
+        type: 'invalid_request_error',
+        message: 'prompt is too long: 210000 tokens > 200000 maximum',
+      },
+    });
     const { session } = await startSession(server, { workspace, dataDir });
     const result = await session.agent.runTurn('hi');
     assert.equal(result.reason, 'error');
@@ -289,7 +349,13 @@ describe('reactive compaction hook', () => {
     freshDirs();
     server.enqueue(
       { content: [{ type: 'text', text: 'first answer' }] },
-      { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } },
+      {
+        error: {
+          status: 400,
+          type: 'invalid_request_error',
+          message: 'prompt is too long: 210000 tokens > 200000 maximum',
+        },
+      },
       { content: [{ type: 'text', text: 'answered after compaction' }] },
     );
     const seen: number[] = [];
@@ -319,7 +385,11 @@ describe('hooks', () => {
       { content: [{ type: 'text', text: 'ok' }] },
     );
     const errors: string[] = [];
-    const { session } = await startSession(server, { workspace, dataDir, logger: { info() {}, warn() {}, error: (m) => void errors.push(m) } });
+    const { session } = await startSession(server, {
+      workspace,
+      dataDir,
+      logger: { info() {}, warn() {}, error: (m) => void errors.push(m) },
+    });
     const seen: string[] = [];
     session.agent.hooks.afterModelResponse.add('record', ({ response, messages }) => {
       seen.push(`${response.stopReason}@${messages.length}`);

@@ -25,14 +25,23 @@ function lastText(message: ApiMessage | undefined): string {
 describe('a reply cut off mid-stream', () => {
   it('is kept with a note that it was cut, in the conversation and the transcript, and the next request carries both', async () => {
     // 0 message_start, 1 content_block_start, 2 ping, 3.. text deltas: the connection drops after a few words.
-    server.enqueue({ content: [{ type: 'text', text: 'Step one is to open the file, step two is to ' }], dropAfterEvents: 4 });
-    const { session } = await startSession(server, { workspace: tempDir('engram-ws-'), dataDir: tempDir('engram-data-') });
+    server.enqueue({
+      content: [{ type: 'text', text: 'Step one is to open the file, step two is to ' }],
+      dropAfterEvents: 4,
+    });
+    const { session } = await startSession(server, {
+      workspace: tempDir('engram-ws-'),
+      dataDir: tempDir('engram-data-'),
+    });
     const result = await session.agent.runTurn('how?');
     assert.equal(result.reason, 'error');
     assert.equal(result.error?.kind, 'connectionDropped');
     const kept = session.agent.messages[1];
     assert.ok(Array.isArray(kept.content) && kept.content.length === 2, JSON.stringify(kept.content));
-    assert.ok(kept.content[0].type === 'text' && 'Step one is to open the file, step two is to '.startsWith(kept.content[0].text));
+    assert.ok(
+      kept.content[0].type === 'text' &&
+        'Step one is to open the file, step two is to '.startsWith(kept.content[0].text),
+    );
     assert.equal(lastText(kept), '[This reply was cut off: the connection broke before it was complete.]');
     assertApiValid(session.agent.messages);
     await assertTranscriptMatches(session.transcriptPath, session.agent.messages);
@@ -44,8 +53,14 @@ describe('a reply cut off mid-stream', () => {
   });
 
   it('a reply with nothing said yet gets no note (nothing of it is kept)', async () => {
-    server.enqueue({ content: [{ type: 'text', text: 'never arrives' }], dropAfterEvents: 1 }, { content: [{ type: 'text', text: 'ok' }] });
-    const { session } = await startSession(server, { workspace: tempDir('engram-ws-'), dataDir: tempDir('engram-data-') });
+    server.enqueue(
+      { content: [{ type: 'text', text: 'never arrives' }], dropAfterEvents: 1 },
+      { content: [{ type: 'text', text: 'ok' }] },
+    );
+    const { session } = await startSession(server, {
+      workspace: tempDir('engram-ws-'),
+      dataDir: tempDir('engram-data-'),
+    });
     const result = await session.agent.runTurn('hi');
     assert.equal(result.text, 'ok', 'retried: nothing had been shown');
     assert.equal(session.agent.messages.length, 2);
@@ -56,14 +71,22 @@ describe('a session opened as the hosts open it, on a silent server', () => {
   it('gives up after the stall limit and the retries of its settings, saying each retry', async () => {
     const hang = { content: [{ type: 'text' as const, text: 'never sent' }], hang: true };
     server.enqueue(hang, hang);
-    const session = await openHostSession({
-      dataDir: tempDir('engram-data-'),
-      cwd: tempDir('engram-ws-'),
-      model: resolveModelConfig({ baseUrl: server.url, model: 'claude-test' }, { ANTHROPIC_API_KEY: 'k' }, undefined),
-      trusted: true,
-      version: '0.0.0-test',
-      entrypoint: 'test',
-    }, resolveSettings({ 'network.stallSeconds': 0.3, 'network.maxRetries': 1, 'sessionNotes.enabled': false, 'memory.enabled': false }).settings);
+    const session = await openHostSession(
+      {
+        dataDir: tempDir('engram-data-'),
+        cwd: tempDir('engram-ws-'),
+        model: resolveModelConfig({ baseUrl: server.url, model: 'claude-test' }, { ANTHROPIC_API_KEY: 'k' }, undefined),
+        trusted: true,
+        version: '0.0.0-test',
+        entrypoint: 'test',
+      },
+      resolveSettings({
+        'network.stallSeconds': 0.3,
+        'network.maxRetries': 1,
+        'sessionNotes.enabled': false,
+        'memory.enabled': false,
+      }).settings,
+    );
     const events: AgentEvent[] = [];
     session.agent.on((e) => events.push(e));
     const started = Date.now();
@@ -71,7 +94,10 @@ describe('a session opened as the hosts open it, on a silent server', () => {
     const ms = Date.now() - started;
     await session.finish();
     assert.equal(result.reason, 'error');
-    assert.match(result.error?.message ?? '', new RegExp(`^No data from ${server.url}/v1/messages for 0\\.3 s: .*Gave up after 2 attempts`, 's'));
+    assert.match(
+      result.error?.message ?? '',
+      new RegExp(`^No data from ${server.url}/v1/messages for 0\\.3 s: .*Gave up after 2 attempts`, 's'),
+    );
     const retries = events.filter((e) => e.type === 'retrying');
     assert.equal(retries.length, 1);
     assert.match(retries[0].type === 'retrying' ? retries[0].reason : '', /No data from/);

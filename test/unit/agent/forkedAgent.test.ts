@@ -39,7 +39,10 @@ describe('fork', () => {
     const result = await fork({
       parent: session.agent,
       extraUserMessage: 'Update the session notes.',
-      canUseTool: (tool) => (tool.name === 'Edit' ? { allow: true } : { allow: false, reason: 'Only Edit on the notes file is allowed here.' }),
+      canUseTool: (tool) =>
+        tool.name === 'Edit'
+          ? { allow: true }
+          : { allow: false, reason: 'Only Edit on the notes file is allowed here.' },
       maxTurns: 3,
       agentId: 'notes1',
     });
@@ -52,14 +55,37 @@ describe('fork', () => {
     const forkFirst = server.requests[first];
     assert.deepEqual(forkFirst.body.system, parentRequest.body.system, 'same system prompt');
     assert.deepEqual(forkFirst.body.tools, parentRequest.body.tools, 'same tool schemas');
-    assert.deepEqual(strip(forkFirst.body.messages.slice(0, parentRequest.body.messages.length)), strip(parentRequest.body.messages), 'same message prefix');
-    assert.deepEqual(strip(forkFirst.body.messages.slice(0, parentMessages.length)), strip(parentMessages.map((m) => ({
-      role: m.role, content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content,
-    })) as ApiMessage[]), 'then the parent answer, unchanged');
+    assert.deepEqual(
+      strip(forkFirst.body.messages.slice(0, parentRequest.body.messages.length)),
+      strip(parentRequest.body.messages),
+      'same message prefix',
+    );
+    assert.deepEqual(
+      strip(forkFirst.body.messages.slice(0, parentMessages.length)),
+      strip(
+        parentMessages.map((m) => ({
+          role: m.role,
+          content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content,
+        })) as ApiMessage[],
+      ),
+      'then the parent answer, unchanged',
+    );
     assert.ok((forkFirst.usage?.cache_read_input_tokens ?? 0) > 0, 'the fork read the parent cache');
 
     const denied = server.requests[first + 1].body.messages.at(-1)?.content as ContentBlock[];
-    assert.deepEqual(strip([{ role: 'user', content: [denied[0]] }]), [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_rm', content: 'Only Edit on the notes file is allowed here.', is_error: true }] }]);
+    assert.deepEqual(strip([{ role: 'user', content: [denied[0]] }]), [
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_rm',
+            content: 'Only Edit on the notes file is allowed here.',
+            is_error: true,
+          },
+        ],
+      },
+    ]);
     assert.ok(result.usage.output_tokens > 0);
 
     const file = subagentTranscriptPath(dataDir, workspace, session.sessionId, 'notes1');
@@ -79,7 +105,12 @@ describe('fork', () => {
       { content: [{ type: 'tool_use', name: 'Grep', input: { pattern: 'x' } }] },
       { content: [{ type: 'tool_use', name: 'Grep', input: { pattern: 'y' } }] },
     );
-    const result = await fork({ parent: session.agent, extraUserMessage: 'look', canUseTool: () => ({ allow: true }), maxTurns: 2 });
+    const result = await fork({
+      parent: session.agent,
+      extraUserMessage: 'look',
+      canUseTool: () => ({ allow: true }),
+      maxTurns: 2,
+    });
     assert.equal(result.reason, 'max_turns');
     assert.equal(result.modelCalls, 2);
     assertApiValid(result.messages);
@@ -99,7 +130,12 @@ describe('fork', () => {
     const forkTexts: string[] = [];
     session.agent.hooks.afterModelResponse.add('side', async ({ agent, response }) => {
       if (response.stopReason !== 'tool_use') return;
-      const r = await fork({ parent: agent, extraUserMessage: 'side task', canUseTool: () => ({ allow: false, reason: 'no' }), maxTurns: 1 });
+      const r = await fork({
+        parent: agent,
+        extraUserMessage: 'side task',
+        canUseTool: () => ({ allow: false, reason: 'no' }),
+        maxTurns: 1,
+      });
       forkTexts.push(r.text);
     });
     const result = await session.agent.runTurn('search');
@@ -121,7 +157,10 @@ describe('forkMessages', () => {
   });
 
   it('answers pending tool calls as not run here, in the same message as the text', () => {
-    const pending: ApiMessage[] = [...prefix, { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] }];
+    const pending: ApiMessage[] = [
+      ...prefix,
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] },
+    ];
     const out = forkMessages(pending, 'extra');
     const content = out[2].content as ContentBlock[];
     assert.equal(content[0].type, 'tool_result');
@@ -131,7 +170,15 @@ describe('forkMessages', () => {
 
   it('joins the text to a trailing user message without changing the original', () => {
     const out = forkMessages(prefix, 'extra');
-    assert.deepEqual(out, [{ role: 'user', content: [{ type: 'text', text: 'q' }, { type: 'text', text: 'extra' }] }]);
+    assert.deepEqual(out, [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'q' },
+          { type: 'text', text: 'extra' },
+        ],
+      },
+    ]);
     assert.equal(prefix[0].content, 'q');
   });
 });

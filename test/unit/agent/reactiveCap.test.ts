@@ -9,10 +9,12 @@ import { useTestServer } from '../support/testServerFixture';
 
 const server = useTestServer();
 const tempDir = useTempDirs();
-const tooLong: ScriptedReply = { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
+const tooLong: ScriptedReply = {
+  error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' },
+};
 
 describe('prompt is too long', () => {
-  it('is recovered from three times per model call, then the turn fails with the API\'s error', async () => {
+  it("is recovered from three times per model call, then the turn fails with the API's error", async () => {
     let recoveries = 0;
     const h = await startSession(server, {
       workspace: tempDir('engram-rc-ws-'),

@@ -31,12 +31,22 @@ beforeEach(() => {
   fs.writeFileSync(path.join(workspace, 'small.txt'), 'short\n');
 });
 
-const read = (file: string): ScriptedReply => ({ content: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(workspace, file) } }] });
+const read = (file: string): ScriptedReply => ({
+  content: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(workspace, file) } }],
+});
 const say = (text: string): ScriptedReply => ({ content: [{ type: 'text', text }] });
 
 /** Every tool_result the model got, in order. */
 function results(messages: readonly ApiMessage[]): Array<{ id: string; text: string }> {
-  return messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_result' ? [{ id: b.tool_use_id, text: typeof b.content === 'string' ? b.content : JSON.stringify(b.content) }] : []))));
+  return messages.flatMap((m) =>
+    typeof m.content === 'string'
+      ? []
+      : m.content.flatMap((b) =>
+          b.type === 'tool_result'
+            ? [{ id: b.tool_use_id, text: typeof b.content === 'string' ? b.content : JSON.stringify(b.content) }]
+            : [],
+        ),
+  );
 }
 
 async function open(extra: { sendRepeatsOnce?: boolean; resumeSessionId?: string } = {}): Promise<Harness> {
@@ -57,18 +67,26 @@ describe('repeated tool output is sent once', () => {
     const [first, second] = results(h.session.agent.messages);
     assert.ok(first.text.length > 1_000 && !first.text.startsWith(REPEAT_NOTE_PREFIX));
     assert.ok(second.text.startsWith(REPEAT_NOTE_PREFIX), second.text);
-    assert.match(second.text, new RegExp(`Read call \\(.*app\\.py.*\\), id ${first.id}: [\\d,]+ characters, unchanged`));
+    assert.match(
+      second.text,
+      new RegExp(`Read call \\(.*app\\.py.*\\), id ${first.id}: [\\d,]+ characters, unchanged`),
+    );
     assert.match(second.text, /run the tool again/);
     // What the model got: the request after the second Read carries the note, and the first copy whole.
     const sent = results(server.requests.at(-1)!.body.messages as ApiMessage[]);
-    assert.deepEqual(sent.map((r) => r.text), [first.text, second.text]);
+    assert.deepEqual(
+      sent.map((r) => r.text),
+      [first.text, second.text],
+    );
     // The chat saw the whole output both times.
     const shown = h.events.flatMap((e) => (e.type === 'toolResult' ? [e.content] : []));
     assert.equal(shown.length, 2);
     assert.equal(shown[1], shown[0]);
     // The transcript keeps the full output, with the note sent beside it; read back, it is the note.
     await h.session.agent.transcript?.flush();
-    const line = (await readTranscript(h.session.transcriptPath)).lines.find((l) => l.type === 'user' && (l as UserLine).engramRepeat !== undefined) as UserLine;
+    const line = (await readTranscript(h.session.transcriptPath)).lines.find(
+      (l) => l.type === 'user' && (l as UserLine).engramRepeat !== undefined,
+    ) as UserLine;
     assert.deepEqual(line.engramRepeat, { of: first.id, note: second.text });
     const kept = (line.message.content as Array<{ type: string; content?: unknown }>)[0];
     assert.equal(kept.content, first.text);
@@ -81,7 +99,8 @@ describe('repeated tool output is sent once', () => {
     await turn(h, 'read it', read('app.py'), say('read'));
     await turn(h, 'read it again', read('app.py'), say('same'));
     // Cache breakpoints move from request to request; the content is what must not.
-    const bytes = (messages: unknown): string => JSON.stringify(messages, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
+    const bytes = (messages: unknown): string =>
+      JSON.stringify(messages, (k, v: unknown) => (k === 'cache_control' ? undefined : v));
     const lastSent = bytes(server.requests.at(-1)!.body.messages);
     const resumed = await open({ resumeSessionId: h.session.sessionId });
     await turn(resumed, 'and once more', read('app.py'), say('still the same'));
@@ -89,14 +108,26 @@ describe('repeated tool output is sent once', () => {
     assert.ok(bytes(firstOfResumed).startsWith(lastSent.slice(0, -1)), 'the prefix is byte-identical');
     const all = results(resumed.session.agent.messages);
     assert.equal(all.length, 3);
-    assert.equal(resumed.session.resumed?.fullOutputs.get(all[1].id), all[0].text, 'the chat gets the full output of the note read back');
-    assert.ok(all[2].text.startsWith(REPEAT_NOTE_PREFIX) && all[2].text.includes(`id ${all[0].id}:`), 'the third copy names the first too');
+    assert.equal(
+      resumed.session.resumed?.fullOutputs.get(all[1].id),
+      all[0].text,
+      'the chat gets the full output of the note read back',
+    );
+    assert.ok(
+      all[2].text.startsWith(REPEAT_NOTE_PREFIX) && all[2].text.includes(`id ${all[0].id}:`),
+      'the third copy names the first too',
+    );
   });
 
   it('a cat of a file read goes as a note; a file read again after a small change goes as a diff against the whole earlier copy', async () => {
     const h = await open();
     await turn(h, 'read it', read('app.py'), say('read'));
-    await turn(h, 'cat it', { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'cat app.py' } }] }, say('same lines'));
+    await turn(
+      h,
+      'cat it',
+      { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'cat app.py' } }] },
+      say('same lines'),
+    );
     const file = path.join(workspace, 'app.py');
     fs.writeFileSync(file, `# header\n${fs.readFileSync(file, 'utf8').replace('return x + 5\n', 'return x + 500\n')}`);
     await turn(h, 'read it after the change', read('app.py'), say('changed'));
@@ -116,7 +147,10 @@ describe('repeated tool output is sent once', () => {
   it('sends the file whole again once it changed much, for a short output, for an error, and with the setting off', async () => {
     const h = await open();
     await turn(h, 'read it', read('app.py'), say('read'));
-    fs.writeFileSync(path.join(workspace, 'app.py'), fs.readFileSync(path.join(workspace, 'app.py'), 'utf8').replaceAll('return x +', 'return x -'));
+    fs.writeFileSync(
+      path.join(workspace, 'app.py'),
+      fs.readFileSync(path.join(workspace, 'app.py'), 'utf8').replaceAll('return x +', 'return x -'),
+    );
     await turn(h, 'read it after the change', read('app.py'), say('changed'));
     await turn(h, 'small', read('small.txt'), read('small.txt'), say('small'));
     await turn(h, 'missing', read('missing.py'), read('missing.py'), say('missing'));
@@ -132,8 +166,16 @@ describe('repeated tool output is sent once', () => {
   it('a note outlives the copy it names: after a compaction drops that copy, it still reads back as sent', async () => {
     const h = await open();
     const orch = new CompactionOrchestrator({
-      settings: { contextWindow: 100_000, keepMinTokens: 10, keepMaxTokens: 2_000, keepMinTextMessages: 1, auto: false },
-      notes: staticNotesSource({ text: '# Session Title\n_A title_\nRepeats\n\n# Current State\n_Now?_\nReading app.py twice.' }),
+      settings: {
+        contextWindow: 100_000,
+        keepMinTokens: 10,
+        keepMaxTokens: 2_000,
+        keepMinTextMessages: 1,
+        auto: false,
+      },
+      notes: staticNotesSource({
+        text: '# Session Title\n_A title_\nRepeats\n\n# Current State\n_Now?_\nReading app.py twice.',
+      }),
     });
     orch.attach(h.session.agent);
     await turn(h, 'read it', read('app.py'), say('read'));

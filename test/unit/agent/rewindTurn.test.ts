@@ -24,8 +24,13 @@ function dirs(): { workspace: string; dataDir: string; file: string } {
 
 const copy = (messages: readonly ApiMessage[]) => JSON.parse(JSON.stringify(messages)) as ApiMessage[];
 /** The request as sent, without the prompt-cache marks the client adds. */
-const uncached = (messages: readonly ApiMessage[]) => (JSON.parse(JSON.stringify(messages, (k, v: unknown) => (k === 'cache_control' ? undefined : v))) as ApiMessage[])
-  .map((m) => ({ role: m.role, content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content }));
+const uncached = (messages: readonly ApiMessage[]) =>
+  (
+    JSON.parse(JSON.stringify(messages, (k, v: unknown) => (k === 'cache_control' ? undefined : v))) as ApiMessage[]
+  ).map((m) => ({
+    role: m.role,
+    content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content,
+  }));
 
 describe('rewinding the last turn', () => {
   it('drops a tool-using turn whole, and the retried turn is what a resume reads', async () => {
@@ -51,7 +56,11 @@ describe('rewinding the last turn', () => {
     const sent = server.requests.length;
     await agent.runTurn('what does notes.txt say, briefly?');
     const request = server.requests[sent].body;
-    assert.deepEqual(uncached(request.messages.slice(0, afterFirst.length)), uncached(afterFirst), 'the retry is sent on the turn before');
+    assert.deepEqual(
+      uncached(request.messages.slice(0, afterFirst.length)),
+      uncached(afterFirst),
+      'the retry is sent on the turn before',
+    );
     assert.equal(request.messages.length, afterFirst.length + 1, JSON.stringify(request.messages));
     assertApiValid(agent.messages);
     await assertTranscriptMatches(session.transcriptPath, agent.messages);
@@ -73,7 +82,10 @@ describe('rewinding the last turn', () => {
     assert.deepEqual(agent.messages, unanswered);
 
     await agent.runTurn('third');
-    assert.deepEqual(agent.messages[0].content, [{ type: 'text', text: 'first' }, { type: 'text', text: 'third' }]);
+    assert.deepEqual(agent.messages[0].content, [
+      { type: 'text', text: 'first' },
+      { type: 'text', text: 'third' },
+    ]);
     await assertTranscriptMatches(session.transcriptPath, agent.messages);
     agent.replaceMessages(copy(agent.messages));
     assert.equal(agent.rewindLastTurn(), undefined, 'a compaction or undo swapped the list');
@@ -86,7 +98,8 @@ describe('rewinding the last turn', () => {
     ['the connection drops', { content: [{ type: 'text', text: 'never sent' }], dropAfterEvents: 0 }],
   ];
   const retry = { policy: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 10 } };
-  const resume = (sessionId: string, where: { workspace: string; dataDir: string }) => startSession(server, { ...where, resumeSessionId: sessionId, retry });
+  const resume = (sessionId: string, where: { workspace: string; dataDir: string }) =>
+    startSession(server, { ...where, resumeSessionId: sessionId, retry });
 
   for (const [what, failure] of FAILED_SEND) {
     it(`a send that failed for good (${what}), then Retry: a resume reads the prompt once, and the reply`, async () => {
@@ -99,7 +112,10 @@ describe('rewinding the last turn', () => {
       assert.equal(server.requests.length - sent, 3, 'the request and two retries');
       assert.deepEqual(session.agent.rewindLastTurn(), { prompt: 'hi' });
       assert.equal((await session.agent.runTurn('hi')).reason, 'end_turn');
-      const expected: ApiMessage[] = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }];
+      const expected: ApiMessage[] = [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+      ];
       assert.deepEqual(session.agent.messages, expected);
       const resumed = await resume(session.sessionId, where);
       assert.deepEqual(resumed.session.agent.messages, expected);
@@ -109,7 +125,9 @@ describe('rewinding the last turn', () => {
   it('is on disk before the retried prompt: a session reopened in between reads the conversation before the turn', async () => {
     const where = dirs();
     const fail: ScriptedReply = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } };
-    server.enqueue({ content: [{ type: 'text', text: 'Hello.' }] }, fail, fail, fail, { content: [{ type: 'text', text: 'Four.' }] });
+    server.enqueue({ content: [{ type: 'text', text: 'Hello.' }] }, fail, fail, fail, {
+      content: [{ type: 'text', text: 'Four.' }],
+    });
     const { session } = await startSession(server, { ...where, retry });
     await session.agent.runTurn('hi');
     const before = copy(session.agent.messages);
@@ -124,7 +142,11 @@ describe('rewinding the last turn', () => {
     assert.equal(asked.length, before.length + 1, 'the dropped prompt is not sent again');
     assert.equal(JSON.stringify(asked).split('what is 2 + 2?').length - 1, 1, JSON.stringify(asked));
     const again = await resume(session.sessionId, where);
-    assert.deepEqual(again.session.agent.messages, [...before, { role: 'user', content: 'what is 2 + 2?' }, { role: 'assistant', content: [{ type: 'text', text: 'Four.' }] }]);
+    assert.deepEqual(again.session.agent.messages, [
+      ...before,
+      { role: 'user', content: 'what is 2 + 2?' },
+      { role: 'assistant', content: [{ type: 'text', text: 'Four.' }] },
+    ]);
     await assertTranscriptMatches(session.transcriptPath, again.session.agent.messages);
   });
 

@@ -19,10 +19,20 @@ function tool(name: string, run: Tool['run'], validate: Tool['validate'] = () =>
   };
 }
 
-const call = (id: string, name: string, input: Record<string, unknown> = {}): ToolUseBlock => ({ type: 'tool_use', id, name, input });
+const call = (id: string, name: string, input: Record<string, unknown> = {}): ToolUseBlock => ({
+  type: 'tool_use',
+  id,
+  name,
+  input,
+});
 const allow: ToolGate = async () => ({ allow: true });
 
-async function run(calls: ToolUseBlock[], tools: Tool[], gate: ToolGate = allow, signal = new AbortController().signal) {
+async function run(
+  calls: ToolUseBlock[],
+  tools: Tool[],
+  gate: ToolGate = allow,
+  signal = new AbortController().signal,
+) {
   const seen: ToolCallOutcome[] = [];
   const outcomes = await runToolCalls(calls, {
     tools: new Map(tools.map((t) => [t.name, t])),
@@ -37,24 +47,42 @@ async function run(calls: ToolUseBlock[], tools: Tool[], gate: ToolGate = allow,
 describe('runToolCalls', () => {
   it('answers unknown tools, invalid input, throwing tools, denials and empty output, in call order', async () => {
     const ok = tool('Ok', async () => ({ content: '', isError: false }));
-    const strict = tool('Strict', async () => ({ content: 'ran', isError: false }), () => 'path is required');
+    const strict = tool(
+      'Strict',
+      async () => ({ content: 'ran', isError: false }),
+      () => 'path is required',
+    );
     const broken = tool('Broken', async () => {
       throw new Error('boom');
     });
     const guarded = tool('Guarded', async () => ({ content: 'ran', isError: false }));
-    const gate: ToolGate = async (t) => (t.name === 'Guarded' ? { allow: false, reason: 'not today' } : { allow: true });
+    const gate: ToolGate = async (t) =>
+      t.name === 'Guarded' ? { allow: false, reason: 'not today' } : { allow: true };
     const { outcomes, seen } = await run(
       [call('1', 'Nope'), call('2', 'Strict'), call('3', 'Broken'), call('4', 'Guarded'), call('5', 'Ok')],
       [ok, strict, broken, guarded],
       gate,
     );
-    assert.deepEqual(outcomes.map((o) => o.block), [
-      { type: 'tool_result', tool_use_id: '1', content: 'There is no tool named "Nope". Use one of: Ok, Strict, Broken, Guarded.', is_error: true },
-      { type: 'tool_result', tool_use_id: '2', content: 'Invalid input for Strict: path is required', is_error: true },
-      { type: 'tool_result', tool_use_id: '3', content: 'Broken failed: boom', is_error: true },
-      { type: 'tool_result', tool_use_id: '4', content: 'not today', is_error: true },
-      { type: 'tool_result', tool_use_id: '5', content: '(no output)' },
-    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.block),
+      [
+        {
+          type: 'tool_result',
+          tool_use_id: '1',
+          content: 'There is no tool named "Nope". Use one of: Ok, Strict, Broken, Guarded.',
+          is_error: true,
+        },
+        {
+          type: 'tool_result',
+          tool_use_id: '2',
+          content: 'Invalid input for Strict: path is required',
+          is_error: true,
+        },
+        { type: 'tool_result', tool_use_id: '3', content: 'Broken failed: boom', is_error: true },
+        { type: 'tool_result', tool_use_id: '4', content: 'not today', is_error: true },
+        { type: 'tool_result', tool_use_id: '5', content: '(no output)' },
+      ],
+    );
     assert.equal(seen.length, 5);
   });
 
@@ -63,7 +91,13 @@ describe('runToolCalls', () => {
     const stuck = tool('Stuck', () => new Promise(() => {}));
     setTimeout(() => controller.abort(), 30);
     const { outcomes } = await run([call('a', 'Stuck'), call('b', 'Stuck')], [stuck], allow, controller.signal);
-    assert.deepEqual(outcomes.map((o) => [o.call.id, o.result.isError, /Cancelled/.test(o.result.content)]), [['a', true, true], ['b', true, true]]);
+    assert.deepEqual(
+      outcomes.map((o) => [o.call.id, o.result.isError, /Cancelled/.test(o.result.content)]),
+      [
+        ['a', true, true],
+        ['b', true, true],
+      ],
+    );
   });
 });
 
@@ -72,9 +106,17 @@ describe('runToolCalls and secrets (issue #13)', () => {
   const githubToken = `ghp_${'a1B2'.repeat(9)}`;
 
   it('redacts secrets in a result before the model, the listeners and the transcript get it', async () => {
-    const leaky = tool('Leaky', async () => ({ content: `KEY=${anthropicKey}\nTOKEN=${githubToken}\nplain text stays`, isError: false }));
+    const leaky = tool('Leaky', async () => ({
+      content: `KEY=${anthropicKey}\nTOKEN=${githubToken}\nplain text stays`,
+      isError: false,
+    }));
     const { outcomes, seen } = await run([call('1', 'Leaky')], [leaky]);
-    for (const text of [outcomes[0].block.content, outcomes[0].result.content, seen[0].block.content, seen[0].result.content]) {
+    for (const text of [
+      outcomes[0].block.content,
+      outcomes[0].result.content,
+      seen[0].block.content,
+      seen[0].result.content,
+    ]) {
       assert.equal(typeof text, 'string');
       assert.equal(String(text).includes(anthropicKey), false, String(text));
       assert.equal(String(text).includes(githubToken), false, String(text));

@@ -9,17 +9,34 @@ import { TranscriptWriter } from '../../../src/core/conversation/transcriptWrite
 import type { ModelClient } from '../../../src/core/llm/modelClient';
 import { denyAllPrompt } from '../../../src/core/agent/permissions';
 
-it('a full disk (ENOSPC) fails the turn before any model call, naming the transcript', { skip: !fs.existsSync('/dev/full') && 'needs /dev/full' }, async () => {
+it('a full disk (ENOSPC) fails the turn before any model call, naming the transcript', {
+  skip: !fs.existsSync('/dev/full') && 'needs /dev/full',
+}, async () => {
   let calls = 0;
   const client: ModelClient = {
     stream: async () => {
       calls++;
-      return { id: 'msg_1', model: 'm', content: [{ type: 'text', text: 'ok' }], stopReason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } };
+      return {
+        id: 'msg_1',
+        model: 'm',
+        content: [{ type: 'text', text: 'ok' }],
+        stopReason: 'end_turn',
+        usage: { input_tokens: 1, output_tokens: 1 },
+      };
     },
   };
   const transcript = new TranscriptWriter({ file: '/dev/full', sessionId: 's', cwd: '/p', version: '0.0.0-test' });
   const agent = new Agent({
-    client, model: 'm', maxTokens: 100, system: [], tools: [], trusted: true, permissionPrompt: denyAllPrompt, cwd: '/p', sessionId: 's', transcript,
+    client,
+    model: 'm',
+    maxTokens: 100,
+    system: [],
+    tools: [],
+    trusted: true,
+    permissionPrompt: denyAllPrompt,
+    cwd: '/p',
+    sessionId: 's',
+    transcript,
   });
   const events: AgentEvent[] = [];
   agent.on((e) => events.push(e));

@@ -31,7 +31,10 @@ before(async () => {
 });
 
 function engram(args: string[]): Promise<CliRun> {
-  return runEngramInProcess(args, { cwd: workspace, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir } });
+  return runEngramInProcess(args, {
+    cwd: workspace,
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir },
+  });
 }
 
 /** The typed prompts the last model request carried. */
@@ -39,19 +42,27 @@ function promptsSent(): string[] {
   const messages = server.requests.at(-1)?.body.messages ?? [];
   return messages.flatMap((m) => {
     if (m.role !== 'user') return [];
-    const text = typeof m.content === 'string' ? m.content : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    const text =
+      typeof m.content === 'string'
+        ? m.content
+        : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     return text ? [text] : [];
   });
 }
 
-const branchLine = (f: string): RegExp => new RegExp(`${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4: the conversation branches after this line into 2 \\(line 5 "from window A", 4 lines, left out; line 9 "from window B", 4 lines, read back\\)`);
+const branchLine = (f: string): RegExp =>
+  new RegExp(
+    `${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4: the conversation branches after this line into 2 \\(line 5 "from window A", 4 lines, left out; line 9 "from window B", 4 lines, read back\\)`,
+  );
 
 describe('a transcript two writers branched', () => {
   it('is reported by inspect, in text and JSON', async () => {
     const text = await engram(['inspect', '--root', dataDir]);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, branchLine(file));
-    const json = JSON.parse((await engram(['inspect', '--root', dataDir, '--json'])).stdout) as { projects: Array<{ sessions: Array<{ branches: unknown[] }> }> };
+    const json = JSON.parse((await engram(['inspect', '--root', dataDir, '--json'])).stdout) as {
+      projects: Array<{ sessions: Array<{ branches: unknown[] }> }>;
+    };
     assert.equal(json.projects[0].sessions[0].branches.length, 1);
   });
 
@@ -60,7 +71,10 @@ describe('a transcript two writers branched', () => {
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stderr, branchLine(file));
     const json = JSON.parse((await engram(['gauge', file, '--json'])).stdout) as { branches: Array<{ line: number }> };
-    assert.deepEqual(json.branches.map((b) => b.line), [4]);
+    assert.deepEqual(
+      json.branches.map((b) => b.line),
+      [4],
+    );
   });
 
   it('is reported on resume, which sends the branch it reads', async () => {
@@ -75,7 +89,10 @@ describe('a transcript two writers branched', () => {
   it('is joined by merge-branches: the next resume sends every turn and no branch is reported', async () => {
     const merged = await engram(['merge-branches', file]);
     assert.equal(merged.code, 0, merged.stderr);
-    assert.match(merged.stdout, /Merged 1 branch into .*: 4 messages appended after the current turn \(prompts: "from window A"\)/);
+    assert.match(
+      merged.stdout,
+      /Merged 1 branch into .*: 4 messages appended after the current turn \(prompts: "from window A"\)/,
+    );
     assert.doesNotMatch((await engram(['inspect', '--root', dataDir])).stdout, /the conversation branches/);
     assert.match((await engram(['merge-branches', file])).stdout, /does not branch: nothing to merge/);
 

@@ -30,7 +30,10 @@ before(() => {
 type Run = CliRun;
 
 function engram(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return runEngram(args, { home: root, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir, ...env } });
+  return runEngram(args, {
+    home: root,
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir, ...env },
+  });
 }
 
 describe('engram -p', () => {
@@ -49,14 +52,29 @@ describe('engram -p', () => {
     assert.equal(out.result, 'The word is pineapple.');
     assert.equal(out.turns, 2);
     const usage = out.usage as Record<string, number>;
-    assert.deepEqual(Object.keys(usage), ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens']);
+    assert.deepEqual(Object.keys(usage), [
+      'input_tokens',
+      'output_tokens',
+      'cache_creation_input_tokens',
+      'cache_read_input_tokens',
+    ]);
     assert.ok(usage.output_tokens > 0);
     sessionId = String(out.sessionId);
     transcript = String(out.transcript);
     assert.equal(transcript, sessionTranscriptPath(dataDir, workspace, sessionId));
     assert.ok(fs.existsSync(transcript));
-    const history = fs.readFileSync(path.join(dataDir, 'history.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(history.at(-1), { display: 'What is the secret word?', pastedContents: {}, timestamp: history.at(-1)?.timestamp, project: workspace, sessionId });
+    const history = fs
+      .readFileSync(path.join(dataDir, 'history.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(history.at(-1), {
+      display: 'What is the secret word?',
+      pastedContents: {},
+      timestamp: history.at(-1)?.timestamp,
+      project: workspace,
+      sessionId,
+    });
   });
 
   it('--resume continues the same transcript, sends the earlier turns, and reads the cache they left', async () => {
@@ -65,7 +83,16 @@ describe('engram -p', () => {
     const lastUuid = (await readTranscript(transcript)).lines.filter((l) => 'uuid' in l).at(-1)?.uuid;
     server.enqueue({ content: [{ type: 'text', text: 'You asked about the secret word.' }] });
     const first = server.requests.length;
-    const run = await engram(['-p', 'What did I ask before?', '--cwd', workspace, '--resume', sessionId, '--output-format', 'json']);
+    const run = await engram([
+      '-p',
+      'What did I ask before?',
+      '--cwd',
+      workspace,
+      '--resume',
+      sessionId,
+      '--output-format',
+      'json',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     const out = JSON.parse(run.stdout) as { sessionId: string; transcript: string; usage: Record<string, number> };
     assert.equal(out.sessionId, sessionId);
@@ -73,19 +100,29 @@ describe('engram -p', () => {
 
     const sent = server.requests[first].body.messages;
     assert.equal(sent.length, 5, 'the first run (prompt, call, result, answer) and the new prompt');
-    assert.equal((sent[0].content as ContentBlock[])[0].type === 'text' && (sent[0].content as Array<{ text: string }>)[0].text, 'What is the secret word?');
+    assert.equal(
+      (sent[0].content as ContentBlock[])[0].type === 'text' && (sent[0].content as Array<{ text: string }>)[0].text,
+      'What is the secret word?',
+    );
     assert.ok(out.usage.cache_read_input_tokens > 0, 'the resumed prefix was byte-identical, so the cache was read');
 
     const after = (await readTranscript(transcript)).lines;
     assert.ok(after.length > linesBefore);
-    const prompt = after.find((l): l is UserLine => l.type === 'user' && (l as UserLine).message.content === 'What did I ask before?');
+    const prompt = after.find(
+      (l): l is UserLine => l.type === 'user' && (l as UserLine).message.content === 'What did I ask before?',
+    );
     assert.equal(prompt?.parentUuid, lastUuid, 'the chain continues from the last line');
   });
 
   it('prints the answer as text by default, and runs only read-only tools without --allowed-tools', async () => {
     const target = path.join(workspace, 'made-by-bash.txt');
     server.enqueue(
-      { content: [{ type: 'tool_use', id: 'toolu_w', name: 'Bash', input: { command: `touch ${target}` } }, { type: 'tool_use', id: 'toolu_r', name: 'Bash', input: { command: 'ls' } }] },
+      {
+        content: [
+          { type: 'tool_use', id: 'toolu_w', name: 'Bash', input: { command: `touch ${target}` } },
+          { type: 'tool_use', id: 'toolu_r', name: 'Bash', input: { command: 'ls' } },
+        ],
+      },
       { content: [{ type: 'text', text: 'Could not create it.' }] },
     );
     const first = server.requests.length;
@@ -93,7 +130,11 @@ describe('engram -p', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'Could not create it.\n');
     assert.equal(fs.existsSync(target), false);
-    const results = server.requests[first + 1].body.messages.at(-1)?.content as Array<{ tool_use_id: string; content: string; is_error?: boolean }>;
+    const results = server.requests[first + 1].body.messages.at(-1)?.content as Array<{
+      tool_use_id: string;
+      content: string;
+      is_error?: boolean;
+    }>;
     assert.equal(results[0].is_error, true);
     assert.match(results[0].content, /headless/);
     assert.notEqual(results[1].is_error, true, 'ls is read-only');
@@ -103,24 +144,46 @@ describe('engram -p', () => {
   it('runs exactly the tools in --allowed-tools', async () => {
     const target = path.join(workspace, 'allowed.txt');
     server.enqueue(
-      { content: [{ type: 'tool_use', name: 'Bash', input: { command: `touch ${target}` } }, { type: 'tool_use', name: 'Grep', input: { pattern: 'pineapple' } }] },
+      {
+        content: [
+          { type: 'tool_use', name: 'Bash', input: { command: `touch ${target}` } },
+          { type: 'tool_use', name: 'Grep', input: { pattern: 'pineapple' } },
+        ],
+      },
       { content: [{ type: 'text', text: 'Made it.' }] },
     );
     const first = server.requests.length;
     const run = await engram(['-p', 'make a file', '--cwd', workspace, '--allowed-tools', 'Bash,Read']);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(fs.existsSync(target));
-    const results = server.requests[first + 1].body.messages.at(-1)?.content as Array<{ content: string; is_error?: boolean }>;
+    const results = server.requests[first + 1].body.messages.at(-1)?.content as Array<{
+      content: string;
+      is_error?: boolean;
+    }>;
     assert.equal(results[1].is_error, true);
     assert.match(results[1].content, /not allowed/);
   });
 
   it('ends cleanly on Ctrl-C: exit 130, and a transcript that resumes into a valid request', async () => {
-    server.enqueue({ content: [{ type: 'text', text: 'A slow answer that keeps on streaming for quite a while, piece by piece.' }], chunkDelayMs: 300 });
-    const first = server.requests.length;
-    const child = execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '-p', 'slow please', '--cwd', workspace, '--output-format', 'json'], {
-      env: { PATH: process.env.PATH ?? '', HOME: root, TMPDIR: root, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k', ENGRAM_DATA_DIR: dataDir },
+    server.enqueue({
+      content: [{ type: 'text', text: 'A slow answer that keeps on streaming for quite a while, piece by piece.' }],
+      chunkDelayMs: 300,
     });
+    const first = server.requests.length;
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', '-p', 'slow please', '--cwd', workspace, '--output-format', 'json'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: root,
+          TMPDIR: root,
+          ANTHROPIC_BASE_URL: server.url,
+          ANTHROPIC_API_KEY: 'k',
+          ENGRAM_DATA_DIR: dataDir,
+        },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout?.on('data', (d: Buffer) => void (stdout += d.toString()));
@@ -213,10 +276,14 @@ describe('usage errors (exit 2)', () => {
 
 describe('engram with its output piped into a reader that leaves early', () => {
   it('exits quietly instead of printing an EPIPE stack trace', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--help'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.destroy();
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     assert.doesNotMatch(stderr, /EPIPE|Unhandled/);
     assert.equal(code, 0);

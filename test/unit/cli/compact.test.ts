@@ -38,7 +38,13 @@ interface Run {
 async function inProcess(args: string[], env: Record<string, string> = {}): Promise<Run> {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, cwd: process.cwd(), signal: new AbortController().signal };
+  const io: CliIo = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    env,
+    cwd: process.cwd(),
+    signal: new AbortController().signal,
+  };
   const code = await runCli(args, io);
   return { code, stdout, stderr };
 }
@@ -59,7 +65,8 @@ interface Output {
 function parsed(run: Run): Output {
   assert.equal(run.code, 0, run.stdout + run.stderr);
   const out = JSON.parse(run.stdout) as Output;
-  for (const key of ['stage', 'tokensBefore', 'tokensAfter', 'modelCalls', 'keptFrom', 'messages']) assert.ok(key in out, key);
+  for (const key of ['stage', 'tokensBefore', 'tokensAfter', 'modelCalls', 'keptFrom', 'messages'])
+    assert.ok(key in out, key);
   assert.equal(requestProblem(out.messages), null);
   return out;
 }
@@ -70,7 +77,16 @@ describe('engram compact on Claude Code fixtures', () => {
     let ran = 0;
     for (const name of names) {
       for (const stage of ['micro', 'session-memory', 'auto', 'full']) {
-        const run = await inProcess(['compact', path.join(CC_FIXTURES, name), '--stage', stage, '--notes', NOTES, ...SMALL_KEEP, '--json']);
+        const run = await inProcess([
+          'compact',
+          path.join(CC_FIXTURES, name),
+          '--stage',
+          stage,
+          '--notes',
+          NOTES,
+          ...SMALL_KEEP,
+          '--json',
+        ]);
         if (run.code === 3) {
           assert.ok((JSON.parse(run.stdout) as { error: string }).error.length > 0);
           continue;
@@ -86,11 +102,27 @@ describe('engram compact on Claude Code fixtures', () => {
 
   it('session-memory compaction of the sm-compact fixture keeps its newest messages verbatim', async () => {
     const file = path.join(CC_FIXTURES, 'sm-compact.transcript.jsonl');
-    const out = parsed(await inProcess(['compact', file, '--stage', 'session-memory', '--notes', NOTES, '--window', '200000', ...SMALL_KEEP, '--json']));
+    const out = parsed(
+      await inProcess([
+        'compact',
+        file,
+        '--stage',
+        'session-memory',
+        '--notes',
+        NOTES,
+        '--window',
+        '200000',
+        ...SMALL_KEEP,
+        '--json',
+      ]),
+    );
     assert.equal(out.stage, 'session-memory');
     assert.equal(out.modelCalls, 0);
     const first = out.messages[0];
-    assert.match(typeof first.content === 'string' ? first.content : JSON.stringify(first.content), /<session-notes>[\s\S]*Fake notes written/);
+    assert.match(
+      typeof first.content === 'string' ? first.content : JSON.stringify(first.content),
+      /<session-notes>[\s\S]*Fake notes written/,
+    );
   });
 
   it('runs as a child process: micro and session-memory, and exit 3 when the notes are missing', async () => {
@@ -113,13 +145,36 @@ describe('engram compact on Claude Code fixtures', () => {
   it('full calls the model once (the test server, ANTHROPIC_BASE_URL) and keeps the latest prompt', async () => {
     const file = path.join(root, 'pending.jsonl');
     // The fixture's conversation plus a new prompt waiting for its answer.
-    const lines = fs.readFileSync(path.join(CC_FIXTURES, 'tool-multiturn-before-compact.jsonl'), 'utf8').trimEnd().split('\n');
-    const last = JSON.parse(lines.filter((l) => JSON.parse(l).uuid).at(-1) as string) as { uuid: string; sessionId: string };
-    lines.push(JSON.stringify({ type: 'user', uuid: 'pending-prompt', parentUuid: last.uuid, sessionId: last.sessionId, timestamp: new Date().toISOString(), isSidechain: false, message: { role: 'user', content: 'And now the tests, please.' } }));
+    const lines = fs
+      .readFileSync(path.join(CC_FIXTURES, 'tool-multiturn-before-compact.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n');
+    const last = JSON.parse(lines.filter((l) => JSON.parse(l).uuid).at(-1) as string) as {
+      uuid: string;
+      sessionId: string;
+    };
+    lines.push(
+      JSON.stringify({
+        type: 'user',
+        uuid: 'pending-prompt',
+        parentUuid: last.uuid,
+        sessionId: last.sessionId,
+        timestamp: new Date().toISOString(),
+        isSidechain: false,
+        message: { role: 'user', content: 'And now the tests, please.' },
+      }),
+    );
     fs.writeFileSync(file, `${lines.join('\n')}\n`);
-    server.enqueue({ content: [{ type: 'text', text: '<analysis>ok</analysis><summary>1. Request and intent: run tools.</summary>' }] });
+    server.enqueue({
+      content: [{ type: 'text', text: '<analysis>ok</analysis><summary>1. Request and intent: run tools.</summary>' }],
+    });
     const requests = server.requests.length;
-    const out = parsed(await child(['compact', file, '--stage', 'full', '--focus', 'the tools', '--json'], { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key' }));
+    const out = parsed(
+      await child(['compact', file, '--stage', 'full', '--focus', 'the tools', '--json'], {
+        ANTHROPIC_BASE_URL: server.url,
+        ANTHROPIC_API_KEY: 'test-key',
+      }),
+    );
     assert.equal(out.stage, 'full');
     assert.equal(out.modelCalls, 1);
     assert.equal(server.requests.length, requests + 1);
@@ -127,7 +182,10 @@ describe('engram compact on Claude Code fixtures', () => {
     assert.equal(sent.status, 200, 'the server accepted the summary request');
     assert.ok(JSON.stringify(sent.body.messages.at(-1)).includes(SUMMARY_REQUEST_MARKER));
     assert.equal(out.messages.length, 1);
-    assert.match(JSON.stringify(out.messages[0].content), /Request and intent: run tools[\s\S]*And now the tests, please/);
+    assert.match(
+      JSON.stringify(out.messages[0].content),
+      /Request and intent: run tools[\s\S]*And now the tests, please/,
+    );
   });
 
   it('full without an API key exits 3; a bad stage is a usage error', async () => {
@@ -146,29 +204,57 @@ async function writeToolSession(file: string, rounds: number, size: number): Pro
   await w.appendUserPrompt('produce output');
   const usage = { input_tokens: 100, output_tokens: 10 };
   for (let i = 0; i < rounds; i++) {
-    await w.appendAssistantBlock({ id: `msg_${i}`, model: 'claude-test', stopReason: 'tool_use', usage }, { type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `seq ${i}` } });
+    await w.appendAssistantBlock(
+      { id: `msg_${i}`, model: 'claude-test', stopReason: 'tool_use', usage },
+      { type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: `seq ${i}` } },
+    );
     await w.appendToolResult({ type: 'tool_result', tool_use_id: `toolu_${i}`, content: `${i}`.repeat(size) });
   }
-  await w.appendAssistantBlock({ id: 'msg_end', model: 'claude-test', stopReason: 'end_turn', usage }, { type: 'text', text: 'done' });
+  await w.appendAssistantBlock(
+    { id: 'msg_end', model: 'claude-test', stopReason: 'end_turn', usage },
+    { type: 'text', text: 'done' },
+  );
   await w.flush();
   return file;
 }
 
 describe('engram gauge', () => {
-  it('reports the last response\'s usage plus an estimate of what follows, and each call\'s report next to the estimate', async () => {
-    for (const name of ['tool-multiturn-before-compact.jsonl', 'sm-compact.transcript.jsonl', 'auto-compact-window60000.transcript.jsonl']) {
+  it("reports the last response's usage plus an estimate of what follows, and each call's report next to the estimate", async () => {
+    for (const name of [
+      'tool-multiturn-before-compact.jsonl',
+      'sm-compact.transcript.jsonl',
+      'auto-compact-window60000.transcript.jsonl',
+    ]) {
       const file = path.join(CC_FIXTURES, name);
       const run = await inProcess(['gauge', file, '--window', '60000', '--json']);
       assert.equal(run.code, 0, run.stderr);
       const g = JSON.parse(run.stdout) as {
-        usedTokens: number; window: number; reservedForOutput: number; marks: number[]; percent: number; estimatedTokens: number;
-        breakdown: Array<{ category: string; tokens: number }>; turns: Array<{ uuid: string; reportedTokens: number; estimatedTokens: number }>;
+        usedTokens: number;
+        window: number;
+        reservedForOutput: number;
+        marks: number[];
+        percent: number;
+        estimatedTokens: number;
+        breakdown: Array<{ category: string; tokens: number }>;
+        turns: Array<{ uuid: string; reportedTokens: number; estimatedTokens: number }>;
       };
       assert.equal(g.window, 60_000);
       // The inspector's model: the default reserve and marks, and the categories in the gauge's order.
       assert.equal(g.reservedForOutput, 16_000);
       assert.deepEqual(g.marks, [60, 80, 100]);
-      assert.deepEqual(g.breakdown.map((c) => c.category), ['system', 'tools', 'instructions', 'memory index', 'recalled memories', 'session notes', 'messages', 'tool results']);
+      assert.deepEqual(
+        g.breakdown.map((c) => c.category),
+        [
+          'system',
+          'tools',
+          'instructions',
+          'memory index',
+          'recalled memories',
+          'session notes',
+          'messages',
+          'tool results',
+        ],
+      );
       assert.ok(g.estimatedTokens >= 0 && g.estimatedTokens <= g.usedTokens);
       assert.ok(g.turns.length > 0);
       const lines = (await readTranscript(file)).lines;
@@ -179,10 +265,17 @@ describe('engram gauge', () => {
       }
       const lastReport = g.turns[g.turns.length - 1].reportedTokens;
       assert.ok(g.usedTokens >= lastReport);
-      assert.equal(g.breakdown.reduce((n, c) => n + c.tokens, 0), g.usedTokens);
+      assert.equal(
+        g.breakdown.reduce((n, c) => n + c.tokens, 0),
+        g.usedTokens,
+      );
       assert.equal(g.percent, Math.round((g.usedTokens / 60_000) * 10_000) / 100);
       // Later calls are estimated from the previous report: close to what the API then said.
-      for (const t of g.turns.slice(1)) assert.ok(Math.abs(t.estimatedTokens - t.reportedTokens) / t.reportedTokens < 0.2, `${t.estimatedTokens} vs ${t.reportedTokens}`);
+      for (const t of g.turns.slice(1))
+        assert.ok(
+          Math.abs(t.estimatedTokens - t.reportedTokens) / t.reportedTokens < 0.2,
+          `${t.estimatedTokens} vs ${t.reportedTokens}`,
+        );
     }
   });
 

@@ -24,16 +24,28 @@ before(() => {
 });
 
 function engram(args: string[]): Promise<CliRun> {
-  return runEngram(args, { home: root, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir } });
+  return runEngram(args, {
+    home: root,
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir },
+  });
 }
 
-const textOf = (m: ApiMessage) => (typeof m.content === 'string' ? m.content : m.content.map((b) => ('text' in b ? b.text : '')).join(''));
-const SUMMARY = '<analysis>a</analysis><summary>1. Request and intent: the user asked about AARDVARK-SUMMARY topics.</summary>';
+const textOf = (m: ApiMessage) =>
+  typeof m.content === 'string' ? m.content : m.content.map((b) => ('text' in b ? b.text : '')).join('');
+const SUMMARY =
+  '<analysis>a</analysis><summary>1. Request and intent: the user asked about AARDVARK-SUMMARY topics.</summary>';
 
 describe('engram compact --write', () => {
   it('appends the compaction, and a resume sends the compacted conversation', async () => {
     server.enqueue({ content: [{ type: 'text', text: 'First answer. '.repeat(200) }] });
-    const first = await engram(['-p', `First question ${'x'.repeat(2_000)}`, '--cwd', workspace, '--output-format', 'json']);
+    const first = await engram([
+      '-p',
+      `First question ${'x'.repeat(2_000)}`,
+      '--cwd',
+      workspace,
+      '--output-format',
+      'json',
+    ]);
     assert.equal(first.code, 0, first.stderr);
     const { sessionId, transcript } = JSON.parse(first.stdout) as { sessionId: string; transcript: string };
     server.enqueue({ content: [{ type: 'text', text: 'Second answer.' }] });
@@ -41,14 +53,38 @@ describe('engram compact --write', () => {
     const linesBefore = (await readTranscript(transcript)).lines.length;
 
     server.enqueue({ content: [{ type: 'text', text: SUMMARY }] });
-    const compact = await engram(['compact', transcript, '--stage', 'full', '--write', '--json', '--keep-min-tokens', '1', '--keep-max-tokens', '20', '--keep-min-text', '1']);
+    const compact = await engram([
+      'compact',
+      transcript,
+      '--stage',
+      'full',
+      '--write',
+      '--json',
+      '--keep-min-tokens',
+      '1',
+      '--keep-max-tokens',
+      '20',
+      '--keep-min-text',
+      '1',
+    ]);
     assert.equal(compact.code, 0, compact.stderr);
-    const out = JSON.parse(compact.stdout) as { written?: string[]; messages: ApiMessage[]; tokensAfter: number; tokensBefore: number };
+    const out = JSON.parse(compact.stdout) as {
+      written?: string[];
+      messages: ApiMessage[];
+      tokensAfter: number;
+      tokensBefore: number;
+    };
     assert.equal(out.written?.length, 1);
-    assert.ok(out.tokensAfter > 0 && out.tokensAfter < out.tokensBefore, `tokens ${out.tokensBefore} -> ${out.tokensAfter}`);
+    assert.ok(
+      out.tokensAfter > 0 && out.tokensAfter < out.tokensBefore,
+      `tokens ${out.tokensBefore} -> ${out.tokensAfter}`,
+    );
     const lines = (await readTranscript(transcript)).lines;
     assert.ok(lines.length > linesBefore);
-    assert.ok(lines.slice(linesBefore).some((l) => l.type === 'system' && l.subtype === 'compact_boundary'), 'a compact boundary was appended');
+    assert.ok(
+      lines.slice(linesBefore).some((l) => l.type === 'system' && l.subtype === 'compact_boundary'),
+      'a compact boundary was appended',
+    );
 
     server.enqueue({ content: [{ type: 'text', text: 'Resumed.' }] });
     const at = server.requests.length;
@@ -58,6 +94,9 @@ describe('engram compact --write', () => {
     assert.ok(textOf(sent[0]).includes('AARDVARK-SUMMARY'), 'the request opens with the summary');
     assert.ok(!sent.some((m) => textOf(m).includes('First question')), 'the compacted-away prompt is not sent');
     assert.equal(textOf(sent[sent.length - 1]), 'Third question');
-    assert.deepEqual(sent.slice(0, out.messages.length - 0).map((m) => m.role), out.messages.map((m) => m.role));
+    assert.deepEqual(
+      sent.slice(0, out.messages.length - 0).map((m) => m.role),
+      out.messages.map((m) => m.role),
+    );
   });
 });

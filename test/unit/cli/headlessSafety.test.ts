@@ -32,14 +32,18 @@ before(() => {
 
 function engram(args: string[]): Promise<CliRun> {
   return runEngram([...args, '--cwd', workspace, '--output-format', 'json'], {
-    home: root, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY, ENGRAM_DATA_DIR: dataDir },
+    home: root,
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY, ENGRAM_DATA_DIR: dataDir },
   });
 }
 
 type ResultBlock = { content: string; is_error?: boolean };
 
 /** Runs one prompt whose model makes `calls` and then answers; returns the tool results it was sent. */
-async function runCalls(calls: Array<{ name: string; input: Record<string, unknown> }>, flags: string[]): Promise<{ results: ResultBlock[]; transcript: string }> {
+async function runCalls(
+  calls: Array<{ name: string; input: Record<string, unknown> }>,
+  flags: string[],
+): Promise<{ results: ResultBlock[]; transcript: string }> {
   server.enqueue(
     { content: calls.map((c) => ({ type: 'tool_use', name: c.name, input: c.input })) },
     { content: [{ type: 'text', text: 'Done.' }] },
@@ -53,8 +57,13 @@ async function runCalls(calls: Array<{ name: string; input: Record<string, unkno
 }
 
 describe('the API key stays out of tool results (issue #13, 4)', () => {
-  it("default mode: grep over every process's environ is refused and prints no key", { skip: process.platform !== 'linux' ? 'needs /proc' : false }, async () => {
-    const { results, transcript } = await runCalls([{ name: 'Bash', input: { command: 'grep -a sk-ant /proc/*/environ' } }], []);
+  it("default mode: grep over every process's environ is refused and prints no key", {
+    skip: process.platform !== 'linux' ? 'needs /proc' : false,
+  }, async () => {
+    const { results, transcript } = await runCalls(
+      [{ name: 'Bash', input: { command: 'grep -a sk-ant /proc/*/environ' } }],
+      [],
+    );
     assert.equal(results[0].is_error, true, results[0].content);
     assert.equal(results[0].content.includes(KEY), false, 'the key is not in the tool result');
     assert.equal(transcript.includes(KEY), false, 'the key is not in the transcript');
@@ -67,27 +76,41 @@ describe('the API key stays out of tool results (issue #13, 4)', () => {
     assert.match(results[0].content, /PORT=8080/, 'the rest of the file is still there');
     assert.match(results[0].content, /REDACTED/);
     assert.equal(transcript.includes(KEY), false, 'the key is not in the transcript');
-    for (const r of server.requests) assert.equal(JSON.stringify(r.body).includes(KEY), false, 'no request carried the key');
+    for (const r of server.requests)
+      assert.equal(JSON.stringify(r.body).includes(KEY), false, 'no request carried the key');
   });
 });
 
 describe('headless writes follow the flags (issue #13, 5)', () => {
-  const write = (file: string, content = 'x\n'): { name: string; input: Record<string, unknown> } => ({ name: 'Write', input: { file_path: file, content } });
+  const write = (file: string, content = 'x\n'): { name: string; input: Record<string, unknown> } => ({
+    name: 'Write',
+    input: { file_path: file, content },
+  });
 
   it('--allowed-tools Read: a Write into the memory folder does not run', async () => {
-    const { results } = await runCalls([write(path.join(memoryDir, 'user_role.md'), '---\nname: role\ndescription: d\ntype: user\n---\nx\n')], ['--allowed-tools', 'Read']);
+    const { results } = await runCalls(
+      [write(path.join(memoryDir, 'user_role.md'), '---\nname: role\ndescription: d\ntype: user\n---\nx\n')],
+      ['--allowed-tools', 'Read'],
+    );
     assert.equal(results[0].is_error, true);
     assert.equal(fs.existsSync(path.join(memoryDir, 'user_role.md')), false);
   });
 
   it('without --allowed-tools: only a private memory file may be written (so "remember ..." works), nothing else', async () => {
-    const { results } = await runCalls([
-      write(path.join(memoryDir, 'user_quiet.md'), '---\nname: quiet\ndescription: d\ntype: user\n---\nx\n'),
-      write('inside.txt'),
-      write(path.join(memoryDir, 'team', 'project_x.md')),
-      write(path.join(memoryDir, 'run.sh')),
-    ], []);
-    assert.deepEqual(results.map((r) => r.is_error === true), [false, true, true, true], results.map((r) => r.content).join('\n'));
+    const { results } = await runCalls(
+      [
+        write(path.join(memoryDir, 'user_quiet.md'), '---\nname: quiet\ndescription: d\ntype: user\n---\nx\n'),
+        write('inside.txt'),
+        write(path.join(memoryDir, 'team', 'project_x.md')),
+        write(path.join(memoryDir, 'run.sh')),
+      ],
+      [],
+    );
+    assert.deepEqual(
+      results.map((r) => r.is_error === true),
+      [false, true, true, true],
+      results.map((r) => r.content).join('\n'),
+    );
     assert.ok(fs.existsSync(path.join(memoryDir, 'user_quiet.md')));
     assert.equal(fs.existsSync(path.join(workspace, 'inside.txt')), false);
     assert.equal(fs.existsSync(path.join(memoryDir, 'team', 'project_x.md')), false);
@@ -95,7 +118,10 @@ describe('headless writes follow the flags (issue #13, 5)', () => {
 
   it('--allowed-tools Write: writes stay in the workspace unless --add-dir names another folder', async () => {
     const outsideAbs = path.join(root, 'abs-escape.txt');
-    const { results } = await runCalls([write('inside.txt'), write('../escape.txt'), write(outsideAbs), write(path.join(root, 'extra1', 'a.txt'))], ['--allowed-tools', 'Write']);
+    const { results } = await runCalls(
+      [write('inside.txt'), write('../escape.txt'), write(outsideAbs), write(path.join(root, 'extra1', 'a.txt'))],
+      ['--allowed-tools', 'Write'],
+    );
     assert.notEqual(results[0].is_error, true, results[0].content);
     assert.ok(fs.existsSync(path.join(workspace, 'inside.txt')));
     for (const r of results.slice(1)) {
@@ -110,10 +136,26 @@ describe('headless writes follow the flags (issue #13, 5)', () => {
   it('--add-dir (repeated or a comma list) opens those folders, and Write in the list opens the memory folder', async () => {
     const memoryFile = path.join(memoryDir, 'user_lang.md');
     const { results } = await runCalls(
-      [write(path.join(root, 'extra1', 'a.txt')), write(path.join(root, 'extra2', 'b.txt')), write('../escape2.txt'), write(memoryFile, '---\nname: lang\ndescription: d\ntype: user\n---\nx\n')],
-      ['--allowed-tools', 'Write,Edit', '--add-dir', path.join(root, 'extra1'), '--add-dir', `${path.join(root, 'extra2')},${path.join(root, 'extra1')}`],
+      [
+        write(path.join(root, 'extra1', 'a.txt')),
+        write(path.join(root, 'extra2', 'b.txt')),
+        write('../escape2.txt'),
+        write(memoryFile, '---\nname: lang\ndescription: d\ntype: user\n---\nx\n'),
+      ],
+      [
+        '--allowed-tools',
+        'Write,Edit',
+        '--add-dir',
+        path.join(root, 'extra1'),
+        '--add-dir',
+        `${path.join(root, 'extra2')},${path.join(root, 'extra1')}`,
+      ],
     );
-    assert.deepEqual(results.map((r) => r.is_error === true), [false, false, true, false], results.map((r) => r.content).join('\n'));
+    assert.deepEqual(
+      results.map((r) => r.is_error === true),
+      [false, false, true, false],
+      results.map((r) => r.content).join('\n'),
+    );
     assert.ok(fs.existsSync(path.join(root, 'extra1', 'a.txt')));
     assert.ok(fs.existsSync(path.join(root, 'extra2', 'b.txt')));
     assert.equal(fs.existsSync(path.join(root, 'escape2.txt')), false);

@@ -25,7 +25,11 @@ function where(): { cwd: string; dataDir: string } {
   return { cwd, dataDir: path.join(root, 'data') };
 }
 
-function engram(args: string[], at: { cwd: string; dataDir: string }, env: Record<string, string> = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key' }): Promise<CliRun> {
+function engram(
+  args: string[],
+  at: { cwd: string; dataDir: string },
+  env: Record<string, string> = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key' },
+): Promise<CliRun> {
   return runEngramInProcess(args, { cwd: at.cwd, env: { ENGRAM_DATA_DIR: at.dataDir, ...env } });
 }
 
@@ -39,7 +43,7 @@ function closedPort(): Promise<number> {
   });
 }
 
-describe('the command line\'s next step', () => {
+describe("the command line's next step", () => {
   it('-p in text mode says the session id and how to continue it (stderr: stdout is the answer alone)', async () => {
     const at = where();
     server.enqueue({ content: [{ type: 'text', text: 'Noted.' }] });
@@ -64,7 +68,10 @@ describe('the command line\'s next step', () => {
     assert.equal(run.code, 1);
     assert.match(run.stderr, /no API key\. Set ANTHROPIC_API_KEY/);
     assert.match(run.stderr, /offline demo model: `node \S*testServer\.js` prints the URL it serves/);
-    assert.match(run.stderr, /ANTHROPIC_BASE_URL=<that URL> ANTHROPIC_API_KEY=any engram -p "remember that I prefer tabs over spaces"/);
+    assert.match(
+      run.stderr,
+      /ANTHROPIC_BASE_URL=<that URL> ANTHROPIC_API_KEY=any engram -p "remember that I prefer tabs over spaces"/,
+    );
   });
 
   it('a connection error names the URL it tried and why', async () => {
@@ -72,9 +79,17 @@ describe('the command line\'s next step', () => {
     const port = await closedPort();
     const settings = path.join(at.cwd, 'settings.json');
     fs.writeFileSync(settings, JSON.stringify({ 'network.maxRetries': 0 }));
-    const run = await engram(['-p', 'hello', '--settings', settings], at, { ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, ANTHROPIC_API_KEY: 'k' });
+    const run = await engram(['-p', 'hello', '--settings', settings], at, {
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+      ANTHROPIC_API_KEY: 'k',
+    });
     assert.equal(run.code, 1);
-    assert.match(run.stderr, new RegExp(`Could not reach http://127\\.0\\.0\\.1:${port}/v1/messages \\(connection refused: nothing listens there, ECONNREFUSED\\)`));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `Could not reach http://127\\.0\\.0\\.1:${port}/v1/messages \\(connection refused: nothing listens there, ECONNREFUSED\\)`,
+      ),
+    );
   });
 
   it('inspect counts in words that agree with the number ("1 entry") and groups digits', async () => {
@@ -94,13 +109,25 @@ describe('the command line\'s next step', () => {
     const at = where();
     const run = await engram(['gauge', path.join(CC_FIXTURES, 'sm-compact.transcript.jsonl')], at);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^54,731 of 200,000 tokens \(27\.37%\), [\d,]+ of them estimated \(after the last usage report\); 21 messages, 10 model calls\n/);
+    assert.match(
+      run.stdout,
+      /^54,731 of 200,000 tokens \(27\.37%\), [\d,]+ of them estimated \(after the last usage report\); 21 messages, 10 model calls\n/,
+    );
     assert.match(run.stdout, /16,000 reserved for output/);
     assert.match(run.stdout, /\n {2}system +33,837\n/);
-    assert.match(run.stdout, /Per model call, the input tokens the API reported, and what the engine would have estimated then\n\(the report before plus its own count of the messages since; the first call has no report before it\):\n/);
-    const calls = run.stdout.split('\n').filter((l) => /reported/.test(l) && /estimated/.test(l) && !l.startsWith('Per'));
+    assert.match(
+      run.stdout,
+      /Per model call, the input tokens the API reported, and what the engine would have estimated then\n\(the report before plus its own count of the messages since; the first call has no report before it\):\n/,
+    );
+    const calls = run.stdout
+      .split('\n')
+      .filter((l) => /reported/.test(l) && /estimated/.test(l) && !l.startsWith('Per'));
     assert.equal(calls.length, 10);
-    assert.match(calls[0], /reported +[\d,]+ +estimated +[\d,]+ +\(messages only: the system prompt and tools are not in the transcript\)$/);
-    for (const line of calls.slice(1)) assert.match(line, /reported +\d{1,3}(,\d{3})* +estimated +\d{1,3}(,\d{3})* +[+-]\d+\.\d %$/);
+    assert.match(
+      calls[0],
+      /reported +[\d,]+ +estimated +[\d,]+ +\(messages only: the system prompt and tools are not in the transcript\)$/,
+    );
+    for (const line of calls.slice(1))
+      assert.match(line, /reported +\d{1,3}(,\d{3})* +estimated +\d{1,3}(,\d{3})* +[+-]\d+\.\d %$/);
   });
 });

@@ -25,7 +25,10 @@ before(async () => {
   token = await team.addToken(REPO);
   const other = tempDir('engram-other-');
   fs.writeFileSync(path.join(other, 'MEMORY.md'), '- [Deploy steps](deploy.md) — make deploy from main\n');
-  fs.writeFileSync(path.join(other, 'deploy.md'), '---\nname: Deploy steps\ndescription: how widgets is deployed\ntype: project\n---\n\nRun make deploy from main.\n');
+  fs.writeFileSync(
+    path.join(other, 'deploy.md'),
+    '---\nname: Deploy steps\ndescription: how widgets is deployed\ntype: project\n---\n\nRun make deploy from main.\n',
+  );
   const seeded = await syncTeamMemory({ teamDir: other, repo: REPO, serverUrl: team.url, token });
   assert.equal(seeded.ok, true, seeded.error);
 });
@@ -40,14 +43,35 @@ describe('engram -p with team memory', () => {
     const teamDir = teamMemoryDir(await autoMemoryDir(dataDir, cwd));
     const conventions = path.join(teamDir, 'conventions.md');
     model.enqueue(
-      { content: [{ type: 'tool_use', name: 'Write', input: { file_path: conventions, content: '---\nname: Conventions\ndescription: code conventions of widgets\ntype: project\n---\n\nErrors are values.\n' } }] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: {
+              file_path: conventions,
+              content:
+                '---\nname: Conventions\ndescription: code conventions of widgets\ntype: project\n---\n\nErrors are values.\n',
+            },
+          },
+        ],
+      },
       { content: [{ type: 'text', text: 'Saved for the team.' }] },
     );
     const first = model.requests.length;
-    const run = await runEngram(['-p', 'Remember for the team: errors are values.', '--cwd', cwd, '--allowed-tools', 'Write'], {
-      home: tempDir('engram-home-'),
-      env: { ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'k', ENGRAM_DATA_DIR: dataDir, ENGRAM_TEAM_SERVER: team.url, ENGRAM_TEAM_TOKEN: token },
-    });
+    const run = await runEngram(
+      ['-p', 'Remember for the team: errors are values.', '--cwd', cwd, '--allowed-tools', 'Write'],
+      {
+        home: tempDir('engram-home-'),
+        env: {
+          ANTHROPIC_BASE_URL: model.url,
+          ANTHROPIC_API_KEY: 'k',
+          ENGRAM_DATA_DIR: dataDir,
+          ENGRAM_TEAM_SERVER: team.url,
+          ENGRAM_TEAM_TOKEN: token,
+        },
+      },
+    );
     assert.equal(run.code, 0, run.stderr);
     const system = JSON.stringify(model.requests[first].body.system);
     assert.match(system, /make deploy from main/, 'the pulled team index is in the first prompt');

@@ -26,7 +26,10 @@ function fresh(): void {
 }
 
 function engram(args: string[]): Promise<CliRun> {
-  return runEngramInProcess(args, { cwd: workspace, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir } });
+  return runEngramInProcess(args, {
+    cwd: workspace,
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir },
+  });
 }
 
 /** A temp file as writeFileAtomic names it, `hours` old. */
@@ -47,7 +50,11 @@ describe('rough edges (issue #20, 4)', () => {
     const { sessionId } = JSON.parse(first.stdout) as { sessionId: string };
     const memory = await autoMemoryDir(dataDir, workspace);
     const notes = path.join(projectDir(dataDir, workspace), sessionId, 'session-memory');
-    const old = [tempFile(memory, 'MEMORY.md', 2), tempFile(path.join(memory, 'team'), 'x.md', 30), tempFile(notes, 'summary.md', 2)];
+    const old = [
+      tempFile(memory, 'MEMORY.md', 2),
+      tempFile(path.join(memory, 'team'), 'x.md', 30),
+      tempFile(notes, 'summary.md', 2),
+    ];
     const recent = tempFile(memory, 'notes.md', 0);
 
     server.enqueue({ content: [{ type: 'text', text: 'two' }] });
@@ -64,9 +71,20 @@ describe('rough edges (issue #20, 4)', () => {
     // A full disk: the transcript opens, and nothing can be appended to it.
     mock.method(fs.promises, 'open', async (...args: Parameters<typeof fs.promises.open>) => {
       const handle = await realOpen.apply(fs.promises, args);
-      if (!String(args[0]).endsWith('.jsonl') || !String(args[0]).startsWith(dataDir) || !String(args[1]).startsWith('a')) return handle;
-      const full = (): Promise<never> => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
-      return new Proxy(handle, { get: (h, key) => (key === 'appendFile' ? full : (Reflect.get(h, key) as unknown as (...a: unknown[]) => unknown)?.bind?.(h) ?? Reflect.get(h, key)) });
+      if (
+        !String(args[0]).endsWith('.jsonl') ||
+        !String(args[0]).startsWith(dataDir) ||
+        !String(args[1]).startsWith('a')
+      )
+        return handle;
+      const full = (): Promise<never> =>
+        Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+      return new Proxy(handle, {
+        get: (h, key) =>
+          key === 'appendFile'
+            ? full
+            : ((Reflect.get(h, key) as unknown as (...a: unknown[]) => unknown)?.bind?.(h) ?? Reflect.get(h, key)),
+      });
     });
     let run;
     try {
@@ -79,7 +97,11 @@ describe('rough edges (issue #20, 4)', () => {
     const out = JSON.parse(run.stdout) as { sessionId: unknown; transcript: unknown };
     assert.deepEqual([out.sessionId, out.transcript], [null, null]);
     const dir = projectDir(dataDir, workspace);
-    assert.deepEqual(fs.readdirSync(dir).filter((n) => n.endsWith('.jsonl')), [], 'no empty transcript is left');
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((n) => n.endsWith('.jsonl')),
+      [],
+      'no empty transcript is left',
+    );
     assert.equal(server.requests.length, sent, 'no model call after a prompt that could not be recorded');
   });
 
@@ -88,7 +110,10 @@ describe('rough edges (issue #20, 4)', () => {
     const file = sessionTranscriptPath(dataDir, workspace, 'killed');
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, '');
-    assert.match((await engram(['inspect', '--root', dataDir])).stdout, /killed: empty \(a run that stopped before writing anything; nothing to resume\)/);
+    assert.match(
+      (await engram(['inspect', '--root', dataDir])).stdout,
+      /killed: empty \(a run that stopped before writing anything; nothing to resume\)/,
+    );
     assert.deepEqual(await listSessions(path.dirname(file)), []);
   });
 
@@ -98,8 +123,14 @@ describe('rough edges (issue #20, 4)', () => {
     const cases: Array<[string[], RegExp]> = [
       [['--max-tokens', '999999'], /--max-tokens: 999999 is above the maximum 128000/],
       [['--context-window', '1e12'], /--context-window: 1000000000000 is above the maximum 1000000/],
-      [['--model', 'claude-opus-4-1', '--max-tokens', '50000'], /--max-tokens: 50000 is more than claude-opus-4-1 can write in one answer \(32000\)/],
-      [['--model', 'claude-3-5-haiku-latest', '--context-window', '500000'], /--context-window: 500000 is more than claude-3-5-haiku-latest has \(200000 tokens\)/],
+      [
+        ['--model', 'claude-opus-4-1', '--max-tokens', '50000'],
+        /--max-tokens: 50000 is more than claude-opus-4-1 can write in one answer \(32000\)/,
+      ],
+      [
+        ['--model', 'claude-3-5-haiku-latest', '--context-window', '500000'],
+        /--context-window: 500000 is more than claude-3-5-haiku-latest has \(200000 tokens\)/,
+      ],
     ];
     for (const [flags, said] of cases) {
       const run = await engram(['-p', 'hi', ...flags]);
@@ -114,7 +145,10 @@ describe('rough edges (issue #20, 4)', () => {
     fs.writeFileSync(dataDir, 'not a folder');
     const run = await engram(['-p', 'hi']);
     assert.equal(run.code, 1);
-    assert.equal(run.stderr, `engram: Engram's data folder ${dataDir} is a file, not a folder. Move the file away, or set engram.dataDir (--data-dir, ENGRAM_DATA_DIR) to a folder.\n`);
+    assert.equal(
+      run.stderr,
+      `engram: Engram's data folder ${dataDir} is a file, not a folder. Move the file away, or set engram.dataDir (--data-dir, ENGRAM_DATA_DIR) to a folder.\n`,
+    );
   });
 
   it('says a transcript that is a folder is a folder, on --resume and in inspect', async () => {
@@ -123,7 +157,10 @@ describe('rough edges (issue #20, 4)', () => {
     fs.mkdirSync(file, { recursive: true });
     const run = await engram(['-p', 'hi', '--resume', 'odd']);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, new RegExp(`The transcript of session odd is not a file: ${file.replace(/[.\\]/g, '\\$&')} is a folder`));
+    assert.match(
+      run.stderr,
+      new RegExp(`The transcript of session odd is not a file: ${file.replace(/[.\\]/g, '\\$&')} is a folder`),
+    );
     const inspect = await engram(['inspect', '--root', dataDir]);
     assert.match(inspect.stdout, /Sessions: 1\n {4}odd: unreadable \(a folder, not a transcript file\)/);
   });

@@ -37,7 +37,10 @@ describe('engram -p against a silent server', () => {
     assert.equal(run.code, 1, run.stderr);
     const url = `${server.url}/v1/messages`;
     // The retry, in one line, without -v.
-    assert.match(run.stderr, new RegExp(`engram: No data from ${url} for 0\\.5 s: .*Retrying in \\d\\.\\d s \\(attempt 1/1\\)\\.\n`));
+    assert.match(
+      run.stderr,
+      new RegExp(`engram: No data from ${url} for 0\\.5 s: .*Retrying in \\d\\.\\d s \\(attempt 1/1\\)\\.\n`),
+    );
     // The end: what happened, where, and how often it was tried.
     assert.match(run.stderr, new RegExp(`engram: No data from ${url} for 0\\.5 s: .*Gave up after 2 attempts`));
     assert.equal(server.requests.filter((r) => r.path === '/v1/messages').length, 2);

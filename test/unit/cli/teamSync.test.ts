@@ -28,7 +28,9 @@ before(async () => {
 after(() => server?.stop());
 
 /** A clone of acme/widgets (its own folder and data dir), and its team folder. */
-async function clone(origin = `git@github.com:${REPO}.git`): Promise<{ cwd: string; dataDir: string; teamDir: string }> {
+async function clone(
+  origin = `git@github.com:${REPO}.git`,
+): Promise<{ cwd: string; dataDir: string; teamDir: string }> {
   const cwd = tempDir('engram-clone-');
   execFileSync('git', ['init', '-q', cwd]);
   execFileSync('git', ['-C', cwd, 'remote', 'add', 'origin', origin]);
@@ -49,7 +51,11 @@ function sync(c: { cwd: string; dataDir: string }, extra: string[] = [], env: Re
 }
 
 /** The same command in this process (the dispatcher maps errors to exit codes as main.ts does): fast for the many usage errors. */
-async function syncInProcess(c: { cwd: string; dataDir: string }, extra: string[] = [], env: Record<string, string> = {}): Promise<CliRun> {
+async function syncInProcess(
+  c: { cwd: string; dataDir: string },
+  extra: string[] = [],
+  env: Record<string, string> = {},
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(['team', 'sync', '--cwd', c.cwd, ...extra], {
@@ -87,9 +93,18 @@ describe('engram team sync', () => {
     const report = JSON.parse(run.stdout) as TeamSyncReport;
     assert.equal(report.ok, true);
     assert.equal(report.repo, REPO);
-    assert.deepEqual(report.pushed.map((p) => p.path), ['MEMORY.md', 'build.md']);
-    assert.deepEqual(report.blocked.map((b) => [b.path, b.kind, b.line]), [['aws.md', 'aws', line]]);
-    assert.deepEqual(report.skipped.map((s) => [s.path, s.reason]), [['huge.md', 'too_large']]);
+    assert.deepEqual(
+      report.pushed.map((p) => p.path),
+      ['MEMORY.md', 'build.md'],
+    );
+    assert.deepEqual(
+      report.blocked.map((b) => [b.path, b.kind, b.line]),
+      [['aws.md', 'aws', line]],
+    );
+    assert.deepEqual(
+      report.skipped.map((s) => [s.path, s.reason]),
+      [['huge.md', 'too_large']],
+    );
     assert.deepEqual(Object.keys(await server.readStoredEntries(REPO)).sort(), ['MEMORY.md', 'build.md']);
 
     // A second clone over https pulls them; the human summary says so.
@@ -99,7 +114,10 @@ describe('engram team sync', () => {
     assert.match(human.stdout, /^Team memory of acme\/widgets at http:\/\/127\.0\.0\.1:\d+ \(version 1\): synced$/m);
     assert.match(human.stdout, /pulled 2, pushed 0, skipped 0, blocked 0/);
     assert.match(human.stdout, /pulled {3}build\.md \(new\)/);
-    assert.equal(fs.readFileSync(path.join(b.teamDir, 'build.md'), 'utf8'), fs.readFileSync(path.join(a.teamDir, 'build.md'), 'utf8'));
+    assert.equal(
+      fs.readFileSync(path.join(b.teamDir, 'build.md'), 'utf8'),
+      fs.readFileSync(path.join(a.teamDir, 'build.md'), 'utf8'),
+    );
 
     // b edits build.md while a changes it too: b's summary says where its copy went.
     write(a.teamDir, 'build.md', 'npm run build -- --prod\n');
@@ -150,7 +168,13 @@ describe('engram team sync', () => {
     assert.equal(badRepo.code, 2);
     assert.match(badRepo.stderr, /--repo must be OWNER\/REPO/);
     let pushErr = '';
-    const unknown = await runCli(['team', 'push'], { stdout: () => undefined, stderr: (t) => void (pushErr += t), env: {}, cwd: home, signal: new AbortController().signal });
+    const unknown = await runCli(['team', 'push'], {
+      stdout: () => undefined,
+      stderr: (t) => void (pushErr += t),
+      env: {},
+      cwd: home,
+      signal: new AbortController().signal,
+    });
     assert.equal(unknown, 2);
     assert.match(pushErr, /Unknown team subcommand: push/);
   });

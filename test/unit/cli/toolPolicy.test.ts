@@ -48,7 +48,8 @@ describe('headlessToolGate write scope (issue #13)', () => {
     for (const d of [cwd, extra, memoryDir, path.join(root, 'elsewhere')]) fs.mkdirSync(d, { recursive: true });
     fs.symlinkSync(path.join(root, 'elsewhere'), path.join(cwd, 'link'));
     const gate = headlessToolGate(['Write', 'Edit'], { cwd, addDirs: [extra], memoryDir });
-    const verdict = async (tool: string, file: string): Promise<boolean> => (await gate(byName(tool), { file_path: file }, call)).allow;
+    const verdict = async (tool: string, file: string): Promise<boolean> =>
+      (await gate(byName(tool), { file_path: file }, call)).allow;
     assert.equal(await verdict('Write', 'a.txt'), true);
     assert.equal(await verdict('Edit', path.join(extra, 'b.txt')), true);
     assert.equal(await verdict('Write', path.join(memoryDir, 'user_x.md')), true);
@@ -57,7 +58,11 @@ describe('headlessToolGate write scope (issue #13)', () => {
     assert.equal(await verdict('Write', path.join(root, 'abs.txt')), false);
     assert.equal(await verdict('Write', 'link/through.txt'), false, 'a symlink out of the workspace');
     assert.equal(await verdict('Write', `${extra}/../escape.txt`), false);
-    assert.equal(await verdict('Write', path.join(memoryDir, 'script.sh')), false, 'only Markdown in the memory folder');
+    assert.equal(
+      await verdict('Write', path.join(memoryDir, 'script.sh')),
+      false,
+      'only Markdown in the memory folder',
+    );
     const denied = await gate(byName('Write'), { file_path: '/etc/x' }, call);
     assert.match(!denied.allow ? denied.reason : '', /--add-dir/);
   });

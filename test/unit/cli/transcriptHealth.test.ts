@@ -81,18 +81,29 @@ describe('a torn last line (issue #13, 1)', () => {
     const gauge = await engram(['gauge', file, '--json']);
     assert.equal(gauge.code, 0, gauge.stderr);
     const torn = (JSON.parse(gauge.stdout) as { problems: Problem[] }).problems;
-    assert.deepEqual(torn.map((p) => [p.file, p.line, p.action]), [[file, lines, 'skipped']]);
+    assert.deepEqual(
+      torn.map((p) => [p.file, p.line, p.action]),
+      [[file, lines, 'skipped']],
+    );
     assert.match(torn[0].reason, /torn|cut off|interrupted/i);
     const compact = await engram(['compact', file, '--stage', 'micro']);
     assert.match(compact.stderr, new RegExp(`${escape(file)}:${lines}: skipped: `));
 
-    server.enqueue({ content: [{ type: 'text', text: 'answer 4' }] }, { content: [{ type: 'text', text: 'answer 5' }] });
+    server.enqueue(
+      { content: [{ type: 'text', text: 'answer 4' }] },
+      { content: [{ type: 'text', text: 'answer 5' }] },
+    );
     assert.equal((await engram(['-p', 'prompt 4', '--resume', id])).code, 0);
     const fifth = await engram(['-p', 'prompt 5', '--resume', id]);
     assert.equal(fifth.code, 0, fifth.stderr);
     const sent = lastRequestTexts();
-    for (const t of ['prompt 1', 'answer 1', 'prompt 2', 'answer 2', 'prompt 3', 'prompt 4', 'answer 4', 'prompt 5']) assert.ok(sent.includes(t), `${t} was sent`);
-    assert.match(fifth.stderr, new RegExp(`${escape(file)}:${lines}: skipped: `), 'the fenced fragment is still reported');
+    for (const t of ['prompt 1', 'answer 1', 'prompt 2', 'answer 2', 'prompt 3', 'prompt 4', 'answer 4', 'prompt 5'])
+      assert.ok(sent.includes(t), `${t} was sent`);
+    assert.match(
+      fifth.stderr,
+      new RegExp(`${escape(file)}:${lines}: skipped: `),
+      'the fenced fragment is still reported',
+    );
   });
 });
 
@@ -116,7 +127,12 @@ const MALFORMED: Array<[string, string, RegExp, 'user' | 'assistant']> = [
   ['a text block whose text is a number', '{"type":"text","text":42}', /text/, 'assistant'],
   ['a tool_use without fields', '{"type":"tool_use"}', /tool_use/, 'assistant'],
   ['an image without a source', '{"type":"image"}', /source/, 'user'],
-  ['200,000 levels of nesting', `{"type":"tool_use","id":"toolu_deep","name":"Read","input":${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}}`, /nest|deep/i, 'assistant'],
+  [
+    '200,000 levels of nesting',
+    `{"type":"tool_use","id":"toolu_deep","name":"Read","input":${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}}`,
+    /nest|deep/i,
+    'assistant',
+  ],
 ];
 
 describe('malformed content blocks (issue #13, 2)', () => {
@@ -126,13 +142,17 @@ describe('malformed content blocks (issue #13, 2)', () => {
       const { id, file } = await session(2);
       const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
       const at = lines.findIndex((l) => l.includes(role === 'user' ? '"prompt 1"' : '"answer 1"'));
-      lines[at] = role === 'user'
-        ? lines[at].replace('"content":"prompt 1"', `"content":[${block},{"type":"text","text":"prompt 1"}]`)
-        : lines[at].replace('"content":[', `"content":[${block},`);
+      lines[at] =
+        role === 'user'
+          ? lines[at].replace('"content":"prompt 1"', `"content":[${block},{"type":"text","text":"prompt 1"}]`)
+          : lines[at].replace('"content":[', `"content":[${block},`);
       fs.writeFileSync(file, `${lines.join('\n')}\n`);
       const where = new RegExp(`${escape(file)}:${at + 1}: (repaired|skipped): `);
 
-      for (const command of [['gauge', file], ['compact', file, '--stage', 'auto']]) {
+      for (const command of [
+        ['gauge', file],
+        ['compact', file, '--stage', 'auto'],
+      ]) {
         const text = await engram(command);
         assert.equal(text.code, 0, `${command[0]}: ${text.stderr}`);
         assert.match(text.stderr, where, command[0]);
@@ -145,9 +165,14 @@ describe('malformed content blocks (issue #13, 2)', () => {
       }
 
       const inspectJson = await engram(['inspect', '--json']);
-      const sessions = (JSON.parse(inspectJson.stdout) as { projects: Array<{ sessions: Array<{ id: string; problems: Problem[] }> }> }).projects[0].sessions;
+      const sessions = (
+        JSON.parse(inspectJson.stdout) as { projects: Array<{ sessions: Array<{ id: string; problems: Problem[] }> }> }
+      ).projects[0].sessions;
       const inspected = sessions.find((s) => s.id === id);
-      assert.deepEqual(inspected?.problems.map((p) => [p.file, p.line]), [[file, at + 1]]);
+      assert.deepEqual(
+        inspected?.problems.map((p) => [p.file, p.line]),
+        [[file, at + 1]],
+      );
       assert.match((await engram(['inspect'])).stdout, where);
 
       server.enqueue({ content: [{ type: 'text', text: 'answer 3' }] });
@@ -158,7 +183,10 @@ describe('malformed content blocks (issue #13, 2)', () => {
       assert.equal(server.requests[sent].status, 200, 'the API would accept it');
       assert.ok(lastRequestTexts().includes(role === 'user' ? 'prompt 1' : 'answer 1'), 'the rest of the line is kept');
       const out = JSON.parse(resumed.stdout) as { problems?: Problem[] };
-      assert.deepEqual(out.problems?.map((p) => [p.file, p.line]), [[file, at + 1]]);
+      assert.deepEqual(
+        out.problems?.map((p) => [p.file, p.line]),
+        [[file, at + 1]],
+      );
       assert.match((await engram(['gauge', file])).stderr, reason);
     });
   }

@@ -14,10 +14,13 @@ import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 
 /** A prompt is answered with a Read of notes.txt, the result with a line naming the prompt. */
-function respond(body: MessagesRequestBody): { content: Array<{ type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> }> } {
+function respond(body: MessagesRequestBody): {
+  content: Array<{ type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> }>;
+} {
   const last = body.messages.at(-1) as ApiMessage;
   const blocks = typeof last.content === 'string' ? [] : (last.content as ContentBlock[]);
-  if (blocks.some((b) => b.type === 'tool_result')) return { content: [{ type: 'text', text: `done: ${promptOf(body.messages)}` }] };
+  if (blocks.some((b) => b.type === 'tool_result'))
+    return { content: [{ type: 'text', text: `done: ${promptOf(body.messages)}` }] };
   return { content: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(workspace, 'notes.txt') } }] };
 }
 
@@ -25,7 +28,10 @@ function respond(body: MessagesRequestBody): { content: Array<{ type: 'text'; te
 function promptOf(messages: readonly ApiMessage[]): string {
   for (const m of [...messages].reverse()) {
     if (m.role !== 'user') continue;
-    const text = typeof m.content === 'string' ? m.content : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+    const text =
+      typeof m.content === 'string'
+        ? m.content
+        : m.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
     if (text.startsWith('round ') || text === 'start') return text;
   }
   return '?';
@@ -60,16 +66,26 @@ describe('two engram -p --resume of one session at once', () => {
 
     const rounds = 10;
     for (let round = 1; round <= rounds; round++) {
-      const runs = await Promise.all(['a', 'b'].map((who) => engram(['-p', `round ${round}${who}`, '--resume', sessionId])));
+      const runs = await Promise.all(
+        ['a', 'b'].map((who) => engram(['-p', `round ${round}${who}`, '--resume', sessionId])),
+      );
       for (const run of runs) assert.equal(run.code, 0, run.stderr);
     }
 
     const read = await loadReplayedConversation(transcript);
     const messages = read.entries.map((e) => e.message);
-    const prompts = messages.filter((m) => m.role === 'user').map((m) => promptOf([m])).filter((p) => p !== '?');
-    const expected = ['start', ...Array.from({ length: rounds }, (_, i) => [`round ${i + 1}a`, `round ${i + 1}b`]).flat()];
+    const prompts = messages
+      .filter((m) => m.role === 'user')
+      .map((m) => promptOf([m]))
+      .filter((p) => p !== '?');
+    const expected = [
+      'start',
+      ...Array.from({ length: rounds }, (_, i) => [`round ${i + 1}a`, `round ${i + 1}b`]).flat(),
+    ];
     assert.deepEqual([...prompts].sort(), [...expected].sort(), 'every prompt is in the conversation read back');
-    const toolRuns = messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result')));
+    const toolRuns = messages.flatMap((m) =>
+      typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result'),
+    );
     assert.equal(toolRuns.length, 1 + 2 * rounds, 'every tool run is in the conversation read back');
     assert.equal(read.report.danglingToolUses.length, 0);
 
@@ -86,11 +102,19 @@ describe('two engram -p --resume of one session at once', () => {
     const { sessionId, transcript } = JSON.parse(first.stdout) as { sessionId: string; transcript: string };
     const lock = await acquireWriterLock(transcript, { waitMs: 1000 });
     const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key', ENGRAM_DATA_DIR: dataDir };
-    const waiting = runEngramInProcess(['-p', 'round 1a', '--resume', sessionId, '--cwd', workspace, '--no-memory'], { cwd: workspace, env });
+    const waiting = runEngramInProcess(['-p', 'round 1a', '--resume', sessionId, '--cwd', workspace, '--no-memory'], {
+      cwd: workspace,
+      env,
+    });
     setTimeout(() => void lock.release(), 500);
     const run = await waiting;
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stderr, new RegExp(`engram: Another Engram process \\(pid ${process.pid}, since [^)]+\\) is writing session ${sessionId}; waiting for it to finish \\(at most 10 min\\)\\.\n`));
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `engram: Another Engram process \\(pid ${process.pid}, since [^)]+\\) is writing session ${sessionId}; waiting for it to finish \\(at most 10 min\\)\\.\n`,
+      ),
+    );
     assert.match(run.stdout, /done: round 1a/);
   });
 });

@@ -3,16 +3,26 @@
 // calls, results out of call order, images, non-ASCII text around the cut points), the validator run
 // on a full request body, and a model client that answers from a script without a server.
 import fc from 'fast-check';
-import type { ApiMessage, AssistantBlock, ContentBlock, ToolResultBlock, UserBlock } from '../../../src/core/conversation/types';
+import type {
+  ApiMessage,
+  AssistantBlock,
+  ContentBlock,
+  ToolResultBlock,
+  UserBlock,
+} from '../../../src/core/conversation/types';
 import type { CompactionEntry, TokensOf } from '../../../src/core/compaction/types';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers } from '../../../src/core/llm/modelClient';
 import { validateMessagesRequest } from '../../../src/server/requestValidator';
 
 /** The validator's verdict on a whole request with these messages (a user probe follows a final answer). */
 export function requestProblem(messages: readonly ApiMessage[], opts: { contextWindow?: number } = {}): string | null {
-  const probe = messages[messages.length - 1]?.role === 'assistant' ? [...messages, { role: 'user' as const, content: 'next' }] : messages;
+  const probe =
+    messages[messages.length - 1]?.role === 'assistant'
+      ? [...messages, { role: 'user' as const, content: 'next' }]
+      : messages;
   const names = new Set<string>();
-  for (const m of probe) if (typeof m.content !== 'string') for (const b of m.content) if (b.type === 'tool_use') names.add(b.name);
+  for (const m of probe)
+    if (typeof m.content !== 'string') for (const b of m.content) if (b.type === 'tool_use') names.add(b.name);
   const body = {
     model: 'claude-test',
     max_tokens: 1024,
@@ -45,7 +55,9 @@ function blockChars(b: ContentBlock): number {
     case 'image':
       return 6400;
     case 'tool_result':
-      return typeof b.content === 'string' ? b.content.length : b.content.reduce((n, c) => n + (c.type === 'text' ? c.text.length : 6400), 0);
+      return typeof b.content === 'string'
+        ? b.content.length
+        : b.content.reduce((n, c) => n + (c.type === 'text' ? c.text.length : 6400), 0);
   }
 }
 
@@ -87,7 +99,14 @@ interface RoundSpec {
 
 const stepArb: fc.Arbitrary<StepSpec> = fc.record({
   calls: fc.integer({ min: 1, max: 3 }),
-  sizes: fc.array(fc.oneof(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1_900, max: 2_100 }), fc.integer({ min: 2_000, max: 9_000 })), { minLength: 3, maxLength: 3 }),
+  sizes: fc.array(
+    fc.oneof(
+      fc.integer({ min: 1, max: 300 }),
+      fc.integer({ min: 1_900, max: 2_100 }),
+      fc.integer({ min: 2_000, max: 9_000 }),
+    ),
+    { minLength: 3, maxLength: 3 },
+  ),
   textBetween: fc.boolean(),
   image: fc.boolean(),
   shuffle: fc.boolean(),
@@ -110,7 +129,11 @@ export interface Generated {
 }
 
 export const conversationArb: fc.Arbitrary<Generated> = fc
-  .record({ rounds: fc.array(roundArb, { minLength: 1, maxLength: 14 }), ending: fc.constantFrom('prompt', 'results', 'answer') as fc.Arbitrary<Generated['ending']>, seed: fc.nat() })
+  .record({
+    rounds: fc.array(roundArb, { minLength: 1, maxLength: 14 }),
+    ending: fc.constantFrom('prompt', 'results', 'answer') as fc.Arbitrary<Generated['ending']>,
+    seed: fc.nat(),
+  })
   .map(({ rounds, ending, seed }) => build(rounds, ending, seed));
 
 /** Deterministic builder (also used by benchmarks with fixed specs). */
@@ -120,12 +143,14 @@ export function build(rounds: RoundSpec[], ending: Generated['ending'], seed = 0
   let msg = 0;
   let line = 0;
   const uuid = (): string => `line-${line++}`;
-  const push = (message: ApiMessage, uuids: string[], messageIds: string[] = []): void => void entries.push({ message, uuids, messageIds });
+  const push = (message: ApiMessage, uuids: string[], messageIds: string[] = []): void =>
+    void entries.push({ message, uuids, messageIds });
   rounds.forEach((r, ri) => {
     const last = ri === rounds.length - 1;
     const prompt = filler(r.promptLength, seed + ri);
     push({ role: 'user', content: r.promptAsBlocks ? [{ type: 'text', text: prompt }] : prompt }, [uuid()]);
-    const steps = last && ending === 'prompt' ? [] : last && ending === 'results' && r.steps.length === 0 ? [stepOf(r)] : r.steps;
+    const steps =
+      last && ending === 'prompt' ? [] : last && ending === 'results' && r.steps.length === 0 ? [stepOf(r)] : r.steps;
     steps.forEach((s, si) => {
       const id = `msg_${msg++}`;
       const blocks: AssistantBlock[] = [];
@@ -139,32 +164,73 @@ export function build(rounds: RoundSpec[], ending: Generated['ending'], seed = 0
       }
       pushAssistant(blocks, id, r.split, uuid, push);
       const order = s.shuffle ? [...calls].reverse() : calls;
-      const results: UserBlock[] = order.map((toolId, k) => resultBlock(toolId, s.sizes[k % s.sizes.length], s.image && k === 0, seed + tool + k));
+      const results: UserBlock[] = order.map((toolId, k) =>
+        resultBlock(toolId, s.sizes[k % s.sizes.length], s.image && k === 0, seed + tool + k),
+      );
       if (s.extraText) results.push({ type: 'text', text: 'extra note after the results' });
-      push({ role: 'user', content: results }, order.map(() => uuid()));
+      push(
+        { role: 'user', content: results },
+        order.map(() => uuid()),
+      );
     });
     if (last && ending !== 'answer') return;
     if (r.answer || last) {
       const id = `msg_${msg++}`;
-      pushAssistant([...(r.thinking && steps.length === 0 ? [{ type: 'thinking' as const, thinking: 'answer thinking', signature: 'sig' }] : []), { type: 'text', text: `answer ${ri}` }], id, r.split, uuid, push);
+      pushAssistant(
+        [
+          ...(r.thinking && steps.length === 0
+            ? [{ type: 'thinking' as const, thinking: 'answer thinking', signature: 'sig' }]
+            : []),
+          { type: 'text', text: `answer ${ri}` },
+        ],
+        id,
+        r.split,
+        uuid,
+        push,
+      );
     }
   });
   return { entries, ending };
 }
 
 function stepOf(r: RoundSpec): StepSpec {
-  return { calls: 1 + (r.promptLength % 3), sizes: [r.promptLength * 10, 50, 2_500], textBetween: r.split, image: r.thinking, shuffle: r.split, extraText: false };
+  return {
+    calls: 1 + (r.promptLength % 3),
+    sizes: [r.promptLength * 10, 50, 2_500],
+    textBetween: r.split,
+    image: r.thinking,
+    shuffle: r.split,
+    extraText: false,
+  };
 }
 
 /** A response as one message, or split: thinking alone, then the rest (as a transcript has it). */
-function pushAssistant(blocks: AssistantBlock[], id: string, split: boolean, uuid: () => string, push: (m: ApiMessage, u: string[], ids?: string[]) => void): void {
+function pushAssistant(
+  blocks: AssistantBlock[],
+  id: string,
+  split: boolean,
+  uuid: () => string,
+  push: (m: ApiMessage, u: string[], ids?: string[]) => void,
+): void {
   if (split && blocks.length > 1) {
     const cut = blocks[0].type === 'thinking' ? 1 : Math.ceil(blocks.length / 2);
-    push({ role: 'assistant', content: blocks.slice(0, cut) }, blocks.slice(0, cut).map(() => uuid()), [id]);
-    push({ role: 'assistant', content: blocks.slice(cut) }, blocks.slice(cut).map(() => uuid()), [id]);
+    push(
+      { role: 'assistant', content: blocks.slice(0, cut) },
+      blocks.slice(0, cut).map(() => uuid()),
+      [id],
+    );
+    push(
+      { role: 'assistant', content: blocks.slice(cut) },
+      blocks.slice(cut).map(() => uuid()),
+      [id],
+    );
     return;
   }
-  push({ role: 'assistant', content: blocks }, blocks.map(() => uuid()), [id]);
+  push(
+    { role: 'assistant', content: blocks },
+    blocks.map(() => uuid()),
+    [id],
+  );
 }
 
 function resultBlock(toolId: string, size: number, image: boolean, seed: number): ToolResultBlock {
@@ -173,7 +239,10 @@ function resultBlock(toolId: string, size: number, image: boolean, seed: number)
   return {
     type: 'tool_result',
     tool_use_id: toolId,
-    content: [{ type: 'text', text }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.repeat(40) } }],
+    content: [
+      { type: 'text', text },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo'.repeat(40) } },
+    ],
   };
 }
 
@@ -183,7 +252,9 @@ export function hasLoneSurrogate(s: string): boolean {
 }
 
 export function toolResults(messages: readonly ApiMessage[]): ToolResultBlock[] {
-  return messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result')));
+  return messages.flatMap((m) =>
+    typeof m.content === 'string' ? [] : m.content.filter((b): b is ToolResultBlock => b.type === 'tool_result'),
+  );
 }
 
 /** A ModelClient that answers each request with the next scripted text (or error) and records requests. */
@@ -200,8 +271,15 @@ export class ScriptedClient implements ModelClient {
     if (answer instanceof Error) throw answer;
     handlers.onMessageStart?.(`msg_scripted_${this.n}`, { input_tokens: 0, output_tokens: 0 });
     handlers.onTextDelta?.(answer, 0);
-    return { id: `msg_scripted_${this.n}`, model: req.model, content: [{ type: 'text', text: answer }], stopReason: 'end_turn', usage: { input_tokens: 100, output_tokens: 50 } };
+    return {
+      id: `msg_scripted_${this.n}`,
+      model: req.model,
+      content: [{ type: 'text', text: answer }],
+      stopReason: 'end_turn',
+      usage: { input_tokens: 100, output_tokens: 50 },
+    };
   }
 }
 
-export const SUMMARY_ANSWER = '<analysis>went through it</analysis>\n<summary>\n1. Request and intent: test.\n9. Next step: none.\n</summary>';
+export const SUMMARY_ANSWER =
+  '<analysis>went through it</analysis>\n<summary>\n1. Request and intent: test.\n9. Next step: none.\n</summary>';

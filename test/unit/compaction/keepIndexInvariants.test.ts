@@ -7,10 +7,23 @@ import { safeCutPoints, dropOldestRounds } from '../../../src/core/compaction/ro
 import type { CompactionEntry } from '../../../src/core/compaction/types';
 import type { ApiMessage } from '../../../src/core/conversation/types';
 
-const e = (message: ApiMessage, messageIds: string[] = [], uuids: string[] = []): CompactionEntry => ({ message, uuids, messageIds });
+const e = (message: ApiMessage, messageIds: string[] = [], uuids: string[] = []): CompactionEntry => ({
+  message,
+  uuids,
+  messageIds,
+});
 const prompt = (text: string): CompactionEntry => e({ role: 'user', content: text }, [], [`u-${text}`]);
-const use = (id: string): { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } => ({ type: 'tool_use', id, name: 'Read', input: {} });
-const result = (id: string): { type: 'tool_result'; tool_use_id: string; content: string } => ({ type: 'tool_result', tool_use_id: id, content: `out ${id}` });
+const use = (id: string): { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> } => ({
+  type: 'tool_use',
+  id,
+  name: 'Read',
+  input: {},
+});
+const result = (id: string): { type: 'tool_result'; tool_use_id: string; content: string } => ({
+  type: 'tool_result',
+  tool_use_id: id,
+  content: `out ${id}`,
+});
 
 // 0 prompt | 1 assistant[thinking] (msg_a) | 2 assistant[text, use t1, use t2] (msg_a) | 3 user[r2, r1] |
 // 4 assistant[text] (msg_b) | 5 prompt | 6 assistant[use t3] (msg_c) | 7 user[r3] | 8 assistant[done] (msg_d)
@@ -48,8 +61,20 @@ describe('widenToKeepInvariants', () => {
   });
 
   it('works on plain API messages (tool pairing only)', () => {
-    assert.equal(widenToKeepInvariants(convo.map((x) => x.message), 2), 2);
-    assert.equal(widenToKeepInvariants(convo.map((x) => x.message), 3), 2);
+    assert.equal(
+      widenToKeepInvariants(
+        convo.map((x) => x.message),
+        2,
+      ),
+      2,
+    );
+    assert.equal(
+      widenToKeepInvariants(
+        convo.map((x) => x.message),
+        3,
+      ),
+      2,
+    );
   });
 });
 
@@ -59,15 +84,27 @@ describe('checkInvariants', () => {
     assert.match(checkInvariants(convo.slice(3)).join('\n'), /tool_result t2 without its tool_use/);
     const unanswered = [...convo.slice(0, 3), prompt('later')];
     assert.match(checkInvariants(unanswered).join('\n'), /tool_use t1, t2 without a tool_result/);
-    assert.match(checkInvariants([prompt('x'), e({ role: 'user', content: [{ type: 'text', text: '  ' }] })]).join('\n'), /blank text/);
+    assert.match(
+      checkInvariants([prompt('x'), e({ role: 'user', content: [{ type: 'text', text: '  ' }] })]).join('\n'),
+      /blank text/,
+    );
     assert.deepEqual(checkInvariants(convo.slice(0, 3)), [], 'a final assistant turn may wait for its results');
   });
 });
 
 describe('computeKeepIndex', () => {
   const tokens = [100, 10, 50, 400, 20, 100, 30, 200, 10];
-  const input = (firstUncovered: number, bounds: { minTokens: number; minTextMessages: number; maxTokens: number }, floor = 0) => ({
-    count: tokens.length, tokensAt: (i: number) => tokens[i], hasTextAt: (i: number) => hasText(convo[i].message), firstUncovered, floor, bounds,
+  const input = (
+    firstUncovered: number,
+    bounds: { minTokens: number; minTextMessages: number; maxTokens: number },
+    floor = 0,
+  ) => ({
+    count: tokens.length,
+    tokensAt: (i: number) => tokens[i],
+    hasTextAt: (i: number) => hasText(convo[i].message),
+    firstUncovered,
+    floor,
+    bounds,
   });
 
   it('keeps everything after the cursor, then extends back until both minimums are met', () => {

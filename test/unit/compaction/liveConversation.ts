@@ -17,7 +17,8 @@ import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers } from '.
 import type { Tool } from '../../../src/core/tools/tool';
 import { outputTool as makeOutputTool } from '../support/outputTool';
 
-export const NOTES = '# Session Title\n_A title_\nReplay test\n\n# Current State\n_Now?_\nProducing output of several sizes.';
+export const NOTES =
+  '# Session Title\n_A title_\nReplay test\n\n# Current State\n_Now?_\nProducing output of several sizes.';
 const SUMMARY = '<analysis>a</analysis><summary>1. Request and intent: produce output.\n9. Next step: none.</summary>';
 
 /** Prints `size` characters (mixed text, so cuts land on multi-unit characters too). */
@@ -50,17 +51,31 @@ export class LocalModel implements ModelClient {
     const size = JSON.stringify(req.messages).length;
     if (this.tooLong > 0) {
       this.tooLong--;
-      throw new PromptTooLongError(`prompt is too long: ${size} tokens > ${Math.floor(size / 8)} maximum`, size, Math.floor(size / 8));
+      throw new PromptTooLongError(
+        `prompt is too long: ${size} tokens > ${Math.floor(size / 8)} maximum`,
+        size,
+        Math.floor(size / 8),
+      );
     }
     const last = req.messages[req.messages.length - 1];
     const asksSummary = JSON.stringify(last?.content ?? '').includes(SUMMARY_REQUEST_MARKER);
     let content: AssistantBlock[];
     if (asksSummary) content = [{ type: 'text', text: SUMMARY }];
-    else if (this.calls.length > 0) content = [{ type: 'text', text: `calling ${this.n}` }, { type: 'tool_use', id: `toolu_local_${this.n}`, name: 'Output', input: outputInput(this.calls.shift() ?? 0) }];
+    else if (this.calls.length > 0)
+      content = [
+        { type: 'text', text: `calling ${this.n}` },
+        { type: 'tool_use', id: `toolu_local_${this.n}`, name: 'Output', input: outputInput(this.calls.shift() ?? 0) },
+      ];
     else content = [{ type: 'text', text: `answer ${this.n}` }];
     const usage = { input_tokens: Math.ceil(size / 4), output_tokens: 10 };
     handlers.onMessageStart?.(id, usage);
-    return { id, model: req.model, content, stopReason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', usage };
+    return {
+      id,
+      model: req.model,
+      content,
+      stopReason: content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn',
+      usage,
+    };
   }
 }
 
@@ -72,18 +87,47 @@ export interface Live {
 }
 
 export function defaultSettings(extra: Partial<CompactionSettings> = {}): Partial<CompactionSettings> {
-  return { contextWindow: 40_000, keepRecentToolResults: 2, toolResultChars: 400, keepMinTokens: 100, keepMaxTokens: 2_000, keepMinTextMessages: 1, ...extra };
+  return {
+    contextWindow: 40_000,
+    keepRecentToolResults: 2,
+    toolResultChars: 400,
+    keepMinTokens: 100,
+    keepMaxTokens: 2_000,
+    keepMinTextMessages: 1,
+    ...extra,
+  };
 }
 
 /** A new conversation, or the one the transcript holds when `messages` / `resumed` say so. */
-export function openLive(dir: string, opts: { settings?: Partial<CompactionSettings>; model?: LocalModel; resumed?: Awaited<ReturnType<typeof loadReplayedConversation>> } = {}): Live {
+export function openLive(
+  dir: string,
+  opts: {
+    settings?: Partial<CompactionSettings>;
+    model?: LocalModel;
+    resumed?: Awaited<ReturnType<typeof loadReplayedConversation>>;
+  } = {},
+): Live {
   const file = path.join(dir, 'session.jsonl');
   const model = opts.model ?? new LocalModel();
   const r = opts.resumed;
-  const transcript = new TranscriptWriter({ file, sessionId: 'session', cwd: dir, version: 'test', parentUuid: r?.report.leafUuid ?? null });
+  const transcript = new TranscriptWriter({
+    file,
+    sessionId: 'session',
+    cwd: dir,
+    version: 'test',
+    parentUuid: r?.report.leafUuid ?? null,
+  });
   const agent = new Agent({
-    client: model, model: 'claude-test', maxTokens: 1_000, system: [{ type: 'text', text: 'You are a test.' }], tools: [outputTool], trusted: true,
-    permissionPrompt: { ask: async () => 'allowOnce' }, cwd: dir, sessionId: 'session', transcript,
+    client: model,
+    model: 'claude-test',
+    maxTokens: 1_000,
+    system: [{ type: 'text', text: 'You are a test.' }],
+    tools: [outputTool],
+    trusted: true,
+    permissionPrompt: { ask: async () => 'allowOnce' },
+    cwd: dir,
+    sessionId: 'session',
+    transcript,
     ...(r ? { messages: r.entries.map((e) => e.message) } : {}),
   });
   const orch = new CompactionOrchestrator({

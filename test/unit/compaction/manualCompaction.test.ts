@@ -30,12 +30,21 @@ beforeEach(() => {
 
 const NOTES = '# Session Title\n_A title_\nManual compaction test\n\n# Current State\n_Now?_\nProducing output.';
 const SECTIONS = SUMMARY_SECTIONS.map((s, i) => `${i + 1}. ${s}: about ${s.toLowerCase()}.`).join('\n');
-const summary: ScriptedReply = { content: [{ type: 'text', text: `<analysis>a</analysis><summary>${SECTIONS}</summary>` }] };
+const summary: ScriptedReply = {
+  content: [{ type: 'text', text: `<analysis>a</analysis><summary>${SECTIONS}</summary>` }],
+};
 const usage = { input_tokens: 990, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 };
-const call = (size: number): ScriptedReply => ({ content: [{ type: 'text', text: `output ${size}` }, { type: 'tool_use', name: 'Output', input: { size } }], usage });
+const call = (size: number): ScriptedReply => ({
+  content: [
+    { type: 'text', text: `output ${size}` },
+    { type: 'tool_use', name: 'Output', input: { size } },
+  ],
+  usage,
+});
 const answer = (text: string): ScriptedReply => ({ content: [{ type: 'text', text }], usage });
 const text = (m: ApiMessage) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content));
-const summaryCalls = () => server.requests.filter((r) => JSON.stringify(r.body.messages).includes(SUMMARY_REQUEST_MARKER)).length;
+const summaryCalls = () =>
+  server.requests.filter((r) => JSON.stringify(r.body.messages).includes(SUMMARY_REQUEST_MARKER)).length;
 
 interface Setup extends Harness {
   orch: CompactionOrchestrator;
@@ -57,7 +66,9 @@ async function setup(opts: { notes?: boolean } = {}): Promise<Setup> {
 
 async function boundaries(s: Setup): Promise<SystemLine[]> {
   await s.session.agent.transcript?.flush();
-  return (await readTranscript(s.session.transcriptPath)).lines.filter((l): l is SystemLine => l.type === 'system' && (l as SystemLine).subtype === 'compact_boundary');
+  return (await readTranscript(s.session.transcriptPath)).lines.filter(
+    (l): l is SystemLine => l.type === 'system' && (l as SystemLine).subtype === 'compact_boundary',
+  );
 }
 
 describe('a manual compaction prepared, then applied', () => {
@@ -78,11 +89,17 @@ describe('a manual compaction prepared, then applied', () => {
     const edited = prepared.review!.text.replace('about next step.', 'run the edited tests next.');
     const r = await s.orch.applyCompaction(prepared, `\n${edited}\n`);
     assert.ok(r.ok, r.reason);
-    assert.deepEqual(r.events.map((e) => e.stage), ['full']);
+    assert.deepEqual(
+      r.events.map((e) => e.stage),
+      ['full'],
+    );
     assert.equal(r.events[0].summaryEdited, true);
     assert.equal(compactionView(r.events[0]).summaryEdited, true, 'the timeline says so');
     assert.equal(r.events[0].focus, 'the outputs');
-    assert.match(text(s.session.agent.messages[0]), /<summary>\n1\. Request and intent[\s\S]*run the edited tests next\.\n<\/summary>/);
+    assert.match(
+      text(s.session.agent.messages[0]),
+      /<summary>\n1\. Request and intent[\s\S]*run the edited tests next\.\n<\/summary>/,
+    );
     assert.doesNotMatch(text(s.session.agent.messages[0]), /about next step/);
     assertApiValid(s.session.agent.messages);
     await assertTranscriptMatches(s.session.transcriptPath, s.session.agent.messages);

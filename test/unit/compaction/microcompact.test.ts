@@ -33,26 +33,42 @@ describe('microcompact', () => {
   });
 
   it('is idempotent: trimmed results carry the note and stay as they are', () => {
-    const once = microcompact(conversation(Array.from({ length: 7 }, () => 'y'.repeat(3_000))), { keepRecent: 5, maxChars: 2_000 });
+    const once = microcompact(conversation(Array.from({ length: 7 }, () => 'y'.repeat(3_000))), {
+      keepRecent: 5,
+      maxChars: 2_000,
+    });
     const twice = microcompact(once.messages, { keepRecent: 5, maxChars: 2_000 });
     assert.deepEqual(twice.changed, []);
     assert.ok(isTrimmed(toolResults(once.messages)[0]));
   });
 
   it('leaves short results alone and replaces images in old results by a note', () => {
-    const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png', data: 'A'.repeat(4_096) } };
-    const input = conversation([[{ type: 'text', text: 'short' }, image], 'small', ...Array.from({ length: 5 }, () => 'x')]);
+    const image = {
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/png', data: 'A'.repeat(4_096) },
+    };
+    const input = conversation([
+      [{ type: 'text', text: 'short' }, image],
+      'small',
+      ...Array.from({ length: 5 }, () => 'x'),
+    ]);
     const out = microcompact(input, { keepRecent: 5, maxChars: 2_000 });
     assert.deepEqual(out.trimmedToolUseIds, ['t0']);
     assert.equal(out.imagesRemoved, 1);
     const content = toolResults(out.messages)[0].content as Array<{ type: string; text?: string }>;
-    assert.deepEqual(content.map((c) => c.type), ['text', 'text']);
+    assert.deepEqual(
+      content.map((c) => c.type),
+      ['text', 'text'],
+    );
     assert.match(content[1].text ?? '', /Image removed to save context \(image\/png, about 3 KB\)/);
   });
 
   it('never cuts inside a surrogate pair or a grapheme cluster', () => {
     const emoji = 'a'.repeat(1_999) + '😀' + 'b'.repeat(3_000);
-    const out = microcompact(conversation([emoji, ...Array.from({ length: 5 }, () => 'x')]), { keepRecent: 5, maxChars: 2_000 });
+    const out = microcompact(conversation([emoji, ...Array.from({ length: 5 }, () => 'x')]), {
+      keepRecent: 5,
+      maxChars: 2_000,
+    });
     const text = toolResults(out.messages)[0].content as string;
     assert.ok(!hasLoneSurrogate(text));
     assert.ok(text.startsWith('a'.repeat(1_999) + '\n\n'), 'the emoji that would be split is left out whole');

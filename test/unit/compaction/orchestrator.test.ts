@@ -33,23 +33,43 @@ beforeEach(() => {
 // The session notes feature plugs in as it is (checked by the type checker).
 export const notesAsSource = (notes: SessionNotes): NotesSource => notes;
 
-const NOTES = '# Session Title\n_A title_\nOrchestrator test\n\n# Current State\n_Now?_\nGenerating output of several sizes.';
+const NOTES =
+  '# Session Title\n_A title_\nOrchestrator test\n\n# Current State\n_Now?_\nGenerating output of several sizes.';
 const WINDOW = 100_000;
 
 /** A tool whose output is `size` characters, so tests choose how much each result weighs. */
 const outputTool: Tool = makeOutputTool();
 
-const usage = (total: number) => ({ input_tokens: total - 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 });
-const call = (size: number, reported = 1_000): ScriptedReply => ({ content: [{ type: 'text', text: `output ${size}` }, { type: 'tool_use', name: 'Output', input: { size } }], usage: usage(reported) });
-const answer = (text: string, reported = 1_000): ScriptedReply => ({ content: [{ type: 'text', text }], usage: usage(reported) });
-const summary: ScriptedReply = { content: [{ type: 'text', text: '<analysis>a</analysis><summary>1. Request and intent: produce output.</summary>' }] };
+const usage = (total: number) => ({
+  input_tokens: total - 10,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+  output_tokens: 10,
+});
+const call = (size: number, reported = 1_000): ScriptedReply => ({
+  content: [
+    { type: 'text', text: `output ${size}` },
+    { type: 'tool_use', name: 'Output', input: { size } },
+  ],
+  usage: usage(reported),
+});
+const answer = (text: string, reported = 1_000): ScriptedReply => ({
+  content: [{ type: 'text', text }],
+  usage: usage(reported),
+});
+const summary: ScriptedReply = {
+  content: [{ type: 'text', text: '<analysis>a</analysis><summary>1. Request and intent: produce output.</summary>' }],
+};
 
 interface Setup extends Harness {
   orch: CompactionOrchestrator;
   seen: OrchestratorEvent[];
 }
 
-async function setup(settings: Partial<CompactionSettings>, opts: { notes?: boolean; mainThread?: boolean } = {}): Promise<Setup> {
+async function setup(
+  settings: Partial<CompactionSettings>,
+  opts: { notes?: boolean; mainThread?: boolean } = {},
+): Promise<Setup> {
   const h = await startSession(server, { workspace, dataDir, tools: [outputTool] });
   const orch = new CompactionOrchestrator({
     settings: { contextWindow: WINDOW, keepMinTokens: 200, keepMaxTokens: 3_000, keepMinTextMessages: 2, ...settings },
@@ -108,7 +128,9 @@ describe('automatic compaction before a model call', () => {
     assert.equal(server.requests.length, requestsBefore + 1, 'no extra model call');
     assert.match(text(lastRequest()[0]), /<session-notes>/);
     await assertTranscriptMatches(s.session.transcriptPath, s.session.agent.messages);
-    const boundary = (await readTranscript(s.session.transcriptPath)).lines.find((l) => l.type === 'system' && (l as SystemLine).subtype === 'compact_boundary') as SystemLine;
+    const boundary = (await readTranscript(s.session.transcriptPath)).lines.find(
+      (l) => l.type === 'system' && (l as SystemLine).subtype === 'compact_boundary',
+    ) as SystemLine;
     assert.equal(boundary.compactMetadata?.trigger, 'auto');
     assert.equal(boundary.compactMetadata?.stage, 'session-memory');
     assert.ok(boundary.compactMetadata?.preservedSegment, 'kept lines are referenced, not copied');
@@ -120,10 +142,15 @@ describe('automatic compaction before a model call', () => {
     await s.session.agent.runTurn('fourth prompt');
     assert.deepEqual(stages(s), ['session-memory', 'session-memory']);
     const all = (await readTranscript(s.session.transcriptPath)).lines;
-    const boundaries = all.map((l, i) => [l, i] as const).filter(([l]) => l.type === 'system' && (l as SystemLine).subtype === 'compact_boundary');
+    const boundaries = all
+      .map((l, i) => [l, i] as const)
+      .filter(([l]) => l.type === 'system' && (l as SystemLine).subtype === 'compact_boundary');
     const head = (boundaries[1][0] as SystemLine).compactMetadata?.preservedSegment as { headUuid: string } | undefined;
     assert.ok(head, 'the second compaction also references its kept lines');
-    assert.ok(all.findIndex((l) => l.uuid === head.headUuid) < boundaries[0][1], 'and they start before the first boundary');
+    assert.ok(
+      all.findIndex((l) => l.uuid === head.headUuid) < boundaries[0][1],
+      'and they start before the first boundary',
+    );
     await assertTranscriptMatches(s.session.transcriptPath, s.session.agent.messages);
     assertApiValid(s.session.agent.messages);
   });
@@ -156,7 +183,9 @@ describe('automatic compaction before a model call', () => {
   it('stops after three failures in a row and says so; a manual compaction turns it back on', async () => {
     const s = await setup({});
     await firstTurn(s, [100], 101_000);
-    const refused: ScriptedReply = { error: { status: 400, type: 'invalid_request_error', message: 'summaries are refused in this test' } };
+    const refused: ScriptedReply = {
+      error: { status: 400, type: 'invalid_request_error', message: 'summaries are refused in this test' },
+    };
     for (let i = 0; i < 3; i++) {
       server.enqueue(refused, answer(`answer ${i}`, 101_000));
       await s.session.agent.runTurn(`turn ${i}`);
@@ -173,7 +202,11 @@ describe('automatic compaction before a model call', () => {
     const manual = await s.orch.compactNow('full', 'keep the outputs');
     assert.ok(manual.ok);
     assert.equal(s.orch.autoActive, true);
-    assert.ok(text((server.requests[server.requests.length - 1].body.messages as ApiMessage[]).at(-1) as ApiMessage).includes('keep the outputs'));
+    assert.ok(
+      text((server.requests[server.requests.length - 1].body.messages as ApiMessage[]).at(-1) as ApiMessage).includes(
+        'keep the outputs',
+      ),
+    );
   });
 });
 
@@ -182,7 +215,12 @@ describe('a summary that is not one', () => {
     const s = await setup({});
     await firstTurn(s, [100, 100], 1_000);
     const before = s.session.agent.messages.slice();
-    const toolInstead: ScriptedReply = { content: [{ type: 'text', text: 'Let me check first.' }, { type: 'tool_use', name: 'Output', input: { size: 1 } }] };
+    const toolInstead: ScriptedReply = {
+      content: [
+        { type: 'text', text: 'Let me check first.' },
+        { type: 'tool_use', name: 'Output', input: { size: 1 } },
+      ],
+    };
     server.enqueue(toolInstead, toolInstead);
     const out = await s.orch.compactNow('full');
     assert.equal(out.ok, false);
@@ -197,7 +235,13 @@ describe('a summary that is not one', () => {
 });
 
 describe('reactive compaction', () => {
-  const tooLong: ScriptedReply = { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } };
+  const tooLong: ScriptedReply = {
+    error: {
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'prompt is too long: 250000 tokens > 200000 maximum',
+    },
+  };
 
   it('recovers from "prompt is too long" with the notes and retries, within three tries', async () => {
     const s = await setup({ auto: false }, { notes: true });
@@ -246,7 +290,11 @@ describe('manual compaction and undo', () => {
     assert.ok(event.replacedIds.length > 0);
 
     const lines = (await readTranscript(s.session.transcriptPath)).lines;
-    assert.deepEqual(undoCompaction(event, lines, s.session.agent.messages), before, 'undone from the transcript alone');
+    assert.deepEqual(
+      undoCompaction(event, lines, s.session.agent.messages),
+      before,
+      'undone from the transcript alone',
+    );
 
     assert.ok(await s.orch.undoLast());
     assert.deepEqual(s.session.agent.messages, before);

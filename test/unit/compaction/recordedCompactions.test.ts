@@ -12,7 +12,12 @@ import { readTranscript } from '../../../src/core/conversation/transcriptReader'
 import type { ApiMessage, SystemLine, ToolResultBlock, UserLine } from '../../../src/core/conversation/types';
 import { microcompact } from '../../../src/core/compaction/microcompact';
 import { contentSha1, cutsBetween } from '../../../src/core/compaction/recordFormat';
-import { loadReplayedConversation, readRecords, recordedEvents, replayCuts } from '../../../src/core/compaction/recordedCompactions';
+import {
+  loadReplayedConversation,
+  readRecords,
+  recordedEvents,
+  replayCuts,
+} from '../../../src/core/compaction/recordedCompactions';
 import { loadTranscriptView } from '../../../src/core/compaction/transcriptView';
 import { entriesOf } from '../../../src/core/compaction/types';
 import { CC_FIXTURES, fixtureTranscripts } from '../conversation/testSupport';
@@ -22,7 +27,9 @@ import { openLive, readBack, resumeLive } from './liveConversation';
 
 const tempDir = useTempDirs();
 const systemLines = async (file: string, subtype: string): Promise<SystemLine[]> =>
-  (await readTranscript(file)).lines.filter((l): l is SystemLine => l.type === 'system' && (l as SystemLine).subtype === subtype);
+  (await readTranscript(file)).lines.filter(
+    (l): l is SystemLine => l.type === 'system' && (l as SystemLine).subtype === subtype,
+  );
 
 /** A turn with one result per size, then two manual microcompacts' worth of old results. */
 async function liveWithCuts(dir: string) {
@@ -37,7 +44,7 @@ async function liveWithCuts(dir: string) {
 }
 
 describe('record formats', () => {
-  it('microcompact: Claude Code\'s fields, then Engram\'s cuts with the original\'s sha1', async () => {
+  it("microcompact: Claude Code's fields, then Engram's cuts with the original's sha1", async () => {
     const live = await liveWithCuts(tempDir());
     const [line] = await systemLines(live.file, 'microcompact_boundary');
     const meta = line.microcompactMetadata as Record<string, unknown>;
@@ -46,13 +53,29 @@ describe('record formats', () => {
     assert.equal(meta.trigger, 'manual');
     assert.deepEqual(meta.compactedToolIds, event.trimmedToolUseIds);
     assert.equal(meta.eventId, event.id);
-    const engram = meta.engram as { v: number; maxChars: number; results: Array<{ id: string; keptChars: number; totalChars: number; sha1: string }>; replacedUuids: string[] };
+    const engram = meta.engram as {
+      v: number;
+      maxChars: number;
+      results: Array<{ id: string; keptChars: number; totalChars: number; sha1: string }>;
+      replacedUuids: string[];
+    };
     assert.equal(engram.v, 1);
     assert.equal(engram.maxChars, 400);
-    assert.deepEqual(engram.results.map((r) => r.id), event.trimmedToolUseIds);
+    assert.deepEqual(
+      engram.results.map((r) => r.id),
+      event.trimmedToolUseIds,
+    );
     assert.deepEqual(engram.replacedUuids, event.replacedIds);
-    const originals = new Map((await readTranscript(live.file)).lines.flatMap((l) => (l.type === 'user' && Array.isArray((l as UserLine).message.content) ? (l as UserLine).message.content as ToolResultBlock[] : []))
-      .filter((b) => b.type === 'tool_result').map((b) => [b.tool_use_id, b] as const));
+    const originals = new Map(
+      (await readTranscript(live.file)).lines
+        .flatMap((l) =>
+          l.type === 'user' && Array.isArray((l as UserLine).message.content)
+            ? ((l as UserLine).message.content as ToolResultBlock[])
+            : [],
+        )
+        .filter((b) => b.type === 'tool_result')
+        .map((b) => [b.tool_use_id, b] as const),
+    );
     for (const r of engram.results) {
       assert.equal(r.sha1, contentSha1(originals.get(r.id) as ToolResultBlock));
       assert.equal(r.totalChars, (originals.get(r.id)?.content as string).length);
@@ -68,9 +91,17 @@ describe('record formats', () => {
     const meta = line.compactMetadata as Record<string, unknown>;
     const event = live.orch.events[1];
     assert.deepEqual([meta.trigger, meta.stage, meta.eventId], ['manual', 'session-memory', event.id]);
-    const engram = meta.engram as { v: number; replacedUuids: string[]; replacedMessageIds: string[]; keptFrom: number; summaryUuid: string };
+    const engram = meta.engram as {
+      v: number;
+      replacedUuids: string[];
+      replacedMessageIds: string[];
+      keptFrom: number;
+      summaryUuid: string;
+    };
     assert.deepEqual(engram.replacedUuids, event.replacedIds);
-    assert.ok(engram.replacedMessageIds.length > 0 && engram.replacedMessageIds.every((id) => id.startsWith('msg_local_')));
+    assert.ok(
+      engram.replacedMessageIds.length > 0 && engram.replacedMessageIds.every((id) => id.startsWith('msg_local_')),
+    );
     assert.equal(engram.keptFrom, event.keptFrom);
     const summary = (await readTranscript(live.file)).lines.find((l) => l.uuid === engram.summaryUuid) as UserLine;
     assert.equal(summary.isCompactSummary, true);
@@ -83,7 +114,10 @@ describe('record formats', () => {
     assert.ok(await live.orch.undoLast());
     const lines = await systemLines(live.file, 'microcompact_boundary');
     assert.equal(lines.length, 2);
-    const meta = lines[1].microcompactMetadata as { compactedToolIds: unknown[]; engram: { v: number; undoneEventId: string } };
+    const meta = lines[1].microcompactMetadata as {
+      compactedToolIds: unknown[];
+      engram: { v: number; undoneEventId: string };
+    };
     assert.deepEqual(meta.compactedToolIds, []);
     assert.deepEqual(meta.engram, { v: 1, undoneEventId: id });
     const back = await readBack(live);
@@ -111,14 +145,25 @@ describe('replay on load', () => {
     const text = fs.readFileSync(live.file, 'utf8');
     const target = live.orch.events[0].trimmedToolUseIds?.[0] as string;
     // Someone edited that result's line after the cut.
-    const edited = text.split('\n').map((l) => (l.includes(`"tool_use_id":"${target}"`) && l.includes('"tool_result"') ? l.replace('3000:', '3001:') : l)).join('\n');
+    const edited = text
+      .split('\n')
+      .map((l) =>
+        l.includes(`"tool_use_id":"${target}"`) && l.includes('"tool_result"') ? l.replace('3000:', '3001:') : l,
+      )
+      .join('\n');
     fs.writeFileSync(live.file, edited);
     const loaded = await loadReplayedConversation(live.file);
     assert.deepEqual(loaded.replay.mismatched, [target]);
     assert.match(loaded.replay.warnings[0], new RegExp(`differ from what compaction trimmed \\(${target}\\)`));
-    const result = loaded.entries.flatMap((e) => (Array.isArray(e.message.content) ? e.message.content : [])).find((b) => b.type === 'tool_result' && b.tool_use_id === target) as ToolResultBlock;
+    const result = loaded.entries
+      .flatMap((e) => (Array.isArray(e.message.content) ? e.message.content : []))
+      .find((b) => b.type === 'tool_result' && b.tool_use_id === target) as ToolResultBlock;
     assert.equal((result.content as string).length, 3_000, 'left whole');
-    assert.equal(loaded.replay.replayed, (live.orch.events[0].trimmedToolUseIds?.length ?? 0) - 1, 'the other cuts still apply');
+    assert.equal(
+      loaded.replay.replayed,
+      (live.orch.events[0].trimmedToolUseIds?.length ?? 0) - 1,
+      'the other cuts still apply',
+    );
   });
 
   it('cuts made before a boundary apply to the segment it kept; a result written again already cut is left as it is', async () => {
@@ -134,7 +179,10 @@ describe('replay on load', () => {
   });
 
   it('images beside a cut result become the same notes again', () => {
-    const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo'.repeat(50) } };
+    const image = {
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo'.repeat(50) },
+    };
     const messages: ApiMessage[] = [
       { role: 'user', content: 'look' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: {} }] },
@@ -145,13 +193,38 @@ describe('replay on load', () => {
     const cut = microcompact(messages, { keepRecent: 1, maxChars: 100 });
     const cuts = cutsBetween(messages, cut.messages, 100);
     assert.deepEqual(cuts?.imagesIn, ['t1']);
-    const records = readRecords([{ type: 'system', subtype: 'microcompact_boundary', uuid: 'b', microcompactMetadata: { trigger: 'auto', preTokens: 1, compactedToolIds: ['t1'], eventId: 'e', engram: { v: 1, ...cuts } } }]);
-    assert.deepEqual(replayCuts(entriesOf(messages), records).entries.map((e) => e.message), cut.messages);
+    const records = readRecords([
+      {
+        type: 'system',
+        subtype: 'microcompact_boundary',
+        uuid: 'b',
+        microcompactMetadata: {
+          trigger: 'auto',
+          preTokens: 1,
+          compactedToolIds: ['t1'],
+          eventId: 'e',
+          engram: { v: 1, ...cuts },
+        },
+      },
+    ]);
+    assert.deepEqual(
+      replayCuts(entriesOf(messages), records).entries.map((e) => e.message),
+      cut.messages,
+    );
   });
 
-  it('replays nothing from records without Engram\'s data (Claude Code, or before version 1)', () => {
-    const messages: ApiMessage[] = [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x'.repeat(900) }] }];
-    const records = readRecords([{ type: 'system', subtype: 'microcompact_boundary', uuid: 'b', microcompactMetadata: { trigger: 'auto', preTokens: 1, compactedToolIds: ['t1'], maxChars: 100 } }]);
+  it("replays nothing from records without Engram's data (Claude Code, or before version 1)", () => {
+    const messages: ApiMessage[] = [
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x'.repeat(900) }] },
+    ];
+    const records = readRecords([
+      {
+        type: 'system',
+        subtype: 'microcompact_boundary',
+        uuid: 'b',
+        microcompactMetadata: { trigger: 'auto', preTokens: 1, compactedToolIds: ['t1'], maxChars: 100 },
+      },
+    ]);
     assert.equal(replayCuts(entriesOf(messages), records).entries[0].message, messages[0]);
     assert.deepEqual(recordedEvents(records), { all: [], active: [] });
   });
@@ -172,10 +245,20 @@ describe('undo writes the restored conversation back with its own ids', () => {
     const lines = (await readTranscript(live.file)).lines;
     const undoAt = lines.findIndex((l) => l.type === 'system' && (l as SystemLine).compactMetadata?.stage === 'undo');
     const after = lines.slice(undoAt + 1);
-    assert.deepEqual(after.map((l) => l.uuid), before.flatMap((e) => e.uuids), 'every restored line, same uuid, in order');
+    assert.deepEqual(
+      after.map((l) => l.uuid),
+      before.flatMap((e) => e.uuids),
+      'every restored line, same uuid, in order',
+    );
     const reread = (await loadReplayedConversation(live.file)).entries;
-    assert.deepEqual(reread.map((e) => e.uuids), before.map((e) => e.uuids));
-    assert.deepEqual(reread.map((e) => e.messageIds), before.map((e) => e.messageIds));
+    assert.deepEqual(
+      reread.map((e) => e.uuids),
+      before.map((e) => e.uuids),
+    );
+    assert.deepEqual(
+      reread.map((e) => e.messageIds),
+      before.map((e) => e.messageIds),
+    );
     assert.equal(JSON.stringify(reread.map((e) => e.message)), messagesBefore);
     // The next turn continues from the restored lines.
     live.model.plan([]);
@@ -184,7 +267,7 @@ describe('undo writes the restored conversation back with its own ids', () => {
   });
 });
 
-describe('Claude Code\'s transcripts', () => {
+describe("Claude Code's transcripts", () => {
   it('load as before (nothing of theirs is replayed) and stay valid requests', async () => {
     for (const name of await fixtureTranscripts()) {
       const file = path.join(CC_FIXTURES, name);

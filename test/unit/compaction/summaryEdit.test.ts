@@ -11,12 +11,20 @@ import type { ApiMessage } from '../../../src/core/conversation/types';
 
 const NOTES = '# Session Title\nEdit test\n\n# Current State\nWriting tests.';
 const conversation: ApiMessage[] = [];
-for (let i = 0; i < 8; i++) conversation.push({ role: 'user', content: `prompt ${i} ${'x'.repeat(400)}` }, { role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }] });
+for (let i = 0; i < 8; i++)
+  conversation.push(
+    { role: 'user', content: `prompt ${i} ${'x'.repeat(400)}` },
+    { role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }] },
+  );
 const tokensOf = tokensOfEstimator();
 
 async function notesResult(): Promise<CompactionResult> {
   const out = await sessionMemoryCompact(staticNotesSource({ text: NOTES }), 0, {
-    entries: entriesOf(conversation), bounds: { minTokens: 50, minTextMessages: 2, maxTokens: 400 }, thresholdTokens: Infinity, tokensOf, reattach: 'Files: a.ts',
+    entries: entriesOf(conversation),
+    bounds: { minTokens: 50, minTextMessages: 2, maxTokens: 400 },
+    thresholdTokens: Infinity,
+    tokensOf,
+    reattach: 'Files: a.ts',
   });
   assert.ok(out.ok);
   return out.result;
@@ -26,7 +34,12 @@ describe('editing the notes before they replace the history', () => {
   it('replaces only the body: the wording around it, the re-attached part and the cut stay', async () => {
     const result = await notesResult();
     assert.deepEqual(reviewTextOf(result), { kind: 'notes', text: NOTES });
-    const out = withEditedBody(result, entriesOf(conversation), NOTES.replace('Writing tests.', 'Writing more tests.'), tokensOf);
+    const out = withEditedBody(
+      result,
+      entriesOf(conversation),
+      NOTES.replace('Writing tests.', 'Writing more tests.'),
+      tokensOf,
+    );
     assert.ok(out.ok && out.edited);
     assert.equal(out.result.keptFrom, result.keptFrom);
     assert.deepEqual(out.result.replaced, result.replaced);
@@ -49,7 +62,10 @@ describe('editing the notes before they replace the history', () => {
   });
 
   it('reads the text under the preview header, which is an HTML comment', () => {
-    assert.equal(withoutPreviewHeader('<!-- Engram: review this.\nApply or Cancel. -->\n# Notes\r\nbody\n'), '# Notes\nbody\n');
+    assert.equal(
+      withoutPreviewHeader('<!-- Engram: review this.\nApply or Cancel. -->\n# Notes\r\nbody\n'),
+      '# Notes\nbody\n',
+    );
     assert.equal(withoutPreviewHeader('# Notes without a header'), '# Notes without a header');
   });
 });

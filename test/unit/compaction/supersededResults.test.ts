@@ -46,18 +46,32 @@ describe('which results a trim cuts first', () => {
   });
 
   it('a noted copy whose file changed since is stale like any other', () => {
-    const plan = trimPlan(conversation([...steps, ['e2', 'Write', { file_path: '/p/a.py', content: 'new' }, 'File created.']]));
+    const plan = trimPlan(
+      conversation([...steps, ['e2', 'Write', { file_path: '/p/a.py', content: 'new' }, 'File created.']]),
+    );
     assert.ok(plan.trimFirst.has('r1') && !plan.keepWhole.has('r1') && !plan.noteOrigins.has('r1'));
   });
 
   it('a change note keeps the copy it names whole and current, though an edit came between', () => {
-    const change = changeNote('r1', { name: 'Read', summary: 'Read a.py' }, '     1\ta\n     2\tb', '     1\ta\n     2\tc');
+    const change = changeNote(
+      'r1',
+      { name: 'Read', summary: 'Read a.py' },
+      '     1\ta\n     2\tb',
+      '     1\ta\n     2\tc',
+    );
     assert.ok(change);
-    const plan = trimPlan(conversation([
-      ['r1', 'Read', { file_path: '/p/a.py' }, big('a1')],
-      ['e1', 'Edit', { file_path: '/p/a.py', old_string: 'b', new_string: 'c' }, 'The file /p/a.py has been updated.'],
-      ['r2', 'Read', { file_path: '/p/a.py' }, change],
-    ]));
+    const plan = trimPlan(
+      conversation([
+        ['r1', 'Read', { file_path: '/p/a.py' }, big('a1')],
+        [
+          'e1',
+          'Edit',
+          { file_path: '/p/a.py', old_string: 'b', new_string: 'c' },
+          'The file /p/a.py has been updated.',
+        ],
+        ['r2', 'Read', { file_path: '/p/a.py' }, change],
+      ]),
+    );
     assert.ok(plan.keepWhole.has('r1') && plan.noteOrigins.has('r1') && !plan.trimFirst.has('r1'));
   });
 
@@ -80,9 +94,17 @@ describe('which results a trim cuts first', () => {
     const further = microStep(entries, 20_000, ctx, (r) => r.tokensAfter < gentleAfter);
     assert.deepEqual(further?.trimmedToolUseIds?.slice().sort(), ['g1', 'r2', 'r3', 'r4']);
     const all = microStep(entries, 20_000, ctx, () => false);
-    assert.deepEqual(all?.trimmedToolUseIds?.slice().sort(), ['g1', 'r1', 'r2', 'r3', 'r4'], 'the last tier when none is enough');
+    assert.deepEqual(
+      all?.trimmedToolUseIds?.slice().sort(),
+      ['g1', 'r1', 'r2', 'r3', 'r4'],
+      'the last tier when none is enough',
+    );
     const today = microStep(entries, 20_000, { ...ctx, settings: { ...settings, trimSupersededFirst: false } });
-    assert.deepEqual(today?.trimmedToolUseIds?.slice().sort(), ['g1', 'r1', 'r2', 'r3', 'r4'], 'by age only, as before');
+    assert.deepEqual(
+      today?.trimmedToolUseIds?.slice().sort(),
+      ['g1', 'r1', 'r2', 'r3', 'r4'],
+      'by age only, as before',
+    );
   });
 });
 
@@ -92,7 +114,11 @@ describe('session-memory compaction with lagging notes', () => {
     messages.push({ role: 'user', content: `question ${i} ${'words '.repeat(200)}` });
     messages.push({ role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }] });
   }
-  const entries: CompactionEntry[] = messages.map((message, i) => ({ message, uuids: [`u${i}`], messageIds: message.role === 'assistant' ? [`msg_${i}`] : [] }));
+  const entries: CompactionEntry[] = messages.map((message, i) => ({
+    message,
+    uuids: [`u${i}`],
+    messageIds: message.role === 'assistant' ? [`msg_${i}`] : [],
+  }));
   const tokensOf = (m: ApiMessage): number => Math.ceil(JSON.stringify(m.content).length / 4);
   const text = '# Session Title\n_A title_\nQuestions\n\n# Current State\n_Now?_\nAnswering questions.';
 
@@ -110,12 +136,20 @@ describe('session-memory compaction with lagging notes', () => {
       },
     };
   }
-  const opts = { entries, bounds: { minTokens: 600, minTextMessages: 1, maxTokens: 4_000 }, thresholdTokens: 1e9, tokensOf };
+  const opts = {
+    entries,
+    bounds: { minTokens: 600, minTextMessages: 1, maxTokens: 4_000 },
+    thresholdTokens: 1e9,
+    tokensOf,
+  };
 
   it('brings them up to date first when they miss more than the recent window, then keeps only that window', async () => {
     const s = source('msg_5');
     const r = await sessionMemoryCompact(s, 0, { ...opts, catchUp: true });
-    assert.deepEqual(s.catchUps.map((c) => c.messageId), ['msg_23']);
+    assert.deepEqual(
+      s.catchUps.map((c) => c.messageId),
+      ['msg_23'],
+    );
     assert.ok(r.ok && r.result.summaryText?.includes('Caught up.'));
     assert.ok(r.ok && r.result.keptFrom >= 20, `kept from ${r.ok ? r.result.keptFrom : '-'}`);
   });

@@ -16,7 +16,10 @@ import { withTempDir } from '../support/tempDirs';
 import { requestProblem } from './compactionSupport';
 
 function blocks(messages: readonly ApiMessage[]): unknown {
-  return messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content }));
+  return messages.map((m) => ({
+    role: m.role,
+    content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content,
+  }));
 }
 
 async function compactCopy(source: string, dir: string, keepAt: (count: number) => number, forceRewrite: boolean) {
@@ -24,24 +27,45 @@ async function compactCopy(source: string, dir: string, keepAt: (count: number) 
   fs.copyFileSync(source, file);
   const view = await loadTranscriptView(file);
   const keptFrom = widenToKeepInvariants(view.entries, keepAt(view.entries.length));
-  const writer = new TranscriptWriter({ file, sessionId: 'copy', cwd: dir, version: 'test', parentUuid: view.report.leafUuid ?? null });
+  const writer = new TranscriptWriter({
+    file,
+    sessionId: 'copy',
+    cwd: dir,
+    version: 'test',
+    parentUuid: view.report.leafUuid ?? null,
+  });
   const kept = view.entries.slice(keptFrom);
   const linear = kept.length > 0 && isLinearSegment(view.lines, kept[0].uuids[0], writer.lastUuid as string);
   const summaryText = 'Summary of the earlier part.';
   const recorded = await recordCompaction(writer, {
-    trigger: 'auto', stage: 'session-memory', preTokens: 1, postTokens: 1, modelCalls: 0, durationMs: 1, eventId: 'e1',
-    summaryText, kept, keptLinesLinear: linear && !forceRewrite,
+    trigger: 'auto',
+    stage: 'session-memory',
+    preTokens: 1,
+    postTokens: 1,
+    modelCalls: 0,
+    durationMs: 1,
+    eventId: 'e1',
+    summaryText,
+    kept,
+    keptLinesLinear: linear && !forceRewrite,
   });
   // The conversation goes on after the compaction.
   await writer.appendUserPrompt('after the compaction');
   await writer.flush();
-  const expected = [...assembleCompacted(summaryText, view.entries, keptFrom).map((e) => e.message), { role: 'user' as const, content: 'after the compaction' }];
+  const expected = [
+    ...assembleCompacted(summaryText, view.entries, keptFrom).map((e) => e.message),
+    { role: 'user' as const, content: 'after the compaction' },
+  ];
   const reread = await loadTranscriptView(file);
   return { recorded, expected, reread: reread.entries.map((e) => e.message), linear };
 }
 
 describe('compaction records read back as the compacted conversation', () => {
-  for (const name of ['sm-compact.transcript.jsonl', 'tool-multiturn-before-compact.jsonl', 'auto-compact-window60000.transcript.jsonl']) {
+  for (const name of [
+    'sm-compact.transcript.jsonl',
+    'tool-multiturn-before-compact.jsonl',
+    'auto-compact-window60000.transcript.jsonl',
+  ]) {
     for (const forceRewrite of [false, true]) {
       it(`${name}: kept lines ${forceRewrite ? 'written again' : 'referenced when linear'}`, async () => {
         await withTempDir(async (dir) => {
@@ -56,7 +80,7 @@ describe('compaction records read back as the compacted conversation', () => {
     }
   }
 
-  it('Claude Code\'s preserved segments are not one parent chain: such a cut is written again, not referenced', async () => {
+  it("Claude Code's preserved segments are not one parent chain: such a cut is written again, not referenced", async () => {
     await withTempDir(async (dir) => {
       const r = await compactCopy(path.join(CC_FIXTURES, 'sm-compact.transcript.jsonl'), dir, () => 1, false);
       assert.equal(r.linear, false);

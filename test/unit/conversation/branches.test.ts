@@ -27,11 +27,16 @@ describe('findBranches', () => {
     const [report] = await reportBranches(file, points);
     assert.deepEqual(report, {
       line: 4,
-      branches: [{ line: 5, lines: 4, prompt: 'from window A', current: false }, { line: 9, lines: 4, prompt: 'from window B', current: true }],
+      branches: [
+        { line: 5, lines: 4, prompt: 'from window A', current: false },
+        { line: 9, lines: 4, prompt: 'from window B', current: true },
+      ],
     });
-    assert.equal(formatBranchReport(file, report),
-      `${file}:4: the conversation branches after this line into 2 (line 5 "from window A", 4 lines, left out; line 9 "from window B", 4 lines, read back): `
-      + `two writers on one session at once? A resume reads only the branch read back; engram merge-branches ${file} appends the left-out turns after it.`);
+    assert.equal(
+      formatBranchReport(file, report),
+      `${file}:4: the conversation branches after this line into 2 (line 5 "from window A", 4 lines, left out; line 9 "from window B", 4 lines, read back): ` +
+        `two writers on one session at once? A resume reads only the branch read back; engram merge-branches ${file} appends the left-out turns after it.`,
+    );
   });
 
   it('sees no branch in parallel tool calls, a retried turn, or a turn taken back twice', async () => {

@@ -32,17 +32,32 @@ test('a long session with many compactions loads its last conversation only', as
     const usage = { input_tokens: 1, output_tokens: 1 };
     for (let round = 0; round < 30; round++) {
       await w.appendUserPrompt(`prompt ${round}`);
-      await w.appendAssistantBlock({ id: `m${round}`, model: 'x', stopReason: 'tool_use', usage }, { type: 'tool_use', id: `t${round}`, name: 'Bash', input: {} });
+      await w.appendAssistantBlock(
+        { id: `m${round}`, model: 'x', stopReason: 'tool_use', usage },
+        { type: 'tool_use', id: `t${round}`, name: 'Bash', input: {} },
+      );
       await w.appendToolResult({ type: 'tool_result', tool_use_id: `t${round}`, content: 'x'.repeat(1000) });
-      await w.appendAssistantBlock({ id: `n${round}`, model: 'x', stopReason: 'end_turn', usage }, { type: 'text', text: `done ${round}` });
+      await w.appendAssistantBlock(
+        { id: `n${round}`, model: 'x', stopReason: 'end_turn', usage },
+        { type: 'text', text: `done ${round}` },
+      );
       await w.appendCompactBoundary({ trigger: 'auto', preTokens: 1000 });
       await w.appendCompactSummary(`summary up to ${round}`);
     }
     await w.appendUserPrompt('final prompt');
     const loaded = await loadConversation(w.file);
-    assert.deepEqual(loaded.entries.map((e) => e.message), [
-      { role: 'user', content: [{ type: 'text', text: 'summary up to 29' }, { type: 'text', text: 'final prompt' }] },
-    ]);
+    assert.deepEqual(
+      loaded.entries.map((e) => e.message),
+      [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'summary up to 29' },
+            { type: 'text', text: 'final prompt' },
+          ],
+        },
+      ],
+    );
     assert.equal(loaded.lineCount, 30 * 6 + 1);
     assert.equal(loaded.tornTail, false);
   });

@@ -11,7 +11,8 @@ import { useTempDirs } from '../support/tempDirs';
 const tempDir = useTempDirs();
 
 function line(type: string, timestamp: string, text = 'hi'): string {
-  const message = type === 'user' ? { role: 'user', content: text } : { role: 'assistant', content: [{ type: 'text', text }] };
+  const message =
+    type === 'user' ? { role: 'user', content: text } : { role: 'assistant', content: [{ type: 'text', text }] };
   return JSON.stringify({ type, uuid: `${type}-${timestamp}`, parentUuid: null, sessionId: 's', timestamp, message });
 }
 
@@ -23,15 +24,34 @@ function transcript(dir: string, name: string, lines: string[], mtime: Date): st
 }
 
 describe('last message time', () => {
-  it('is the last user or assistant line\'s timestamp, whatever the mtime, past a torn line and a long one', async () => {
+  it("is the last user or assistant line's timestamp, whatever the mtime, past a torn line and a long one", async () => {
     const dir = tempDir();
     const old = new Date('2020-01-02T03:04:05Z');
-    const plain = transcript(dir, 'a', [line('user', '2026-05-01T10:00:00.000Z'), line('assistant', '2026-05-01T10:00:05.000Z'), '{"type":"summary","summary":"x"}', ''], old);
+    const plain = transcript(
+      dir,
+      'a',
+      [
+        line('user', '2026-05-01T10:00:00.000Z'),
+        line('assistant', '2026-05-01T10:00:05.000Z'),
+        '{"type":"summary","summary":"x"}',
+        '',
+      ],
+      old,
+    );
     assert.equal((await lastMessageTime(plain))?.toISOString(), '2026-05-01T10:00:05.000Z');
     const torn = transcript(dir, 'b', [line('user', '2026-05-02T10:00:00.000Z'), '{"type":"assistant","timestam'], old);
     assert.equal((await lastMessageTime(torn))?.toISOString(), '2026-05-02T10:00:00.000Z');
     // A last line far longer than the first window read from the end.
-    const long = transcript(dir, 'c', [line('user', '2026-05-03T10:00:00.000Z'), line('assistant', '2026-05-03T10:01:00.000Z', 'x'.repeat(300_000)), ''], old);
+    const long = transcript(
+      dir,
+      'c',
+      [
+        line('user', '2026-05-03T10:00:00.000Z'),
+        line('assistant', '2026-05-03T10:01:00.000Z', 'x'.repeat(300_000)),
+        '',
+      ],
+      old,
+    );
     assert.equal((await lastMessageTime(long))?.toISOString(), '2026-05-03T10:01:00.000Z');
     const none = transcript(dir, 'd', ['{"type":"summary","summary":"x"}'], old);
     assert.equal(await lastMessageTime(none), undefined);
@@ -43,10 +63,13 @@ describe('last message time', () => {
     transcript(dir, 'used-lately', [line('user', '2026-06-01T00:00:00.000Z')], new Date('2020-01-01T00:00:00Z'));
     transcript(dir, 'no-messages', ['{"type":"summary","summary":"x"}'], new Date('2026-03-01T00:00:00Z'));
     const sessions = await listSessions(dir);
-    assert.deepEqual(sessions.map((s) => [s.sessionId, s.lastMessageAt?.toISOString()]), [
-      ['used-lately', '2026-06-01T00:00:00.000Z'],
-      ['no-messages', undefined],
-      ['touched-lately', '2026-01-01T00:00:00.000Z'],
-    ]);
+    assert.deepEqual(
+      sessions.map((s) => [s.sessionId, s.lastMessageAt?.toISOString()]),
+      [
+        ['used-lately', '2026-06-01T00:00:00.000Z'],
+        ['no-messages', undefined],
+        ['touched-lately', '2026-01-01T00:00:00.000Z'],
+      ],
+    );
   });
 });

@@ -9,8 +9,18 @@ import { withTempDir } from '../support/tempDirs';
 import { CC_FIXTURES, fixtureTranscripts, validate } from './testSupport';
 
 const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-const msg = (id: string, stopReason: 'tool_use' | 'end_turn' | null = 'end_turn') => ({ id, model: 'claude-test', stopReason, usage });
-const result = (id: string, content = `out ${id}`): ToolResultBlock => ({ type: 'tool_result', tool_use_id: id, content, is_error: false });
+const msg = (id: string, stopReason: 'tool_use' | 'end_turn' | null = 'end_turn') => ({
+  id,
+  model: 'claude-test',
+  stopReason,
+  usage,
+});
+const result = (id: string, content = `out ${id}`): ToolResultBlock => ({
+  type: 'tool_result',
+  tool_use_id: id,
+  content,
+  is_error: false,
+});
 
 /** Writes with the real writer and reads the file back, so the tests cover the round trip too. */
 async function written(build: (w: TranscriptWriter) => Promise<void>): Promise<TranscriptLine[]> {
@@ -24,9 +34,19 @@ async function written(build: (w: TranscriptWriter) => Promise<void>): Promise<T
   });
 }
 
-const shape = (messages: ApiMessage[]) => messages.map((m) => `${m.role}:${typeof m.content === 'string'
-  ? 'str'
-  : m.content.map((b: ContentBlock) => (b.type === 'tool_use' ? `use(${b.id})` : b.type === 'tool_result' ? `res(${b.tool_use_id})` : b.type)).join(',')}`);
+const shape = (messages: ApiMessage[]) =>
+  messages.map(
+    (m) =>
+      `${m.role}:${
+        typeof m.content === 'string'
+          ? 'str'
+          : m.content
+              .map((b: ContentBlock) =>
+                b.type === 'tool_use' ? `use(${b.id})` : b.type === 'tool_result' ? `res(${b.tool_use_id})` : b.type,
+              )
+              .join(',')
+      }`,
+  );
 
 test('every fixture transcript normalises to a request the API accepts, with the expected messages', async () => {
   const expected: Record<string, { messages: number; lastText: string }> = {
@@ -68,7 +88,12 @@ test('only the conversation after the last compact boundary is read, starting wi
   const { lines } = await readTranscript(path.join(CC_FIXTURES, 'auto-compact-window60000.transcript.jsonl'));
   const { entries, report } = normaliseWithIds(lines);
   assert.equal(report.boundaryUuid, '71fa2253-e270-4c7b-bfc3-e86120129361');
-  assert.deepEqual(shape(entries.map((e) => e.message)), ['user:str', 'assistant:text,use(toolu_fake_17)', 'user:res(toolu_fake_17)', 'assistant:text']);
+  assert.deepEqual(shape(entries.map((e) => e.message)), [
+    'user:str',
+    'assistant:text,use(toolu_fake_17)',
+    'user:res(toolu_fake_17)',
+    'assistant:text',
+  ]);
   assert.match(String(entries[0].message.content), /^This session is being continued/);
   assert.deepEqual(entries[1].messageIds, ['msg_fake_17']);
   assert.equal(entries[1].uuids.length, 2, 'both lines of msg_fake_17');
@@ -83,10 +108,28 @@ test('session-memory compaction: the preserved segment is spliced in after the s
   const { entries } = normaliseWithIds(lines);
   const first = entries[0];
   // The new summary, the summaries kept in the segment, then the first real prompt, merged into one user turn.
-  assert.deepEqual(first.uuids.map((u) => u.slice(0, 6)), ['f70a8d', 'f45857', '73132e', '807d5d', 'c68e99']);
-  const texts = entries.flatMap((e) => (typeof e.message.content === 'string' ? [e.message.content] : e.message.content.flatMap((b) => (b.type === 'text' ? [b.text] : []))));
-  const prompts = texts.filter((t) => !t.startsWith('This session') && / context: filler0/.test(t)).map((t) => t.split(' context')[0]);
-  assert.deepEqual(prompts, ['hello one', 'two please USE_TOOL', 'three plain', 'four USE_TOOL again', 'five plain', 'six USE_TOOL', 'seven plain', 'eleven after compact']);
+  assert.deepEqual(
+    first.uuids.map((u) => u.slice(0, 6)),
+    ['f70a8d', 'f45857', '73132e', '807d5d', 'c68e99'],
+  );
+  const texts = entries.flatMap((e) =>
+    typeof e.message.content === 'string'
+      ? [e.message.content]
+      : e.message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])),
+  );
+  const prompts = texts
+    .filter((t) => !t.startsWith('This session') && / context: filler0/.test(t))
+    .map((t) => t.split(' context')[0]);
+  assert.deepEqual(prompts, [
+    'hello one',
+    'two please USE_TOOL',
+    'three plain',
+    'four USE_TOOL again',
+    'five plain',
+    'six USE_TOOL',
+    'seven plain',
+    'eleven after compact',
+  ]);
   // Lines written twice (re-linked by a later compaction) appear once.
   const all = entries.flatMap((e) => e.uuids);
   assert.equal(new Set(all).size, all.length);
@@ -97,8 +140,18 @@ test('parallel tool calls: every block of the message and every result is gather
     await w.appendUserPrompt('read both files');
     await w.appendAssistantBlock(msg('m1', null), { type: 'thinking', thinking: 'two reads', signature: 'sig' });
     await w.appendAssistantBlock(msg('m1', null), { type: 'text', text: 'Reading.' });
-    await w.appendAssistantBlock(msg('m1', null), { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'a' } });
-    await w.appendAssistantBlock(msg('m1', 'tool_use'), { type: 'tool_use', id: 't2', name: 'Read', input: { file_path: 'b' } });
+    await w.appendAssistantBlock(msg('m1', null), {
+      type: 'tool_use',
+      id: 't1',
+      name: 'Read',
+      input: { file_path: 'a' },
+    });
+    await w.appendAssistantBlock(msg('m1', 'tool_use'), {
+      type: 'tool_use',
+      id: 't2',
+      name: 'Read',
+      input: { file_path: 'b' },
+    });
     // Results finish out of order; each hangs off its own tool_use line.
     await w.appendToolResult(result('t2'));
     await w.appendToolResult(result('t1'));
@@ -108,8 +161,17 @@ test('parallel tool calls: every block of the message and every result is gather
   const { entries } = normaliseWithIds(lines);
   const messages = entries.map((e) => e.message);
   assert.equal(validate(messages), null);
-  assert.deepEqual(shape(messages), ['user:str', 'assistant:thinking,text,use(t1),use(t2)', 'user:res(t1),res(t2)', 'assistant:text']);
-  assert.deepEqual((messages[1].content as ContentBlock[])[0], { type: 'thinking', thinking: 'two reads', signature: 'sig' });
+  assert.deepEqual(shape(messages), [
+    'user:str',
+    'assistant:thinking,text,use(t1),use(t2)',
+    'user:res(t1),res(t2)',
+    'assistant:text',
+  ]);
+  assert.deepEqual((messages[1].content as ContentBlock[])[0], {
+    type: 'thinking',
+    thinking: 'two reads',
+    signature: 'sig',
+  });
   assert.equal(entries[1].uuids.length, 4);
   assert.equal(entries[2].uuids.length, 2);
 });
@@ -117,13 +179,23 @@ test('parallel tool calls: every block of the message and every result is gather
 test('a tool call left unanswered by a crash gets an error result; so does one before a new prompt', async () => {
   const lines = await written(async (w) => {
     await w.appendUserPrompt('run it');
-    await w.appendAssistantBlock(msg('m1', 'tool_use'), { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'make' } });
+    await w.appendAssistantBlock(msg('m1', 'tool_use'), {
+      type: 'tool_use',
+      id: 't1',
+      name: 'Bash',
+      input: { command: 'make' },
+    });
   });
   const { entries, report } = normaliseWithIds(lines);
   const messages = entries.map((e) => e.message);
   assert.equal(validate(messages), null);
   assert.deepEqual(shape(messages), ['user:str', 'assistant:use(t1)', 'user:res(t1)']);
-  assert.deepEqual((messages[2].content as ContentBlock[])[0], { type: 'tool_result', tool_use_id: 't1', content: INTERRUPTED_TOOL_RESULT, is_error: true });
+  assert.deepEqual((messages[2].content as ContentBlock[])[0], {
+    type: 'tool_result',
+    tool_use_id: 't1',
+    content: INTERRUPTED_TOOL_RESULT,
+    is_error: true,
+  });
   assert.deepEqual(report.danglingToolUses, ['t1']);
   assert.deepEqual(entries[2].uuids, [], 'a made-up result has no line');
 
@@ -157,7 +229,13 @@ test('API error lines, empty text and orphan results are left out; same-role nei
   const messages = entries.map((e) => e.message);
   assert.equal(validate(messages), null);
   assert.deepEqual(messages, [
-    { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'first' },
+        { type: 'text', text: 'second' },
+      ],
+    },
     { role: 'assistant', content: [{ type: 'text', text: 'Done.\n' }] },
     { role: 'user', content: [{ type: 'text', text: 'third' }] },
   ]);
@@ -167,7 +245,7 @@ test('API error lines, empty text and orphan results are left out; same-role nei
   assert.equal(entries[0].uuids.length, 2, 'lines that were dropped entirely belong to no message');
 });
 
-test('a conversation ending on the model\'s text loses only trailing whitespace (the API rejects it on a prefill)', async () => {
+test("a conversation ending on the model's text loses only trailing whitespace (the API rejects it on a prefill)", async () => {
   const lines = await written(async (w) => {
     await w.appendUserPrompt('hi');
     await w.appendAssistantBlock(msg('m1'), { type: 'text', text: 'Hello!\n\n' });
@@ -180,22 +258,76 @@ test('a conversation ending on the model\'s text loses only trailing whitespace 
 test('tool_result blocks go first in their user message; cache_control is dropped; repeated tool ids are not', () => {
   const base = { isSidechain: false, sessionId: 's', timestamp: 't' };
   const lines: TranscriptLine[] = [
-    { ...base, type: 'user', uuid: 'u1', parentUuid: null, message: { role: 'user', content: [{ type: 'text', text: 'go', cache_control: { type: 'ephemeral' } }] } },
-    { ...base, type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', type: 'message', role: 'assistant', model: 'x', stop_reason: 'tool_use', stop_sequence: null, usage, content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }] } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u1',
+      parentUuid: null,
+      message: { role: 'user', content: [{ type: 'text', text: 'go', cache_control: { type: 'ephemeral' } }] },
+    },
+    {
+      ...base,
+      type: 'assistant',
+      uuid: 'a1',
+      parentUuid: 'u1',
+      message: {
+        id: 'm1',
+        type: 'message',
+        role: 'assistant',
+        model: 'x',
+        stop_reason: 'tool_use',
+        stop_sequence: null,
+        usage,
+        content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }],
+      },
+    },
     // An older writer put a note before the result in one line.
-    { ...base, type: 'user', uuid: 'r1', parentUuid: 'a1', message: { role: 'user', content: [{ type: 'text', text: 'note' }, result('t1')] } },
-    { ...base, type: 'assistant', uuid: 'a2', parentUuid: 'r1', message: { id: 'm2', type: 'message', role: 'assistant', model: 'x', stop_reason: 'end_turn', stop_sequence: null, usage, content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }, { type: 'text', text: 'done' }] } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'r1',
+      parentUuid: 'a1',
+      message: { role: 'user', content: [{ type: 'text', text: 'note' }, result('t1')] },
+    },
+    {
+      ...base,
+      type: 'assistant',
+      uuid: 'a2',
+      parentUuid: 'r1',
+      message: {
+        id: 'm2',
+        type: 'message',
+        role: 'assistant',
+        model: 'x',
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage,
+        content: [
+          { type: 'tool_use', id: 't1', name: 'Bash', input: {} },
+          { type: 'text', text: 'done' },
+        ],
+      },
+    },
   ];
   const messages = normalise(lines);
   assert.equal(validate(messages), null);
   assert.deepEqual(shape(messages), ['user:text', 'assistant:use(t1)', 'user:res(t1),text', 'assistant:text']);
   assert.equal('cache_control' in (messages[0].content as ContentBlock[])[0], false);
-  assert.ok('cache_control' in ((lines[0] as { message: { content: object[] } }).message.content[0]), 'input lines are not mutated');
+  assert.ok(
+    'cache_control' in (lines[0] as { message: { content: object[] } }).message.content[0],
+    'input lines are not mutated',
+  );
 });
 
 test('sub-agent transcripts read their sidechain lines; a main transcript ignores stray sidechain lines', async () => {
   const side = await withTempDir(async (dir) => {
-    const w = openSessionTranscript({ dataDir: dir, projectPath: '/p', sessionId: 's', version: '0.1.0', agentId: 'ag1' });
+    const w = openSessionTranscript({
+      dataDir: dir,
+      projectPath: '/p',
+      sessionId: 's',
+      version: '0.1.0',
+      agentId: 'ag1',
+    });
     await w.appendUserPrompt('update the notes');
     await w.appendAssistantBlock(msg('m1'), { type: 'text', text: 'Updated.' });
     return (await readTranscript(w.file)).lines;
@@ -206,9 +338,16 @@ test('sub-agent transcripts read their sidechain lines; a main transcript ignore
     await w.appendUserPrompt('main prompt');
     await w.appendAssistantBlock(msg('m1'), { type: 'text', text: 'main answer' });
   });
-  const stray = side.map((l) => ({ ...l, uuid: `x-${String(l.uuid)}`, parentUuid: l.parentUuid ? `x-${String(l.parentUuid)}` : null }));
+  const stray = side.map((l) => ({
+    ...l,
+    uuid: `x-${String(l.uuid)}`,
+    parentUuid: l.parentUuid ? `x-${String(l.parentUuid)}` : null,
+  }));
   const messages = normalise([...main, ...stray]);
-  assert.deepEqual(messages.map((m) => (typeof m.content === 'string' ? m.content : (m.content[0] as { text: string }).text)), ['main prompt', 'main answer']);
+  assert.deepEqual(
+    messages.map((m) => (typeof m.content === 'string' ? m.content : (m.content[0] as { text: string }).text)),
+    ['main prompt', 'main answer'],
+  );
 });
 
 test('a cycle or a missing parent ends the walk instead of hanging or throwing', () => {
@@ -218,7 +357,9 @@ test('a cycle or a missing parent ends the walk instead of hanging or throwing',
     { ...base, uuid: 'b', parentUuid: 'a', message: { role: 'user', content: 'b' } },
   ];
   assert.equal(validate(normalise(cyclic)), null);
-  const orphan: TranscriptLine[] = [{ ...base, uuid: 'z', parentUuid: 'missing', message: { role: 'user', content: 'z' } }];
+  const orphan: TranscriptLine[] = [
+    { ...base, uuid: 'z', parentUuid: 'missing', message: { role: 'user', content: 'z' } },
+  ];
   assert.deepEqual(normalise(orphan), [{ role: 'user', content: 'z' }]);
   assert.deepEqual(normalise([]), []);
 });

@@ -3,7 +3,11 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import {
-  findGitRoot, historyPath, projectKey, sessionTranscriptPath, subagentTranscriptPath,
+  findGitRoot,
+  historyPath,
+  projectKey,
+  sessionTranscriptPath,
+  subagentTranscriptPath,
 } from '../../../src/core/conversation/projectKey';
 import { withTempDir } from '../support/tempDirs';
 
@@ -17,7 +21,10 @@ test('projectKey replaces every character outside [a-zA-Z0-9] with a dash (DESIG
 test('transcript paths follow the Claude Code layout', () => {
   const data = '/data';
   assert.equal(sessionTranscriptPath(data, '/w/p', 's1'), path.join('/data/projects/-w-p/s1.jsonl'));
-  assert.equal(subagentTranscriptPath(data, '/w/p', 's1', 'a7'), path.join('/data/projects/-w-p/s1/subagents/agent-a7.jsonl'));
+  assert.equal(
+    subagentTranscriptPath(data, '/w/p', 's1', 'a7'),
+    path.join('/data/projects/-w-p/s1/subagents/agent-a7.jsonl'),
+  );
   assert.equal(historyPath(data), path.join('/data/history.jsonl'));
 });
 

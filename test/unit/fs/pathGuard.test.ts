@@ -46,7 +46,11 @@ describe('confineTo', () => {
     const { root, guard } = await layout();
     assert.notEqual(guard(path.join(root, 'linkdir', 'secret.md'), 'write'), null);
     assert.notEqual(guard(path.join(root, 'linkfile.md'), 'write'), null);
-    assert.notEqual(guard(path.join(root, 'dangling.md'), 'write'), null, 'writing through a dangling link would create a file outside');
+    assert.notEqual(
+      guard(path.join(root, 'dangling.md'), 'write'),
+      null,
+      'writing through a dangling link would create a file outside',
+    );
   });
 
   it('denies a not-yet-existing file in a symlinked dir', async () => {
@@ -67,7 +71,10 @@ describe('confineTo', () => {
     const { root, outside } = await layout();
     assert.equal(confineTo(root)(path.join(outside, 'secret.md'), 'read'), null);
     assert.notEqual(confineTo(root, { reads: true })(path.join(outside, 'secret.md'), 'read'), null);
-    assert.match(confineTo(root, { reads: true })(path.join(outside, 'secret.md'), 'read') ?? '', /Not allowed to read/);
+    assert.match(
+      confineTo(root, { reads: true })(path.join(outside, 'secret.md'), 'read') ?? '',
+      /Not allowed to read/,
+    );
   });
 
   it('survives symlink loops', async () => {

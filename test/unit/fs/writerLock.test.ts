@@ -20,7 +20,10 @@ function deadPid(): number {
 }
 
 function writeLock(file: string, holder: Partial<LockHolder>): void {
-  fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: 1, hostname: os.hostname(), since: new Date().toISOString(), token: 'x', ...holder }));
+  fs.writeFileSync(
+    `${file}.lock`,
+    JSON.stringify({ pid: 1, hostname: os.hostname(), since: new Date().toISOString(), token: 'x', ...holder }),
+  );
 }
 
 describe('acquireWriterLock', () => {
@@ -49,7 +52,12 @@ describe('acquireWriterLock', () => {
     const first = await acquireWriterLock(file, { waitMs: 1000 });
     await assert.rejects(acquireWriterLock(file, { waitMs: 150, pollMs: 10 }), (e: unknown) => {
       assert.ok(e instanceof LockBusyError);
-      assert.match(e.message, new RegExp(`Another Engram process \\(pid ${process.pid}, since .*\\) is writing ${file.replace(/[.\\]/g, '\\$&')}; gave up after waiting 0 s`));
+      assert.match(
+        e.message,
+        new RegExp(
+          `Another Engram process \\(pid ${process.pid}, since .*\\) is writing ${file.replace(/[.\\]/g, '\\$&')}; gave up after waiting 0 s`,
+        ),
+      );
       assert.match(e.message, /remove .*s\.jsonl\.lock if that process is gone/);
       return true;
     });
@@ -91,8 +99,15 @@ describe('TranscriptGuard, a turn at a time', () => {
     await guard.asWriter(() => writer.appendUserPrompt('mine'));
     await guard.asWriter(() => writer.appendUserPrompt('mine again'));
     fs.appendFileSync(file, '{"type":"user","uuid":"theirs"}\n');
-    await assert.rejects(guard.asWriter(() => writer.appendUserPrompt('lost?')), SessionChangedError);
-    assert.equal(fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length, 3, 'nothing written after the refusal');
+    await assert.rejects(
+      guard.asWriter(() => writer.appendUserPrompt('lost?')),
+      SessionChangedError,
+    );
+    assert.equal(
+      fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).length,
+      3,
+      'nothing written after the refusal',
+    );
     assert.equal(fs.existsSync(`${file}.lock`), false, 'the lock is let go of after a refused turn');
   });
 

@@ -20,19 +20,36 @@ import { tempDir } from '../support/tempDirs';
 import { outputTool as makeOutputTool } from '../support/outputTool';
 
 const count = (text: string) => Math.ceil(text.length / 4);
-const CATEGORIES = ['system', 'tools', 'instructions', 'memory index', 'recalled memories', 'session notes', 'messages', 'tool results'];
+const CATEGORIES = [
+  'system',
+  'tools',
+  'instructions',
+  'memory index',
+  'recalled memories',
+  'session notes',
+  'messages',
+  'tool results',
+];
 const sum = (b: Array<{ tokens: number }>) => b.reduce((n, c) => n + c.tokens, 0);
 
 describe('gauge state', () => {
   it('sizes the system prompt by its parts, carves recalled memories out of the messages, and the parts add up', () => {
     const composed = composeSystemPrompt({
-      cwd: '/w', platform: 'linux', date: '2026-01-01',
+      cwd: '/w',
+      platform: 'linux',
+      date: '2026-01-01',
       instructions: 'Use tabs. '.repeat(50),
       memory: { dir: '/m', index: '- [A](a.md) — hook\n'.repeat(20) },
     });
     const tools = [{ schema: { name: 'Read', description: 'reads', input_schema: { type: 'object' } } as ToolSchema }];
     const messages: ApiMessage[] = [
-      { role: 'user', content: [{ type: 'text', text: 'hello' }, { type: 'text', text: `<engram-memory file="a.md" hash="ab">\n${'remember '.repeat(40)}</engram-memory>` }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hello' },
+          { type: 'text', text: `<engram-memory file="a.md" hash="ab">\n${'remember '.repeat(40)}</engram-memory>` },
+        ],
+      },
       { role: 'assistant', content: 'hi' },
     ];
     const gauge = new ContextGauge({ count });
@@ -41,7 +58,10 @@ describe('gauge state', () => {
     const store = new SettingsStore();
     const state = gaugeState(gauge, { messages, systemPrompt: composed.blocks, offeredTools: tools }, store.settings);
     assert.equal(state.usedTokens, 5_010);
-    assert.deepEqual(state.breakdown.map((c) => c.category), CATEGORIES);
+    assert.deepEqual(
+      state.breakdown.map((c) => c.category),
+      CATEGORIES,
+    );
     assert.equal(sum(state.breakdown), state.usedTokens);
     const by = new Map(state.breakdown.map((c) => [c.category, c.tokens]));
     assert.equal(by.get('instructions'), count(composed.parts.instructions));
@@ -52,7 +72,13 @@ describe('gauge state', () => {
 
   it('counts the session notes that replaced old messages as "session notes"', () => {
     const estimator = new TokenEstimator(count);
-    const messages: ApiMessage[] = [{ role: 'user', content: [{ type: 'text', text: notesSummaryText('# Current State\n' + 'working on it '.repeat(60)) }] }, { role: 'assistant', content: 'ok' }];
+    const messages: ApiMessage[] = [
+      {
+        role: 'user',
+        content: [{ type: 'text', text: notesSummaryText('# Current State\n' + 'working on it '.repeat(60)) }],
+      },
+      { role: 'assistant', content: 'ok' },
+    ];
     const notes = notesTokens(messages, estimator);
     assert.ok(notes > 150, `${notes}`);
     assert.equal(notesTokens([{ role: 'user', content: 'just a prompt' }], estimator), 0);
@@ -62,13 +88,35 @@ describe('gauge state', () => {
     assert.equal(state.breakdown.find((c) => c.category === 'session notes')?.tokens, notes);
     assert.equal(sum(state.breakdown), state.usedTokens);
     // Carve-outs never exceed the messages they come from.
-    const cats = gaugeCategories({ system: 0, instructions: 0, memoryIndex: 0, notes: 0, tools: 0, messages: 10, toolResults: 0, total: 10, estimated: 10 }, { recalled: 8, notes: 8 });
-    assert.deepEqual(cats.filter((c) => c.tokens > 0).map((c) => [c.category, c.tokens]), [['recalled memories', 8], ['session notes', 2]]);
+    const cats = gaugeCategories(
+      {
+        system: 0,
+        instructions: 0,
+        memoryIndex: 0,
+        notes: 0,
+        tools: 0,
+        messages: 10,
+        toolResults: 0,
+        total: 10,
+        estimated: 10,
+      },
+      { recalled: 8, notes: 8 },
+    );
+    assert.deepEqual(
+      cats.filter((c) => c.tokens > 0).map((c) => [c.category, c.tokens]),
+      [
+        ['recalled memories', 8],
+        ['session notes', 2],
+      ],
+    );
   });
 
   it('follows the settings: a changed window or mark changes the state at once, the measure stays', () => {
     const gauge = new ContextGauge({ count });
-    const messages: ApiMessage[] = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }];
+    const messages: ApiMessage[] = [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+    ];
     gauge.onResponse({ input_tokens: 30_000, output_tokens: 0 }, messages);
     const store = new SettingsStore();
     const before = gaugeState(gauge, { messages }, store.settings);
@@ -78,9 +126,18 @@ describe('gauge state', () => {
     assert.equal(fired, 1);
     const afterChange = gaugeState(gauge, { messages }, store.settings);
     assert.equal(afterChange.usedTokens, before.usedTokens);
-    assert.deepEqual([afterChange.window, afterChange.reservedForOutput, afterChange.marks], [50_000, 8_000, [50, 80, 100]]);
+    assert.deepEqual(
+      [afterChange.window, afterChange.reservedForOutput, afterChange.marks],
+      [50_000, 8_000, [50, 80, 100]],
+    );
     assert.deepEqual(afterChange.marks, compactionMarks(store.settings));
-    assert.deepEqual(gaugeState(undefined, undefined, store.settings), { window: 50_000, reservedForOutput: 8_000, marks: [50, 80, 100], usedTokens: 0, breakdown: [] });
+    assert.deepEqual(gaugeState(undefined, undefined, store.settings), {
+      window: 50_000,
+      reservedForOutput: 8_000,
+      marks: [50, 80, 100],
+      usedTokens: 0,
+      breakdown: [],
+    });
   });
 });
 
@@ -103,9 +160,20 @@ describe('one number for compaction and the screen', () => {
   });
 
   const outputTool: Tool = makeOutputTool({ labelled: false });
-  const usage = (total: number) => ({ input_tokens: total - 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 10 });
-  const call = (size: number): ScriptedReply => ({ content: [{ type: 'tool_use', name: 'Output', input: { size } }], usage: usage(1_000) });
-  const answer = (text: string, reported = 1_000): ScriptedReply => ({ content: [{ type: 'text', text }], usage: usage(reported) });
+  const usage = (total: number) => ({
+    input_tokens: total - 10,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    output_tokens: 10,
+  });
+  const call = (size: number): ScriptedReply => ({
+    content: [{ type: 'tool_use', name: 'Output', input: { size } }],
+    usage: usage(1_000),
+  });
+  const answer = (text: string, reported = 1_000): ScriptedReply => ({
+    content: [{ type: 'text', text }],
+    usage: usage(reported),
+  });
 
   it('the orchestrator decides on the gauge the host shows: the same tokens before, the same marks', async () => {
     const h = await startSession(server, { workspace, dataDir, tools: [outputTool] });
@@ -116,7 +184,9 @@ describe('one number for compaction and the screen', () => {
     assert.equal(orch.gauge, gauge);
     orch.attach(agent);
     const shownAtCompaction: number[] = [];
-    orch.on((e) => { if (e.type === 'compacted') shownAtCompaction.push(gaugeState(gauge, agent, store.settings).usedTokens); });
+    orch.on((e) => {
+      if (e.type === 'compacted') shownAtCompaction.push(gaugeState(gauge, agent, store.settings).usedTokens);
+    });
 
     server.enqueue(...[9_000, 9_001, 9_002, 9_003, 9_004, 9_005, 9_006].map(call), answer('first turn done', 65_000));
     await agent.runTurn('produce output');
@@ -127,14 +197,21 @@ describe('one number for compaction and the screen', () => {
 
     server.enqueue(answer('second'));
     await agent.runTurn('again');
-    assert.deepEqual(orch.events.map((e) => e.stage), ['micro']);
-    assert.deepEqual(shownAtCompaction, [orch.events[0].tokensBefore], 'what the screen showed is what compaction measured');
+    assert.deepEqual(
+      orch.events.map((e) => e.stage),
+      ['micro'],
+    );
+    assert.deepEqual(
+      shownAtCompaction,
+      [orch.events[0].tokensBefore],
+      'what the screen showed is what compaction measured',
+    );
     const afterCompaction = gaugeState(gauge, agent, store.settings);
     assert.equal(afterCompaction.usedTokens, orch.usedTokens(agent.messages));
     assert.equal(sum(afterCompaction.breakdown), afterCompaction.usedTokens);
   });
 
-  it('an orchestrator without a gauge makes its own, sized from the agent\'s prompt', async () => {
+  it("an orchestrator without a gauge makes its own, sized from the agent's prompt", async () => {
     const h = await startSession(server, { workspace, dataDir, tools: [outputTool] });
     const orch = new CompactionOrchestrator({ settings: { contextWindow: 100_000 } });
     orch.attach(h.session.agent);

@@ -20,10 +20,16 @@ before(() => {
 });
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 
-async function inspectJson(argv: string[]): Promise<{ projects: Array<{ key: string; memory: Record<string, unknown> }> }> {
+async function inspectJson(
+  argv: string[],
+): Promise<{ projects: Array<{ key: string; memory: Record<string, unknown> }> }> {
   let stdout = '';
   const code = await runCli(['inspect', ...argv, '--json'], {
-    stdout: (t) => void (stdout += t), stderr: () => undefined, env: {}, cwd: root, signal: new AbortController().signal,
+    stdout: (t) => void (stdout += t),
+    stderr: () => undefined,
+    env: {},
+    cwd: root,
+    signal: new AbortController().signal,
   });
   assert.equal(code, 0);
   return JSON.parse(stdout) as { projects: Array<{ key: string; memory: Record<string, unknown> }> };
@@ -38,7 +44,10 @@ describe('memory view shared by `engram inspect` and the inspector', () => {
     const project = path.join(root, 'projects', '-w-demo');
     const memoryDir = path.join(project, 'memory');
     writeMemoryFolder(memoryDir, 230);
-    writeFile(path.join(memoryDir, 'origin.md'), '---\nname: From s1\ndescription: d\ntype: user\noriginSessionId: s1\noriginMessageId: u1\n---\nbody\n');
+    writeFile(
+      path.join(memoryDir, 'origin.md'),
+      '---\nname: From s1\ndescription: d\ntype: user\noriginSessionId: s1\noriginMessageId: u1\n---\nbody\n',
+    );
     await pruneEntry(memoryDir, 'reference_003.md');
     writeFile(path.join(root, 'CLAUDE.md'), '# User instructions\nBe brief.\n');
     writeTranscript(path.join(project, 's1.jsonl'), 's1', '/w/demo');
@@ -60,8 +69,20 @@ describe('memory view shared by `engram inspect` and the inspector', () => {
 
     assert.deepEqual(printed.entries, shown.entries.map(sameEntry));
     assert.deepEqual(printed.unindexedEntries, shown.unindexed.map(sameEntry));
-    assert.deepEqual(printed.unindexed, shown.unindexed.map((e) => (e.group === 'team' ? `team/${e.file}` : e.file)));
-    for (const k of ['dir', 'exists', 'instructions', 'loadedLines', 'totalLines', 'maxLines', 'warnings', 'trash'] as const) {
+    assert.deepEqual(
+      printed.unindexed,
+      shown.unindexed.map((e) => (e.group === 'team' ? `team/${e.file}` : e.file)),
+    );
+    for (const k of [
+      'dir',
+      'exists',
+      'instructions',
+      'loadedLines',
+      'totalLines',
+      'maxLines',
+      'warnings',
+      'trash',
+    ] as const) {
       assert.deepEqual(printed[k], shown[k], k);
     }
     // What the model holds, so the comparison above is not between two empty lists.
@@ -69,8 +90,14 @@ describe('memory view shared by `engram inspect` and the inspector', () => {
     assert.ok(shown.entries.some((e) => e.group === 'team' && e.title === 'Team rule'));
     assert.ok(shown.entries.some((e) => e.missing));
     assert.ok(shown.unindexed.some((e) => e.file === 'origin.md' && e.origin?.sessionId === 's1'));
-    assert.deepEqual(shown.trash.map((t) => t.file), ['reference_003.md']);
+    assert.deepEqual(
+      shown.trash.map((t) => t.file),
+      ['reference_003.md'],
+    );
     assert.equal(shown.instructions.length, 1);
-    assert.ok(shown.warnings.some((w) => w.includes('missing.md')), shown.warnings.join('\n'));
+    assert.ok(
+      shown.warnings.some((w) => w.includes('missing.md')),
+      shown.warnings.join('\n'),
+    );
   });
 });

@@ -12,7 +12,7 @@ import { useTempDirs } from '../support/tempDirs';
 
 const tempDir = useTempDirs();
 
-describe('transcript facts of Engram\'s compaction records', () => {
+describe("transcript facts of Engram's compaction records", () => {
   it('carry the replaced uuids, and both kinds of undo', async () => {
     const live = openLive(tempDir());
     for (const size of [3_000, 2_000, 900]) {
@@ -28,7 +28,15 @@ describe('transcript facts of Engram\'s compaction records', () => {
     await live.agent.transcript?.flush();
 
     const facts = (await transcriptFacts(live.file))!;
-    assert.deepEqual(facts.compactions.map((c) => [c.stage, c.undoes]), [['micro', undefined], ['session-memory', undefined], ['undo', summary.id], ['undo', micro.id]]);
+    assert.deepEqual(
+      facts.compactions.map((c) => [c.stage, c.undoes]),
+      [
+        ['micro', undefined],
+        ['session-memory', undefined],
+        ['undo', summary.id],
+        ['undo', micro.id],
+      ],
+    );
     const sm = facts.compactions[1];
     assert.deepEqual(sm.replacedUuids, summary.replacedIds);
     assert.equal(sm.replacedLines, summary.replacedIds.length);
@@ -38,7 +46,10 @@ describe('transcript facts of Engram\'s compaction records', () => {
     const replaced = await readReplacedMessages(live.file, { uuids: sm.replacedUuids ?? [] });
     assert.match(replaced[0].text, /turn 3000/);
     const timeline = buildTimeline({ facts, canUndo: true });
-    assert.ok(timeline.every((t) => t.kind !== 'compaction' || !t.undoable), 'nothing left to undo');
+    assert.ok(
+      timeline.every((t) => t.kind !== 'compaction' || !t.undoable),
+      'nothing left to undo',
+    );
     assert.equal(new Set(facts.responses.keys()).size, facts.responseCount, 'restored responses are not counted twice');
   });
 });

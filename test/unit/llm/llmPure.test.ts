@@ -4,15 +4,25 @@ import { describe, it } from 'node:test';
 import type { ApiMessage } from '../../../src/core/conversation/types';
 import { withCacheBreakpoints } from '../../../src/core/llm/cacheBreakpoints';
 import {
-  AuthError, InvalidRequestError, OverloadedError, PromptTooLongError, RateLimitError, ServerError,
-  classifyApiFailure, parsePromptTooLong, parseRetryAfter,
+  AuthError,
+  InvalidRequestError,
+  OverloadedError,
+  PromptTooLongError,
+  RateLimitError,
+  ServerError,
+  classifyApiFailure,
+  parsePromptTooLong,
+  parseRetryAfter,
 } from '../../../src/core/llm/errors';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, resolveModelConfig } from '../../../src/core/llm/modelConfig';
 import { DEFAULT_RETRY_POLICY, retryDelayMs } from '../../../src/core/llm/retry';
 
 describe('error mapping', () => {
   it('reads the numbers out of "prompt is too long"', () => {
-    assert.deepEqual(parsePromptTooLong('prompt is too long: 212345 tokens > 200000 maximum'), { promptTokens: 212345, maxTokens: 200000 });
+    assert.deepEqual(parsePromptTooLong('prompt is too long: 212345 tokens > 200000 maximum'), {
+      promptTokens: 212345,
+      maxTokens: 200000,
+    });
     assert.equal(parsePromptTooLong('something else'), undefined);
   });
 
@@ -21,10 +31,19 @@ describe('error mapping', () => {
     assert.ok(classifyApiFailure({ status: 403, type: 'permission_error' }) instanceof AuthError);
     assert.ok(classifyApiFailure({ status: 429 }) instanceof RateLimitError);
     assert.ok(classifyApiFailure({ status: 529 }) instanceof OverloadedError);
-    assert.ok(classifyApiFailure({ type: 'overloaded_error' }) instanceof OverloadedError, 'SSE error event has no status');
+    assert.ok(
+      classifyApiFailure({ type: 'overloaded_error' }) instanceof OverloadedError,
+      'SSE error event has no status',
+    );
     assert.ok(classifyApiFailure({ status: 500, type: 'api_error' }) instanceof ServerError);
-    assert.ok(classifyApiFailure({ status: 404, type: 'not_found_error', message: 'model: x' }) instanceof InvalidRequestError);
-    const tooLong = classifyApiFailure({ status: 400, type: 'invalid_request_error', message: 'prompt is too long: 300 tokens > 200 maximum' });
+    assert.ok(
+      classifyApiFailure({ status: 404, type: 'not_found_error', message: 'model: x' }) instanceof InvalidRequestError,
+    );
+    const tooLong = classifyApiFailure({
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'prompt is too long: 300 tokens > 200 maximum',
+    });
     assert.ok(tooLong instanceof PromptTooLongError);
     assert.equal(tooLong.promptTokens, 300);
     assert.equal(tooLong.retryable, false);
@@ -44,11 +63,26 @@ describe('error mapping', () => {
 describe('backoff', () => {
   it('doubles from the base, caps, adds bounded jitter, and defers to retry-after', () => {
     const p = DEFAULT_RETRY_POLICY;
-    assert.equal(retryDelayMs(1, undefined, p, () => 0), 1000);
-    assert.equal(retryDelayMs(3, undefined, p, () => 0), 4000);
-    assert.equal(retryDelayMs(10, undefined, p, () => 0), p.maxDelayMs);
-    assert.equal(retryDelayMs(1, undefined, p, () => 0.999), Math.round(1000 * (1 + p.jitter * 0.999)));
-    assert.equal(retryDelayMs(4, 1234, p, () => 0.5), 1234);
+    assert.equal(
+      retryDelayMs(1, undefined, p, () => 0),
+      1000,
+    );
+    assert.equal(
+      retryDelayMs(3, undefined, p, () => 0),
+      4000,
+    );
+    assert.equal(
+      retryDelayMs(10, undefined, p, () => 0),
+      p.maxDelayMs,
+    );
+    assert.equal(
+      retryDelayMs(1, undefined, p, () => 0.999),
+      Math.round(1000 * (1 + p.jitter * 0.999)),
+    );
+    assert.equal(
+      retryDelayMs(4, 1234, p, () => 0.5),
+      1234,
+    );
   });
 });
 
@@ -62,11 +96,19 @@ describe('cache breakpoints', () => {
       { role: 'user', content: 'three' },
     ];
     const frozen = structuredClone(messages);
-    const out = withCacheBreakpoints([{ type: 'text', text: 's' }], [{ name: 't', description: 'd', input_schema: {} }], messages);
+    const out = withCacheBreakpoints(
+      [{ type: 'text', text: 's' }],
+      [{ name: 't', description: 'd', input_schema: {} }],
+      messages,
+    );
     assert.deepEqual(messages, frozen);
     const count = JSON.stringify(out).split('cache_control').length - 1;
     assert.equal(count, 4);
-    assert.deepEqual(out.messages[0].content, [{ type: 'text', text: 'one' }], 'strings sent as one text block, unmarked');
+    assert.deepEqual(
+      out.messages[0].content,
+      [{ type: 'text', text: 'one' }],
+      'strings sent as one text block, unmarked',
+    );
     assert.deepEqual(out.messages[2].content, [{ type: 'text', text: 'two', cache_control: { type: 'ephemeral' } }]);
     assert.deepEqual(out.messages[4].content, [{ type: 'text', text: 'three', cache_control: { type: 'ephemeral' } }]);
   });
@@ -76,8 +118,12 @@ describe('cache breakpoints', () => {
     assert.equal(JSON.stringify(out).split('cache_control').length - 1, 1);
   });
 
-  const turns: ApiMessage[] = Array.from({ length: 9 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: [{ type: 'text', text: `m${i}` }] }));
-  const marked = (out: ReturnType<typeof withCacheBreakpoints>) => out.messages.flatMap((m, i) => (JSON.stringify(m).includes('cache_control') ? [i] : []));
+  const turns: ApiMessage[] = Array.from({ length: 9 }, (_, i) => ({
+    role: i % 2 === 0 ? 'user' : 'assistant',
+    content: [{ type: 'text', text: `m${i}` }],
+  }));
+  const marked = (out: ReturnType<typeof withCacheBreakpoints>) =>
+    out.messages.flatMap((m, i) => (JSON.stringify(m).includes('cache_control') ? [i] : []));
   const system = [{ type: 'text' as const, text: 's' }];
   const tools = [{ name: 't', description: 'd', input_schema: {} }];
 
@@ -91,18 +137,39 @@ describe('cache breakpoints', () => {
 
   it('right after a trim marks where the cached prefix still ends instead of the previous user message', () => {
     assert.deepEqual(marked(withCacheBreakpoints(system, tools, turns, { readAt: 3, stableAt: 6 })), [3, 6, 8]);
-    assert.deepEqual(marked(withCacheBreakpoints(system, tools, turns, { readAt: 99 })), [6, 8], 'an index out of range is ignored');
+    assert.deepEqual(
+      marked(withCacheBreakpoints(system, tools, turns, { readAt: 99 })),
+      [6, 8],
+      'an index out of range is ignored',
+    );
   });
 
   it('a request sent once (a fork) reads what it continues and writes nothing after it', () => {
-    const fork: ApiMessage[] = [...turns.slice(0, 8), { role: 'user', content: [{ type: 'text', text: 'notes prompt' }] }];
+    const fork: ApiMessage[] = [
+      ...turns.slice(0, 8),
+      { role: 'user', content: [{ type: 'text', text: 'notes prompt' }] },
+    ];
     const out = withCacheBreakpoints(system, tools, fork, { cacheTail: false });
     assert.deepEqual(marked(out), [6, 7], 'the block before the tail, and the user message before that');
     assert.equal(JSON.stringify(out.messages[8]).includes('cache_control'), false);
     // The fork's text joined the parent's last user message: the block before it is in the same message.
-    const joined: ApiMessage[] = [...turns.slice(0, 8), { role: 'user', content: [{ type: 'text', text: 'result' }, { type: 'text', text: 'notes prompt' }] }];
-    const last = withCacheBreakpoints(system, tools, joined, { cacheTail: false }).messages[8].content as Array<{ cache_control?: unknown }>;
-    assert.deepEqual(last.map((b) => b.cache_control !== undefined), [true, false]);
+    const joined: ApiMessage[] = [
+      ...turns.slice(0, 8),
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'result' },
+          { type: 'text', text: 'notes prompt' },
+        ],
+      },
+    ];
+    const last = withCacheBreakpoints(system, tools, joined, { cacheTail: false }).messages[8].content as Array<{
+      cache_control?: unknown;
+    }>;
+    assert.deepEqual(
+      last.map((b) => b.cache_control !== undefined),
+      [true, false],
+    );
   });
 });
 
@@ -110,9 +177,17 @@ describe('model configuration', () => {
   it('prefers the stored secret and the setting, then the environment, then defaults', () => {
     const env = { ANTHROPIC_API_KEY: 'env-key', ANTHROPIC_BASE_URL: 'http://env.example/' };
     assert.deepEqual(resolveModelConfig({}, env, 'secret-key'), {
-      model: DEFAULT_MODEL, maxOutputTokens: 16000, baseUrl: 'http://env.example', apiKey: 'secret-key', apiKeySource: 'secret',
+      model: DEFAULT_MODEL,
+      maxOutputTokens: 16000,
+      baseUrl: 'http://env.example',
+      apiKey: 'secret-key',
+      apiKeySource: 'secret',
     });
-    const fromEnv = resolveModelConfig({ baseUrl: ' http://set.example ', model: 'm', maxOutputTokens: 1000 }, env, '  ');
+    const fromEnv = resolveModelConfig(
+      { baseUrl: ' http://set.example ', model: 'm', maxOutputTokens: 1000 },
+      env,
+      '  ',
+    );
     assert.equal(fromEnv.apiKey, 'env-key');
     assert.equal(fromEnv.apiKeySource, 'env');
     assert.equal(fromEnv.baseUrl, 'http://set.example');

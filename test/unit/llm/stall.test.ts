@@ -12,7 +12,13 @@ import { useTestServer } from '../support/testServerFixture';
 const server = useTestServer();
 const STALL_MS = 300;
 const never = new AbortController().signal;
-const request: ModelRequest = { model: 'claude-test', maxTokens: 256, system: [], tools: [], messages: [{ role: 'user', content: 'hi' }] };
+const request: ModelRequest = {
+  model: 'claude-test',
+  maxTokens: 256,
+  system: [],
+  tools: [],
+  messages: [{ role: 'user', content: 'hi' }],
+};
 
 function client(stallMs = STALL_MS): AnthropicModelClient {
   return new AnthropicModelClient({ apiKey: 'test-key', baseUrl: server.url, stallMs: () => stallMs });
@@ -47,7 +53,10 @@ describe('a silent server', () => {
 
   it('that stops in the middle of an answer gives the part that arrived, as a dropped connection', async () => {
     // 0 message_start, 1 content_block_start, 2 ping, 3.. text deltas
-    server.enqueue({ content: [{ type: 'text', text: 'The first words arrive, and then the rest never does.' }], stallAfterEvents: 4 });
+    server.enqueue({
+      content: [{ type: 'text', text: 'The first words arrive, and then the rest never does.' }],
+      stallAfterEvents: 4,
+    });
     const { error } = await failure(client().stream(request, {}, never));
     assert.ok(error instanceof ConnectionDroppedError, String(error));
     assert.match(error.message, /No data from .* in the middle of an answer/);
@@ -71,15 +80,28 @@ describe('a silent server', () => {
   });
 
   it('is retried, each retry said, and the last error names the URL and the attempts, within limit x (retries + 1) plus the waits', async () => {
-    server.enqueue(...Array.from({ length: 3 }, () => ({ content: [{ type: 'text' as const, text: 'never sent' }], hang: true })));
+    server.enqueue(
+      ...Array.from({ length: 3 }, () => ({ content: [{ type: 'text' as const, text: 'never sent' }], hang: true })),
+    );
     const retries: RetryInfo[] = [];
-    const { error, ms } = await failure(streamWithRetry(client(), request, {}, never, {
-      policy: { maxRetries: 2, baseDelayMs: 50, maxDelayMs: 100 },
-      onRetry: (info) => retries.push(info),
-    }));
+    const { error, ms } = await failure(
+      streamWithRetry(client(), request, {}, never, {
+        policy: { maxRetries: 2, baseDelayMs: 50, maxDelayMs: 100 },
+        onRetry: (info) => retries.push(info),
+      }),
+    );
     assert.ok(error instanceof ConnectionError, String(error));
-    assert.match(error.message, new RegExp(`No data from ${server.url}/v1/messages for 0\\.3 s.*Gave up after 3 attempts`, 's'));
-    assert.deepEqual(retries.map((r) => [r.attempt, r.maxRetries, r.error.kind]), [[1, 2, 'connection'], [2, 2, 'connection']]);
+    assert.match(
+      error.message,
+      new RegExp(`No data from ${server.url}/v1/messages for 0\\.3 s.*Gave up after 3 attempts`, 's'),
+    );
+    assert.deepEqual(
+      retries.map((r) => [r.attempt, r.maxRetries, r.error.kind]),
+      [
+        [1, 2, 'connection'],
+        [2, 2, 'connection'],
+      ],
+    );
     assert.match(retries[0].error.message, /No data from/);
     const waits = retries.reduce((sum, r) => sum + r.delayMs, 0);
     assert.ok(ms < 3 * STALL_MS + waits + 1_500, `ended after ${ms} ms`);

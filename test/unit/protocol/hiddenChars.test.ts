@@ -5,7 +5,10 @@ import { hasHiddenChars, hiddenCharsIn, showHiddenChars, splitHiddenChars } from
 // Bidi controls and zero-width characters, written out so a name cannot read as another.
 describe('hidden characters', () => {
   it('writes out every bidi control and zero-width character, and nothing else', () => {
-    const hidden = [0x061C, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069, 0xFEFF];
+    const hidden = [
+      0x061c, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2060, 0x2066, 0x2067,
+      0x2068, 0x2069, 0xfeff,
+    ];
     for (const code of hidden) {
       const char = String.fromCodePoint(code);
       assert.equal(showHiddenChars(`a${char}b`), `a<U+${code.toString(16).toUpperCase().padStart(4, '0')}>b`);
@@ -32,7 +35,11 @@ describe('hidden characters', () => {
     assert.equal(hasHiddenChars('\u202E'), true);
     assert.equal(hasHiddenChars('\u202E'), true);
     assert.equal(hasHiddenChars('Is file\u202Egpj.exe a picture?'), true);
-    assert.deepEqual(splitHiddenChars('Is file\u202Egpj.exe a picture?'), ['Is file', { hidden: '<U+202E>' }, 'gpj.exe a picture?']);
+    assert.deepEqual(splitHiddenChars('Is file\u202Egpj.exe a picture?'), [
+      'Is file',
+      { hidden: '<U+202E>' },
+      'gpj.exe a picture?',
+    ]);
     assert.equal(showHiddenChars('a\u202Eb'), 'a<U+202E>b');
     assert.deepEqual(splitHiddenChars('a\u202Eb'), ['a', { hidden: '<U+202E>' }, 'b']);
   });

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CHAT_TO_HOST_SHAPES, INSPECTOR_TO_HOST_SHAPES, MAX_FIELD_LENGTH, parseMessage, type ChatToHost } from '../../../src/protocol/messages';
+import {
+  CHAT_TO_HOST_SHAPES,
+  INSPECTOR_TO_HOST_SHAPES,
+  MAX_FIELD_LENGTH,
+  parseMessage,
+  type ChatToHost,
+} from '../../../src/protocol/messages';
 
 test('valid chat messages parse to the typed union', () => {
   const samples: ChatToHost[] = [

@@ -43,7 +43,14 @@ esac
 function install(dir: string, bin: string, log: string, extra: Record<string, string> = {}) {
   return spawnSync(process.execPath, [path.join(root, 'scripts', 'installTestHost.mjs')], {
     encoding: 'utf8',
-    env: { ...process.env, ENGRAM_TEST_HOST_DIR: path.join(dir, 'host'), CHROMIUM: process.execPath, FAKE_LOG: log, PATH: `${bin}${path.delimiter}${process.env.PATH}`, ...extra },
+    env: {
+      ...process.env,
+      ENGRAM_TEST_HOST_DIR: path.join(dir, 'host'),
+      CHROMIUM: process.execPath,
+      FAKE_LOG: log,
+      PATH: `${bin}${path.delimiter}${process.env.PATH}`,
+      ...extra,
+    },
   });
 }
 
@@ -56,7 +63,7 @@ function fakeNpm(): { dir: string; bin: string; log: string } {
 }
 
 describe('installTestHost', () => {
-  it('lets npm show its progress (a line per fetch, the install scripts\' output) and numbers the steps that run, then reuses the host', () => {
+  it("lets npm show its progress (a line per fetch, the install scripts' output) and numbers the steps that run, then reuses the host", () => {
     const { dir, bin, log } = fakeNpm();
     const first = install(dir, bin, log);
     assert.equal(first.status, 0, first.stderr);
@@ -64,11 +71,14 @@ describe('installTestHost', () => {
     assert.match(first.stdout, /\] 1\/2 Node [\d.]+ for the VS Code server/);
     assert.match(first.stdout, /\] 2\/2 VS Code [\d.]+ server .*the longest step/);
     assert.doesNotMatch(first.stdout, /\/3 /);
-    assert.match(first.stdout, /npm http fetch GET 200/, 'npm\'s output reaches the terminal');
+    assert.match(first.stdout, /npm http fetch GET 200/, "npm's output reaches the terminal");
     assert.match(first.stdout, /> code-server@4\.139\.1 postinstall/, 'and what the install scripts say');
     // The compilers' warnings do not: a count instead.
     assert.doesNotMatch(first.stdout + first.stderr, /warning: unused variable|int x = 0|CXX\(target\)|make: Leaving/);
-    assert.match(first.stdout, /done in \d+ s \(4502 lines of compiler output, warnings of the native builds, not shown\)/);
+    assert.match(
+      first.stdout,
+      /done in \d+ s \(4502 lines of compiler output, warnings of the native builds, not shown\)/,
+    );
     const calls = fs.readFileSync(log, 'utf8').trim().split('\n');
     assert.equal(calls.length, 2);
     for (const args of calls) {
@@ -85,7 +95,13 @@ describe('installTestHost', () => {
     const failed = install(dir, bin, log, { FAKE_FAIL: '1' });
     assert.equal(failed.status, 1);
     // An error is never hidden; the warnings before it come back, the last of them, to show where it stopped.
-    assert.match(failed.stdout, /fatal error: krb5\.h: No such file or directory\n\[engram test host\] the last 200 of 4502 hidden lines of compiler output:\n[\s\S]*spdlog\.cc:1499:5: warning/);
-    assert.match(failed.stderr, /\[engram test host\] 'npm install --prefix .*code-server@[\d.]+ .*' failed \(exit 1\)/);
+    assert.match(
+      failed.stdout,
+      /fatal error: krb5\.h: No such file or directory\n\[engram test host\] the last 200 of 4502 hidden lines of compiler output:\n[\s\S]*spdlog\.cc:1499:5: warning/,
+    );
+    assert.match(
+      failed.stderr,
+      /\[engram test host\] 'npm install --prefix .*code-server@[\d.]+ .*' failed \(exit 1\)/,
+    );
   });
 });

@@ -37,7 +37,8 @@ test('the layer lint fails when src/core imports vscode, in any import form', ()
 
 test('the layer lint passes clean code and ignores the word vscode in strings and comments', () => {
   const r = lint({
-    'src/core/ok.ts': "// talks about 'vscode' only in a comment\nexport const hint = \"import from 'vscode' is banned\";\nimport fs from 'node:fs';\n",
+    'src/core/ok.ts':
+      "// talks about 'vscode' only in a comment\nexport const hint = \"import from 'vscode' is banned\";\nimport fs from 'node:fs';\n",
     'src/protocol/messages.ts': 'export type A = { type: "a" };\n',
     'webview/main.ts': "import type { A } from '../src/protocol/messages';\n",
   });
@@ -52,15 +53,51 @@ test('the layer lint refuses webview code that reaches into the host side', () =
 
 test('the layer lint keeps src/core folders to their layer order', () => {
   const refused: Array<[string, string, RegExp]> = [
-    ['src/core/conversation/a.ts', "import { x } from '../memory/m';", /src\/core\/conversation must not import the higher layer src\/core\/memory/],
-    ['src/core/agent/a.ts', "import type { X } from '../memory/autoMemory/m';", /src\/core\/agent must not import the higher layer src\/core\/memory/],
-    ['src/core/tools/a.ts', "export { y } from '../agent/b';", /src\/core\/tools must not import the higher layer src\/core\/agent/],
-    ['src/core/fs/a.ts', "const t = require('../tools/t');", /src\/core\/fs must not import the higher layer src\/core\/tools/],
-    ['src/core/ports.ts', "import type { Y } from './conversation/types';", /the files directly in src\/core must not import the higher layer src\/core\/conversation/],
-    ['src/core/tokens/a.ts', "import { c } from '../llm/client';", /src\/core\/tokens must not import its peer src\/core\/llm/],
-    ['src/core/widgets/a.ts', "import { c } from '../agent/agent';", /src\/core\/widgets has no place in the layer order/],
-    ['src/core/security/a.ts', "import { t } from '../tools/tool';", /src\/core\/security must not import the higher layer src\/core\/tools/],
-    ['src/core/fs/a.ts', "import { s } from '../security/secretScan';", /src\/core\/fs must not import the higher layer src\/core\/security/],
+    [
+      'src/core/conversation/a.ts',
+      "import { x } from '../memory/m';",
+      /src\/core\/conversation must not import the higher layer src\/core\/memory/,
+    ],
+    [
+      'src/core/agent/a.ts',
+      "import type { X } from '../memory/autoMemory/m';",
+      /src\/core\/agent must not import the higher layer src\/core\/memory/,
+    ],
+    [
+      'src/core/tools/a.ts',
+      "export { y } from '../agent/b';",
+      /src\/core\/tools must not import the higher layer src\/core\/agent/,
+    ],
+    [
+      'src/core/fs/a.ts',
+      "const t = require('../tools/t');",
+      /src\/core\/fs must not import the higher layer src\/core\/tools/,
+    ],
+    [
+      'src/core/ports.ts',
+      "import type { Y } from './conversation/types';",
+      /the files directly in src\/core must not import the higher layer src\/core\/conversation/,
+    ],
+    [
+      'src/core/tokens/a.ts',
+      "import { c } from '../llm/client';",
+      /src\/core\/tokens must not import its peer src\/core\/llm/,
+    ],
+    [
+      'src/core/widgets/a.ts',
+      "import { c } from '../agent/agent';",
+      /src\/core\/widgets has no place in the layer order/,
+    ],
+    [
+      'src/core/security/a.ts',
+      "import { t } from '../tools/tool';",
+      /src\/core\/security must not import the higher layer src\/core\/tools/,
+    ],
+    [
+      'src/core/fs/a.ts',
+      "import { s } from '../security/secretScan';",
+      /src\/core\/fs must not import the higher layer src\/core\/security/,
+    ],
   ];
   for (const [file, line, message] of refused) {
     const r = lint({ [file]: `${line}\n` });
@@ -71,8 +108,10 @@ test('the layer lint keeps src/core folders to their layer order', () => {
     'src/core/thresholds.ts': 'export const T = 1;\n',
     'src/core/fs/atomic.ts': "import { T } from '../thresholds';\n",
     'src/core/conversation/types.ts': "import { T } from '../thresholds';\n",
-    'src/core/memory/m.ts': "import { a } from '../agent/agent';\nimport { w } from '../fs/atomic';\nimport { T } from '../thresholds';\n",
-    'src/core/agent/agent.ts': "import type { M } from '../conversation/types';\nimport { r } from '../security/secretScan';\n",
+    'src/core/memory/m.ts':
+      "import { a } from '../agent/agent';\nimport { w } from '../fs/atomic';\nimport { T } from '../thresholds';\n",
+    'src/core/agent/agent.ts':
+      "import type { M } from '../conversation/types';\nimport { r } from '../security/secretScan';\n",
     'src/core/security/secretScan.ts': "import { g } from '../fs/atomic';\n",
     'src/core/tools/readTool.ts': "import { p } from '../security/secretScan';\n",
     'src/core/session/s.ts': "import { m } from '../memory/m';\nimport { c } from '../compaction/c';\n",
@@ -83,9 +122,17 @@ test('the layer lint keeps src/core folders to their layer order', () => {
 
 test('the layer lint keeps the hosts above core and src/protocol for the webview boundary', () => {
   const refused: Array<[string, string, RegExp]> = [
-    ['src/core/agent/a.ts', "import { v } from '../../vscode/chatView';", /src\/core must not import the VS Code adapters/],
+    [
+      'src/core/agent/a.ts',
+      "import { v } from '../../vscode/chatView';",
+      /src\/core must not import the VS Code adapters/,
+    ],
     ['src/core/memory/a.ts', "import { p } from '../../cli/printCommand';", /src\/core must not import src\/cli/],
-    ['src/core/agent/a.ts', "import type { M } from '../../protocol/messages';", /only src\/core\/inspection and the layers above it may import src\/protocol/],
+    [
+      'src/core/agent/a.ts',
+      "import type { M } from '../../protocol/messages';",
+      /only src\/core\/inspection and the layers above it may import src\/protocol/,
+    ],
     ['src/cli/a.ts', "import * as vscode from 'vscode';", /src\/cli must not import 'vscode'/],
     ['src/cli/a.ts', "import { s } from '../vscode/statusBar';", /src\/cli must not import src\/vscode/],
     ['src/server/a.ts', "import { p } from '../cli/printCommand';", /src\/server must not import src\/cli/],
@@ -98,7 +145,8 @@ test('the layer lint keeps the hosts above core and src/protocol for the webview
   }
   const allowed = lint({
     'src/extension.ts': "import * as vscode from 'vscode';\nimport { c } from './vscode/chatView';\n",
-    'src/vscode/chatView.ts': "import * as vscode from 'vscode';\nimport type { M } from '../protocol/messages';\nimport { a } from '../core/agent/agent';\nimport { s } from '../server/testServer';\n",
+    'src/vscode/chatView.ts':
+      "import * as vscode from 'vscode';\nimport type { M } from '../protocol/messages';\nimport { a } from '../core/agent/agent';\nimport { s } from '../server/testServer';\n",
     'src/cli/main.ts': "import { a } from '../core/agent/agent';\nimport { s } from '../server/testServer';\n",
     'src/server/testServer.ts': "import type { T } from '../core/conversation/types';\n",
     'src/core/inspection/view.ts': "import type { M } from '../../protocol/messages';\n",
@@ -113,7 +161,10 @@ test('the layer lint finds import cycles, type-only ones included, and names one
     'src/core/tools/readTool.ts': "import type { Tool } from './tool';\n",
   });
   assert.equal(two.status, 1);
-  assert.match(two.output, /import cycle: src\/core\/tools\/readTool\.ts -> src\/core\/tools\/tool\.ts -> src\/core\/tools\/readTool\.ts/);
+  assert.match(
+    two.output,
+    /import cycle: src\/core\/tools\/readTool\.ts -> src\/core\/tools\/tool\.ts -> src\/core\/tools\/readTool\.ts/,
+  );
 
   const long = lint({
     'src/vscode/a.ts': "import { b } from './b';\n",
@@ -122,7 +173,10 @@ test('the layer lint finds import cycles, type-only ones included, and names one
     'src/vscode/d/index.ts': "import { a } from '../a';\n",
   });
   assert.equal(long.status, 1);
-  assert.match(long.output, /import cycle: src\/vscode\/a\.ts -> src\/vscode\/b\.ts -> src\/vscode\/c\.ts -> src\/vscode\/a\.ts \(4 files in the circle in all\)/);
+  assert.match(
+    long.output,
+    /import cycle: src\/vscode\/a\.ts -> src\/vscode\/b\.ts -> src\/vscode\/c\.ts -> src\/vscode\/a\.ts \(4 files in the circle in all\)/,
+  );
   assert.equal(long.output.match(/import cycle/g)?.length, 1, 'one circle is reported once');
 
   const self = lint({ 'src/cli/a.ts': "export * from './a';\n" });

@@ -24,12 +24,27 @@ describe('secretScan', () => {
       'const answer = 42; // ordinary code with sk- and ant words',
     ].join('\n');
     const { text: out, findings } = await redactSecrets(text, { env: {} });
-    for (const secret of [presetAnthropic, adminAnthropic, github, slack, awsSecretValue, 'hunter2hunter2', 'MIIEowIBAAKCAQEA7xQz']) {
+    for (const secret of [
+      presetAnthropic,
+      adminAnthropic,
+      github,
+      slack,
+      awsSecretValue,
+      'hunter2hunter2',
+      'MIIEowIBAAKCAQEA7xQz',
+    ]) {
       assert.equal(out.includes(secret), false, `${secret.slice(0, 12)}... is gone:\n${out}`);
     }
     assert.match(out, /^ANTHROPIC_API_KEY=\[REDACTED anthropic\]$/m);
     assert.match(out, /const answer = 42; \/\/ ordinary code with sk- and ant words/);
-    assert.deepEqual([...new Set(findings.map((f) => f.kind))].sort(), ['anthropic', 'aws', 'database-connection-string', 'github', 'privatekey', 'slack']);
+    assert.deepEqual([...new Set(findings.map((f) => f.kind))].sort(), [
+      'anthropic',
+      'aws',
+      'database-connection-string',
+      'github',
+      'privatekey',
+      'slack',
+    ]);
     assert.deepEqual((await redactSecrets('nothing to see here, just prose and code()', { env: {} })).findings, []);
   });
 
@@ -42,7 +57,11 @@ describe('secretScan', () => {
   it('redacts the exact values of the credentials in use, whatever their shape', async () => {
     const env = { ANTHROPIC_API_KEY: 'gateway-key-0123456789', ANTHROPIC_AUTH_TOKEN: 'short' };
     const out = await redactSecrets('a gateway-key-0123456789 b gateway-key-0123456789 c short', { env });
-    assert.equal(out.text, 'a [REDACTED api key] b [REDACTED api key] c short', 'values under 8 characters are not searched for');
+    assert.equal(
+      out.text,
+      'a [REDACTED api key] b [REDACTED api key] c short',
+      'values under 8 characters are not searched for',
+    );
     addKnownSecret('from-secret-storage-42');
     assert.equal((await redactSecrets('x from-secret-storage-42 y', { env: {} })).text, 'x [REDACTED api key] y');
   });
@@ -54,7 +73,8 @@ describe('secretScan', () => {
   });
 
   it('scans a 1 MB result in well under the time of a model call', async () => {
-    const line = 'export function handler(req: Request) { return fetch(`https://api.example.com/v1/items/${req.id}`); }\n';
+    const line =
+      'export function handler(req: Request) { return fetch(`https://api.example.com/v1/items/${req.id}`); }\n';
     let text = '';
     while (text.length < 1_000_000) text += line;
     text = `${text.slice(0, 500_000)}KEY=${presetAnthropic}\n${text.slice(500_000)}`;

@@ -130,12 +130,24 @@ describe('prompt cache simulation', () => {
     const bodies = [
       body(chars(1500), [{ text: chars(700) }]),
       body(chars(1500), [{ text: chars(700) }, { text: 'a' }, { text: chars(900), mark: cc1h }]),
-      body(chars(1500), [{ text: chars(700) }, { text: 'a' }, { text: chars(900) }, { text: 'b' }, { text: 'c', mark: cc }]),
+      body(chars(1500), [
+        { text: chars(700) },
+        { text: 'a' },
+        { text: chars(900) },
+        { text: 'b' },
+        { text: 'c', mark: cc },
+      ]),
     ];
     for (const b of bodies) {
       const u = run(cache, b);
-      assert.equal(u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens, approximateInputTokens(b));
-      assert.equal(u.cache_creation.ephemeral_5m_input_tokens + u.cache_creation.ephemeral_1h_input_tokens, u.cache_creation_input_tokens);
+      assert.equal(
+        u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens,
+        approximateInputTokens(b),
+      );
+      assert.equal(
+        u.cache_creation.ephemeral_5m_input_tokens + u.cache_creation.ephemeral_1h_input_tokens,
+        u.cache_creation_input_tokens,
+      );
     }
   });
 });
@@ -145,10 +157,16 @@ describe('prompt cache through the server and the SDK', () => {
     const server = await startTestServer();
     try {
       const client = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-      const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: chars(3000), cache_control: { type: 'ephemeral' } }];
-      const first: Anthropic.MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: chars(50), cache_control: { type: 'ephemeral' } }] }];
+      const system: Anthropic.TextBlockParam[] = [
+        { type: 'text', text: chars(3000), cache_control: { type: 'ephemeral' } },
+      ];
+      const first: Anthropic.MessageParam[] = [
+        { role: 'user', content: [{ type: 'text', text: chars(50), cache_control: { type: 'ephemeral' } }] },
+      ];
       server.enqueue({ content: [{ type: 'text', text: 'one' }] }, { content: [{ type: 'text', text: 'two' }] });
-      const a = await client.messages.stream({ model: 'claude-test', max_tokens: 100, system, messages: first }).finalMessage();
+      const a = await client.messages
+        .stream({ model: 'claude-test', max_tokens: 100, system, messages: first })
+        .finalMessage();
       assert.equal(a.usage.cache_creation_input_tokens, 3050);
       assert.equal(a.usage.cache_read_input_tokens, 0);
       assert.equal(a.usage.input_tokens, 0);

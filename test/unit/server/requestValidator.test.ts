@@ -41,7 +41,14 @@ describe('validateMessagesRequest: accepted requests', () => {
       ],
       {
         system: [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
-        tools: [{ name: 'Read', description: 'read a file', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+        tools: [
+          {
+            name: 'Read',
+            description: 'read a file',
+            input_schema: { type: 'object' },
+            cache_control: { type: 'ephemeral' },
+          },
+        ],
       },
     );
     assert.equal(validateMessagesRequest(body), null);
@@ -60,14 +67,32 @@ describe('validateMessagesRequest: accepted requests', () => {
   });
 
   it('accepts a first assistant message, an empty final assistant prefill, and an empty tool_result', () => {
-    assert.equal(validateMessagesRequest(req([{ role: 'assistant', content: 'Hi!' }, { role: 'user', content: 'hello' }])), null);
-    assert.equal(validateMessagesRequest(req([{ role: 'user', content: 'hello' }, { role: 'assistant', content: [] }])), null);
     assert.equal(
-      validateMessagesRequest(req([
-        { role: 'user', content: 'x' },
-        { role: 'assistant', content: [use('toolu_01A')] },
-        { role: 'user', content: [result('toolu_01A', '')] },
-      ])),
+      validateMessagesRequest(
+        req([
+          { role: 'assistant', content: 'Hi!' },
+          { role: 'user', content: 'hello' },
+        ]),
+      ),
+      null,
+    );
+    assert.equal(
+      validateMessagesRequest(
+        req([
+          { role: 'user', content: 'hello' },
+          { role: 'assistant', content: [] },
+        ]),
+      ),
+      null,
+    );
+    assert.equal(
+      validateMessagesRequest(
+        req([
+          { role: 'user', content: 'x' },
+          { role: 'assistant', content: [use('toolu_01A')] },
+          { role: 'user', content: [result('toolu_01A', '')] },
+        ]),
+      ),
       null,
     );
   });
@@ -102,14 +127,20 @@ describe('validateMessagesRequest: request shape', () => {
         "'text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'",
     );
     rejects(
-      req([{ role: 'user', content: 'x' }, { role: 'assistant', content: [use('bad id!')] }]),
+      req([
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [use('bad id!')] },
+      ]),
       "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
     );
   });
 
   it('requires a signature on thinking blocks', () => {
     rejects(
-      req([{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm' }, text('a')] }]),
+      req([
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm' }, text('a')] },
+      ]),
       'messages.1.content.0.thinking.signature: Field required',
     );
   });
@@ -123,14 +154,31 @@ describe('validateMessagesRequest: request shape', () => {
 describe('validateMessagesRequest: content rules', () => {
   it('rejects empty content except on the final assistant message', () => {
     const msg = 'messages.1: all messages must have non-empty content except for the optional final assistant message';
-    rejects(req([{ role: 'user', content: 'x' }, { role: 'assistant', content: [] }, { role: 'user', content: 'y' }]), msg);
-    rejects(req([{ role: 'user', content: 'x' }, { role: 'assistant', content: '' }, { role: 'user', content: 'y' }]), msg);
+    rejects(
+      req([
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [] },
+        { role: 'user', content: 'y' },
+      ]),
+      msg,
+    );
+    rejects(
+      req([
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: 'y' },
+      ]),
+      msg,
+    );
     rejects(req([{ role: 'user', content: [] }]), msg.replace('messages.1', 'messages.0'));
   });
 
   it('rejects empty and whitespace-only text blocks, also inside tool results', () => {
     rejects(req([{ role: 'user', content: [text('')] }]), 'messages: text content blocks must be non-empty');
-    rejects(req([{ role: 'user', content: [text('ok'), text(' \n ')] }]), 'messages: text content blocks must contain non-whitespace text');
+    rejects(
+      req([{ role: 'user', content: [text('ok'), text(' \n ')] }]),
+      'messages: text content blocks must contain non-whitespace text',
+    );
     rejects(req([{ role: 'user', content: '   ' }]), 'messages: text content blocks must contain non-whitespace text');
     rejects(
       req([
@@ -144,7 +192,10 @@ describe('validateMessagesRequest: content rules', () => {
 
   it('rejects a prefill ending in whitespace', () => {
     rejects(
-      req([{ role: 'user', content: 'x' }, { role: 'assistant', content: 'The answer is ' }]),
+      req([
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: 'The answer is ' },
+      ]),
       'messages: final assistant content cannot end with trailing whitespace',
     );
   });
@@ -165,7 +216,10 @@ describe('validateMessagesRequest: tool pairing', () => {
 
   it('rejects a dangling tool_use at the end of the conversation', () => {
     rejects(
-      req([{ role: 'user', content: 'x' }, { role: 'assistant', content: [text('let me look'), use('toolu_01A')] }]),
+      req([
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: [text('let me look'), use('toolu_01A')] },
+      ]),
       'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01A. ' +
         'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
     );
@@ -219,10 +273,21 @@ describe('validateMessagesRequest: limits', () => {
   it('allows at most 4 cache_control blocks across tools, system and messages', () => {
     const cc = { type: 'ephemeral' };
     const body = req(
-      [{ role: 'user', content: [{ ...text('a'), cache_control: cc }, { ...text('b'), cache_control: cc }] }],
+      [
+        {
+          role: 'user',
+          content: [
+            { ...text('a'), cache_control: cc },
+            { ...text('b'), cache_control: cc },
+          ],
+        },
+      ],
       {
         tools: [{ name: 'T', description: '', input_schema: {}, cache_control: cc }],
-        system: [{ type: 'text', text: 's1', cache_control: cc }, { type: 'text', text: 's2', cache_control: cc }],
+        system: [
+          { type: 'text', text: 's1', cache_control: cc },
+          { type: 'text', text: 's2', cache_control: cc },
+        ],
       },
     );
     rejects(body, 'A maximum of 4 blocks with cache_control may be provided. Found 5.');

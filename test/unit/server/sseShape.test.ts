@@ -18,7 +18,8 @@ interface Event {
   data: Data;
 }
 
-const parse = (text: string): Event[] => parseSse(text).map((e: ParsedSseEvent) => ({ event: e.event, data: JSON.parse(e.data) as Data }));
+const parse = (text: string): Event[] =>
+  parseSse(text).map((e: ParsedSseEvent) => ({ event: e.event, data: JSON.parse(e.data) as Data }));
 
 /** One token per event (with block and delta types), consecutive repeats collapsed: delta counts vary. */
 function shape(events: Event[]): string[] {
@@ -37,7 +38,12 @@ async function serverStream(server: TestServer, reply: ScriptedReply): Promise<{
   const res = await fetch(`${server.url}/v1/messages`, {
     method: 'POST',
     headers: { 'x-api-key': 'test', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'claude-test', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({
+      model: 'claude-test',
+      max_tokens: 100,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    }),
   });
   return { text: await res.text(), headers: res.headers };
 }
@@ -108,7 +114,9 @@ describe('SSE streams match the recorded API streams', () => {
         assert.deepEqual(missingKeys(f.usage ?? f.message.usage, o.usage ?? o.message.usage), [], `${kind} usage keys`);
       }
       const starts = (events: Event[]): string[] =>
-        events.filter((e) => e.event === 'content_block_start').map((e) => Object.keys(e.data.content_block).sort().join(','));
+        events
+          .filter((e) => e.event === 'content_block_start')
+          .map((e) => Object.keys(e.data.content_block).sort().join(','));
       assert.deepEqual(starts(ours), starts(fixture));
       for (const e of ours) {
         assert.equal(e.data.type, e.event, 'every data.type names its event');
@@ -134,7 +142,10 @@ describe('SSE streams match the recorded API streams', () => {
     });
     const events = parse(text);
     const deltas = (i: number, field: string): string =>
-      events.filter((e) => e.event === 'content_block_delta' && e.data.index === i).map((e) => e.data.delta[field] ?? '').join('');
+      events
+        .filter((e) => e.event === 'content_block_delta' && e.data.index === i)
+        .map((e) => e.data.delta[field] ?? '')
+        .join('');
     assert.equal(deltas(0, 'thinking'), thinking);
     assert.equal(deltas(0, 'signature'), 'sig-1');
     assert.equal(deltas(1, 'text'), 'Some text with an emoji 😀 in the middle of it.');

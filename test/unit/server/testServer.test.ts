@@ -1,6 +1,12 @@
 // The test server driven by the real @anthropic-ai/sdk over HTTP.
 
-import Anthropic, { APIError, BadRequestError, InternalServerError, OverloadedError, RateLimitError } from '@anthropic-ai/sdk';
+import Anthropic, {
+  APIError,
+  BadRequestError,
+  InternalServerError,
+  OverloadedError,
+  RateLimitError,
+} from '@anthropic-ai/sdk';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +25,11 @@ before(async () => {
   client = new Anthropic({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
 });
 
-const ask = (text: string) => ({ model: MODEL, max_tokens: 1024, messages: [{ role: 'user' as const, content: text }] });
+const ask = (text: string) => ({
+  model: MODEL,
+  max_tokens: 1024,
+  messages: [{ role: 'user' as const, content: text }],
+});
 
 async function expectApiError(p: Promise<unknown>, status: number | undefined, message: string): Promise<APIError> {
   try {
@@ -40,7 +50,10 @@ describe('streaming', () => {
     const deltas: string[] = [];
     stream.on('text', (t) => deltas.push(t));
     const message = await stream.finalMessage();
-    assert.equal(message.content[0].type === 'text' && message.content[0].text, 'Hello there, this is a streamed reply.');
+    assert.equal(
+      message.content[0].type === 'text' && message.content[0].text,
+      'Hello there, this is a streamed reply.',
+    );
     assert.ok(deltas.length >= 3);
     assert.equal(message.stop_reason, 'end_turn');
     assert.match(message.id, /^msg_01[0-9A-Za-z]{22}$/);
@@ -56,7 +69,12 @@ describe('streaming', () => {
 
   it('streams tool_use input as input_json_delta that the SDK parses', async () => {
     const input = { file_path: '/repo/src/very/long/path/name.ts', offset: 10, limit: 200 };
-    server.enqueue({ content: [{ type: 'text', text: 'Reading.' }, { type: 'tool_use', name: 'Read', input }] });
+    server.enqueue({
+      content: [
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', name: 'Read', input },
+      ],
+    });
     const stream = client.messages.stream(ask('read it'));
     const partials: string[] = [];
     stream.on('inputJson', (partial) => partials.push(partial));
@@ -71,9 +89,18 @@ describe('streaming', () => {
   });
 
   it('streams thinking with its signature', async () => {
-    server.enqueue({ content: [{ type: 'thinking', thinking: 'First, consider the question.', signature: 'c2lnbmF0dXJl' }, { type: 'text', text: 'Answer.' }] });
+    server.enqueue({
+      content: [
+        { type: 'thinking', thinking: 'First, consider the question.', signature: 'c2lnbmF0dXJl' },
+        { type: 'text', text: 'Answer.' },
+      ],
+    });
     const message = await client.messages.stream(ask('think')).finalMessage();
-    assert.deepEqual(message.content[0], { type: 'thinking', thinking: 'First, consider the question.', signature: 'c2lnbmF0dXJl' });
+    assert.deepEqual(message.content[0], {
+      type: 'thinking',
+      thinking: 'First, consider the question.',
+      signature: 'c2lnbmF0dXJl',
+    });
   });
 
   it('supports create({stream: true}) with raw events in API order', async () => {
@@ -82,8 +109,14 @@ describe('streaming', () => {
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
     assert.deepEqual(types, [
-      'message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta',
-      'content_block_stop', 'message_delta', 'message_stop',
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
     ]);
   });
 
@@ -116,7 +149,11 @@ describe('streaming', () => {
 
 describe('non-streaming', () => {
   it('answers a JSON message', async () => {
-    server.enqueue({ content: [{ type: 'text', text: 'plain' }], stopReason: 'stop_sequence', usage: { output_tokens: 77 } });
+    server.enqueue({
+      content: [{ type: 'text', text: 'plain' }],
+      stopReason: 'stop_sequence',
+      usage: { output_tokens: 77 },
+    });
     const message = await client.messages.create(ask('x'));
     assert.equal(message.type, 'message');
     assert.equal(message.model, MODEL);
@@ -142,17 +179,34 @@ describe('errors', () => {
   });
 
   it('sends retry-after, and the SDK retries after it', async () => {
-    server.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'Number of request tokens has exceeded your rate limit.', retryAfterSeconds: 7 } });
-    const err = await expectApiError(client.messages.create(ask('x')), 429, 'Number of request tokens has exceeded your rate limit.');
+    server.enqueue({
+      error: {
+        status: 429,
+        type: 'rate_limit_error',
+        message: 'Number of request tokens has exceeded your rate limit.',
+        retryAfterSeconds: 7,
+      },
+    });
+    const err = await expectApiError(
+      client.messages.create(ask('x')),
+      429,
+      'Number of request tokens has exceeded your rate limit.',
+    );
     assert.ok(err instanceof RateLimitError);
     assert.equal(err.headers?.get('retry-after'), '7');
 
     const retrying = new Anthropic({ apiKey: 'k', baseURL: server.url, maxRetries: 1 });
-    server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded', retryAfterSeconds: 0 } }, { content: [{ type: 'text', text: 'second try' }] });
+    server.enqueue(
+      { error: { status: 529, type: 'overloaded_error', message: 'Overloaded', retryAfterSeconds: 0 } },
+      { content: [{ type: 'text', text: 'second try' }] },
+    );
     const before = server.requests.length;
     const message = await retrying.messages.create(ask('x'));
     assert.deepEqual(message.content, [{ type: 'text', text: 'second try' }]);
-    assert.deepEqual(server.requests.slice(before).map((r) => r.status), [529, 200]);
+    assert.deepEqual(
+      server.requests.slice(before).map((r) => r.status),
+      [529, 200],
+    );
   });
 
   it('answers 500 when the script has run out', async () => {
@@ -184,9 +238,16 @@ describe('errors', () => {
   it('surfaces every validator rule through the SDK', async () => {
     const cases: Array<[Anthropic.MessageParam[], string]> = [
       [[{ role: 'user', content: [{ type: 'text', text: '' }] }], 'messages: text content blocks must be non-empty'],
-      [[{ role: 'user', content: [{ type: 'text', text: ' \n' }] }], 'messages: text content blocks must contain non-whitespace text'],
       [
-        [{ role: 'user', content: 'x' }, { role: 'assistant', content: [] }, { role: 'user', content: 'y' }],
+        [{ role: 'user', content: [{ type: 'text', text: ' \n' }] }],
+        'messages: text content blocks must contain non-whitespace text',
+      ],
+      [
+        [
+          { role: 'user', content: 'x' },
+          { role: 'assistant', content: [] },
+          { role: 'user', content: 'y' },
+        ],
         'messages.1: all messages must have non-empty content except for the optional final assistant message',
       ],
       [
@@ -197,17 +258,35 @@ describe('errors', () => {
       [
         [
           { role: 'user', content: 'x' },
-          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01D', name: 'A', input: {} }, { type: 'tool_use', id: 'toolu_01D', name: 'B', input: {} }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: 'toolu_01D', name: 'A', input: {} },
+              { type: 'tool_use', id: 'toolu_01D', name: 'B', input: {} },
+            ],
+          },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01D', content: 'r' }] },
         ],
         'messages.1.content.1: `tool_use` ids must be unique',
       ],
       [
-        [{ role: 'user', content: 'x' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 't' } as never] }],
+        [
+          { role: 'user', content: 'x' },
+          { role: 'assistant', content: [{ type: 'thinking', thinking: 't' } as never] },
+        ],
         'messages.1.content.0.thinking.signature: Field required',
       ],
       [
-        [{ role: 'user', content: ['a', 'b', 'c', 'd', 'e'].map((t) => ({ type: 'text' as const, text: t, cache_control: { type: 'ephemeral' as const } })) }],
+        [
+          {
+            role: 'user',
+            content: ['a', 'b', 'c', 'd', 'e'].map((t) => ({
+              type: 'text' as const,
+              text: t,
+              cache_control: { type: 'ephemeral' as const },
+            })),
+          },
+        ],
         'A maximum of 4 blocks with cache_control may be provided. Found 5.',
       ],
     ];
@@ -220,7 +299,11 @@ describe('errors', () => {
     const small = await startTestServer({ contextWindow: 100 });
     try {
       const c = new Anthropic({ apiKey: 'k', baseURL: small.url, maxRetries: 0 });
-      await expectApiError(c.messages.create(ask('x'.repeat(404))), 400, 'prompt is too long: 101 tokens > 100 maximum');
+      await expectApiError(
+        c.messages.create(ask('x'.repeat(404))),
+        400,
+        'prompt is too long: 101 tokens > 100 maximum',
+      );
     } finally {
       await small.close();
     }
@@ -229,7 +312,10 @@ describe('errors', () => {
   it('requires an API key header', async () => {
     const res = await fetch(`${server.url}/v1/messages`, { method: 'POST', body: JSON.stringify(ask('x')) });
     assert.equal(res.status, 401);
-    assert.deepEqual(await res.json(), { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+    assert.deepEqual(await res.json(), {
+      type: 'error',
+      error: { type: 'authentication_error', message: 'invalid x-api-key' },
+    });
     assert.match(res.headers.get('request-id') ?? '', /^req_/);
     const bearer = await fetch(`${server.url}/v1/messages/count_tokens`, {
       method: 'POST',
@@ -240,9 +326,17 @@ describe('errors', () => {
   });
 
   it('answers unknown paths with 404 and bad JSON with 400', async () => {
-    const notFound = await fetch(`${server.url}/v1/complete`, { method: 'POST', headers: { 'x-api-key': 'k' }, body: '{}' });
+    const notFound = await fetch(`${server.url}/v1/complete`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'k' },
+      body: '{}',
+    });
     assert.equal(notFound.status, 404);
-    const badJson = await fetch(`${server.url}/v1/messages`, { method: 'POST', headers: { 'x-api-key': 'k' }, body: '{nope' });
+    const badJson = await fetch(`${server.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': 'k' },
+      body: '{nope',
+    });
     assert.equal(badJson.status, 400);
     assert.equal(((await badJson.json()) as { error: { type: string } }).error.type, 'invalid_request_error');
   });
@@ -311,8 +405,18 @@ describe('count_tokens, script sources and the log', () => {
       const c = new Anthropic({ apiKey: 'k', baseURL: logged.url, maxRetries: 0 });
       await c.messages.create(ask('first'));
       await assert.rejects(c.messages.create(ask('second')));
-      const lines = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { status: number; path: string });
-      assert.deepEqual(lines.map((l) => [l.path, l.status]), [['/v1/messages', 200], ['/v1/messages', 500]]);
+      const lines = fs
+        .readFileSync(logFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { status: number; path: string });
+      assert.deepEqual(
+        lines.map((l) => [l.path, l.status]),
+        [
+          ['/v1/messages', 200],
+          ['/v1/messages', 500],
+        ],
+      );
     } finally {
       await logged.close();
     }

@@ -12,10 +12,19 @@ import type { CliIo } from '../../../src/cli/command';
 import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { PermissionPrompt } from '../../../src/core/ports';
-import { openEngramSession, type EngramSession, type EngramSessionSetup } from '../../../src/core/session/engramSession';
+import {
+  openEngramSession,
+  type EngramSession,
+  type EngramSessionSetup,
+} from '../../../src/core/session/engramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
 import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
-import { startTestServer, type LoggedRequest, type ScriptedReply, type TestServer } from '../../../src/server/anthropicTestServer';
+import {
+  startTestServer,
+  type LoggedRequest,
+  type ScriptedReply,
+  type TestServer,
+} from '../../../src/server/anthropicTestServer';
 
 const allowAll: PermissionPrompt = { ask: async () => 'allowOnce' };
 let root: string;
@@ -38,7 +47,16 @@ function workspace(name: string, project = name): { cwd: string; dataDir: string
 /** A two-turn script: a Read and an answer, then a plain answer. Tool ids fixed so both runs match. */
 function script(cwd: string): ScriptedReply[] {
   return [
-    { content: [{ type: 'tool_use', id: 'toolu_01AAAAAAAAAAAAAAAAAAAAAA', name: 'Read', input: { file_path: path.join(cwd, 'notes.txt') } }] },
+    {
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_01AAAAAAAAAAAAAAAAAAAAAA',
+          name: 'Read',
+          input: { file_path: path.join(cwd, 'notes.txt') },
+        },
+      ],
+    },
     { content: [{ type: 'text', text: 'The word is pineapple.' }] },
     { content: [{ type: 'text', text: 'It has eleven letters.' }] },
   ];
@@ -47,13 +65,28 @@ const PROMPTS = ['What is the secret word?', 'How long is it?'];
 
 /** What a request is, without what legitimately differs between hosts (the headless note, paths). */
 function comparable(r: LoggedRequest, dataDir: string): unknown {
-  const text = JSON.stringify({ model: r.body.model, max_tokens: r.body.max_tokens, system: r.body.system, tools: r.body.tools, messages: r.body.messages });
-  return JSON.parse(text.split(dataDir).join('<data>').split(JSON.stringify(HEADLESS_NOTE).slice(1, -1)).join('<host note>')) as unknown;
+  const text = JSON.stringify({
+    model: r.body.model,
+    max_tokens: r.body.max_tokens,
+    system: r.body.system,
+    tools: r.body.tools,
+    messages: r.body.messages,
+  });
+  return JSON.parse(
+    text.split(dataDir).join('<data>').split(JSON.stringify(HEADLESS_NOTE).slice(1, -1)).join('<host note>'),
+  ) as unknown;
 }
 
 function io(cwd: string): CliIo & { out: string[] } {
   const out: string[] = [];
-  return { out, stdout: (t) => out.push(t), stderr: (t) => out.push(t), env: { ANTHROPIC_API_KEY: 'k' }, cwd, signal: new AbortController().signal };
+  return {
+    out,
+    stdout: (t) => out.push(t),
+    stderr: (t) => out.push(t),
+    env: { ANTHROPIC_API_KEY: 'k' },
+    cwd,
+    signal: new AbortController().signal,
+  };
 }
 
 async function withServer<T>(fn: (server: TestServer) => Promise<T>): Promise<T> {
@@ -65,7 +98,11 @@ async function withServer<T>(fn: (server: TestServer) => Promise<T>): Promise<T>
   }
 }
 
-function chatSetup(server: TestServer, where: { cwd: string; dataDir: string }, extra: Partial<EngramSessionSetup> = {}): EngramSessionSetup {
+function chatSetup(
+  server: TestServer,
+  where: { cwd: string; dataDir: string },
+  extra: Partial<EngramSessionSetup> = {},
+): EngramSessionSetup {
   return {
     ...where,
     client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
@@ -88,7 +125,11 @@ describe('EngramSession', () => {
       assert.equal(await runPrint(['-p', PROMPTS[0], ...flags], first, client), 0, first.out.join(''));
       const sessionId = (JSON.parse(first.out.join('')) as { sessionId: string }).sessionId;
       const second = io(cli.cwd);
-      assert.equal(await runPrint(['-p', PROMPTS[1], '--resume', sessionId, ...flags], second, client), 0, second.out.join(''));
+      assert.equal(
+        await runPrint(['-p', PROMPTS[1], '--resume', sessionId, ...flags], second, client),
+        0,
+        second.out.join(''),
+      );
       return server.requests.map((r) => comparable(r, cli.dataDir));
     });
 
@@ -96,7 +137,10 @@ describe('EngramSession', () => {
     const chatRequests = await withServer(async (server) => {
       server.enqueue(...script(chat.cwd));
       // The one documented difference: the CLI extracts memories only with --extract-memories.
-      const session = await openEngramSession(chatSetup(server, chat, { systemNotes: [HEADLESS_NOTE] }), new SettingsStore({ 'memory.extraction.enabled': false }));
+      const session = await openEngramSession(
+        chatSetup(server, chat, { systemNotes: [HEADLESS_NOTE] }),
+        new SettingsStore({ 'memory.extraction.enabled': false }),
+      );
       for (const prompt of PROMPTS) assert.equal((await session.runTurn(prompt)).reason, 'end_turn');
       await session.finish();
       return server.requests.map((r) => comparable(r, chat.dataDir));
@@ -130,10 +174,22 @@ describe('EngramSession', () => {
       const where = workspace('timeline');
       fs.writeFileSync(path.join(where.cwd, 'big.txt'), 'x'.repeat(20_000));
       server.enqueue(
-        { content: [{ type: 'tool_use', id: 'toolu_01BBBBBBBBBBBBBBBBBBBBBB', name: 'Read', input: { file_path: path.join(where.cwd, 'big.txt') } }] },
+        {
+          content: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01BBBBBBBBBBBBBBBBBBBBBB',
+              name: 'Read',
+              input: { file_path: path.join(where.cwd, 'big.txt') },
+            },
+          ],
+        },
         { content: [{ type: 'text', text: 'Read it.' }] },
       );
-      const session: EngramSession = await openEngramSession(chatSetup(server, where), new SettingsStore({ 'sessionNotes.enabled': false }));
+      const session: EngramSession = await openEngramSession(
+        chatSetup(server, where),
+        new SettingsStore({ 'sessionNotes.enabled': false }),
+      );
       const events: SessionEvent[] = [];
       session.on((e) => events.push(e));
       await session.runTurn('Read big.txt');
@@ -142,7 +198,14 @@ describe('EngramSession', () => {
       assert.ok(memoryDir);
       fs.mkdirSync(memoryDir, { recursive: true });
       fs.writeFileSync(path.join(memoryDir, 'MEMORY.md'), '- [Tabs](user_tabs.md) — the user prefers tabs\n');
-      server.enqueue({ content: [{ type: 'text', text: '<analysis>short</analysis>\n<summary>\n1. Primary Request and Intent: read big.txt\n2. Current Work: done\n</summary>' }] });
+      server.enqueue({
+        content: [
+          {
+            type: 'text',
+            text: '<analysis>short</analysis>\n<summary>\n1. Primary Request and Intent: read big.txt\n2. Current Work: done\n</summary>',
+          },
+        ],
+      });
       const result = await session.compactNow('full');
       assert.equal(result.ok, true, result.reason);
       assert.equal(session.timeline.length, 1);
@@ -160,7 +223,12 @@ describe('EngramSession', () => {
       const where = workspace('parts');
       fs.writeFileSync(path.join(where.cwd, 'CLAUDE.md'), 'Always run the tests. '.repeat(50));
       const session = await openEngramSession(chatSetup(server, where), new SettingsStore());
-      const parts = Object.fromEntries(gaugeState(session.compaction.gauge, session.agent, session.settings).breakdown.map((c) => [c.category, c.tokens]));
+      const parts = Object.fromEntries(
+        gaugeState(session.compaction.gauge, session.agent, session.settings).breakdown.map((c) => [
+          c.category,
+          c.tokens,
+        ]),
+      );
       assert.ok(parts.instructions > 100, `instructions ${parts.instructions}`);
       assert.ok(parts['memory index'] > 50, `memory index ${parts['memory index']}`);
       assert.ok(parts.system > 100);
@@ -174,7 +242,10 @@ describe('EngramSession', () => {
       const untrusted = await openEngramSession(chatSetup(server, where, { trusted: false }), new SettingsStore());
       assert.equal(untrusted.notes, undefined);
       untrusted.dispose();
-      const noMemory = await openEngramSession(chatSetup(server, where), new SettingsStore({ 'memory.enabled': false }));
+      const noMemory = await openEngramSession(
+        chatSetup(server, where),
+        new SettingsStore({ 'memory.enabled': false }),
+      );
       assert.equal(noMemory.memory, undefined);
       assert.ok(noMemory.notes);
       noMemory.dispose();

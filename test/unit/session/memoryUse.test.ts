@@ -26,7 +26,10 @@ function seed(dir: string, n: number): void {
   for (let i = 1; i <= n; i++) {
     const file = `topic_${i}.md`;
     const name = i === 7 ? 'Deploy checklist' : `Entry ${i}`;
-    fs.writeFileSync(path.join(dir, file), `---\nname: ${name}\ndescription: ${name} in one line\ntype: project\n---\n\n${name}.\n`);
+    fs.writeFileSync(
+      path.join(dir, file),
+      `---\nname: ${name}\ndescription: ${name} in one line\ntype: project\n---\n\n${name}.\n`,
+    );
     lines.push(`- [${name}](${file}) — ${i === 7 ? 'steps before a production deploy' : `hook ${i}`}`);
   }
   fs.writeFileSync(path.join(dir, 'MEMORY.md'), `${lines.join('\n')}\n`);
@@ -41,21 +44,40 @@ it('counts a recall and a Read of a topic file, and warns once about the cap wit
   const server = await startTestServer();
   try {
     server.enqueue(
-      { content: [{ type: 'tool_use', id: 'toolu_01CCCCCCCCCCCCCCCCCCCCCC', name: 'Read', input: { file_path: path.join(dir, 'topic_3.md') } }] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_01CCCCCCCCCCCCCCCCCCCCCC',
+            name: 'Read',
+            input: { file_path: path.join(dir, 'topic_3.md') },
+          },
+        ],
+      },
       { content: [{ type: 'text', text: 'Done.' }] },
       { content: [{ type: 'text', text: 'Again.' }] },
     );
-    const session = await openEngramSession({
-      cwd, dataDir, client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }), trusted: true,
-      permissionPrompt: { ask: async () => 'allowOnce' }, version: '0.0.0-test', entrypoint: 'vscode',
-    }, new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false }));
+    const session = await openEngramSession(
+      {
+        cwd,
+        dataDir,
+        client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+        trusted: true,
+        permissionPrompt: { ask: async () => 'allowOnce' },
+        version: '0.0.0-test',
+        entrypoint: 'vscode',
+      },
+      new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false }),
+    );
     const events: SessionEvent[] = [];
     session.on((e) => events.push(e));
     await session.runTurn('What is on the production deploy checklist?');
     await session.runTurn('And once more?');
     await session.finish();
 
-    const recalled = events.flatMap((e) => (e.type === 'memory' && e.event.type === 'memoryRecalled' ? e.event.files : []));
+    const recalled = events.flatMap((e) =>
+      e.type === 'memory' && e.event.type === 'memoryRecalled' ? e.event.files : [],
+    );
     assert.ok(recalled.includes('topic_7.md'), `recalled ${recalled.join(', ')}`);
     // Counts are written in the background: wait until both landed.
     const end = Date.now() + 5_000;

@@ -19,7 +19,12 @@ import { runEngramInProcess } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';
 
 const tempDir = useTempDirs();
-const FIXTURES = ['auto-compact-window60000.transcript.jsonl', 'sm-compact.transcript.jsonl', 'tool-multiturn-before-compact.jsonl', 'tool-multiturn-after-manual-compact.jsonl'];
+const FIXTURES = [
+  'auto-compact-window60000.transcript.jsonl',
+  'sm-compact.transcript.jsonl',
+  'tool-multiturn-before-compact.jsonl',
+  'tool-multiturn-after-manual-compact.jsonl',
+];
 
 describe('one gauge', () => {
   for (const fixture of FIXTURES) {
@@ -35,22 +40,36 @@ describe('one gauge', () => {
 
       const cli = await runEngramInProcess(['gauge', file, '--json'], { cwd, env: {} });
       assert.equal(cli.code, 0, cli.stderr);
-      const printed = JSON.parse(cli.stdout) as { usedTokens: number; estimatedTokens: number; turns: Array<{ reportedTokens: number }> };
+      const printed = JSON.parse(cli.stdout) as {
+        usedTokens: number;
+        estimatedTokens: number;
+        turns: Array<{ reportedTokens: number }>;
+      };
       assert.ok(printed.turns.length > 0, 'the fixture has usage reports');
       const fromDisk = (await measureTranscript(file, store.settings, countTokens)).gauge.usedTokens;
       assert.equal((await gaugeTranscript(file, store.settings)).gauge.usedTokens, printed.usedTokens);
 
-      const session = await openEngramSession({
-        cwd, dataDir, resumeSessionId: sessionId,
-        client: new AnthropicModelClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }),
-        trusted: true, permissionPrompt: { ask: async () => 'allowOnce' }, version: '0.0.0-test', entrypoint: 'test',
-      }, store);
+      const session = await openEngramSession(
+        {
+          cwd,
+          dataDir,
+          resumeSessionId: sessionId,
+          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }),
+          trusted: true,
+          permissionPrompt: { ask: async () => 'allowOnce' },
+          version: '0.0.0-test',
+          entrypoint: 'test',
+        },
+        store,
+      );
       try {
         // What the Chat view, the status bar and the inspector show for the open session (chatGauge.ts).
         const live = gaugeState(session.compaction.gauge, session.agent, session.settings).usedTokens;
         assert.deepEqual({ live, fromDisk }, { live: printed.usedTokens, fromDisk: printed.usedTokens });
         // The figure is the API's: the last report, plus the engine's count of what came after it only.
-        assert.ok(printed.usedTokens - printed.estimatedTokens >= printed.turns[printed.turns.length - 1].reportedTokens);
+        assert.ok(
+          printed.usedTokens - printed.estimatedTokens >= printed.turns[printed.turns.length - 1].reportedTokens,
+        );
       } finally {
         await session.finish();
       }

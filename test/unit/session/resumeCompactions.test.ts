@@ -19,19 +19,38 @@ import { useTestServer } from '../support/testServerFixture';
 
 const server = useTestServer();
 const tempDir = useTempDirs();
-const SETTINGS: RawSettings = { 'sessionNotes.enabled': false, 'memory.enabled': false, 'compaction.keepRecentToolResults': 1, 'compaction.toolResultChars': 500 };
-const SUMMARY = { content: [{ type: 'text' as const, text: '<analysis>a</analysis>\n<summary>\n1. Primary Request and Intent: read the files\n2. Current Work: done\n</summary>' }] };
+const SETTINGS: RawSettings = {
+  'sessionNotes.enabled': false,
+  'memory.enabled': false,
+  'compaction.keepRecentToolResults': 1,
+  'compaction.toolResultChars': 500,
+};
+const SUMMARY = {
+  content: [
+    {
+      type: 'text' as const,
+      text: '<analysis>a</analysis>\n<summary>\n1. Primary Request and Intent: read the files\n2. Current Work: done\n</summary>',
+    },
+  ],
+};
 
-function open(where: { cwd: string; dataDir: string }, resumeSessionId?: string, raw: RawSettings = SETTINGS): Promise<EngramSession> {
-  return openEngramSession({
-    ...where,
-    ...(resumeSessionId ? { resumeSessionId } : {}),
-    client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-    trusted: true,
-    permissionPrompt: { ask: async () => 'allowOnce' },
-    version: '0.0.0-test',
-    entrypoint: 'test',
-  }, new SettingsStore(raw));
+function open(
+  where: { cwd: string; dataDir: string },
+  resumeSessionId?: string,
+  raw: RawSettings = SETTINGS,
+): Promise<EngramSession> {
+  return openEngramSession(
+    {
+      ...where,
+      ...(resumeSessionId ? { resumeSessionId } : {}),
+      client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+      trusted: true,
+      permissionPrompt: { ask: async () => 'allowOnce' },
+      version: '0.0.0-test',
+      entrypoint: 'test',
+    },
+    new SettingsStore(raw),
+  );
 }
 
 /** A project with files to read, each `size` characters of varied text. */
@@ -50,7 +69,12 @@ function project(sizes: number[]): { cwd: string; dataDir: string; files: string
 
 /** One turn reading every file (one call each), then an answer. */
 async function readAll(session: EngramSession, files: string[], tag: string): Promise<void> {
-  server.enqueue(...files.map((f, i) => ({ content: [{ type: 'tool_use' as const, id: `toolu_${tag}_${i}`, name: 'Read', input: { file_path: f } }] })), { content: [{ type: 'text', text: `read ${tag}` }] });
+  server.enqueue(
+    ...files.map((f, i) => ({
+      content: [{ type: 'tool_use' as const, id: `toolu_${tag}_${i}`, name: 'Read', input: { file_path: f } }],
+    })),
+    { content: [{ type: 'text', text: `read ${tag}` }] },
+  );
   const r = await session.runTurn(`read the files (${tag})`);
   assert.equal(r.reason, 'end_turn');
 }
@@ -74,24 +98,48 @@ describe('a session opened again from its transcript', () => {
 
     const second = await open(where, first.sessionId);
     assert.equal(json(second.agent.messages), held, 'the messages the last process sent');
-    assert.deepEqual(second.warnings.filter((w) => w.includes('trimmed')), []);
-    assert.deepEqual(second.timeline.map((t) => (t.kind === 'compaction' ? [t.event.id, t.event.stage] : t.kind)), events);
-    assert.deepEqual(second.compaction.events.map((e) => [e.id, e.stage]), events);
+    assert.deepEqual(
+      second.warnings.filter((w) => w.includes('trimmed')),
+      [],
+    );
+    assert.deepEqual(
+      second.timeline.map((t) => (t.kind === 'compaction' ? [t.event.id, t.event.stage] : t.kind)),
+      events,
+    );
+    assert.deepEqual(
+      second.compaction.events.map((e) => [e.id, e.stage]),
+      events,
+    );
     const full = second.timeline[1];
-    assert.ok(full.kind === 'compaction' && full.event.summaryText?.includes('read the files') && full.event.replacedIds.length > 0);
+    assert.ok(
+      full.kind === 'compaction' &&
+        full.event.summaryText?.includes('read the files') &&
+        full.event.replacedIds.length > 0,
+    );
 
     assert.ok(await second.undoLastCompaction(), 'undo works after a reload');
-    assert.equal(json(second.agent.messages), beforeFull, 'the messages before the summary, the earlier cuts still made');
+    assert.equal(
+      json(second.agent.messages),
+      beforeFull,
+      'the messages before the summary, the earlier cuts still made',
+    );
     const lines = (await readTranscript(second.transcriptPath)).lines;
     const undo = lines.findIndex((l) => l.type === 'system' && (l as SystemLine).compactMetadata?.stage === 'undo');
     const restored = lines.slice(undo + 1).map((l) => l.uuid);
     const originals = new Set(lines.slice(0, undo).map((l) => l.uuid));
-    assert.ok(restored.length > 0 && restored.every((u) => originals.has(u)), 'the restored lines are the original ones, by uuid');
+    assert.ok(
+      restored.length > 0 && restored.every((u) => originals.has(u)),
+      'the restored lines are the original ones, by uuid',
+    );
     await second.finish();
 
     const third = await open(where, first.sessionId);
     assert.equal(json(third.agent.messages), beforeFull);
-    assert.deepEqual(third.compaction.events.map((e) => e.stage), ['micro'], 'the undone summary is not undone twice');
+    assert.deepEqual(
+      third.compaction.events.map((e) => e.stage),
+      ['micro'],
+      'the undone summary is not undone twice',
+    );
     assert.ok(await third.undoLastCompaction());
     const untrimmed = JSON.parse(afterMicro) as unknown[];
     assert.notEqual(json(third.agent.messages.slice(0, untrimmed.length)), afterMicro, 'the results are whole again');
@@ -112,7 +160,10 @@ describe('a session opened again from its transcript', () => {
     const text = fs.readFileSync(first.transcriptPath, 'utf8');
     fs.writeFileSync(first.transcriptPath, text.replace('line 0 of file 0', 'LINE 0 of file 0'));
     const second = await open(where, first.sessionId);
-    assert.ok(second.warnings.some((w) => /1 tool result\(s\) differ from what compaction trimmed \(toolu_a_0\)/.test(w)), second.warnings.join('\n'));
+    assert.ok(
+      second.warnings.some((w) => /1 tool result\(s\) differ from what compaction trimmed \(toolu_a_0\)/.test(w)),
+      second.warnings.join('\n'),
+    );
     assert.ok(json(second.agent.messages).includes('LINE 0 of file 0'));
     assert.ok(!json(second.agent.messages).includes('Output trimmed'), 'left whole');
     second.dispose();
@@ -128,12 +179,15 @@ describe('the gauge follows a compaction at once', () => {
       const gauge = session.compaction.gauge;
       const shown = gaugeState(gauge, session.agent, session.settings).usedTokens;
       // Measured whole: the fixed parts and every message as it is now, no report of an older list.
-      seen.push({ shown, fresh: gauge.fixedTokens + session.agent.messages.reduce((n, m) => n + gauge.tokensOf(m), 0) });
+      seen.push({
+        shown,
+        fresh: gauge.fixedTokens + session.agent.messages.reduce((n, m) => n + gauge.tokensOf(m), 0),
+      });
     });
     return seen;
   }
 
-  it('after Compact Now and after an undo: the last size posted is the new conversation\'s', async () => {
+  it("after Compact Now and after an undo: the last size posted is the new conversation's", async () => {
     const where = project([9_000, 8_000, 200]);
     const session = await open(where);
     await readAll(session, where.files, 'a');
@@ -152,15 +206,24 @@ describe('the gauge follows a compaction at once', () => {
 
   it('after an automatic compaction, before the next response', async () => {
     const where = project([30_000, 25_000, 200]);
-    const session = await open(where, undefined, { ...SETTINGS, contextWindow: 20_000, 'compaction.fullPercent': 100, 'compaction.sessionMemoryPercent': 95 });
+    const session = await open(where, undefined, {
+      ...SETTINGS,
+      contextWindow: 20_000,
+      'compaction.fullPercent': 100,
+      'compaction.sessionMemoryPercent': 95,
+    });
     const order: string[] = [];
     const seen = watch(session);
     session.on((e) => {
-      if (e.type === 'agent' && (e.event.type === 'conversationReplaced' || e.event.type === 'usage')) order.push(e.event.type);
+      if (e.type === 'agent' && (e.event.type === 'conversationReplaced' || e.event.type === 'usage'))
+        order.push(e.event.type);
       if (e.type === 'context') order.push(`context ${seen.length}`);
     });
     await readAll(session, where.files, 'a');
-    assert.ok(session.compaction.events.some((e) => e.stage === 'micro'), 'it compacted on its own');
+    assert.ok(
+      session.compaction.events.some((e) => e.stage === 'micro'),
+      'it compacted on its own',
+    );
     const at = order.indexOf('conversationReplaced');
     assert.ok(at >= 0, order.join(', '));
     const next = order[at + 1];

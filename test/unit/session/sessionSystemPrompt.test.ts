@@ -26,7 +26,11 @@ test('the system prompt is rebuilt from what is on disk now (after a compaction)
     assert.equal(first.system[0].text, second.system[0].text, 'the fixed guidance block stays byte-identical');
     assert.match(secondText, /2026-11-29/);
     const untrusted = await sessionSystemPrompt({ ...setup, trusted: false });
-    assert.doesNotMatch(untrusted.system.map((b) => b.text).join('\n'), /Use spaces\./, 'untrusted workspaces get no project instructions');
+    assert.doesNotMatch(
+      untrusted.system.map((b) => b.text).join('\n'),
+      /Use spaces\./,
+      'untrusted workspaces get no project instructions',
+    );
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -14,7 +14,11 @@ import { autoMemoryDir, teamMemoryDir } from '../../../src/core/memory/autoMemor
 import { syncTeamMemory } from '../../../src/core/memory/team/teamSync';
 import type { TeamSyncReport } from '../../../src/core/memory/team/teamSyncTypes';
 import type { PermissionPrompt } from '../../../src/core/ports';
-import { openEngramSession, type EngramSession, type EngramSessionSetup } from '../../../src/core/session/engramSession';
+import {
+  openEngramSession,
+  type EngramSession,
+  type EngramSessionSetup,
+} from '../../../src/core/session/engramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
 import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
 import { startTeamServerProcess, type TeamServerProcess } from '../support/teamServerProcess';
@@ -38,8 +42,14 @@ before(async () => {
   token = await team.addToken(REPO);
   // Another clone already shared two memories.
   const other = tempDir('engram-other-team-');
-  fs.writeFileSync(path.join(other, 'MEMORY.md'), '- [Deploy steps](deploy.md) — make deploy from main, never on Fridays\n');
-  fs.writeFileSync(path.join(other, 'deploy.md'), '---\nname: Deploy steps\ndescription: how widgets is deployed to production\ntype: project\n---\n\nRun make deploy from main. Never on Fridays.\n');
+  fs.writeFileSync(
+    path.join(other, 'MEMORY.md'),
+    '- [Deploy steps](deploy.md) — make deploy from main, never on Fridays\n',
+  );
+  fs.writeFileSync(
+    path.join(other, 'deploy.md'),
+    '---\nname: Deploy steps\ndescription: how widgets is deployed to production\ntype: project\n---\n\nRun make deploy from main. Never on Fridays.\n',
+  );
   const seeded = await syncTeamMemory({ teamDir: other, repo: REPO, serverUrl: team.url, token });
   assert.equal(seeded.ok, true, seeded.error);
 });
@@ -61,28 +71,40 @@ async function clone(opts: { git?: boolean } = {}): Promise<{ cwd: string; dataD
 
 function settings(extra: RawSettings = {}): SettingsStore {
   return new SettingsStore({
-    'teamMemory.enabled': true, 'teamMemory.serverUrl': team.url, 'sessionNotes.enabled': false, 'memory.extraction.enabled': false, ...extra,
+    'teamMemory.enabled': true,
+    'teamMemory.serverUrl': team.url,
+    'sessionNotes.enabled': false,
+    'memory.extraction.enabled': false,
+    ...extra,
   });
 }
 
-async function start(where: { cwd: string; dataDir: string }, store: SettingsStore, extra: Partial<EngramSessionSetup> = {}): Promise<{ session: EngramSession; events: SessionEvent[] }> {
-  const session = await openEngramSession({
-    ...where,
-    client: new AnthropicModelClient({ apiKey: 'k', baseUrl: model.url }),
-    trusted: true,
-    permissionPrompt: allowAll,
-    version: '0.0.0-test',
-    entrypoint: 'test',
-    teamMemory: { token, debounceMs: 150 },
-    ...extra,
-  }, store);
+async function start(
+  where: { cwd: string; dataDir: string },
+  store: SettingsStore,
+  extra: Partial<EngramSessionSetup> = {},
+): Promise<{ session: EngramSession; events: SessionEvent[] }> {
+  const session = await openEngramSession(
+    {
+      ...where,
+      client: new AnthropicModelClient({ apiKey: 'k', baseUrl: model.url }),
+      trusted: true,
+      permissionPrompt: allowAll,
+      version: '0.0.0-test',
+      entrypoint: 'test',
+      teamMemory: { token, debounceMs: 150 },
+      ...extra,
+    },
+    store,
+  );
   open.push(session);
   const events: SessionEvent[] = [];
   session.on((e) => events.push(e));
   return { session, events };
 }
 
-const reports = (events: SessionEvent[]): TeamSyncReport[] => events.flatMap((e) => (e.type === 'teamSync' ? [e.report] : []));
+const reports = (events: SessionEvent[]): TeamSyncReport[] =>
+  events.flatMap((e) => (e.type === 'teamSync' ? [e.report] : []));
 const systemText = (s: EngramSession): string => s.agent.systemPrompt.map((b) => b.text).join('\n');
 
 async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
@@ -109,15 +131,22 @@ describe('team memory in a session', () => {
 
     const text = systemText(session);
     assert.ok(text.indexOf('# Memory') < text.indexOf('# Team memory (shared, untrusted)'));
-    assert.match(text, /<team-memory-index>\n- \[Deploy steps\]\(deploy\.md\) — make deploy from main, never on Fridays\n<\/team-memory-index>/);
+    assert.match(
+      text,
+      /<team-memory-index>\n- \[Deploy steps\]\(deploy\.md\) — make deploy from main, never on Fridays\n<\/team-memory-index>/,
+    );
     // The report from before anyone listened is handed to the first listener.
     await waitFor(() => reports(events).length === 1);
     assert.equal(reports(events)[0], state.lastReport);
 
     // The gauge counts the team index in its 'memory index' category.
-    const withTeam = gaugeState(session.compaction.gauge, session.agent, session.settings).breakdown.find((b) => b.category === 'memory index')!.tokens;
+    const withTeam = gaugeState(session.compaction.gauge, session.agent, session.settings).breakdown.find(
+      (b) => b.category === 'memory index',
+    )!.tokens;
     const { session: plain } = await start(await clone(), settings({ 'teamMemory.enabled': false }));
-    const without = gaugeState(plain.compaction.gauge, plain.agent, plain.settings).breakdown.find((b) => b.category === 'memory index')!.tokens;
+    const without = gaugeState(plain.compaction.gauge, plain.agent, plain.settings).breakdown.find(
+      (b) => b.category === 'memory index',
+    )!.tokens;
     assert.ok(withTeam > without + 100, `${withTeam} vs ${without}`);
     assert.doesNotMatch(systemText(plain), /Team memory/);
     assert.deepEqual(plain.teamMemory, { on: false, reason: 'engram.teamMemory.enabled is off' });
@@ -132,21 +161,42 @@ describe('team memory in a session', () => {
     const conventions = path.join(c.teamDir, 'conventions.md');
     const naming = path.join(c.teamDir, 'naming.md');
     const leak = path.join(c.teamDir, 'ci.md');
-    const topic = (name: string, body: string) => `---\nname: ${name}\ndescription: ${name} of the widgets code\ntype: project\n---\n\n${body}\n`;
+    const topic = (name: string, body: string) =>
+      `---\nname: ${name}\ndescription: ${name} of the widgets code\ntype: project\n---\n\n${body}\n`;
     model.enqueue(
-      { content: [
-        { type: 'tool_use', name: 'Write', input: { file_path: conventions, content: topic('Conventions', 'Errors are values, not exceptions.') } },
-        { type: 'tool_use', name: 'Write', input: { file_path: naming, content: topic('Naming', 'Module names are snake_case.') } },
-        { type: 'tool_use', name: 'Write', input: { file_path: leak, content: topic('CI', `token ${GITHUB_TOKEN}`) } },
-      ] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: { file_path: conventions, content: topic('Conventions', 'Errors are values, not exceptions.') },
+          },
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: { file_path: naming, content: topic('Naming', 'Module names are snake_case.') },
+          },
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: { file_path: leak, content: topic('CI', `token ${GITHUB_TOKEN}`) },
+          },
+        ],
+      },
       { content: [{ type: 'text', text: 'Saved two team memories; the CI token was refused.' }] },
     );
     const first = model.requests.length;
     await session.runTurn('How do we deploy to production? Also remember our conventions for the team.');
     // Recall attached the pulled team file to this very message, labelled as team content.
-    assert.match(JSON.stringify(model.requests[first].body.messages.at(-1)), /<engram-memory file=\\"team\/deploy\.md\\" hash=\\"[0-9a-f]+\\">\\nA team memory/);
+    assert.match(
+      JSON.stringify(model.requests[first].body.messages.at(-1)),
+      /<engram-memory file=\\"team\/deploy\.md\\" hash=\\"[0-9a-f]+\\">\\nA team memory/,
+    );
     assert.equal(fs.existsSync(leak), false, 'the secret never reached the team folder');
-    assert.match(JSON.stringify(model.requests[first + 1].body.messages.at(-1)), /team\/ci\.md was not written: .*secret/);
+    assert.match(
+      JSON.stringify(model.requests[first + 1].body.messages.at(-1)),
+      /team\/ci\.md was not written: .*secret/,
+    );
 
     await waitFor(() => reports(events).length === 2);
     await new Promise((r) => setTimeout(r, 500));
@@ -160,7 +210,9 @@ describe('team memory in a session', () => {
     assert.match(stored['MEMORY.md'], /\(deploy\.md\)/, 'the pulled index line is kept');
     assert.equal(stored['ci.md'], undefined);
     assert.ok(!JSON.stringify(stored).includes(GITHUB_TOKEN));
-    assert.ok(events.some((e) => e.type === 'notice' && /Team memory synced with .*: 0 pulled, 3 pushed\./.test(e.text)));
+    assert.ok(
+      events.some((e) => e.type === 'notice' && /Team memory synced with .*: 0 pulled, 3 pushed\./.test(e.text)),
+    );
 
     // On demand: nothing new, still a report and an event.
     const asked = await session.syncTeamMemory();
@@ -173,13 +225,22 @@ describe('team memory in a session', () => {
   it('says in words which file a sync blocked for a secret (written there by hand, never uploaded)', async () => {
     const c = await clone();
     const { session, events } = await start(c, settings());
-    fs.writeFileSync(path.join(c.teamDir, 'pasted.md'), `---\nname: pasted\ndescription: a paste\ntype: reference\n---\n\nkey ${GITHUB_TOKEN}\n`);
+    fs.writeFileSync(
+      path.join(c.teamDir, 'pasted.md'),
+      `---\nname: pasted\ndescription: a paste\ntype: reference\n---\n\nkey ${GITHUB_TOKEN}\n`,
+    );
     const report = await session.syncTeamMemory();
-    assert.deepEqual(report.blocked.map((b) => [b.path, b.line]), [['pasted.md', 7]]);
+    assert.deepEqual(
+      report.blocked.map((b) => [b.path, b.line]),
+      [['pasted.md', 7]],
+    );
     assert.equal((await team.readStoredEntries(REPO))['pasted.md'], undefined);
     const notice = events.find((e) => e.type === 'notice' && e.level === 'warning');
     assert.ok(notice && notice.type === 'notice');
-    assert.match(notice.text, /^Team memory: 1 file was not uploaded because it holds a secret: pasted\.md \(.+, rule .+, line 7\)\.$/);
+    assert.match(
+      notice.text,
+      /^Team memory: 1 file was not uploaded because it holds a secret: pasted\.md \(.+, rule .+, line 7\)\.$/,
+    );
   });
 
   it('tells the remember turn about the team folder while team memory is on', async () => {
@@ -188,7 +249,10 @@ describe('team memory in a session', () => {
     model.enqueue({ content: [{ type: 'text', text: 'Noted.' }] });
     const first = model.requests.length;
     await session.remember('we release on Tuesdays');
-    assert.match(JSON.stringify(model.requests[first].body.messages.at(-1)), /or in the team memory folder if it is true for everyone working on this repository/);
+    assert.match(
+      JSON.stringify(model.requests[first].body.messages.at(-1)),
+      /or in the team memory folder if it is true for everyone working on this repository/,
+    );
   });
 
   it('does nothing for team memory in an untrusted workspace, and says why it is off elsewhere', async () => {
@@ -203,7 +267,11 @@ describe('team memory in a session', () => {
     const noRepo = await clone({ git: false });
     const { session: outside } = await start(noRepo, settings());
     assert.equal(outside.teamMemory.on, false);
-    assert.ok(outside.warnings.some((w) => /^Team memory is off for this session: .* is not in a git repository with an origin remote/.test(w)));
+    assert.ok(
+      outside.warnings.some((w) =>
+        /^Team memory is off for this session: .* is not in a git repository with an origin remote/.test(w),
+      ),
+    );
 
     const noToken = await clone();
     const { session: tokenless } = await start(noToken, settings(), { teamMemory: {} });
@@ -227,6 +295,10 @@ describe('team memory in a session', () => {
     await waitFor(() => reports(events).length === 1, 20_000);
     const failed = reports(events)[0];
     assert.equal(failed.ok, false);
-    assert.ok(events.some((e) => e.type === 'notice' && e.level === 'warning' && e.text.startsWith('Team memory sync failed: ')));
+    assert.ok(
+      events.some(
+        (e) => e.type === 'notice' && e.level === 'warning' && e.text.startsWith('Team memory sync failed: '),
+      ),
+    );
   });
 });

@@ -6,16 +6,33 @@ import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { settingsFromFlags } from '../../../src/cli/cliSettings';
 import { UsageError } from '../../../src/cli/args';
-import { resolveSettings, SETTING_KEYS, SettingsStore, type EngramSettings } from '../../../src/core/settings/engramSettings';
+import {
+  resolveSettings,
+  SETTING_KEYS,
+  SettingsStore,
+  type EngramSettings,
+} from '../../../src/core/settings/engramSettings';
 import { DEFAULT_CONTEXT_WINDOW, MICROCOMPACT_PERCENT } from '../../../src/core/thresholds';
 
-interface Declared { type: string; default: unknown; minimum?: number; maximum?: number }
-const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { contributes: { configuration: { properties: Record<string, Declared> } } };
+interface Declared {
+  type: string;
+  default: unknown;
+  minimum?: number;
+  maximum?: number;
+}
+const manifest = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+  contributes: { configuration: { properties: Record<string, Declared> } };
+};
 const declared = manifest.contributes.configuration.properties;
 
 describe('settings', () => {
   it('package.json declares every key with the same default, type and range, and no other', () => {
-    assert.deepEqual(Object.keys(declared).sort(), Object.keys(SETTING_KEYS).map((k) => `engram.${k}`).sort());
+    assert.deepEqual(
+      Object.keys(declared).sort(),
+      Object.keys(SETTING_KEYS)
+        .map((k) => `engram.${k}`)
+        .sort(),
+    );
     for (const [id, key] of Object.entries(SETTING_KEYS)) {
       const d = declared[`engram.${id}`];
       assert.equal(d.default, key.default, id);
@@ -34,7 +51,11 @@ describe('settings', () => {
   });
 
   it('falls back to the default for a wrong type or a value out of range, and says so', () => {
-    const { settings, problems } = resolveSettings({ contextWindow: 0, 'compaction.auto': 'yes', 'memory.recall.maxFiles': 9 });
+    const { settings, problems } = resolveSettings({
+      contextWindow: 0,
+      'compaction.auto': 'yes',
+      'memory.recall.maxFiles': 9,
+    });
     assert.equal(settings.contextWindow, DEFAULT_CONTEXT_WINDOW);
     assert.equal(settings.compaction.auto, true);
     assert.equal(settings.memory.recall.maxFiles, 5);
@@ -50,12 +71,31 @@ describe('settings', () => {
     assert.deepEqual(marks({ 'compaction.microcompactPercent': 50 }), [50, 80, 100]);
     assert.deepEqual(marks({ 'compaction.microcompactPercent': 95 }), [60, 80, 100]);
     assert.deepEqual(marks({ 'compaction.sessionMemoryPercent': 60 }), [60, 80, 100]);
-    assert.deepEqual(marks({ 'compaction.microcompactPercent': 90, 'compaction.sessionMemoryPercent': 85, 'compaction.fullPercent': 70 }), [60, 80, 100]);
-    assert.deepEqual(marks({ 'compaction.microcompactPercent': 40, 'compaction.sessionMemoryPercent': 50, 'compaction.fullPercent': 90 }), [40, 50, 90]);
+    assert.deepEqual(
+      marks({
+        'compaction.microcompactPercent': 90,
+        'compaction.sessionMemoryPercent': 85,
+        'compaction.fullPercent': 70,
+      }),
+      [60, 80, 100],
+    );
+    assert.deepEqual(
+      marks({
+        'compaction.microcompactPercent': 40,
+        'compaction.sessionMemoryPercent': 50,
+        'compaction.fullPercent': 90,
+      }),
+      [40, 50, 90],
+    );
   });
 
   it('keeps the output reserve inside the window and keepMax above keepMin', () => {
-    const s = resolveSettings({ contextWindow: 10_000, maxOutputTokens: 16_000, 'compaction.keepMinTokens': 5_000, 'compaction.keepMaxTokens': 2_000 }).settings;
+    const s = resolveSettings({
+      contextWindow: 10_000,
+      maxOutputTokens: 16_000,
+      'compaction.keepMinTokens': 5_000,
+      'compaction.keepMaxTokens': 2_000,
+    }).settings;
     assert.equal(s.maxOutputTokens, 5_000);
     assert.equal(s.compaction.keepMaxTokens, 5_000);
   });
@@ -72,9 +112,18 @@ describe('settings', () => {
   });
 
   it('maps CLI flags onto the same rules, and a rejected flag is a usage error', () => {
-    assert.equal(settingsFromFlags({ contextWindow: { flag: '--context-window', value: '100000' } }).contextWindow, 100_000);
-    assert.equal(settingsFromFlags({ contextWindow: { flag: '--context-window', value: undefined } }).contextWindow, DEFAULT_CONTEXT_WINDOW);
-    assert.throws(() => settingsFromFlags({ contextWindow: { flag: '--context-window', value: '0' } }), (e: unknown) => e instanceof UsageError && /--context-window: 0 is below the minimum 8000/.test(e.message));
+    assert.equal(
+      settingsFromFlags({ contextWindow: { flag: '--context-window', value: '100000' } }).contextWindow,
+      100_000,
+    );
+    assert.equal(
+      settingsFromFlags({ contextWindow: { flag: '--context-window', value: undefined } }).contextWindow,
+      DEFAULT_CONTEXT_WINDOW,
+    );
+    assert.throws(
+      () => settingsFromFlags({ contextWindow: { flag: '--context-window', value: '0' } }),
+      (e: unknown) => e instanceof UsageError && /--context-window: 0 is below the minimum 8000/.test(e.message),
+    );
     assert.throws(() => settingsFromFlags({ contextWindow: { flag: '--context-window', value: 'big' } }), UsageError);
     assert.throws(() => settingsFromFlags({ maxOutputTokens: { flag: '--max-tokens', value: '1.5' } }), UsageError);
   });
@@ -82,20 +131,34 @@ describe('settings', () => {
   it('keeps team memory off by default and takes only an http(s) server URL, saying why it refused one', () => {
     const off = resolveSettings().settings.teamMemory;
     assert.deepEqual(off, { enabled: false, serverUrl: '' });
-    const on = resolveSettings({ 'teamMemory.enabled': true, 'teamMemory.serverUrl': ' https://team.example.com:8443/memory/ ' });
+    const on = resolveSettings({
+      'teamMemory.enabled': true,
+      'teamMemory.serverUrl': ' https://team.example.com:8443/memory/ ',
+    });
     assert.deepEqual(on.problems, []);
     assert.deepEqual(on.settings.teamMemory, { enabled: true, serverUrl: 'https://team.example.com:8443/memory' });
-    for (const bad of ['team.example.com', 'ftp://team.example.com', 'https://me:pw@team.example.com', 'http://x.example?token=1', 42]) {
+    for (const bad of [
+      'team.example.com',
+      'ftp://team.example.com',
+      'https://me:pw@team.example.com',
+      'http://x.example?token=1',
+      42,
+    ]) {
       const r = resolveSettings({ 'teamMemory.serverUrl': bad });
       assert.equal(r.settings.teamMemory.serverUrl, '', String(bad));
       assert.equal(r.problems.length, 1, String(bad));
       assert.match(r.problems[0], /^engram\.teamMemory\.serverUrl: .+; using ""\.$/);
     }
-    assert.match(resolveSettings({ 'teamMemory.enabled': 'yes' }).problems[0], /engram\.teamMemory\.enabled: expected true or false/);
+    assert.match(
+      resolveSettings({ 'teamMemory.enabled': 'yes' }).problems[0],
+      /engram\.teamMemory\.enabled: expected true or false/,
+    );
   });
 
   it('restricts the team settings in untrusted workspaces, and the pattern in package.json agrees with the check', () => {
-    const full = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } };
+    const full = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+      capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+    };
     const restricted = full.capabilities.untrustedWorkspaces.restrictedConfigurations;
     assert.ok(restricted.includes('engram.teamMemory.serverUrl'));
     assert.ok(restricted.includes('engram.teamMemory.enabled'));

@@ -19,7 +19,11 @@ export interface Harness {
 
 export async function startSession(
   server: TestServer,
-  opts: { workspace: string; dataDir: string; answer?: (r: PermissionRequest) => PermissionAnswer } & Partial<SessionSetup>,
+  opts: {
+    workspace: string;
+    dataDir: string;
+    answer?: (r: PermissionRequest) => PermissionAnswer;
+  } & Partial<SessionSetup>,
 ): Promise<Harness> {
   const asked: PermissionRequest[] = [];
   const prompt: PermissionPrompt = {
@@ -48,7 +52,10 @@ export async function startSession(
 
 /** The conversation as the API would get it next: the validator must accept it. */
 export function assertApiValid(messages: readonly ApiMessage[]): void {
-  const probe = messages[messages.length - 1]?.role === 'user' ? messages : [...messages, { role: 'user' as const, content: 'next' }];
+  const probe =
+    messages[messages.length - 1]?.role === 'user'
+      ? messages
+      : [...messages, { role: 'user' as const, content: 'next' }];
   const invalid = validateMessagesRequest({ model: 'claude-test', max_tokens: 100, messages: probe });
   assert.equal(invalid, null, invalid ? invalid.message : '');
 }
@@ -62,12 +69,28 @@ export async function assertTranscriptMatches(file: string, messages: readonly A
 }
 
 function asBlocks(messages: readonly ApiMessage[]): ApiMessage[] {
-  return messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content }));
+  return messages.map((m) => ({
+    role: m.role,
+    content: typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content,
+  }));
 }
 
 /** A tool for tests: records how many runs overlap, waits `delayMs`, answers `name:input.tag`. */
-export function probeTool(name: string, opts: { concurrencySafe: boolean; readOnly?: boolean; delayMs?: number; log: string[]; live: { now: number; max: number } }): Tool {
-  const schema: ToolSchema = { name, description: `Test tool ${name}.`, input_schema: { type: 'object', properties: { tag: { type: 'string' } } } };
+export function probeTool(
+  name: string,
+  opts: {
+    concurrencySafe: boolean;
+    readOnly?: boolean;
+    delayMs?: number;
+    log: string[];
+    live: { now: number; max: number };
+  },
+): Tool {
+  const schema: ToolSchema = {
+    name,
+    description: `Test tool ${name}.`,
+    input_schema: { type: 'object', properties: { tag: { type: 'string' } } },
+  };
   return {
     name,
     schema,
@@ -81,10 +104,14 @@ export function probeTool(name: string, opts: { concurrencySafe: boolean; readOn
       opts.live.max = Math.max(opts.live.max, opts.live.now);
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, opts.delayMs ?? 30);
-        ctx.signal.addEventListener('abort', () => {
-          clearTimeout(t);
-          resolve();
-        }, { once: true });
+        ctx.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(t);
+            resolve();
+          },
+          { once: true },
+        );
       });
       opts.live.now--;
       opts.log.push(`end ${name}:${String(input.tag)}`);
@@ -93,9 +120,16 @@ export function probeTool(name: string, opts: { concurrencySafe: boolean; readOn
   };
 }
 
-export function toolResults(messages: readonly ApiMessage[], index: number): Array<{ tool_use_id: string; content: unknown; is_error?: boolean }> {
+export function toolResults(
+  messages: readonly ApiMessage[],
+  index: number,
+): Array<{ tool_use_id: string; content: unknown; is_error?: boolean }> {
   const m = messages[index];
   assert.equal(m.role, 'user');
   assert.ok(Array.isArray(m.content));
-  return m.content.filter((b) => b.type === 'tool_result') as Array<{ tool_use_id: string; content: unknown; is_error?: boolean }>;
+  return m.content.filter((b) => b.type === 'tool_result') as Array<{
+    tool_use_id: string;
+    content: unknown;
+    is_error?: boolean;
+  }>;
 }

@@ -11,10 +11,17 @@ export async function writeTurn(w: TranscriptWriter, prompt: string, tools: numb
   const id = `msg_${++calls}`;
   const ids = Array.from({ length: tools }, () => `toolu_${++calls}`);
   for (const toolId of ids) {
-    await w.appendAssistantBlock({ id, model: 'claude-test', stopReason: 'tool_use', usage }, { type: 'tool_use', id: toolId, name: 'Read', input: { file_path: `/p/${toolId}` } });
+    await w.appendAssistantBlock(
+      { id, model: 'claude-test', stopReason: 'tool_use', usage },
+      { type: 'tool_use', id: toolId, name: 'Read', input: { file_path: `/p/${toolId}` } },
+    );
   }
-  for (const toolId of ids) await w.appendToolResult({ type: 'tool_result', tool_use_id: toolId, content: `contents of ${toolId}` });
-  await w.appendAssistantBlock({ id: `msg_${++calls}`, model: 'claude-test', stopReason: 'end_turn', usage }, { type: 'text', text: `answer to ${prompt}` });
+  for (const toolId of ids)
+    await w.appendToolResult({ type: 'tool_result', tool_use_id: toolId, content: `contents of ${toolId}` });
+  await w.appendAssistantBlock(
+    { id: `msg_${++calls}`, model: 'claude-test', stopReason: 'end_turn', usage },
+    { type: 'text', text: `answer to ${prompt}` },
+  );
 }
 
 /**
@@ -26,7 +33,11 @@ export async function writeBranchedTranscript(file: string, sessionId = 'branche
   await writeTurn(first, 'first', 1);
   const leaf = first.lastUuid;
   for (const who of ['A', 'B']) {
-    await writeTurn(new TranscriptWriter({ file, sessionId, cwd: '/p', version: '0', parentUuid: leaf }), `from window ${who}`, 1);
+    await writeTurn(
+      new TranscriptWriter({ file, sessionId, cwd: '/p', version: '0', parentUuid: leaf }),
+      `from window ${who}`,
+      1,
+    );
   }
   return sessionId;
 }

@@ -13,15 +13,24 @@ export interface CliRun {
 
 export function runEngram(args: string[], opts: { home: string; env?: Record<string, string> }): Promise<CliRun> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? '', HOME: opts.home, TMPDIR: opts.home, ...opts.env },
-    }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      {
+        cwd: process.cwd(),
+        env: { PATH: process.env.PATH ?? '', HOME: opts.home, TMPDIR: opts.home, ...opts.env },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
 /** The same command run in this process (no model startup cost; a test can mock what it reaches). */
-export async function runEngramInProcess(args: string[], opts: { cwd: string; env: Record<string, string> }): Promise<CliRun> {
+export async function runEngramInProcess(
+  args: string[],
+  opts: { cwd: string; env: Record<string, string> },
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {

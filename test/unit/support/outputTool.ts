@@ -13,14 +13,21 @@ export function outputTool(opts: { fill?: string; labelled?: boolean } = {}): To
   let calls = 0;
   return {
     name: 'Output',
-    schema: { name: 'Output', description: 'Prints size characters.', input_schema: { type: 'object', properties: { size: { type: 'number' } } } } as ToolSchema,
+    schema: {
+      name: 'Output',
+      description: 'Prints size characters.',
+      input_schema: { type: 'object', properties: { size: { type: 'number' } } },
+    } as ToolSchema,
     readOnly: true,
     concurrencySafe: true,
     validate: () => null,
     summarize: (input) => `Output ${String(input.size)}`,
     run: async (input) => {
       const n = input.copy ?? ++calls;
-      return { content: (labelled ? `${String(input.size)}:${String(n)}:` : '').padEnd(Number(input.size), fill), isError: false };
+      return {
+        content: (labelled ? `${String(input.size)}:${String(n)}:` : '').padEnd(Number(input.size), fill),
+        isError: false,
+      };
     },
   };
 }

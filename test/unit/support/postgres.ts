@@ -9,10 +9,12 @@ import pg from 'pg';
 /** The role .ci/run creates on the local cluster. */
 const LOCAL_ADMIN_URL = 'postgresql://engram_test:engram_test@127.0.0.1:5432/postgres';
 
-const HOW_TO = 'PostgreSQL is needed for these tests. Either set ENGRAM_TEST_PG_URL to an admin URL '
-  + '(postgresql://user:password@host:port/postgres, a role that may CREATE DATABASE), or, on Debian as root: '
-  + 'apt-get install postgresql && pg_ctlcluster 15 main start && '
-  + `su postgres -c "psql -c \\"CREATE ROLE engram_test LOGIN CREATEDB PASSWORD 'engram_test'\\""` + ' (what .ci/run does).';
+const HOW_TO =
+  'PostgreSQL is needed for these tests. Either set ENGRAM_TEST_PG_URL to an admin URL ' +
+  '(postgresql://user:password@host:port/postgres, a role that may CREATE DATABASE), or, on Debian as root: ' +
+  'apt-get install postgresql && pg_ctlcluster 15 main start && ' +
+  `su postgres -c "psql -c \\"CREATE ROLE engram_test LOGIN CREATEDB PASSWORD 'engram_test'\\""` +
+  ' (what .ci/run does).';
 
 export function postgresAdminUrl(): string {
   return process.env.ENGRAM_TEST_PG_URL || LOCAL_ADMIN_URL;
@@ -43,15 +45,19 @@ export interface TestDatabase {
 
 /** Creates `engram_t_<label>_<random>` and returns its URL. */
 export async function createTestDatabase(label = 'test'): Promise<TestDatabase> {
-  const name = `engram_t_${label.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 30)}_${randomBytes(4).toString('hex')}`;
+  const name = `engram_t_${label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 30)}_${randomBytes(4).toString('hex')}`;
   await withAdmin((c) => c.query(`CREATE DATABASE ${name}`));
   const url = new URL(postgresAdminUrl());
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withAdmin(async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    }),
+    drop: () =>
+      withAdmin(async (c) => {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      }),
   };
 }
 

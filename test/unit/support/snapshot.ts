@@ -11,6 +11,11 @@ export function assertSnapshot(file: string, actual: string): void {
     fs.writeFileSync(file, actual);
     return;
   }
-  if (!fs.existsSync(file)) assert.fail(`The snapshot ${file} is missing: run the tests with UPDATE_SNAPSHOTS=1 to create it, and commit it.`);
-  assert.equal(actual, fs.readFileSync(file, 'utf8'), `${path.basename(file)} changed: if intended, run with UPDATE_SNAPSHOTS=1 and commit it.`);
+  if (!fs.existsSync(file))
+    assert.fail(`The snapshot ${file} is missing: run the tests with UPDATE_SNAPSHOTS=1 to create it, and commit it.`);
+  assert.equal(
+    actual,
+    fs.readFileSync(file, 'utf8'),
+    `${path.basename(file)} changed: if intended, run with UPDATE_SNAPSHOTS=1 and commit it.`,
+  );
 }

@@ -50,13 +50,18 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-interface Spawned { child: ChildProcess; url: string; port: number }
+interface Spawned {
+  child: ChildProcess;
+  url: string;
+  port: number;
+}
 
 function spawnServer(opts: TeamServerProcessOptions, port: number, stderr: { text: string }): Promise<Spawned> {
   const root = process.cwd();
-  const entry = opts.entry === 'bundle'
-    ? [path.join(root, 'dist/teamServer.js')]
-    : ['--import', 'tsx', path.join(root, 'src/teamServer.ts')];
+  const entry =
+    opts.entry === 'bundle'
+      ? [path.join(root, 'dist/teamServer.js')]
+      : ['--import', 'tsx', path.join(root, 'src/teamServer.ts')];
   const args = [...entry, '--host', '127.0.0.1', '--port', String(port), '--db', opts.db];
   if (opts.maxEntries !== undefined) args.push('--max-entries', String(opts.maxEntries));
   if (opts.maxBodyBytes !== undefined) args.push('--max-body-bytes', String(opts.maxBodyBytes));

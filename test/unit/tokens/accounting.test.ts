@@ -1,22 +1,41 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  BLOCK_OVERHEAD_TOKENS, ContextAccountant, estimateMessagesTokens, IMAGE_TOKENS, MESSAGE_OVERHEAD_TOKENS,
-  TokenEstimator, usageTotal,
+  BLOCK_OVERHEAD_TOKENS,
+  ContextAccountant,
+  estimateMessagesTokens,
+  IMAGE_TOKENS,
+  MESSAGE_OVERHEAD_TOKENS,
+  TokenEstimator,
+  usageTotal,
 } from '../../../src/core/tokens/accounting';
 import type { ApiMessage } from '../../../src/core/conversation/types';
 
 /** A counter that records its work: one token per character keeps the arithmetic visible. */
 function spyCounter() {
   const calls: string[] = [];
-  return { calls, count: (text: string) => { calls.push(text); return text.length; } };
+  return {
+    calls,
+    count: (text: string) => {
+      calls.push(text);
+      return text.length;
+    },
+  };
 }
 
 const user = (text: string): ApiMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 const assistant = (text: string): ApiMessage => ({ role: 'assistant', content: [{ type: 'text', text }] });
 
 test('usageTotal adds input, cache writes, cache reads and output', () => {
-  assert.equal(usageTotal({ input_tokens: 10, cache_creation_input_tokens: 200, cache_read_input_tokens: 3000, output_tokens: 40 }), 3250);
+  assert.equal(
+    usageTotal({
+      input_tokens: 10,
+      cache_creation_input_tokens: 200,
+      cache_read_input_tokens: 3000,
+      output_tokens: 40,
+    }),
+    3250,
+  );
   assert.equal(usageTotal({ input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: null }), 15);
 });
 
@@ -31,16 +50,32 @@ test('the estimator sizes each block kind and splits tool results from the rest'
       { type: 'tool_use', id: 't', name: 'Read', input: { a: 1 } },
     ],
   };
-  assert.deepEqual(est.message(m), { messages: MESSAGE_OVERHEAD_TOKENS + 3 * BLOCK_OVERHEAD_TOKENS + 3 + 2 + 4 + 7, toolResults: 0 });
+  assert.deepEqual(est.message(m), {
+    messages: MESSAGE_OVERHEAD_TOKENS + 3 * BLOCK_OVERHEAD_TOKENS + 3 + 2 + 4 + 7,
+    toolResults: 0,
+  });
   const r: ApiMessage = {
     role: 'user',
     content: [
-      { type: 'tool_result', tool_use_id: 't', content: [{ type: 'text', text: 'abc' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'xx' } }] },
+      {
+        type: 'tool_result',
+        tool_use_id: 't',
+        content: [
+          { type: 'text', text: 'abc' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'xx' } },
+        ],
+      },
       { type: 'text', text: 'hi' },
     ],
   };
-  assert.deepEqual(est.message(r), { messages: MESSAGE_OVERHEAD_TOKENS + BLOCK_OVERHEAD_TOKENS + 2, toolResults: BLOCK_OVERHEAD_TOKENS + 3 + IMAGE_TOKENS });
-  assert.deepEqual(est.message({ role: 'user', content: 'plain' }), { messages: MESSAGE_OVERHEAD_TOKENS + 5, toolResults: 0 });
+  assert.deepEqual(est.message(r), {
+    messages: MESSAGE_OVERHEAD_TOKENS + BLOCK_OVERHEAD_TOKENS + 2,
+    toolResults: BLOCK_OVERHEAD_TOKENS + 3 + IMAGE_TOKENS,
+  });
+  assert.deepEqual(est.message({ role: 'user', content: 'plain' }), {
+    messages: MESSAGE_OVERHEAD_TOKENS + 5,
+    toolResults: 0,
+  });
 });
 
 test('accounting is incremental: after 1,000 messages, one more costs exactly its own blocks', () => {
@@ -51,7 +86,13 @@ test('accounting is incremental: after 1,000 messages, one more costs exactly it
   assert.equal(spy.calls.length, 1000);
 
   spy.calls.length = 0;
-  const next: ApiMessage = { role: 'user', content: [{ type: 'text', text: 'first block' }, { type: 'tool_result', tool_use_id: 't', content: 'second' }] };
+  const next: ApiMessage = {
+    role: 'user',
+    content: [
+      { type: 'text', text: 'first block' },
+      { type: 'tool_result', tool_use_id: 't', content: 'second' },
+    ],
+  };
   acc.onMessageAdded(next);
   assert.deepEqual(spy.calls, ['first block', 'second'], 'only the new blocks were tokenized');
   spy.calls.length = 0;
@@ -59,7 +100,10 @@ test('accounting is incremental: after 1,000 messages, one more costs exactly it
   acc.breakdown();
   acc.percentOf(200_000);
   assert.deepEqual(spy.calls, [], 'reading the numbers tokenizes nothing');
-  assert.equal(used, 50_500 + MESSAGE_OVERHEAD_TOKENS + 2 * BLOCK_OVERHEAD_TOKENS + 'first block'.length + 'second'.length);
+  assert.equal(
+    used,
+    50_500 + MESSAGE_OVERHEAD_TOKENS + 2 * BLOCK_OVERHEAD_TOKENS + 'first block'.length + 'second'.length,
+  );
 });
 
 test('used(): the last usage plus estimates of the messages after it; before any response, all estimated', () => {
@@ -81,21 +125,42 @@ test('used(): the last usage plus estimates of the messages after it; before any
 
 test('breakdown adds up to used(), with the fixed parts as given', () => {
   const spy = spyCounter();
-  const acc = new ContextAccountant({ count: spy.count, fixed: { system: 2000, instructions: 300, memoryIndex: 200, notes: 100, tools: 1400 } });
+  const acc = new ContextAccountant({
+    count: spy.count,
+    fixed: { system: 2000, instructions: 300, memoryIndex: 200, notes: 100, tools: 1400 },
+  });
   acc.onMessageAdded(user('a'.repeat(400)));
   acc.onMessageAdded({ role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Read', input: {} }] });
   acc.onMessageAdded({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'b'.repeat(1200) }] });
   const before = acc.breakdown();
   assert.equal(before.total, acc.used());
   assert.equal(before.estimated, before.total);
-  assert.equal(before.system + before.instructions + before.memoryIndex + before.notes + before.tools + before.messages + before.toolResults, before.total);
+  assert.equal(
+    before.system +
+      before.instructions +
+      before.memoryIndex +
+      before.notes +
+      before.tools +
+      before.messages +
+      before.toolResults,
+    before.total,
+  );
   assert.ok(before.toolResults > before.messages);
 
   acc.onResponse({ input_tokens: 9000, output_tokens: 0 }, 3);
   const after = acc.breakdown();
   assert.equal(after.total, 9000);
   assert.equal(after.estimated, 0);
-  assert.equal(after.system + after.instructions + after.memoryIndex + after.notes + after.tools + after.messages + after.toolResults, 9000);
+  assert.equal(
+    after.system +
+      after.instructions +
+      after.memoryIndex +
+      after.notes +
+      after.tools +
+      after.messages +
+      after.toolResults,
+    9000,
+  );
 });
 
 test('reset after compaction re-adds kept messages for free and forgets the old usage', () => {

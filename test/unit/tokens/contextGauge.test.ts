@@ -13,7 +13,10 @@ const assistant = (text: string): ApiMessage => ({ role: 'assistant', content: [
 test('used = last usage total + estimate of what came after it', () => {
   const gauge = new ContextGauge();
   const history: ApiMessage[] = [user('hello there'), assistant('hi')];
-  gauge.onResponse({ input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 1000, cache_creation_input_tokens: 30 }, history);
+  gauge.onResponse(
+    { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 1000, cache_creation_input_tokens: 30 },
+    history,
+  );
   assert.equal(gauge.used(), 1150);
   history.push(user('a follow-up question with a few words'));
   gauge.sync(history);
@@ -59,7 +62,9 @@ test('forget(): after a compaction the last report no longer applies, even when 
 
 test('the fixed parts are sized from composeSystemPrompt\'s parts, once per prompt; without parts the whole prompt is "system"', () => {
   const composed = composeSystemPrompt({
-    cwd: '/w', platform: 'linux', date: '2026-01-01',
+    cwd: '/w',
+    platform: 'linux',
+    date: '2026-01-01',
     instructions: 'Use tabs. '.repeat(50),
     memory: { dir: '/m', index: '- [A](a.md) — hook\n'.repeat(20) },
   });
@@ -82,5 +87,8 @@ test('the fixed parts are sized from composeSystemPrompt\'s parts, once per prom
   // Another prompt without parts: all of it counts as system.
   const other = [{ type: 'text' as const, text: 'x'.repeat(400) }];
   gauge.setSystem(other, []);
-  assert.deepEqual([gauge.breakdown().system, gauge.breakdown().instructions, gauge.breakdown().memoryIndex, gauge.breakdown().tools], [100, 0, 0, 0]);
+  assert.deepEqual(
+    [gauge.breakdown().system, gauge.breakdown().instructions, gauge.breakdown().memoryIndex, gauge.breakdown().tools],
+    [100, 0, 0, 0],
+  );
 });

@@ -6,7 +6,10 @@ import type { ApiMessage } from '../../../src/core/conversation/types';
 import { historyEstimator } from '../../../src/core/tokens/historyEstimator';
 
 describe('historyEstimator', () => {
-  const messages: ApiMessage[] = Array.from({ length: 1_000 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i} `.repeat(100) }));
+  const messages: ApiMessage[] = Array.from({ length: 1_000 }, (_, i) => ({
+    role: i % 2 ? 'assistant' : 'user',
+    content: `message ${i} `.repeat(100),
+  }));
 
   it('tokenizes only the newest messages; older ones are estimated from their length', () => {
     const counted: string[] = [];
@@ -14,7 +17,10 @@ describe('historyEstimator', () => {
     let total = 0;
     for (const m of messages) total += estimator.message(m).messages;
     assert.ok(counted.length > 0 && counted.length < 50, `${counted.length} texts tokenized`);
-    assert.ok(counted.every((t) => t.startsWith('message 9')), 'the newest ones');
+    assert.ok(
+      counted.every((t) => t.startsWith('message 9')),
+      'the newest ones',
+    );
     assert.ok(total > 1_000 * 100, 'the old ones still count by their length');
   });
 

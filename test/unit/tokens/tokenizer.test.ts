@@ -5,7 +5,10 @@ import * as esbuild from 'esbuild';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import {
-  countTokens, ensureTokenizer, estimateTokensFast, isTokenizerLoaded,
+  countTokens,
+  ensureTokenizer,
+  estimateTokensFast,
+  isTokenizerLoaded,
 } from '../../../src/core/tokens/tokenizer';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
@@ -51,7 +54,10 @@ test('long runs (repeated letters, CJK without spaces, rulers) count fast and cl
   for (const sample of ['x'.repeat(300), 'abcdefghij'.repeat(30), '-'.repeat(200), '中文测试文本'.repeat(20)]) {
     const exact = reference.encode(sample, [], []).length;
     const ours = countTokens(sample);
-    assert.ok(Math.abs(ours - exact) <= Math.max(3, exact * 0.25), `${sample.slice(0, 12)}…: ${ours} vs exact ${exact}`);
+    assert.ok(
+      Math.abs(ours - exact) <= Math.max(3, exact * 0.25),
+      `${sample.slice(0, 12)}…: ${ours} vs exact ${exact}`,
+    );
   }
 });
 
@@ -64,7 +70,12 @@ test('bundled, the tokenizer stays out of the main bundle and is required from .
   };
   const out = await esbuild.build({
     entryPoints: [path.join(REPO_ROOT, 'src/core/tokens/tokenizer.ts')],
-    bundle: true, platform: 'node', format: 'cjs', write: false, logLevel: 'silent', plugins: [lazy],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    logLevel: 'silent',
+    plugins: [lazy],
   });
   const text = out.outputFiles[0].text;
   assert.ok(text.includes('require("./tokenizer.js")'));

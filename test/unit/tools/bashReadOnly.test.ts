@@ -73,7 +73,17 @@ describe('isReadOnlyCommand', () => {
   });
 
   it('rejects redirections of every kind', () => {
-    for (const cmd of ['echo x > f', 'echo x >> f', 'cat < f', 'ls 2> err', 'ls 2>&1', 'ls &> all', 'cat <<EOF', 'ls >| f', 'cat <(ls)']) {
+    for (const cmd of [
+      'echo x > f',
+      'echo x >> f',
+      'cat < f',
+      'ls 2> err',
+      'ls 2>&1',
+      'ls &> all',
+      'cat <<EOF',
+      'ls >| f',
+      'cat <(ls)',
+    ]) {
       rejected(cmd, /redirection|&-redirection|background|subshell/);
     }
   });
@@ -99,7 +109,7 @@ describe('isReadOnlyCommand', () => {
     allowed("grep '`x`' file");
     allowed('grep "a;b|c>d" file');
     allowed('echo "it\'s"');
-    allowed("echo 'say \"hi\"'");
+    allowed('echo \'say "hi"\'');
     allowed('echo "escaped \\" quote; still quoted"');
     allowed('grep \\; file');
     allowed('grep a\\|b file');

@@ -63,7 +63,10 @@ describe('Bash', () => {
     const dir = tempDir('engram-tools-');
     const pidFile = path.join(dir, 'child.pid');
     const started = Date.now();
-    const r = await bash.run({ command: `sleep 30 & echo $! > ${pidFile}; echo started; wait`, timeout: 500 }, makeCtx(dir));
+    const r = await bash.run(
+      { command: `sleep 30 & echo $! > ${pidFile}; echo started; wait`, timeout: 500 },
+      makeCtx(dir),
+    );
     assert.ok(Date.now() - started < 5000);
     assert.equal(r.isError, true);
     assert.match(r.content, /^started\n\[Command timed out after 0\.5 s/);
@@ -74,7 +77,10 @@ describe('Bash', () => {
   it('escalates to SIGKILL when the command ignores SIGTERM', async () => {
     const dir = tempDir('engram-tools-');
     const pidFile = path.join(dir, 'p.pid');
-    const r = await bash.run({ command: `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done`, timeout: 300 }, makeCtx(dir));
+    const r = await bash.run(
+      { command: `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.1; done`, timeout: 300 },
+      makeCtx(dir),
+    );
     assert.equal((r.data as BashData).timedOut, true);
     assert.ok(await waitDead(await readPid(pidFile), 5000), 'killed after the grace period');
   });
@@ -101,7 +107,10 @@ describe('Bash', () => {
   });
 
   it('caps long output, keeping head and tail', async () => {
-    const r = await bash.run({ command: 'echo START; for i in $(seq 1 20000); do echo "line $i"; done; echo END' }, makeCtx(tempDir('engram-tools-')));
+    const r = await bash.run(
+      { command: 'echo START; for i in $(seq 1 20000); do echo "line $i"; done; echo END' },
+      makeCtx(tempDir('engram-tools-')),
+    );
     assert.equal(r.isError, false);
     assert.ok(r.content.length < 30_200, `length ${r.content.length}`);
     assert.ok(r.content.startsWith('START\nline 1\n'));
@@ -141,10 +150,11 @@ describe('HeadTailBuffer', () => {
   });
 });
 
-describe('Bash environment', () => it('commands never see the API credentials of the agent', () => {
-  const env = commandEnv({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-secret', ANTHROPIC_AUTH_TOKEN: 't', HOME: '/h' });
-  assert.equal(env.ANTHROPIC_API_KEY, undefined);
-  assert.equal(env.ANTHROPIC_AUTH_TOKEN, undefined);
-  assert.equal(env.PATH, '/bin');
-  assert.equal(env.GIT_TERMINAL_PROMPT, '0');
-}));
+describe('Bash environment', () =>
+  it('commands never see the API credentials of the agent', () => {
+    const env = commandEnv({ PATH: '/bin', ANTHROPIC_API_KEY: 'sk-secret', ANTHROPIC_AUTH_TOKEN: 't', HOME: '/h' });
+    assert.equal(env.ANTHROPIC_API_KEY, undefined);
+    assert.equal(env.ANTHROPIC_AUTH_TOKEN, undefined);
+    assert.equal(env.PATH, '/bin');
+    assert.equal(env.GIT_TERMINAL_PROMPT, '0');
+  }));

@@ -7,18 +7,29 @@ describe('createDefaultTools', () => {
   const tools = createDefaultTools();
 
   it("offers Claude Code's tool names with object schemas", () => {
-    assert.deepEqual(tools.map((t) => t.name), ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      ['Read', 'Write', 'Edit', 'Glob', 'Grep', 'Bash'],
+    );
     for (const t of tools) {
       assert.equal(t.schema.name, t.name);
       assert.equal(t.schema.input_schema.type, 'object');
-      assert.ok(t.schema.description.length > 20 && t.schema.description.length < 600, `${t.name} description stays lean`);
+      assert.ok(
+        t.schema.description.length > 20 && t.schema.description.length < 600,
+        `${t.name} description stays lean`,
+      );
     }
   });
 
   it('marks only search and read tools as read-only and parallel-safe', () => {
     const flags = Object.fromEntries(tools.map((t) => [t.name, [t.readOnly, t.concurrencySafe]]));
     assert.deepEqual(flags, {
-      Read: [true, true], Write: [false, false], Edit: [false, false], Glob: [true, true], Grep: [true, true], Bash: [false, false],
+      Read: [true, true],
+      Write: [false, false],
+      Edit: [false, false],
+      Glob: [true, true],
+      Grep: [true, true],
+      Bash: [false, false],
     });
   });
 

@@ -60,7 +60,10 @@ describe('Grep', () => {
     const dir = tempDir('engram-tools-');
     await write(dir, 'f.txt', ['a', 'hit1', 'b', 'c', 'd', 'e', 'hit2', 'f'].join('\n'));
     const c = await grep.run({ pattern: 'hit', output_mode: 'content', '-C': 1 }, makeCtx(dir));
-    assert.equal(c.content, ['f.txt-1-a', 'f.txt:2:hit1', 'f.txt-3-b', '--', 'f.txt-6-e', 'f.txt:7:hit2', 'f.txt-8-f'].join('\n'));
+    assert.equal(
+      c.content,
+      ['f.txt-1-a', 'f.txt:2:hit1', 'f.txt-3-b', '--', 'f.txt-6-e', 'f.txt:7:hit2', 'f.txt-8-f'].join('\n'),
+    );
     const a = await grep.run({ pattern: 'hit', output_mode: 'content', '-A': 2, '-C': 5, path: 'f.txt' }, makeCtx(dir));
     assert.equal(a.content, ['1-a', '2:hit1', '3-b', '4-c', '5-d', '6-e', '7:hit2', '8-f'].join('\n'));
     const b = await grep.run({ pattern: 'hit2', output_mode: 'content', '-B': 1, path: 'f.txt' }, makeCtx(dir));
@@ -93,7 +96,10 @@ describe('Grep', () => {
     await write(dir, 'f.txt', Array.from({ length: 20 }, (_, i) => `row ${i + 1}`).join('\n'));
     const ctx = makeCtx(dir);
     const first = await grep.run({ pattern: 'row', output_mode: 'content', head_limit: 3 }, ctx);
-    assert.equal(first.content, 'f.txt:1:row 1\nf.txt:2:row 2\nf.txt:3:row 3\n[Results cut after 3 entries. Use offset=3 for more, or narrow the search.]');
+    assert.equal(
+      first.content,
+      'f.txt:1:row 1\nf.txt:2:row 2\nf.txt:3:row 3\n[Results cut after 3 entries. Use offset=3 for more, or narrow the search.]',
+    );
     assert.equal((first.data as GrepData).truncated, true);
     const next = await grep.run({ pattern: 'row', output_mode: 'content', head_limit: 2, offset: 3 }, ctx);
     assert.match(next.content, /^f.txt:4:row 4\nf.txt:5:row 5\n\[Results cut/);
@@ -104,7 +110,10 @@ describe('Grep', () => {
   it('matches across lines in multiline mode', async () => {
     const dir = tempDir('engram-tools-');
     await write(dir, 'f.ts', 'interface A {\n  x: number;\n}\nconst y = 1;\n');
-    const r = await grep.run({ pattern: 'interface A \\{.*?\\}', multiline: true, output_mode: 'content' }, makeCtx(dir));
+    const r = await grep.run(
+      { pattern: 'interface A \\{.*?\\}', multiline: true, output_mode: 'content' },
+      makeCtx(dir),
+    );
     assert.equal(r.content, 'f.ts:1:interface A {\nf.ts:2:  x: number;\nf.ts:3:}');
     const single = await grep.run({ pattern: 'interface A \\{.*?\\}' }, makeCtx(dir));
     assert.equal(single.content, 'No matches found.');

@@ -20,9 +20,16 @@ describe('readOutsideScope', () => {
     const read = readTool() as never;
     assert.equal(readOutsideScope(read, { file_path: 'src/a.ts' }, scope), undefined);
     assert.equal(readOutsideScope(read, { file_path: path.join(memory, 'MEMORY.md') }, scope), undefined);
-    assert.equal(readOutsideScope(read, { file_path: path.join(elsewhere, 'secret.txt') }, scope), path.join(elsewhere, 'secret.txt'));
+    assert.equal(
+      readOutsideScope(read, { file_path: path.join(elsewhere, 'secret.txt') }, scope),
+      path.join(elsewhere, 'secret.txt'),
+    );
     assert.equal(readOutsideScope(read, { file_path: '../x.txt' }, scope), path.join(path.dirname(ws), 'x.txt'));
-    assert.equal(readOutsideScope(grepTool() as never, { pattern: 'x' }, scope), undefined, 'the default path is the workspace');
+    assert.equal(
+      readOutsideScope(grepTool() as never, { pattern: 'x' }, scope),
+      undefined,
+      'the default path is the workspace',
+    );
     assert.equal(readOutsideScope(grepTool() as never, { pattern: 'x', path: elsewhere }, scope), elsewhere);
     assert.equal(readOutsideScope(globTool() as never, { pattern: '*', path: '/' }, scope), '/');
     // A tool that names no read path (Write asks for its own reasons) is not judged here.
@@ -34,6 +41,9 @@ describe('readOutsideScope', () => {
     const elsewhere = tempDir('engram-else-');
     fs.writeFileSync(path.join(elsewhere, 'hosts'), 'x');
     fs.symlinkSync(path.join(elsewhere, 'hosts'), path.join(ws, 'link.txt'));
-    assert.equal(readOutsideScope(readTool() as never, { file_path: 'link.txt' }, { cwd: ws, free: [] }), path.join(ws, 'link.txt'));
+    assert.equal(
+      readOutsideScope(readTool() as never, { file_path: 'link.txt' }, { cwd: ws, free: [] }),
+      path.join(ws, 'link.txt'),
+    );
   });
 });

@@ -101,7 +101,10 @@ describe('Read', () => {
     assert.match(whole.content, /offset and limit/);
     const part = await read.run({ file_path: 'huge.log', offset: 3000, limit: 2 }, ctx);
     assert.equal(part.isError, false);
-    assert.match(part.content, /^ {2}3000\t3000:y+\n {2}3001\t3001:y+\n\[Showing lines 3000-3001 of huge.log. Use offset=3002/);
+    assert.match(
+      part.content,
+      /^ {2}3000\t3000:y+\n {2}3001\t3001:y+\n\[Showing lines 3000-3001 of huge.log. Use offset=3002/,
+    );
     assert.equal(ctx.readFiles.get(abs)?.partial, true);
   });
 
@@ -127,7 +130,9 @@ describe('Read', () => {
   it('asks the path guard', async () => {
     const dir = tempDir('engram-tools-');
     await write(dir, 'secret.txt', 's');
-    const ctx = makeCtx(dir, { pathGuard: (p, op) => (op === 'read' && p.endsWith('secret.txt') ? 'denied here' : null) });
+    const ctx = makeCtx(dir, {
+      pathGuard: (p, op) => (op === 'read' && p.endsWith('secret.txt') ? 'denied here' : null),
+    });
     const r = await read.run({ file_path: 'secret.txt' }, ctx);
     assert.deepEqual([r.isError, r.content], [true, 'denied here']);
   });

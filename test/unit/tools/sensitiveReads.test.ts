@@ -18,7 +18,14 @@ describe('tools and /proc/<pid>/environ, cmdline, mem', { skip }, () => {
     const dir = tempDir('engram-proc-');
     fs.symlinkSync(`/proc/${process.pid}`, path.join(dir, 'me'));
     const ctx = makeCtx(dir);
-    for (const file of [`/proc/${process.pid}/environ`, '/proc/self/environ', '/proc/self/cmdline', '/proc/self/mem', 'me/environ', `/proc/self/task/${process.pid}/environ`]) {
+    for (const file of [
+      `/proc/${process.pid}/environ`,
+      '/proc/self/environ',
+      '/proc/self/cmdline',
+      '/proc/self/mem',
+      'me/environ',
+      `/proc/self/task/${process.pid}/environ`,
+    ]) {
       const r = await readTool().run({ file_path: file }, ctx);
       assert.equal(r.isError, true, `${file}: ${r.content}`);
       assert.match(r.content, /environment|command line|memory/, file);
@@ -36,14 +43,22 @@ describe('tools and /proc/<pid>/environ, cmdline, mem', { skip }, () => {
     assert.equal(viaLink.isError, true, viaLink.content);
     // A folder search under /proc is refused outright: besides the environments, files like pagemap
     // are endless, so the search would never finish.
-    const tree = await grepTool().run({ pattern: 'PATH=', path: `/proc/${process.pid}`, output_mode: 'files_with_matches' }, ctx);
+    const tree = await grepTool().run(
+      { pattern: 'PATH=', path: `/proc/${process.pid}`, output_mode: 'files_with_matches' },
+      ctx,
+    );
     assert.equal(tree.isError, true, tree.content);
     assert.match(tree.content, /\/proc/);
   });
 
   it('Bash refuses commands that name them', async () => {
     const ctx = makeCtx(tempDir('engram-proc-'));
-    for (const command of ['cat /proc/$PPID/environ', "tr '\\0' '\\n' < /proc/self/environ", 'xxd /proc/1/cmdline', 'strings /proc/$$/mem']) {
+    for (const command of [
+      'cat /proc/$PPID/environ',
+      "tr '\\0' '\\n' < /proc/self/environ",
+      'xxd /proc/1/cmdline',
+      'strings /proc/$$/mem',
+    ]) {
       const r = await bashTool().run({ command }, ctx);
       assert.equal(r.isError, true, `${command}: ${r.content}`);
       assert.match(r.content, /environment|command line|memory/, command);

@@ -92,7 +92,10 @@ describe('Write', () => {
 
   it('is denied by a write guard', async () => {
     const dir = tempDir('engram-tools-');
-    const r = await writeT.run({ file_path: 'x.txt', content: 'x' }, makeCtx(dir, { pathGuard: (_p, op) => (op === 'write' ? 'no writes' : null) }));
+    const r = await writeT.run(
+      { file_path: 'x.txt', content: 'x' },
+      makeCtx(dir, { pathGuard: (_p, op) => (op === 'write' ? 'no writes' : null) }),
+    );
     assert.deepEqual([r.isError, r.content], [true, 'no writes']);
     assert.deepEqual(await listAll(dir), []);
   });

@@ -8,7 +8,11 @@ import { test } from 'node:test';
 import { CHAT_STRINGS } from '../../../webview/chat/strings';
 
 const root = path.resolve(__dirname, '../../..');
-const args = (s: string) => [...s.matchAll(/\{(\d+)\}/g)].map((m) => m[1]).sort().join(',');
+const args = (s: string) =>
+  [...s.matchAll(/\{(\d+)\}/g)]
+    .map((m) => m[1])
+    .sort()
+    .join(',');
 
 test('the chat webview has every string in both languages, with the same arguments', () => {
   const { en, zh } = CHAT_STRINGS;
@@ -20,16 +24,24 @@ test('the chat webview has every string in both languages, with the same argumen
 });
 
 test('every host string of the chat, the key and model setup has a zh-cn translation', () => {
-  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<
+    string,
+    string
+  >;
   const dir = path.join(root, 'src', 'vscode', 'chat');
-  const files = [...fs.readdirSync(dir).map((f) => path.join(dir, f)), path.join(root, 'src/vscode/apiKey.ts'), path.join(root, 'src/vscode/modelSetup.ts')];
+  const files = [
+    ...fs.readdirSync(dir).map((f) => path.join(dir, f)),
+    path.join(root, 'src/vscode/apiKey.ts'),
+    path.join(root, 'src/vscode/modelSetup.ts'),
+  ];
   const missing: string[] = [];
   let seen = 0;
   for (const file of files) {
     const source = fs.readFileSync(file, 'utf8');
     const literals = [...source.matchAll(/(?:vscode\.l10n\.t|this\.t)\(\s*'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1]);
     // The turn-end notices are a table whose texts go through the items model's translation.
-    if (file.endsWith('chatItemsModel.ts')) literals.push(...[...source.matchAll(/\['(?:info|warning|error)', '((?:[^'\\]|\\.)*)'\]/g)].map((m) => m[1]));
+    if (file.endsWith('chatItemsModel.ts'))
+      literals.push(...[...source.matchAll(/\['(?:info|warning|error)', '((?:[^'\\]|\\.)*)'\]/g)].map((m) => m[1]));
     for (const raw of literals) {
       seen++;
       const key = raw.replace(/\\(.)/g, '$1');
@@ -42,13 +54,18 @@ test('every host string of the chat, the key and model setup has a zh-cn transla
 });
 
 test("every notice the engine says (say('...') in src/core/session) and its link labels have a zh-cn translation", () => {
-  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<
+    string,
+    string
+  >;
   const dir = path.join(root, 'src', 'core', 'session');
   const missing: string[] = [];
   let seen = 0;
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
     const source = fs.readFileSync(path.join(dir, file), 'utf8');
-    const templates = [...source.matchAll(/\bsay\(\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1/g)].map((m) => m[2].replace(/\\(.)/g, '$1'));
+    const templates = [...source.matchAll(/\bsay\(\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1/g)].map((m) =>
+      m[2].replace(/\\(.)/g, '$1'),
+    );
     const labels = [...source.matchAll(/label: '([^']+)'/g)].map((m) => m[1]);
     for (const key of [...templates, ...labels]) {
       seen++;

@@ -7,15 +7,23 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 const root = path.resolve(__dirname, '../../..');
-const args = (s: string) => [...s.matchAll(/\{(\d+)\}/g)].map((m) => m[1]).sort().join(',');
+const args = (s: string) =>
+  [...s.matchAll(/\{(\d+)\}/g)]
+    .map((m) => m[1])
+    .sort()
+    .join(',');
 
 /** The two tables of the inspector webview (stringsEn.ts, stringsZh.ts), read from their source. */
 function tables(): { en: Record<string, string>; zh: Record<string, string> } {
-  const source = ['stringsEn.ts', 'stringsZh.ts'].map((f) => fs.readFileSync(path.join(root, 'webview', 'inspector', f), 'utf8')).join('\n');
+  const source = ['stringsEn.ts', 'stringsZh.ts']
+    .map((f) => fs.readFileSync(path.join(root, 'webview', 'inspector', f), 'utf8'))
+    .join('\n');
   const block = (name: string) => {
     const start = source.indexOf(`const ${name}`);
     const body = source.slice(source.indexOf('{', start), source.indexOf('\n};', start) + 2);
-    const entries = [...body.matchAll(/^\s+(?:'([^']+)'|(\w+)): '((?:[^'\\]|\\.)*)',$/gm)].map((m) => [m[1] ?? m[2], m[3]] as const);
+    const entries = [...body.matchAll(/^\s+(?:'([^']+)'|(\w+)): '((?:[^'\\]|\\.)*)',$/gm)].map(
+      (m) => [m[1] ?? m[2], m[3]] as const,
+    );
     return Object.fromEntries(entries);
   };
   return { en: block('EN'), zh: block('ZH') };
@@ -29,7 +37,10 @@ test('the inspector webview has every string in both languages, with the same ar
 });
 
 test('every host string of the inspector has a zh-cn translation', () => {
-  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<string, string>;
+  const bundle = JSON.parse(fs.readFileSync(path.join(root, 'l10n', 'bundle.l10n.zh-cn.json'), 'utf8')) as Record<
+    string,
+    string
+  >;
   const dir = path.join(root, 'src', 'vscode', 'inspector');
   const missing: string[] = [];
   for (const file of fs.readdirSync(dir)) {

@@ -7,7 +7,10 @@ import { describe, it } from 'node:test';
 const root = path.resolve(__dirname, '../../..');
 const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   icon?: string;
-  contributes: { menus: Record<string, Array<{ command: string; when?: string }>>; configuration: { properties: Record<string, { description: string }> } };
+  contributes: {
+    menus: Record<string, Array<{ command: string; when?: string }>>;
+    configuration: { properties: Record<string, { description: string }> };
+  };
 };
 const nls = (file: string) => JSON.parse(fs.readFileSync(path.join(root, file), 'utf8')) as Record<string, string>;
 
@@ -21,7 +24,10 @@ describe('package.json', () => {
 
   it('hides "Engram: Focus Chat" from the palette, where VS Code\'s own "Focus on Chat View" does the same', () => {
     const palette = manifest.contributes.menus.commandPalette ?? [];
-    assert.deepEqual(palette.find((m) => m.command === 'engram.focusChat'), { command: 'engram.focusChat', when: 'false' });
+    assert.deepEqual(
+      palette.find((m) => m.command === 'engram.focusChat'),
+      { command: 'engram.focusChat', when: 'false' },
+    );
   });
 
   it('describes every setting in full sentences, in English and in Chinese', () => {
@@ -35,7 +41,11 @@ describe('package.json', () => {
       // A fragment continues the setting above it ("...and at most ...") or is a bare noun phrase.
       assert.match(english, /^[A-Z"][^]*[.)]$/, `${key} (en): "${english}"`);
       assert.doesNotMatch(english, /^\.\.\.|…/, `${key} (en): "${english}"`);
-      assert.doesNotMatch(english, /^(Mark|Context size|Context growth|Model used|Base URL|Address|Maximum|Where) /, `${key} (en) is a noun phrase: "${english}"`);
+      assert.doesNotMatch(
+        english,
+        /^(Mark|Context size|Context growth|Model used|Base URL|Address|Maximum|Where) /,
+        `${key} (en) is a noun phrase: "${english}"`,
+      );
       assert.match(chinese, /。$/, `${key} (zh-cn): "${chinese}"`);
       assert.doesNotMatch(chinese, /^……|^\.\.\./, `${key} (zh-cn): "${chinese}"`);
     }

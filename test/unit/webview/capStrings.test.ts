@@ -5,11 +5,22 @@ import { CAP_STRINGS, capText } from '../../../webview/inspector/capStrings';
 
 /** Each key with the placeholders its text uses: both languages must have the same. */
 const shape = (table: Record<string, string>) =>
-  Object.fromEntries(Object.entries(table).map(([key, text]) => [key, [...text.matchAll(/\{(\d+)\}/g)].map((m) => m[1]).sort().join(',')]));
+  Object.fromEntries(
+    Object.entries(table).map(([key, text]) => [
+      key,
+      [...text.matchAll(/\{(\d+)\}/g)]
+        .map((m) => m[1])
+        .sort()
+        .join(','),
+    ]),
+  );
 
 test('the cap banner has every string in both languages, with the same arguments', () => {
   assert.deepEqual(shape(CAP_STRINGS.zh), shape(CAP_STRINGS.en));
-  assert.deepEqual(Object.values(CAP_STRINGS.zh).filter((text) => !text.trim()), []);
+  assert.deepEqual(
+    Object.values(CAP_STRINGS.zh).filter((text) => !text.trim()),
+    [],
+  );
   assert.equal(capText('zh-CN', 'usedTimes', 7), '使用 7 次');
   assert.equal(capText('en', 'capFigures', 168, 200, '21.3', '25'), '168 of 200 lines, 21.3 of 25 KB');
 });

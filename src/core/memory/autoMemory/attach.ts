@@ -14,9 +14,23 @@ import { EXTRACTION_EVERY_TURNS, EXTRACTION_MAX_TURNS, RECALL_MAX_FILES } from '
 import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent } from './extraction';
 import { memoryWriteOf } from './memoryPermissions';
 import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
-import { autoMemoryDir, isIndexName, memoryHome, MEMORY_INDEX_FILE, TEAM_DIR_NAME, teamMemoryDir, type TeamMemoryScope } from './memoryPaths';
+import {
+  autoMemoryDir,
+  isIndexName,
+  memoryHome,
+  MEMORY_INDEX_FILE,
+  TEAM_DIR_NAME,
+  teamMemoryDir,
+  type TeamMemoryScope,
+} from './memoryPaths';
 import { memorySystemSlot, teamSystemSlot } from './memoryPrompts';
-import { recordTopicFile, settleIndexEntry, type MemoryProvenance, type Recorded, type StampedState } from './memoryWriter';
+import {
+  recordTopicFile,
+  settleIndexEntry,
+  type MemoryProvenance,
+  type Recorded,
+  type StampedState,
+} from './memoryWriter';
 import { cursorFileFor, messageKeys, readTranscriptTail } from './messageCursor';
 import { modelPick } from './modelRecall';
 import { recallForPrompt } from './recall';
@@ -74,7 +88,10 @@ export interface PreparedAutoMemory {
 }
 
 /** The system prompt's memory slots of a prepared memory (none without one). */
-export function memorySlots(memory: PreparedAutoMemory | undefined): { memory?: PreparedAutoMemory['systemSlot']; teamMemoryIndex?: NonNullable<PreparedAutoMemory['team']>['systemSlot'] } {
+export function memorySlots(memory: PreparedAutoMemory | undefined): {
+  memory?: PreparedAutoMemory['systemSlot'];
+  teamMemoryIndex?: NonNullable<PreparedAutoMemory['team']>['systemSlot'];
+} {
   if (!memory) return {};
   return { memory: memory.systemSlot, ...(memory.team ? { teamMemoryIndex: memory.team.systemSlot } : {}) };
 }
@@ -84,12 +101,21 @@ export function memorySlots(memory: PreparedAutoMemory | undefined): { memory?: 
  * `team.repo` (team memory is on) the team index too, under the same caps. With `recover` (a session
  * opening) topic files without an index line are indexed first (unindexedRecovery.ts).
  */
-export async function prepareAutoMemory(dataDir: string, cwd: string, opts: LoadIndexOptions & { team?: { repo: string }; recover?: boolean } = {}): Promise<PreparedAutoMemory> {
+export async function prepareAutoMemory(
+  dataDir: string,
+  cwd: string,
+  opts: LoadIndexOptions & { team?: { repo: string }; recover?: boolean } = {},
+): Promise<PreparedAutoMemory> {
   const { team, recover, ...loadOpts } = opts;
   const recovery: Recovery = { notices: [], problems: [] };
   const dir = await autoMemoryDir(dataDir, cwd);
   const index = await loadRecovered(dir, loadOpts, recover ? recovery : undefined);
-  const prepared: PreparedAutoMemory = { dir, index, systemSlot: memorySystemSlot(index), ...(recover ? { recovery } : {}) };
+  const prepared: PreparedAutoMemory = {
+    dir,
+    index,
+    systemSlot: memorySystemSlot(index),
+    ...(recover ? { recovery } : {}),
+  };
   if (!team) return prepared;
   let teamDir: string;
   try {
@@ -97,12 +123,23 @@ export async function prepareAutoMemory(dataDir: string, cwd: string, opts: Load
   } catch (e) {
     return { ...prepared, teamProblem: e instanceof Error ? e.message : String(e) };
   }
-  const teamIndex = await loadRecovered(teamDir, { ...loadOpts, label: `${TEAM_DIR_NAME}/${MEMORY_INDEX_FILE}` }, recover ? recovery : undefined);
-  return { ...prepared, team: { dir: teamDir, repo: team.repo, index: teamIndex, systemSlot: teamSystemSlot(teamIndex, team.repo) } };
+  const teamIndex = await loadRecovered(
+    teamDir,
+    { ...loadOpts, label: `${TEAM_DIR_NAME}/${MEMORY_INDEX_FILE}` },
+    recover ? recovery : undefined,
+  );
+  return {
+    ...prepared,
+    team: { dir: teamDir, repo: team.repo, index: teamIndex, systemSlot: teamSystemSlot(teamIndex, team.repo) },
+  };
 }
 
 /** The folder's index, after indexing what `recovery` finds (then loaded again, to include it). */
-async function loadRecovered(dir: string, opts: LoadIndexOptions, recovery: Recovery | undefined): Promise<MemoryIndex> {
+async function loadRecovered(
+  dir: string,
+  opts: LoadIndexOptions,
+  recovery: Recovery | undefined,
+): Promise<MemoryIndex> {
   const index = await loadMemoryIndex(dir, opts);
   if (!recovery || index.unindexed.length === 0) return index;
   const found = await recoverUnindexed(index, opts.label ?? MEMORY_INDEX_FILE);
@@ -172,14 +209,20 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     }
   });
 
-  const notRecorded = (file: string, e: unknown): void => logger.warn(`Could not record the memory ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  const notRecorded = (file: string, e: unknown): void =>
+    logger.warn(`Could not record the memory ${file}: ${e instanceof Error ? e.message : String(e)}`);
 
   /** The prompt's line in the transcript, read once a turn (the prompt is written before any tool runs). */
   const originOf = (messages: readonly ApiMessage[]): Promise<string | undefined> => {
-    turnOrigin ??= readTranscriptTail(deps.transcriptPath).then((tail) => tail.promptUuid ?? tail.lastUuid ?? messageKeys(messages)[Math.min(turnStart, messages.length - 1)]);
+    turnOrigin ??= readTranscriptTail(deps.transcriptPath).then(
+      (tail) => tail.promptUuid ?? tail.lastUuid ?? messageKeys(messages)[Math.min(turnStart, messages.length - 1)],
+    );
     return turnOrigin;
   };
-  const provenanceOf = async (): Promise<MemoryProvenance> => ({ originSessionId: agent.sessionId, originMessageId: (await originOf(agent.messages)) ?? '' });
+  const provenanceOf = async (): Promise<MemoryProvenance> => ({
+    originSessionId: agent.sessionId,
+    originMessageId: (await originOf(agent.messages)) ?? '',
+  });
 
   /**
    * A topic file the agent just wrote gets its provenance and index line at once, not when the turn
@@ -188,14 +231,19 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
    */
   const recordNow = (name: string): void => {
     const home = memoryHome(deps.memoryDir, name);
-    const indexComing = [...pendingWrites.values()].some((n) => isIndexName(n) && memoryHome(deps.memoryDir, n).dir === home.dir);
+    const indexComing = [...pendingWrites.values()].some(
+      (n) => isIndexName(n) && memoryHome(deps.memoryDir, n).dir === home.dir,
+    );
     const onRecorded = (r: Recorded): void => {
       if (r.stamped) refreshReadState(agent, path.join(home.dir, home.file), r.stamped);
       if (r.index) refreshReadState(agent, path.join(home.dir, MEMORY_INDEX_FILE), r.index, { keepPartial: true });
       if (r.line) provisional.set(name, r.line);
     };
     const done = recordTopicFile(home.dir, home.file, provenanceOf, { index: !indexComing, onRecorded })
-      .then(() => undefined, (e: unknown) => notRecorded(name, e))
+      .then(
+        () => undefined,
+        (e: unknown) => notRecorded(name, e),
+      )
       .finally(() => recording.delete(done));
     recording.add(done);
     agent.holdModelCalls(done);
@@ -219,7 +267,11 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     });
     if (result.blocks.length === 0) return;
     ctx.attachments.push(...result.blocks);
-    emit({ type: 'memoryRecalled', files: result.files.map((f) => f.file), matched: result.files.map((f) => ({ file: f.file, title: f.title, words: f.words })) });
+    emit({
+      type: 'memoryRecalled',
+      files: result.files.map((f) => f.file),
+      matched: result.files.map((f) => ({ file: f.file, title: f.title, words: f.words })),
+    });
   };
 
   const pickWithModel = (ctx: BeforeTurnHookContext): ReturnType<typeof modelPick> => {
@@ -258,8 +310,11 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
   const recordDirectWrites = async (ctx: TurnHookContext): Promise<void> => {
     const messages = ctx.messages;
     // A compaction during the turn replaced the list; then the whole list is this turn's view.
-    const sameStart = turnStart <= messages.length && (turnStart === 0 || messageKeys(messages)[turnStart - 1] === turnStartKey);
-    const seen = memoryWritesIn(messages.slice(sameStart ? turnStart : 0), deps.memoryDir, cwd).filter((f) => !isIndexName(f));
+    const sameStart =
+      turnStart <= messages.length && (turnStart === 0 || messageKeys(messages)[turnStart - 1] === turnStartKey);
+    const seen = memoryWritesIn(messages.slice(sameStart ? turnStart : 0), deps.memoryDir, cwd).filter(
+      (f) => !isIndexName(f),
+    );
     const files = [...new Set([...seen, ...writtenThisTurn])];
     if (files.length === 0) return;
     const originMessageId = await originOf(messages);
@@ -268,10 +323,19 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
         // A team file gets its line in the team index, not the private one.
         const home = memoryHome(deps.memoryDir, file);
         if (home.team) teamWrittenThisTurn.add(file);
-        const entry = await recordTopicFile(home.dir, home.file, { originSessionId: agent.sessionId, originMessageId: originMessageId ?? '' });
+        const entry = await recordTopicFile(home.dir, home.file, {
+          originSessionId: agent.sessionId,
+          originMessageId: originMessageId ?? '',
+        });
         if (entry?.stamped) refreshReadState(ctx.agent, path.join(home.dir, home.file), entry.stamped);
         await settle(file);
-        emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'user', ...(home.team ? { team: true } : {}) });
+        emit({
+          type: 'memorySaved',
+          file,
+          title: entry?.title ?? file,
+          by: 'user',
+          ...(home.team ? { team: true } : {}),
+        });
       } catch (e) {
         notRecorded(file, e);
       }

@@ -71,14 +71,22 @@ export interface PruneCandidate {
  * the later line (the cut takes those first anyway). The first ones whose pruning gets both figures
  * under the warning mark are `suggested`.
  */
-export async function pruneCandidates(dir: string, limits: CapLimits = {}, usage?: Record<string, EntryUsage>): Promise<PruneCandidate[]> {
+export async function pruneCandidates(
+  dir: string,
+  limits: CapLimits = {},
+  usage?: Record<string, EntryUsage>,
+): Promise<PruneCandidate[]> {
   const text = await readIndexText(dir);
   const counts = usage ?? (await readUsage(dir));
   return orderCandidates(text, counts, limits);
 }
 
 /** pruneCandidates on an index text and counts already read (unit-tested as is). */
-export function orderCandidates(text: string, usage: Record<string, EntryUsage>, limits: CapLimits = {}): PruneCandidate[] {
+export function orderCandidates(
+  text: string,
+  usage: Record<string, EntryUsage>,
+  limits: CapLimits = {},
+): PruneCandidate[] {
   const byFile = new Map<string, Omit<PruneCandidate, 'suggested'>>();
   splitLines(text).forEach((raw, i) => {
     const entry = parseIndexLine(raw.replace(/\r?\n$/, ''));
@@ -92,10 +100,19 @@ export function orderCandidates(text: string, usage: Record<string, EntryUsage>,
       return;
     }
     const u = usage[file];
-    byFile.set(file, { file, title: entry.title, lines: 1, bytes: size, line: i + 1, uses: usesOf(u), ...(u ? { lastUsed: u.lastUsed } : {}) });
+    byFile.set(file, {
+      file,
+      title: entry.title,
+      lines: 1,
+      bytes: size,
+      line: i + 1,
+      uses: usesOf(u),
+      ...(u ? { lastUsed: u.lastUsed } : {}),
+    });
   });
-  const ordered = [...byFile.values()].sort((a, b) =>
-    a.uses - b.uses || (a.lastUsed ?? '').localeCompare(b.lastUsed ?? '') || b.line - a.line);
+  const ordered = [...byFile.values()].sort(
+    (a, b) => a.uses - b.uses || (a.lastUsed ?? '').localeCompare(b.lastUsed ?? '') || b.line - a.line,
+  );
   let { lines, bytes } = measure(text);
   const under = () => capStatus({ lines, bytes }, limits).level === 'ok';
   return ordered.map((c) => {

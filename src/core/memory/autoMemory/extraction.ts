@@ -28,7 +28,14 @@ import { extractionPrompt } from './memoryPrompts';
 import { recordTopicFile, settleIndexEntry } from './memoryWriter';
 import { listPending } from './pendingQueue';
 import { reviewTools } from './pendingTools';
-import { messageKeys, messagesAfter, readCursor, readTranscriptTail, writeCursor, type MemoryCursor } from './messageCursor';
+import {
+  messageKeys,
+  messagesAfter,
+  readCursor,
+  readTranscriptTail,
+  writeCursor,
+  type MemoryCursor,
+} from './messageCursor';
 
 export type AutoMemoryEvent =
   /** `file` is relative to the memory folder (`team/...` for the team folder, then `team` is true). */
@@ -147,7 +154,17 @@ export class MemoryExtractor {
     const parent: ForkParent = {
       ...context,
       messages: snapshot,
-      ...(review ? { tools: reviewTools(context.tools, { memoryDir: d.memoryDir, cwd: d.cwd, sessionId: d.agent.sessionId, messageId: end.uuid, onProposed: (f) => proposed.push(f) }) } : {}),
+      ...(review
+        ? {
+            tools: reviewTools(context.tools, {
+              memoryDir: d.memoryDir,
+              cwd: d.cwd,
+              sessionId: d.agent.sessionId,
+              messageId: end.uuid,
+              onProposed: (f) => proposed.push(f),
+            }),
+          }
+        : {}),
     };
     if (!parent.tools.some((t) => t.name === 'Write' || t.name === 'Edit')) {
       // An untrusted workspace offers no tools: a fork could not save anything.
@@ -160,7 +177,14 @@ export class MemoryExtractor {
     d.emit({ type: 'extractionStarted', newMessages: fresh.length, trailing });
     const result = await fork({
       parent,
-      extraUserMessage: extractionPrompt({ memoryDir: d.memoryDir, newMessages: fresh.length, topics: index.topics, maxTurns: d.maxTurns, ...(team ? { team } : {}), ...(review ? { review: { waiting } } : {}) }),
+      extraUserMessage: extractionPrompt({
+        memoryDir: d.memoryDir,
+        newMessages: fresh.length,
+        topics: index.topics,
+        maxTurns: d.maxTurns,
+        ...(team ? { team } : {}),
+        ...(review ? { review: { waiting } } : {}),
+      }),
       canUseTool: extractionCanUseTool(d.memoryDir, d.cwd, { team: team !== undefined }),
       maxTurns: d.maxTurns ?? EXTRACTION_MAX_TURNS,
       signal: this.controller.signal,
@@ -169,26 +193,49 @@ export class MemoryExtractor {
 
     // Whatever the fork managed to write is kept and accounted for, even if it failed later.
     if (review && proposed.length > 0) {
-      d.emit({ type: 'memoryPending', files: [...new Set(proposed)], waiting: (await listPending(d.memoryDir)).items.length });
+      d.emit({
+        type: 'memoryPending',
+        files: [...new Set(proposed)],
+        waiting: (await listPending(d.memoryDir)).items.length,
+      });
     }
     const written = review ? [] : memoryWritesIn(result.messages.slice(snapshot.length), d.memoryDir, d.cwd);
     const saved: string[] = [];
     for (const file of written) {
       if (isIndexName(file)) continue;
       const home = memoryHome(d.memoryDir, file);
-      const entry = await recordTopicFile(home.dir, home.file, { originSessionId: d.agent.sessionId, originMessageId: end.uuid });
+      const entry = await recordTopicFile(home.dir, home.file, {
+        originSessionId: d.agent.sessionId,
+        originMessageId: end.uuid,
+      });
       await settleIndexEntry(home.dir, home.file);
       saved.push(file);
-      d.emit({ type: 'memorySaved', file, title: entry?.title ?? file, by: 'extraction', ...(home.team ? { team: true } : {}) });
+      d.emit({
+        type: 'memorySaved',
+        file,
+        title: entry?.title ?? file,
+        by: 'extraction',
+        ...(home.team ? { team: true } : {}),
+      });
     }
     const teamWrites = written.filter((f) => memoryHome(d.memoryDir, f).team);
     if (teamWrites.length > 0) d.onTeamWrite?.(teamWrites);
     if (result.reason === 'error' || result.reason === 'cancelled') {
-      d.emit({ type: 'extractionFailed', error: result.error?.message ?? `the memory agent was ${result.reason === 'cancelled' ? 'stopped' : 'interrupted'}` });
+      d.emit({
+        type: 'extractionFailed',
+        error:
+          result.error?.message ?? `the memory agent was ${result.reason === 'cancelled' ? 'stopped' : 'interrupted'}`,
+      });
       return;
     }
     await this.moveCursor(end);
-    d.emit({ type: 'extractionDone', saved, modelCalls: result.modelCalls, usage: result.usage, reason: result.reason });
+    d.emit({
+      type: 'extractionDone',
+      saved,
+      modelCalls: result.modelCalls,
+      usage: result.usage,
+      reason: result.reason,
+    });
   }
 
   private async moveCursor(end: { key: string; uuid: string }): Promise<void> {

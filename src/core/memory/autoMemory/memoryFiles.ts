@@ -10,7 +10,9 @@ import { OutsideFolderError, readFileWithin, realPathWithin } from '../../fs/con
 import { MemoryPathError } from './memoryPaths';
 
 function refusal(dir: string, abs: string): MemoryPathError {
-  return new MemoryPathError(`Refused ${path.relative(dir, abs) || abs}: it is a symbolic link that leads outside the memory folder.`);
+  return new MemoryPathError(
+    `Refused ${path.relative(dir, abs) || abs}: it is a symbolic link that leads outside the memory folder.`,
+  );
 }
 
 function mapOutside<T>(dir: string, abs: string, run: () => Promise<T>): Promise<T> {

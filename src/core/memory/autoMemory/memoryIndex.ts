@@ -90,7 +90,8 @@ export interface LoadIndexOptions {
   label?: string;
 }
 
-const ENTRY = /^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__)?\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+"[^"]*")?\s*\)(?:\*\*|__)?\s*(.*)$/;
+const ENTRY =
+  /^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*|__)?\[((?:\\.|[^\]\\])*)\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+"[^"]*")?\s*\)(?:\*\*|__)?\s*(.*)$/;
 
 /** Parses one index line; undefined for headings, prose, blank lines and links to web pages. */
 export function parseIndexLine(line: string): IndexLine | undefined {
@@ -105,7 +106,10 @@ export function parseIndexLine(line: string): IndexLine | undefined {
     // a stray % is part of the name
   }
   const title = m[1].replace(/\\(.)/g, '$1').trim();
-  const hook = m[3].trim().replace(/^(?:—|–|--?|:)\s*/, '').trim();
+  const hook = m[3]
+    .trim()
+    .replace(/^(?:—|–|--?|:)\s*/, '')
+    .trim();
   return file === written ? { title, file, hook } : { title, file, hook, written };
 }
 
@@ -138,7 +142,8 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
   try {
     raw = (await readMemoryFile(dir, path.join(dir, MEMORY_INDEX_FILE))).data;
   } catch (e) {
-    if (e instanceof MemoryPathError) warnings.add(`${label} is a symbolic link that leads outside the memory folder; it was not loaded`);
+    if (e instanceof MemoryPathError)
+      warnings.add(`${label} is a symbolic link that leads outside the memory folder; it was not loaded`);
     else if (!isErrno(e, 'ENOENT')) warnings.add(`${label} could not be read: ${(e as Error).message}`);
   }
   const text = raw ? raw.toString('utf8').replace(/^\ufeff/, '') : '';
@@ -150,7 +155,9 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     warnings.add(`${label} is not a text file; it was not loaded`);
     raw = undefined;
   } else if (nulLines.length > 0) {
-    warnings.add(`${label} line${nulLines.length > 1 ? 's' : ''} ${nulLines.join(', ')} contain${nulLines.length > 1 ? '' : 's'} NUL bytes; left out, the rest was loaded`);
+    warnings.add(
+      `${label} line${nulLines.length > 1 ? 's' : ''} ${nulLines.join(', ')} contain${nulLines.length > 1 ? '' : 's'} NUL bytes; left out, the rest was loaded`,
+    );
   }
   const kept = raw ? allLines.map((t, i) => ({ t, no: i + 1 })).filter((l) => !l.t.includes('\0')) : [];
   const lines = kept.map((l) => l.t);
@@ -173,14 +180,19 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     if (!linked) return;
     const { written, ...parsed } = linked;
     // `a%41b.md` is that very file when it exists, else the decoded `aAb.md`.
-    if (written !== undefined && !scan.known(normaliseName(parsed.file)) && scan.known(normaliseName(written))) parsed.file = written;
+    if (written !== undefined && !scan.known(normaliseName(parsed.file)) && scan.known(normaliseName(written)))
+      parsed.file = written;
     const no = kept[i].no;
     const loaded = i < loadedLines;
     const name = normaliseName(parsed.file);
     const problem = memoryNameProblem(name);
     const topic = problem ? undefined : scan.byName.get(name);
-    if (problem) warnings.add(`${label} line ${no} ("${parsed.title}") links to ${parsed.file}, which is not a topic file in this folder: ${problem}`);
-    else if (!topic && !scan.unreadable.has(name)) warnings.add(`${label} line ${no} ("${parsed.title}") links to ${parsed.file}, which does not exist`);
+    if (problem)
+      warnings.add(
+        `${label} line ${no} ("${parsed.title}") links to ${parsed.file}, which is not a topic file in this folder: ${problem}`,
+      );
+    else if (!topic && !scan.unreadable.has(name))
+      warnings.add(`${label} line ${no} ("${parsed.title}") links to ${parsed.file}, which does not exist`);
     if (!problem) {
       const first = seen.get(name);
       if (first !== undefined) warnings.add(`${label} lines ${first} and ${no} both link to ${name}`);
@@ -203,11 +215,16 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
   const notes: string[] = [];
   if (loadedLines < lines.length) {
     const cut = entries.filter((e) => !e.loaded);
-    const named = cut.slice(0, CUT_NAMED_MAX).map((e) => e.file).join(', ');
+    const named = cut
+      .slice(0, CUT_NAMED_MAX)
+      .map((e) => e.file)
+      .join(', ');
     const more = cut.length > CUT_NAMED_MAX ? ` and ${cut.length - CUT_NAMED_MAX} more` : '';
     const why = loadedLines >= maxLines ? `${maxLines}-line` : `${Math.round(maxBytes / 1000)} KB`;
-    const warning = `${label} is over its ${why} limit (${allLines.length} lines, ${formatKb(totalBytes)}): lines ${kept[loadedLines].no}-${allLines.length} were not loaded` +
-      (cut.length > 0 ? ` (${cut.length} entries: ${named}${more})` : '') + '. Merge or remove entries so the index fits.';
+    const warning =
+      `${label} is over its ${why} limit (${allLines.length} lines, ${formatKb(totalBytes)}): lines ${kept[loadedLines].no}-${allLines.length} were not loaded` +
+      (cut.length > 0 ? ` (${cut.length} entries: ${named}${more})` : '') +
+      '. Merge or remove entries so the index fits.';
     warnings.add(warning);
     notes.push(`WARNING: ${warning}`);
   } else if (lines.length >= maxLines * MEMORY_INDEX_WARN_RATIO || totalBytes >= maxBytes * MEMORY_INDEX_WARN_RATIO) {
@@ -263,7 +280,8 @@ async function scanTopics(dir: string, count: (text: string) => number, warnings
     try {
       names = await fsp.readdir(path.join(dir, rel), { withFileTypes: true });
     } catch (e) {
-      if (rel !== '' || (e as NodeJS.ErrnoException).code !== 'ENOENT') warnings.add(`${rel || dir} could not be listed: ${(e as Error).message}`);
+      if (rel !== '' || (e as NodeJS.ErrnoException).code !== 'ENOENT')
+        warnings.add(`${rel || dir} could not be listed: ${(e as Error).message}`);
       return;
     }
     names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -285,7 +303,14 @@ async function scanTopics(dir: string, count: (text: string) => number, warnings
   return { topics, byName, unreadable, known: (name) => byName.has(name) || unreadable.has(name) };
 }
 
-async function readTopic(dir: string, name: string, count: (text: string) => number, warnings: WarningList, topics: TopicSummary[], unreadable: Set<string>): Promise<void> {
+async function readTopic(
+  dir: string,
+  name: string,
+  count: (text: string) => number,
+  warnings: WarningList,
+  topics: TopicSummary[],
+  unreadable: Set<string>,
+): Promise<void> {
   const abs = path.join(dir, name);
   let buf: Buffer;
   let st: Stats;
@@ -294,7 +319,8 @@ async function readTopic(dir: string, name: string, count: (text: string) => num
   } catch (e) {
     if (isErrno(e, 'ENOTFILE')) return; // a linked folder, a FIFO: not a topic file
     // A link out of the folder counts as no file: an index line to it is reported missing.
-    if (e instanceof MemoryPathError) warnings.add(`${name} is a symbolic link that leads outside the memory folder; skipped`);
+    if (e instanceof MemoryPathError)
+      warnings.add(`${name} is a symbolic link that leads outside the memory folder; skipped`);
     else {
       unreadable.add(name);
       warnings.add(`${name} could not be read: ${(e as Error).message}`);

@@ -39,7 +39,10 @@ export class MemoryPathError extends Error {
  */
 export function teamMemoryDir(dir: string): string {
   const team = path.join(dir, TEAM_DIR_NAME);
-  if (confineTo(dir, { reads: true })(team, 'read')) throw new MemoryPathError(`${TEAM_DIR_NAME} is a symbolic link that leads outside the memory folder; team memory was not read.`);
+  if (confineTo(dir, { reads: true })(team, 'read'))
+    throw new MemoryPathError(
+      `${TEAM_DIR_NAME} is a symbolic link that leads outside the memory folder; team memory was not read.`,
+    );
   return team;
 }
 
@@ -50,7 +53,8 @@ export function teamMemoryDir(dir: string): string {
 export function memoryHome(dir: string, name: string): { dir: string; file: string; team: boolean } {
   const norm = normaliseName(name);
   const [first, ...rest] = norm.split('/');
-  if (first === TEAM_DIR_NAME && rest.length > 0) return { dir: path.join(dir, TEAM_DIR_NAME), file: rest.join('/'), team: true };
+  if (first === TEAM_DIR_NAME && rest.length > 0)
+    return { dir: path.join(dir, TEAM_DIR_NAME), file: rest.join('/'), team: true };
   return { dir, file: norm, team: false };
 }
 
@@ -64,19 +68,24 @@ export function memoryNameProblem(name: string, opts: { allowIndex?: boolean } =
   if (typeof name !== 'string' || name.trim() === '') return 'the file name is empty';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(name)) return 'the file name contains control characters';
-  if (path.isAbsolute(name) || path.win32.isAbsolute(name) || /^[A-Za-z]:/.test(name)) return 'the file name must be relative to the memory folder';
+  if (path.isAbsolute(name) || path.win32.isAbsolute(name) || /^[A-Za-z]:/.test(name))
+    return 'the file name must be relative to the memory folder';
   const segments = name.split(/[\\/]+/);
   if (segments.some((s) => s === '..')) return 'the file name must not contain ".."';
   if (segments.some((s) => s.startsWith('.') && s !== '.')) return 'hidden files and folders are reserved';
   if (!name.toLowerCase().endsWith('.md')) return 'topic files are Markdown (.md)';
-  if (!opts.allowIndex && normaliseName(name) === MEMORY_INDEX_FILE) return `${MEMORY_INDEX_FILE} is the index, not a topic file`;
+  if (!opts.allowIndex && normaliseName(name) === MEMORY_INDEX_FILE)
+    return `${MEMORY_INDEX_FILE} is the index, not a topic file`;
   if (name.length > 200) return 'the file name is too long';
   return null;
 }
 
 /** `./a//b.md` -> `a/b.md` (forward slashes), for comparing names from index lines and tools. */
 export function normaliseName(name: string): string {
-  return name.split(/[\\/]+/).filter((s) => s !== '' && s !== '.').join('/');
+  return name
+    .split(/[\\/]+/)
+    .filter((s) => s !== '' && s !== '.')
+    .join('/');
 }
 
 /**
@@ -88,7 +97,8 @@ export function resolveMemoryFile(dir: string, name: string, opts: { allowIndex?
   if (problem) throw new MemoryPathError(`Refused memory file ${JSON.stringify(name)}: ${problem}.`);
   const abs = path.join(dir, normaliseName(name));
   const denied = confineTo(dir)(abs, 'write');
-  if (denied) throw new MemoryPathError(`Refused memory file ${JSON.stringify(name)}: it resolves outside the memory folder.`);
+  if (denied)
+    throw new MemoryPathError(`Refused memory file ${JSON.stringify(name)}: it resolves outside the memory folder.`);
   return abs;
 }
 

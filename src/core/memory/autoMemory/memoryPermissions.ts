@@ -28,7 +28,12 @@ export interface MemoryWriteOptions {
 }
 
 /** The memory file a Write/Edit call targets, or why it is not one; undefined for other tools. */
-export function memoryWriteOf(memoryDir: string, cwd: string, toolName: string, input: Record<string, unknown>): { name: string } | { problem: string } | undefined {
+export function memoryWriteOf(
+  memoryDir: string,
+  cwd: string,
+  toolName: string,
+  input: Record<string, unknown>,
+): { name: string } | { problem: string } | undefined {
   if (!WRITE_TOOLS.has(toolName)) return undefined;
   const filePath = input.file_path;
   if (typeof filePath !== 'string' || filePath === '') return { problem: 'no file_path given' };
@@ -39,10 +44,17 @@ export function memoryWriteOf(memoryDir: string, cwd: string, toolName: string, 
  * Why a Write/Edit of memory file `name` (relative to the memory folder) must not run, or null. Only
  * team files are ever refused: while team memory is off, and when the file would hold a secret.
  */
-export async function memoryWriteRefusal(memoryDir: string, name: string, toolName: string, input: Record<string, unknown>, opts: MemoryWriteOptions = {}): Promise<string | null> {
+export async function memoryWriteRefusal(
+  memoryDir: string,
+  name: string,
+  toolName: string,
+  input: Record<string, unknown>,
+  opts: MemoryWriteOptions = {},
+): Promise<string | null> {
   const home = memoryHome(memoryDir, name);
   if (!home.team) return null;
-  if (!opts.team) return `team memory is off in this session, so nothing may be written to ${home.dir}; save the memory in the private memory folder ${memoryDir} instead`;
+  if (!opts.team)
+    return `team memory is off in this session, so nothing may be written to ${home.dir}; save the memory in the private memory folder ${memoryDir} instead`;
   const text = await textAfterWrite(path.join(home.dir, home.file), home.dir, toolName, input);
   const problem = await teamWriteProblem(text);
   return problem ? `${name} was not written: ${problem}` : null;
@@ -52,7 +64,12 @@ export async function memoryWriteRefusal(memoryDir: string, name: string, toolNa
  * What the file would hold after the call, as far as it can be told before it runs: Write's content, or
  * the file with Edit's replacement made. When the Edit would fail anyway (no match) its new text alone.
  */
-async function textAfterWrite(abs: string, dir: string, toolName: string, input: Record<string, unknown>): Promise<string> {
+async function textAfterWrite(
+  abs: string,
+  dir: string,
+  toolName: string,
+  input: Record<string, unknown>,
+): Promise<string> {
   const str = (v: unknown): string => (typeof v === 'string' ? v : '');
   if (toolName === 'Write') return str(input.content);
   const oldString = str(input.old_string);
@@ -66,11 +83,17 @@ async function textAfterWrite(abs: string, dir: string, toolName: string, input:
     throw e;
   }
   if (!current.includes(oldString)) return newString;
-  return input.replace_all === true ? current.split(oldString).join(newString) : current.replace(oldString, () => newString);
+  return input.replace_all === true
+    ? current.split(oldString).join(newString)
+    : current.replace(oldString, () => newString);
 }
 
 /** The background extractor's rule, for fork({canUseTool}). */
-export function extractionCanUseTool(memoryDir: string, cwd: string, opts: MemoryWriteOptions = {}): (tool: Tool, input: Record<string, unknown>) => Promise<ToolDecision> {
+export function extractionCanUseTool(
+  memoryDir: string,
+  cwd: string,
+  opts: MemoryWriteOptions = {},
+): (tool: Tool, input: Record<string, unknown>) => Promise<ToolDecision> {
   return async (tool, input) => {
     if (READ_TOOLS.has(tool.name)) return { allow: true };
     if (tool.name === 'Bash') {
@@ -78,15 +101,25 @@ export function extractionCanUseTool(memoryDir: string, cwd: string, opts: Memor
       const verdict = isReadOnlyCommand(command);
       return verdict.ok
         ? { allow: true }
-        : { allow: false, reason: `Denied: the memory agent may run only read-only commands (ls, find, grep, cat, stat, wc, head, tail); ${verdict.reason}.` };
+        : {
+            allow: false,
+            reason: `Denied: the memory agent may run only read-only commands (ls, find, grep, cat, stat, wc, head, tail); ${verdict.reason}.`,
+          };
     }
     const target = memoryWriteOf(memoryDir, cwd, tool.name, input);
     if (target) {
-      if (!('name' in target)) return { allow: false, reason: `Denied: the memory agent may write only Markdown files inside ${memoryDir}; ${target.problem}.` };
+      if (!('name' in target))
+        return {
+          allow: false,
+          reason: `Denied: the memory agent may write only Markdown files inside ${memoryDir}; ${target.problem}.`,
+        };
       const refused = await memoryWriteRefusal(memoryDir, target.name, tool.name, input, opts);
       return refused ? { allow: false, reason: `Denied: ${refused}.` } : { allow: true };
     }
-    return { allow: false, reason: `Denied: the memory agent may use only Read, Grep, Glob, read-only Bash, and Write/Edit inside ${memoryDir}.` };
+    return {
+      allow: false,
+      reason: `Denied: the memory agent may use only Read, Grep, Glob, read-only Bash, and Write/Edit inside ${memoryDir}.`,
+    };
   };
 }
 
@@ -97,7 +130,12 @@ export function extractionCanUseTool(memoryDir: string, cwd: string, opts: Memor
  * memory writes go to `fallback` too (the CLI's --allowed-tools decide); the team folder's refusals
  * (team memory off, a secret) apply either way.
  */
-export function memoryWriteGate(memoryDir: string, cwd: string, fallback: ToolGate, opts: MemoryWriteOptions & { needsTool?: boolean } = {}): ToolGate {
+export function memoryWriteGate(
+  memoryDir: string,
+  cwd: string,
+  fallback: ToolGate,
+  opts: MemoryWriteOptions & { needsTool?: boolean } = {},
+): ToolGate {
   return async (tool, input, call) => {
     const target = memoryWriteOf(memoryDir, cwd, tool.name, input);
     if (target && 'name' in target) {

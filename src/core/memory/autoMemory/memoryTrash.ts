@@ -68,7 +68,8 @@ export async function restoreEntry(dir: string, id: string): Promise<PruneRecord
     const abs = resolveMemoryFile(dir, record.file);
     if (record.moved) {
       const from = path.join(trash, FILES_DIR, normaliseName(record.file));
-      if (await isFile(abs)) throw new MemoryPathError(`Cannot restore ${record.file}: a file of that name exists again.`);
+      if (await isFile(abs))
+        throw new MemoryPathError(`Cannot restore ${record.file}: a file of that name exists again.`);
       // Where the file really is must be inside the folder: prune never trashes a link out, so one
       // found here was planted.
       assertInsideMemory(dir, from);
@@ -105,7 +106,8 @@ export async function listTrash(dir: string): Promise<PruneRecord[]> {
 function trashDir(dir: string, id: string): string {
   const p = path.join(dir, TRASH_DIR_NAME, id);
   // A `.trash` that is a symlink out of the folder would carry memory files elsewhere.
-  if (confineTo(dir)(p, 'write')) throw new MemoryPathError(`The trash folder ${p} resolves outside the memory folder.`);
+  if (confineTo(dir)(p, 'write'))
+    throw new MemoryPathError(`The trash folder ${p} resolves outside the memory folder.`);
   return p;
 }
 

@@ -69,13 +69,16 @@ export async function writeMemory(dir: string, input: WriteMemoryInput): Promise
   const file = normaliseName(input.file);
   return withMemoryLock(dir, async () => {
     const created = !(await exists(abs));
-    const text = formatTopicFile({
-      name: input.name ?? path.basename(file, '.md'),
-      description: input.description,
-      type: input.type,
-      originSessionId: input.provenance.originSessionId,
-      originMessageId: input.provenance.originMessageId,
-    }, input.body);
+    const text = formatTopicFile(
+      {
+        name: input.name ?? path.basename(file, '.md'),
+        description: input.description,
+        type: input.type,
+        originSessionId: input.provenance.originSessionId,
+        originMessageId: input.provenance.originMessageId,
+      },
+      input.body,
+    );
     assertInsideMemory(dir, abs); // before mkdir, which would follow a linked folder out
     await fsp.mkdir(path.dirname(abs), { recursive: true });
     await writeMemoryFile(dir, abs, text);
@@ -167,18 +170,28 @@ async function indexUnlocked(dir: string, abs: string, name: string): Promise<In
  * cap (an agent appends at the end of an oversized index) moves up to where it loads. Returns
  * MEMORY.md's new state when it changed.
  */
-export async function settleIndexEntry(dir: string, file: string, provisional?: string): Promise<StampedState | undefined> {
+export async function settleIndexEntry(
+  dir: string,
+  file: string,
+  provisional?: string,
+): Promise<StampedState | undefined> {
   resolveMemoryFile(dir, file);
   const name = normaliseName(file);
-  return withMemoryLock(dir, () => editIndex(dir, (given) => {
-    let lines = given;
-    const linked = lines.flatMap((l, i) => (matches(l, name) ? [i] : []));
-    const own = provisional === undefined || linked.length < 2 ? -1 : linked.find((i) => lines[i] === provisional) ?? -1;
-    if (own !== -1) lines = lines.filter((_, i) => i !== own);
-    const at = lines.findIndex((l) => matches(l, name));
-    if (at === -1 || loadsAt(lines, at)) return lines;
-    return insertWhereLoaded(lines.filter((_, i) => i !== at), lines[at]);
-  }));
+  return withMemoryLock(dir, () =>
+    editIndex(dir, (given) => {
+      let lines = given;
+      const linked = lines.flatMap((l, i) => (matches(l, name) ? [i] : []));
+      const own =
+        provisional === undefined || linked.length < 2 ? -1 : (linked.find((i) => lines[i] === provisional) ?? -1);
+      if (own !== -1) lines = lines.filter((_, i) => i !== own);
+      const at = lines.findIndex((l) => matches(l, name));
+      if (at === -1 || loadsAt(lines, at)) return lines;
+      return insertWhereLoaded(
+        lines.filter((_, i) => i !== at),
+        lines[at],
+      );
+    }),
+  );
 }
 
 /** Lines removed from the index, with their positions, so they can be put back exactly. */
@@ -195,32 +208,45 @@ export async function removeEntry(dir: string, file: string): Promise<RemovedLin
 
 export async function removeLines(dir: string, name: string): Promise<RemovedLines> {
   const removed: RemovedLines = { lines: [] };
-  await editIndex(dir, (lines) => lines.filter((text, index) => {
-    const e = parseIndexLine(stripEol(text));
-    if (e && linksTo(e, name)) {
-      removed.lines.push({ index, text });
-      return false;
-    }
-    return true;
-  }), { raw: true });
+  await editIndex(
+    dir,
+    (lines) =>
+      lines.filter((text, index) => {
+        const e = parseIndexLine(stripEol(text));
+        if (e && linksTo(e, name)) {
+          removed.lines.push({ index, text });
+          return false;
+        }
+        return true;
+      }),
+    { raw: true },
+  );
   return removed;
 }
 
 /** Puts removed lines back at their old positions (clamped when the index got shorter since). */
 export async function reinsertLines(dir: string, removed: RemovedLines): Promise<void> {
-  await editIndex(dir, (lines) => {
-    const out = lines.slice();
-    for (const { index, text } of [...removed.lines].sort((a, b) => a.index - b.index)) {
-      const at = Math.min(index, out.length);
-      if (at > 0 && !/\n$/.test(out[at - 1])) out[at - 1] += eolOf(out);
-      out.splice(at, 0, at < out.length && !/\n$/.test(text) ? text + eolOf(out) : text);
-    }
-    return out;
-  }, { raw: true });
+  await editIndex(
+    dir,
+    (lines) => {
+      const out = lines.slice();
+      for (const { index, text } of [...removed.lines].sort((a, b) => a.index - b.index)) {
+        const at = Math.min(index, out.length);
+        if (at > 0 && !/\n$/.test(out[at - 1])) out[at - 1] += eolOf(out);
+        out.splice(at, 0, at < out.length && !/\n$/.test(text) ? text + eolOf(out) : text);
+      }
+      return out;
+    },
+    { raw: true },
+  );
 }
 
 /** Changes an entry's title, hook and/or file name (the file is moved; the line keeps its place). */
-export async function renameEntry(dir: string, file: string, change: { title?: string; hook?: string; file?: string }): Promise<IndexLine> {
+export async function renameEntry(
+  dir: string,
+  file: string,
+  change: { title?: string; hook?: string; file?: string },
+): Promise<IndexLine> {
   const fromAbs = resolveMemoryFile(dir, file);
   const toAbs = resolveMemoryFile(dir, change.file ?? file);
   const from = normaliseName(file);
@@ -265,7 +291,11 @@ export async function changeType(dir: string, file: string, type: MemoryType): P
  * Records where a memory came from, if the file does not say yet (a file rewritten by an agent loses
  * it and gets the new origin). Returns the file's new state when it changed.
  */
-export async function stampProvenance(dir: string, file: string, provenance: MemoryProvenance): Promise<StampedState | undefined> {
+export async function stampProvenance(
+  dir: string,
+  file: string,
+  provenance: MemoryProvenance,
+): Promise<StampedState | undefined> {
   const abs = resolveMemoryFile(dir, file);
   return withMemoryLock(dir, () => stampUnlocked(dir, abs, provenance));
 }
@@ -275,7 +305,11 @@ export interface StampedState {
   contentHash: string;
 }
 
-async function stampUnlocked(dir: string, abs: string, provenance: Partial<MemoryProvenance>): Promise<StampedState | undefined> {
+async function stampUnlocked(
+  dir: string,
+  abs: string,
+  provenance: Partial<MemoryProvenance>,
+): Promise<StampedState | undefined> {
   let text: string;
   try {
     const buf = (await readMemoryFile(dir, abs)).data;
@@ -285,7 +319,9 @@ async function stampUnlocked(dir: string, abs: string, provenance: Partial<Memor
     if (e instanceof MemoryPathError) throw e;
     return undefined;
   }
-  const keys = Object.fromEntries(Object.entries(provenance).filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== ''));
+  const keys = Object.fromEntries(
+    Object.entries(provenance).filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== ''),
+  );
   const next = setFrontMatterKeys(text, keys, { onlyIfMissing: true });
   if (next === text) return undefined;
   return { mtimeMs: await writeMemoryFile(dir, abs, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
@@ -339,7 +375,11 @@ function upsertLine(lines: string[], name: string, line: string): string[] {
  * Rewrites MEMORY.md through `edit`, atomically, keeping its line endings. In the default mode `edit`
  * sees lines without endings; with `raw` it sees splitKeepEol's elements and must keep their endings.
  */
-async function editIndex(dir: string, edit: (lines: string[]) => string[], opts: { raw?: boolean } = {}): Promise<StampedState | undefined> {
+async function editIndex(
+  dir: string,
+  edit: (lines: string[]) => string[],
+  opts: { raw?: boolean } = {},
+): Promise<StampedState | undefined> {
   const file = path.join(dir, MEMORY_INDEX_FILE);
   let text = '';
   try {

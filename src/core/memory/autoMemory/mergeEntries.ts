@@ -45,16 +45,25 @@ export function mergedText(first: { text: string }, others: ReadonlyArray<{ titl
  * front matter). Refuses, changing nothing, unless there are two or more distinct indexed topic files of
  * one type.
  */
-export async function mergeEntries(dir: string, files: readonly string[], opts: { now?: Date; logger?: Logger } = {}): Promise<MergeResult> {
+export async function mergeEntries(
+  dir: string,
+  files: readonly string[],
+  opts: { now?: Date; logger?: Logger } = {},
+): Promise<MergeResult> {
   const names = [...new Set(files.map(normaliseName))];
   if (names.length < 2) throw new MemoryPathError('Pick two or more memories to merge.');
   const sources = await readSources(dir, names);
   const types = new Set(sources.map((s) => s.type));
   if (types.size > 1) {
-    throw new MemoryPathError(`Only memories of one type can be merged; these are ${[...types].map((t) => t ?? 'untyped').join(' and ')}.`);
+    throw new MemoryPathError(
+      `Only memories of one type can be merged; these are ${[...types].map((t) => t ?? 'untyped').join(' and ')}.`,
+    );
   }
   const [first, ...others] = sources;
-  const text = mergedText(first, others.map((o) => ({ title: o.entry.title, body: o.body })));
+  const text = mergedText(
+    first,
+    others.map((o) => ({ title: o.entry.title, body: o.body })),
+  );
   const hooks = [first.entry.hook, ...others.map((o) => o.entry.hook)].filter((h) => h.trim() !== '');
   const line = formatIndexLine({ title: first.entry.title, file: first.file, hook: hooks.join('; ') });
 
@@ -74,15 +83,27 @@ export async function mergeEntries(dir: string, files: readonly string[], opts: 
       const at = firstRecord.removed.lines[0]?.index;
       if (at !== undefined) await reinsertLines(dir, { lines: [{ index: at, text: `${line}${eolOf(firstRecord)}` }] });
     });
-    if (firstRecord.removed.lines.length === 0) await setIndexEntry(dir, { title: first.entry.title, file: first.file, hook: hooks.join('; ') });
+    if (firstRecord.removed.lines.length === 0)
+      await setIndexEntry(dir, { title: first.entry.title, file: first.file, hook: hooks.join('; ') });
   } catch (e) {
     // The originals are whole in the trash: put them back rather than leave half a merge.
     await pruneEntry(dir, first.file).catch(() => undefined);
     await restoreAll(dir, records);
     throw e;
   }
-  await foldUsage(dir, first.file, others.map((o) => o.file), opts.logger).catch((e: unknown) => opts.logger?.warn(`Could not move the use counts of merged memories: ${String(e)}`));
-  return { file: first.file, path: abs, title: first.entry.title, merged: others.map((o) => o.file), trashIds: records.map((r) => r.id) };
+  await foldUsage(
+    dir,
+    first.file,
+    others.map((o) => o.file),
+    opts.logger,
+  ).catch((e: unknown) => opts.logger?.warn(`Could not move the use counts of merged memories: ${String(e)}`));
+  return {
+    file: first.file,
+    path: abs,
+    title: first.entry.title,
+    merged: others.map((o) => o.file),
+    trashIds: records.map((r) => r.id),
+  };
 }
 
 /** Takes a merge back: the combined file goes to the trash, the originals come back as they were. */

@@ -36,7 +36,9 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    const keys = Object.keys(o).filter((k) => k !== 'cache_control' && o[k] !== undefined).sort();
+    const keys = Object.keys(o)
+      .filter((k) => k !== 'cache_control' && o[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
@@ -60,7 +62,11 @@ export async function readCursor(file: string | undefined): Promise<MemoryCursor
   try {
     const o = JSON.parse(await fsp.readFile(file, 'utf8')) as Partial<MemoryCursor>;
     if (typeof o.lastMemoryMessageUuid === 'string' && typeof o.messageKey === 'string') {
-      return { lastMemoryMessageUuid: o.lastMemoryMessageUuid, messageKey: o.messageKey, updatedAt: String(o.updatedAt ?? '') };
+      return {
+        lastMemoryMessageUuid: o.lastMemoryMessageUuid,
+        messageKey: o.messageKey,
+        updatedAt: String(o.updatedAt ?? ''),
+      };
     }
   } catch {
     // no cursor yet, or an unreadable one: extraction starts from the beginning
@@ -76,7 +82,10 @@ export async function writeCursor(file: string | undefined, cursor: MemoryCursor
 /**
  * Index of the first message after the cursor: 0 when there is no cursor or its message is gone.
  */
-export function messagesAfter(keys: readonly string[], cursor: MemoryCursor | undefined): { start: number; found: boolean } {
+export function messagesAfter(
+  keys: readonly string[],
+  cursor: MemoryCursor | undefined,
+): { start: number; found: boolean } {
   if (!cursor) return { start: 0, found: false };
   const at = keys.lastIndexOf(cursor.messageKey);
   return at === -1 ? { start: 0, found: false } : { start: at + 1, found: true };

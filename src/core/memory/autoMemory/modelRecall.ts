@@ -35,22 +35,35 @@ export function modelPick(deps: ModelPickDeps): (input: RecallPickInput) => Prom
     const candidates = [...input.index.docs.values()].filter((d) => input.fresh({ file: d.id }));
     if (candidates.length === 0) return [];
     const lines = candidates.map((d) => `- ${d.id}: ${[d.title, d.hook, d.description].filter(Boolean).join(' — ')}`);
-    const prompt = `${RECALL_PICK_MARKER}\nMemory files:\n${lines.join('\n')}\n\nUser message:\n${input.prompt}\n\n` +
+    const prompt =
+      `${RECALL_PICK_MARKER}\nMemory files:\n${lines.join('\n')}\n\nUser message:\n${input.prompt}\n\n` +
       `Which of these files (at most ${input.max}) would clearly help answer the message? Usually none: a file ` +
       'that only shares a word with the message does not help. Reply with only JSON: {"files": ["name.md", ...]}, ' +
       'or {"files": []} when none would.';
     const signal = AbortSignal.timeout(PICK_TIMEOUT_MS);
     try {
-      const response = await deps.client.stream({
-        model: deps.model,
-        maxTokens: PICK_MAX_TOKENS,
-        system: [{ type: 'text', text: 'You choose which saved memory files are relevant to a message. You answer only with JSON.' }],
-        tools: [],
-        messages: [{ role: 'user', content: prompt }],
-        cache: { cacheTail: false },
-      }, {}, signal);
+      const response = await deps.client.stream(
+        {
+          model: deps.model,
+          maxTokens: PICK_MAX_TOKENS,
+          system: [
+            {
+              type: 'text',
+              text: 'You choose which saved memory files are relevant to a message. You answer only with JSON.',
+            },
+          ],
+          tools: [],
+          messages: [{ role: 'user', content: prompt }],
+          cache: { cacheTail: false },
+        },
+        {},
+        signal,
+      );
       deps.onUsage?.(response.usage);
-      const text = response.content.map((b) => (b.type === 'text' ? b.text : '')).join('').trim();
+      const text = response.content
+        .map((b) => (b.type === 'text' ? b.text : ''))
+        .join('')
+        .trim();
       const names = parsePick(text, new Set(candidates.map((d) => d.id)));
       const score = new Map(input.ranked.map((r) => [r.file, r]));
       return names.slice(0, input.max).map((file) => score.get(file) ?? { file, score: 0, relevance: 0, words: [] });

@@ -62,7 +62,8 @@ export interface Proposal {
 /** `<memory>/.pending`, refused when it is a link out of the memory folder. */
 export function pendingDir(memoryDir: string): string {
   const p = path.join(memoryDir, PENDING_DIR_NAME);
-  if (confineTo(memoryDir)(p, 'write')) throw new MemoryPathError(`The review queue ${p} resolves outside the memory folder.`);
+  if (confineTo(memoryDir)(p, 'write'))
+    throw new MemoryPathError(`The review queue ${p} resolves outside the memory folder.`);
   return p;
 }
 
@@ -98,7 +99,11 @@ export async function pendingFor(memoryDir: string, file: string): Promise<Pendi
  * Queues a proposal. A second proposal for the same file replaces the first one's content (and keeps
  * its base, so the diff still shows everything that would change).
  */
-export async function proposeMemory(memoryDir: string, proposal: Proposal, now: Date = new Date()): Promise<PendingItem> {
+export async function proposeMemory(
+  memoryDir: string,
+  proposal: Proposal,
+  now: Date = new Date(),
+): Promise<PendingItem> {
   const file = normaliseName(proposal.file);
   const home = memoryHome(memoryDir, file);
   const target = resolveMemoryFile(home.dir, home.file);
@@ -107,11 +112,23 @@ export async function proposeMemory(memoryDir: string, proposal: Proposal, now: 
     const earlier = (await listPending(memoryDir)).items.find((i) => i.file === file);
     const current = earlier ? undefined : await readIfThere(home.dir, target);
     const record: PendingRecord = earlier
-      ? { ...pick(earlier), sessionId: proposal.sessionId, messageId: proposal.messageId, proposedAt: now.toISOString() }
+      ? {
+          ...pick(earlier),
+          sessionId: proposal.sessionId,
+          messageId: proposal.messageId,
+          proposedAt: now.toISOString(),
+        }
       : {
-        version: 1, id: newId(now), file, team: home.team, action: current === undefined ? 'create' : 'update',
-        base: current ?? null, sessionId: proposal.sessionId, messageId: proposal.messageId, proposedAt: now.toISOString(),
-      };
+          version: 1,
+          id: newId(now),
+          file,
+          team: home.team,
+          action: current === undefined ? 'create' : 'update',
+          base: current ?? null,
+          sessionId: proposal.sessionId,
+          messageId: proposal.messageId,
+          proposedAt: now.toISOString(),
+        };
     assertInsideMemory(memoryDir, dir);
     await fsp.mkdir(dir, { recursive: true });
     await writeMemoryFile(memoryDir, path.join(dir, `${record.id}.md`), proposal.content);
@@ -133,10 +150,15 @@ export interface AcceptResult {
  * its front matter) is refused with the reason, and the item stays.
  */
 export async function acceptPending(memoryDir: string, id: string): Promise<AcceptResult> {
-  const item = await withMemoryLock(pendingLockKey(memoryDir), () => readItem(memoryDir, pendingDir(memoryDir), checkedId(id)));
+  const item = await withMemoryLock(pendingLockKey(memoryDir), () =>
+    readItem(memoryDir, pendingDir(memoryDir), checkedId(id)),
+  );
   const parsed = parseTopicFile(item.content);
   if (parsed.binary) throw new MemoryPathError(`${item.file} was not saved: the proposed content is not text.`);
-  if (!parsed.type) throw new MemoryPathError(`${item.file} was not saved: its front matter needs a type (user, feedback, project or reference). Edit it, or reject it.`);
+  if (!parsed.type)
+    throw new MemoryPathError(
+      `${item.file} was not saved: its front matter needs a type (user, feedback, project or reference). Edit it, or reject it.`,
+    );
   const home = memoryHome(memoryDir, item.file);
   const abs = resolveMemoryFile(home.dir, home.file);
   await withMemoryLock(home.dir, async () => {
@@ -145,7 +167,10 @@ export async function acceptPending(memoryDir: string, id: string): Promise<Acce
     await writeMemoryFile(home.dir, abs, item.content);
   });
   // Queued at once behind the write: provenance and index line follow it in one step.
-  const entry = await recordTopicFile(home.dir, home.file, { originSessionId: item.sessionId, originMessageId: item.messageId });
+  const entry = await recordTopicFile(home.dir, home.file, {
+    originSessionId: item.sessionId,
+    originMessageId: item.messageId,
+  });
   await withMemoryLock(pendingLockKey(memoryDir), () => removeItem(memoryDir, item.id));
   return { file: item.file, title: entry?.title ?? item.file, team: home.team, type: parsed.type };
 }
@@ -189,7 +214,8 @@ async function readItem(memoryDir: string, dir: string, id: string): Promise<Pen
   try {
     text = await readMemoryText(memoryDir, path.join(dir, `${id}.json`));
   } catch (e) {
-    if (isErrno(e, 'ENOENT')) throw new MemoryPathError(`Nothing waits for review under ${id}: it was accepted or rejected already.`);
+    if (isErrno(e, 'ENOENT'))
+      throw new MemoryPathError(`Nothing waits for review under ${id}: it was accepted or rejected already.`);
     throw e;
   }
   const record = parseRecord(text, id);
@@ -209,7 +235,10 @@ function parseRecord(text: string, id: string): PendingRecord {
     throw new Error('the record is not valid JSON');
   }
   const parsed = PendingRecord.safeParse(raw);
-  if (!parsed.success) throw new Error(`the record is not a review queue item (${parsed.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`).join('; ')})`);
+  if (!parsed.success)
+    throw new Error(
+      `the record is not a review queue item (${parsed.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`).join('; ')})`,
+    );
   if (parsed.data.id !== id) throw new Error(`the record names id ${parsed.data.id}, not ${id}`);
   return { ...parsed.data, file: normaliseName(parsed.data.file) };
 }

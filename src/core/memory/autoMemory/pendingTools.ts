@@ -33,23 +33,36 @@ function redirected(tool: Tool, opts: ReviewToolOptions): Tool {
       const target = memoryWriteOf(opts.memoryDir, opts.cwd, tool.name, input);
       if (!target || !('name' in target)) return tool.run(input, ctx);
       if (isIndexName(target.name)) {
-        return okResult(`${target.name} was left as it is: memories wait for the user's review, and an accepted one gets its index line then.`);
+        return okResult(
+          `${target.name} was left as it is: memories wait for the user's review, and an accepted one gets its index line then.`,
+        );
       }
       const next = await proposedText(opts.memoryDir, target.name, tool.name, input);
       if ('error' in next) return next.error;
-      await proposeMemory(opts.memoryDir, { file: target.name, content: next.text, sessionId: opts.sessionId, messageId: opts.messageId });
+      await proposeMemory(opts.memoryDir, {
+        file: target.name,
+        content: next.text,
+        sessionId: opts.sessionId,
+        messageId: opts.messageId,
+      });
       opts.onProposed(target.name);
       return okResult(`Proposed ${target.name} for the user's review: it is saved when they accept it.`);
     },
   };
 }
 
-async function proposedText(memoryDir: string, name: string, toolName: string, input: Record<string, unknown>): Promise<{ text: string } | { error: ToolResult }> {
+async function proposedText(
+  memoryDir: string,
+  name: string,
+  toolName: string,
+  input: Record<string, unknown>,
+): Promise<{ text: string } | { error: ToolResult }> {
   if (toolName === 'Write') return { text: typeof input.content === 'string' ? input.content : '' };
   const oldString = typeof input.old_string === 'string' ? input.old_string : '';
   const newString = typeof input.new_string === 'string' ? input.new_string : '';
   const replaceAll = input.replace_all === true;
-  if (oldString === newString) return { error: errorResult('old_string and new_string are identical, so there is nothing to change.') };
+  if (oldString === newString)
+    return { error: errorResult('old_string and new_string are identical, so there is nothing to change.') };
   const waiting = (await pendingFor(memoryDir, name))?.content;
   const saved = await savedText(memoryDir, name);
   // The agent read the saved file; a proposal waiting for it may already hold the text it edits.
@@ -64,10 +77,12 @@ async function proposedText(memoryDir: string, name: string, toolName: string, i
 }
 
 function replaced(text: string, oldString: string, newString: string, replaceAll: boolean): string | { error: string } {
-  if (oldString === '') return text.trim() === '' ? newString : { error: 'old_string is empty but the file has content' };
+  if (oldString === '')
+    return text.trim() === '' ? newString : { error: 'old_string is empty but the file has content' };
   const count = text.split(oldString).length - 1;
   if (count === 0) return { error: 'old_string was not found' };
-  if (count > 1 && !replaceAll) return { error: `old_string occurs ${count} times; include more context or set replace_all` };
+  if (count > 1 && !replaceAll)
+    return { error: `old_string occurs ${count} times; include more context or set replace_all` };
   return replaceAll ? text.split(oldString).join(newString) : text.replace(oldString, () => newString);
 }
 

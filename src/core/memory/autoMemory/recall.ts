@@ -21,7 +21,6 @@ import { clearBar, rankRecall, type RankedTopic } from './recallRank';
 import { queryTerms, recallQueryTokens, recallTerm } from './recallText';
 import { readUsage, type EntryUsage } from './usageCounts';
 
-
 const OPEN_TAG = MEMORY_ATTACHMENT_TAG;
 const ATTACHED = /^<engram-memory file="([^"]*)" hash="([0-9a-f]+)">/;
 
@@ -87,18 +86,32 @@ export function withoutAttachment(messages: readonly ApiMessage[], file: string)
   for (let m = messages.length - 1; m >= 0; m--) {
     const message = messages[m];
     if (message.role !== 'user' || typeof message.content === 'string') continue;
-    const at = message.content.findIndex((b) => b.type === 'text' && decodeAttr(ATTACHED.exec(b.text)?.[1] ?? '\0') === file);
+    const at = message.content.findIndex(
+      (b) => b.type === 'text' && decodeAttr(ATTACHED.exec(b.text)?.[1] ?? '\0') === file,
+    );
     if (at < 0) continue;
     const block = message.content[at] as TextBlock;
     const header = ATTACHED.exec(block.text)?.[0] ?? '';
-    const content = message.content.map((b, i) => (i === at ? { type: 'text' as const, text: `${header}\n(Not relevant to this message, the person said: left out.)\n</engram-memory>` } : b));
+    const content = message.content.map((b, i) =>
+      i === at
+        ? {
+            type: 'text' as const,
+            text: `${header}\n(Not relevant to this message, the person said: left out.)\n</engram-memory>`,
+          }
+        : b,
+    );
     return messages.map((x, i) => (i === m ? { ...message, content } : x));
   }
   return undefined;
 }
 
 /** The blocks to attach to this turn's prompt (possibly none). */
-export async function recallForPrompt(dir: string, prompt: string, messages: readonly ApiMessage[], opts: RecallOptions = {}): Promise<RecallResult> {
+export async function recallForPrompt(
+  dir: string,
+  prompt: string,
+  messages: readonly ApiMessage[],
+  opts: RecallOptions = {},
+): Promise<RecallResult> {
   const max = Math.min(opts.maxFiles ?? RECALL_MAX_FILES, RECALL_MAX_FILES);
   if (max <= 0 || prompt.trim() === '') return { blocks: [], files: [] };
   const index = await recallIndexFor(dir, opts.team === true);
@@ -111,7 +124,9 @@ export async function recallForPrompt(dir: string, prompt: string, messages: rea
     return doc !== undefined && attached.get(r.file) !== doc.hash && !inContext(dir, doc, opts);
   };
   const ranked = await withoutDismissed(dir, rankRecall(index, prompt));
-  const picked = opts.pick ? await opts.pick({ index, prompt, ranked, max, fresh }) : clearBar(ranked, ranked.length).filter(fresh);
+  const picked = opts.pick
+    ? await opts.pick({ index, prompt, ranked, max, fresh })
+    : clearBar(ranked, ranked.length).filter(fresh);
   const blocks: TextBlock[] = [];
   const files: RecalledFile[] = [];
   for (const { file, score, words } of picked) {

@@ -132,10 +132,12 @@ async function folderDocs(dir: string, prefix: string): Promise<{ key: string; d
     cache.indexKey = indexKey;
   }
   const files = new Map<string, CachedFile>();
-  await Promise.all(names.map(async (name, i) => {
-    const known = cache.files.get(name);
-    files.set(name, known && known.key === keys[i] ? known : { key: keys[i], doc: await readDoc(dir, name) });
-  }));
+  await Promise.all(
+    names.map(async (name, i) => {
+      const known = cache.files.get(name);
+      files.set(name, known && known.key === keys[i] ? known : { key: keys[i], doc: await readDoc(dir, name) });
+    }),
+  );
   cache.files = files;
   const docs: RecallDoc[] = [];
   for (const name of names) {
@@ -150,7 +152,12 @@ async function folderDocs(dir: string, prefix: string): Promise<{ key: string; d
 }
 
 /** The same files as last time, each with the stat key it was read at. */
-function sameFiles(before: readonly string[], names: readonly string[], keys: readonly string[], files: Map<string, CachedFile>): boolean {
+function sameFiles(
+  before: readonly string[],
+  names: readonly string[],
+  keys: readonly string[],
+  files: Map<string, CachedFile>,
+): boolean {
   if (before.length !== names.length) return false;
   return names.every((n, i) => n === before[i] && files.get(n)?.key === keys[i]);
 }

@@ -17,7 +17,14 @@
 //   - the best such file's relevance reaches RECALL_MIN_RELEVANCE (else nothing is: most messages need no memory),
 //   - and its own score is at least RECALL_GAP_RATIO of the best one's (a clear winner comes alone),
 // at most `max` of them, best first. Each ranked file names the message's terms it matched, for the chat.
-import { RECALL_COMMON_WORDS, RECALL_GAP_RATIO, RECALL_MIN_QUERY_TERMS, RECALL_MIN_RELEVANCE, RECALL_MIN_WORDS, RECALL_RELATED_WEIGHT } from '../../thresholds';
+import {
+  RECALL_COMMON_WORDS,
+  RECALL_GAP_RATIO,
+  RECALL_MIN_QUERY_TERMS,
+  RECALL_MIN_RELEVANCE,
+  RECALL_MIN_WORDS,
+  RECALL_RELATED_WEIGHT,
+} from '../../thresholds';
 import { commonWordWeight, type CommonWordWeights } from './commonWords';
 import { RECALL_FIELD_BOOST, type RecallIndex } from './recallIndex';
 import { relatedConcepts, type RelatedConcept } from './recallRelated';
@@ -103,7 +110,12 @@ export function rankRecall(index: RecallIndex, query: string, bar: RecallBar = D
   for (const [file, m] of files) {
     const words = m.own.length + (m.related?.length ?? 0);
     if (countedWords(m) < Math.min(RECALL_MIN_WORDS, terms.length)) continue;
-    ranked.push({ file, score: m.sum * words, relevance: (m.sum * words) / per, words: [...m.own, ...(m.related ?? [])] });
+    ranked.push({
+      file,
+      score: m.sum * words,
+      relevance: (m.sum * words) / per,
+      words: [...m.own, ...(m.related ?? [])],
+    });
   }
   return ranked.sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
@@ -120,7 +132,12 @@ function countedWords(m: FileMatch): number {
 const relatedScores = new WeakMap<RecallIndex, Map<string, Map<string, number>>>();
 
 /** Adds to `files` each related group's best term per file, weighted. */
-function addRelated(index: RecallIndex, concepts: readonly RelatedConcept[], bar: RecallBar, files: Map<string, FileMatch>): void {
+function addRelated(
+  index: RecallIndex,
+  concepts: readonly RelatedConcept[],
+  bar: RecallBar,
+  files: Map<string, FileMatch>,
+): void {
   const scores = relatedScores.get(index) ?? new Map<string, Map<string, number>>();
   relatedScores.set(index, scores);
   const termScores = (term: string): Map<string, number> => {
@@ -148,7 +165,11 @@ function addRelated(index: RecallIndex, concepts: readonly RelatedConcept[], bar
 }
 
 /** The files of a ranking that clear the bar, at most `max`. */
-export function clearBar(ranked: readonly RankedTopic[], max: number, bar: RecallBar = DEFAULT_RECALL_BAR): RankedTopic[] {
+export function clearBar(
+  ranked: readonly RankedTopic[],
+  max: number,
+  bar: RecallBar = DEFAULT_RECALL_BAR,
+): RankedTopic[] {
   const top = ranked[0];
   if (!top || max <= 0 || top.relevance < bar.minRelevance) return [];
   return ranked.filter((r) => r.score >= top.score * bar.gapRatio).slice(0, max);

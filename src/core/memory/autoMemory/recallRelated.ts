@@ -221,7 +221,10 @@ function addAll(map: Map<string, Set<string>>, key: string, terms: readonly stri
 }
 
 for (const group of RELATED_GROUPS) {
-  const entries = group.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = group
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   const terms = [...new Set(entries.map(tableTerm).filter((t): t is string => t !== null))];
   for (const entry of entries) {
     const raw = recallTokens(entry);

@@ -11,26 +11,30 @@ import { stem } from 'porter2';
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 const WORD = /[\p{L}\p{N}]+/gu;
 
-const STOP_WORDS = new Set((
+const STOP_WORDS = new Set(
   // Function words.
-  'a about above after again against all also am an and any are as at be because been before being below between both but by ' +
-  'can cannot could did do does doing done down during each either else ever every few for from further get gets getting got had has ' +
-  'have having he her here hers him his how i if in into is it its itself just let lets like may me might mine more most much must ' +
-  'my myself need needs no nor not now of off on once one only or other our ours out over own please same shall she should so ' +
-  'some still such than that the their theirs them then there these they this those through to too under until up upon us ' +
-  'very was way we were what whats when where which while who whom whose why will with within without would yes yet you your ' +
-  'yours okay ok thanks thank hi hello hey sure right well really actually something anything everything thing things ' +
-  'im ive id dont doesnt didnt isnt arent wasnt cant wont shouldnt youre were weve theyre thats theres ' +
-  // Words of asking an agent for something, not of what it is about.
-  'want wants wanted use used using make makes made show tell give take put see look find go going try help know think ' +
-  'explain write rewrite add create change fix check run set new old quick quickly short simple example way ways okay ' +
-  'continue ahead work works working file files code project'
-).split(/\s+/));
+  (
+    'a about above after again against all also am an and any are as at be because been before being below between both but by ' +
+    'can cannot could did do does doing done down during each either else ever every few for from further get gets getting got had has ' +
+    'have having he her here hers him his how i if in into is it its itself just let lets like may me might mine more most much must ' +
+    'my myself need needs no nor not now of off on once one only or other our ours out over own please same shall she should so ' +
+    'some still such than that the their theirs them then there these they this those through to too under until up upon us ' +
+    'very was way we were what whats when where which while who whom whose why will with within without would yes yet you your ' +
+    'yours okay ok thanks thank hi hello hey sure right well really actually something anything everything thing things ' +
+    'im ive id dont doesnt didnt isnt arent wasnt cant wont shouldnt youre were weve theyre thats theres ' +
+    // Words of asking an agent for something, not of what it is about.
+    'want wants wanted use used using make makes made show tell give take put see look find go going try help know think ' +
+    'explain write rewrite add create change fix check run set new old quick quickly short simple example way ways okay ' +
+    'continue ahead work works working file files code project'
+  ).split(/\s+/),
+);
 
 const STOP_STEMS = new Set([...STOP_WORDS].map((w) => stem(w)));
 
 /** Han and kana characters that carry grammar, not meaning; bigrams that hold them stay. */
-const CJK_STOP_CHARS = new Set([...'的了是在我你他她它们这那个有和与及或吗呢吧啊么什怎样要会可以就也都一不把被给到对为之而且并请帮该应能还很再又让从向']);
+const CJK_STOP_CHARS = new Set([
+  ...'的了是在我你他她它们这那个有和与及或吗呢吧啊么什怎样要会可以就也都一不把被给到对为之而且并请帮该应能还很再又让从向',
+]);
 
 /** Particles that end or join phrases: a bigram across one ("的类", "别的") is not a word. */
 const CJK_PARTICLES = new Set([...'的了吗呢吧啊么着过']);

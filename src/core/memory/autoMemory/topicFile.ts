@@ -34,7 +34,9 @@ export type TopicRead = { binary: true } | ({ binary: false } & TopicFile);
 const REFUSE = (): object => {
   throw new Error('only YAML front matter is read');
 };
-const MATTER_OPTIONS = { engines: { javascript: REFUSE, js: REFUSE, coffee: REFUSE, coffeescript: REFUSE, cson: REFUSE } };
+const MATTER_OPTIONS = {
+  engines: { javascript: REFUSE, js: REFUSE, coffee: REFUSE, coffeescript: REFUSE, cson: REFUSE },
+};
 
 export function parseTopicFile(bytes: Buffer | string): TopicRead {
   const buf = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
@@ -44,7 +46,14 @@ export function parseTopicFile(bytes: Buffer | string): TopicRead {
   const block = frontMatterBlock(text);
   if (!block) return { binary: false, type: null, data: {}, body: text, hasFrontMatter: false, warnings: [] };
   if (!block.closed) {
-    return { binary: false, type: null, data: {}, body: text, hasFrontMatter: false, warnings: ['front matter is not closed by a "---" line; read as plain text'] };
+    return {
+      binary: false,
+      type: null,
+      data: {},
+      body: text,
+      hasFrontMatter: false,
+      warnings: ['front matter is not closed by a "---" line; read as plain text'],
+    };
   }
   const warnings: string[] = [];
   let data: Record<string, unknown>;
@@ -65,10 +74,14 @@ export function parseTopicFile(bytes: Buffer | string): TopicRead {
   return { binary: false, ...fields, data, body: block.body, hasFrontMatter: true, warnings };
 }
 
-function pickFields(data: Record<string, unknown>, warnings: string[]): Pick<TopicFile, 'name' | 'description' | 'type'> {
+function pickFields(
+  data: Record<string, unknown>,
+  warnings: string[],
+): Pick<TopicFile, 'name' | 'description' | 'type'> {
   const name = scalar(data.name);
   const description = scalar(data.description);
-  const metadata = data.metadata && typeof data.metadata === 'object' ? (data.metadata as Record<string, unknown>) : undefined;
+  const metadata =
+    data.metadata && typeof data.metadata === 'object' ? (data.metadata as Record<string, unknown>) : undefined;
   const rawType = data.type ?? metadata?.type;
   const typeText = scalar(rawType)?.trim().toLowerCase();
   let type: MemoryType | null = null;
@@ -150,7 +163,11 @@ export function formatTopicFile(fields: Record<string, string>, body: string): s
 /** One-line YAML scalar: plain when safe, else double-quoted with escapes. */
 export function yamlScalar(value: string): string {
   const v = value.replace(/[\r\n]+/g, ' ');
-  const plainSafe = v !== '' && !/^[\s\-?:,[\]{}#&*!|>'"%@`]/.test(v) && !/(:\s|\s#)/.test(v) && !/\s$/.test(v) &&
+  const plainSafe =
+    v !== '' &&
+    !/^[\s\-?:,[\]{}#&*!|>'"%@`]/.test(v) &&
+    !/(:\s|\s#)/.test(v) &&
+    !/\s$/.test(v) &&
     !/^(true|false|yes|no|on|off|null|~|[-+]?[\d._]+([eE][-+]?\d+)?|\d{4}-\d\d-\d\d.*)$/i.test(v);
   return plainSafe ? v : JSON.stringify(v);
 }
@@ -160,7 +177,11 @@ export function yamlScalar(value: string): string {
  * (`onlyIfMissing` leaves it), a new key goes before the closing `---`. A file without front matter
  * gets a block. Everything else keeps its bytes.
  */
-export function setFrontMatterKeys(text: string, values: Record<string, string>, opts: { onlyIfMissing?: boolean; nestedType?: boolean } = {}): string {
+export function setFrontMatterKeys(
+  text: string,
+  values: Record<string, string>,
+  opts: { onlyIfMissing?: boolean; nestedType?: boolean } = {},
+): string {
   const block = frontMatterBlock(text);
   if (!block || !block.closed) {
     const eol = /\r\n/.test(text) ? '\r\n' : '\n';
@@ -175,7 +196,8 @@ export function setFrontMatterKeys(text: string, values: Record<string, string>,
     if (re.test(yaml)) {
       if (!opts.onlyIfMissing) yaml = yaml.replace(re, () => `${key}: ${yamlScalar(value)}`);
     } else if (opts.nestedType && /^metadata[ \t]*:[ \t]*\r?$/m.test(yaml) && nestedRe.test(yaml)) {
-      if (!opts.onlyIfMissing) yaml = yaml.replace(nestedRe, (_m, indent: string) => `${indent}${key}: ${yamlScalar(value)}`);
+      if (!opts.onlyIfMissing)
+        yaml = yaml.replace(nestedRe, (_m, indent: string) => `${indent}${key}: ${yamlScalar(value)}`);
     } else {
       const sep = yaml === '' || yaml.endsWith('\n') ? '' : eol;
       yaml = `${yaml}${sep}${key}: ${yamlScalar(value)}${eol}`;

@@ -11,7 +11,8 @@ const TRASH_ID = /^[0-9A-Za-z][0-9A-Za-z-]{0,80}$/;
 export async function deleteTrashEntry(dir: string, id: string): Promise<void> {
   if (!TRASH_ID.test(id)) throw new MemoryPathError(`Not a trash id: ${JSON.stringify(id.slice(0, 80))}.`);
   const target = path.join(dir, TRASH_DIR_NAME, id);
-  if (confineTo(dir)(target, 'write')) throw new MemoryPathError(`The trash folder ${target} resolves outside the memory folder.`);
+  if (confineTo(dir)(target, 'write'))
+    throw new MemoryPathError(`The trash folder ${target} resolves outside the memory folder.`);
   await withMemoryLock(dir, async () => {
     await fsp.access(path.join(target, 'prune.json'));
     await fsp.rm(target, { recursive: true, force: true });

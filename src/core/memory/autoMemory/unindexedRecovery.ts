@@ -24,16 +24,22 @@ export async function recoverUnindexed(index: MemoryIndex, label: string): Promi
   for (const file of index.unindexed) {
     const problem = await frontMatterProblem(index.dir, file);
     if (problem) {
-      recovery.problems.push(`${file} has no ${label} line and was not indexed: ${problem}. Fix it and add its line, or delete it.`);
+      recovery.problems.push(
+        `${file} has no ${label} line and was not indexed: ${problem}. Fix it and add its line, or delete it.`,
+      );
       continue;
     }
     try {
       const entry = await recordTopicFile(index.dir, file, { originSessionId: RECOVERED_ORIGIN });
       if (entry?.added) {
-        recovery.notices.push(`Recovered a memory: ${file} ("${entry.title}") had no ${label} line (a run stopped before writing it); it is indexed now.`);
+        recovery.notices.push(
+          `Recovered a memory: ${file} ("${entry.title}") had no ${label} line (a run stopped before writing it); it is indexed now.`,
+        );
       }
     } catch (e) {
-      recovery.problems.push(`${file} has no ${label} line and could not be indexed: ${e instanceof Error ? e.message : String(e)}.`);
+      recovery.problems.push(
+        `${file} has no ${label} line and could not be indexed: ${e instanceof Error ? e.message : String(e)}.`,
+      );
     }
   }
   return recovery;
@@ -51,7 +57,8 @@ async function frontMatterProblem(dir: string, file: string): Promise<string | u
   if (!parsed.hasFrontMatter) return parsed.warnings[0] ?? 'it has no front matter (name, description, type)';
   if (parsed.warnings.length > 0) return `its front matter is broken (${parsed.warnings.join('; ')})`;
   if (!parsed.type) return 'its front matter has no type (user, feedback, project or reference)';
-  if (!parsed.description?.trim() && !parsed.name?.trim()) return 'its front matter has neither a name nor a description';
+  if (!parsed.description?.trim() && !parsed.name?.trim())
+    return 'its front matter has neither a name nor a description';
   // What "forget" leaves when it takes everything out of a file: not a memory to bring back.
   if (parsed.body.trim() === '') return 'it holds nothing after its front matter';
   return undefined;

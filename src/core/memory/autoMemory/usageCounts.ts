@@ -30,7 +30,12 @@ export interface EntryUsage {
 }
 
 const Count = z.number().int().nonnegative();
-const UsageEntry = z.object({ recalls: Count, reads: Count, lastUsed: z.string().datetime(), notRelevant: z.array(z.array(z.string())).optional() });
+const UsageEntry = z.object({
+  recalls: Count,
+  reads: Count,
+  lastUsed: z.string().datetime(),
+  notRelevant: z.array(z.array(z.string())).optional(),
+});
 const UsageFile = z.object({ version: z.literal(1), entries: z.record(z.string(), UsageEntry) });
 
 /** Recalls and reads together: what "used 7×" counts. */
@@ -48,7 +53,10 @@ export async function readUsage(dir: string, logger: Logger = silentLogger): Pro
   try {
     text = await readMemoryText(dir, usagePath(dir));
   } catch (e) {
-    if (!isErrno(e, 'ENOENT')) logger.warn(`Memory use counts ${usagePath(dir)} could not be read (${(e as Error).message}); counting starts over.`);
+    if (!isErrno(e, 'ENOENT'))
+      logger.warn(
+        `Memory use counts ${usagePath(dir)} could not be read (${(e as Error).message}); counting starts over.`,
+      );
     return {};
   }
   let raw: unknown;
@@ -60,24 +68,39 @@ export async function readUsage(dir: string, logger: Logger = silentLogger): Pro
   }
   const parsed = UsageFile.safeParse(raw);
   if (!parsed.success) {
-    logger.warn(`Memory use counts ${usagePath(dir)} are malformed (${parsed.error.issues[0]?.message ?? 'unknown problem'}); counting starts over.`);
+    logger.warn(
+      `Memory use counts ${usagePath(dir)} are malformed (${parsed.error.issues[0]?.message ?? 'unknown problem'}); counting starts over.`,
+    );
     return {};
   }
   return parsed.data.entries;
 }
 
 /** Changes the counts through `edit`, one change at a time per folder (in this process), written atomically. */
-async function editUsage(dir: string, logger: Logger, edit: (entries: Record<string, EntryUsage>) => void): Promise<void> {
+async function editUsage(
+  dir: string,
+  logger: Logger,
+  edit: (entries: Record<string, EntryUsage>) => void,
+): Promise<void> {
   // Its own lock key: a count never waits for (or holds up) an index write.
   await withMemoryLock(usagePath(dir), async () => {
     const entries = await readUsage(dir, logger);
     edit(entries);
-    await writeMemoryFile(dir, usagePath(dir), `${JSON.stringify({ version: 1, entries: trimmed(entries) }, null, 1)}\n`);
+    await writeMemoryFile(
+      dir,
+      usagePath(dir),
+      `${JSON.stringify({ version: 1, entries: trimmed(entries) }, null, 1)}\n`,
+    );
   });
 }
 
 /** Counts one use of each file (names relative to `dir`); never throws (a count is not worth a failed turn). */
-export async function recordUse(dir: string, files: readonly string[], kind: UseKind, opts: { now?: Date; logger?: Logger } = {}): Promise<void> {
+export async function recordUse(
+  dir: string,
+  files: readonly string[],
+  kind: UseKind,
+  opts: { now?: Date; logger?: Logger } = {},
+): Promise<void> {
   const logger = opts.logger ?? silentLogger;
   const names = [...new Set(files.map(normaliseName).filter((f) => f !== ''))];
   if (names.length === 0) return;
@@ -86,7 +109,12 @@ export async function recordUse(dir: string, files: readonly string[], kind: Use
     await editUsage(dir, logger, (entries) => {
       for (const name of names) {
         const u = entries[name] ?? { recalls: 0, reads: 0, lastUsed: at };
-        entries[name] = { ...u, recalls: u.recalls + (kind === 'recall' ? 1 : 0), reads: u.reads + (kind === 'read' ? 1 : 0), lastUsed: at > u.lastUsed ? at : u.lastUsed };
+        entries[name] = {
+          ...u,
+          recalls: u.recalls + (kind === 'recall' ? 1 : 0),
+          reads: u.reads + (kind === 'read' ? 1 : 0),
+          lastUsed: at > u.lastUsed ? at : u.lastUsed,
+        };
       }
     });
   } catch (e) {
@@ -98,7 +126,13 @@ export async function recordUse(dir: string, files: readonly string[], kind: Use
  * Records (or with `undo` takes back) that `file` was not relevant to a message it matched through
  * `words`. Unlike a count, this is the person's word: a failure is thrown for the caller to show.
  */
-export async function setNotRelevant(dir: string, file: string, words: readonly string[], undo = false, logger: Logger = silentLogger): Promise<void> {
+export async function setNotRelevant(
+  dir: string,
+  file: string,
+  words: readonly string[],
+  undo = false,
+  logger: Logger = silentLogger,
+): Promise<void> {
   const name = normaliseName(file);
   const key = sameWords(words);
   await editUsage(dir, logger, (entries) => {
@@ -115,7 +149,12 @@ function sameWords(words: readonly string[]): string {
 }
 
 /** After a merge: the merged files' counts go to the file that holds them now. */
-export async function foldUsage(dir: string, into: string, from: readonly string[], logger: Logger = silentLogger): Promise<void> {
+export async function foldUsage(
+  dir: string,
+  into: string,
+  from: readonly string[],
+  logger: Logger = silentLogger,
+): Promise<void> {
   const target = normaliseName(into);
   await editUsage(dir, logger, (entries) => {
     let sum = entries[target];
@@ -123,7 +162,11 @@ export async function foldUsage(dir: string, into: string, from: readonly string
       const u = entries[name];
       if (!u || name === target) continue;
       sum = sum
-        ? { recalls: sum.recalls + u.recalls, reads: sum.reads + u.reads, lastUsed: u.lastUsed > sum.lastUsed ? u.lastUsed : sum.lastUsed }
+        ? {
+            recalls: sum.recalls + u.recalls,
+            reads: sum.reads + u.reads,
+            lastUsed: u.lastUsed > sum.lastUsed ? u.lastUsed : sum.lastUsed,
+          }
         : { ...u };
       delete entries[name];
     }

@@ -21,12 +21,16 @@ export function notesOnlyGate(opts: NotesGateOptions): (tool: Tool, input: Recor
   const spellings = new Set<string>([path.resolve(notesPath)]);
   return (tool, input) => {
     if (tool.name !== 'Edit') {
-      return deny(`The session notes updater may only use Edit on ${notesPath}; ${tool.name} is not allowed here. Make your changes with Edit on that file.`);
+      return deny(
+        `The session notes updater may only use Edit on ${notesPath}; ${tool.name} is not allowed here. Make your changes with Edit on that file.`,
+      );
     }
     const given = typeof input.file_path === 'string' ? input.file_path : '';
     const abs = resolveToolPath(given, cwd);
     if (!sameFile(abs, notesPath)) {
-      return deny(`The session notes updater may only edit ${notesPath}; ${given || '(no path)'} is a different file. Nothing was changed.`);
+      return deny(
+        `The session notes updater may only edit ${notesPath}; ${given || '(no path)'} is a different file. Nothing was changed.`,
+      );
     }
     spellings.add(path.resolve(abs));
     shareReadRecord(readFiles, spellings);
@@ -39,7 +43,8 @@ export function sameFile(a: string, b: string): boolean {
   const ra = resolveReal(a);
   const rb = resolveReal(b);
   if (ra === null || rb === null) return false; // a symlink loop reaches nothing
-  const norm = (p: string): string => (process.platform === 'win32' ? path.normalize(p).toLowerCase() : path.normalize(p));
+  const norm = (p: string): string =>
+    process.platform === 'win32' ? path.normalize(p).toLowerCase() : path.normalize(p);
   return norm(ra) === norm(rb);
 }
 

@@ -32,7 +32,7 @@ export function buildUpdatePrompt(p: UpdatePromptInput): string {
     'Rules:',
     '- Use the Edit tool on that one file and nothing else. Every other tool, and Edit on any other path, is refused.',
     '- The lines starting with "# " and the italic line right below each of them are the template. Keep them ' +
-      'exactly as they are and where they are. Write below a section\'s italic line, never inside it.',
+      "exactly as they are and where they are. Write below a section's italic line, never inside it.",
     '- Write what someone taking over this session cold would need: where things stand and the next step, what ' +
       'the user asked for, the files and functions involved, the commands that work, errors met and their fixes, ' +
       'results the user asked for, and a terse worklog.',
@@ -44,7 +44,7 @@ export function buildUpdatePrompt(p: UpdatePromptInput): string {
       'tokens. When space runs short, shorten older detail first (Worklog, background) and keep Current State ' +
       'and Errors & Corrections complete.',
     '- Make all your edits in one reply if you can, one Edit call per section you change. Copy each old_string ' +
-      'exactly from the content above, for example a section\'s italic line, and repeat it at the start of ' +
+      "exactly from the content above, for example a section's italic line, and repeat it at the start of " +
       'new_string followed by what you add under it.',
     '- When you are done, answer with one short sentence and stop.',
     CLOSE,
@@ -57,7 +57,9 @@ export interface CondensePromptInput extends UpdatePromptInput {
 
 /** The one follow-up run when an update left the notes over a cap. */
 export function buildCondensePrompt(p: CondensePromptInput): string {
-  const lines = p.over.sections.map((s) => `- section "${s.heading}": ${s.tokens} tokens (limit ${p.caps.sectionTokens})`);
+  const lines = p.over.sections.map(
+    (s) => `- section "${s.heading}": ${s.tokens} tokens (limit ${p.caps.sectionTokens})`,
+  );
   if (p.over.file) lines.push(`- the whole file: ${p.over.file.tokens} tokens (limit ${p.caps.fileTokens})`);
   return [
     NOTES_UPDATE_MARKER,

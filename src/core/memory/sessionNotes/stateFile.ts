@@ -25,7 +25,15 @@ export interface NotesState extends TriggerState {
 }
 
 export function initialNotesState(): NotesState {
-  return { version: 1, initialized: false, tokensAtLastUpdate: 0, toolCallsSinceUpdate: 0, updates: 0, condensed: false, condenseRuns: 0 };
+  return {
+    version: 1,
+    initialized: false,
+    tokensAtLastUpdate: 0,
+    toolCallsSinceUpdate: 0,
+    updates: 0,
+    condensed: false,
+    condenseRuns: 0,
+  };
 }
 
 /**

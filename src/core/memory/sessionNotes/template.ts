@@ -121,7 +121,13 @@ export function parseNotes(text: string, count: TokenCounter = defaultTokenCount
  * Compaction uses this: template-only notes cannot stand in for the conversation.
  */
 export function isTemplateOnly(text: string, template: string): boolean {
-  const structural = new Set(template.replace(/\r\n/g, '\n').split('\n').map((l) => l.trim()).filter((l) => l !== ''));
+  const structural = new Set(
+    template
+      .replace(/\r\n/g, '\n')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== ''),
+  );
   for (const rawLine of text.replace(/\r\n/g, '\n').split('\n')) {
     const line = rawLine.trim();
     if (line === '' || structural.has(line)) continue;

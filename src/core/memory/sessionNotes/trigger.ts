@@ -50,7 +50,11 @@ export interface TriggerState {
   awaitingResults?: boolean;
 }
 
-export const INITIAL_TRIGGER_STATE: TriggerState = { initialized: false, tokensAtLastUpdate: 0, toolCallsSinceUpdate: 0 };
+export const INITIAL_TRIGGER_STATE: TriggerState = {
+  initialized: false,
+  tokensAtLastUpdate: 0,
+  toolCallsSinceUpdate: 0,
+};
 
 export interface ResponseObservation {
   /** Context used after this response (its usage: input + cache write + cache read + output). */
@@ -73,9 +77,7 @@ export type QuietReason =
   | 'resultsPending' // due at a response that called tools: the next response, which has their results, fires
   | 'nearCompaction'; // past the mark where compaction catches the notes up itself
 
-export type TriggerDecision =
-  | { fire: false; reason: QuietReason }
-  | { fire: true; kind: 'init' | 'update' };
+export type TriggerDecision = { fire: false; reason: QuietReason } | { fire: true; kind: 'init' | 'update' };
 
 export interface Observed {
   /** The state with this response counted (keep it whether or not the decision is acted on). */
@@ -91,21 +93,26 @@ export function observeResponse(state: TriggerState, obs: ResponseObservation, t
     ...(state.awaitingResults ? { awaitingResults: true } : {}),
   };
   if (!counted.initialized) {
-    const decision: TriggerDecision = obs.contextTokens >= t.initTokens ? { fire: true, kind: 'init' } : { fire: false, reason: 'belowInit' };
+    const decision: TriggerDecision =
+      obs.contextTokens >= t.initTokens ? { fire: true, kind: 'init' } : { fire: false, reason: 'belowInit' };
     return { state: counted, decision };
   }
-  if (obs.contextTokens - counted.tokensAtLastUpdate < t.growthTokens) return { state: counted, decision: { fire: false, reason: 'growth' } };
-  if (t.quietAboveTokens !== undefined && obs.contextTokens >= t.quietAboveTokens) return { state: counted, decision: { fire: false, reason: 'nearCompaction' } };
+  if (obs.contextTokens - counted.tokensAtLastUpdate < t.growthTokens)
+    return { state: counted, decision: { fire: false, reason: 'growth' } };
+  if (t.quietAboveTokens !== undefined && obs.contextTokens >= t.quietAboveTokens)
+    return { state: counted, decision: { fire: false, reason: 'nearCompaction' } };
   // A turn that ended without any tool call is a natural pause (the model answered and waits for the
   // user): the conversation is in a settled state worth writing down even after few tool calls. A turn
   // that called tools waits for the tool-call count instead, so a session whose every turn reads a file
   // updates every few turns, not after each one.
-  if (counted.toolCallsSinceUpdate < t.toolCalls && (obs.turnToolCalls ?? obs.toolCalls) > 0) return { state: counted, decision: { fire: false, reason: 'toolCalls' } };
+  if (counted.toolCallsSinceUpdate < t.toolCalls && (obs.turnToolCalls ?? obs.toolCalls) > 0)
+    return { state: counted, decision: { fire: false, reason: 'toolCalls' } };
   // Due at a response that called tools: the fork would see those calls answered "not run here" and
   // the notes would cover work whose results they never saw. One response later the results are in
   // (and the cursor covers them, so a session-memory compaction keeps less); it fires then, whatever
   // that response does.
-  if (obs.toolCalls > 0 && !counted.awaitingResults) return { state: { ...counted, awaitingResults: true }, decision: { fire: false, reason: 'resultsPending' } };
+  if (obs.toolCalls > 0 && !counted.awaitingResults)
+    return { state: { ...counted, awaitingResults: true }, decision: { fire: false, reason: 'resultsPending' } };
   return { state: counted, decision: { fire: true, kind: 'update' } };
 }
 
@@ -121,6 +128,8 @@ export function resolveThresholds(partial: Partial<TriggerThresholds> = {}): Tri
     initTokens: pick(partial.initTokens, DEFAULT_THRESHOLDS.initTokens),
     growthTokens: pick(partial.growthTokens, DEFAULT_THRESHOLDS.growthTokens),
     toolCalls: pick(partial.toolCalls, DEFAULT_THRESHOLDS.toolCalls),
-    ...(partial.quietAboveTokens !== undefined && Number.isFinite(partial.quietAboveTokens) ? { quietAboveTokens: partial.quietAboveTokens } : {}),
+    ...(partial.quietAboveTokens !== undefined && Number.isFinite(partial.quietAboveTokens)
+      ? { quietAboveTokens: partial.quietAboveTokens }
+      : {}),
   };
 }

@@ -20,10 +20,24 @@ import type { SessionNotesPaths } from './paths';
 import { buildCondensePrompt, buildUpdatePrompt } from './prompts';
 import { initialNotesState, readNotesState, writeNotesState, type NotesState } from './stateFile';
 import {
-  capViolations, DEFAULT_CAPS, DEFAULT_TEMPLATE, isOverCap, isTemplateOnly, loadTemplate, parseNotes,
-  type CapReport, type NotesCaps, type ParsedNotes,
+  capViolations,
+  DEFAULT_CAPS,
+  DEFAULT_TEMPLATE,
+  isOverCap,
+  isTemplateOnly,
+  loadTemplate,
+  parseNotes,
+  type CapReport,
+  type NotesCaps,
+  type ParsedNotes,
 } from './template';
-import { markStarted, observeResponse, resolveThresholds, type TriggerDecision, type TriggerThresholds } from './trigger';
+import {
+  markStarted,
+  observeResponse,
+  resolveThresholds,
+  type TriggerDecision,
+  type TriggerThresholds,
+} from './trigger';
 import { isFile } from '../../fs/fileKind';
 
 /**
@@ -138,12 +152,19 @@ export class SessionNotes {
    * One response of the main conversation arrived: count it, and start an update when one is due. The
    * update runs in the background; its promise is returned for callers that want to wait.
    */
-  async onModelResponse(source: ForkSource, response: Pick<ModelResponse, 'id' | 'usage' | 'content'>): Promise<Observation> {
+  async onModelResponse(
+    source: ForkSource,
+    response: Pick<ModelResponse, 'id' | 'usage' | 'content'>,
+  ): Promise<Observation> {
     await this.load();
     const contextTokens = usageTotal(response.usage);
     const toolCalls = response.content.filter((b) => b.type === 'tool_use').length;
     this.turnToolCalls += toolCalls;
-    const { state, decision } = observeResponse(this.data, { contextTokens, toolCalls, turnToolCalls: this.turnToolCalls }, this.thresholds);
+    const { state, decision } = observeResponse(
+      this.data,
+      { contextTokens, toolCalls, turnToolCalls: this.turnToolCalls },
+      this.thresholds,
+    );
     this.data = { ...this.data, ...state };
     this.dirty = true;
     if (!decision.fire) return { decision };
@@ -191,7 +212,13 @@ export class SessionNotes {
     });
     this.current = run;
     // After `current` is set, so a listener that reacts by waiting for the update finds it running.
-    this.emit({ type: 'notesUpdateStarted', path: this.paths.summary, kind, contextTokens: cover.contextTokens, messageId: cover.messageId });
+    this.emit({
+      type: 'notesUpdateStarted',
+      path: this.paths.summary,
+      kind,
+      contextTokens: cover.contextTokens,
+      messageId: cover.messageId,
+    });
     return run;
   }
 
@@ -227,7 +254,11 @@ export class SessionNotes {
       throw e;
     }
     const cursor = this.data.lastSummarizedMessageId;
-    return { text, parsed: parseNotes(text, await this.counter()), ...(cursor ? { lastSummarizedMessageId: cursor } : {}) };
+    return {
+      text,
+      parsed: parseNotes(text, await this.counter()),
+      ...(cursor ? { lastSummarizedMessageId: cursor } : {}),
+    };
   }
 
   /** True when the notes hold nothing beyond the template (compaction cannot stand on them). */
@@ -271,7 +302,9 @@ export class SessionNotes {
       // Without Edit among the conversation's tools (an untrusted workspace offers none) the fork could
       // only talk; spare the model call.
       if (!parent.tools.some((t) => t.name === 'Edit')) {
-        throw new Error('The conversation offers no Edit tool (is the workspace untrusted?), so the notes cannot be written.');
+        throw new Error(
+          'The conversation offers no Edit tool (is the workspace untrusted?), so the notes cannot be written.',
+        );
       }
       await this.ensureFile();
       const count = await this.counter();
@@ -281,13 +314,16 @@ export class SessionNotes {
       const condensed = isOverCap(over);
       if (condensed) {
         const before = over;
-        const second = await runFork((text) => buildCondensePrompt({ notesPath, notesText: text, caps: this.caps, over: before }));
+        const second = await runFork((text) =>
+          buildCondensePrompt({ notesPath, notesText: text, caps: this.caps, over: before }),
+        );
         if (second.reason === 'error' || second.reason === 'cancelled') {
           this.logger.warn(`Condensing the session notes did not finish (${second.error?.message ?? second.reason}).`);
         }
         parsed = parseNotes(await this.readText(), count);
         over = capViolations(parsed, this.caps);
-        if (isOverCap(over)) this.logger.warn(`The session notes are still over their caps after condensing: ${describeOver(over)}.`);
+        if (isOverCap(over))
+          this.logger.warn(`The session notes are still over their caps after condensing: ${describeOver(over)}.`);
       }
       const { lastError: _cleared, ...rest } = this.data;
       this.data = {
@@ -369,7 +405,9 @@ export class SessionNotes {
       await ensureTokenizer();
       return countTokens;
     } catch (e) {
-      this.logger.warn(`The tokenizer did not load; notes sizes are estimates (${e instanceof Error ? e.message : String(e)}).`);
+      this.logger.warn(
+        `The tokenizer did not load; notes sizes are estimates (${e instanceof Error ? e.message : String(e)}).`,
+      );
       return defaultTokenCounter;
     }
   }
@@ -401,7 +439,8 @@ export class SessionNotes {
 }
 
 function failIfNotRun(result: ForkResult): void {
-  if (result.reason === 'error') throw new Error(`The notes updater's model call failed: ${result.error?.message ?? 'unknown error'}`);
+  if (result.reason === 'error')
+    throw new Error(`The notes updater's model call failed: ${result.error?.message ?? 'unknown error'}`);
   if (result.reason === 'cancelled') throw new Error('The notes update was cancelled.');
 }
 

@@ -55,11 +55,16 @@ async function originUrl(root: string): Promise<string | null> {
 
 function gitConfigOrigin(root: string): Promise<string | null> {
   return new Promise((resolve, reject) => {
-    execFile('git', ['config', '--get', 'remote.origin.url'], { cwd: root, timeout: 10_000, windowsHide: true }, (error, stdout) => {
-      // Exit 1: the key is not set. Any other failure but a missing git says the same for our purpose.
-      if (error && isErrno(error, 'ENOENT')) reject(error);
-      else resolve(error ? null : stdout.trim() || null);
-    });
+    execFile(
+      'git',
+      ['config', '--get', 'remote.origin.url'],
+      { cwd: root, timeout: 10_000, windowsHide: true },
+      (error, stdout) => {
+        // Exit 1: the key is not set. Any other failure but a missing git says the same for our purpose.
+        if (error && isErrno(error, 'ENOENT')) reject(error);
+        else resolve(error ? null : stdout.trim() || null);
+      },
+    );
   });
 }
 

@@ -21,7 +21,10 @@ export class TeamSyncScheduler {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private disposed = false;
 
-  constructor(private readonly runSync: () => Promise<TeamSyncReport>, private readonly opts: TeamSyncSchedulerOptions = {}) {}
+  constructor(
+    private readonly runSync: () => Promise<TeamSyncReport>,
+    private readonly opts: TeamSyncSchedulerOptions = {},
+  ) {}
 
   /** Syncs now, or right after the sync in progress (several requests meanwhile share that one run). */
   request(): Promise<TeamSyncReport> {
@@ -30,11 +33,13 @@ export class TeamSyncScheduler {
       return this.running;
     }
     // After the run however it ended: a failed sync must not swallow the one asked for meanwhile.
-    this.trailing ??= this.running.catch(() => undefined).then(() => {
-      this.trailing = null;
-      this.running = this.start();
-      return this.running;
-    });
+    this.trailing ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.trailing = null;
+        this.running = this.start();
+        return this.running;
+      });
     return this.trailing;
   }
 

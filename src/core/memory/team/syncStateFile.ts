@@ -26,7 +26,9 @@ const Report: z.ZodType<TeamSyncReport> = z.object({
   at: z.string(),
   ok: z.boolean(),
   version: z.number().int().nonnegative().optional(),
-  pulled: z.array(z.object({ path: z.string(), reason: z.enum(['new', 'updated', 'conflict']), keptAt: z.string().optional() })),
+  pulled: z.array(
+    z.object({ path: z.string(), reason: z.enum(['new', 'updated', 'conflict']), keptAt: z.string().optional() }),
+  ),
   pushed: z.array(z.object({ path: z.string() })),
   skipped: z.array(z.object({ path: z.string(), reason: SkipReason, detail: z.string() })),
   blocked: z.array(z.object({ path: z.string(), rule: z.string(), kind: z.string(), line: z.number().int() })),

@@ -2,9 +2,7 @@
 // reply checked with zod, and every outcome a value rather than an exception so the sync can decide
 // (412 pull again, 413 learn the cap, 401 tell the user about the token). A dropped connection or a 5xx
 // is retried here with a short backoff: a server restarting behind a load balancer is back in seconds.
-import {
-  etagOf, TEAM_MEMORY_ROUTE, TeamErrorBody, TeamMemoryBody, TeamPutReply, versionOfEtag,
-} from './teamProtocol';
+import { etagOf, TEAM_MEMORY_ROUTE, TeamErrorBody, TeamMemoryBody, TeamPutReply, versionOfEtag } from './teamProtocol';
 
 /** Backoff before each retry of a request that met a network error or a 5xx. */
 export const TEAM_RETRY_DELAYS_MS: readonly number[] = [500, 1500, 4000];
@@ -36,17 +34,32 @@ export class TeamServerClient {
   }
 
   pull(): Promise<TeamReply<TeamMemoryBody>> {
-    return this.send('GET', undefined, undefined, (raw) => TeamMemoryBody.parse(raw), (b) => b.version);
+    return this.send(
+      'GET',
+      undefined,
+      undefined,
+      (raw) => TeamMemoryBody.parse(raw),
+      (b) => b.version,
+    );
   }
 
   /** Upserts `entries`, only if the server is still at `ifMatch` (an ETag; null: version 0). */
   put(entries: Record<string, string>, ifMatch: string | null): Promise<TeamReply<TeamPutReply>> {
-    return this.send('PUT', JSON.stringify({ entries }), ifMatch ?? etagOf(0), (raw) => TeamPutReply.parse(raw), (b) => b.version);
+    return this.send(
+      'PUT',
+      JSON.stringify({ entries }),
+      ifMatch ?? etagOf(0),
+      (raw) => TeamPutReply.parse(raw),
+      (b) => b.version,
+    );
   }
 
   private async send<T>(
-    method: 'GET' | 'PUT', body: string | undefined, ifMatch: string | undefined,
-    parse: (raw: unknown) => T, versionOf: (body: T) => number,
+    method: 'GET' | 'PUT',
+    body: string | undefined,
+    ifMatch: string | undefined,
+    parse: (raw: unknown) => T,
+    versionOf: (body: T) => number,
   ): Promise<TeamReply<T>> {
     const delays = this.opts.retryDelaysMs ?? TEAM_RETRY_DELAYS_MS;
     for (let attempt = 0; ; attempt++) {
@@ -58,8 +71,11 @@ export class TeamServerClient {
   }
 
   private async once<T>(
-    method: 'GET' | 'PUT', body: string | undefined, ifMatch: string | undefined,
-    parse: (raw: unknown) => T, versionOf: (body: T) => number,
+    method: 'GET' | 'PUT',
+    body: string | undefined,
+    ifMatch: string | undefined,
+    parse: (raw: unknown) => T,
+    versionOf: (body: T) => number,
   ): Promise<TeamReply<T>> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.opts.token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -73,20 +89,29 @@ export class TeamServerClient {
       text = await res.text();
     } catch (err) {
       if (this.opts.signal?.aborted) return { kind: 'failed', message: 'the sync was cancelled' };
-      if (timeout.aborted) return { kind: 'failed', message: `${this.where()} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s` };
+      if (timeout.aborted)
+        return { kind: 'failed', message: `${this.where()} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s` };
       return { kind: 'failed', message: `could not reach ${this.where()}: ${networkCause(err)}` };
     }
     const json = parseJson(text);
     if (!res.ok) {
       const parsed = TeamErrorBody.safeParse(json);
       const errBody = parsed.success ? parsed.data : null;
-      return { kind: 'status', status: res.status, body: errBody, message: errBody?.message ?? (text.trim().slice(0, 200) || res.statusText) };
+      return {
+        kind: 'status',
+        status: res.status,
+        body: errBody,
+        message: errBody?.message ?? (text.trim().slice(0, 200) || res.statusText),
+      };
     }
     try {
       const parsed = parse(json);
       return { kind: 'ok', body: parsed, version: versionOfEtag(res.headers.get('etag')) ?? versionOf(parsed) };
     } catch {
-      return { kind: 'failed', message: `${this.where()} answered ${method} with something that is not a team-memory reply (is the URL right?)` };
+      return {
+        kind: 'failed',
+        message: `${this.where()} answered ${method} with something that is not a team-memory reply (is the URL right?)`,
+      };
     }
   }
 

@@ -28,13 +28,20 @@ export const TEAM_MAX_CONFLICT_RETRIES = 2;
 export const RepoSlug = z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'repo must be owner/repo');
 
 /** A path inside the team folder: relative, forward slashes, Markdown, no hidden or `..` segments. */
-export const EntryPath = z.string().min(1).max(200).refine(
-  (p) => !p.startsWith('/') && !p.includes('\\') && p.toLowerCase().endsWith('.md')
-    && p.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !s.startsWith('.'))
-    // eslint-disable-next-line no-control-regex
-    && !/[\u0000-\u001f\u007f]/.test(p),
-  'entry paths are relative Markdown paths without hidden or ".." segments',
-);
+export const EntryPath = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine(
+    (p) =>
+      !p.startsWith('/') &&
+      !p.includes('\\') &&
+      p.toLowerCase().endsWith('.md') &&
+      p.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !s.startsWith('.')) &&
+      // eslint-disable-next-line no-control-regex
+      !/[\u0000-\u001f\u007f]/.test(p),
+    'entry paths are relative Markdown paths without hidden or ".." segments',
+  );
 
 /** sha256 of the UTF-8 content, lowercase hex. */
 export const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
@@ -59,23 +66,33 @@ export const TeamPutReply = z.object({
 export type TeamPutReply = z.infer<typeof TeamPutReply>;
 
 export const TeamErrorCode = z.enum([
-  'bad_request', 'unauthorized', 'forbidden', 'not_found', 'precondition_failed', 'precondition_required',
-  'too_many_entries', 'payload_too_large', 'secret_detected', 'internal',
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'precondition_failed',
+  'precondition_required',
+  'too_many_entries',
+  'payload_too_large',
+  'secret_detected',
+  'internal',
 ]);
 export type TeamErrorCode = z.infer<typeof TeamErrorCode>;
 
-export const TeamErrorBody = z.object({
-  error: TeamErrorCode,
-  message: z.string(),
-  /** 412: the repository's current version. */
-  version: z.number().int().nonnegative().optional(),
-  /** 413 too_many_entries: how many entries a repository may hold on this server. */
-  maxEntries: z.number().int().positive().optional(),
-  /** 413 payload_too_large: the largest body this server accepts. */
-  maxBytes: z.number().int().positive().optional(),
-  /** 422: what the server's own scan found. */
-  findings: z.array(z.object({ path: z.string(), rule: z.string(), line: z.number().int().positive() })).optional(),
-}).loose();
+export const TeamErrorBody = z
+  .object({
+    error: TeamErrorCode,
+    message: z.string(),
+    /** 412: the repository's current version. */
+    version: z.number().int().nonnegative().optional(),
+    /** 413 too_many_entries: how many entries a repository may hold on this server. */
+    maxEntries: z.number().int().positive().optional(),
+    /** 413 payload_too_large: the largest body this server accepts. */
+    maxBytes: z.number().int().positive().optional(),
+    /** 422: what the server's own scan found. */
+    findings: z.array(z.object({ path: z.string(), rule: z.string(), line: z.number().int().positive() })).optional(),
+  })
+  .loose();
 export type TeamErrorBody = z.infer<typeof TeamErrorBody>;
 
 /** `"12"` for version 12: the ETag is the version, quoted as RFC 9110 asks. */

@@ -43,7 +43,12 @@ export async function applyPull(opts: ApplyPullOptions): Promise<PullResult> {
   return result;
 }
 
-async function applyEntry(opts: ApplyPullOptions, p: string, content: string, serverSha: string): Promise<Pulled | null> {
+async function applyEntry(
+  opts: ApplyPullOptions,
+  p: string,
+  content: string,
+  serverSha: string,
+): Promise<Pulled | null> {
   const local = await readTeamFile(opts.teamDir, p);
   if (local === null) return (await writeEntry(opts.teamDir, p, content)) ? { path: p, reason: 'new' } : null;
   const localSha = sha256Hex(local);

@@ -35,27 +35,42 @@ export async function planPush(input: PushPlanInput): Promise<PushPlan> {
     if (sha256Hex(content) === input.serverChecksums[p]) continue;
     const size = Buffer.byteLength(content, 'utf8');
     if (size > TEAM_MAX_FILE_BYTES) {
-      plan.skipped.push({ path: p, reason: 'too_large', detail: `${kb(size)} is over the ${kb(TEAM_MAX_FILE_BYTES)} limit for a team memory file` });
+      plan.skipped.push({
+        path: p,
+        reason: 'too_large',
+        detail: `${kb(size)} is over the ${kb(TEAM_MAX_FILE_BYTES)} limit for a team memory file`,
+      });
       continue;
     }
     if (input.serverMaxBodyBytes !== undefined && BODY_OVERHEAD + entryBytes(p, content) > input.serverMaxBodyBytes) {
-      plan.skipped.push({ path: p, reason: 'too_large', detail: `the team server accepts at most ${input.serverMaxBodyBytes} bytes per request` });
+      plan.skipped.push({
+        path: p,
+        reason: 'too_large',
+        detail: `the team server accepts at most ${input.serverMaxBodyBytes} bytes per request`,
+      });
       continue;
     }
     const refused = input.refused?.get(p);
-    const hit = refused ?? await findTeamSecret(content);
+    const hit = refused ?? (await findTeamSecret(content));
     if (hit) {
       plan.blocked.push({ path: p, rule: hit.rule, kind: hit.kind, line: hit.line });
       continue;
     }
     sendable.push([p, content]);
   }
-  plan.batches = batch(capNewEntries(sendable, input, plan.skipped), Math.min(TEAM_MAX_BATCH_BYTES, input.serverMaxBodyBytes ?? Number.POSITIVE_INFINITY));
+  plan.batches = batch(
+    capNewEntries(sendable, input, plan.skipped),
+    Math.min(TEAM_MAX_BATCH_BYTES, input.serverMaxBodyBytes ?? Number.POSITIVE_INFINITY),
+  );
   return plan;
 }
 
 /** New paths beyond the server's cap are skipped (the index first, then by name, keeps the choice stable). */
-function capNewEntries(sendable: Array<[string, string]>, input: PushPlanInput, skipped: PushPlan['skipped']): Array<[string, string]> {
+function capNewEntries(
+  sendable: Array<[string, string]>,
+  input: PushPlanInput,
+  skipped: PushPlan['skipped'],
+): Array<[string, string]> {
   if (input.maxEntries === null) return sendable;
   let room = input.maxEntries - Object.keys(input.serverChecksums).length;
   return sendable.filter(([p]) => {
@@ -64,7 +79,11 @@ function capNewEntries(sendable: Array<[string, string]>, input: PushPlanInput, 
       room--;
       return true;
     }
-    skipped.push({ path: p, reason: 'server_max_entries', detail: `the server keeps at most ${input.maxEntries} entries per repository` });
+    skipped.push({
+      path: p,
+      reason: 'server_max_entries',
+      detail: `the server keeps at most ${input.maxEntries} entries per repository`,
+    });
     return false;
   });
 }

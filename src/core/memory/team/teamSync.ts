@@ -44,7 +44,17 @@ interface Working {
 export async function syncTeamMemory(opts: TeamSyncOptions): Promise<TeamSyncReport> {
   const now = opts.now ?? (() => new Date());
   const startedAt = now();
-  const report: TeamSyncReport = { repo: opts.repo, server: opts.serverUrl, at: startedAt.toISOString(), ok: false, pulled: [], pushed: [], skipped: [], blocked: [], retries: 0 };
+  const report: TeamSyncReport = {
+    repo: opts.repo,
+    server: opts.serverUrl,
+    at: startedAt.toISOString(),
+    ok: false,
+    pulled: [],
+    pushed: [],
+    skipped: [],
+    blocked: [],
+    retries: 0,
+  };
   const prev = await readTeamSyncState(opts.teamDir);
   const same = prev !== null && prev.repo === opts.repo && prev.server === opts.serverUrl;
   const work: Working = {
@@ -57,12 +67,21 @@ export async function syncTeamMemory(opts: TeamSyncOptions): Promise<TeamSyncRep
   };
   // The token is a credential like the API key: a memory quoting it is blocked, not uploaded.
   addKnownSecret(opts.token);
-  const client = new TeamServerClient({ serverUrl: opts.serverUrl, repo: opts.repo, token: opts.token, signal: opts.signal, retryDelaysMs: opts.retryDelaysMs });
+  const client = new TeamServerClient({
+    serverUrl: opts.serverUrl,
+    repo: opts.repo,
+    token: opts.token,
+    signal: opts.signal,
+    retryDelaysMs: opts.retryDelaysMs,
+  });
   try {
     await run(opts, client, work, report, startedAt);
     report.ok = true;
   } catch (err) {
-    report.error = err instanceof SyncFailure ? err.message : `team memory sync failed: ${err instanceof Error ? err.message : String(err)}`;
+    report.error =
+      err instanceof SyncFailure
+        ? err.message
+        : `team memory sync failed: ${err instanceof Error ? err.message : String(err)}`;
   }
   report.pulled = [...work.pulled.values()];
   report.at = now().toISOString();
@@ -75,10 +94,17 @@ export async function syncTeamMemory(opts: TeamSyncOptions): Promise<TeamSyncRep
   return report;
 }
 
-async function run(opts: TeamSyncOptions, client: TeamServerClient, work: Working, report: TeamSyncReport, startedAt: Date): Promise<void> {
+async function run(
+  opts: TeamSyncOptions,
+  client: TeamServerClient,
+  work: Working,
+  report: TeamSyncReport,
+  startedAt: Date,
+): Promise<void> {
   for (;;) {
     const pulled = expectOk(await client.pull(), opts, 'pull');
-    if (pulled.body.repo !== opts.repo) throw new SyncFailure(`the team server answered for ${pulled.body.repo}, not ${opts.repo}`);
+    if (pulled.body.repo !== opts.repo)
+      throw new SyncFailure(`the team server answered for ${pulled.body.repo}, not ${opts.repo}`);
     await pullInto(opts, work, pulled.body, startedAt);
     work.etag = etagOf(pulled.version);
     report.version = pulled.version;
@@ -86,14 +112,19 @@ async function run(opts: TeamSyncOptions, client: TeamServerClient, work: Workin
     if (await push(opts, client, work, report)) return;
     report.retries++;
     if (report.retries > TEAM_MAX_CONFLICT_RETRIES) {
-      throw new SyncFailure(`the team memory on the server kept changing while this sync pushed (412 Precondition Failed after ${TEAM_MAX_CONFLICT_RETRIES} retries); sync again in a moment`);
+      throw new SyncFailure(
+        `the team memory on the server kept changing while this sync pushed (412 Precondition Failed after ${TEAM_MAX_CONFLICT_RETRIES} retries); sync again in a moment`,
+      );
     }
   }
 }
 
 async function pullInto(opts: TeamSyncOptions, work: Working, body: TeamMemoryBody, at: Date): Promise<void> {
   const result = await applyPull({
-    teamDir: opts.teamDir, body, previous: work.serverChecksums, at,
+    teamDir: opts.teamDir,
+    body,
+    previous: work.serverChecksums,
+    at,
     onProgress: (done, total) => opts.onProgress?.({ phase: 'pull', done, total }),
   });
   work.serverChecksums = result.serverChecksums;
@@ -113,9 +144,15 @@ function creditLostReplies(work: Working, report: TeamSyncReport): void {
 }
 
 /** Sends what differs; true when done, false on a 412 (the caller pulls and comes back). */
-async function push(opts: TeamSyncOptions, client: TeamServerClient, work: Working, report: TeamSyncReport): Promise<boolean> {
+async function push(
+  opts: TeamSyncOptions,
+  client: TeamServerClient,
+  work: Working,
+  report: TeamSyncReport,
+): Promise<boolean> {
   for (let replans = 0; ; replans++) {
-    if (replans > MAX_REPLANS) throw new SyncFailure('the team server kept refusing the push (413 or 422 again after every adjustment)');
+    if (replans > MAX_REPLANS)
+      throw new SyncFailure('the team server kept refusing the push (413 or 422 again after every adjustment)');
     const plan = await planPush({ local: await listTeamFiles(opts.teamDir), ...work });
     report.skipped = plan.skipped;
     report.blocked = plan.blocked;
@@ -138,7 +175,8 @@ async function push(opts: TeamSyncOptions, client: TeamServerClient, work: Worki
       }
       if (reply.kind === 'status' && reply.status === 412) return false;
       if (reply.kind === 'status' && reply.status === 413) learnLimit(work, reply.body);
-      else if (reply.kind === 'status' && reply.status === 422 && reply.body?.findings?.length) learnRefusals(work, reply.body.findings, entries);
+      else if (reply.kind === 'status' && reply.status === 422 && reply.body?.findings?.length)
+        learnRefusals(work, reply.body.findings, entries);
       else expectOk(reply, opts, 'push');
       replan = true;
       break;
@@ -149,7 +187,10 @@ async function push(opts: TeamSyncOptions, client: TeamServerClient, work: Worki
 
 function learnLimit(work: Working, body: Extract<TeamReply<unknown>, { kind: 'status' }>['body']): void {
   if (body?.error === 'too_many_entries' && body.maxEntries !== undefined) {
-    if (work.maxEntries === body.maxEntries) throw new SyncFailure(`the team server refused the push as over its ${body.maxEntries} entries although this sync kept to that`);
+    if (work.maxEntries === body.maxEntries)
+      throw new SyncFailure(
+        `the team server refused the push as over its ${body.maxEntries} entries although this sync kept to that`,
+      );
     work.maxEntries = body.maxEntries;
     return;
   }
@@ -160,10 +201,16 @@ function learnLimit(work: Working, body: Extract<TeamReply<unknown>, { kind: 'st
   work.serverMaxBodyBytes = maxBytes; // the next plan sends smaller batches and skips what cannot fit alone
 }
 
-function learnRefusals(work: Working, findings: Array<{ path: string; rule: string; line: number }>, entries: Record<string, string>): void {
+function learnRefusals(
+  work: Working,
+  findings: Array<{ path: string; rule: string; line: number }>,
+  entries: Record<string, string>,
+): void {
   const fresh = findings.filter((f) => f.path in entries && !work.refused.has(f.path));
-  if (fresh.length === 0) throw new SyncFailure('the team server refused the push for a secret this sync could not place');
-  for (const f of fresh) work.refused.set(f.path, { path: f.path, rule: f.rule, kind: 'found by the server', line: f.line });
+  if (fresh.length === 0)
+    throw new SyncFailure('the team server refused the push for a secret this sync could not place');
+  for (const f of fresh)
+    work.refused.set(f.path, { path: f.path, rule: f.rule, kind: 'found by the server', line: f.line });
 }
 
 /** The body of a 2xx, else a SyncFailure that says what to do about it. */
@@ -172,10 +219,16 @@ function expectOk<T>(reply: TeamReply<T>, opts: TeamSyncOptions, step: 'pull' | 
   if (reply.kind === 'failed') throw new SyncFailure(`team memory ${step} failed: ${reply.message}`);
   const tokenHelp = 'set the token in ENGRAM_TEAM_TOKEN or with the command "Engram: Set Team Memory Token"';
   switch (reply.status) {
-    case 401: throw new SyncFailure(`the team server did not accept the token (401: ${reply.message}); ${tokenHelp}`);
-    case 403: throw new SyncFailure(`the token is not allowed for ${opts.repo} on the team server (403: ${reply.message}); ${tokenHelp} with a token issued for this repository`);
-    case 404: throw new SyncFailure(`${opts.serverUrl} has no team-memory API (404); check the server URL`);
-    default: throw new SyncFailure(`team memory ${step} failed: the server answered ${reply.status} (${reply.message})`);
+    case 401:
+      throw new SyncFailure(`the team server did not accept the token (401: ${reply.message}); ${tokenHelp}`);
+    case 403:
+      throw new SyncFailure(
+        `the token is not allowed for ${opts.repo} on the team server (403: ${reply.message}); ${tokenHelp} with a token issued for this repository`,
+      );
+    case 404:
+      throw new SyncFailure(`${opts.serverUrl} has no team-memory API (404); check the server URL`);
+    default:
+      throw new SyncFailure(`team memory ${step} failed: the server answered ${reply.status} (${reply.message})`);
   }
 }
 
@@ -185,9 +238,12 @@ async function stateAfter(opts: TeamSyncOptions, work: Working, report: TeamSync
   for (const [p, content] of local) {
     files[p] = sha256Hex(content) === work.serverChecksums[p] ? { state: 'synced' } : { state: 'local-change' };
   }
-  for (const b of report.blocked) if (b.path in files) files[b.path] = { state: 'blocked', rule: b.rule, kind: b.kind, line: b.line };
-  for (const s of report.skipped) if (s.path in files) files[s.path] = { state: 'skipped', reason: s.reason, detail: s.detail };
-  for (const p of report.pulled) if (p.keptAt && p.path in files) files[p.path] = { state: 'conflict', keptAt: p.keptAt };
+  for (const b of report.blocked)
+    if (b.path in files) files[b.path] = { state: 'blocked', rule: b.rule, kind: b.kind, line: b.line };
+  for (const s of report.skipped)
+    if (s.path in files) files[s.path] = { state: 'skipped', reason: s.reason, detail: s.detail };
+  for (const p of report.pulled)
+    if (p.keptAt && p.path in files) files[p.path] = { state: 'conflict', keptAt: p.keptAt };
   return {
     repo: opts.repo,
     server: opts.serverUrl,

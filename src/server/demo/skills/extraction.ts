@@ -14,9 +14,15 @@ const NOTHING = `${DEMO_PREFIX} nothing to save`;
 /** The newest thing the user said in the last `count` messages that is worth a memory. */
 export function memorableStatement(req: DemoRequest, count: number): string | undefined {
   const scope = req.messages.slice(Math.max(0, req.promptAt - count), req.promptAt);
-  const said = scope.flatMap(userWords).map((w) => w.trim()).filter((w) => !w.startsWith('['));
+  const said = scope
+    .flatMap(userWords)
+    .map((w) => w.trim())
+    .filter((w) => !w.startsWith('['));
   // "remember ..." is the main agent's job (it saved it already, or the user saw why not).
-  return said.reverse().find((w) => PREFERENCE.test(w) && !/^remember\b|^记住/i.test(w))?.split('\n')[0];
+  return said
+    .reverse()
+    .find((w) => PREFERENCE.test(w) && !/^remember\b|^记住/i.test(w))
+    ?.split('\n')[0];
 }
 
 export function extractMemories(req: DemoRequest): ScriptedMessage {
@@ -25,10 +31,19 @@ export function extractMemories(req: DemoRequest): ScriptedMessage {
   const statement = memorableStatement(req, count);
   if (!dir || !statement || !req.tools.has('Write')) return { content: [{ type: 'text', text: NOTHING }] };
   const existing = [...req.prompt.matchAll(/^- (\S+\.md)(?: \[[a-z]+\])?(?::\s*(.*))?$/gm)];
-  const note = buildMemoryNote(statement, { taken: takenNames(req, existing.map((m) => m[1])), date: req.date, source: 'noticed' });
-  if (existing.some((m) => m[2]?.trim() === note.description)) return { content: [{ type: 'text', text: `${NOTHING} (already saved)` }] };
+  const note = buildMemoryNote(statement, {
+    taken: takenNames(
+      req,
+      existing.map((m) => m[1]),
+    ),
+    date: req.date,
+    source: 'noticed',
+  });
+  if (existing.some((m) => m[2]?.trim() === note.description))
+    return { content: [{ type: 'text', text: `${NOTHING} (already saved)` }] };
   const step = memoryWriteStep(req, dir, note, { readIndexFirst: true });
   if ('next' in step) return silentCalls(step.next);
-  if ('failed' in step) return { content: [{ type: 'text', text: `${DEMO_PREFIX} could not save ${note.file}: ${step.failed}` }] };
+  if ('failed' in step)
+    return { content: [{ type: 'text', text: `${DEMO_PREFIX} could not save ${note.file}: ${step.failed}` }] };
   return { content: [{ type: 'text', text: `${DEMO_PREFIX} saved ${note.file}.` }] };
 }

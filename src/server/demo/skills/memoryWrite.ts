@@ -14,7 +14,12 @@ export type MemoryWriteStep =
 
 const NOT_READ = /has not been read yet|was modified since it was last read/;
 
-export function memoryWriteStep(req: DemoRequest, dir: string, note: MemoryNote, opts: { readIndexFirst: boolean }): MemoryWriteStep {
+export function memoryWriteStep(
+  req: DemoRequest,
+  dir: string,
+  note: MemoryNote,
+  opts: { readIndexFirst: boolean },
+): MemoryWriteStep {
   const index = path.join(dir, MEMORY_INDEX_FILE);
   const topic = path.join(dir, note.file);
   const reads = stepsOn(req, 'Read', index);

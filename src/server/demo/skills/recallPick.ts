@@ -17,6 +17,9 @@ export function recallPick(req: DemoRequest): ScriptedMessage {
     const shared = queryTerms(m[2]).filter((t) => asked.has(t)).length;
     if (shared >= 2) scored.push({ file: m[1], shared });
   }
-  const files = scored.sort((a, b) => b.shared - a.shared).slice(0, max).map((s) => s.file);
+  const files = scored
+    .sort((a, b) => b.shared - a.shared)
+    .slice(0, max)
+    .map((s) => s.file);
   return { content: [{ type: 'text', text: JSON.stringify({ files }) }] };
 }

@@ -29,18 +29,25 @@ const TOUR_ZH = `我是一个离线运行的脚本化 Claude 替身。我的回�
 设置 Anthropic API 密钥（Engram: Set Anthropic API Key）即可与 Claude 对话。`;
 
 export function tour(lang: Lang, unknown?: string): ScriptedMessage {
-  const lead = unknown === undefined ? '' : pick(lang, `I did not understand "${clip(unknown, 200)}". `, `我没有理解“${clip(unknown, 200)}”。`);
+  const lead =
+    unknown === undefined
+      ? ''
+      : pick(lang, `I did not understand "${clip(unknown, 200)}". `, `我没有理解“${clip(unknown, 200)}”。`);
   return { content: [{ type: 'text', text: `${label(lang)} ${lead}${lang === 'zh' ? TOUR_ZH : TOUR_EN}` }] };
 }
 
 /** A stated preference in the chat: acknowledged; saving it is the background memory agent's job. */
 export function preferenceNoted(lang: Lang): ScriptedMessage {
   return {
-    content: [{
-      type: 'text',
-      text: `${label(lang)} ${pick(lang,
-        'noted. I do not save this myself: when the turn ends, Engram\'s background memory agent reads the conversation and saves preferences like this one as a memory (watch for "Memory saved in the background"). Say "remember ..." to save something right away.',
-        '知道了。我不会自己保存它：本轮结束后，Engram 的后台记忆代理会读取对话，并把这样的偏好保存为记忆（留意“Memory saved in the background”提示）。想立即保存，请说“记住……”。')}`,
-    }],
+    content: [
+      {
+        type: 'text',
+        text: `${label(lang)} ${pick(
+          lang,
+          'noted. I do not save this myself: when the turn ends, Engram\'s background memory agent reads the conversation and saves preferences like this one as a memory (watch for "Memory saved in the background"). Say "remember ..." to save something right away.',
+          '知道了。我不会自己保存它：本轮结束后，Engram 的后台记忆代理会读取对话，并把这样的偏好保存为记忆（留意“Memory saved in the background”提示）。想立即保存，请说“记住……”。',
+        )}`,
+      },
+    ],
   };
 }

@@ -6,10 +6,22 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, it } from 'node:test';
-import { capStatus, kbText, orderCandidates, pruneCandidates, readCapStatus } from '../../../../src/core/memory/autoMemory/capWarning';
+import {
+  capStatus,
+  kbText,
+  orderCandidates,
+  pruneCandidates,
+  readCapStatus,
+} from '../../../../src/core/memory/autoMemory/capWarning';
 import { loadMemoryIndex } from '../../../../src/core/memory/autoMemory/memoryIndex';
 import { mergeEntries, mergedText, undoMerge } from '../../../../src/core/memory/autoMemory/mergeEntries';
-import { foldUsage, readUsage, recordUse, USAGE_FILE, usesOf } from '../../../../src/core/memory/autoMemory/usageCounts';
+import {
+  foldUsage,
+  readUsage,
+  recordUse,
+  USAGE_FILE,
+  usesOf,
+} from '../../../../src/core/memory/autoMemory/usageCounts';
 import type { Logger } from '../../../../src/core/ports';
 import { useTempDirs } from '../../support/tempDirs';
 
@@ -47,7 +59,9 @@ describe('use counts', () => {
     seed(2);
     await recordUse(dir, ['e001.md', './e001.md'], 'recall', { now: new Date('2026-01-01T10:00:00Z') });
     await recordUse(dir, ['e001.md'], 'read', { now: new Date('2026-01-02T10:00:00Z') });
-    await Promise.all([1, 2, 3].map(() => recordUse(dir, ['e002.md'], 'recall', { now: new Date('2026-01-01T09:00:00Z') })));
+    await Promise.all(
+      [1, 2, 3].map(() => recordUse(dir, ['e002.md'], 'recall', { now: new Date('2026-01-01T09:00:00Z') })),
+    );
     const usage = await readUsage(dir);
     assert.deepEqual(usage['e001.md'], { recalls: 1, reads: 1, lastUsed: '2026-01-02T10:00:00.000Z' });
     assert.equal(usesOf(usage['e002.md']), 3, 'concurrent counts in one process are not lost');
@@ -59,7 +73,11 @@ describe('use counts', () => {
 
   it('reads a broken or malformed file as empty with a log line, replaces it on the next count, and leaves MEMORY.md alone', async () => {
     const text = seed(1);
-    for (const bad of ['{not json', JSON.stringify({ version: 1, entries: { 'e001.md': { recalls: -1, reads: 0, lastUsed: 'x' } } }), '[]']) {
+    for (const bad of [
+      '{not json',
+      JSON.stringify({ version: 1, entries: { 'e001.md': { recalls: -1, reads: 0, lastUsed: 'x' } } }),
+      '[]',
+    ]) {
       fs.writeFileSync(path.join(dir, USAGE_FILE), bad);
       const logger = recordingLogger();
       assert.deepEqual(await readUsage(dir, logger), {});
@@ -103,7 +121,15 @@ describe('the cap check', () => {
 
 describe('least used first', () => {
   it('orders by uses, then last use (never used first), then the later line; suggests the fewest that get under the mark', () => {
-    const text = ['# Index', '- [A](a.md) — a', '- [B](b.md) — b', '- [C](c.md) — c', '- [D](d.md) — d', '- [B again](b.md) — dup', ''].join('\n');
+    const text = [
+      '# Index',
+      '- [A](a.md) — a',
+      '- [B](b.md) — b',
+      '- [C](c.md) — c',
+      '- [D](d.md) — d',
+      '- [B again](b.md) — dup',
+      '',
+    ].join('\n');
     const usage = {
       'a.md': { recalls: 2, reads: 0, lastUsed: '2026-01-01T00:00:00.000Z' },
       'c.md': { recalls: 1, reads: 1, lastUsed: '2025-06-01T00:00:00.000Z' },
@@ -111,20 +137,36 @@ describe('least used first', () => {
     };
     // 6 lines against a 5-line cap warned at 80% (4 lines): two lines must go, b.md has two.
     const out = orderCandidates(text, usage, { maxLines: 5, warnRatio: 0.8 });
-    assert.deepEqual(out.map((c) => [c.file, c.uses, c.lines, c.suggested]), [
-      ['b.md', 0, 2, true], ['c.md', 2, 1, true], ['a.md', 2, 1, false], ['d.md', 2, 1, false],
-    ]);
+    assert.deepEqual(
+      out.map((c) => [c.file, c.uses, c.lines, c.suggested]),
+      [
+        ['b.md', 0, 2, true],
+        ['c.md', 2, 1, true],
+        ['a.md', 2, 1, false],
+        ['d.md', 2, 1, false],
+      ],
+    );
     assert.equal(out[0].line, 3);
     assert.equal(out[0].bytes, Buffer.byteLength('- [B](b.md) — b\n') + Buffer.byteLength('- [B again](b.md) — dup\n'));
-    assert.ok(orderCandidates(text, usage).every((c) => !c.suggested), 'under the mark nothing is suggested');
+    assert.ok(
+      orderCandidates(text, usage).every((c) => !c.suggested),
+      'under the mark nothing is suggested',
+    );
   });
 
   it('reads the index and the counts from the folder', async () => {
     seed(170);
-    await recordUse(dir, Array.from({ length: 168 }, (_, i) => `e${String(i + 3).padStart(3, '0')}.md`), 'recall');
+    await recordUse(
+      dir,
+      Array.from({ length: 168 }, (_, i) => `e${String(i + 3).padStart(3, '0')}.md`),
+      'recall',
+    );
     const out = await pruneCandidates(dir);
     // Entries 1 and 2 were never used; 170 lines need 11 out to get under 160.
-    assert.deepEqual(out.slice(0, 2).map((c) => c.file), ['e002.md', 'e001.md']);
+    assert.deepEqual(
+      out.slice(0, 2).map((c) => c.file),
+      ['e002.md', 'e001.md'],
+    );
     assert.equal(out.filter((c) => c.suggested).length, 11);
   });
 });
@@ -138,7 +180,10 @@ describe('merge', () => {
     const result = await mergeEntries(dir, ['e001.md', 'e003.md', 'e005.md']);
     assert.deepEqual([result.file, result.merged], ['e001.md', ['e003.md', 'e005.md']]);
     const merged = fs.readFileSync(path.join(dir, 'e001.md'), 'utf8');
-    assert.equal(merged, `${topic('Entry 1', 'user').trimEnd()}\n\n## Entry 3\n\nThird body.\n\nMore.\n\n## Entry 5\n\nEntry 5: the rule.\n`);
+    assert.equal(
+      merged,
+      `${topic('Entry 1', 'user').trimEnd()}\n\n## Entry 3\n\nThird body.\n\nMore.\n\n## Entry 5\n\nEntry 5: the rule.\n`,
+    );
     assert.ok(!fs.existsSync(path.join(dir, 'e003.md')) && !fs.existsSync(path.join(dir, 'e005.md')));
     const lines = fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').split('\n');
     assert.equal(lines[0], '- [Entry 1](e001.md) — hook 1; hook 3; hook 5', 'the line stays where the first one was');
@@ -157,13 +202,19 @@ describe('merge', () => {
     const index = seed(3);
     fs.writeFileSync(path.join(dir, 'loose.md'), topic('Loose', 'user'));
     await assert.rejects(mergeEntries(dir, ['e001.md', './e001.md']), /two or more/);
-    await assert.rejects(mergeEntries(dir, ['e001.md', 'e002.md']), /of one type can be merged; these are user and feedback/);
+    await assert.rejects(
+      mergeEntries(dir, ['e001.md', 'e002.md']),
+      /of one type can be merged; these are user and feedback/,
+    );
     await assert.rejects(mergeEntries(dir, ['e001.md', 'loose.md']), /loose\.md has no line in MEMORY\.md/);
     assert.equal(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'), index);
     assert.ok(!fs.existsSync(path.join(dir, '.trash')) || fs.readdirSync(path.join(dir, '.trash')).length === 0);
   });
 
   it('puts each other body under a one-line heading', () => {
-    assert.equal(mergedText({ text: 'first\n\n\n' }, [{ title: 'Two\nlines', body: '\nbody\n' }]), 'first\n\n## Two lines\n\nbody\n');
+    assert.equal(
+      mergedText({ text: 'first\n\n\n' }, [{ title: 'Two\nlines', body: '\nbody\n' }]),
+      'first\n\n## Two lines\n\nbody\n',
+    );
   });
 });

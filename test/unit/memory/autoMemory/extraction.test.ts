@@ -8,8 +8,16 @@ import { describe, it } from 'node:test';
 import type { Agent } from '../../../../src/core/agent/agent';
 import { readTranscript } from '../../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, ContentBlock, ToolResultBlock } from '../../../../src/core/conversation/types';
-import { attachAutoMemory, prepareAutoMemory, type AutoMemoryHandle } from '../../../../src/core/memory/autoMemory/attach';
-import { SKIP_MAIN_AGENT_WROTE, SKIP_NO_TOOLS, type AutoMemoryEvent } from '../../../../src/core/memory/autoMemory/extraction';
+import {
+  attachAutoMemory,
+  prepareAutoMemory,
+  type AutoMemoryHandle,
+} from '../../../../src/core/memory/autoMemory/attach';
+import {
+  SKIP_MAIN_AGENT_WROTE,
+  SKIP_NO_TOOLS,
+  type AutoMemoryEvent,
+} from '../../../../src/core/memory/autoMemory/extraction';
 import { extractionCanUseTool, memoryWriteGate } from '../../../../src/core/memory/autoMemory/memoryPermissions';
 import { EXTRACTION_MARKER } from '../../../../src/core/memory/autoMemory/memoryPrompts';
 import { cursorFileFor } from '../../../../src/core/memory/autoMemory/messageCursor';
@@ -65,7 +73,9 @@ const isExtraction = (body: MessagesRequestBody): boolean => lastUserText(body.m
 function lastUserText(messages: ApiMessage[]): string {
   const last = messages[messages.length - 1];
   if (!last || last.role !== 'user') return '';
-  return typeof last.content === 'string' ? last.content : last.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
+  return typeof last.content === 'string'
+    ? last.content
+    : last.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n');
 }
 
 function results(body: MessagesRequestBody): ToolResultBlock[] {
@@ -73,11 +83,13 @@ function results(body: MessagesRequestBody): ToolResultBlock[] {
   return (last.content as ContentBlock[]).filter((b): b is ToolResultBlock => b.type === 'tool_result');
 }
 
-const TOPIC = (sessionless: string) => `---\nname: Real database in tests\ndescription: integration tests must hit a real database, not mocks\ntype: feedback\n---\n\n${sessionless}\n\n**Why:** mocked tests passed while a migration broke production.\n\n**How to apply:** any test touching the database.\n`;
+const TOPIC = (sessionless: string) =>
+  `---\nname: Real database in tests\ndescription: integration tests must hit a real database, not mocks\ntype: feedback\n---\n\n${sessionless}\n\n**Why:** mocked tests passed while a migration broke production.\n\n**How to apply:** any test touching the database.\n`;
 
 async function transcriptUuids(file: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const l of (await readTranscript(file)).lines) if (typeof (l as { uuid?: unknown }).uuid === 'string') out.set((l as { uuid: string }).uuid, l.type);
+  for (const l of (await readTranscript(file)).lines)
+    if (typeof (l as { uuid?: unknown }).uuid === 'string') out.set((l as { uuid: string }).uuid, l.type);
   return out;
 }
 
@@ -90,10 +102,23 @@ describe('background extraction', () => {
       { content: [{ type: 'text', text: 'Understood: real database for integration tests.' }] },
       // the extraction fork: read first, then write both files, then report
       { content: [{ type: 'tool_use', name: 'Read', input: { file_path: indexPath } }] },
-      { content: [
-        { type: 'tool_use', name: 'Write', input: { file_path: topicPath, content: TOPIC('Integration tests use the real database.') } },
-        { type: 'tool_use', name: 'Write', input: { file_path: indexPath, content: '- [Real DB in tests](feedback_real_db.md) — no mocks for the database\n' } },
-      ] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: { file_path: topicPath, content: TOPIC('Integration tests use the real database.') },
+          },
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: {
+              file_path: indexPath,
+              content: '- [Real DB in tests](feedback_real_db.md) — no mocks for the database\n',
+            },
+          },
+        ],
+      },
       { content: [{ type: 'text', text: 'Saved feedback_real_db.md.' }] },
     );
     const first = server.requests.length;
@@ -112,28 +137,58 @@ describe('background extraction', () => {
     assert.equal(parsed.type, 'feedback');
     assert.equal(parsed.data.originSessionId, s.session.sessionId);
     const uuids = await transcriptUuids(s.session.transcriptPath);
-    assert.equal(uuids.get(String(parsed.data.originMessageId)), 'assistant', 'the origin is the last message the run covered');
-    assert.equal(fs.readFileSync(indexPath, 'utf8'), '- [Real DB in tests](feedback_real_db.md) — no mocks for the database\n');
-    assert.deepEqual(s.events.filter((e) => e.type === 'memorySaved'), [{ type: 'memorySaved', file: 'feedback_real_db.md', title: 'Real DB in tests', by: 'extraction' }]);
+    assert.equal(
+      uuids.get(String(parsed.data.originMessageId)),
+      'assistant',
+      'the origin is the last message the run covered',
+    );
+    assert.equal(
+      fs.readFileSync(indexPath, 'utf8'),
+      '- [Real DB in tests](feedback_real_db.md) — no mocks for the database\n',
+    );
+    assert.deepEqual(
+      s.events.filter((e) => e.type === 'memorySaved'),
+      [{ type: 'memorySaved', file: 'feedback_real_db.md', title: 'Real DB in tests', by: 'extraction' }],
+    );
     const done = s.events.find((e) => e.type === 'extractionDone');
     assert.ok(done && done.type === 'extractionDone' && done.modelCalls === 3);
 
-    const cursor = JSON.parse(fs.readFileSync(cursorFileFor(s.session.transcriptPath), 'utf8')) as { lastMemoryMessageUuid: string };
+    const cursor = JSON.parse(fs.readFileSync(cursorFileFor(s.session.transcriptPath), 'utf8')) as {
+      lastMemoryMessageUuid: string;
+    };
     assert.equal(cursor.lastMemoryMessageUuid, parsed.data.originMessageId);
 
     // The next run sees only the new turn.
-    server.enqueue({ content: [{ type: 'text', text: 'Sure.' }] }, { content: [{ type: 'text', text: 'nothing to save' }] });
+    server.enqueue(
+      { content: [{ type: 'text', text: 'Sure.' }] },
+      { content: [{ type: 'text', text: 'nothing to save' }] },
+    );
     await s.agent.runTurn('Thanks.');
     await handle?.idle();
     assert.match(lastUserText(server.requests[server.requests.length - 1].body.messages), /the last 2 messages above/);
-    assert.match(lastUserText(server.requests[server.requests.length - 1].body.messages), /- feedback_real_db\.md \[feedback\]: integration tests must hit/);
+    assert.match(
+      lastUserText(server.requests[server.requests.length - 1].body.messages),
+      /- feedback_real_db\.md \[feedback\]: integration tests must hit/,
+    );
   });
 
   it('skips a turn in which the main agent saved memory, and moves the cursor past it', async () => {
     const s = await setup();
     const topicPath = path.join(s.dir, 'user_pnpm.md');
     server.enqueue(
-      { content: [{ type: 'tool_use', name: 'Write', input: { file_path: topicPath, content: '---\nname: pnpm\ndescription: this repository uses pnpm, never npm\ntype: project\n---\n\nUse pnpm.\n' } }] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Write',
+            input: {
+              file_path: topicPath,
+              content:
+                '---\nname: pnpm\ndescription: this repository uses pnpm, never npm\ntype: project\n---\n\nUse pnpm.\n',
+            },
+          },
+        ],
+      },
       { content: [{ type: 'text', text: 'Saved.' }] },
     );
     const before = server.requests.length;
@@ -142,16 +197,33 @@ describe('background extraction', () => {
 
     assert.deepEqual(s.asked, [], 'no permission prompt for a memory write');
     assert.equal(server.requests.length, before + 2, 'no extraction call');
-    assert.deepEqual(s.events.filter((e) => e.type === 'extractionSkipped'), [{ type: 'extractionSkipped', reason: SKIP_MAIN_AGENT_WROTE }]);
-    assert.deepEqual(s.events.filter((e) => e.type === 'memorySaved'), [{ type: 'memorySaved', file: 'user_pnpm.md', title: 'pnpm', by: 'user' }]);
+    assert.deepEqual(
+      s.events.filter((e) => e.type === 'extractionSkipped'),
+      [{ type: 'extractionSkipped', reason: SKIP_MAIN_AGENT_WROTE }],
+    );
+    assert.deepEqual(
+      s.events.filter((e) => e.type === 'memorySaved'),
+      [{ type: 'memorySaved', file: 'user_pnpm.md', title: 'pnpm', by: 'user' }],
+    );
     const parsed = parseTopicFile(fs.readFileSync(topicPath));
     assert.ok(!parsed.binary && parsed.data.originSessionId === s.session.sessionId);
     const uuids = await transcriptUuids(s.session.transcriptPath);
-    assert.equal(!parsed.binary && uuids.get(String(parsed.data.originMessageId)), 'user', 'the origin is the prompt that asked');
-    assert.equal(fs.readFileSync(path.join(s.dir, 'MEMORY.md'), 'utf8'), '- [pnpm](user_pnpm.md) — this repository uses pnpm, never npm\n', 'the forgotten index line was added');
+    assert.equal(
+      !parsed.binary && uuids.get(String(parsed.data.originMessageId)),
+      'user',
+      'the origin is the prompt that asked',
+    );
+    assert.equal(
+      fs.readFileSync(path.join(s.dir, 'MEMORY.md'), 'utf8'),
+      '- [pnpm](user_pnpm.md) — this repository uses pnpm, never npm\n',
+      'the forgotten index line was added',
+    );
 
     // The cursor moved: the next extraction sees only the next turn.
-    server.enqueue({ content: [{ type: 'text', text: 'ok' }] }, { content: [{ type: 'text', text: 'nothing to save' }] });
+    server.enqueue(
+      { content: [{ type: 'text', text: 'ok' }] },
+      { content: [{ type: 'text', text: 'nothing to save' }] },
+    );
     await s.agent.runTurn('And use Node 20.');
     await handle?.idle();
     assert.match(lastUserText(server.requests[server.requests.length - 1].body.messages), /the last 2 messages above/);
@@ -180,11 +252,20 @@ describe('background extraction', () => {
 
   it('starts from the first message when its cursor message is gone (after a compaction)', async () => {
     const s = await setup();
-    server.enqueue({ content: [{ type: 'text', text: 'a1' }] }, { content: [{ type: 'text', text: 'nothing to save' }] });
+    server.enqueue(
+      { content: [{ type: 'text', text: 'a1' }] },
+      { content: [{ type: 'text', text: 'nothing to save' }] },
+    );
     await s.agent.runTurn('q1');
     await handle?.idle();
-    s.agent.replaceMessages([{ role: 'user', content: 'Summary of the earlier conversation.' }, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }]);
-    server.enqueue({ content: [{ type: 'text', text: 'a2' }] }, { content: [{ type: 'text', text: 'nothing to save' }] });
+    s.agent.replaceMessages([
+      { role: 'user', content: 'Summary of the earlier conversation.' },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+    ]);
+    server.enqueue(
+      { content: [{ type: 'text', text: 'a2' }] },
+      { content: [{ type: 'text', text: 'nothing to save' }] },
+    );
     await s.agent.runTurn('q2');
     await handle?.idle();
     assert.match(lastUserText(server.requests[server.requests.length - 1].body.messages), /the last 4 messages above/);
@@ -207,11 +288,13 @@ describe('background extraction', () => {
     ];
     server.enqueue(
       { content: [{ type: 'text', text: 'ok' }] },
-      { content: [
-        ...denied.map((d) => ({ type: 'tool_use' as const, name: d.name, input: d.input })),
-        { type: 'tool_use', name: 'Read', input: { file_path: path.join(workspace, 'keep.txt') } },
-        { type: 'tool_use', name: 'Bash', input: { command: 'ls' } },
-      ] },
+      {
+        content: [
+          ...denied.map((d) => ({ type: 'tool_use' as const, name: d.name, input: d.input })),
+          { type: 'tool_use', name: 'Read', input: { file_path: path.join(workspace, 'keep.txt') } },
+          { type: 'tool_use', name: 'Bash', input: { command: 'ls' } },
+        ],
+      },
       { content: [{ type: 'text', text: 'nothing to save' }] },
     );
     await s.agent.runTurn('hello');
@@ -222,11 +305,20 @@ describe('background extraction', () => {
       assert.equal(a.is_error, true);
       assert.match(String(a.content), /^Denied: the memory agent may/);
     }
-    assert.ok(!answers[denied.length].is_error && /keep me/.test(String(answers[denied.length].content)), 'Read anywhere');
-    assert.ok(!answers[denied.length + 1].is_error && /keep\.txt/.test(String(answers[denied.length + 1].content)), 'read-only Bash');
+    assert.ok(
+      !answers[denied.length].is_error && /keep me/.test(String(answers[denied.length].content)),
+      'Read anywhere',
+    );
+    assert.ok(
+      !answers[denied.length + 1].is_error && /keep\.txt/.test(String(answers[denied.length + 1].content)),
+      'read-only Bash',
+    );
     assert.equal(fs.readFileSync(path.join(workspace, 'keep.txt'), 'utf8'), 'keep me\n');
     assert.deepEqual(fs.readdirSync(workspace).sort(), ['keep.txt']);
-    assert.deepEqual(s.events.filter((e) => e.type === 'memorySaved'), []);
+    assert.deepEqual(
+      s.events.filter((e) => e.type === 'memorySaved'),
+      [],
+    );
   });
 });
 
@@ -257,7 +349,8 @@ describe('extractionCanUseTool', () => {
     fs.mkdirSync(dir);
     const tools = new Map(createDefaultTools().map((t) => [t.name, t]));
     const gate = extractionCanUseTool(dir, ws);
-    const allow = async (name: string, input: Record<string, unknown>): Promise<boolean> => (await gate(tools.get(name) ?? { ...tools.get('Read')!, name }, input)).allow;
+    const allow = async (name: string, input: Record<string, unknown>): Promise<boolean> =>
+      (await gate(tools.get(name) ?? { ...tools.get('Read')!, name }, input)).allow;
     assert.equal(await allow('Read', { file_path: '/etc/hostname' }), true);
     assert.equal(await allow('Grep', { pattern: 'x', path: '/' }), true);
     assert.equal(await allow('Glob', { pattern: '**/*' }), true);
@@ -265,10 +358,17 @@ describe('extractionCanUseTool', () => {
     assert.equal(await allow('Bash', { command: 'find . -delete' }), false);
     assert.equal(await allow('Bash', { command: 'git status' }), false);
     assert.equal(await allow('Write', { file_path: path.join(dir, 'a.md'), content: '' }), true);
-    assert.equal(await allow('Edit', { file_path: path.join(dir, 'MEMORY.md'), old_string: 'a', new_string: 'b' }), true);
+    assert.equal(
+      await allow('Edit', { file_path: path.join(dir, 'MEMORY.md'), old_string: 'a', new_string: 'b' }),
+      true,
+    );
     assert.equal(await allow('Write', { file_path: path.join(dir, 'run.sh'), content: '' }), false);
     assert.equal(await allow('Write', { file_path: path.join(dir, '.trash', 'a.md'), content: '' }), false);
-    assert.equal(await allow('Write', { file_path: 'a.md', content: '' }), false, 'relative paths resolve against the workspace');
+    assert.equal(
+      await allow('Write', { file_path: 'a.md', content: '' }),
+      false,
+      'relative paths resolve against the workspace',
+    );
     assert.equal(await allow('WebFetch', { url: 'https://example.com' }), false);
   });
 });

@@ -27,16 +27,36 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { type: 'user', said: "I'm a data scientist who is new to TypeScript", body: [/^The user is a data scientist who is new to TypeScript\.$/, /^Take it into account in how you explain things/] },
-  { type: 'feedback', said: 'I prefer tabs over spaces', body: [/^The user prefers tabs over spaces\.$/, /^\*\*Why:\*\* \S/, /^\*\*How to apply:\*\* \S/] },
-  { type: 'project', said: 'Actually, we freeze merges on 2026-12-18 for the release', body: [/freeze merges on 2026-12-18 for the release\.$/, /^\*\*Why:\*\* \S/, /^\*\*How to apply:\*\* \S/] },
-  { type: 'reference', said: 'I use https://grafana.example.com/d/api-latency to watch API latency', body: [/^https:\/\/grafana\.example\.com\/d\/api-latency: /, /^Look it up there when/] },
+  {
+    type: 'user',
+    said: "I'm a data scientist who is new to TypeScript",
+    body: [
+      /^The user is a data scientist who is new to TypeScript\.$/,
+      /^Take it into account in how you explain things/,
+    ],
+  },
+  {
+    type: 'feedback',
+    said: 'I prefer tabs over spaces',
+    body: [/^The user prefers tabs over spaces\.$/, /^\*\*Why:\*\* \S/, /^\*\*How to apply:\*\* \S/],
+  },
+  {
+    type: 'project',
+    said: 'Actually, we freeze merges on 2026-12-18 for the release',
+    body: [/freeze merges on 2026-12-18 for the release\.$/, /^\*\*Why:\*\* \S/, /^\*\*How to apply:\*\* \S/],
+  },
+  {
+    type: 'reference',
+    said: 'I use https://grafana.example.com/d/api-latency to watch API latency',
+    body: [/^https:\/\/grafana\.example\.com\/d\/api-latency: /, /^Look it up there when/],
+  },
 ];
 
 describe('extraction writes each memory type in its shape', () => {
   it('the extraction prompt says what belongs in each type and how its body reads', () => {
     const prompt = extractionPrompt({ memoryDir: '/m', newMessages: 2, topics: [] });
-    for (const type of ['user', 'feedback', 'project', 'reference']) assert.match(prompt, new RegExp(`^- ${type}: .*Body: `, 'm'), type);
+    for (const type of ['user', 'feedback', 'project', 'reference'])
+      assert.match(prompt, new RegExp(`^- ${type}: .*Body: `, 'm'), type);
     assert.match(prompt, /^- feedback: .*\*\*Why:\*\* line .*\*\*How to apply:\*\* line/m);
     assert.match(prompt, /^- project: .*\*\*Why:\*\* line .*\*\*How to apply:\*\* line/m);
     assert.match(prompt, /^- reference: .*Body: the location first/m);
@@ -47,11 +67,18 @@ describe('extraction writes each memory type in its shape', () => {
       const root = tempDir('engram-types-');
       const cwd = path.join(root, 'ws');
       fs.mkdirSync(cwd);
-      const session = await openEngramSession({
-        dataDir: path.join(root, 'data'), cwd, trusted: true, version: '0.0.0-test', entrypoint: 'vscode',
-        client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-        permissionPrompt: { ask: async () => 'deny' },
-      }, new SettingsStore({ 'sessionNotes.enabled': false }));
+      const session = await openEngramSession(
+        {
+          dataDir: path.join(root, 'data'),
+          cwd,
+          trusted: true,
+          version: '0.0.0-test',
+          entrypoint: 'vscode',
+          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+          permissionPrompt: { ask: async () => 'deny' },
+        },
+        new SettingsStore({ 'sessionNotes.enabled': false }),
+      );
       try {
         await session.runTurn(c.said);
         await session.memory?.idle();
@@ -65,12 +92,19 @@ describe('extraction writes each memory type in its shape', () => {
         assert.equal(parsed.type, c.type);
         assert.ok(parsed.name && parsed.name.length > 0, 'front matter name');
         assert.ok(parsed.description && !parsed.description.includes('\n'), 'a one-line description');
-        const lines = parsed.body.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+        const lines = parsed.body
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l !== '');
         assert.equal(lines.length, c.body.length, parsed.body);
         c.body.forEach((re, i) => assert.match(lines[i], re));
         if (c.type === 'user' || c.type === 'reference') assert.doesNotMatch(parsed.body, /\*\*Why:\*\*/);
         const index = fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').trim().split('\n').map(parseIndexLine);
-        assert.deepEqual(index.map((e) => e?.file), [files[0]], 'its index line');
+        assert.deepEqual(
+          index.map((e) => e?.file),
+          [files[0]],
+          'its index line',
+        );
       } finally {
         await session.finish();
       }

@@ -36,17 +36,43 @@ function snapshot(): Record<string, string> {
   return out;
 }
 
-const topic = (type: string, description: string): string => `---\nname: ${description}\ndescription: ${description}\ntype: ${type}\n---\n\nBody of ${description}.\n`;
+const topic = (type: string, description: string): string =>
+  `---\nname: ${description}\ndescription: ${description}\ntype: ${type}\n---\n\nBody of ${description}.\n`;
 
 describe('parseIndexLine', () => {
   it('reads the variants people and models write', () => {
-    assert.deepEqual(parseIndexLine('- [User Role](user_role.md) — data scientist'), { title: 'User Role', file: 'user_role.md', hook: 'data scientist' });
-    assert.deepEqual(parseIndexLine('* [Testing](feedback_testing.md) - real database only'), { title: 'Testing', file: 'feedback_testing.md', hook: 'real database only' });
-    assert.deepEqual(parseIndexLine('- [Auth](project_auth.md): legal driven'), { title: 'Auth', file: 'project_auth.md', hook: 'legal driven' });
+    assert.deepEqual(parseIndexLine('- [User Role](user_role.md) — data scientist'), {
+      title: 'User Role',
+      file: 'user_role.md',
+      hook: 'data scientist',
+    });
+    assert.deepEqual(parseIndexLine('* [Testing](feedback_testing.md) - real database only'), {
+      title: 'Testing',
+      file: 'feedback_testing.md',
+      hook: 'real database only',
+    });
+    assert.deepEqual(parseIndexLine('- [Auth](project_auth.md): legal driven'), {
+      title: 'Auth',
+      file: 'project_auth.md',
+      hook: 'legal driven',
+    });
     assert.deepEqual(parseIndexLine('- [Bare](bare.md)'), { title: 'Bare', file: 'bare.md', hook: '' });
-    assert.deepEqual(parseIndexLine('  - [Nested](refs/grafana.md) – dashboards\r'), { title: 'Nested', file: 'refs/grafana.md', hook: 'dashboards' });
-    assert.deepEqual(parseIndexLine('1. **[Bold](<my file.md>)** — spaces'), { title: 'Bold', file: 'my file.md', hook: 'spaces' });
-    assert.deepEqual(parseIndexLine('- [Esc \\] ok](a%20b.md) — x'), { title: 'Esc ] ok', file: 'a b.md', hook: 'x', written: 'a%20b.md' });
+    assert.deepEqual(parseIndexLine('  - [Nested](refs/grafana.md) – dashboards\r'), {
+      title: 'Nested',
+      file: 'refs/grafana.md',
+      hook: 'dashboards',
+    });
+    assert.deepEqual(parseIndexLine('1. **[Bold](<my file.md>)** — spaces'), {
+      title: 'Bold',
+      file: 'my file.md',
+      hook: 'spaces',
+    });
+    assert.deepEqual(parseIndexLine('- [Esc \\] ok](a%20b.md) — x'), {
+      title: 'Esc ] ok',
+      file: 'a b.md',
+      hook: 'x',
+      written: 'a%20b.md',
+    });
     assert.equal(parseIndexLine('# Memory index'), undefined);
     assert.equal(parseIndexLine('Some prose about [a link](x.md) in a sentence.'), undefined);
     assert.equal(parseIndexLine('- [Docs](https://example.com/docs) — web'), undefined);
@@ -69,7 +95,9 @@ describe('parseTopicFile', () => {
     assert.equal(plain.hasFrontMatter, false);
     assert.equal(plain.body, 'just a note\n');
 
-    const crlf = parseTopicFile('\ufeff---\r\nname: Tabs\r\ndescription: use tabs\r\ntype: feedback\r\nextra: [1, 2]\r\n---\r\nUse tabs.\r\n');
+    const crlf = parseTopicFile(
+      '\ufeff---\r\nname: Tabs\r\ndescription: use tabs\r\ntype: feedback\r\nextra: [1, 2]\r\n---\r\nUse tabs.\r\n',
+    );
     assert.ok(!crlf.binary);
     if (crlf.binary) return;
     assert.equal(crlf.name, 'Tabs');
@@ -83,7 +111,9 @@ describe('parseTopicFile', () => {
   });
 
   it('reports broken YAML, keeps the body and recovers the fields', () => {
-    const broken = parseTopicFile('---\nname: [unclosed\ndescription: "still here"\ntype: project\n---\nThe body survives.\n');
+    const broken = parseTopicFile(
+      '---\nname: [unclosed\ndescription: "still here"\ntype: project\n---\nThe body survives.\n',
+    );
     assert.ok(!broken.binary);
     if (broken.binary) return;
     assert.equal(broken.warnings.length, 1);
@@ -109,15 +139,24 @@ describe('parseTopicFile', () => {
   it('edits front matter keys without touching other bytes', () => {
     const text = '---\r\nname: a\r\ntype: user\r\n---\r\nbody\r\n';
     assert.equal(setFrontMatterKeys(text, { type: 'feedback' }), '---\r\nname: a\r\ntype: feedback\r\n---\r\nbody\r\n');
-    assert.equal(setFrontMatterKeys(text, { originSessionId: 's1' }, { onlyIfMissing: true }), '---\r\nname: a\r\ntype: user\r\noriginSessionId: s1\r\n---\r\nbody\r\n');
-    assert.equal(setFrontMatterKeys('---\nmetadata:\n  type: user\n---\n', { type: 'project' }, { nestedType: true }), '---\nmetadata:\n  type: project\n---\n');
+    assert.equal(
+      setFrontMatterKeys(text, { originSessionId: 's1' }, { onlyIfMissing: true }),
+      '---\r\nname: a\r\ntype: user\r\noriginSessionId: s1\r\n---\r\nbody\r\n',
+    );
+    assert.equal(
+      setFrontMatterKeys('---\nmetadata:\n  type: user\n---\n', { type: 'project' }, { nestedType: true }),
+      '---\nmetadata:\n  type: project\n---\n',
+    );
     assert.equal(setFrontMatterKeys('plain\n', { type: 'user' }), '---\ntype: user\n---\nplain\n');
   });
 });
 
 describe('loadMemoryIndex', () => {
   it('lists entries with type and tokens, unindexed files, nested folders, and ignores the trash and team memory', async () => {
-    write('MEMORY.md', '# Index\n\n- [Role](user_role.md) — data scientist\n* [Grafana](refs/grafana.md): dashboards\n');
+    write(
+      'MEMORY.md',
+      '# Index\n\n- [Role](user_role.md) — data scientist\n* [Grafana](refs/grafana.md): dashboards\n',
+    );
     write('user_role.md', topic('user', 'role'));
     write('refs/grafana.md', topic('reference', 'grafana'));
     write('loose.md', topic('project', 'loose'));
@@ -125,14 +164,20 @@ describe('loadMemoryIndex', () => {
     write('team/MEMORY.md', '- [T](t.md)\n');
     write('team/t.md', topic('project', 't'));
     const index = await loadMemoryIndex(dir);
-    assert.deepEqual(index.entries.map((e) => [e.title, e.file, e.hook, e.type, e.loaded, e.missing]), [
-      ['Role', 'user_role.md', 'data scientist', 'user', true, false],
-      ['Grafana', 'refs/grafana.md', 'dashboards', 'reference', true, false],
-    ]);
+    assert.deepEqual(
+      index.entries.map((e) => [e.title, e.file, e.hook, e.type, e.loaded, e.missing]),
+      [
+        ['Role', 'user_role.md', 'data scientist', 'user', true, false],
+        ['Grafana', 'refs/grafana.md', 'dashboards', 'reference', true, false],
+      ],
+    );
     assert.ok(index.entries.every((e) => typeof e.tokens === 'number' && e.tokens > 0));
     assert.deepEqual(index.unindexed, ['loose.md']);
     assert.deepEqual(index.warnings, []);
-    assert.equal(index.text, '# Index\n\n- [Role](user_role.md) — data scientist\n* [Grafana](refs/grafana.md): dashboards');
+    assert.equal(
+      index.text,
+      '# Index\n\n- [Role](user_role.md) — data scientist\n* [Grafana](refs/grafana.md): dashboards',
+    );
   });
 
   it('loads a 1,000-line index up to the cap, names what was cut, and changes nothing', async () => {
@@ -158,7 +203,12 @@ describe('loadMemoryIndex', () => {
     assert.deepEqual(snapshot(), before, 'loading changes nothing on disk');
 
     // The same visible warning reaches the system prompt.
-    const [, env] = buildSystemPrompt({ cwd: '/w', platform: 'linux', date: '2026-01-01', memory: memorySystemSlot(index) });
+    const [, env] = buildSystemPrompt({
+      cwd: '/w',
+      platform: 'linux',
+      date: '2026-01-01',
+      memory: memorySystemSlot(index),
+    });
     assert.match(env.text, /WARNING: MEMORY\.md is over its 200-line limit .* lines 201-1000 were not loaded/);
   });
 
@@ -168,7 +218,10 @@ describe('loadMemoryIndex', () => {
     assert.equal(near.loadedLines, 185);
     assert.match(near.text, /NOTE: MEMORY\.md is close to its limit \(185\/200 lines/);
 
-    write('MEMORY.md', `${Array.from({ length: 50 }, (_, i) => `- [T${i}](t${i}.md) — ${'h'.repeat(1000)}`).join('\n')}\n`);
+    write(
+      'MEMORY.md',
+      `${Array.from({ length: 50 }, (_, i) => `- [T${i}](t${i}.md) — ${'h'.repeat(1000)}`).join('\n')}\n`,
+    );
     const big = await loadMemoryIndex(dir);
     assert.equal(big.loadedLines, 24);
     assert.ok(Buffer.byteLength(big.text.split('\n\nWARNING')[0]) <= 25_000);
@@ -176,7 +229,10 @@ describe('loadMemoryIndex', () => {
   });
 
   it('reports broken YAML, a binary file and a missing file once each, and keeps loading', async () => {
-    write('MEMORY.md', '- [Broken](broken.md) — yaml\n- [Gone](gone.md) — deleted\n- [Gone again](gone.md) — twice\n- [Picture](pic.md)\n- [Escape](../outside.md)\n');
+    write(
+      'MEMORY.md',
+      '- [Broken](broken.md) — yaml\n- [Gone](gone.md) — deleted\n- [Gone again](gone.md) — twice\n- [Picture](pic.md)\n- [Escape](../outside.md)\n',
+    );
     write('broken.md', '---\nname: [oops\ntype: feedback\n---\nKeep me.\n');
     write('pic.md', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]));
     write('image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0]));
@@ -204,29 +260,61 @@ describe('loadMemoryIndex', () => {
   });
 
   it('drops only the line with a NUL byte and loads the rest of the index (issue #13)', async () => {
-    write('MEMORY.md', Buffer.from('- [A](a.md) — first\n- [Bad](bad\0.md) — broken\u0000line\n- [B](b.md) — second\n'));
+    write(
+      'MEMORY.md',
+      Buffer.from('- [A](a.md) — first\n- [Bad](bad\0.md) — broken\u0000line\n- [B](b.md) — second\n'),
+    );
     write('a.md', topic('user', 'alpha'));
     write('b.md', topic('project', 'beta'));
     const index = await loadMemoryIndex(dir);
     assert.equal(index.exists, true);
-    assert.deepEqual(index.entries.map((e) => [e.file, e.missing]), [['a.md', false], ['b.md', false]]);
+    assert.deepEqual(
+      index.entries.map((e) => [e.file, e.missing]),
+      [
+        ['a.md', false],
+        ['b.md', false],
+      ],
+    );
     assert.equal(index.text, '- [A](a.md) — first\n- [B](b.md) — second');
-    assert.ok(index.warnings.some((w) => /line 2 .*NUL/.test(w)), index.warnings.join('\n'));
+    assert.ok(
+      index.warnings.some((w) => /line 2 .*NUL/.test(w)),
+      index.warnings.join('\n'),
+    );
   });
 
   it('reads a topic file whose name holds a % (issue #13)', async () => {
     for (const file of ['100%.md', 'a%41b.md', 'x%2Fy.md', '%E2%82%AC.md']) {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.mkdirSync(dir);
-      await writeMemory(dir, { file, title: 'Sale', hook: 'discount', description: 'discount', type: 'project', body: 'Half price.', provenance: { originSessionId: 's', originMessageId: 'm' } });
+      await writeMemory(dir, {
+        file,
+        title: 'Sale',
+        hook: 'discount',
+        description: 'discount',
+        type: 'project',
+        body: 'Half price.',
+        provenance: { originSessionId: 's', originMessageId: 'm' },
+      });
       const index = await loadMemoryIndex(dir);
-      assert.deepEqual(index.entries.map((e) => [e.file, e.missing]), [[file, false]], file);
+      assert.deepEqual(
+        index.entries.map((e) => [e.file, e.missing]),
+        [[file, false]],
+        file,
+      );
       assert.deepEqual(index.unindexed, [], file);
       assert.deepEqual(index.warnings, [], file);
       const recalled = await recallForPrompt(dir, 'is there a discount sale', []);
-      assert.deepEqual(recalled.files.map((f) => f.file), [file], file);
+      assert.deepEqual(
+        recalled.files.map((f) => f.file),
+        [file],
+        file,
+      );
       await setIndexEntry(dir, { title: 'Sale 2', file, hook: 'still' });
-      assert.equal(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').trim().split('\n').length, 1, `${file}: updated in place, not duplicated`);
+      assert.equal(
+        fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').trim().split('\n').length,
+        1,
+        `${file}: updated in place, not duplicated`,
+      );
       await removeEntry(dir, file);
       assert.equal(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'), '', `${file}: its line can be removed`);
     }
@@ -234,6 +322,9 @@ describe('loadMemoryIndex', () => {
 
   it('gives an empty result for a folder that does not exist', async () => {
     const index = await loadMemoryIndex(path.join(dir, 'nope'));
-    assert.deepEqual([index.exists, index.entries, index.unindexed, index.warnings, index.text], [false, [], [], [], '']);
+    assert.deepEqual(
+      [index.exists, index.entries, index.unindexed, index.warnings, index.text],
+      [false, [], [], [], ''],
+    );
   });
 });

@@ -11,7 +11,14 @@ import { loadMemoryIndex } from '../../../../src/core/memory/autoMemory/memoryIn
 import { MemoryPathError } from '../../../../src/core/memory/autoMemory/memoryPaths';
 import { listTrash, pruneEntry, restoreEntry } from '../../../../src/core/memory/autoMemory/memoryTrash';
 import {
-  changeType, ensureIndexed, removeEntry, renameEntry, setIndexEntry, stampProvenance, writeMemory, type WriteMemoryInput,
+  changeType,
+  ensureIndexed,
+  removeEntry,
+  renameEntry,
+  setIndexEntry,
+  stampProvenance,
+  writeMemory,
+  type WriteMemoryInput,
 } from '../../../../src/core/memory/autoMemory/memoryWriter';
 import { recallForPrompt } from '../../../../src/core/memory/autoMemory/recall';
 import { useTempDirs } from '../../support/tempDirs';
@@ -34,7 +41,10 @@ beforeEach(() => {
   fs.mkdirSync(path.join(outside, 'files'), { recursive: true });
   fs.writeFileSync(path.join(outside, 'passwd'), SECRET);
   fs.writeFileSync(path.join(outside, 'index.md'), OUTSIDE_INDEX);
-  fs.writeFileSync(path.join(outside, 'files', 'a.md'), `---\nname: planted\ndescription: planted\ntype: user\n---\n${SECRET}`);
+  fs.writeFileSync(
+    path.join(outside, 'files', 'a.md'),
+    `---\nname: planted\ndescription: planted\ntype: user\n---\n${SECRET}`,
+  );
   fs.writeFileSync(path.join(outside, 'MEMORY.md'), '- [Team](t.md) — team line\n');
   fs.writeFileSync(path.join(outside, 't.md'), `---\nname: team\ndescription: team\ntype: project\n---\n${SECRET}`);
   before = snapshot(outside);
@@ -55,7 +65,13 @@ function assertOutsideUntouched(): void {
 
 const provenance = { originSessionId: 's', originMessageId: 'm' };
 const input = (file: string): WriteMemoryInput => ({
-  file, title: 'A', hook: 'hook', description: 'a memory', type: 'user', body: 'Body.', provenance,
+  file,
+  title: 'A',
+  hook: 'hook',
+  description: 'a memory',
+  type: 'user',
+  body: 'Body.',
+  provenance,
 });
 
 describe('memory paths and planted symlinks', { skip }, () => {
@@ -63,22 +79,37 @@ describe('memory paths and planted symlinks', { skip }, () => {
     fs.symlinkSync(path.join(outside, 'passwd'), path.join(dir, 'a.md'));
     await assert.rejects(writeMemory(dir, input('a.md')), MemoryPathError);
     await assert.rejects(changeType(dir, 'a.md', 'project'), MemoryPathError);
-    await assert.rejects(stampProvenance(dir, 'a.md', provenance).then(() => undefined), MemoryPathError);
+    await assert.rejects(
+      stampProvenance(dir, 'a.md', provenance).then(() => undefined),
+      MemoryPathError,
+    );
     assertOutsideUntouched();
   });
 
   it('index: a MEMORY.md that links out is neither appended to nor rewritten', async () => {
     fs.symlinkSync(path.join(outside, 'index.md'), path.join(dir, 'MEMORY.md'));
     await assert.rejects(writeMemory(dir, input('a.md')), MemoryPathError);
-    await assert.rejects(setIndexEntry(dir, { title: 'B', file: 'b.md', hook: '' }).then(() => undefined), MemoryPathError);
-    await assert.rejects(removeEntry(dir, 'outside.md').then(() => undefined), MemoryPathError);
+    await assert.rejects(
+      setIndexEntry(dir, { title: 'B', file: 'b.md', hook: '' }).then(() => undefined),
+      MemoryPathError,
+    );
+    await assert.rejects(
+      removeEntry(dir, 'outside.md').then(() => undefined),
+      MemoryPathError,
+    );
     fs.writeFileSync(path.join(dir, 'c.md'), '---\nname: c\ndescription: c\ntype: user\n---\nc\n');
-    await assert.rejects(ensureIndexed(dir, 'c.md').then(() => undefined), MemoryPathError);
+    await assert.rejects(
+      ensureIndexed(dir, 'c.md').then(() => undefined),
+      MemoryPathError,
+    );
     assertOutsideUntouched();
     assert.ok(fs.lstatSync(path.join(dir, 'MEMORY.md')).isSymbolicLink(), 'the link is left as it was');
     const index = await loadMemoryIndex(dir);
     assert.doesNotMatch(index.text, /another file/, 'the linked index is not loaded into the prompt');
-    assert.ok(index.warnings.some((w) => /MEMORY\.md.*outside the memory folder/.test(w)), index.warnings.join('\n'));
+    assert.ok(
+      index.warnings.some((w) => /MEMORY\.md.*outside the memory folder/.test(w)),
+      index.warnings.join('\n'),
+    );
   });
 
   it('prune: the index edit does not follow a linked MEMORY.md, nor the move a linked trash', async () => {
@@ -133,7 +164,11 @@ describe('memory paths and planted symlinks', { skip }, () => {
     fs.symlinkSync(path.join(outside, 'passwd'), path.join(dir, 'passwd.md'));
     fs.writeFileSync(path.join(dir, 'MEMORY.md'), '- [Passwd](passwd.md) — user accounts and passwords\n');
     const recalled = await recallForPrompt(dir, 'which user accounts and passwords exist?', []);
-    assert.equal(recalled.blocks.some((b) => b.text.includes('OUTSIDE-SECRET')), false, 'the linked file is not attached');
+    assert.equal(
+      recalled.blocks.some((b) => b.text.includes('OUTSIDE-SECRET')),
+      false,
+      'the linked file is not attached',
+    );
     assert.deepEqual(recalled.files, []);
   });
 
@@ -146,9 +181,22 @@ describe('memory paths and planted symlinks', { skip }, () => {
     assert.ok(a, 'the index line is listed');
     assert.equal(a.missing, true, 'a link out counts as no file');
     assert.equal(a.tokens, null);
-    assert.equal(view.entries.some((e) => e.group === 'team'), false, 'the team folder outside is not read');
-    assert.equal(view.unindexed.some((e) => e.group === 'team'), false);
-    assert.ok(view.warnings.some((w) => /a\.md.*outside the memory folder/.test(w)), view.warnings.join('\n'));
-    assert.ok(view.warnings.some((w) => /team.*outside the memory folder/.test(w)), view.warnings.join('\n'));
+    assert.equal(
+      view.entries.some((e) => e.group === 'team'),
+      false,
+      'the team folder outside is not read',
+    );
+    assert.equal(
+      view.unindexed.some((e) => e.group === 'team'),
+      false,
+    );
+    assert.ok(
+      view.warnings.some((w) => /a\.md.*outside the memory folder/.test(w)),
+      view.warnings.join('\n'),
+    );
+    assert.ok(
+      view.warnings.some((w) => /team.*outside the memory folder/.test(w)),
+      view.warnings.join('\n'),
+    );
   });
 });

@@ -8,7 +8,14 @@ import { loadMemoryIndex } from '../../../../src/core/memory/autoMemory/memoryIn
 import { MemoryPathError, autoMemoryDir, memoryWriteTarget } from '../../../../src/core/memory/autoMemory/memoryPaths';
 import { listTrash, pruneEntry, restoreEntry } from '../../../../src/core/memory/autoMemory/memoryTrash';
 import {
-  changeType, ensureIndexed, removeEntry, renameEntry, setIndexEntry, stampProvenance, writeMemory, type WriteMemoryInput,
+  changeType,
+  ensureIndexed,
+  removeEntry,
+  renameEntry,
+  setIndexEntry,
+  stampProvenance,
+  writeMemory,
+  type WriteMemoryInput,
 } from '../../../../src/core/memory/autoMemory/memoryWriter';
 import { parseTopicFile } from '../../../../src/core/memory/autoMemory/topicFile';
 import { useTempDirs } from '../../support/tempDirs';
@@ -27,8 +34,14 @@ beforeEach(() => {
 
 const provenance = { originSessionId: 'sess-1', originMessageId: 'msg-1' };
 const input = (file: string, over: Partial<WriteMemoryInput> = {}): WriteMemoryInput => ({
-  file, title: 'Testing', hook: 'integration tests hit a real database', description: 'Integration tests use a real database',
-  type: 'feedback', body: 'Use the real database.\n\n**Why:** mocks hid a broken migration.\n\n**How to apply:** database tests.', provenance, ...over,
+  file,
+  title: 'Testing',
+  hook: 'integration tests hit a real database',
+  description: 'Integration tests use a real database',
+  type: 'feedback',
+  body: 'Use the real database.\n\n**Why:** mocks hid a broken migration.\n\n**How to apply:** database tests.',
+  provenance,
+  ...over,
 });
 const read = (name: string): string => fs.readFileSync(path.join(dir, name), 'utf8');
 
@@ -47,9 +60,15 @@ describe('writeMemory', () => {
     assert.equal(read('MEMORY.md'), '- [Testing](feedback_testing.md) — integration tests hit a real database\n');
 
     fs.appendFileSync(path.join(dir, 'MEMORY.md'), '- [Other](other.md) — kept\n');
-    const second = await writeMemory(dir, input('./feedback_testing.md', { title: 'Testing v2', hook: 'still real db' }));
+    const second = await writeMemory(
+      dir,
+      input('./feedback_testing.md', { title: 'Testing v2', hook: 'still real db' }),
+    );
     assert.equal(second.created, false);
-    assert.equal(read('MEMORY.md'), '- [Testing v2](feedback_testing.md) — still real db\n- [Other](other.md) — kept\n');
+    assert.equal(
+      read('MEMORY.md'),
+      '- [Testing v2](feedback_testing.md) — still real db\n- [Other](other.md) — kept\n',
+    );
     assert.deepEqual(fs.readdirSync(dir).sort(), ['MEMORY.md', 'feedback_testing.md'], 'no temp files left');
   });
 
@@ -63,11 +82,29 @@ describe('writeMemory', () => {
   it('refuses names that escape the folder, and writes nothing outside', async () => {
     fs.symlinkSync(outside, path.join(dir, 'link'));
     fs.symlinkSync(path.join(outside, 'target.md'), path.join(dir, 'dangling.md'));
-    const bad = ['../x.md', '../outside/x.md', path.join(outside, 'abs.md'), '/etc/x.md', 'C:\\x.md', 'sub/../../x.md', 'link/x.md', 'dangling.md',
-      'nul\0.md', 'ctl\u0007.md', 'new\nline.md', '.trash/x.md', 'MEMORY.md', 'notes.txt', ''];
+    const bad = [
+      '../x.md',
+      '../outside/x.md',
+      path.join(outside, 'abs.md'),
+      '/etc/x.md',
+      'C:\\x.md',
+      'sub/../../x.md',
+      'link/x.md',
+      'dangling.md',
+      'nul\0.md',
+      'ctl\u0007.md',
+      'new\nline.md',
+      '.trash/x.md',
+      'MEMORY.md',
+      'notes.txt',
+      '',
+    ];
     for (const name of bad) {
       await assert.rejects(writeMemory(dir, input(name)), MemoryPathError, `refused: ${JSON.stringify(name)}`);
-      await assert.rejects(setIndexEntry(dir, { title: 't', file: name, hook: '' }).then(() => undefined), MemoryPathError);
+      await assert.rejects(
+        setIndexEntry(dir, { title: 't', file: name, hook: '' }).then(() => undefined),
+        MemoryPathError,
+      );
     }
     await assert.rejects(renameEntry(dir, 'a.md', { file: '../x.md' }), MemoryPathError);
     assert.deepEqual(fs.readdirSync(outside), [], 'the outside folder stays empty');
@@ -110,10 +147,20 @@ describe('index helpers', () => {
   });
 
   it('stamps provenance once and indexes files a writer forgot', async () => {
-    fs.writeFileSync(path.join(dir, 'c.md'), '---\nname: Cats\ndescription: the user has cats\ntype: user\n---\nTwo cats.\n');
+    fs.writeFileSync(
+      path.join(dir, 'c.md'),
+      '---\nname: Cats\ndescription: the user has cats\ntype: user\n---\nTwo cats.\n',
+    );
     assert.ok(await stampProvenance(dir, 'c.md', { originSessionId: 's2', originMessageId: 'm2' }));
-    assert.equal(read('c.md'), '---\nname: Cats\ndescription: the user has cats\ntype: user\noriginSessionId: s2\noriginMessageId: m2\n---\nTwo cats.\n');
-    assert.equal(await stampProvenance(dir, 'c.md', { originSessionId: 's3', originMessageId: 'm3' }), undefined, 'already stamped');
+    assert.equal(
+      read('c.md'),
+      '---\nname: Cats\ndescription: the user has cats\ntype: user\noriginSessionId: s2\noriginMessageId: m2\n---\nTwo cats.\n',
+    );
+    assert.equal(
+      await stampProvenance(dir, 'c.md', { originSessionId: 's3', originMessageId: 'm3' }),
+      undefined,
+      'already stamped',
+    );
     assert.deepEqual(await ensureIndexed(dir, 'c.md'), { title: 'Cats', added: true });
     assert.deepEqual(await ensureIndexed(dir, 'c.md'), { title: 'Cats', added: false });
     assert.match(read('MEMORY.md'), /- \[Cats\]\(c\.md\) — the user has cats\n$/);
@@ -122,7 +169,8 @@ describe('index helpers', () => {
 
 describe('prune and restore', () => {
   it('gives back the file and the index byte for byte', async () => {
-    const index = '# Memory\r\n- [A](a.md) — first\r\n\r\n- [B](b.md) — second\r\n- [B dup](./b.md)\r\n- [C](c.md) — last, no newline';
+    const index =
+      '# Memory\r\n- [A](a.md) — first\r\n\r\n- [B](b.md) — second\r\n- [B dup](./b.md)\r\n- [C](c.md) — last, no newline';
     const b = Buffer.from('---\r\nname: b\r\ntype: user\r\n---\r\nbinary-ish \u00e9\u00e8 bytes\r\n', 'utf8');
     fs.writeFileSync(path.join(dir, 'MEMORY.md'), index);
     fs.writeFileSync(path.join(dir, 'b.md'), b);
@@ -133,7 +181,10 @@ describe('prune and restore', () => {
     assert.equal(record.moved, true);
     assert.equal(read('MEMORY.md'), '# Memory\r\n- [A](a.md) — first\r\n\r\n- [C](c.md) — last, no newline');
     assert.equal(fs.existsSync(path.join(dir, 'b.md')), false);
-    assert.deepEqual((await listTrash(dir)).map((r) => r.file), ['b.md']);
+    assert.deepEqual(
+      (await listTrash(dir)).map((r) => r.file),
+      ['b.md'],
+    );
     assert.equal((await loadMemoryIndex(dir)).unindexed.length, 0, 'the trash is not memory');
 
     await restoreEntry(dir, record.id);
@@ -143,7 +194,10 @@ describe('prune and restore', () => {
     assert.deepEqual(await listTrash(dir), []);
 
     const last = await pruneEntry(dir, 'c.md');
-    assert.equal(read('MEMORY.md'), '# Memory\r\n- [A](a.md) — first\r\n\r\n- [B](b.md) — second\r\n- [B dup](./b.md)\r\n');
+    assert.equal(
+      read('MEMORY.md'),
+      '# Memory\r\n- [A](a.md) — first\r\n\r\n- [B](b.md) — second\r\n- [B dup](./b.md)\r\n',
+    );
     await restoreEntry(dir, last.id);
     assert.equal(read('MEMORY.md'), index);
   });
@@ -171,9 +225,15 @@ describe('autoMemoryDir', () => {
     fs.mkdirSync(path.join(repo, 'packages', 'app'), { recursive: true });
     const data = path.join(root, 'data');
     const key = repo.replace(/[^a-zA-Z0-9]/g, '-');
-    assert.equal(await autoMemoryDir(data, path.join(repo, 'packages', 'app')), path.join(data, 'projects', key, 'memory'));
+    assert.equal(
+      await autoMemoryDir(data, path.join(repo, 'packages', 'app')),
+      path.join(data, 'projects', key, 'memory'),
+    );
     const plain = path.join(root, 'plain');
     fs.mkdirSync(plain);
-    assert.equal(await autoMemoryDir(data, plain), path.join(data, 'projects', plain.replace(/[^a-zA-Z0-9]/g, '-'), 'memory'));
+    assert.equal(
+      await autoMemoryDir(data, plain),
+      path.join(data, 'projects', plain.replace(/[^a-zA-Z0-9]/g, '-'), 'memory'),
+    );
   });
 });

@@ -7,14 +7,22 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from '../../../../src/cli/dispatcher';
 import { loadMemoryIndex } from '../../../../src/core/memory/autoMemory/memoryIndex';
-import { acceptPending, listPending, PENDING_DIR_NAME, proposeMemory, rejectPending, restorePending } from '../../../../src/core/memory/autoMemory/pendingQueue';
+import {
+  acceptPending,
+  listPending,
+  PENDING_DIR_NAME,
+  proposeMemory,
+  rejectPending,
+  restorePending,
+} from '../../../../src/core/memory/autoMemory/pendingQueue';
 import { recallForPrompt } from '../../../../src/core/memory/autoMemory/recall';
 import { parseTopicFile } from '../../../../src/core/memory/autoMemory/topicFile';
 import { useTempDirs } from '../../support/tempDirs';
 
 const tempDir = useTempDirs();
 
-const TABS = '---\nname: Tabs over spaces\ndescription: the user indents with tabs, never spaces\ntype: feedback\n---\n\nIndent with tabs.\n\n**Why:** the user said so.\n**How to apply:** every file in this project.\n';
+const TABS =
+  '---\nname: Tabs over spaces\ndescription: the user indents with tabs, never spaces\ntype: feedback\n---\n\nIndent with tabs.\n\n**Why:** the user said so.\n**How to apply:** every file in this project.\n';
 const ORIGIN = { sessionId: 'sess-1', messageId: 'msg-1' };
 
 function memoryDir(): string {
@@ -26,7 +34,11 @@ function memoryDir(): string {
 describe('the review queue', () => {
   it('keeps a proposal out of the index, recall and topic list until it is accepted', async () => {
     const dir = memoryDir();
-    const item = await proposeMemory(dir, { file: 'feedback_tabs.md', content: TABS, ...ORIGIN }, new Date('2026-12-01T10:00:00Z'));
+    const item = await proposeMemory(
+      dir,
+      { file: 'feedback_tabs.md', content: TABS, ...ORIGIN },
+      new Date('2026-12-01T10:00:00Z'),
+    );
     assert.equal(item.action, 'create');
     assert.equal(item.base, null);
     assert.ok(fs.existsSync(path.join(dir, PENDING_DIR_NAME, `${item.id}.md`)));
@@ -40,13 +52,22 @@ describe('the review queue', () => {
 
     const listed = await listPending(dir);
     assert.deepEqual(listed.problems, []);
-    assert.deepEqual(listed.items.map((i) => [i.file, i.content, i.sessionId]), [['feedback_tabs.md', TABS, 'sess-1']]);
+    assert.deepEqual(
+      listed.items.map((i) => [i.file, i.content, i.sessionId]),
+      [['feedback_tabs.md', TABS, 'sess-1']],
+    );
 
     const accepted = await acceptPending(dir, item.id);
     assert.deepEqual(accepted, { file: 'feedback_tabs.md', title: 'Tabs over spaces', team: false, type: 'feedback' });
     const saved = parseTopicFile(fs.readFileSync(path.join(dir, 'feedback_tabs.md')));
-    assert.ok(!saved.binary && saved.data.originSessionId === 'sess-1' && saved.data.originMessageId === 'msg-1', 'provenance stamped');
-    assert.equal(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'), '- [Tabs over spaces](feedback_tabs.md) — the user indents with tabs, never spaces\n');
+    assert.ok(
+      !saved.binary && saved.data.originSessionId === 'sess-1' && saved.data.originMessageId === 'msg-1',
+      'provenance stamped',
+    );
+    assert.equal(
+      fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'),
+      '- [Tabs over spaces](feedback_tabs.md) — the user indents with tabs, never spaces\n',
+    );
     assert.deepEqual((await listPending(dir)).items, []);
     assert.deepEqual(fs.readdirSync(path.join(dir, PENDING_DIR_NAME)), []);
   });
@@ -59,7 +80,12 @@ describe('the review queue', () => {
     assert.equal(first.action, 'update');
     assert.equal(first.base, before);
     // A second proposal for the same file replaces the first one's content and keeps its base.
-    const second = await proposeMemory(dir, { file: './feedback_tabs.md', content: TABS.replace('every file', 'every source file'), sessionId: 'sess-2', messageId: 'msg-9' });
+    const second = await proposeMemory(dir, {
+      file: './feedback_tabs.md',
+      content: TABS.replace('every file', 'every source file'),
+      sessionId: 'sess-2',
+      messageId: 'msg-9',
+    });
     assert.equal(second.id, first.id);
     assert.equal(second.base, before);
     assert.equal((await listPending(dir)).items.length, 1);
@@ -82,7 +108,10 @@ describe('the review queue', () => {
     assert.deepEqual((await listPending(dir)).items, []);
     await assert.rejects(acceptPending(dir, item.id), /accepted or rejected already/);
     await restorePending(dir, item.id);
-    assert.deepEqual((await listPending(dir)).items.map((i) => i.content), ['just some words\n']);
+    assert.deepEqual(
+      (await listPending(dir)).items.map((i) => i.content),
+      ['just some words\n'],
+    );
   });
 
   it('reports a broken record and leaves it where it is; ids and targets from disk are checked', async () => {
@@ -90,7 +119,20 @@ describe('the review queue', () => {
     const q = path.join(dir, PENDING_DIR_NAME);
     fs.mkdirSync(q);
     fs.writeFileSync(path.join(q, 'broken.json'), '{"version": 1, "id": "broken"');
-    fs.writeFileSync(path.join(q, 'escape.json'), JSON.stringify({ version: 1, id: 'escape', file: '../outside.md', team: false, action: 'create', base: null, sessionId: 's', messageId: 'm', proposedAt: '2026-12-01T00:00:00Z' }));
+    fs.writeFileSync(
+      path.join(q, 'escape.json'),
+      JSON.stringify({
+        version: 1,
+        id: 'escape',
+        file: '../outside.md',
+        team: false,
+        action: 'create',
+        base: null,
+        sessionId: 's',
+        messageId: 'm',
+        proposedAt: '2026-12-01T00:00:00Z',
+      }),
+    );
     fs.writeFileSync(path.join(q, 'escape.md'), TABS);
     const listed = await listPending(dir);
     assert.deepEqual(listed.items, []);
@@ -105,7 +147,11 @@ describe('the review queue', () => {
 
   it('queues a team proposal in the private queue and accepts it into the team folder and its index', async () => {
     const dir = memoryDir();
-    const item = await proposeMemory(dir, { file: 'team/project_deploy.md', content: TABS.replace('type: feedback', 'type: project'), ...ORIGIN });
+    const item = await proposeMemory(dir, {
+      file: 'team/project_deploy.md',
+      content: TABS.replace('type: feedback', 'type: project'),
+      ...ORIGIN,
+    });
     assert.equal(item.team, true);
     const accepted = await acceptPending(dir, item.id);
     assert.equal(accepted.team, true);
@@ -121,11 +167,23 @@ describe('the review queue', () => {
     await proposeMemory(dir, { file: 'feedback_tabs.md', content: TABS, ...ORIGIN });
     let out = '';
     const code = await runCli(['inspect', '--json', '--root', root], {
-      stdout: (t) => void (out += t), stderr: () => undefined, env: {}, cwd: root, signal: new AbortController().signal,
+      stdout: (t) => void (out += t),
+      stderr: () => undefined,
+      env: {},
+      cwd: root,
+      signal: new AbortController().signal,
     });
     assert.equal(code, 0);
-    const parsed = JSON.parse(out) as { projects: Array<{ key: string; memory: { review?: { items: Array<{ file: string; action: string; title: string; type: string }> } } }> };
+    const parsed = JSON.parse(out) as {
+      projects: Array<{
+        key: string;
+        memory: { review?: { items: Array<{ file: string; action: string; title: string; type: string }> } };
+      }>;
+    };
     const project = parsed.projects.find((p) => p.key === '-work-demo');
-    assert.deepEqual(project?.memory.review?.items.map((i) => [i.file, i.action, i.title, i.type]), [['feedback_tabs.md', 'create', 'Tabs over spaces', 'feedback']]);
+    assert.deepEqual(
+      project?.memory.review?.items.map((i) => [i.file, i.action, i.title, i.type]),
+      [['feedback_tabs.md', 'create', 'Tabs over spaces', 'feedback']],
+    );
   });
 });

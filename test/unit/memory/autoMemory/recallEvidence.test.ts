@@ -21,9 +21,17 @@ const tempDir = useTempDirs();
 function folder(files: Record<string, string>): string {
   const dir = tempDir('engram-evidence-');
   for (const [file, description] of Object.entries(files)) {
-    fs.writeFileSync(path.join(dir, file), `---\nname: ${file.replace('.md', '')}\ndescription: ${description}\ntype: project\n---\n\nDetails.\n`);
+    fs.writeFileSync(
+      path.join(dir, file),
+      `---\nname: ${file.replace('.md', '')}\ndescription: ${description}\ntype: project\n---\n\nDetails.\n`,
+    );
   }
-  fs.writeFileSync(path.join(dir, 'MEMORY.md'), Object.entries(files).map(([f, d]) => `- [${f}](${f}) — ${d}`).join('\n'));
+  fs.writeFileSync(
+    path.join(dir, 'MEMORY.md'),
+    Object.entries(files)
+      .map(([f, d]) => `- [${f}](${f}) — ${d}`)
+      .join('\n'),
+  );
   return dir;
 }
 
@@ -43,28 +51,56 @@ describe('recall evidence', () => {
   });
 
   it('attaches nothing for one shared word, and says which words a file matched', async () => {
-    const dir = folder({ 'feedback_types.md': 'new Python code passes mypy strict', 'project_deploy.md': 'staging deploys from main, production from tags' });
+    const dir = folder({
+      'feedback_types.md': 'new Python code passes mypy strict',
+      'project_deploy.md': 'staging deploys from main, production from tags',
+    });
     const index = await recallIndexFor(dir, false);
-    assert.deepEqual(clearBar(rankRecall(index, 'How do I reverse a string in Python?'), 5), [], 'Python alone is no evidence');
+    assert.deepEqual(
+      clearBar(rankRecall(index, 'How do I reverse a string in Python?'), 5),
+      [],
+      'Python alone is no evidence',
+    );
     const [top] = clearBar(rankRecall(index, 'How does a tag get deployed to production?'), 5);
     assert.equal(top?.file, 'project_deploy.md');
     assert.deepEqual([...top.words].sort(), ['deploy', 'product', 'tag']);
   });
 
   it('leaves out a file the person said was not relevant for the words it matched, until undone', async () => {
-    const dir = folder({ 'project_deploy.md': 'staging deploys from main, production from tags', 'project_cache.md': 'product pages cached for five minutes' });
+    const dir = folder({
+      'project_deploy.md': 'staging deploys from main, production from tags',
+      'project_cache.md': 'product pages cached for five minutes',
+    });
     const q = 'How does a tag get deployed to production?';
     const first = await recallForPrompt(dir, q, []);
-    assert.deepEqual(first.files.map((f) => f.file), ['project_deploy.md']);
+    assert.deepEqual(
+      first.files.map((f) => f.file),
+      ['project_deploy.md'],
+    );
     assert.deepEqual([...first.files[0].words].sort(), ['deployed', 'production', 'tag'], 'the words as typed');
     await setNotRelevant(dir, 'project_deploy.md', first.files[0].words);
-    assert.deepEqual((await readUsage(dir))['project_deploy.md']?.notRelevant, [first.files[0].words], 'kept with the use counts');
-    assert.deepEqual((await recallForPrompt(dir, 'Deploy a tag to production, please', [])).files, [], 'the same words: not again');
+    assert.deepEqual(
+      (await readUsage(dir))['project_deploy.md']?.notRelevant,
+      [first.files[0].words],
+      'kept with the use counts',
+    );
+    assert.deepEqual(
+      (await recallForPrompt(dir, 'Deploy a tag to production, please', [])).files,
+      [],
+      'the same words: not again',
+    );
     const more = await recallForPrompt(dir, 'Which tag deploys staging and production?', []);
-    assert.deepEqual(more.files.map((f) => f.file), ['project_deploy.md'], 'another word it matches brings it back');
+    assert.deepEqual(
+      more.files.map((f) => f.file),
+      ['project_deploy.md'],
+      'another word it matches brings it back',
+    );
     await setNotRelevant(dir, 'project_deploy.md', first.files[0].words, true);
     assert.equal((await readUsage(dir))['project_deploy.md']?.notRelevant, undefined, 'undone');
-    assert.deepEqual((await recallForPrompt(dir, q, [])).files.map((f) => f.file), ['project_deploy.md']);
+    assert.deepEqual(
+      (await recallForPrompt(dir, q, [])).files.map((f) => f.file),
+      ['project_deploy.md'],
+    );
   });
 
   it('searches a Chinese message by its words, not by pairs across them', () => {

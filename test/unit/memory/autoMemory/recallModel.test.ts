@@ -26,7 +26,11 @@ function folder(): string {
     ['feedback_css.md', 'styling uses Tailwind utility classes only'],
     ['reference_sentry.md', 'browser errors are reported to the Sentry project shopfront-web'],
   ];
-  for (const [file, description] of files) fs.writeFileSync(path.join(dir, file), `---\nname: ${file}\ndescription: ${description}\ntype: project\n---\n\n${description}.\n`);
+  for (const [file, description] of files)
+    fs.writeFileSync(
+      path.join(dir, file),
+      `---\nname: ${file}\ndescription: ${description}\ntype: project\n---\n\n${description}.\n`,
+    );
   fs.writeFileSync(path.join(dir, 'MEMORY.md'), files.map(([f, d]) => `- [${f}](${f}) — ${d}`).join('\n'));
   return dir;
 }
@@ -39,7 +43,10 @@ describe('recall, model mode', () => {
     const before = server.requests.length;
     const pick = modelPick({ client, model: 'claude-test', onUsage: (u) => usage.push(u.input_tokens) });
     const result = await recallForPrompt(dir, 'Which Sentry project gets the browser errors?', [], { pick });
-    assert.deepEqual(result.files.map((f) => f.file), ['reference_sentry.md']);
+    assert.deepEqual(
+      result.files.map((f) => f.file),
+      ['reference_sentry.md'],
+    );
     assert.equal(server.requests.length - before, 1, 'one call');
     assert.equal(usage.length, 1);
     const sent = JSON.stringify(server.requests[before].body.messages);
@@ -57,11 +64,20 @@ describe('recall, model mode', () => {
     const local = (await recallForPrompt(dir, q, [])).files.map((f) => f.file);
     assert.deepEqual(local, ['reference_sentry.md']);
     server.enqueue({ content: [{ type: 'text', text: 'I think the Sentry one.' }] });
-    assert.deepEqual((await recallForPrompt(dir, q, [], { pick })).files.map((f) => f.file), local);
+    assert.deepEqual(
+      (await recallForPrompt(dir, q, [], { pick })).files.map((f) => f.file),
+      local,
+    );
     server.enqueue({ content: [{ type: 'text', text: '{"files": ["../../etc/passwd"]}' }] });
-    assert.deepEqual((await recallForPrompt(dir, q, [], { pick })).files.map((f) => f.file), local);
+    assert.deepEqual(
+      (await recallForPrompt(dir, q, [], { pick })).files.map((f) => f.file),
+      local,
+    );
     server.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'bad request' } });
-    assert.deepEqual((await recallForPrompt(dir, q, [], { pick })).files.map((f) => f.file), local);
+    assert.deepEqual(
+      (await recallForPrompt(dir, q, [], { pick })).files.map((f) => f.file),
+      local,
+    );
     assert.equal(reasons.length, 3, reasons.join('\n'));
     assert.match(reasons[0], /not JSON/);
     assert.match(reasons[1], /not in the list/);
@@ -73,12 +89,23 @@ describe('recall, model mode', () => {
     const reasons: string[] = [];
     const pick = modelPick({ client, model: 'claude-test', onFallback: (why) => reasons.push(why) });
     const q = 'Which Sentry project gets the browser errors?';
-    assert.deepEqual((await recallForPrompt(dir, q, [])).files.map((f) => f.file), ['reference_sentry.md'], 'the local ranking would attach it');
+    assert.deepEqual(
+      (await recallForPrompt(dir, q, [])).files.map((f) => f.file),
+      ['reference_sentry.md'],
+      'the local ranking would attach it',
+    );
     const before = server.requests.length;
-    server.enqueue({ content: [{ type: 'text', text: '{"files": []}' }] }, { content: [{ type: 'text', text: 'None.' }] });
+    server.enqueue(
+      { content: [{ type: 'text', text: '{"files": []}' }] },
+      { content: [{ type: 'text', text: 'None.' }] },
+    );
     assert.deepEqual((await recallForPrompt(dir, q, [], { pick })).files, []);
     assert.deepEqual((await recallForPrompt(dir, q, [], { pick })).files, []);
-    assert.match(JSON.stringify(server.requests[before].body.messages), /\{\\"files\\": \[\]\} when none would/, 'the prompt offers none');
+    assert.match(
+      JSON.stringify(server.requests[before].body.messages),
+      /\{\\"files\\": \[\]\} when none would/,
+      'the prompt offers none',
+    );
     assert.deepEqual(reasons, [], 'none is an answer, not a failure');
   });
 });
@@ -86,11 +113,17 @@ describe('recall, model mode', () => {
 describe('recall, model mode, in a turn', () => {
   it("counts a pick of none in the turn's figures and attaches nothing", async () => {
     const dir = folder();
-    const harness = await startSession(server, { workspace: tempDir('engram-rm-ws-'), dataDir: tempDir('engram-rm-data-') });
+    const harness = await startSession(server, {
+      workspace: tempDir('engram-rm-ws-'),
+      dataDir: tempDir('engram-rm-data-'),
+    });
     const handle = attachAutoMemory(harness.session.agent, { memoryDir: dir, recallMode: 'model', extraction: false });
     try {
       const before = server.requests.length;
-      server.enqueue({ content: [{ type: 'text', text: '{"files": []}' }] }, { content: [{ type: 'text', text: 'ok' }] });
+      server.enqueue(
+        { content: [{ type: 'text', text: '{"files": []}' }] },
+        { content: [{ type: 'text', text: 'ok' }] },
+      );
       await harness.session.agent.runTurn('Which Sentry project gets the browser errors?');
       const sent = server.requests.slice(before);
       assert.equal(sent.length, 2, 'the pick, then the turn');
@@ -104,7 +137,10 @@ describe('recall, model mode, in a turn', () => {
 
   it("counts the pick's call and tokens in the turn's figures", async () => {
     const dir = folder();
-    const harness = await startSession(server, { workspace: tempDir('engram-rm-ws-'), dataDir: tempDir('engram-rm-data-') });
+    const harness = await startSession(server, {
+      workspace: tempDir('engram-rm-ws-'),
+      dataDir: tempDir('engram-rm-data-'),
+    });
     const handle = attachAutoMemory(harness.session.agent, { memoryDir: dir, recallMode: 'model', extraction: false });
     try {
       const before = server.requests.length;
@@ -115,12 +151,22 @@ describe('recall, model mode, in a turn', () => {
       assert.match(JSON.stringify(sent[1].body.messages), /reference_sentry\.md/, 'the picked file is attached');
       const end = harness.events.find((e): e is Extract<AgentEvent, { type: 'turnEnd' }> => e.type === 'turnEnd');
       assert.equal(end?.modelCalls, 2);
-      const all = (u: { input_tokens: number; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null } | undefined): number =>
-        (u?.input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0);
+      const all = (
+        u:
+          | {
+              input_tokens: number;
+              cache_read_input_tokens?: number | null;
+              cache_creation_input_tokens?: number | null;
+            }
+          | undefined,
+      ): number => (u?.input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0);
       const input = sent.map((r) => all(r.usage));
       assert.ok(input[0] > 0 && input[1] > 0, JSON.stringify(input));
       assert.equal(all(end?.usage), input[0] + input[1]);
-      assert.equal(end?.usage.output_tokens, sent.reduce((n, r) => n + (r.usage?.output_tokens ?? 0), 0));
+      assert.equal(
+        end?.usage.output_tokens,
+        sent.reduce((n, r) => n + (r.usage?.output_tokens ?? 0), 0),
+      );
     } finally {
       handle.dispose();
     }

@@ -21,7 +21,8 @@ import { useTestServer } from '../../support/testServerFixture';
 const server = useTestServer();
 const tempDir = useTempDirs();
 
-const PROJECT_X = '---\nname: Project X\ndescription: the launch moved to 2026-03-02\ntype: project\n---\n\nThe launch moved to 2026-03-02.\n**Why:** legal review.\n**How to apply:** plan releases after it.\n';
+const PROJECT_X =
+  '---\nname: Project X\ndescription: the launch moved to 2026-03-02\ntype: project\n---\n\nThe launch moved to 2026-03-02.\n**Why:** legal review.\n**How to apply:** plan releases after it.\n';
 
 async function project(): Promise<{ cwd: string; dataDir: string; dir: string }> {
   const root = tempDir('engram-recover-');
@@ -30,34 +31,57 @@ async function project(): Promise<{ cwd: string; dataDir: string; dir: string }>
   fs.mkdirSync(cwd, { recursive: true });
   const dir = await autoMemoryDir(dataDir, cwd);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'user_role.md'), '---\nname: Role\ndescription: the user is a data engineer\ntype: user\n---\n\nA data engineer.\n');
+  fs.writeFileSync(
+    path.join(dir, 'user_role.md'),
+    '---\nname: Role\ndescription: the user is a data engineer\ntype: user\n---\n\nA data engineer.\n',
+  );
   fs.writeFileSync(path.join(dir, 'MEMORY.md'), '- [Role](user_role.md) — the user is a data engineer\n');
   return { cwd, dataDir, dir };
 }
 
 function open(p: { cwd: string; dataDir: string }, resumeSessionId?: string): Promise<EngramSession> {
-  return openEngramSession({
-    cwd: p.cwd, dataDir: p.dataDir, client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }), trusted: true,
-    permissionPrompt: { ask: async () => 'allowOnce' }, version: '0.0.0-test', entrypoint: 'test',
-    retry: { policy: { baseDelayMs: 5, maxDelayMs: 20 } },
-    ...(resumeSessionId ? { resumeSessionId } : {}),
-  }, new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false, 'memory.recall.enabled': false }));
+  return openEngramSession(
+    {
+      cwd: p.cwd,
+      dataDir: p.dataDir,
+      client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+      trusted: true,
+      permissionPrompt: { ask: async () => 'allowOnce' },
+      version: '0.0.0-test',
+      entrypoint: 'test',
+      retry: { policy: { baseDelayMs: 5, maxDelayMs: 20 } },
+      ...(resumeSessionId ? { resumeSessionId } : {}),
+    },
+    new SettingsStore({
+      'memory.extraction.enabled': false,
+      'sessionNotes.enabled': false,
+      'memory.recall.enabled': false,
+    }),
+  );
 }
 
 const read = (dir: string, file: string): string => fs.readFileSync(path.join(dir, file), 'utf8');
-const linesFor = (dir: string, file: string): string[] => read(dir, 'MEMORY.md').split('\n').filter((l) => l.includes(`](${file})`));
+const linesFor = (dir: string, file: string): string[] =>
+  read(dir, 'MEMORY.md')
+    .split('\n')
+    .filter((l) => l.includes(`](${file})`));
 
 describe('a topic file without its index line', () => {
-  it('is indexed by the next session opened (a new one), marked recovered, said once, and in that session\'s prompt', async () => {
+  it("is indexed by the next session opened (a new one), marked recovered, said once, and in that session's prompt", async () => {
     const p = await project();
     fs.writeFileSync(path.join(p.dir, 'project_x.md'), PROJECT_X);
     const session = await open(p);
     try {
-      assert.deepEqual(linesFor(p.dir, 'project_x.md'), ['- [Project X](project_x.md) — the launch moved to 2026-03-02']);
+      assert.deepEqual(linesFor(p.dir, 'project_x.md'), [
+        '- [Project X](project_x.md) — the launch moved to 2026-03-02',
+      ]);
       assert.match(read(p.dir, 'project_x.md'), /^---\nname: Project X\n[^]*\noriginSessionId: recovered\n---\n/);
       assert.equal(session.notices.length, 1);
       assert.match(session.notices[0], /^Recovered a memory: project_x\.md \("Project X"\) had no MEMORY\.md line/);
-      assert.ok(session.agent.systemPrompt.some((b) => b.text.includes('[Project X](project_x.md)')), 'loaded into the prompt');
+      assert.ok(
+        session.agent.systemPrompt.some((b) => b.text.includes('[Project X](project_x.md)')),
+        'loaded into the prompt',
+      );
     } finally {
       await session.finish();
     }
@@ -70,7 +94,10 @@ describe('a topic file without its index line', () => {
 
   it('keeps an origin it already has, reports broken front matter instead of guessing, and leaves the trash, the review queue and empty files alone', async () => {
     const p = await project();
-    fs.writeFileSync(path.join(p.dir, 'stamped.md'), PROJECT_X.replace('type: project\n', 'type: project\noriginSessionId: s-1\noriginMessageId: m-1\n'));
+    fs.writeFileSync(
+      path.join(p.dir, 'stamped.md'),
+      PROJECT_X.replace('type: project\n', 'type: project\noriginSessionId: s-1\noriginMessageId: m-1\n'),
+    );
     fs.writeFileSync(path.join(p.dir, 'broken.md'), '---\nname: [unclosed\ntype: project\n---\n\nBody.\n');
     fs.writeFileSync(path.join(p.dir, 'untyped.md'), '---\nname: Untyped\ndescription: no type\n---\n\nBody.\n');
     fs.writeFileSync(path.join(p.dir, 'emptied.md'), '---\nname: Gone\ndescription: forgotten\ntype: user\n---\n\n');
@@ -87,7 +114,10 @@ describe('a topic file without its index line', () => {
     assert.doesNotMatch(read(p.dir, 'stamped.md'), /recovered/);
     assert.equal(read(p.dir, 'broken.md'), '---\nname: [unclosed\ntype: project\n---\n\nBody.\n', 'not touched');
     for (const file of ['broken.md', 'untyped.md', 'emptied.md']) {
-      assert.ok(session.warnings.some((w) => w.startsWith(`Memory: ${file} has no MEMORY.md line and was not indexed`)), `${file}: ${session.warnings.join(' | ')}`);
+      assert.ok(
+        session.warnings.some((w) => w.startsWith(`Memory: ${file} has no MEMORY.md line and was not indexed`)),
+        `${file}: ${session.warnings.join(' | ')}`,
+      );
     }
   });
 
@@ -97,13 +127,15 @@ describe('a topic file without its index line', () => {
     fs.writeFileSync(path.join(p.dir, 'team', 'MEMORY.md'), '');
     fs.writeFileSync(path.join(p.dir, 'team', 'deploy.md'), PROJECT_X.replace('Project X', 'Deploy'));
     const memory = await prepareAutoMemory(p.dataDir, p.cwd, { recover: true, team: { repo: 'acme/app' } });
-    assert.deepEqual(linesFor(path.join(p.dir, 'team'), 'deploy.md'), ['- [Deploy](deploy.md) — the launch moved to 2026-03-02']);
+    assert.deepEqual(linesFor(path.join(p.dir, 'team'), 'deploy.md'), [
+      '- [Deploy](deploy.md) — the launch moved to 2026-03-02',
+    ]);
     assert.doesNotMatch(read(p.dir, 'MEMORY.md'), /deploy\.md/);
     assert.match(memory.recovery?.notices[0] ?? '', /deploy\.md \("Deploy"\) had no team\/MEMORY\.md line/);
     assert.ok(memory.team?.index.entries.some((e) => e.file === 'deploy.md'));
   });
 
-  it('is said on engram -p\'s stderr without -v', async () => {
+  it("is said on engram -p's stderr without -v", async () => {
     const p = await project();
     fs.writeFileSync(path.join(p.dir, 'project_x.md'), PROJECT_X);
     server.enqueue({ content: [{ type: 'text', text: 'Hello.' }] });
@@ -122,21 +154,44 @@ describe('a topic file without its index line', () => {
 
 describe('"remember"', () => {
   /** A model that saves project_x.md, and only edits the index in its next response, as models do. */
-  function rememberScript(dir: string, seen: { indexAtSecondCall?: string; fileAtSecondCall?: string }, indexEdit: { old: string; add: string }, readPart: Record<string, number> = {}): void {
+  function rememberScript(
+    dir: string,
+    seen: { indexAtSecondCall?: string; fileAtSecondCall?: string },
+    indexEdit: { old: string; add: string },
+    readPart: Record<string, number> = {},
+  ): void {
     let calls = 0;
     server.setResponder(() => {
       const i = calls++;
       if (i === 0) {
-        return { content: [
-          { type: 'tool_use', name: 'Read', input: { file_path: path.join(dir, 'MEMORY.md'), ...readPart } },
-          { type: 'tool_use', name: 'Write', input: { file_path: path.join(dir, 'project_x.md'), content: PROJECT_X } },
-        ] };
+        return {
+          content: [
+            { type: 'tool_use', name: 'Read', input: { file_path: path.join(dir, 'MEMORY.md'), ...readPart } },
+            {
+              type: 'tool_use',
+              name: 'Write',
+              input: { file_path: path.join(dir, 'project_x.md'), content: PROJECT_X },
+            },
+          ],
+        };
       }
       if (i === 1) {
         // What a kill right now would leave on disk.
         seen.indexAtSecondCall = read(dir, 'MEMORY.md');
         seen.fileAtSecondCall = read(dir, 'project_x.md');
-        return { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: path.join(dir, 'MEMORY.md'), old_string: indexEdit.old, new_string: `${indexEdit.old}\n${indexEdit.add}` } }] };
+        return {
+          content: [
+            {
+              type: 'tool_use',
+              name: 'Edit',
+              input: {
+                file_path: path.join(dir, 'MEMORY.md'),
+                old_string: indexEdit.old,
+                new_string: `${indexEdit.old}\n${indexEdit.add}`,
+              },
+            },
+          ],
+        };
       }
       return { content: [{ type: 'text', text: 'Saved project_x.md and its MEMORY.md line.' }] };
     });
@@ -180,16 +235,34 @@ describe('"remember"', () => {
 describe('a new index line', () => {
   it('goes at the end while that loads, else after the last entry that still loads', () => {
     const caps = { maxLines: 5, maxBytes: 10_000 };
-    assert.deepEqual(insertWhereLoaded(['# Memory', '- [A](a.md)'], '- [N](n.md)', caps), ['# Memory', '- [A](a.md)', '- [N](n.md)']);
+    assert.deepEqual(insertWhereLoaded(['# Memory', '- [A](a.md)'], '- [N](n.md)', caps), [
+      '# Memory',
+      '- [A](a.md)',
+      '- [N](n.md)',
+    ]);
     const full = ['# Memory', '- [A](a.md)', '- [B](b.md)', '', 'Some prose.', '- [C](c.md)'];
-    assert.deepEqual(insertWhereLoaded(full, '- [N](n.md)', caps), ['# Memory', '- [A](a.md)', '- [B](b.md)', '- [N](n.md)', '', 'Some prose.', '- [C](c.md)']);
+    assert.deepEqual(insertWhereLoaded(full, '- [N](n.md)', caps), [
+      '# Memory',
+      '- [A](a.md)',
+      '- [B](b.md)',
+      '- [N](n.md)',
+      '',
+      'Some prose.',
+      '- [C](c.md)',
+    ]);
     // The byte cap counts the same way.
-    assert.deepEqual(insertWhereLoaded(['- [A](a.md)', '- [B](b.md)', '- [C](c.md)'], '- [N](n.md)', { maxLines: 100, maxBytes: 30 }), ['- [A](a.md)', '- [N](n.md)', '- [B](b.md)', '- [C](c.md)']);
+    assert.deepEqual(
+      insertWhereLoaded(['- [A](a.md)', '- [B](b.md)', '- [C](c.md)'], '- [N](n.md)', { maxLines: 100, maxBytes: 30 }),
+      ['- [A](a.md)', '- [N](n.md)', '- [B](b.md)', '- [C](c.md)'],
+    );
   });
 
   it('from a writer that forgot it lands inside the loaded part of an oversized index', async () => {
     const dir = tempDir('engram-index-');
-    fs.writeFileSync(path.join(dir, 'MEMORY.md'), `${Array.from({ length: 300 }, (_, i) => `- [Old ${i}](old_${i}.md)`).join('\n')}\n`);
+    fs.writeFileSync(
+      path.join(dir, 'MEMORY.md'),
+      `${Array.from({ length: 300 }, (_, i) => `- [Old ${i}](old_${i}.md)`).join('\n')}\n`,
+    );
     fs.writeFileSync(path.join(dir, 'project_x.md'), PROJECT_X);
     await ensureIndexed(dir, 'project_x.md');
     const entry = (await loadMemoryIndex(dir)).entries.find((e) => e.file === 'project_x.md');

@@ -29,7 +29,11 @@ async function setup(forkScript: (notesPath: string) => ForkScript, opts: { trus
   const started: string[] = [];
   workspace = tempDir('engram-ws-');
   dataDir = tempDir('engram-data-');
-  const { session } = await startSession(server, { workspace, dataDir, ...(opts.trusted === false ? { trusted: false } : {}) });
+  const { session } = await startSession(server, {
+    workspace,
+    dataDir,
+    ...(opts.trusted === false ? { trusted: false } : {}),
+  });
   const paths = sessionNotesPaths(dataDir, workspace, session.sessionId);
   const model = new ScriptedModel(paths.summary, forkScript(paths.summary));
   server.setResponder(model.responder);
@@ -69,7 +73,10 @@ describe('session notes in the background', () => {
     assert.equal(await notes.waitForUpdate(), 'done');
     assert.equal(notes.updating, false);
     assert.equal(await notes.waitForUpdate(), 'idle');
-    assert.deepEqual(events.map((e) => e.type), ['notesUpdateStarted', 'notesCreated', 'notesUpdated']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['notesUpdateStarted', 'notesCreated', 'notesUpdated'],
+    );
     assert.match(fs.readFileSync(paths.summary, 'utf8'), /Now: turn /);
   });
 
@@ -81,7 +88,10 @@ describe('session notes in the background', () => {
     model.startTurn(2, [{ toolCalls: 0, grow: 1_500 }]);
     await session.agent.runTurn('two'); // due, but the init still runs
     assert.equal(notes.updating, true);
-    const busy = await notes.runUpdate(session.agent.forkContext(), 'update', { messageId: 'msg_x', contextTokens: 4_000 });
+    const busy = await notes.runUpdate(session.agent.forkContext(), 'update', {
+      messageId: 'msg_x',
+      contextTokens: 4_000,
+    });
     assert.deepEqual(busy, { status: 'busy' });
     assert.equal(await notes.waitForUpdate(), 'done');
     model.startTurn(3, [{ toolCalls: 0, grow: 10 }]);
@@ -91,15 +101,20 @@ describe('session notes in the background', () => {
     assert.deepEqual(started, ['init 1.1', 'update 3.1']);
     // Each update is one model call: its reply holds the edits, and the fork ends once they applied.
     assert.deepEqual(log, ['start', 'start']);
-    const lifecycle = events.filter((e) => e.type === 'notesUpdateStarted' || e.type === 'notesUpdated').map((e) => (e.type === 'notesUpdated' ? 'end' : 'start'));
+    const lifecycle = events
+      .filter((e) => e.type === 'notesUpdateStarted' || e.type === 'notesUpdated')
+      .map((e) => (e.type === 'notesUpdated' ? 'end' : 'start'));
     assert.deepEqual(lifecycle, ['start', 'end', 'start', 'end'], 'one fork at a time');
     assert.equal(notes.state.tokensAtLastUpdate, 4_010);
   });
 
   it('a failing updater call is reported; the conversation and the cursor are unaffected', async () => {
-    const { session, model, notes, events, paths } = await setup(() => (call) => (call.first
-      ? { error: { status: 400, type: 'invalid_request_error', message: 'scripted updater failure' } }
-      : { content: [{ type: 'text', text: 'unreachable' }] }));
+    const { session, model, notes, events, paths } = await setup(
+      () => (call) =>
+        call.first
+          ? { error: { status: 400, type: 'invalid_request_error', message: 'scripted updater failure' } }
+          : { content: [{ type: 'text', text: 'unreachable' }] },
+    );
     model.startTurn(1, [{ toolCalls: 0, grow: 2_500 }]);
     const result = await session.agent.runTurn('go');
     assert.equal(result.reason, 'end_turn');
@@ -110,11 +125,17 @@ describe('session notes in the background', () => {
     const state = JSON.parse(fs.readFileSync(paths.state, 'utf8'));
     assert.equal(state.lastSummarizedMessageId, undefined, 'nothing is covered by a failed update');
     assert.match(state.lastError, /scripted updater failure/);
-    assert.equal(fs.readFileSync(paths.summary, 'utf8').startsWith('# Session Title'), true, 'the template is in place');
+    assert.equal(
+      fs.readFileSync(paths.summary, 'utf8').startsWith('# Session Title'),
+      true,
+      'the template is in place',
+    );
   });
 
   it('without an Edit tool (untrusted workspace) no model call is spent and the failure says why', async () => {
-    const { session, model, notes, events } = await setup((p) => (call) => standardForkReply(call, p), { trusted: false });
+    const { session, model, notes, events } = await setup((p) => (call) => standardForkReply(call, p), {
+      trusted: false,
+    });
     model.startTurn(1, [{ toolCalls: 0, grow: 2_500 }]);
     await session.agent.runTurn('go');
     assert.equal(await notes.waitForUpdate(), 'done');

@@ -37,14 +37,48 @@ describe('the notes updater permission rule', () => {
       if (!call.first) return { content: [{ type: 'text', text: 'Done.' }] };
       return {
         content: [
-          { type: 'tool_use', id: 'toolu_edit_other', name: 'Edit', input: { file_path: other, old_string: 'keep me', new_string: 'changed' } },
-          { type: 'tool_use', id: 'toolu_edit_sneaky', name: 'Edit', input: { file_path: 'sneaky.md', old_string: 'keep me', new_string: 'changed' } },
-          { type: 'tool_use', id: 'toolu_write', name: 'Write', input: { file_path: paths.summary, content: 'overwritten' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_edit_other',
+            name: 'Edit',
+            input: { file_path: other, old_string: 'keep me', new_string: 'changed' },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_edit_sneaky',
+            name: 'Edit',
+            input: { file_path: 'sneaky.md', old_string: 'keep me', new_string: 'changed' },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_write',
+            name: 'Write',
+            input: { file_path: paths.summary, content: 'overwritten' },
+          },
           { type: 'tool_use', id: 'toolu_bash', name: 'Bash', input: { command: 'echo pwned > pwned.txt' } },
           { type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: paths.summary } },
-          { type: 'tool_use', id: 'toolu_edit_dotdot', name: 'Edit', input: { file_path: `${paths.dir}/../session-memory/summary.md`, old_string: WORKLOG_GUIDE, new_string: `${WORKLOG_GUIDE}\n- via dot-dot` } },
-          { type: 'tool_use', id: 'toolu_edit_link', name: 'Edit', input: { file_path: 'notes-link.md', old_string: CURRENT_GUIDE, new_string: `${CURRENT_GUIDE}\nvia link` } },
-          { type: 'tool_use', id: 'toolu_edit_notes', name: 'Edit', input: { file_path: paths.summary, old_string: '- via dot-dot', new_string: '- via dot-dot, then direct' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_edit_dotdot',
+            name: 'Edit',
+            input: {
+              file_path: `${paths.dir}/../session-memory/summary.md`,
+              old_string: WORKLOG_GUIDE,
+              new_string: `${WORKLOG_GUIDE}\n- via dot-dot`,
+            },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_edit_link',
+            name: 'Edit',
+            input: { file_path: 'notes-link.md', old_string: CURRENT_GUIDE, new_string: `${CURRENT_GUIDE}\nvia link` },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_edit_notes',
+            name: 'Edit',
+            input: { file_path: paths.summary, old_string: '- via dot-dot', new_string: '- via dot-dot, then direct' },
+          },
         ],
       };
     });
@@ -62,7 +96,10 @@ describe('the notes updater permission rule', () => {
       assert.equal(r.isError, true, id);
       assert.match(r.content, pattern, id);
     };
-    refused('toolu_edit_other', new RegExp(`may only edit ${escape(paths.summary)}; ${escape(other)} is a different file`));
+    refused(
+      'toolu_edit_other',
+      new RegExp(`may only edit ${escape(paths.summary)}; ${escape(other)} is a different file`),
+    );
     refused('toolu_edit_sneaky', /may only edit .*; sneaky\.md is a different file/);
     refused('toolu_write', /may only use Edit on .*; Write is not allowed here/);
     refused('toolu_bash', /may only use Edit on .*; Bash is not allowed here/);
@@ -96,7 +133,11 @@ describe('notesOnlyGate', () => {
     const edit = tools.get('Edit');
     assert.ok(edit);
     assert.deepEqual(gate(edit, { file_path: notesPath }), { allow: true });
-    assert.deepEqual(gate(edit, { file_path: 'session-memory/summary.md' }), { allow: true }, 'relative to the fork cwd');
+    assert.deepEqual(
+      gate(edit, { file_path: 'session-memory/summary.md' }),
+      { allow: true },
+      'relative to the fork cwd',
+    );
     assert.deepEqual(gate(edit, { file_path: 'session-memory/./x/../summary.md' }), { allow: true });
     assert.equal(gate(edit, { file_path: 'session-memory/summary.md.bak' }).allow, false);
     assert.equal(gate(edit, { file_path: 'session-memory/state.json' }).allow, false, 'not even the sidecar');

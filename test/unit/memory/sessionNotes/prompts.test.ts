@@ -3,7 +3,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { buildCondensePrompt, buildUpdatePrompt, NOTES_UPDATE_MARKER } from '../../../../src/core/memory/sessionNotes/prompts';
+import {
+  buildCondensePrompt,
+  buildUpdatePrompt,
+  NOTES_UPDATE_MARKER,
+} from '../../../../src/core/memory/sessionNotes/prompts';
 import { DEFAULT_CAPS, DEFAULT_TEMPLATE } from '../../../../src/core/memory/sessionNotes/template';
 import { assertSnapshot } from '../../support/snapshot';
 
@@ -14,7 +18,10 @@ function render(): string {
   const update = buildUpdatePrompt({ notesPath: NOTES_PATH, notesText: DEFAULT_TEMPLATE, caps: DEFAULT_CAPS });
   const condense = buildCondensePrompt({
     notesPath: NOTES_PATH,
-    notesText: DEFAULT_TEMPLATE.replace('_One terse line per step: what was tried, what was done_\n', '_One terse line per step: what was tried, what was done_\n- (long worklog)\n'),
+    notesText: DEFAULT_TEMPLATE.replace(
+      '_One terse line per step: what was tried, what was done_\n',
+      '_One terse line per step: what was tried, what was done_\n- (long worklog)\n',
+    ),
     caps: DEFAULT_CAPS,
     over: { sections: [{ heading: 'Worklog', tokens: 2_450 }], file: { tokens: 12_300 } },
   });
@@ -32,7 +39,12 @@ describe('notes updater prompts', () => {
     assert.ok(update.startsWith(`${NOTES_UPDATE_MARKER}\n`));
     assert.ok(update.includes('<notes>\nx\n<y>\n</notes>'));
     assert.ok(update.includes(NOTES_PATH));
-    const condense = buildCondensePrompt({ notesPath: NOTES_PATH, notesText: 'x', caps: DEFAULT_CAPS, over: { sections: [], file: { tokens: 13_000 } } });
+    const condense = buildCondensePrompt({
+      notesPath: NOTES_PATH,
+      notesText: 'x',
+      caps: DEFAULT_CAPS,
+      over: { sections: [], file: { tokens: 13_000 } },
+    });
     assert.match(condense, /the whole file: 13000 tokens \(limit 12000\)/);
     assert.match(condense, /Shorten the longest sections/);
   });

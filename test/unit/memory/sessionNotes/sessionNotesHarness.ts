@@ -40,7 +40,10 @@ export class ScriptedModel {
   private plan: MainStep[] = [];
   forkScript: ForkScript;
 
-  constructor(private readonly notesPath: string, forkScript?: ForkScript) {
+  constructor(
+    private readonly notesPath: string,
+    forkScript?: ForkScript,
+  ) {
     this.forkScript = forkScript ?? ((call) => standardForkReply(call, this.notesPath));
   }
 
@@ -58,7 +61,14 @@ export class ScriptedModel {
   readonly responder = (body: MessagesRequestBody): ScriptedReply | undefined => {
     const prompt = updaterPrompt(body);
     if (prompt !== undefined) {
-      const call: ForkCall = { body, prompt, notes: notesIn(prompt), first: lastHasMarker(body), turn: this.turn, step: this.step };
+      const call: ForkCall = {
+        body,
+        prompt,
+        notes: notesIn(prompt),
+        first: lastHasMarker(body),
+        turn: this.turn,
+        step: this.step,
+      };
       this.forkCalls.push(call);
       return this.forkScript(call);
     }
@@ -67,14 +77,26 @@ export class ScriptedModel {
     this.step++;
     this.context += next.grow;
     this.mainCalls.push({ turn: this.turn, step: this.step, context: this.context });
-    const content: ScriptedBlock[] = next.toolCalls === 0
-      ? [{ type: 'text', text: `Answer ${this.turn}.${this.step}.` }]
-      : [
-        { type: 'text', text: `Looking around (${this.turn}.${this.step}).` },
-        ...Array.from({ length: next.toolCalls }, (): ScriptedBlock => ({ type: 'tool_use', name: 'Glob', input: { pattern: '*.md' } })),
-      ];
+    const content: ScriptedBlock[] =
+      next.toolCalls === 0
+        ? [{ type: 'text', text: `Answer ${this.turn}.${this.step}.` }]
+        : [
+            { type: 'text', text: `Looking around (${this.turn}.${this.step}).` },
+            ...Array.from(
+              { length: next.toolCalls },
+              (): ScriptedBlock => ({ type: 'tool_use', name: 'Glob', input: { pattern: '*.md' } }),
+            ),
+          ];
     // Exact context: usageTotal() of this response is `this.context`.
-    return { content, usage: { input_tokens: this.context - 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } };
+    return {
+      content,
+      usage: {
+        input_tokens: this.context - 10,
+        output_tokens: 10,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+    };
   };
 }
 
@@ -87,8 +109,20 @@ export function standardForkReply(call: ForkCall, notesPath: string): ScriptedRe
   const previous = i >= 0 && lines[i + 1]?.startsWith('Now: ') ? lines[i + 1] : undefined;
   return {
     content: [
-      { type: 'tool_use', name: 'Edit', input: { file_path: notesPath, old_string: previous ? `${CURRENT_GUIDE}\n${previous}` : CURRENT_GUIDE, new_string: `${CURRENT_GUIDE}\nNow: ${label}` } },
-      { type: 'tool_use', name: 'Edit', input: { file_path: notesPath, old_string: WORKLOG_GUIDE, new_string: `${WORKLOG_GUIDE}\n- ${label}` } },
+      {
+        type: 'tool_use',
+        name: 'Edit',
+        input: {
+          file_path: notesPath,
+          old_string: previous ? `${CURRENT_GUIDE}\n${previous}` : CURRENT_GUIDE,
+          new_string: `${CURRENT_GUIDE}\nNow: ${label}`,
+        },
+      },
+      {
+        type: 'tool_use',
+        name: 'Edit',
+        input: { file_path: notesPath, old_string: WORKLOG_GUIDE, new_string: `${WORKLOG_GUIDE}\n- ${label}` },
+      },
     ],
   };
 }
@@ -124,7 +158,8 @@ export function lastToolResults(body: MessagesRequestBody): Map<string, { conten
   if (!Array.isArray(last?.content)) return out;
   for (const b of last.content) {
     if (b.type !== 'tool_result') continue;
-    const content = typeof b.content === 'string' ? b.content : b.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+    const content =
+      typeof b.content === 'string' ? b.content : b.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
     out.set(b.tool_use_id, { content, isError: b.is_error === true });
   }
   return out;

@@ -72,26 +72,73 @@ describe('session notes on a scripted conversation', () => {
     // one): turn.response, 1-based. Turns 3, 8, 13, ... end with an answer after two tool calls: not a
     // pause, so the update waits for the next chat turn (9, 14, ...). Turns 6, 11, ... make three calls in
     // their first response: due there, the update starts with the answer that read their results.
-    const expected = ['3.3', '6.2', '9.1', '11.2', '14.1', '16.2', '19.1', '21.2', '24.1', '26.2', '29.1', '31.2', '34.1', '36.2', '39.1'];
+    const expected = [
+      '3.3',
+      '6.2',
+      '9.1',
+      '11.2',
+      '14.1',
+      '16.2',
+      '19.1',
+      '21.2',
+      '24.1',
+      '26.2',
+      '29.1',
+      '31.2',
+      '34.1',
+      '36.2',
+      '39.1',
+    ];
     assert.equal(model.mainCalls.length, 72);
     assert.deepEqual(started, expected, 'trigger firing points');
-    assert.deepEqual(model.forkCalls.filter((c) => c.first).map((c) => `${c.turn}.${c.step}`), expected, 'updater fork requests');
-    assert.equal(model.forkCalls.length, expected.length, 'each fork: one reply with the edits, and it ends once they applied');
+    assert.deepEqual(
+      model.forkCalls.filter((c) => c.first).map((c) => `${c.turn}.${c.step}`),
+      expected,
+      'updater fork requests',
+    );
+    assert.equal(
+      model.forkCalls.length,
+      expected.length,
+      'each fork: one reply with the edits, and it ends once they applied',
+    );
     const requests = server.requests.slice(firstRequest);
     assert.equal(requests.length, 72 + expected.length);
-    assert.ok(requests.every((r) => r.status === 200), 'every request was valid');
+    assert.ok(
+      requests.every((r) => r.status === 200),
+      'every request was valid',
+    );
 
-    assert.deepEqual(events.filter((e) => e.type === 'notesCreated'), [{ type: 'notesCreated', path: paths.summary, template: 'default' }]);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'notesCreated'),
+      [{ type: 'notesCreated', path: paths.summary, template: 'default' }],
+    );
     const updated = events.filter((e) => e.type === 'notesUpdated');
-    assert.deepEqual(updated.map((e) => e.kind), ['init', ...expected.slice(1).map(() => 'update')]);
-    assert.ok(updated.every((e) => !e.condensed && e.modelCalls === 1 && e.agentIds.length === 1 && e.overCap.sections.length === 0));
+    assert.deepEqual(
+      updated.map((e) => e.kind),
+      ['init', ...expected.slice(1).map(() => 'update')],
+    );
+    assert.ok(
+      updated.every(
+        (e) => !e.condensed && e.modelCalls === 1 && e.agentIds.length === 1 && e.overCap.sections.length === 0,
+      ),
+    );
     assert.equal(events.filter((e) => e.type === 'notesUpdateFailed').length, 0);
 
     const text = fs.readFileSync(paths.summary, 'utf8');
     const parsed = parseNotes(text);
-    assert.deepEqual(parsed.sections.map((s) => [s.heading, s.guide]), parseNotes(DEFAULT_TEMPLATE).sections.map((s) => [s.heading, s.guide]), 'template shape kept');
+    assert.deepEqual(
+      parsed.sections.map((s) => [s.heading, s.guide]),
+      parseNotes(DEFAULT_TEMPLATE).sections.map((s) => [s.heading, s.guide]),
+      'template shape kept',
+    );
     assert.equal(parsed.sections[1].body, 'Now: turn 39.1', 'Current State replaced, not appended');
-    assert.deepEqual(parsed.sections[9].body.split('\n'), expected.slice().reverse().map((l) => `- turn ${l}`));
+    assert.deepEqual(
+      parsed.sections[9].body.split('\n'),
+      expected
+        .slice()
+        .reverse()
+        .map((l) => `- turn ${l}`),
+    );
     assert.equal(isTemplateOnly(text, DEFAULT_TEMPLATE), false);
 
     const state = JSON.parse(fs.readFileSync(paths.state, 'utf8'));
@@ -124,7 +171,10 @@ describe('session notes on a scripted conversation', () => {
   it('the updater fork shares the conversation prefix and answers pending tool calls as not run', async () => {
     const { session, model } = await setup();
     const firstRequest = server.requests.length;
-    model.startTurn(1, [{ toolCalls: 1, grow: 2_500 }, { toolCalls: 0, grow: 100 }]);
+    model.startTurn(1, [
+      { toolCalls: 1, grow: 2_500 },
+      { toolCalls: 0, grow: 100 },
+    ]);
     await session.agent.runTurn('go');
     const fork = model.forkCalls[0];
     assert.equal(`${fork.turn}.${fork.step}`, '1.1', 'init fired on the tool-call response');
@@ -132,7 +182,10 @@ describe('session notes on a scripted conversation', () => {
     assert.ok(main);
     assert.deepEqual(fork.body.system, main.body.system);
     assert.deepEqual(fork.body.tools, main.body.tools);
-    assert.ok((server.requests.find((r) => r.body === fork.body)?.usage?.cache_read_input_tokens ?? 0) > 0, 'the fork read the cached prefix');
+    assert.ok(
+      (server.requests.find((r) => r.body === fork.body)?.usage?.cache_read_input_tokens ?? 0) > 0,
+      'the fork read the cached prefix',
+    );
     const last = fork.body.messages[fork.body.messages.length - 1];
     assert.ok(Array.isArray(last.content));
     assert.equal(last.content[0].type, 'tool_result');
@@ -147,14 +200,31 @@ describe('caps', () => {
   const BIG = Array.from({ length: NOTES_SECTION_CAP_TOKENS + 600 }, (_, i) => `step${i % 10}`).join(' ');
 
   function capModel(condenseFixes: boolean) {
-    return (notesPath: string) => new ScriptedModel(notesPath, (call) => {
-      if (!call.first) return { content: [{ type: 'text', text: 'Done.' }] };
-      if (call.prompt.includes('over its size limits')) {
-        if (!condenseFixes) return { content: [{ type: 'text', text: 'Nothing to cut.' }] };
-        return { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: notesPath, old_string: BIG, new_string: '- many small steps (condensed)' } }] };
-      }
-      return { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: notesPath, old_string: WORKLOG_GUIDE, new_string: `${WORKLOG_GUIDE}\n${BIG}` } }] };
-    });
+    return (notesPath: string) =>
+      new ScriptedModel(notesPath, (call) => {
+        if (!call.first) return { content: [{ type: 'text', text: 'Done.' }] };
+        if (call.prompt.includes('over its size limits')) {
+          if (!condenseFixes) return { content: [{ type: 'text', text: 'Nothing to cut.' }] };
+          return {
+            content: [
+              {
+                type: 'tool_use',
+                name: 'Edit',
+                input: { file_path: notesPath, old_string: BIG, new_string: '- many small steps (condensed)' },
+              },
+            ],
+          };
+        }
+        return {
+          content: [
+            {
+              type: 'tool_use',
+              name: 'Edit',
+              input: { file_path: notesPath, old_string: WORKLOG_GUIDE, new_string: `${WORKLOG_GUIDE}\n${BIG}` },
+            },
+          ],
+        };
+      });
   }
 
   it('an update that blows a section cap gets one condense run, and the event says so', async () => {
@@ -164,7 +234,10 @@ describe('caps', () => {
 
     const firsts = model.forkCalls.filter((c) => c.first);
     assert.equal(firsts.length, 2, 'the update, then one condense run');
-    assert.match(firsts[1].prompt, new RegExp(`section "Worklog": \\d+ tokens \\(limit ${NOTES_SECTION_CAP_TOKENS}\\)`));
+    assert.match(
+      firsts[1].prompt,
+      new RegExp(`section "Worklog": \\d+ tokens \\(limit ${NOTES_SECTION_CAP_TOKENS}\\)`),
+    );
     assert.ok(firsts[1].notes.includes(BIG), 'the condense run sees the notes as they are now');
     const updated = events.find((e) => e.type === 'notesUpdated');
     assert.ok(updated && updated.type === 'notesUpdated');
@@ -187,22 +260,48 @@ describe('caps', () => {
     const updated = events.find((e) => e.type === 'notesUpdated');
     assert.ok(updated && updated.type === 'notesUpdated');
     assert.equal(updated.condensed, true);
-    assert.deepEqual(updated.overCap.sections.map((s) => s.heading), ['Worklog']);
+    assert.deepEqual(
+      updated.overCap.sections.map((s) => s.heading),
+      ['Worklog'],
+    );
   });
 });
 
 describe('user template', () => {
   it('a template at <dataDir>/session-memory/config/template.md shapes new notes', async () => {
     const template = '# Goal\n_What we are after_\n\n# Open questions\n_What is still unclear_\n';
-    const { session, paths, model, events } = await setup((notesPath) => new ScriptedModel(notesPath, (call) => (call.first
-      ? { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: notesPath, old_string: '_What we are after_', new_string: '_What we are after_\nShip the parser fix.' } }] }
-      : { content: [{ type: 'text', text: 'Done.' }] })));
+    const { session, paths, model, events } = await setup(
+      (notesPath) =>
+        new ScriptedModel(notesPath, (call) =>
+          call.first
+            ? {
+                content: [
+                  {
+                    type: 'tool_use',
+                    name: 'Edit',
+                    input: {
+                      file_path: notesPath,
+                      old_string: '_What we are after_',
+                      new_string: '_What we are after_\nShip the parser fix.',
+                    },
+                  },
+                ],
+              }
+            : { content: [{ type: 'text', text: 'Done.' }] },
+        ),
+    );
     fs.mkdirSync(path.dirname(userTemplatePath(dataDir)), { recursive: true });
     fs.writeFileSync(userTemplatePath(dataDir), template);
     model.startTurn(1, [{ toolCalls: 0, grow: 2_500 }]);
     await session.agent.runTurn('go');
-    assert.deepEqual(events.find((e) => e.type === 'notesCreated'), { type: 'notesCreated', path: paths.summary, template: 'user' });
+    assert.deepEqual(
+      events.find((e) => e.type === 'notesCreated'),
+      { type: 'notesCreated', path: paths.summary, template: 'user' },
+    );
     assert.equal(model.forkCalls[0].notes, template, 'the fork was shown the user template');
-    assert.equal(fs.readFileSync(paths.summary, 'utf8'), template.replace('_What we are after_', '_What we are after_\nShip the parser fix.'));
+    assert.equal(
+      fs.readFileSync(paths.summary, 'utf8'),
+      template.replace('_What we are after_', '_What we are after_\nShip the parser fix.'),
+    );
   });
 });

@@ -48,16 +48,19 @@ export function startReplyDroppingProxy(upstreamPort: number, nth: number): Prom
     upstream.on('error', cut).on('end', cut);
   });
   return new Promise((resolve, reject) => {
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      resolve({
-        url: `http://127.0.0.1:${port}`,
-        dropped,
-        close: () => new Promise((res) => {
-          for (const s of sockets) s.destroy();
-          server.close(() => res());
-        }),
-      });
-    }).on('error', reject);
+    server
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as net.AddressInfo;
+        resolve({
+          url: `http://127.0.0.1:${port}`,
+          dropped,
+          close: () =>
+            new Promise((res) => {
+              for (const s of sockets) s.destroy();
+              server.close(() => res());
+            }),
+        });
+      })
+      .on('error', reject);
   });
 }

@@ -7,7 +7,17 @@ import { TeamSyncScheduler } from '../../../../src/core/memory/team/syncSchedule
 import type { TeamSyncReport } from '../../../../src/core/memory/team/teamSyncTypes';
 
 function report(n: number): TeamSyncReport {
-  return { repo: 'acme/widgets', server: 'http://x', at: new Date(n).toISOString(), ok: true, pulled: [], pushed: [], skipped: [], blocked: [], retries: n };
+  return {
+    repo: 'acme/widgets',
+    server: 'http://x',
+    at: new Date(n).toISOString(),
+    ok: true,
+    pulled: [],
+    pushed: [],
+    skipped: [],
+    blocked: [],
+    retries: n,
+  };
 }
 
 /** A sync that runs until released, counting how many ran and how many at once. */

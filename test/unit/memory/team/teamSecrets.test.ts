@@ -29,7 +29,9 @@ describe('teamWriteProblem', () => {
   }
 
   it('finds a credential of this process whatever its shape', async () => {
-    const hit = await findTeamSecret('notes\nproxy key: zz-gateway-0123456789\n', { env: { ANTHROPIC_API_KEY: 'zz-gateway-0123456789' } });
+    const hit = await findTeamSecret('notes\nproxy key: zz-gateway-0123456789\n', {
+      env: { ANTHROPIC_API_KEY: 'zz-gateway-0123456789' },
+    });
     assert.deepEqual(hit, { rule: 'engram/known-credential', kind: 'api key', line: 2 });
   });
 });

@@ -11,7 +11,11 @@ import { sha256Hex } from '../../../../src/core/memory/team/teamFiles';
 import { syncTeamMemory, type TeamSyncOptions } from '../../../../src/core/memory/team/teamSync';
 import type { TeamSyncReport } from '../../../../src/core/memory/team/teamSyncTypes';
 import { usePostgresDatabase } from '../../support/postgres';
-import { startTeamServerProcess, type TeamServerProcess, type TeamServerProcessOptions } from '../../support/teamServerProcess';
+import {
+  startTeamServerProcess,
+  type TeamServerProcess,
+  type TeamServerProcessOptions,
+} from '../../support/teamServerProcess';
 import { useTempDirs } from '../../support/tempDirs';
 import { PLANTED_SECRETS, topicWithSecret } from './plantedSecrets';
 import { startReplyDroppingProxy } from './replyDroppingProxy';
@@ -19,10 +23,13 @@ import { startReplyDroppingProxy } from './replyDroppingProxy';
 /** A port nothing listens on (taken and given back at once). */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    }).on('error', reject);
+    const probe = net
+      .createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      })
+      .on('error', reject);
   });
 }
 
@@ -44,7 +51,11 @@ export function defineTeamSyncTests(backend: Backend): void {
   let repoCounter = 0;
 
   async function startServer(opts: Omit<TeamServerProcessOptions, 'db'> = {}, db?: string): Promise<TeamServerProcess> {
-    const server = await startTeamServerProcess({ db: db ?? pgUrl?.() ?? path.join(tempDir('engram-teamdb-'), 'team.db'), quiet: true, ...opts });
+    const server = await startTeamServerProcess({
+      db: db ?? pgUrl?.() ?? path.join(tempDir('engram-teamdb-'), 'team.db'),
+      quiet: true,
+      ...opts,
+    });
     started.push(server);
     return server;
   }
@@ -66,7 +77,8 @@ export function defineTeamSyncTests(backend: Backend): void {
           fs.mkdirSync(path.dirname(path.join(teamDir, rel)), { recursive: true });
           fs.writeFileSync(path.join(teamDir, rel), text);
         };
-        const read = (rel: string): string | null => (fs.existsSync(path.join(teamDir, rel)) ? fs.readFileSync(path.join(teamDir, rel), 'utf8') : null);
+        const read = (rel: string): string | null =>
+          fs.existsSync(path.join(teamDir, rel)) ? fs.readFileSync(path.join(teamDir, rel), 'utf8') : null;
         return { teamDir, sync, write, read };
       },
     };
@@ -113,18 +125,29 @@ export function defineTeamSyncTests(backend: Backend): void {
       const b = r.client();
       const pulled = await b.sync();
       assertOk(pulled);
-      assert.deepEqual(pulled.pulled.map((p) => [p.path, p.reason]).sort(), [['MEMORY.md', 'new'], ['build.md', 'new'], ['nested/deploy.md', 'new']]);
+      assert.deepEqual(pulled.pulled.map((p) => [p.path, p.reason]).sort(), [
+        ['MEMORY.md', 'new'],
+        ['build.md', 'new'],
+        ['nested/deploy.md', 'new'],
+      ]);
       assert.deepEqual(localFiles(b.teamDir), localFiles(a.teamDir));
       const state = await readTeamSyncState(b.teamDir);
-      assert.deepEqual(Object.values(state?.files ?? {}).map((f) => f.state), ['synced', 'synced', 'synced']);
+      assert.deepEqual(
+        Object.values(state?.files ?? {}).map((f) => f.state),
+        ['synced', 'synced', 'synced'],
+      );
       assert.equal(state?.lastSync?.ok, true);
       assert.equal(state?.etag, `"${pulled.version}"`);
 
       const again = await b.sync();
-      assert.deepEqual([again.pulled, again.pushed, again.version], [[], [], pulled.version], 'nothing to do the second time');
+      assert.deepEqual(
+        [again.pulled, again.pushed, again.version],
+        [[], [], pulled.version],
+        'nothing to do the second time',
+      );
     });
 
-    it('two clients editing at once: 412, pull, retry, and both converge on the server\'s files', async () => {
+    it("two clients editing at once: 412, pull, retry, and both converge on the server's files", async () => {
       const r = await newRepo(server);
       const a = r.client();
       const b = r.client();
@@ -151,7 +174,11 @@ export function defineTeamSyncTests(backend: Backend): void {
         assert.deepEqual(localFiles(b.teamDir), stored, `round ${round}: b has what the server has`);
         assert.equal(stored[`a-${round}.md`], `from a, round ${round}\n`);
         assert.equal(stored[`b-${round}.md`], `from b, round ${round}\n`);
-        assert.equal(stored['shared.md'], `base, edited by a in round ${round}\n`, 'a local edit of a file the server did not change is pushed');
+        assert.equal(
+          stored['shared.md'],
+          `base, edited by a in round ${round}\n`,
+          'a local edit of a file the server did not change is pushed',
+        );
       }
       assert.ok(retries > 0, 'at least one PUT met a 412 and was retried after a pull');
       const [sa, sb] = [await readTeamSyncState(a.teamDir), await readTeamSyncState(b.teamDir)];
@@ -180,7 +207,11 @@ export function defineTeamSyncTests(backend: Backend): void {
       assert.equal(b.read('rule.md'), 'spaces, says a\n');
       assert.equal(b.read(keptAt), 'two spaces, says b\n');
       assert.deepEqual((await readTeamSyncState(b.teamDir))?.files['rule.md'], { state: 'conflict', keptAt });
-      assert.deepEqual(await server.readStoredEntries(r.repo), { 'rule.md': 'spaces, says a\n' }, 'the kept copy is never pushed');
+      assert.deepEqual(
+        await server.readStoredEntries(r.repo),
+        { 'rule.md': 'spaces, says a\n' },
+        'the kept copy is never pushed',
+      );
     });
 
     it('an unchanged local copy is replaced (updated), and a deleted file comes back', async () => {
@@ -196,13 +227,16 @@ export function defineTeamSyncTests(backend: Backend): void {
       fs.rmSync(path.join(b.teamDir, 'two.md'));
       const report = await b.sync();
       assertOk(report);
-      assert.deepEqual(report.pulled.map((p) => [p.path, p.reason]).sort(), [['one.md', 'updated'], ['two.md', 'new']]);
+      assert.deepEqual(report.pulled.map((p) => [p.path, p.reason]).sort(), [
+        ['one.md', 'updated'],
+        ['two.md', 'new'],
+      ]);
       assert.equal(b.read('one.md'), 'v2\n');
       assert.equal(b.read('two.md'), 'two\n', 'local deletes do not propagate');
       assert.equal((await server.readStoredEntries(r.repo))['two.md'], 'two\n');
     });
 
-    it('never uploads a planted secret (Anthropic, AWS, GitHub, private key): checked in the server\'s storage', async () => {
+    it("never uploads a planted secret (Anthropic, AWS, GitHub, private key): checked in the server's storage", async () => {
       const r = await newRepo(server);
       const a = r.client();
       const lines: Record<string, number> = {};
@@ -215,14 +249,24 @@ export function defineTeamSyncTests(backend: Backend): void {
       const report = await a.sync();
       assertOk(report);
       assert.deepEqual(report.pushed, [{ path: 'clean.md' }]);
-      assert.deepEqual(report.blocked.map((b) => [b.path, b.kind, b.line]).sort(), Object.keys(PLANTED_SECRETS).map((k) => [`${k}.md`, k, lines[`${k}.md`]]).sort());
+      assert.deepEqual(
+        report.blocked.map((b) => [b.path, b.kind, b.line]).sort(),
+        Object.keys(PLANTED_SECRETS)
+          .map((k) => [`${k}.md`, k, lines[`${k}.md`]])
+          .sort(),
+      );
       for (const b of report.blocked) assert.ok(b.rule.length > 0);
       const stored = await server.readStored(r.repo);
       assert.deepEqual(Object.keys(stored.entries), ['clean.md']);
       const everything = JSON.stringify(stored);
       for (const secret of Object.values(PLANTED_SECRETS)) assert.equal(everything.includes(secret.slice(-24)), false);
       const state = await readTeamSyncState(a.teamDir);
-      assert.deepEqual(state?.files['github.md'], { state: 'blocked', rule: report.blocked.find((b) => b.path === 'github.md')?.rule, kind: 'github', line: 7 });
+      assert.deepEqual(state?.files['github.md'], {
+        state: 'blocked',
+        rule: report.blocked.find((b) => b.path === 'github.md')?.rule,
+        kind: 'github',
+        line: 7,
+      });
       // Taking the secret out lets the file go on the next sync.
       a.write('github.md', 'the token lives in the password manager\n');
       const next = await a.sync();
@@ -310,7 +354,10 @@ export function defineTeamSyncTests(backend: Backend): void {
       const port = await freePort();
       const down = await a.sync({ serverUrl: `http://127.0.0.1:${port}`, retryDelaysMs: [10] });
       assert.equal(down.ok, false);
-      assert.match(down.error ?? '', new RegExp(`could not reach the team server at http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`));
+      assert.match(
+        down.error ?? '',
+        new RegExp(`could not reach the team server at http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`),
+      );
       assert.equal((await readTeamSyncState(a.teamDir))?.lastSync?.error, down.error, 'a failed sync is recorded too');
       const cancelled = await a.sync({ signal: AbortSignal.abort() });
       assert.deepEqual([cancelled.ok, cancelled.error], [false, 'team memory pull failed: the sync was cancelled']);
@@ -318,15 +365,25 @@ export function defineTeamSyncTests(backend: Backend): void {
   });
 
   describe(`team memory sync when the server limits or fails (${backend})`, () => {
-    it('learns the server\'s max entries from a 413 and reports the excess as skipped', async () => {
+    it("learns the server's max entries from a 413 and reports the excess as skipped", async () => {
       const server = await startServer({ maxEntries: 3 });
       const r = await newRepo(server);
       const a = r.client();
       for (const name of ['MEMORY.md', 'a.md', 'b.md', 'c.md', 'd.md']) a.write(name, `${name}\n`);
       const report = await a.sync();
       assertOk(report);
-      assert.deepEqual(report.pushed.map((p) => p.path), ['MEMORY.md', 'a.md', 'b.md'], 'the index goes first, then by name');
-      assert.deepEqual(report.skipped.map((s) => [s.path, s.reason]), [['c.md', 'server_max_entries'], ['d.md', 'server_max_entries']]);
+      assert.deepEqual(
+        report.pushed.map((p) => p.path),
+        ['MEMORY.md', 'a.md', 'b.md'],
+        'the index goes first, then by name',
+      );
+      assert.deepEqual(
+        report.skipped.map((s) => [s.path, s.reason]),
+        [
+          ['c.md', 'server_max_entries'],
+          ['d.md', 'server_max_entries'],
+        ],
+      );
       assert.match(report.skipped[0].detail, /at most 3 entries/);
       assert.deepEqual(Object.keys(await server.readStoredEntries(r.repo)).sort(), ['MEMORY.md', 'a.md', 'b.md']);
       const state = await readTeamSyncState(a.teamDir);
@@ -338,7 +395,10 @@ export function defineTeamSyncTests(backend: Backend): void {
       const next = await a.sync();
       assertOk(next);
       assert.deepEqual(next.pushed, [{ path: 'a.md' }]);
-      assert.deepEqual(next.skipped.map((s) => s.path), ['c.md', 'd.md']);
+      assert.deepEqual(
+        next.skipped.map((s) => s.path),
+        ['c.md', 'd.md'],
+      );
     });
 
     it('a server with a smaller body limit: batches shrink to fit, a file too big for it alone is skipped', async () => {
@@ -350,7 +410,10 @@ export function defineTeamSyncTests(backend: Backend): void {
       const report = await a.sync();
       assertOk(report);
       assert.deepEqual(report.pushed.map((p) => p.path).sort(), ['m-1.md', 'm-2.md', 'm-3.md']);
-      assert.deepEqual(report.skipped.map((s) => [s.path, s.reason, s.detail]), [['big.md', 'too_large', 'the team server accepts at most 65536 bytes per request']]);
+      assert.deepEqual(
+        report.skipped.map((s) => [s.path, s.reason, s.detail]),
+        [['big.md', 'too_large', 'the team server accepts at most 65536 bytes per request']],
+      );
       assert.deepEqual(Object.keys(await server.readStoredEntries(r.repo)).sort(), ['m-1.md', 'm-2.md', 'm-3.md']);
     });
 
@@ -383,7 +446,11 @@ export function defineTeamSyncTests(backend: Backend): void {
       const stored = await server.readStoredEntries(r.repo);
       assert.deepEqual(stored, localFiles(a.teamDir), 'every file is on the server, none corrupted');
       for (const p of report.pushed) assert.equal(sha256Hex(stored[p.path]), sha256Hex(localFiles(a.teamDir)[p.path]));
-      assert.deepEqual(report.pushed.map((p) => p.path).sort(), Object.keys(stored).sort(), 'the report names every file this sync put there');
+      assert.deepEqual(
+        report.pushed.map((p) => p.path).sort(),
+        Object.keys(stored).sort(),
+        'the report names every file this sync put there',
+      );
       const state = await readTeamSyncState(a.teamDir);
       assert.deepEqual(state?.serverChecksums, (await server.readStored(r.repo)).checksums);
       const again = await a.sync();
@@ -408,7 +475,11 @@ export function defineTeamSyncTests(backend: Backend): void {
         const stored = await server.readStored(r.repo);
         assert.equal(stored.version, 4, 'four batches, each stored once');
         assert.deepEqual(stored.entries, localFiles(a.teamDir));
-        assert.deepEqual(report.pushed.map((p) => p.path).sort(), Object.keys(stored.entries).sort(), 'the batch whose reply was lost counts as pushed');
+        assert.deepEqual(
+          report.pushed.map((p) => p.path).sort(),
+          Object.keys(stored.entries).sort(),
+          'the batch whose reply was lost counts as pushed',
+        );
         assert.deepEqual((await readTeamSyncState(a.teamDir))?.serverChecksums, stored.checksums);
       } finally {
         await proxy.close();

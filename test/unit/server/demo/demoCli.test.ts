@@ -35,13 +35,15 @@ interface JsonRun extends CliRun {
 
 async function engram(p: Project, args: string[]): Promise<JsonRun> {
   const run = await runEngram([...args, '--cwd', p.cwd, '--output-format', 'json'], {
-    home: p.root, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'any-key', ENGRAM_DATA_DIR: p.dataDir },
+    home: p.root,
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'any-key', ENGRAM_DATA_DIR: p.dataDir },
   });
   assert.equal(run.code, 0, run.stderr || run.stdout);
   return { ...run, json: JSON.parse(run.stdout) as JsonRun['json'] };
 }
 
-const topicFiles = (p: Project): string[] => (fs.existsSync(p.memoryDir) ? fs.readdirSync(p.memoryDir).filter((f) => f.endsWith('.md') && f !== 'MEMORY.md') : []);
+const topicFiles = (p: Project): string[] =>
+  fs.existsSync(p.memoryDir) ? fs.readdirSync(p.memoryDir).filter((f) => f.endsWith('.md') && f !== 'MEMORY.md') : [];
 
 describe('engram -p against the offline demo model', () => {
   it('"remember that ..." writes a typed topic file and its MEMORY.md line; "what do you remember?" answers with it', async () => {
@@ -52,7 +54,10 @@ describe('engram -p against the offline demo model', () => {
     const topic = fs.readFileSync(path.join(p.memoryDir, 'feedback_prefer_tabs_spaces.md'), 'utf8');
     assert.match(topic, /\ntype: feedback\n/);
     assert.match(topic, new RegExp(`originSessionId: ${saved.json.sessionId}`));
-    assert.match(fs.readFileSync(path.join(p.memoryDir, 'MEMORY.md'), 'utf8'), /^- \[Prefers tabs over spaces\]\(feedback_prefer_tabs_spaces\.md\)/);
+    assert.match(
+      fs.readFileSync(path.join(p.memoryDir, 'MEMORY.md'), 'utf8'),
+      /^- \[Prefers tabs over spaces\]\(feedback_prefer_tabs_spaces\.md\)/,
+    );
     const recalled = await engram(p, ['-p', 'what do you remember?', '--resume', saved.json.sessionId]);
     assert.match(recalled.json.result, /\*\*Prefers tabs over spaces\*\* — The user prefers tabs over spaces/);
   });
@@ -60,7 +65,10 @@ describe('engram -p against the offline demo model', () => {
   it('reads a file and answers from what it read', async () => {
     const p = project();
     const run = await engram(p, ['-p', 'read README.md']);
-    assert.equal(run.json.result, 'Offline demo model: `README.md` has 7 lines. Its first heading is **Sample**. Sections: Usage. It opens with:\n\n> A sample workspace.');
+    assert.equal(
+      run.json.result,
+      'Offline demo model: `README.md` has 7 lines. Its first heading is **Sample**. Sections: Usage. It opens with:\n\n> A sample workspace.',
+    );
   });
 
   it('fills the session notes with what happened once the context is big enough', async () => {
@@ -88,7 +96,8 @@ describe('engram -p against the offline demo model', () => {
     const p = project();
     const first = await engram(p, ['-p', 'read README.md']);
     const compact = await runEngram(['compact', first.json.transcript, '--stage', 'full', '--write'], {
-      home: p.root, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'any-key', ENGRAM_DATA_DIR: p.dataDir },
+      home: p.root,
+      env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'any-key', ENGRAM_DATA_DIR: p.dataDir },
     });
     assert.equal(compact.code, 0, compact.stderr);
     const start = server.requests.length;

@@ -16,7 +16,8 @@ import { useTestServer } from '../../support/testServerFixture';
 const server = useTestServer({ demo: true });
 const tempDir = useTempDirs('each');
 
-const README = '# Sample project\n\nA small sample workspace for trying Engram.\n\n## Usage\n\nRun `npm start`.\n\n## Notes\n\nNothing yet.\n';
+const README =
+  '# Sample project\n\nA small sample workspace for trying Engram.\n\n## Usage\n\nRun `npm start`.\n\n## Notes\n\nNothing yet.\n';
 
 interface Opened {
   session: EngramSession;
@@ -31,22 +32,26 @@ async function open(settings: RawSettings = {}, answer: PermissionAnswer = 'allo
   fs.writeFileSync(path.join(cwd, 'README.md'), README);
   const asked: string[] = [];
   const prompt: PermissionPrompt = { ask: async (req) => (asked.push(req.summary), answer) };
-  const session = await openEngramSession({
-    dataDir: path.join(root, 'data'),
-    cwd,
-    client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-    trusted: true,
-    permissionPrompt: prompt,
-    version: '0.0.0-test',
-    entrypoint: 'vscode',
-    awaitNotesUpdates: true,
-  }, new SettingsStore({ 'sessionNotes.enabled': false, 'memory.extraction.enabled': false, ...settings }));
+  const session = await openEngramSession(
+    {
+      dataDir: path.join(root, 'data'),
+      cwd,
+      client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+      trusted: true,
+      permissionPrompt: prompt,
+      version: '0.0.0-test',
+      entrypoint: 'vscode',
+      awaitNotesUpdates: true,
+    },
+    new SettingsStore({ 'sessionNotes.enabled': false, 'memory.extraction.enabled': false, ...settings }),
+  );
   return { session, cwd, asked };
 }
 
 /** The tool results the model was sent in this session's requests, in order. */
 function toolErrors(session: EngramSession): string[] {
-  return session.agent.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+  return session.agent.messages
+    .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
     .filter((b) => b.type === 'tool_result' && b.is_error === true)
     .map((b) => (b.type === 'tool_result' ? String(b.content) : ''));
 }
@@ -59,9 +64,15 @@ describe('the offline demo model on the real engine', () => {
     assert.match(saved.text, /^Offline demo model: saved "I prefer tabs over spaces" as a \*\*feedback\*\* memory/);
     const dir = session.memoryDir!;
     const topic = fs.readFileSync(path.join(dir, 'feedback_prefer_tabs_spaces.md'), 'utf8');
-    assert.match(topic, /^---\nname: Prefers tabs over spaces\ndescription: The user prefers tabs over spaces\ntype: feedback\n/);
+    assert.match(
+      topic,
+      /^---\nname: Prefers tabs over spaces\ndescription: The user prefers tabs over spaces\ntype: feedback\n/,
+    );
     assert.match(topic, /\*\*Why:\*\*/);
-    assert.match(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'), /^- \[Prefers tabs over spaces\]\(feedback_prefer_tabs_spaces\.md\) — The user prefers tabs over spaces\n$/);
+    assert.match(
+      fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8'),
+      /^- \[Prefers tabs over spaces\]\(feedback_prefer_tabs_spaces\.md\) — The user prefers tabs over spaces\n$/,
+    );
     assert.deepEqual(asked, [], 'memory writes need no permission prompt');
     const recalled = await session.runTurn('what do you remember?');
     assert.match(recalled.text, /Prefers tabs over spaces/);
@@ -110,8 +121,17 @@ describe('the offline demo model on the real engine', () => {
   it('fills the session notes from the conversation, not the template', async () => {
     // Written as the first response arrives (the Read still running), then again at the next turn's
     // answer: the README's text is more than the growth that update waits for.
-    const { session, cwd } = await open({ 'sessionNotes.enabled': true, 'sessionNotes.initTokens': 1_000, 'sessionNotes.updateGrowthTokens': 500, 'sessionNotes.updateGrowthPercent': 0, 'sessionNotes.updateToolCalls': 1 });
-    fs.appendFileSync(path.join(cwd, 'README.md'), `\n## Details\n\n${'Engram keeps session notes while you work. '.repeat(100)}\n`);
+    const { session, cwd } = await open({
+      'sessionNotes.enabled': true,
+      'sessionNotes.initTokens': 1_000,
+      'sessionNotes.updateGrowthTokens': 500,
+      'sessionNotes.updateGrowthPercent': 0,
+      'sessionNotes.updateToolCalls': 1,
+    });
+    fs.appendFileSync(
+      path.join(cwd, 'README.md'),
+      `\n## Details\n\n${'Engram keeps session notes while you work. '.repeat(100)}\n`,
+    );
     await session.runTurn('read README.md');
     await session.runTurn('run false');
     assert.equal(session.notes!.state.updates, 2);
@@ -137,8 +157,12 @@ describe('the offline demo model on the real engine', () => {
     await session.memory!.idle();
     const file = path.join(session.memoryDir!, 'feedback_prefer_short_answers.md');
     assert.match(fs.readFileSync(file, 'utf8'), /type: feedback/);
-    assert.match(fs.readFileSync(path.join(session.memoryDir!, 'MEMORY.md'), 'utf8'), /feedback_prefer_short_answers\.md/);
-    const entries = (): string[] => session.timeline.filter((t) => t.kind === 'memory').map((t) => (t.kind === 'memory' ? t.event.type : ''));
+    assert.match(
+      fs.readFileSync(path.join(session.memoryDir!, 'MEMORY.md'), 'utf8'),
+      /feedback_prefer_short_answers\.md/,
+    );
+    const entries = (): string[] =>
+      session.timeline.filter((t) => t.kind === 'memory').map((t) => (t.kind === 'memory' ? t.event.type : ''));
     assert.deepEqual(entries(), ['memorySaved', 'extractionDone']);
 
     await session.runTurn('read README.md');
@@ -158,9 +182,16 @@ describe('the offline demo model on the real engine', () => {
     const again = await session.runTurn('read README.md');
     assert.match(again.text, /`README\.md` has 11 lines\. Its first heading is \*\*Sample project\*\*/);
     assert.deepEqual(toolErrors(session), []);
-    const reads = server.requests.slice(first).flatMap((r) => r.body.messages ?? []).flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
-      .filter((b) => b.type === 'tool_use').map((b) => (b.type === 'tool_use' ? (b.input as { file_path?: string }).file_path : ''));
-    assert.ok(reads.every((p) => p === 'README.md'), reads.join(', '));
+    const reads = server.requests
+      .slice(first)
+      .flatMap((r) => r.body.messages ?? [])
+      .flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => (b.type === 'tool_use' ? (b.input as { file_path?: string }).file_path : ''));
+    assert.ok(
+      reads.every((p) => p === 'README.md'),
+      reads.join(', '),
+    );
     await session.finish();
   });
 });

@@ -35,16 +35,25 @@ export function textOf(reply: ScriptedMessage): string {
 }
 
 /** The conversation after the reply's calls got these results (ids made up, in order). */
-export function withResults(messages: Msg[], reply: ScriptedMessage, results: Array<string | { error: string }>): Msg[] {
+export function withResults(
+  messages: Msg[],
+  reply: ScriptedMessage,
+  results: Array<string | { error: string }>,
+): Msg[] {
   let n = messages.length * 10;
   const content = reply.content.map((b) => (b.type === 'tool_use' ? { ...b, id: `toolu_${n++}` } : b));
   const ids = content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id);
   return [
     ...messages,
     { role: 'assistant', content: content as Array<Record<string, unknown>> },
-    { role: 'user', content: ids.map((id, i) => {
-      const r = results[i];
-      return typeof r === 'string' ? { type: 'tool_result', tool_use_id: id, content: r } : { type: 'tool_result', tool_use_id: id, content: r.error, is_error: true };
-    }) },
+    {
+      role: 'user',
+      content: ids.map((id, i) => {
+        const r = results[i];
+        return typeof r === 'string'
+          ? { type: 'tool_result', tool_use_id: id, content: r }
+          : { type: 'tool_result', tool_use_id: id, content: r.error, is_error: true };
+      }),
+    },
   ];
 }

@@ -11,7 +11,10 @@ describe('the offline demo model', () => {
     const reply = demoReply({
       messages: [
         { role: 'user', content: 'read README.md' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/w/README.md' } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/w/README.md' } }],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '# Readme' }] },
         { role: 'assistant', content: 'It is a readme.' },
         { role: 'user', content: `${SUMMARY_REQUEST_MARKER}\nSummarize.` },

@@ -6,7 +6,10 @@ import { sha256Hex } from '../../../../src/server/team/teamStore';
 import { errorOf, RepoClient, useTeamServers, type Backend } from './teamServerSuite';
 
 /** PUTs `entries` on top of whatever the repository holds, taking the version from each 412, until one is stored. */
-async function putUntilStored(client: RepoClient, entries: Record<string, string>): Promise<{ version: number; conflicts: number }> {
+async function putUntilStored(
+  client: RepoClient,
+  entries: Record<string, string>,
+): Promise<{ version: number; conflicts: number }> {
   let base = (await client.pull()).version;
   for (let conflicts = 0; conflicts < 500; conflicts++) {
     const res = await client.put(base, { entries });
@@ -26,7 +29,9 @@ export function defineTeamConcurrencyTests(backend: Backend): void {
       const server = await servers.start();
       const c = await servers.newRepo(server);
       await c.push(0, { 'base.md': 'base' });
-      const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => c.put(1, { entries: { 'race.md': `writer ${i}`, [`w${i}.md`]: `${i}` } })));
+      const replies = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => c.put(1, { entries: { 'race.md': `writer ${i}`, [`w${i}.md`]: `${i}` } })),
+      );
       const ok = replies.filter((r) => r.status === 200);
       assert.equal(ok.length, 1, `statuses: ${replies.map((r) => r.status).join(' ')}`);
       for (const r of replies.filter((x) => x.status !== 200)) {
@@ -39,32 +44,42 @@ export function defineTeamConcurrencyTests(backend: Backend): void {
       assert.equal(stored.version, 2);
     });
 
-    it('two server processes on one storage serialise PUTs: one winner per version, every writer\'s files kept', async () => {
+    it("two server processes on one storage serialise PUTs: one winner per version, every writer's files kept", async () => {
       const a = await servers.start();
       const b = await servers.start();
       const repo = await servers.newRepo(a);
       const via = [repo, new RepoClient(b, repo.repo, repo.token)];
       // The same If-Match through both instances at once: one of all of them wins.
-      const race = await Promise.all(Array.from({ length: 10 }, (_, i) => via[i % 2].put(0, { entries: { 'race.md': `${i}` } })));
+      const race = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => via[i % 2].put(0, { entries: { 'race.md': `${i}` } })),
+      );
       assert.equal(race.filter((r) => r.status === 200).length, 1, `statuses: ${race.map((r) => r.status).join(' ')}`);
       // Six writers, alternating instances, each adding 6 files of its own with pull-and-retry.
       const writers = 6;
       const files = 6;
       const versions: number[] = [];
       let conflicts = 0;
-      await Promise.all(Array.from({ length: writers }, async (_, w) => {
-        for (let f = 0; f < files; f++) {
-          const r = await putUntilStored(via[(w + f) % 2], { [`w${w}/f${f}.md`]: `writer ${w} file ${f}\n`.repeat(w + f + 1) });
-          versions.push(r.version);
-          conflicts += r.conflicts;
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          for (let f = 0; f < files; f++) {
+            const r = await putUntilStored(via[(w + f) % 2], {
+              [`w${w}/f${f}.md`]: `writer ${w} file ${f}\n`.repeat(w + f + 1),
+            });
+            versions.push(r.version);
+            conflicts += r.conflicts;
+          }
+        }),
+      );
       assert.equal(new Set(versions).size, writers * files, 'no two PUTs got the same version');
       const stored = await b.readStored(repo.repo);
       assert.equal(stored.version, 1 + writers * files);
-      assert.deepEqual(versions.sort((x, y) => x - y), Array.from({ length: writers * files }, (_, i) => i + 2));
+      assert.deepEqual(
+        versions.sort((x, y) => x - y),
+        Array.from({ length: writers * files }, (_, i) => i + 2),
+      );
       for (let w = 0; w < writers; w++) {
-        for (let f = 0; f < files; f++) assert.equal(stored.entries[`w${w}/f${f}.md`], `writer ${w} file ${f}\n`.repeat(w + f + 1));
+        for (let f = 0; f < files; f++)
+          assert.equal(stored.entries[`w${w}/f${f}.md`], `writer ${w} file ${f}\n`.repeat(w + f + 1));
       }
       assert.deepEqual(await via[1].pull(), { repo: repo.repo, ...stored }, 'both instances serve the same state');
       assert.ok(conflicts > 0, 'the writers did race');
@@ -100,7 +115,10 @@ export function defineTeamConcurrencyTests(backend: Backend): void {
       for (const [s, c] of streams.entries()) {
         const stored = await server.readStored(c.repo);
         const last = acked[s][acked[s].length - 1];
-        assert.ok(stored.version === last.version || stored.version === last.version + 1, `stored ${stored.version}, last acknowledged ${last.version}`);
+        assert.ok(
+          stored.version === last.version || stored.version === last.version + 1,
+          `stored ${stored.version}, last acknowledged ${last.version}`,
+        );
         // The one PUT in flight at the kill is either wholly there (its version, its file, latest.md) or not at all.
         const top = stored.version === last.version ? last.i : last.i + 1;
         assert.equal(stored.entries['latest.md'], `${top}`);

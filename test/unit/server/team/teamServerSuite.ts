@@ -4,11 +4,20 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { TEAM_MAX_FILE_BYTES, TeamErrorBody, TeamMemoryBody, TeamPutReply } from '../../../../src/core/memory/team/teamProtocol';
+import {
+  TEAM_MAX_FILE_BYTES,
+  TeamErrorBody,
+  TeamMemoryBody,
+  TeamPutReply,
+} from '../../../../src/core/memory/team/teamProtocol';
 import { sha256Hex } from '../../../../src/server/team/teamStore';
 import { PLANTED_SECRETS } from '../../memory/team/plantedSecrets';
 import { usePostgresDatabase } from '../../support/postgres';
-import { startTeamServerProcess, type TeamServerProcess, type TeamServerProcessOptions } from '../../support/teamServerProcess';
+import {
+  startTeamServerProcess,
+  type TeamServerProcess,
+  type TeamServerProcessOptions,
+} from '../../support/teamServerProcess';
 import { useTempDirs } from '../../support/tempDirs';
 
 export type Backend = 'sqlite' | 'postgres';
@@ -19,7 +28,11 @@ const MAX_ENTRIES = 6;
 
 /** One repository on one server, through its HTTP API (fetch: what a client sends). */
 export class RepoClient {
-  constructor(readonly server: { url: string }, readonly repo: string, readonly token: string | null) {}
+  constructor(
+    readonly server: { url: string },
+    readonly repo: string,
+    readonly token: string | null,
+  ) {}
 
   url(repo = this.repo): string {
     return `${this.server.url}${ROUTE}?repo=${encodeURIComponent(repo)}`;
@@ -36,7 +49,11 @@ export class RepoClient {
   put(ifMatch: number | null, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
     return fetch(this.url(), {
       method: 'PUT',
-      headers: this.headers({ 'content-type': 'application/json', ...(ifMatch === null ? {} : { 'if-match': `"${ifMatch}"` }), ...headers }),
+      headers: this.headers({
+        'content-type': 'application/json',
+        ...(ifMatch === null ? {} : { 'if-match': `"${ifMatch}"` }),
+        ...headers,
+      }),
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
   }
@@ -119,7 +136,10 @@ export function defineTeamServerTests(backend: Backend): void {
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('etag'), '"1"');
       const reply = TeamPutReply.parse(await res.json());
-      const checksums = { 'MEMORY.md': sha256Hex(entries['MEMORY.md']), 'topics/build.md': sha256Hex(entries['topics/build.md']) };
+      const checksums = {
+        'MEMORY.md': sha256Hex(entries['MEMORY.md']),
+        'topics/build.md': sha256Hex(entries['topics/build.md']),
+      };
       assert.deepEqual(reply, { repo: c.repo, version: 1, checksums });
       assert.deepEqual(await c.pull(), { repo: c.repo, version: 1, entries, checksums });
       assert.deepEqual(await server.readStored(c.repo), { version: 1, entries, checksums });
@@ -144,7 +164,11 @@ export function defineTeamServerTests(backend: Backend): void {
       await c.push(0, { 'a.md': 'first' });
       const err = await errorOf(await c.put(0, { entries: { 'a.md': 'stale edit', 'new.md': 'x' } }));
       assert.deepEqual([err.status, err.error, err.version], [412, 'precondition_failed', 1]);
-      assert.deepEqual(await server.readStored(c.repo), { version: 1, entries: { 'a.md': 'first' }, checksums: { 'a.md': sha256Hex('first') } });
+      assert.deepEqual(await server.readStored(c.repo), {
+        version: 1,
+        entries: { 'a.md': 'first' },
+        checksums: { 'a.md': sha256Hex('first') },
+      });
       const ahead = await errorOf(await c.put(7, { entries: { 'a.md': 'from the future' } }));
       assert.deepEqual([ahead.status, ahead.version], [412, 1]);
     });
@@ -173,7 +197,9 @@ export function defineTeamServerTests(backend: Backend): void {
 
     it('413 payload_too_large: a 10 MB body and one entry over 250 KB, as JSON with maxBytes; a 200 KB batch fits', async () => {
       const c = await servers.newRepo(server);
-      const huge = await errorOf(await c.put(0, JSON.stringify({ entries: { 'big.md': 'x'.repeat(10 * 1024 * 1024) } })));
+      const huge = await errorOf(
+        await c.put(0, JSON.stringify({ entries: { 'big.md': 'x'.repeat(10 * 1024 * 1024) } })),
+      );
       assert.deepEqual([huge.status, huge.error, huge.maxBytes], [413, 'payload_too_large', 1024 * 1024]);
       const oneBig = await errorOf(await c.put(0, { entries: { 'big.md': 'é'.repeat(TEAM_MAX_FILE_BYTES / 2 + 1) } }));
       assert.deepEqual([oneBig.status, oneBig.error, oneBig.maxBytes], [413, 'payload_too_large', TEAM_MAX_FILE_BYTES]);
@@ -187,13 +213,24 @@ export function defineTeamServerTests(backend: Backend): void {
       const c = await servers.newRepo(server);
       const other = await servers.newRepo(server);
       for (const client of [new RepoClient(server, c.repo, null), new RepoClient(server, c.repo, 'engram_team_nope')]) {
-        assert.deepEqual([(await errorOf(await client.get())).status, (await errorOf(await client.put(0, { entries: { 'a.md': 'x' } }))).error], [401, 'unauthorized']);
+        assert.deepEqual(
+          [
+            (await errorOf(await client.get())).status,
+            (await errorOf(await client.put(0, { entries: { 'a.md': 'x' } }))).error,
+          ],
+          [401, 'unauthorized'],
+        );
       }
       const wrong = new RepoClient(server, c.repo, other.token);
       const denied = await errorOf(await wrong.put(0, { entries: { 'a.md': 'x' } }));
       assert.deepEqual([denied.status, denied.error], [403, 'forbidden']);
       assert.equal((await errorOf(await wrong.get())).status, 403);
-      const stranger = await errorOf(await new RepoClient(server, c.repo, null).put(0, JSON.stringify({ entries: { 'a.md': 'x'.repeat(10 * 1024 * 1024) } })));
+      const stranger = await errorOf(
+        await new RepoClient(server, c.repo, null).put(
+          0,
+          JSON.stringify({ entries: { 'a.md': 'x'.repeat(10 * 1024 * 1024) } }),
+        ),
+      );
       assert.equal(stranger.status, 401, 'the token is checked before a body is read');
       assert.deepEqual(await server.readStoredEntries(c.repo), {});
     });
@@ -228,24 +265,36 @@ export function defineTeamServerTests(backend: Backend): void {
         'deploy/key.md': { text: `${PLANTED_SECRETS.privatekey}\n`, line: 1 },
       };
       for (const [file, { text, line }] of Object.entries(planted)) {
-        const err = await errorOf(await c.put(1, { entries: { 'clean.md': 'after', 'other.md': 'fine', [file]: text } }));
+        const err = await errorOf(
+          await c.put(1, { entries: { 'clean.md': 'after', 'other.md': 'fine', [file]: text } }),
+        );
         assert.deepEqual([err.status, err.error], [422, 'secret_detected'], file);
-        assert.deepEqual(err.findings?.map((f) => [f.path, f.line]), [[file, line]], JSON.stringify(err.findings));
+        assert.deepEqual(
+          err.findings?.map((f) => [f.path, f.line]),
+          [[file, line]],
+          JSON.stringify(err.findings),
+        );
       }
       const everything = Object.fromEntries(Object.entries(planted).map(([file, p]) => [file, p.text]));
       const all = await errorOf(await c.put(1, { entries: everything }));
       const rules = all.findings!.map((f) => `${f.path} ${f.rule}`).sort();
       assert.deepEqual(rules, [
-        'anthropic.md engram/anthropic-key', 'aws.md @secretlint/secretlint-rule-aws',
-        'deploy/key.md @secretlint/secretlint-rule-privatekey', 'github.md @secretlint/secretlint-rule-github',
+        'anthropic.md engram/anthropic-key',
+        'aws.md @secretlint/secretlint-rule-aws',
+        'deploy/key.md @secretlint/secretlint-rule-privatekey',
+        'github.md @secretlint/secretlint-rule-github',
       ]);
-      assert.deepEqual(await server.readStored(c.repo), { version: 1, entries: { 'clean.md': 'before' }, checksums: { 'clean.md': sha256Hex('before') } });
+      assert.deepEqual(await server.readStored(c.repo), {
+        version: 1,
+        entries: { 'clean.md': 'before' },
+        checksums: { 'clean.md': sha256Hex('before') },
+      });
     });
 
     it('GET /healthz names the storage', async () => {
       const res = await fetch(`${server.url}/healthz`);
       assert.equal(res.status, 200);
-      const body = await res.json() as { ok: boolean; store: string };
+      const body = (await res.json()) as { ok: boolean; store: string };
       assert.equal(body.ok, true);
       assert.match(body.store, backend === 'sqlite' ? /^sqlite \// : /^postgres 127\.0\.0\.1:\d+\/engram_t_/);
       assert.doesNotMatch(body.store, /engram_test:/, 'no credentials in what the server shows');

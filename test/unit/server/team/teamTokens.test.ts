@@ -13,12 +13,21 @@ import { startTeamServerProcess, type TeamServerProcess } from '../../support/te
 import { useTempDirs } from '../../support/tempDirs';
 import { errorOf, RepoClient, type Backend } from './teamServerSuite';
 
-interface Run { code: number; stdout: string; stderr: string }
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 function teamServer(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/teamServer.ts', ...args], { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', ...env } },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }));
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/teamServer.ts', ...args],
+      { cwd: process.cwd(), env: { PATH: process.env.PATH ?? '', ...env } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -26,7 +35,9 @@ function teamServer(args: string[], env: Record<string, string> = {}): Promise<R
 async function everythingStored(backend: Backend, db: string): Promise<string> {
   if (backend === 'sqlite') {
     const conn = new Database(db, { readonly: true });
-    const rows = ['team_repos', 'team_entries', 'team_tokens'].map((t) => JSON.stringify(conn.prepare(`SELECT * FROM ${t}`).all()));
+    const rows = ['team_repos', 'team_entries', 'team_tokens'].map((t) =>
+      JSON.stringify(conn.prepare(`SELECT * FROM ${t}`).all()),
+    );
     conn.close();
     const files = [db, `${db}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f).toString('latin1'));
     return [...rows, ...files].join('\n');
@@ -35,7 +46,8 @@ async function everythingStored(backend: Backend, db: string): Promise<string> {
   await client.connect();
   try {
     const out: string[] = [];
-    for (const t of ['team_repos', 'team_entries', 'team_tokens']) out.push(JSON.stringify((await client.query(`SELECT * FROM ${t}`)).rows));
+    for (const t of ['team_repos', 'team_entries', 'team_tokens'])
+      out.push(JSON.stringify((await client.query(`SELECT * FROM ${t}`)).rows));
     return out.join('\n');
   } finally {
     await client.end();
@@ -65,7 +77,10 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal((await errorOf(await new RepoClient(server, 'acme/other', token).get())).status, 403);
       const stored = await everythingStored(backend, db);
       assert.ok(stored.includes(sha256Hex(token)), 'the hash is stored');
-      assert.ok(!stored.includes(token) && !stored.includes(token.slice('engram_team_'.length, 30)), 'no part of the token text is stored');
+      assert.ok(
+        !stored.includes(token) && !stored.includes(token.slice('engram_team_'.length, 30)),
+        'no part of the token text is stored',
+      );
     });
 
     it('token list names every token by id and repository; token revoke ID removes it and the server answers 401', async () => {
@@ -83,7 +98,11 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       assert.equal(revoke.code, 0, revoke.stderr);
       assert.equal(revoke.stdout, `revoked ${tokens[0].id}  ${tokens[0].repo}\n`);
       assert.equal((await errorOf(await new RepoClient(server, tokens[0].repo, tokens[0].token).get())).status, 401);
-      assert.equal((await new RepoClient(server, tokens[1].repo, tokens[1].token).get()).status, 200, 'the other token still works');
+      assert.equal(
+        (await new RepoClient(server, tokens[1].repo, tokens[1].token).get()).status,
+        200,
+        'the other token still works',
+      );
       assert.doesNotMatch((await teamServer(['token', 'list', '--db', db])).stdout, new RegExp(tokens[0].id));
 
       const again = await teamServer(['token', 'revoke', tokens[0].id, '--db', db]);
@@ -104,7 +123,14 @@ describe('team server command line', () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /token add --repo owner\/repo/);
     assert.match(help.stdout, /--max-entries/);
-    for (const args of [['token', 'add'], ['token', 'add', '--repo', 'not a slug'], ['--port', 'x'], ['--bogus'], ['frobnicate'], ['token', 'list', '--port', '1']]) {
+    for (const args of [
+      ['token', 'add'],
+      ['token', 'add', '--repo', 'not a slug'],
+      ['--port', 'x'],
+      ['--bogus'],
+      ['frobnicate'],
+      ['token', 'list', '--port', '1'],
+    ]) {
       const run = await teamServer(args);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, /usage:/);

@@ -7,7 +7,8 @@ import { ChatItemsModel } from '../../../../src/vscode/chat/chatItemsModel';
 import { PermissionBridge } from '../../../../src/vscode/chat/permissionBridge';
 import { permissionDiff } from '../../../../src/vscode/chat/permissionDiff';
 
-const show = (d: ReturnType<typeof permissionDiff>) => d?.lines.map((l) => `${{ add: '+', del: '-', ctx: ' ' }[l.kind]}${l.text}`);
+const show = (d: ReturnType<typeof permissionDiff>) =>
+  d?.lines.map((l) => `${{ add: '+', del: '-', ctx: ' ' }[l.kind]}${l.text}`);
 
 test('an Edit is shown as whole lines of the file, with context and the line it starts on', () => {
   const file = 'a\nb\nc\nd\nconst s = "Hello";\ne\nf\ng\nh\n';
@@ -19,7 +20,11 @@ test('an Edit is shown as whole lines of the file, with context and the line it 
 });
 
 test('an Edit whose text is not in the file (or no file) diffs old_string against new_string', () => {
-  const d = permissionDiff('Edit', { file_path: 'x', old_string: 'one\ntwo\nthree', new_string: 'one\n2\nthree\nfour' }, undefined);
+  const d = permissionDiff(
+    'Edit',
+    { file_path: 'x', old_string: 'one\ntwo\nthree', new_string: 'one\n2\nthree\nfour' },
+    undefined,
+  );
   assert.equal(d?.startLine, undefined);
   assert.deepEqual(show(d), [' one', '-two', '+2', ' three', '+four']);
 });
@@ -28,8 +33,16 @@ test('a Write of a new file shows its content as added; over an existing file, o
   assert.deepEqual(show(permissionDiff('Write', { file_path: 'n.txt', content: 'x\ny\n' }, undefined)), ['+x', '+y']);
   const old = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join('\n');
   const next = old.replace('line 10', 'line ten');
-  assert.deepEqual(show(permissionDiff('Write', { file_path: 'f', content: next }, old)),
-    [' line 7', ' line 8', ' line 9', '-line 10', '+line ten', ' line 11', ' line 12', ' line 13']);
+  assert.deepEqual(show(permissionDiff('Write', { file_path: 'f', content: next }, old)), [
+    ' line 7',
+    ' line 8',
+    ' line 9',
+    '-line 10',
+    '+line ten',
+    ' line 11',
+    ' line 12',
+    ' line 13',
+  ]);
 });
 
 test('a big input is cut, saying how many lines were left out, and long lines are clipped', () => {
@@ -42,7 +55,17 @@ test('a big input is cut, saying how many lines were left out, and long lines ar
 });
 
 test('MultiEdit applies its edits in turn; other tools and bad inputs get no diff', () => {
-  const d = permissionDiff('MultiEdit', { file_path: 'm', edits: [{ old_string: 'a', new_string: 'b' }, { old_string: 'b', new_string: 'c' }] }, 'a\n');
+  const d = permissionDiff(
+    'MultiEdit',
+    {
+      file_path: 'm',
+      edits: [
+        { old_string: 'a', new_string: 'b' },
+        { old_string: 'b', new_string: 'c' },
+      ],
+    },
+    'a\n',
+  );
   assert.deepEqual(show(d), ['-a', '+b', '-b', '+c']);
   assert.equal(permissionDiff('Bash', { command: 'ls' }, undefined), undefined);
   assert.equal(permissionDiff('Edit', { file_path: 'x', old_string: 1 }, undefined), undefined);
@@ -54,10 +77,22 @@ test('the bridge reads the file against the working directory and puts the diff 
     fs.mkdirSync(path.join(dir, 'src'));
     fs.writeFileSync(path.join(dir, 'src', 'greet.js'), 'function greet() {\n  return "Hello";\n}\n');
     let posted!: () => void;
-    const shown = new Promise<void>((r) => { posted = r; });
-    const items = new ChatItemsModel((m) => { if (m.type === 'item' && m.item.kind === 'permission') posted(); });
+    const shown = new Promise<void>((r) => {
+      posted = r;
+    });
+    const items = new ChatItemsModel((m) => {
+      if (m.type === 'item' && m.item.kind === 'permission') posted();
+    });
     const bridge = new PermissionBridge(items, () => dir);
-    const answer = bridge.ask({ toolName: 'Edit', toolUseId: 't1', summary: 'Edit src/greet.js', input: { file_path: 'src/greet.js', old_string: 'Hello', new_string: 'Welcome' } }, new AbortController().signal);
+    const answer = bridge.ask(
+      {
+        toolName: 'Edit',
+        toolUseId: 't1',
+        summary: 'Edit src/greet.js',
+        input: { file_path: 'src/greet.js', old_string: 'Hello', new_string: 'Welcome' },
+      },
+      new AbortController().signal,
+    );
     await shown;
     const item = items.find('perm-t1');
     assert.ok(item?.kind === 'permission');

@@ -12,12 +12,19 @@ describe('the recall line', () => {
     const posted: HostToChat[] = [];
     const model = new ChatItemsModel((m) => posted.push(m));
     model.user('How does a tag get deployed?');
-    const event = { type: 'memoryRecalled' as const, files: ['project_deploy.md', 'team/x.md'], matched: [{ file: 'project_deploy.md', title: 'Deploy process', words: ['tag', 'deployed'] }] };
+    const event = {
+      type: 'memoryRecalled' as const,
+      files: ['project_deploy.md', 'team/x.md'],
+      matched: [{ file: 'project_deploy.md', title: 'Deploy process', words: ['tag', 'deployed'] }],
+    };
     model.recall(recalledMemories(event));
     model.recall([]);
     const item = model.items[1] as Extract<ChatItem, { kind: 'recall' }>;
     assert.equal(model.items.length, 2, 'no line for nothing recalled');
-    assert.deepEqual(item.files, [{ file: 'project_deploy.md', title: 'Deploy process', words: ['tag', 'deployed'] }, { file: 'team/x.md', title: 'team/x.md', words: [] }]);
+    assert.deepEqual(item.files, [
+      { file: 'project_deploy.md', title: 'Deploy process', words: ['tag', 'deployed'] },
+      { file: 'team/x.md', title: 'team/x.md', words: [] },
+    ]);
     assert.deepEqual(model.markRecall(item.id, 'project_deploy.md', true), ['tag', 'deployed'], 'the words to record');
     assert.equal((model.find(item.id) as typeof item).files[0].notRelevant, true);
     assert.equal(posted.at(-1)?.type, 'item', 'the view redraws the line');
