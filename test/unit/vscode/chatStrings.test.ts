@@ -38,10 +38,16 @@ test('every host string of the chat, the key and model setup has a zh-cn transla
   let seen = 0;
   for (const file of files) {
     const source = fs.readFileSync(file, 'utf8');
-    const literals = [...source.matchAll(/(?:vscode\.l10n\.t|this\.t)\(\s*'((?:[^'\\]|\\.)*)'/g)].map((m) => m[1]);
+    const literals = [...source.matchAll(/(?:vscode\.l10n\.t|this\.t)\(\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1/g)].map(
+      (m) => m[2],
+    );
     // The turn-end notices are a table whose texts go through the items model's translation.
     if (file.endsWith('chatItemsModel.ts'))
-      literals.push(...[...source.matchAll(/\['(?:info|warning|error)', '((?:[^'\\]|\\.)*)'\]/g)].map((m) => m[1]));
+      literals.push(
+        ...[...source.matchAll(/\['(?:info|warning|error)',\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1,?\s*\]/g)].map(
+          (m) => m[2],
+        ),
+      );
     for (const raw of literals) {
       seen++;
       const key = raw.replace(/\\(.)/g, '$1');

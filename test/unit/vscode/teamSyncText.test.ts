@@ -114,8 +114,8 @@ describe('team sync in words', () => {
           e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
         );
     for (const file of [...walk(path.join(root, 'src', 'vscode')), path.join(root, 'src', 'extension.ts')]) {
-      for (const m of fs.readFileSync(file, 'utf8').matchAll(/l10n\.t\(\s*'((?:[^'\\]|\\.)*)'/g))
-        texts.add(m[1].replace(/\\(.)/g, '$1'));
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(/l10n\.t\(\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1/g))
+        texts.add(m[2].replace(/\\(.)/g, '$1'));
     }
     assert.ok(texts.size > 40, `found only ${texts.size} texts: the scan is broken`);
     const missing = [...texts].filter((s) => bundle[s] === undefined);
