@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: type checks, the layer lint, the unused-code check (knip), the build, unit tests in plain
+// `npm test`: type checks, the formatting check and the linter (Biome), the layer lint, the unused-code check (knip), the build, unit tests in plain
 // Node, the packaged .vsix in a second VS Code server, then the integration tests in a real VS Code
 // extension host. Ends with one line summing every suite: `N passed, N failed`.
 // Flags: --no-integration (quick local loop). Exits non-zero when anything failed.
@@ -47,6 +47,8 @@ function stage(name, cmd, args, countsFile) {
 const npx = (bin, ...args) => [process.execPath, [`node_modules/${bin}`, ...args]];
 stage('type check (extension host, core, tests)', ...npx('typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit'));
 stage('type check (webviews)', ...npx('typescript/bin/tsc', '-p', 'webview/tsconfig.json', '--noEmit'));
+// Biome: the formatting check (120 columns) and the lint rules of biome.json, zero findings allowed.
+stage('format and lint (Biome, biome.json)', ...npx('@biomejs/biome/bin/biome', 'ci', '--colors=off', '.'));
 stage('lint: layers', process.execPath, ['scripts/lintCore.mjs']);
 stage('lint: unused files, exports and dependencies (knip)', ...npx('knip/bin/knip.js', '--no-progress'));
 const built = stage('build', process.execPath, ['esbuild.mjs']);

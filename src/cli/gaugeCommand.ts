@@ -72,11 +72,11 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
   for (const c of state.breakdown)
     if (c.tokens > 0) io.stdout(`  ${c.category.padEnd(18)} ${digits(c.tokens).padStart(9)}\n`);
   if (measured.turns.length > 0) io.stdout(TURNS_HEADING);
-  measured.turns.forEach((t, i) =>
-    io.stdout(
-      `  ${t.uuid}  reported ${digits(t.reportedTokens).padStart(9)}  estimated ${digits(t.estimatedTokens).padStart(9)}  ${drift(t, i)}\n`,
-    ),
-  );
+  measured.turns.forEach((t, i) => {
+    const reported = digits(t.reportedTokens).padStart(9);
+    const estimated = digits(t.estimatedTokens).padStart(9);
+    io.stdout(`  ${t.uuid}  reported ${reported}  estimated ${estimated}  ${drift(t, i)}\n`);
+  });
   return EXIT_OK;
 }
 

@@ -276,7 +276,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   const branchLines = branches.map((b) => formatBranchReport(session.transcriptPath, b));
   if (format === 'text') for (const line of branchLines) io.stderr(`engram: ${line}\n`);
   const said = new Set([...problems.map(formatProblem), ...branchLines]);
-  session.warnings.filter((w) => !said.has(w)).forEach((w) => logger.warn(w));
+  for (const w of session.warnings) if (!said.has(w)) logger.warn(w);
   for (const notice of session.notices) io.stderr(`engram: ${notice}\n`);
   // A retry is said always (a run that waits in silence looks hung): its first sentence, or all of it with -v.
   session.agent.on((e) => {

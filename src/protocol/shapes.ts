@@ -23,12 +23,12 @@ export function parseMessage<U extends { type: string }>(
   }
   const record = raw as Record<string, unknown>;
   const type = record.type;
-  if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(shapes, type)) {
+  if (typeof type !== 'string' || !Object.hasOwn(shapes, type)) {
     return { ok: false, error: `unknown message type ${JSON.stringify(type)?.slice(0, 80)}` };
   }
   const shape = (shapes as Record<string, Record<string, FieldKind>>)[type];
   for (const key of Object.keys(record)) {
-    if (key !== 'type' && !Object.prototype.hasOwnProperty.call(shape, key)) {
+    if (key !== 'type' && !Object.hasOwn(shape, key)) {
       return { ok: false, error: `${type}: unexpected field ${JSON.stringify(key.slice(0, 80))}` };
     }
   }

@@ -10,10 +10,10 @@ const TAGGED_PHASES = ['after-reload', 'zh-cn'];
 
 /** Which tests run: the phase ([after-reload] after the runner reloads the window, [zh-cn] in Chinese), plus filters. */
 function testFilter(phase: string): RegExp {
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const parts = TAGGED_PHASES.includes(phase) ? [`(?=.*\\[${phase}\\])`] : TAGGED_PHASES.map((p) => `(?!.*\\[${p}\\])`);
-  if (process.env.ENGRAM_TEST_GREP) parts.push(`(?=.*${escape(process.env.ENGRAM_TEST_GREP)})`);
-  if (process.env.ENGRAM_TEST_EXCLUDE) parts.push(`(?!.*${escape(process.env.ENGRAM_TEST_EXCLUDE)})`);
+  if (process.env.ENGRAM_TEST_GREP) parts.push(`(?=.*${escapeRegExp(process.env.ENGRAM_TEST_GREP)})`);
+  if (process.env.ENGRAM_TEST_EXCLUDE) parts.push(`(?!.*${escapeRegExp(process.env.ENGRAM_TEST_EXCLUDE)})`);
   return new RegExp(`^${parts.join('')}`);
 }
 

@@ -88,7 +88,7 @@ suite('recall feedback in the chat', () => {
     assert.equal(await ui.count('chat', '.item-recall .recall-line'), 1, 'only the memory that fits');
     assert.match(
       userTexts(turns[0]),
-      /engram-memory file=\\"project_deploy\.md\\"[^]*production only from a pushed tag/,
+      /engram-memory file=\\"project_deploy\.md\\"[\s\S]*production only from a pushed tag/,
     );
 
     const workbench = vscode.workspace.getConfiguration('workbench');

@@ -228,7 +228,9 @@ const handlers: ItemHandlers = {
 function markLast(): void {
   for (const kind of ['user', 'turn']) {
     const nodes = list.querySelectorAll(`[data-kind="${kind}"]`);
-    nodes.forEach((node, i) => node.classList.toggle('is-last', i === nodes.length - 1));
+    nodes.forEach((node, i) => {
+      node.classList.toggle('is-last', i === nodes.length - 1);
+    });
   }
 }
 

@@ -22,11 +22,11 @@ export function t(key: StringKey, ...args: Array<string | number>): string {
 /** Keys with a count: `key_one` when the count is 1 and the language has such a form ("1 entry", not "1 entries"). */
 export function tn(key: StringKey, count: number, ...rest: Array<string | number>): string {
   const one = `${key}_one`;
-  const chosen = count === 1 && Object.prototype.hasOwnProperty.call(table, one) ? (one as StringKey) : key;
+  const chosen = count === 1 && Object.hasOwn(table, one) ? (one as StringKey) : key;
   return t(chosen, count, ...rest);
 }
 
 /** For keys built from data (`cat_${category}`); unknown ones fall back to the data itself. */
 export function tOr(key: string, fallback: string): string {
-  return Object.prototype.hasOwnProperty.call(table, key) ? table[key as StringKey] : fallback;
+  return Object.hasOwn(table, key) ? table[key as StringKey] : fallback;
 }

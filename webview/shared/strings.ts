@@ -21,7 +21,7 @@ export function makeStrings<K extends string>(en: Record<K, string>, zh: Record<
     },
     t: (key, ...args) =>
       table[key].replace(/\{(\d+)\}/g, (m, i: string) => (args[Number(i)] !== undefined ? String(args[Number(i)]) : m)),
-    tOr: (key, fallback) => (Object.prototype.hasOwnProperty.call(table, key) ? table[key as K] : fallback),
+    tOr: (key, fallback) => (Object.hasOwn(table, key) ? table[key as K] : fallback),
   };
 }
 

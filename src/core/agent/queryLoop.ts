@@ -283,7 +283,7 @@ function answerWithout(
     result,
     block: { type: 'tool_result', tool_use_id: call.id, content: result.content, is_error: true },
   }));
-  outcomes.forEach((o) => recordResult(cfg, o));
+  for (const o of outcomes) recordResult(cfg, o);
   messages.push({ role: 'user', content: outcomes.map((o) => o.block) });
 }
 
@@ -404,7 +404,9 @@ class AssistantLines {
     this.id = response.id || this.id;
     this.usage = response.usage;
     const rest = response.content.filter((b) => !this.written.has(b));
-    rest.forEach((b, i) => this.write(b, i === rest.length - 1 ? response.stopReason : null, response.requestId));
+    rest.forEach((b, i) => {
+      this.write(b, i === rest.length - 1 ? response.stopReason : null, response.requestId);
+    });
     this.held = undefined;
   }
 

@@ -137,7 +137,9 @@ function restoreTrimmed(messages: ApiMessage[], trimmed: Set<string>, lines: rea
     const results = content.filter((b): b is ToolResultBlock => b.type === 'tool_result' && trimmed.has(b.tool_use_id));
     if (results.length === 0) continue;
     const extras = content.filter((b) => b.type !== 'tool_result');
-    results.forEach((r, i) => originals.set(r.tool_use_id, { block: r, extras: i === 0 ? extras : [] }));
+    results.forEach((r, i) => {
+      originals.set(r.tool_use_id, { block: r, extras: i === 0 ? extras : [] });
+    });
   }
   return messages.map((m) => {
     if (m.role !== 'user' || typeof m.content === 'string') return m;

@@ -195,9 +195,9 @@ export function parseTranscriptText(text: string): TranscriptReadResult {
     corrupt: (c) => void corrupt.push(c),
     torn: () => void (tornTail = true),
   };
-  parts.forEach((raw, i) =>
-    readLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, i + 1, terminated || i < parts.length - 1, sink),
-  );
+  parts.forEach((raw, i) => {
+    readLine(raw.endsWith('\r') ? raw.slice(0, -1) : raw, i + 1, terminated || i < parts.length - 1, sink);
+  });
   return { lines, corrupt, tornTail };
 }
 

@@ -181,7 +181,7 @@ async function viewsOf(
 
 /** The entry's use count and last use, from its folder's `.usage.json`. */
 function withUsage(view: MemoryEntryView, usage: Record<string, EntryUsage>): MemoryEntryView {
-  const u = Object.prototype.hasOwnProperty.call(usage, view.file) ? usage[view.file] : undefined;
+  const u = Object.hasOwn(usage, view.file) ? usage[view.file] : undefined;
   return {
     ...view,
     uses: usesOf(u),

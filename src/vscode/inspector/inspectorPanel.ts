@@ -104,7 +104,7 @@ export class InspectorPanel implements vscode.Disposable {
   }
 
   private pushSnapshot(): Promise<void> {
-    if (this.building) {
+    if (this.building !== undefined) {
       this.again = true;
       return this.building;
     }

@@ -87,7 +87,7 @@ describe('a torn last line (issue #13, 1)', () => {
     );
     assert.match(torn[0].reason, /torn|cut off|interrupted/i);
     const compact = await engram(['compact', file, '--stage', 'micro']);
-    assert.match(compact.stderr, new RegExp(`${escape(file)}:${lines}: skipped: `));
+    assert.match(compact.stderr, new RegExp(`${escapeRegExp(file)}:${lines}: skipped: `));
 
     server.enqueue(
       { content: [{ type: 'text', text: 'answer 4' }] },
@@ -101,7 +101,7 @@ describe('a torn last line (issue #13, 1)', () => {
       assert.ok(sent.includes(t), `${t} was sent`);
     assert.match(
       fifth.stderr,
-      new RegExp(`${escape(file)}:${lines}: skipped: `),
+      new RegExp(`${escapeRegExp(file)}:${lines}: skipped: `),
       'the fenced fragment is still reported',
     );
   });
@@ -116,7 +116,7 @@ describe('a transcript that cannot be written (issue #13, 1)', () => {
     const run = await engram(['-p', 'hello']);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /could not write the transcript/i);
-    assert.match(run.stderr, new RegExp(escape(path.join(dataDir, 'projects'))));
+    assert.match(run.stderr, new RegExp(escapeRegExp(path.join(dataDir, 'projects'))));
     assert.equal(server.requests.length, sent);
   });
 });
@@ -147,7 +147,7 @@ describe('malformed content blocks (issue #13, 2)', () => {
           ? lines[at].replace('"content":"prompt 1"', `"content":[${block},{"type":"text","text":"prompt 1"}]`)
           : lines[at].replace('"content":[', `"content":[${block},`);
       fs.writeFileSync(file, `${lines.join('\n')}\n`);
-      const where = new RegExp(`${escape(file)}:${at + 1}: (repaired|skipped): `);
+      const where = new RegExp(`${escapeRegExp(file)}:${at + 1}: (repaired|skipped): `);
 
       for (const command of [
         ['gauge', file],
@@ -192,6 +192,6 @@ describe('malformed content blocks (issue #13, 2)', () => {
   }
 });
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

@@ -104,7 +104,7 @@ describe('a manual compaction prepared, then applied', () => {
     assertApiValid(s.session.agent.messages);
     await assertTranscriptMatches(s.session.transcriptPath, s.session.agent.messages);
     const [boundary] = await boundaries(s);
-    assert.equal((boundary.compactMetadata?.engram as { summaryEdited?: boolean }).summaryEdited, true);
+    assert.equal((boundary.compactMetadata?.engram as { summaryEdited?: boolean } | undefined)?.summaryEdited, true);
     assert.equal(boundary.compactMetadata?.trigger, 'manual');
 
     // A resumed session reads the mark back, and the next request opens with the edited summary.

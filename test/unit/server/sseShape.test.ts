@@ -12,6 +12,7 @@ import { useTestServer } from '../support/testServerFixture';
 const FIXTURES = process.env.ENGRAM_SSE_FIXTURES ?? path.resolve('..', 'shared', 'fixtures', 'anthropic-sse');
 const haveFixtures = fs.existsSync(FIXTURES);
 
+// biome-ignore lint/suspicious/noExplicitAny: SSE payloads are walked field by field and compared with recorded JSON.
 type Data = Record<string, any>;
 interface Event {
   event: string | null;

@@ -133,7 +133,7 @@ export async function startTeamServerProcess(opts: TeamServerProcessOptions): Pr
       await kill('SIGTERM');
       const s = store;
       store = undefined;
-      if (s) await (await s).close();
+      if (s !== undefined) await (await s).close();
     },
     readStored,
     readStoredEntries: async (repo) => (await readStored(repo)).entries,

@@ -39,7 +39,7 @@ describe('package.json', () => {
       const english = en[id];
       const chinese = zh[id];
       // A fragment continues the setting above it ("...and at most ...") or is a bare noun phrase.
-      assert.match(english, /^[A-Z"][^]*[.)]$/, `${key} (en): "${english}"`);
+      assert.match(english, /^[A-Z"][\s\S]*[.)]$/, `${key} (en): "${english}"`);
       assert.doesNotMatch(english, /^\.\.\.|…/, `${key} (en): "${english}"`);
       assert.doesNotMatch(
         english,

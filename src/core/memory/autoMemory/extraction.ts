@@ -89,7 +89,7 @@ export class MemoryExtractor {
   /** Starts a run on this snapshot of the conversation, or keeps it for one trailing run. */
   trigger(snapshot: readonly ApiMessage[]): void {
     if (this.controller.signal.aborted) return;
-    if (this.running) {
+    if (this.running !== undefined) {
       this.pending = snapshot;
       return;
     }
@@ -100,7 +100,7 @@ export class MemoryExtractor {
 
   /** Resolves when no run is active or waiting. */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running !== undefined) await this.running;
   }
 
   /** Stops a running fork (it ends cleanly) and refuses new triggers. */

@@ -170,7 +170,7 @@ export class SessionNotes {
     if (!decision.fire) return { decision };
     if (this.disposed) return { decision, skipped: 'disposed' };
     // Not marked: the next response asks again, with this one's tool calls still counted.
-    if (this.current) return { decision, skipped: 'busy' };
+    if (this.current !== undefined) return { decision, skipped: 'busy' };
     const update = this.runUpdate(source.forkContext(), decision.kind, { messageId: response.id, contextTokens });
     return { decision, update };
   }
@@ -193,7 +193,7 @@ export class SessionNotes {
   async catchUp(cover: UpdateCover): Promise<UpdateOutcome> {
     await this.load();
     if (!this.source) return { status: 'failed', error: 'No conversation to update the notes from.' };
-    if (this.current) await this.current;
+    if (this.current !== undefined) await this.current;
     return this.runUpdate(this.source.forkContext(), this.data.initialized ? 'update' : 'init', cover);
   }
 
@@ -203,7 +203,7 @@ export class SessionNotes {
    */
   runUpdate(parent: ForkParent, kind: NotesUpdateKind, cover: UpdateCover): Promise<UpdateOutcome> {
     if (this.disposed) return Promise.resolve({ status: 'disposed' });
-    if (this.current) return Promise.resolve({ status: 'busy' });
+    if (this.current !== undefined) return Promise.resolve({ status: 'busy' });
     const { awaitingResults: _done, ...rest } = this.data;
     this.data = { ...rest, ...markStarted(cover.contextTokens) };
     this.dirty = true;

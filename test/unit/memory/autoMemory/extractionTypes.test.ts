@@ -97,7 +97,9 @@ describe('extraction writes each memory type in its shape', () => {
           .map((l) => l.trim())
           .filter((l) => l !== '');
         assert.equal(lines.length, c.body.length, parsed.body);
-        c.body.forEach((re, i) => assert.match(lines[i], re));
+        c.body.forEach((re, i) => {
+          assert.match(lines[i], re);
+        });
         if (c.type === 'user' || c.type === 'reference') assert.doesNotMatch(parsed.body, /\*\*Why:\*\*/);
         const index = fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8').trim().split('\n').map(parseIndexLine);
         assert.deepEqual(

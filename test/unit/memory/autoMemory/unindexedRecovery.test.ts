@@ -75,7 +75,7 @@ describe('a topic file without its index line', () => {
       assert.deepEqual(linesFor(p.dir, 'project_x.md'), [
         '- [Project X](project_x.md) — the launch moved to 2026-03-02',
       ]);
-      assert.match(read(p.dir, 'project_x.md'), /^---\nname: Project X\n[^]*\noriginSessionId: recovered\n---\n/);
+      assert.match(read(p.dir, 'project_x.md'), /^---\nname: Project X\n[\s\S]*\noriginSessionId: recovered\n---\n/);
       assert.equal(session.notices.length, 1);
       assert.match(session.notices[0], /^Recovered a memory: project_x\.md \("Project X"\) had no MEMORY\.md line/);
       assert.ok(

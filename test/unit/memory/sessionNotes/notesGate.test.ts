@@ -98,7 +98,7 @@ describe('the notes updater permission rule', () => {
     };
     refused(
       'toolu_edit_other',
-      new RegExp(`may only edit ${escape(paths.summary)}; ${escape(other)} is a different file`),
+      new RegExp(`may only edit ${escapeRegExp(paths.summary)}; ${escapeRegExp(other)} is a different file`),
     );
     refused('toolu_edit_sneaky', /may only edit .*; sneaky\.md is a different file/);
     refused('toolu_write', /may only use Edit on .*; Write is not allowed here/);
@@ -146,6 +146,6 @@ describe('notesOnlyGate', () => {
   });
 });
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
