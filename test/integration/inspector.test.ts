@@ -54,6 +54,9 @@ suite('memory inspector', () => {
     fs.rmSync(memoryDir(), { recursive: true, force: true });
     // 229 lines (a heading, 227 typed entries, one missing file), then a hostile one on line 2: 230 lines.
     writeMemoryFolder(memoryDir(), 229);
+    // stray.md (a topic file with no index line) is written by the memory tree test itself: a session that
+    // opens before it (the conversation test) would index it, as every session does with such a file.
+    fs.rmSync(path.join(memoryDir(), 'stray.md'));
     const index = fs.readFileSync(path.join(memoryDir(), 'MEMORY.md'), 'utf8').split('\n');
     index.splice(1, 0, `- [${XSS_IMG}](xss.md) — ${XSS_SCRIPT}`);
     fs.writeFileSync(path.join(memoryDir(), 'MEMORY.md'), index.join('\n'));
@@ -188,6 +191,7 @@ suite('memory inspector', () => {
   });
 
   test('[ui] inspector: the memory tree lists the fixture memories by type, with a cut-off line at 200', async () => {
+    writeFile(path.join(memoryDir(), 'stray.md'), topicText('Stray', 'project'));
     const api = await engram();
     await openInspector(api);
     await refreshUntil(api, '#memory-summary', 'MEMORY.md 230 of 200 lines');

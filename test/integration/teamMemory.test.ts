@@ -352,9 +352,16 @@ suite('team memory', () => {
     const viaSession = await vscode.commands.executeCommand<TeamSyncOutcome>('engram.syncTeamMemory');
     assert.equal(viaSession.ok, true, viaSession.text);
     await waitUntil('the session to tell the chat of the sync', async () => (await blockedNotices()) === before + 1);
+    // The pull let the server's index win, so our two files had no team/MEMORY.md line: the session, as it
+    // opened (after its first sync), indexed them as recovered memories. This sync pushes that index and
+    // testing.md (its front matter now says recovered); ci-access.md stays blocked.
     assert.match(
       api.statusBar.tooltip,
-      /Team memory of acme\/widgets: last sync .*, 0 pulled, 0 pushed, 0 skipped, 1 blocked\./,
+      /Team memory of acme\/widgets: last sync .*, 0 pulled, 2 pushed, 0 skipped, 1 blocked\./,
+    );
+    assert.match(
+      fs.readFileSync(path.join(teamDir(), 'MEMORY.md'), 'utf8'),
+      /\(testing\.md\)[\s\S]*\(ci-access\.md\)|\(ci-access\.md\)[\s\S]*\(testing\.md\)/,
     );
 
     // Clearing the token reaches the open session: nothing syncs, and the command says what to do.
