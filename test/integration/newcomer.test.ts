@@ -297,10 +297,19 @@ suite('newcomer', () => {
     // each toolkit element, whose templates are parsed the first time one is made.
     for (const view of ['inspector', 'chat'] as const) await ui.evaluate(view, 'window.__engramBeforeReload = true');
     await vscode.commands.executeCommand('workbench.action.webview.reloadWebviewAction');
+    // The command returns before the webviews reload: wait for each new document (its marker gone), which
+    // a loaded machine may take seconds to show, rather than reading the old one.
+    const reloaded = async (view: 'inspector' | 'chat') => {
+      try {
+        return (await ui.evaluate(view, 'window.__engramBeforeReload ?? null')) === null;
+      } catch {
+        return false; // the frame is between two documents
+      }
+    };
+    for (const view of ['inspector', 'chat'] as const)
+      await waitUntil(`${view} to load again`, () => reloaded(view), 60_000);
     await ui.text('chat', '#prompt');
     await ui.text('inspector', '#gauge-section');
-    for (const view of ['inspector', 'chat'] as const)
-      assert.equal(await ui.evaluate(view, 'window.__engramBeforeReload ?? null'), null, `${view} was loaded again`);
     for (const view of ['inspector', 'chat'] as const)
       assert.ok((await createEveryToolkitElement(view)).includes('vscode-button'), view);
     assert.deepEqual(await cspViolationsSince(from, ['inspector', 'chat']), []);
