@@ -1,12 +1,6 @@
 // Appends a session's transcript in Claude Code's JSONL line format (field names and order as Claude Code
-// 2.1.88 writes them), so Claude Code can resume Engram's sessions and the reverse.
-//
-// Durability: a transcript is append-only and each line goes out in one appendFile of
-// `JSON.stringify(line) + '\n'`, so a crash loses at most the line being written (the reader reports it
-// as a torn tail). Before a writer's first line and after a failed write, a torn last line gets its
-// newline first, so the new line is not glued onto it (losing both and breaking the chain after them).
-// A line whose write failed (a full disk) is written again ahead of the next one, so the chain on disk
-// has no gap once writes work again; until then `failure` says why, and the agent fails the turn.
+// 2.1.88 writes them), so Claude Code can resume Engram's sessions and the reverse. This file builds the
+// lines; getting them onto disk, and keeping the file whole when a write fails, is transcriptAppender.ts.
 // Appends to one file run one at a time in call order (appendQueue.ts); the line itself (uuid,
 // parentUuid) is built synchronously at call time, so fire-and-forget callers get a consistent chain.
 //
@@ -15,12 +9,10 @@
 // Claude Code does). Parallel tool calls therefore form a small tree; the next line continues from the
 // last result written.
 import { randomUUID } from 'node:crypto';
-import { promises as fsp } from 'node:fs';
-import path from 'node:path';
 import { type Clock, systemClock } from '../ports';
-import { appendText, enqueue, queueTail } from './appendQueue';
-import { historyPath, sessionTranscriptPath, subagentTranscriptPath } from './projectKey';
+import { sessionTranscriptPath, subagentTranscriptPath } from './projectKey';
 import type { RepeatMark } from './repeatedResults';
+import { TranscriptAppender } from './transcriptAppender';
 import type {
   AssistantBlock,
   AssistantLine,
@@ -105,27 +97,23 @@ export class TranscriptWriter {
   private promptId: string | undefined;
   /** tool_use id -> uuid of the assistant line that holds it, to hang its result off that line. */
   private readonly toolUseLines = new Map<string, string>();
-  private dirMade = false;
-  /** Check for a torn last line before the next write (the first one, and after a failure). */
-  private checkTail = true;
-  private unwritten = ''; // lines whose write failed
-  private failed: Error | undefined;
-  private written = 0;
+  private readonly appender: TranscriptAppender;
 
   constructor(opts: TranscriptWriterOptions) {
     this.opts = opts;
     this.file = opts.file;
     this.last = opts.parentUuid ?? null;
+    this.appender = new TranscriptAppender(opts.file);
   }
 
   /** Why the newest write failed, until a later one gets it on disk: lines a resume would not see. */
   get failure(): Error | undefined {
-    return this.failed;
+    return this.appender.failure;
   }
 
   /** Bytes this writer appended to the file (a session tells its own lines from another writer's by it). */
   get appendedBytes(): number {
-    return this.written;
+    return this.appender.appendedBytes;
   }
 
   /** The uuid the next line will hang off. */
@@ -299,7 +287,7 @@ export class TranscriptWriter {
 
   /** Resolves when every line appended so far is on disk. */
   flush(): Promise<void> {
-    return queueTail(this.file);
+    return this.appender.flush();
   }
 
   private appendSystemLine(info: SystemLineInfo & { logicalParentUuid?: string | null }): Promise<SystemLine> {
@@ -353,33 +341,11 @@ export class TranscriptWriter {
     return new Date((this.opts.clock ?? systemClock).now()).toISOString();
   }
 
+  /** Queues `line`; the chain continues from it once it could be turned into JSON. */
   private append<T extends { uuid: string }>(line: T): Promise<T> {
-    let text: string;
-    try {
-      text = JSON.stringify(line) + '\n';
-    } catch (e) {
-      // E.g. a value nested too deep for JSON.stringify: this line can never be written. The chain
-      // goes on from the previous line, which is on disk.
-      this.failed = new Error(`a line could not be turned into JSON (${e instanceof Error ? e.message : String(e)})`);
-      return Promise.reject(this.failed);
-    }
-    this.last = line.uuid;
-    return enqueue(this.file, async () => {
-      const out = this.unwritten + text;
-      try {
-        if (!this.dirMade) await fsp.mkdir(path.dirname(this.file), { recursive: true });
-        this.dirMade = true;
-        this.written += await appendText(this.file, out, this.checkTail);
-      } catch (e) {
-        this.unwritten = out;
-        this.failed = e instanceof Error ? e : new Error(String(e));
-        this.checkTail = true; // a failed write may have left part of a line
-        throw e;
-      }
-      this.unwritten = '';
-      this.failed = undefined;
-      this.checkTail = false;
-    }).then(() => line);
+    return this.appender.append(line, () => {
+      this.last = line.uuid;
+    });
   }
 }
 
@@ -390,28 +356,4 @@ export function openSessionTranscript(opts: SessionTranscriptOptions): Transcrip
       ? subagentTranscriptPath(dataDir, projectPath, rest.sessionId, rest.agentId)
       : sessionTranscriptPath(dataDir, projectPath, rest.sessionId);
   return new TranscriptWriter({ ...rest, file, cwd: projectPath });
-}
-
-export interface HistoryEntry {
-  display: string;
-  /** Milliseconds since the epoch. */
-  timestamp: number;
-  project: string;
-  sessionId: string;
-}
-
-/** One line of `<dataDir>/history.jsonl` per user prompt (what the prompt history and pickers read). */
-export async function appendHistory(dataDir: string, entry: HistoryEntry): Promise<void> {
-  const file = historyPath(dataDir);
-  const line = {
-    display: entry.display,
-    pastedContents: {},
-    timestamp: entry.timestamp,
-    project: entry.project,
-    sessionId: entry.sessionId,
-  };
-  await enqueue(file, async () => {
-    await fsp.mkdir(dataDir, { recursive: true });
-    await fsp.appendFile(file, JSON.stringify(line) + '\n', 'utf8');
-  });
 }

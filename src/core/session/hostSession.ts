@@ -22,7 +22,7 @@ export { describeHolder, formatWait } from '../fs/writerLock';
 export { createAnthropicClient };
 export { createDefaultTools } from '../tools/defaultTools';
 export { listSessions } from '../conversation/transcriptReader';
-export { appendHistory } from '../conversation/transcriptWriter';
+export { appendHistory } from '../conversation/promptHistory';
 export { rememberPrompt } from '../memory/autoMemory/memoryPrompts';
 export { ensureTokenizer } from '../tokens/tokenizer';
 

@@ -4,12 +4,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { normaliseWithIds } from '../../../src/core/conversation/normalise';
 import { sessionTranscriptPath, subagentTranscriptPath } from '../../../src/core/conversation/projectKey';
+import { appendHistory } from '../../../src/core/conversation/promptHistory';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
-import {
-  appendHistory,
-  openSessionTranscript,
-  TranscriptWriter,
-} from '../../../src/core/conversation/transcriptWriter';
+import { openSessionTranscript, TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { AssistantLine, UserLine } from '../../../src/core/conversation/types';
 import { withTempDir } from '../support/tempDirs';
 import { CC_FIXTURES, validate } from './testSupport';
