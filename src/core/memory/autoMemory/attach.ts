@@ -12,6 +12,7 @@ import type { ApiMessage } from '../../conversation/types';
 import { silentLogger, type Logger } from '../../ports';
 import { EXTRACTION_EVERY_TURNS, EXTRACTION_MAX_TURNS, RECALL_MAX_FILES } from '../../thresholds';
 import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent } from './extraction';
+import type { StampedState } from './indexLines';
 import { memoryWriteOf } from './memoryPermissions';
 import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
 import {
@@ -24,13 +25,7 @@ import {
   type TeamMemoryScope,
 } from './memoryPaths';
 import { memorySystemSlot, teamSystemSlot } from './memoryPrompts';
-import {
-  recordTopicFile,
-  settleIndexEntry,
-  type MemoryProvenance,
-  type Recorded,
-  type StampedState,
-} from './memoryWriter';
+import { recordTopicFile, settleIndexEntry, type MemoryProvenance, type Recorded } from './memoryWriter';
 import { cursorFileFor, messageKeys, readTranscriptTail } from './messageCursor';
 import { modelPick } from './modelRecall';
 import { recallForPrompt } from './recall';

@@ -7,14 +7,24 @@
 // updated in place instead of duplicated. Every name goes through resolveMemoryFile (no `..`, absolute
 // paths, control characters, or symlinks out of the folder). Writes to one folder run one at a time in
 // this process, so two writers cannot lose each other's index line. Files are opened through
-// memoryFiles.ts, which refuses a symlink out of the folder at open time (the index too).
+// memoryFiles.ts, which refuses a symlink out of the folder at open time (the index too). Reading and
+// rewriting MEMORY.md's lines is indexLines.ts; this file takes the lock and decides what changes.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { sha1 } from '../../fs/fileText';
-import { assertInsideMemory, readMemoryFile, readMemoryText, writeMemoryFile } from './memoryFiles';
+import {
+  editIndex,
+  eolOf,
+  linksToName,
+  readIndex,
+  stripEol,
+  upsertLine,
+  writeStamped,
+  type StampedState,
+} from './indexLines';
 import { insertWhereLoaded, loadsAt } from './indexPlacement';
+import { assertInsideMemory, readMemoryFile, readMemoryText, writeMemoryFile } from './memoryFiles';
 import { formatIndexLine, linksTo, parseIndexLine, type IndexLine } from './memoryIndex';
-import { MEMORY_INDEX_FILE, MemoryPathError, normaliseName, resolveMemoryFile } from './memoryPaths';
+import { MemoryPathError, normaliseName, resolveMemoryFile } from './memoryPaths';
 import { formatTopicFile, isMemoryType, parseTopicFile, setFrontMatterKeys, type MemoryType } from './topicFile';
 
 /** Which conversation and message a memory came from (recorded in its front matter). */
@@ -180,11 +190,11 @@ export async function settleIndexEntry(
   return withMemoryLock(dir, () =>
     editIndex(dir, (given) => {
       let lines = given;
-      const linked = lines.flatMap((l, i) => (matches(l, name) ? [i] : []));
+      const linked = lines.flatMap((l, i) => (linksToName(l, name) ? [i] : []));
       const own =
         provisional === undefined || linked.length < 2 ? -1 : (linked.find((i) => lines[i] === provisional) ?? -1);
       if (own !== -1) lines = lines.filter((_, i) => i !== own);
-      const at = lines.findIndex((l) => matches(l, name));
+      const at = lines.findIndex((l) => linksToName(l, name));
       if (at === -1 || loadsAt(lines, at)) return lines;
       return insertWhereLoaded(
         lines.filter((_, i) => i !== at),
@@ -268,10 +278,10 @@ export async function renameEntry(
     };
     const line = formatIndexLine(entry);
     await editIndex(dir, (lines) => {
-      const at = lines.findIndex((l) => matches(l, from));
-      const rest = lines.filter((l, i) => i === at || !matches(l, from));
+      const at = lines.findIndex((l) => linksToName(l, from));
+      const rest = lines.filter((l, i) => i === at || !linksToName(l, from));
       if (at === -1) return insertWhereLoaded(rest, line);
-      return rest.map((l) => (matches(l, from) ? line : l));
+      return rest.map((l) => (linksToName(l, from) ? line : l));
     });
     return entry;
   });
@@ -300,11 +310,6 @@ export async function stampProvenance(
   return withMemoryLock(dir, () => stampUnlocked(dir, abs, provenance));
 }
 
-export interface StampedState {
-  mtimeMs: number;
-  contentHash: string;
-}
-
 async function stampUnlocked(
   dir: string,
   abs: string,
@@ -324,81 +329,7 @@ async function stampUnlocked(
   );
   const next = setFrontMatterKeys(text, keys, { onlyIfMissing: true });
   if (next === text) return undefined;
-  return { mtimeMs: await writeMemoryFile(dir, abs, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
-}
-
-// ---- MEMORY.md as a list of lines ----
-
-interface IndexText {
-  /** Lines with their endings, except that `lines` mode strips them (see editIndex). */
-  lines: string[];
-  exists: boolean;
-}
-
-async function readIndex(dir: string): Promise<IndexText> {
-  try {
-    const text = await readMemoryText(dir, path.join(dir, MEMORY_INDEX_FILE));
-    return { lines: text.split(/\r?\n/), exists: true };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { lines: [], exists: false };
-    throw e;
-  }
-}
-
-/** Each line with its ending; the last element has none (and is '' when the text ends with one). */
-function splitKeepEol(text: string): string[] {
-  const out = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-  return out;
-}
-
-function stripEol(line: string): string {
-  return line.replace(/\r?\n$/, '');
-}
-
-function eolOf(lines: string[]): string {
-  return lines.some((l) => l.endsWith('\r\n')) ? '\r\n' : '\n';
-}
-
-function matches(line: string, name: string): boolean {
-  const e = parseIndexLine(stripEol(line));
-  return e !== undefined && linksTo(e, name);
-}
-
-/** Replaces the first line for `name` (and drops later duplicates) or adds one where it loads. */
-function upsertLine(lines: string[], name: string, line: string): string[] {
-  const at = lines.findIndex((l) => matches(l, name));
-  if (at === -1) return insertWhereLoaded(lines, line);
-  return lines.filter((l, i) => i === at || !matches(l, name)).map((l) => (matches(l, name) ? line : l));
-}
-
-/**
- * Rewrites MEMORY.md through `edit`, atomically, keeping its line endings. In the default mode `edit`
- * sees lines without endings; with `raw` it sees splitKeepEol's elements and must keep their endings.
- */
-async function editIndex(
-  dir: string,
-  edit: (lines: string[]) => string[],
-  opts: { raw?: boolean } = {},
-): Promise<StampedState | undefined> {
-  const file = path.join(dir, MEMORY_INDEX_FILE);
-  let text = '';
-  try {
-    text = await readMemoryText(dir, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  let next: string;
-  if (opts.raw) {
-    next = edit(splitKeepEol(text)).join('');
-  } else {
-    const eol = /\r\n/.test(text) ? '\r\n' : '\n';
-    const lines = text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
-    const out = edit(lines);
-    next = out.length === 0 ? '' : out.join(eol) + eol;
-  }
-  if (next === text) return undefined;
-  await fsp.mkdir(dir, { recursive: true });
-  return { mtimeMs: await writeMemoryFile(dir, file, next), contentHash: sha1(Buffer.from(next, 'utf8')) };
+  return writeStamped(dir, abs, next);
 }
 
 async function exists(p: string): Promise<boolean> {
