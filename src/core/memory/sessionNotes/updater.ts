@@ -1,51 +1,29 @@
 // Keeps one session's notes: decides after each main-conversation response whether they are due
-// (trigger.ts), and writes them with a forked agent that shares the conversation's prefix (so its first
-// call reads the prompt cache) but may only Edit the notes file. After the fork the caps are checked; an
-// update that leaves the notes too big gets exactly one more fork, told to condense. Updates never
-// overlap, and compaction can wait for a running one (waitForUpdate).
-import { promises as fsp } from 'node:fs';
+// (trigger.ts), starts an update then (the forked agents that write the notes are notesUpdateRun.ts),
+// records what it did (notesStateStore.ts) and tells listeners. Updates never overlap, and compaction
+// can wait for a running one (waitForUpdate).
 import type { ForkParent } from '../../agent/agent';
-import { fork, type ForkResult } from '../../agent/forkedAgent';
 import { isErrno } from '../../fs/errno';
-import { decodeText, sha1 } from '../../fs/fileText';
 import type { ModelResponse } from '../../llm/modelClient';
 import { silentLogger, systemClock, type Clock, type Logger } from '../../ports';
 import { NOTES_WAIT_TIMEOUT_MS } from '../../thresholds';
-import { defaultTokenCounter, usageTotal, type TokenCounter } from '../../tokens/accounting';
-import { countTokens, ensureTokenizer } from '../../tokens/tokenizer';
-import { ReadFileState } from '../../tools/readFileState';
+import { usageTotal, type TokenCounter } from '../../tokens/accounting';
 import type { NotesUpdateKind, SessionNotesEvent, SessionNotesListener } from './events';
-import { notesOnlyGate } from './notesGate';
+import { createNotesFile, notesTokenCounter, readNotesText } from './notesFile';
+import { NotesStateStore } from './notesStateStore';
+import { assertEditOffered, runNotesUpdate } from './notesUpdateRun';
 import type { SessionNotesPaths } from './paths';
-import { buildCondensePrompt, buildUpdatePrompt } from './prompts';
-import { initialNotesState, readNotesState, writeNotesState, type NotesState } from './stateFile';
+import type { NotesState } from './stateFile';
 import {
-  capViolations,
   DEFAULT_CAPS,
   DEFAULT_TEMPLATE,
-  isOverCap,
   isTemplateOnly,
   loadTemplate,
   parseNotes,
-  type CapReport,
   type NotesCaps,
   type ParsedNotes,
 } from './template';
-import {
-  markStarted,
-  observeResponse,
-  resolveThresholds,
-  type TriggerDecision,
-  type TriggerThresholds,
-} from './trigger';
-import { isFile } from '../../fs/fileKind';
-
-/**
- * Model calls one updater fork may make: a reply with all its edits (the fork ends there when they all
- * applied: a closing sentence would read the whole conversation again), retries when an old_string did
- * not match, and a closing reply. More would mean it is flailing; the notes stay as they are.
- */
-export const NOTES_UPDATER_MAX_TURNS = 4;
+import { observeResponse, resolveThresholds, type TriggerDecision, type TriggerThresholds } from './trigger';
 
 export interface SessionNotesOptions {
   paths: SessionNotesPaths;
@@ -53,7 +31,7 @@ export interface SessionNotesOptions {
   configDir: string;
   thresholds?: Partial<TriggerThresholds>;
   caps?: Partial<NotesCaps>;
-  /** Model calls per updater fork; default NOTES_UPDATER_MAX_TURNS. */
+  /** Model calls per updater fork; default NOTES_UPDATER_MAX_TURNS (notesUpdateRun.ts). */
   maxTurns?: number;
   logger?: Logger;
   clock?: Clock;
@@ -97,12 +75,10 @@ export class SessionNotes {
   private readonly listeners = new Set<SessionNotesListener>();
   private readonly disposers: Array<() => void> = [];
   private readonly abort = new AbortController();
-  private data: NotesState = initialNotesState();
+  private readonly store: NotesStateStore;
   private loading: Promise<void> | undefined;
   private template = DEFAULT_TEMPLATE;
   private current: Promise<UpdateOutcome> | undefined;
-  private writes: Promise<void> = Promise.resolve();
-  private dirty = false;
   private disposed = false;
   private turnToolCalls = 0;
   private source: ForkSource | undefined;
@@ -119,19 +95,20 @@ export class SessionNotes {
     this.caps = { ...DEFAULT_CAPS, ...opts.caps };
     this.logger = opts.logger ?? silentLogger;
     this.clock = opts.clock ?? systemClock;
+    this.store = new NotesStateStore(opts.paths, this.logger);
   }
 
   /** Reads the sidecar and the template once (later calls share the first read). */
   load(): Promise<void> {
     this.loading ??= (async () => {
-      this.data = await readNotesState(this.paths.state, await isFile(this.paths.summary));
+      await this.store.load();
       this.template = (await loadTemplate(this.opts.configDir)).text;
     })();
     return this.loading;
   }
 
   get state(): Readonly<NotesState> {
-    return this.data;
+    return this.store.state;
   }
 
   get updating(): boolean {
@@ -161,12 +138,11 @@ export class SessionNotes {
     const toolCalls = response.content.filter((b) => b.type === 'tool_use').length;
     this.turnToolCalls += toolCalls;
     const { state, decision } = observeResponse(
-      this.data,
+      this.store.state,
       { contextTokens, toolCalls, turnToolCalls: this.turnToolCalls },
       this.thresholds,
     );
-    this.data = { ...this.data, ...state };
-    this.dirty = true;
+    this.store.observed(state);
     if (!decision.fire) return { decision };
     if (this.disposed) return { decision, skipped: 'disposed' };
     // Not marked: the next response asks again, with this one's tool calls still counted.
@@ -194,7 +170,7 @@ export class SessionNotes {
     await this.load();
     if (!this.source) return { status: 'failed', error: 'No conversation to update the notes from.' };
     if (this.current !== undefined) await this.current;
-    return this.runUpdate(this.source.forkContext(), this.data.initialized ? 'update' : 'init', cover);
+    return this.runUpdate(this.source.forkContext(), this.store.state.initialized ? 'update' : 'init', cover);
   }
 
   /**
@@ -204,9 +180,7 @@ export class SessionNotes {
   runUpdate(parent: ForkParent, kind: NotesUpdateKind, cover: UpdateCover): Promise<UpdateOutcome> {
     if (this.disposed) return Promise.resolve({ status: 'disposed' });
     if (this.current !== undefined) return Promise.resolve({ status: 'busy' });
-    const { awaitingResults: _done, ...rest } = this.data;
-    this.data = { ...rest, ...markStarted(cover.contextTokens) };
-    this.dirty = true;
+    this.store.started(cover.contextTokens);
     const run = this.execute(parent, kind, cover).finally(() => {
       this.current = undefined;
     });
@@ -253,7 +227,7 @@ export class SessionNotes {
       if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined;
       throw e;
     }
-    const cursor = this.data.lastSummarizedMessageId;
+    const cursor = this.store.state.lastSummarizedMessageId;
     return {
       text,
       parsed: parseNotes(text, await this.counter()),
@@ -268,8 +242,7 @@ export class SessionNotes {
 
   /** Writes the trigger counts when they changed (after a turn), so a reload carries on from them. */
   flushState(): Promise<void> {
-    if (!this.dirty || !this.data.initialized) return this.writes;
-    return this.saveState();
+    return this.store.flush();
   }
 
   /** Stops a running update and detaches; the notes and the sidecar stay on disk. */
@@ -290,51 +263,19 @@ export class SessionNotes {
   private async execute(parent: ForkParent, kind: NotesUpdateKind, cover: UpdateCover): Promise<UpdateOutcome> {
     const started = this.clock.now();
     const notesPath = this.paths.summary;
-    const agentIds: string[] = [];
-    let modelCalls = 0;
-    const runFork = async (prompt: (text: string) => string): Promise<ForkResult> => {
-      const result = await this.forkOnce(parent, prompt);
-      agentIds.push(result.agentId);
-      modelCalls += result.modelCalls;
-      return result;
-    };
     try {
-      // Without Edit among the conversation's tools (an untrusted workspace offers none) the fork could
-      // only talk; spare the model call.
-      if (!parent.tools.some((t) => t.name === 'Edit')) {
-        throw new Error(
-          'The conversation offers no Edit tool (is the workspace untrusted?), so the notes cannot be written.',
-        );
-      }
+      assertEditOffered(parent);
       await this.ensureFile();
-      const count = await this.counter();
-      failIfNotRun(await runFork((text) => buildUpdatePrompt({ notesPath, notesText: text, caps: this.caps })));
-      let parsed = parseNotes(await this.readText(), count);
-      let over = capViolations(parsed, this.caps);
-      const condensed = isOverCap(over);
-      if (condensed) {
-        const before = over;
-        const second = await runFork((text) =>
-          buildCondensePrompt({ notesPath, notesText: text, caps: this.caps, over: before }),
-        );
-        if (second.reason === 'error' || second.reason === 'cancelled') {
-          this.logger.warn(`Condensing the session notes did not finish (${second.error?.message ?? second.reason}).`);
-        }
-        parsed = parseNotes(await this.readText(), count);
-        over = capViolations(parsed, this.caps);
-        if (isOverCap(over))
-          this.logger.warn(`The session notes are still over their caps after condensing: ${describeOver(over)}.`);
-      }
-      const { lastError: _cleared, ...rest } = this.data;
-      this.data = {
-        ...rest,
-        lastSummarizedMessageId: cover.messageId,
-        updatedAt: new Date(this.clock.now()).toISOString(),
-        updates: rest.updates + 1,
-        condensed,
-        condenseRuns: rest.condenseRuns + (condensed ? 1 : 0),
-      };
-      await this.saveState();
+      const { parsed, over, condensed, agentIds, modelCalls } = await runNotesUpdate({
+        parent,
+        notesPath,
+        caps: this.caps,
+        count: await this.counter(),
+        maxTurns: this.opts.maxTurns,
+        signal: this.abort.signal,
+        logger: this.logger,
+      });
+      await this.store.done(cover.messageId, condensed, this.clock.now());
       this.emit({
         type: 'notesUpdated',
         path: notesPath,
@@ -352,79 +293,27 @@ export class SessionNotes {
     } catch (e) {
       const error = e instanceof Error ? e.message : String(e);
       this.logger.warn(`Session notes ${kind} failed: ${error}`);
-      this.data = { ...this.data, lastError: error };
-      await this.saveState();
+      await this.store.failed(error);
       this.emit({ type: 'notesUpdateFailed', path: notesPath, kind, error });
       return { status: 'failed', error };
     }
   }
 
-  /** One fork with the notes file marked as read (the fork cannot Read, and Edit wants a prior Read). */
-  private async forkOnce(parent: ForkParent, prompt: (text: string) => string): Promise<ForkResult> {
-    const notesPath = this.paths.summary;
-    const buf = await fsp.readFile(notesPath);
-    const { mtimeMs } = await fsp.stat(notesPath);
-    const readFiles = new ReadFileState();
-    // Date.now(), not the injected clock: Edit stamps its records with it, and the gate compares them.
-    readFiles.set(notesPath, { mtimeMs, contentHash: sha1(buf), partial: false, touchedAt: Date.now() });
-    return fork({
-      parent,
-      extraUserMessage: prompt(decodeText(buf).text),
-      canUseTool: notesOnlyGate({ notesPath, cwd: parent.cwd, readFiles }),
-      maxTurns: this.opts.maxTurns ?? NOTES_UPDATER_MAX_TURNS,
-      signal: this.abort.signal,
-      readFiles,
-      // Every edit applied: the closing sentence would cost a second read of the whole conversation.
-      stopAfterTools: (outcomes) => outcomes.length > 0 && outcomes.every((o) => !o.block.is_error),
-      // So the update is one call, and its prompt (the notes, the instructions) is read by nothing later.
-      cacheTail: false,
-    });
-  }
-
   /** Creates the notes from the template unless they exist (never overwrites someone's notes). */
   private async ensureFile(): Promise<void> {
-    await fsp.mkdir(this.paths.dir, { recursive: true });
     const template = await loadTemplate(this.opts.configDir);
     this.template = template.text;
-    try {
-      await fsp.writeFile(this.paths.summary, template.text, { flag: 'wx' });
-    } catch (e) {
-      if (isErrno(e, 'EEXIST')) return;
-      throw e;
-    }
-    this.emit({ type: 'notesCreated', path: this.paths.summary, template: template.source });
+    if (await createNotesFile(this.paths, template.text))
+      this.emit({ type: 'notesCreated', path: this.paths.summary, template: template.source });
   }
 
-  private async readText(): Promise<string> {
-    return decodeText(await fsp.readFile(this.paths.summary)).text;
+  private readText(): Promise<string> {
+    return readNotesText(this.paths.summary);
   }
 
-  private async counter(): Promise<TokenCounter> {
-    if (this.opts.countTokens) return this.opts.countTokens;
-    try {
-      await ensureTokenizer();
-      return countTokens;
-    } catch (e) {
-      this.logger.warn(
-        `The tokenizer did not load; notes sizes are estimates (${e instanceof Error ? e.message : String(e)}).`,
-      );
-      return defaultTokenCounter;
-    }
-  }
-
-  /** Sidecar writes go one at a time, each writing the state as it is when its turn comes. */
-  private saveState(): Promise<void> {
-    this.dirty = false;
-    this.writes = this.writes.then(async () => {
-      try {
-        await fsp.mkdir(this.paths.dir, { recursive: true });
-        await writeNotesState(this.paths.state, this.data);
-      } catch (e) {
-        this.dirty = true;
-        this.logger.error('Could not write the session notes state', e);
-      }
-    });
-    return this.writes;
+  /** Counts tokens for the caps: the one given in the options, else the exact tokenizer. */
+  private counter(): Promise<TokenCounter> {
+    return notesTokenCounter(this.opts.countTokens, this.logger);
   }
 
   private emit(event: SessionNotesEvent): void {
@@ -436,16 +325,4 @@ export class SessionNotes {
       }
     }
   }
-}
-
-function failIfNotRun(result: ForkResult): void {
-  if (result.reason === 'error')
-    throw new Error(`The notes updater's model call failed: ${result.error?.message ?? 'unknown error'}`);
-  if (result.reason === 'cancelled') throw new Error('The notes update was cancelled.');
-}
-
-function describeOver(over: CapReport): string {
-  const parts = over.sections.map((s) => `"${s.heading}" ${s.tokens} tokens`);
-  if (over.file) parts.push(`file ${over.file.tokens} tokens`);
-  return parts.join(', ');
 }
