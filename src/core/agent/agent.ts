@@ -1,6 +1,8 @@
 // The main conversation: holds the message list of one session, runs a turn per user prompt through
 // the shared loop, asks permissions, writes the transcript as things happen, and tells UIs by events.
-import type { ApiMessage, ContentBlock, SystemBlock, TextBlock, Usage, UserBlock } from '../conversation/types';
+// How a prompt joins the list and how the newest turn is taken back is in turnPrompt.ts; the loop
+// itself (model calls and tool rounds) is queryLoop.ts.
+import type { ApiMessage, SystemBlock, TextBlock, Usage, UserBlock } from '../conversation/types';
 import { recordRewind } from '../conversation/rewindLine';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import type { BreakpointOptions } from '../llm/cacheBreakpoints';
@@ -16,6 +18,7 @@ import { HookList } from './hooks';
 import { SessionPermissions, type ToolGate } from './permissions';
 import { runLoop, transcriptFailure } from './queryLoop';
 import { SEND_REPEATS_ONCE } from '../thresholds';
+import { appendPrompt, historyBefore, promptText, turnStartOf, withAttachments, type TurnStart } from './turnPrompt';
 
 export interface AgentOptions {
   client: ModelClient;
@@ -122,16 +125,6 @@ export interface ForkParent {
   retry?: Omit<RetryOptions, 'onRetry'>;
   pathGuard?: (absPath: string, op: PathOp) => string | null;
   openSubagentTranscript?(agentId: string): TranscriptWriter;
-}
-
-interface TurnStart {
-  /** Where the turn's user message sits in the list. */
-  index: number;
-  /** The unanswered user message the prompt joined (see appendPrompt), as it was before. */
-  merged: ApiMessage | undefined;
-  /** The transcript line the prompt's line hangs off. */
-  parentUuid: string | null;
-  prompt: string;
 }
 
 const UNTRUSTED_REASON = 'Tools are disabled because this workspace is not trusted.';
@@ -258,8 +251,9 @@ export class Agent {
    */
   rewindLastTurn(): { prompt: string } | undefined {
     const start = this.lastTurn;
-    if (this.running || !start || this.history.length <= start.index) return undefined;
-    this.history = [...this.history.slice(0, start.index), ...(start.merged ? [start.merged] : [])];
+    const before = start && !this.running ? historyBefore(this.history, start) : undefined;
+    if (!start || !before) return undefined;
+    this.history = before;
     this.lastTurn = undefined;
     const transcript = this.opts.transcript;
     if (transcript) {
@@ -292,7 +286,7 @@ export class Agent {
 
   private async turn(prompt: string | UserBlock[], signal: AbortSignal, options: TurnOptions): Promise<TurnResult> {
     const o = this.opts;
-    const display = typeof prompt === 'string' ? prompt : prompt.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    const display = promptText(prompt);
     this.emit({ type: 'turnStart', prompt: display });
     const attachments = [...(options.attachments ?? [])];
     const side = { usage: emptyUsage(), calls: 0 };
@@ -301,18 +295,9 @@ export class Agent {
       side.calls++;
     };
     await this.hooks.beforeTurn.run({ agent: this, prompt, display, attachments, sideCall }, this.logger);
-    const stored: string | UserBlock[] =
-      attachments.length === 0
-        ? prompt
-        : [...(typeof prompt === 'string' ? [{ type: 'text' as const, text: prompt }] : prompt), ...attachments];
-    this.lastTurn = {
-      index: this.history[this.history.length - 1]?.role === 'user' ? this.history.length - 1 : this.history.length,
-      merged:
-        this.history[this.history.length - 1]?.role === 'user' ? this.history[this.history.length - 1] : undefined,
-      parentUuid: o.transcript?.lastUuid ?? null,
-      prompt: display,
-    };
-    this.appendPrompt(stored);
+    const stored = withAttachments(prompt, attachments);
+    this.lastTurn = turnStartOf(this.history, o.transcript?.lastUuid ?? null, display);
+    appendPrompt(this.history, stored);
     await this.write(() => o.transcript?.appendUserPrompt(stored));
 
     const gate: ToolGate = !o.trusted
@@ -376,24 +361,6 @@ export class Agent {
     });
     await this.hooks.afterTurn.run({ agent: this, result, messages: this.history }, this.logger);
     return result;
-  }
-
-  /**
-   * Adds the prompt as a new user message. After a turn that ended on a user message (cancelled
-   * before any answer, failed, or cancelled during tools) the prompt joins that message instead: the
-   * API wants roles to alternate, and that message was never sent with an answer, so no cached
-   * prefix depends on it.
-   */
-  private appendPrompt(prompt: string | UserBlock[]): void {
-    const blocks: UserBlock[] = typeof prompt === 'string' ? [{ type: 'text', text: prompt }] : prompt;
-    const last = this.history[this.history.length - 1];
-    if (last?.role === 'user') {
-      const prev: ContentBlock[] =
-        typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
-      this.history[this.history.length - 1] = { role: 'user', content: [...prev, ...blocks] };
-    } else {
-      this.history.push({ role: 'user', content: typeof prompt === 'string' ? prompt : blocks });
-    }
   }
 
   private emit(event: AgentEvent): void {

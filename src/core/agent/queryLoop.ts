@@ -1,8 +1,10 @@
 // The model/tool loop shared by the main agent and forked agents: call the model, keep what it said,
 // run the tools it asked for, answer them, and go again until it stops. Whatever way a round ends
 // (done, cancelled, dropped, failed), the message list it leaves is one the API accepts.
-import { RepeatIndex, type RepeatMark } from '../conversation/repeatedResults';
-import type { ApiMessage, AssistantBlock, SystemBlock, ToolUseBlock, Usage } from '../conversation/types';
+// What happens while an answer streams is in answerStream.ts, what of it is kept in replyContent.ts,
+// and how tool calls are answered and recorded in toolCallAnswers.ts; this file is the round itself.
+import { RepeatIndex } from '../conversation/repeatedResults';
+import type { ApiMessage, SystemBlock, ToolUseBlock, Usage } from '../conversation/types';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import {
   ConnectionDroppedError,
@@ -12,20 +14,16 @@ import {
   type ModelError,
 } from '../llm/errors';
 import type { BreakpointOptions } from '../llm/cacheBreakpoints';
-import {
-  addUsage,
-  emptyUsage,
-  type ModelClient,
-  type ModelResponse,
-  type StreamHandlers,
-  type ThinkingConfig,
-} from '../llm/modelClient';
+import { addUsage, emptyUsage, type ModelClient, type ModelResponse, type ThinkingConfig } from '../llm/modelClient';
 import { streamWithRetry, type RetryOptions } from '../llm/retry';
 import type { Logger } from '../ports';
 import type { Tool, ToolContext } from '../tools/tool';
 import type { AgentEvent, TurnEndReason } from './events';
 import type { ToolGate } from './permissions';
-import { cancelledResult, errorResult, runToolCalls, summarizeCall, type ToolCallOutcome } from './toolRunner';
+import { AssistantLines, streamHandlers } from './answerStream';
+import { keptContent, stopToEnd, textOf } from './replyContent';
+import { answerWithout, noteOfRepeat, recordResult } from './toolCallAnswers';
+import { cancelledResult, errorResult, runToolCalls, type ToolCallOutcome } from './toolRunner';
 import { recoverableTooLong } from './reactiveErrors';
 import { markedCutOff } from './cutOffReply';
 import { MAX_REACTIVE_RETRIES } from '../thresholds';
@@ -126,7 +124,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
     }
 
     const lines = new AssistantLines(cfg.transcript, cfg.model, cfg.logger);
-    const handlers = streamHandlers(cfg, toolMap, lines);
+    const handlers = streamHandlers(cfg.emit, toolMap, lines);
     let response: ModelResponse | undefined;
     let error: ModelError | undefined;
     try {
@@ -242,83 +240,6 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
   }
 }
 
-function streamHandlers(cfg: LoopConfig, tools: Map<string, Tool>, lines: AssistantLines): StreamHandlers {
-  let messageId = '';
-  return {
-    onMessageStart: (id, usage) => {
-      messageId = id;
-      lines.start(id, usage);
-    },
-    onBlockStart: (block, index) => cfg.emit({ type: 'blockStart', messageId, index, block }),
-    onTextDelta: (text, index) => cfg.emit({ type: 'textDelta', messageId, index, text }),
-    onThinkingDelta: (thinking, index) => cfg.emit({ type: 'thinkingDelta', messageId, index, thinking }),
-    onUsage: (usage) => {
-      lines.usage = usage;
-      cfg.emit({ type: 'usage', usage, messageId });
-    },
-    onBlockComplete: (block) => {
-      lines.complete(block);
-      if (block.type === 'tool_use') {
-        cfg.emit({
-          type: 'toolCall',
-          id: block.id,
-          name: block.name,
-          input: block.input,
-          summary: summarizeCall(tools.get(block.name), block),
-        });
-      }
-    },
-  };
-}
-
-/** Answers calls that will not run, in one tool_result message, and records each answer. */
-function answerWithout(
-  cfg: LoopConfig,
-  messages: ApiMessage[],
-  calls: ToolUseBlock[],
-  result: ReturnType<typeof errorResult>,
-): void {
-  const outcomes: ToolCallOutcome[] = calls.map((call) => ({
-    call,
-    result,
-    block: { type: 'tool_result', tool_use_id: call.id, content: result.content, is_error: true },
-  }));
-  for (const o of outcomes) recordResult(cfg, o);
-  messages.push({ role: 'user', content: outcomes.map((o) => o.block) });
-}
-
-/**
- * Shows and records one answered call. With a repeat mark, the transcript keeps the full output with
- * the mark, and the conversation gets the note instead (the outcome's block is replaced, so the tool
- * round's message holds it).
- */
-function recordResult(cfg: LoopConfig, o: ToolCallOutcome, repeat?: RepeatMark): void {
-  cfg.emit({
-    type: 'toolResult',
-    id: o.call.id,
-    name: o.call.name,
-    content: o.result.content,
-    isError: o.result.isError,
-    data: o.result.data,
-  });
-  const extra = {
-    ...(o.result.data !== undefined ? { toolUseResult: o.result.data } : {}),
-    ...(repeat ? { repeat } : {}),
-  };
-  void cfg.transcript
-    ?.appendToolResult(o.block, extra)
-    .catch((e: unknown) => cfg.logger.error('Could not write to the transcript', e));
-  if (repeat) o.block = { ...o.block, content: repeat.note };
-}
-
-function noteOfRepeat(repeats: RepeatIndex, o: ToolCallOutcome, tools: Map<string, Tool>): RepeatMark | undefined {
-  return repeats.noteFor(
-    o.block,
-    (call) => ({ name: call?.name ?? o.call.name, summary: call ? summarizeCall(tools.get(call.name), call) : '' }),
-    o.call,
-  );
-}
-
 /** Waits for the lines written so far; the error to end the turn with when one of them failed. */
 export async function transcriptFailure(transcript: TranscriptWriter | undefined): Promise<ModelError | undefined> {
   if (!transcript) return undefined;
@@ -331,93 +252,5 @@ async function writeSafely(cfg: LoopConfig, write: () => Promise<unknown> | unde
     await write();
   } catch (e) {
     cfg.logger.error('Could not write to the transcript', e);
-  }
-}
-
-/**
- * What of an answer goes into the conversation, by the same rules the transcript normaliser applies
- * when a session is read back, so a resumed session sends the very bytes this one sent (and hits the
- * cache): no blank text blocks (the API rejects them), and an answer that ends the turn loses
- * trailing whitespace (the API rejects it on a final assistant message). A partial answer with only
- * thinking in it says nothing and is not kept.
- */
-function keptContent(response: ModelResponse | undefined): AssistantBlock[] {
-  if (!response) return [];
-  let content = response.content.filter((b) => b.type !== 'text' || b.text.trim() !== '');
-  if (response.partial && !content.some((b) => b.type === 'text' || b.type === 'tool_use')) return [];
-  const last = content[content.length - 1];
-  if (last?.type === 'text' && /\s$/.test(last.text) && !content.some((b) => b.type === 'tool_use')) {
-    content = [...content.slice(0, -1), { ...last, text: last.text.trimEnd() }];
-  }
-  return content;
-}
-
-function stopToEnd(stop: ModelResponse['stopReason']): TurnEndReason {
-  switch (stop) {
-    case 'max_tokens':
-      return 'max_tokens';
-    case 'refusal':
-      return 'refusal';
-    case 'stop_sequence':
-      return 'stop_sequence';
-    default:
-      return 'end_turn';
-  }
-}
-
-export function textOf(content: AssistantBlock[]): string {
-  return content
-    .filter((b) => b.type === 'text')
-    .map((b) => (b as { text: string }).text)
-    .join('');
-}
-
-/**
- * Writes an assistant message as it streams: one line per block, sharing message.id. The newest
- * complete block is held back until the next one completes or the message ends, so the last line
- * carries the final stop_reason and usage (as Claude Code's lines do).
- */
-class AssistantLines {
-  usage: Usage = emptyUsage();
-  private id = '';
-  private held: AssistantBlock | undefined;
-  private readonly written = new Set<AssistantBlock>();
-
-  constructor(
-    private readonly transcript: TranscriptWriter | undefined,
-    private readonly model: string,
-    private readonly logger: Logger,
-  ) {}
-
-  start(id: string, usage: Usage): void {
-    this.id = id;
-    this.usage = usage;
-  }
-
-  complete(block: AssistantBlock): void {
-    if (this.held) this.write(this.held, null, undefined);
-    this.held = block;
-  }
-
-  /** Writes what is left: the held block and an unfinished text block kept from a partial answer. */
-  finish(response: ModelResponse): void {
-    this.id = response.id || this.id;
-    this.usage = response.usage;
-    const rest = response.content.filter((b) => !this.written.has(b));
-    rest.forEach((b, i) => {
-      this.write(b, i === rest.length - 1 ? response.stopReason : null, response.requestId);
-    });
-    this.held = undefined;
-  }
-
-  private write(block: AssistantBlock, stopReason: ModelResponse['stopReason'], requestId: string | undefined): void {
-    this.written.add(block);
-    if (!this.transcript) return;
-    void this.transcript
-      .appendAssistantBlock(
-        { id: this.id, model: this.model, stopReason, usage: this.usage, ...(requestId ? { requestId } : {}) },
-        block,
-      )
-      .catch((e: unknown) => this.logger.error('Could not write to the transcript', e));
   }
 }

@@ -8,7 +8,9 @@
 //
 // One orchestrator per agent. `mainThread: false` (a sub-agent) leaves shared per-conversation state
 // (the agent's file-read records) alone, so a sub-agent's compaction cannot disturb the main one.
-import { randomUUID } from 'node:crypto';
+// What it delegates: running the automatic stages (automaticCompaction.ts) and the reactive one
+// (reactiveRecovery.ts), counting failures (autoCompactionBreaker.ts), and the records, timeline and
+// undo (compactionLedger.ts); what stays here is when each runs and what follows it.
 import type { Agent, ModelCallContext } from '../agent/agent';
 import type { ApiMessage } from '../conversation/types';
 import type { PromptTooLongError } from '../llm/errors';
@@ -16,30 +18,21 @@ import type { ModelResponse } from '../llm/modelClient';
 import { silentLogger, systemClock, type Clock, type Logger } from '../ports';
 import { defaultTokenCounter, type TokenEstimator } from '../tokens/accounting';
 import { ContextGauge } from '../tokens/contextGauge';
+import { AutoCompactionBreaker } from './autoCompactionBreaker';
+import { runAutomaticStages } from './automaticCompaction';
 import { CacheHints } from './cacheHints';
+import { CompactionLedger } from './compactionLedger';
 import { ConversationIds } from './conversationIds';
-import { compactionEvent, type CompactionEvent } from './events';
+import type { CompactionEvent } from './events';
 import { summarizerOf, type CompactProgress } from './fullCompact';
 import { ManualCompactions, type CompactNowResult, type PreparedCompaction, type RecordMeta } from './manualCompaction';
 import type { NotesSource } from './notesSource';
-import { planForUsage, runCompaction, type ChainStage, type StageFailure } from './pipeline';
+import { planForUsage, type ChainStage, type StageFailure } from './pipeline';
 import { forgetReads, reattachRecent } from './postCompact';
-import { reactiveCompact } from './reactive';
+import { shrinkTooLongConversation } from './reactiveRecovery';
 import type { ReattachInputs } from './reattach';
-import { sessionMemoryCompact } from './sessionMemoryCompact';
 import { resolveCompactionSettings, type CompactionSettings } from './settings';
-import { recordStage } from './transcriptRecords';
-import type { TranscriptView } from './transcriptView';
-import { undoNewest, type UndoStash } from './undo';
-import {
-  sumTokens,
-  type CompactionEntry,
-  type CompactionResult,
-  type CompactionStage,
-  type CompactionTrigger,
-  type TokensOf,
-  type UnavailableCode,
-} from './types';
+import type { CompactionResult, CompactionStage, CompactionTrigger, TokensOf, UnavailableCode } from './types';
 
 export type OrchestratorEvent =
   | { type: 'compacted'; event: CompactionEvent }
@@ -87,7 +80,6 @@ export class CompactionOrchestrator {
   private settingsValue: CompactionSettings;
   private agent: Agent | undefined;
   private readonly listeners = new Set<(e: OrchestratorEvent) => void>();
-  private readonly timeline: CompactionEvent[] = [];
   private readonly tokensOf: TokensOf;
   private readonly countTokens: (text: string) => number;
   /** The gauge it decides on (the host's, when one was given). */
@@ -95,8 +87,9 @@ export class CompactionOrchestrator {
   private readonly ids: ConversationIds;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private failures = 0;
-  private stopped = false;
+  private readonly breaker: AutoCompactionBreaker;
+  /** The transcript records, the timeline and what an exact undo needs. */
+  private readonly ledger: CompactionLedger;
   private reactiveAttempts = 0;
   /** Files the last summarising stage re-attached whole. */
   private reattachedWhole: string[] = [];
@@ -104,8 +97,6 @@ export class CompactionOrchestrator {
   private readonly manual: ManualCompactions;
   /** Where the next calls can read the cache after a trim (breakpoint hints for the agent). */
   private readonly cacheHints = new CacheHints();
-  /** The last compaction's before/after lists: an exact undo while nothing else changed. */
-  private stash: UndoStash | undefined;
 
   constructor(private readonly opts: OrchestratorOptions = {}) {
     this.settingsValue = resolveCompactionSettings(opts.settings);
@@ -118,7 +109,15 @@ export class CompactionOrchestrator {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? silentLogger;
     this.ids = new ConversationIds(this.logger);
-    this.timeline.push(...(opts.events ?? []));
+    this.breaker = new AutoCompactionBreaker(() => this.settingsValue.maxConsecutiveFailures);
+    this.ledger = new CompactionLedger({
+      ...(opts.events ? { events: opts.events } : {}),
+      ids: this.ids,
+      clock: this.clock,
+      logger: this.logger,
+      ...(opts.newId ? { newId: opts.newId } : {}),
+      transcript: () => this.agent?.transcript,
+    });
     this.manual = new ManualCompactions({
       agent: () => this.agent,
       ids: this.ids,
@@ -136,7 +135,7 @@ export class CompactionOrchestrator {
       record: (result, meta) => this.applyRecorded(result, 'manual', meta),
       applied: (events, before, after) => {
         this.afterApplied(events, before, after);
-        if (this.stopped) this.setAuto(true);
+        if (this.breaker.stopped) this.setAuto(true);
       },
     });
   }
@@ -151,20 +150,17 @@ export class CompactionOrchestrator {
 
   /** False after too many failures in a row (until a manual compaction succeeds or setAuto(true)). */
   get autoActive(): boolean {
-    return this.settingsValue.auto && !this.stopped;
+    return this.settingsValue.auto && !this.breaker.stopped;
   }
 
   setAuto(on: boolean): void {
     this.updateSettings({ auto: on });
-    if (on) {
-      this.stopped = false;
-      this.failures = 0;
-    }
+    if (on) this.breaker.reset();
   }
 
   /** Every compaction of this conversation so far, oldest first. */
   get events(): readonly CompactionEvent[] {
-    return this.timeline;
+    return this.ledger.events;
   }
 
   on(listener: (e: OrchestratorEvent) => void): () => void {
@@ -216,45 +212,17 @@ export class CompactionOrchestrator {
     const started = this.clock.now();
     this.reattachedWhole = []; // recovery re-attaches nothing: it must make room, not take it
     const { entries, view } = await this.ids.withLines(messages, this.agent?.transcript);
-    const fixed = this.fixedTokens();
-    const summarizer = summarizerOf(this.agent);
-    const notes = this.opts.notes;
-    const bounds = { minTokens: s.keepMinTokens, minTextMessages: s.keepMinTextMessages, maxTokens: s.keepMaxTokens };
-    const out = await reactiveCompact({
+    const out = await shrinkTooLongConversation({
       entries,
       error,
       attempt,
-      contextWindow: s.contextWindow,
+      settings: s,
       tokensOf: this.tokensOf,
-      fixedTokens: fixed,
+      fixedTokens: this.fixedTokens(),
       tokensBefore: error.promptTokens ?? this.usedTokens(messages),
-      micro: { keepRecent: s.keepRecentToolResults, maxChars: s.toolResultChars },
-      // The notes cost nothing; a full summary only on the first try, so recovery never waits on it twice.
-      compact: async (trimmed) => {
-        const sm = notes
-          ? await sessionMemoryCompact(notes, s.notesWaitMs, {
-              entries: trimmed,
-              bounds,
-              thresholdTokens: Number.POSITIVE_INFINITY,
-              fixedTokens: fixed,
-              tokensOf: this.tokensOf,
-            })
-          : undefined;
-        if (sm?.ok || attempt > 1 || !summarizer)
-          return sm ?? { ok: false, stage: 'session-memory', code: 'no-notes', reason: 'No notes.' };
-        const full = await runCompaction('full', trimmed, fixed + sumTokens(trimmed, this.tokensOf), {
-          settings: s,
-          tokensOf: this.tokensOf,
-          fixedTokens: fixed,
-          summarizer,
-          automatic: true,
-          onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger: 'reactive', progress }),
-        });
-        const last = full.applied[full.applied.length - 1];
-        return last?.stage === 'full'
-          ? { ok: true, result: last }
-          : (full.failure ?? { ok: false, stage: 'full', code: 'model-error', reason: 'No summary.' });
-      },
+      notes: this.opts.notes,
+      summarizer: summarizerOf(this.agent),
+      onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger: 'reactive', progress }),
     });
     if (!out.ok) {
       this.fail(out, 'reactive');
@@ -270,7 +238,10 @@ export class CompactionOrchestrator {
     return out.result.entries.map((e) => e.message);
   }
 
-  /** The commands: "Compact Now" (auto), "Microcompact", "Compact with Session Notes", "Full Compact", `/compact [focus]`. */
+  /**
+   * The commands: "Compact Now" (auto), "Microcompact", "Compact with Session Notes", "Full Compact",
+   * `/compact [focus]`.
+   */
   async compactNow(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<CompactNowResult> {
     return this.manual.apply(await this.manual.prepare(stage, focus, signal));
   }
@@ -293,25 +264,13 @@ export class CompactionOrchestrator {
   /** Puts back what the last compaction replaced (messages added since stay). False when it cannot. */
   async undoLast(): Promise<boolean> {
     const agent = this.agent;
-    const last = this.timeline[this.timeline.length - 1];
-    if (!agent || agent.busy || this.manual.busy || !last) return false;
+    if (!agent || agent.busy || this.manual.busy || !this.ledger.newest) return false;
     const current = agent.messages.slice();
-    const restored = await undoNewest({
-      event: last,
-      current,
-      ...(this.stash ? { stash: this.stash } : {}),
-      ...(agent.transcript ? { writer: agent.transcript } : {}),
-      ids: this.ids,
-      eventId: this.opts.newId?.() ?? randomUUID(),
-      preTokens: this.usedTokens(current),
-      logger: this.logger,
-    });
-    if (!restored) return false;
-    agent.replaceMessages(restored);
-    this.timeline.pop();
-    this.stash = undefined;
+    const out = await this.ledger.undoNewest(current, this.usedTokens(current));
+    if (!out) return false;
+    agent.replaceMessages(out.restored);
     this.gauge.forget();
-    this.emit({ type: 'undone', event: last });
+    this.emit({ type: 'undone', event: out.undone });
     return true;
   }
 
@@ -326,47 +285,25 @@ export class CompactionOrchestrator {
   ): Promise<ApiMessage[] | undefined> {
     if (stage === 'none') return undefined;
     const trigger = 'auto';
-    const s = this.settingsValue;
-    const fixed = this.fixedTokens();
-    let loaded: { entries: CompactionEntry[]; view: TranscriptView | undefined } | undefined;
-    const idsFor = async (): Promise<{ entries: CompactionEntry[]; view: TranscriptView | undefined }> =>
-      (loaded ??= await this.ids.withLines(messages, this.agent?.transcript));
-    // Micro needs no ids to decide; load them only once something will be applied.
-    const input = stage === 'micro' ? this.ids.known(messages) : (await idsFor()).entries;
-    const events: CompactionEvent[] = [];
-    let current: readonly ApiMessage[] = messages;
-    let currentEntries: CompactionEntry[] = input;
-    const summarizer = summarizerOf(this.agent);
-    const out = await runCompaction(stage, input, used, {
-      settings: s,
-      tokensOf: this.tokensOf,
-      fixedTokens: fixed,
+    const out = await runAutomaticStages({
+      stage,
+      messages,
+      used,
       signal,
-      automatic: true,
-      ...(this.opts.notes ? { notes: this.opts.notes } : {}),
-      ...(summarizer ? { summarizer } : {}),
+      settings: this.settingsValue,
+      ids: this.ids,
+      transcript: this.agent?.transcript,
+      tokensOf: this.tokensOf,
+      fixedTokens: this.fixedTokens(),
+      notes: this.opts.notes,
+      summarizer: summarizerOf(this.agent),
       reattach: () => this.reattachText(),
+      now: () => this.clock.now(),
       onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger, progress }),
       onUnavailable: (f) => this.emit({ type: 'unavailable', stage: f.stage, trigger, code: f.code, reason: f.reason }),
-      now: () => this.clock.now(),
-      onApplied: async (result, startedAt) => {
-        // Ids were not loaded for an automatic microcompact; put them on now that it is kept.
-        if (result.stage === 'micro' && currentEntries === input && loaded === undefined) {
-          const { entries } = await idsFor();
-          const at = new Map(input.map((e, i) => [e, i] as const));
-          result = { ...result, replaced: result.replaced.map((r) => entries[at.get(r) ?? -1] ?? r) };
-        }
-        const meta = {
-          durationMs: this.clock.now() - startedAt,
-          beforeEntries: currentEntries,
-          view: loaded?.view,
-          maxChars: s.toolResultChars,
-        };
-        events.push(await this.applyRecorded(result, trigger, meta));
-        current = result.entries.map((e) => e.message);
-        currentEntries = result.entries;
-      },
+      record: (result, meta) => this.applyRecorded(result, trigger, meta),
     });
+    const { events, current } = out;
     if (out.failure && out.failure.code !== 'nothing-to-compact') this.fail(out.failure, trigger);
     this.afterApplied(events, messages, current);
     return events.length > 0 ? current.slice() : undefined;
@@ -385,61 +322,32 @@ export class CompactionOrchestrator {
     trigger: CompactionTrigger,
     m: RecordMeta,
   ): Promise<CompactionEvent> {
-    const { durationMs, beforeEntries, view } = m;
-    const id = this.opts.newId?.() ?? randomUUID();
-    const marks = { ...(m.focus ? { focus: m.focus } : {}), ...(m.summaryEdited ? { summaryEdited: true } : {}) };
-    const event = compactionEvent(result, { id, trigger, durationMs, at: this.clock.now(), ...marks });
-    const writer = this.agent?.transcript;
-    if (writer) {
-      try {
-        const meta = { eventId: id, trigger, durationMs, maxChars: m.maxChars, ...marks };
-        await recordStage(writer, result, beforeEntries, meta, (tail) => this.ids.linesUpTo(writer, view, tail));
-      } catch (e) {
-        this.logger.error('Could not record the compaction in the transcript', e);
-      }
-    }
-    this.timeline.push(event);
-    this.stash = { event, before: beforeEntries.slice(), after: result.entries.map((e) => e.message) };
+    const event = await this.ledger.record(result, trigger, m);
     this.emit({ type: 'compacted', event });
     return event;
   }
 
   private afterCompaction(events: CompactionEvent[]): void {
     if (events.length === 0) return;
-    this.failures = 0;
+    this.breaker.succeeded();
     this.gauge.forget(); // the last usage described the old list
     if (!(this.opts.mainThread ?? true) || !this.agent) return;
     if (events.some((e) => e.stage !== 'micro')) forgetReads(this.agent.readFiles, this.reattachedWhole);
   }
 
+  /** Tells the user of a failed stage; an automatic or reactive one counts toward the breaker. */
   private fail(failure: StageFailure, trigger: CompactionTrigger): void {
-    if (trigger === 'manual') {
-      this.emit({
-        type: 'failed',
-        stage: failure.stage,
-        trigger,
-        code: failure.code,
-        reason: failure.reason,
-        consecutiveFailures: this.failures,
-      });
-      return;
-    }
-    this.failures++;
+    const stopReason = trigger === 'manual' ? undefined : this.breaker.countFailure(trigger === 'auto', failure.reason);
     this.emit({
       type: 'failed',
       stage: failure.stage,
       trigger,
       code: failure.code,
       reason: failure.reason,
-      consecutiveFailures: this.failures,
+      consecutiveFailures: this.breaker.failures,
     });
-    if (trigger === 'auto' && this.failures >= this.settingsValue.maxConsecutiveFailures && !this.stopped) {
-      this.stopped = true;
-      this.emit({
-        type: 'autoCompactionStopped',
-        failures: this.failures,
-        reason: `Automatic compaction failed ${this.failures} times in a row (last: ${failure.reason}). It is off until you compact by hand or turn it back on.`,
-      });
+    if (stopReason !== undefined) {
+      this.emit({ type: 'autoCompactionStopped', failures: this.breaker.failures, reason: stopReason });
     }
   }
 
