@@ -116,8 +116,10 @@ export class LocalError extends ModelError {
 export function requestNotBuilt(cause: unknown): LocalError {
   const reason = cause instanceof Error ? cause.message : String(cause);
   return new LocalError(
-    `The request could not be built on this machine (${reason}); it was not sent, and this is not a network problem, so it is not retried. ` +
-      'Something in the conversation cannot be sent (e.g. a value nested too deep): compact the conversation or start a new chat.',
+    `The request could not be built on this machine (${reason}); it was not sent, ` +
+      'and this is not a network problem, so it is not retried. ' +
+      'Something in the conversation cannot be sent (e.g. a value nested too deep): ' +
+      'compact the conversation or start a new chat.',
     { cause },
   );
 }
@@ -125,7 +127,8 @@ export function requestNotBuilt(cause: unknown): LocalError {
 /** The transcript refused a line (a full disk, a folder that cannot be made): the turn stops there. */
 export function transcriptNotWritten(file: string, cause: Error): LocalError {
   return new LocalError(
-    `Could not write the transcript ${file} (${cause.message}). The turn stopped so that nothing more goes unrecorded; ` +
+    `Could not write the transcript ${file} (${cause.message}). ` +
+      'The turn stopped so that nothing more goes unrecorded; ' +
       'make room on the disk (or fix the folder) and try again.',
     { cause },
   );
@@ -189,7 +192,8 @@ export function classifyApiFailure(f: ApiFailure): ModelError {
   const tooLong = apiMessage ? parsePromptTooLong(apiMessage) : undefined;
   if (tooLong) {
     return new PromptTooLongError(
-      `The conversation is too long for the model (${tooLong.promptTokens} tokens, the limit is ${tooLong.maxTokens}). Compact it (/compact) or start a new chat.`,
+      `The conversation is too long for the model (${tooLong.promptTokens} tokens, ` +
+        `the limit is ${tooLong.maxTokens}). Compact it (/compact) or start a new chat.`,
       tooLong.promptTokens,
       tooLong.maxTokens,
       details,

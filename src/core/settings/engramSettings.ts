@@ -3,8 +3,10 @@
 // a host read (VS Code's configuration, the CLI's flags) into a checked `EngramSettings`: wrong types and
 // out-of-range values fall back to the default with a problem reported, and the compaction marks are
 // put in order (60 < 80 < 100 by default) so every stage stays reachable. package.json declares the same
-// keys for VS Code's settings UI; a unit test checks that its defaults and ranges are these.
+// keys for VS Code's settings UI; a unit test checks that its defaults and ranges are these. What a key
+// is and how one value is checked: settingKey.ts; the rules between settings: settingsConsistency.ts.
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
+import { bool, httpUrl, int, oneOf, percent, str, type SettingKey, type ValueOf, whyInvalid } from './settingKey';
 import {
   DEFAULT_CONTEXT_WINDOW,
   EXTRACTION_EVERY_TURNS,
@@ -27,40 +29,8 @@ import {
   STALL_SECONDS,
   MODEL_MAX_RETRIES,
 } from '../thresholds';
-import { CONTEXT_WINDOW_ANY_MODEL, MAX_OUTPUT_TOKENS_ANY_MODEL, modelLimits } from './modelLimits';
-
-interface NumberKey {
-  kind: 'number';
-  default: number;
-  minimum: number;
-  maximum?: number;
-  integer?: boolean;
-}
-interface BooleanKey {
-  kind: 'boolean';
-  default: boolean;
-}
-/** `format: 'http-url'`: empty, or an absolute http(s) URL (a server Engram sends data to). */
-interface StringKey {
-  kind: 'string';
-  default: string;
-  format?: 'http-url';
-  oneOf?: readonly string[];
-}
-type SettingKey = NumberKey | BooleanKey | StringKey;
-
-const int = (def: number, minimum: number, maximum?: number): NumberKey => ({
-  kind: 'number',
-  default: def,
-  minimum,
-  integer: true,
-  ...(maximum !== undefined ? { maximum } : {}),
-});
-const percent = (def: number): NumberKey => ({ kind: 'number', default: def, minimum: 1, maximum: 100 });
-const bool = (def: boolean): BooleanKey => ({ kind: 'boolean', default: def });
-const str = (def: string): StringKey => ({ kind: 'string', default: def });
-const httpUrl = (def: string): StringKey => ({ kind: 'string', default: def, format: 'http-url' });
-const oneOf = (def: string, values: readonly string[]): StringKey => ({ kind: 'string', default: def, oneOf: values });
+import { CONTEXT_WINDOW_ANY_MODEL, MAX_OUTPUT_TOKENS_ANY_MODEL } from './modelLimits';
+import { keepMaxAtLeastMin, orderedMarks, outputWithinWindow, withinModel } from './settingsConsistency';
 
 /** Every `engram.*` setting (without the `engram.` prefix): the single place a default is written. */
 export const SETTING_KEYS = {
@@ -118,7 +88,6 @@ export const SETTING_KEYS = {
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;
-type ValueOf<K extends SettingKey> = K extends NumberKey ? number : K extends BooleanKey ? boolean : string;
 /** What a host read, by setting id; anything may be missing or of the wrong type. */
 export type RawSettings = Partial<Record<SettingId, unknown>>;
 
@@ -189,7 +158,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
     const key: SettingKey = SETTING_KEYS[id];
     const value = raw[id];
     if (value === undefined || value === null) return key.default as ValueOf<(typeof SETTING_KEYS)[I]>;
-    const why = invalid(key, value);
+    const why = whyInvalid(key, value);
     if (why) {
       problems.push(`engram.${id}: ${why}; using ${JSON.stringify(key.default)}.`);
       return key.default as ValueOf<(typeof SETTING_KEYS)[I]>;
@@ -202,13 +171,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
     problems,
   );
   const keepMinTokens = get('compaction.keepMinTokens');
-  let keepMaxTokens = get('compaction.keepMaxTokens');
-  if (keepMaxTokens < keepMinTokens) {
-    problems.push(
-      `engram.compaction.keepMaxTokens (${keepMaxTokens}) is below keepMinTokens (${keepMinTokens}); using ${keepMinTokens}.`,
-    );
-    keepMaxTokens = keepMinTokens;
-  }
+  const keepMaxTokens = keepMaxAtLeastMin(keepMinTokens, get('compaction.keepMaxTokens'), problems);
   const model = get('model') || DEFAULT_MODEL;
   const { contextWindow, maxOutputTokens: modelMax } = withinModel(
     model,
@@ -216,14 +179,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
     get('maxOutputTokens'),
     problems,
   );
-  let maxOutputTokens = modelMax;
-  if (maxOutputTokens >= contextWindow) {
-    const capped = Math.floor(contextWindow / 2);
-    problems.push(
-      `engram.maxOutputTokens (${maxOutputTokens}) does not fit the context window (${contextWindow}); using ${capped}.`,
-    );
-    maxOutputTokens = capped;
-  }
+  const maxOutputTokens = outputWithinWindow(modelMax, contextWindow, problems);
   return {
     problems,
     settings: {
@@ -278,31 +234,6 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
   };
 }
 
-/** The window and output limit bounded by what `model` has: the API would answer a larger max_tokens with a 400. */
-function withinModel(
-  model: string,
-  contextWindow: number,
-  maxOutputTokens: number,
-  problems: string[],
-): { contextWindow: number; maxOutputTokens: number } {
-  const limits = modelLimits(model);
-  const who = limits.known ? model : 'any Claude model';
-  const out = { contextWindow, maxOutputTokens };
-  if (contextWindow > limits.contextWindow) {
-    problems.push(
-      `engram.contextWindow: ${contextWindow} is more than ${who} has (${limits.contextWindow} tokens); using ${limits.contextWindow}.`,
-    );
-    out.contextWindow = limits.contextWindow;
-  }
-  if (maxOutputTokens > limits.maxOutputTokens) {
-    problems.push(
-      `engram.maxOutputTokens: ${maxOutputTokens} is more than ${who} can write in one answer (${limits.maxOutputTokens}); using ${limits.maxOutputTokens}.`,
-    );
-    out.maxOutputTokens = limits.maxOutputTokens;
-  }
-  return out;
-}
-
 /** The defaults, resolved. */
 export function defaultSettings(): EngramSettings {
   return resolveSettings().settings;
@@ -312,64 +243,6 @@ export function defaultSettings(): EngramSettings {
 export function compactionMarks(settings: EngramSettings): [number, number, number] {
   const c = settings.compaction;
   return [c.microcompactPercent, c.sessionMemoryPercent, c.fullPercent];
-}
-
-function invalid(key: SettingKey, value: unknown): string | undefined {
-  if (key.kind === 'boolean')
-    return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
-  if (key.kind === 'string') {
-    if (typeof value !== 'string') return `expected text, got ${JSON.stringify(value)}`;
-    if (key.oneOf && !key.oneOf.includes(value.trim()))
-      return `expected one of ${key.oneOf.join(', ')}, got ${JSON.stringify(value)}`;
-    return key.format === 'http-url' ? httpUrlProblem(value.trim()) : undefined;
-  }
-  if (typeof value !== 'number' || !Number.isFinite(value)) return `expected a number, got ${JSON.stringify(value)}`;
-  if (key.integer && !Number.isInteger(value)) return `expected a whole number, got ${value}`;
-  if (value < key.minimum) return `${value} is below the minimum ${key.minimum}`;
-  if (key.maximum !== undefined && value > key.maximum) return `${value} is above the maximum ${key.maximum}`;
-  return undefined;
-}
-
-/** Why `value` is not empty or an http(s) URL a client can send to, or undefined. */
-function httpUrlProblem(value: string): string | undefined {
-  if (value === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return `${JSON.stringify(value)} is not a URL (expected e.g. https://team.example.com)`;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${JSON.stringify(value)} is not an http(s) URL`;
-  // A token in the URL would end up in logs and reports; it belongs in the token setting.
-  if (url.username || url.password) return `${JSON.stringify(value)} must not carry a user name or password`;
-  if (url.search || url.hash) return `${JSON.stringify(value)} must not have a query or fragment`;
-  return undefined;
-}
-
-/**
- * Marks must rise strictly: a mark at or below the one before it would make its stage unreachable (or
- * fire two stages at once). A mark out of order falls back to its default when that restores the order,
- * else all three do.
- */
-function orderedMarks(given: [number, number, number], problems: string[]): [number, number, number] {
-  if (given[0] < given[1] && given[1] < given[2]) return given;
-  const defaults: [number, number, number] = [
-    MICROCOMPACT_PERCENT,
-    SESSION_MEMORY_COMPACT_PERCENT,
-    FULL_COMPACT_PERCENT,
-  ];
-  for (let i = 0; i < 3; i++) {
-    const tried = given.slice() as [number, number, number];
-    tried[i] = defaults[i];
-    if (tried[0] < tried[1] && tried[1] < tried[2]) {
-      problems.push(
-        `engram.compaction marks ${given.join(' / ')} are not in rising order; using ${tried.join(' / ')}.`,
-      );
-      return tried;
-    }
-  }
-  problems.push(`engram.compaction marks ${given.join(' / ')} are not in rising order; using ${defaults.join(' / ')}.`);
-  return defaults;
 }
 
 /**
