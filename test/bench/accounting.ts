@@ -82,9 +82,8 @@ function promptText(i: number): string {
 function codeText(seed: number, lines: number): string {
   const out: string[] = [];
   for (let l = 0; l < lines; l++) {
-    out.push(
-      `${l + 1}\texport function handler${seed}_${l}(input: Record<string, unknown>): number { return Number(input.v${l}) * ${seed + l}; }`,
-    );
+    const body = `{ return Number(input.v${l}) * ${seed + l}; }`;
+    out.push(`${l + 1}\texport function handler${seed}_${l}(input: Record<string, unknown>): number ${body}`);
   }
   return out.join('\n');
 }

@@ -128,14 +128,17 @@ function conversationOf(count: number): CompactionEntry[] {
 
 function code(seed: number, chars: number): string {
   let s = '';
-  for (let l = 0; s.length < chars; l++)
-    s += `${l + 1}\texport function handler${seed}_${l}(input: Record<string, unknown>): number { return Number(input.v${l}) * ${seed + l}; }\n`;
+  for (let l = 0; s.length < chars; l++) {
+    const body = `{ return Number(input.v${l}) * ${seed + l}; }`;
+    s += `${l + 1}\texport function handler${seed}_${l}(input: Record<string, unknown>): number ${body}\n`;
+  }
   return s.slice(0, chars);
 }
 
 function notesText(n: number): string {
+  const note = (i: number) => `- note ${n}.${i}: the parser handles case ${i} by checking the token kind first.`;
   const section = (title: string, lines: number) =>
-    `# ${title}\n_What belongs here_\n${Array.from({ length: lines }, (_, i) => `- note ${n}.${i}: the parser handles case ${i} by checking the token kind first.`).join('\n')}\n`;
+    `# ${title}\n_What belongs here_\n${Array.from({ length: lines }, (_, i) => note(i)).join('\n')}\n`;
   return [
     'Session Title',
     'Current State',

@@ -52,7 +52,9 @@ export async function run(): Promise<Metrics> {
         document.body.getBoundingClientRect();
         void document.body.offsetHeight;
         const ms = performance.now() - t0;
-        return { ms, entries: document.querySelectorAll('#memory-tree .tree-memory').length, events: document.querySelectorAll('#timeline-list .timeline-item').length };
+        const entries = document.querySelectorAll('#memory-tree .tree-memory').length;
+        const events = document.querySelectorAll('#timeline-list .timeline-item').length;
+        return { ms, entries, events };
       })()`);
       times.push(result.ms);
       rendered = { entries: result.entries, events: result.events };
@@ -172,7 +174,13 @@ function pageHtml(script: string): string {
   // VS Code's theme variables are not here (the page falls back to defaults); layout work is the same.
   return `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"><style>${css}</style></head>
 <body data-engram-view="inspector" class="vscode-light"><div id="app" role="main" aria-busy="true"></div>
-<script>window.__posted = []; window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(m), getState: () => undefined, setState: () => {} });</script>
+<script>window.__posted = [];
+window.acquireVsCodeApi = () => ({
+  postMessage: (m) => window.__posted.push(m),
+  getState: () => undefined,
+  setState: () => {},
+});
+</script>
 <script>${script.replace(/<\/script/gi, '<\\/script')}</script></body></html>`;
 }
 

@@ -89,10 +89,10 @@ function summaryOf(turns: TurnPlan[], turn: number): string {
     'Key concepts':
       'Modules work on dicts and one dataclass each; errors are per-module exception classes; tests are pytest functions per module.',
     Files: files
-      .map(
-        (f) =>
-          `- ${path.basename(f)}: read${done.some((t) => t.steps.flat().some((c) => c.name !== 'Read' && c.input.file_path === f)) ? ' and changed' : ''}`,
-      )
+      .map((f) => {
+        const changed = done.some((t) => t.steps.flat().some((c) => c.name !== 'Read' && c.input.file_path === f));
+        return `- ${path.basename(f)}: read${changed ? ' and changed' : ''}`;
+      })
       .join('\n'),
     'Errors and fixes': 'None given to the traced function raised a TypeError: now a clear error, with tests.',
     'Problem solving': 'Traced callers with Grep, read each module before editing it, compiled after each change.',

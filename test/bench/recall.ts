@@ -1,14 +1,13 @@
-// Recall precision and speed (issues 14 and 22). Every labelled question of test/fixtures/recall-eval
-// goes through recallForPrompt, the path a turn takes, in a fresh conversation: per set, *_hit_rate (an
-// expected file was attached), *_files_per_turn (files attached per relevant question) and
-// *_false_attach_rate (files attached per unrelated question). The sets: dev (what may be tuned on) and
-// test (held out), the even and odd questions of questions.json, unrelated-questions.json and
-// paraphrase-questions.json; the last two also whole, their halves in the note; fresh-questions.json and
-// untouched-questions.json (a realistic user's folder of its own), never tuned on. recall_ms is the per-turn cost on a generated 200-entry folder
-// with the index warm (the folder listed and stat'ed, the query ranked, the chosen files read), the
-// median of 50 different messages. Model mode is reported too (recall_model_*), against the test
-// server's scripted picker, which is a stand-in: its figures show the path works, not how well a real
-// model picks.
+// Recall precision and speed (issues 14 and 22). Every labelled question of test/fixtures/recall-eval goes
+// through recallForPrompt, the path a turn takes, in a fresh conversation: per set, *_hit_rate (an expected
+// file was attached), *_files_per_turn (files attached per relevant question) and *_false_attach_rate (files
+// attached per unrelated question). The sets: dev (what may be tuned on) and test (held out), the even and
+// odd questions of questions.json, unrelated-questions.json and paraphrase-questions.json; the last two also
+// whole, their halves in the note; fresh-questions.json and untouched-questions.json (a realistic user's
+// folder of its own), never tuned on. recall_ms is the per-turn cost on a generated 200-entry folder with the
+// index warm (the folder listed and stat'ed, the query ranked, the chosen files read), the median of 50
+// different messages. Model mode is reported too (recall_model_*), against the test server's scripted picker,
+// which is a stand-in: its figures show the path works, not how well a real model picks.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -156,7 +155,10 @@ function splitNote(scores: Record<string, EvalScore>, name: string): string {
     const s = scores[`${name}:${split}`];
     if (!s) return '';
     const r = rates(s);
-    return `${split}: ${s.relevant ? `hit ${round(r.hitRate)}, files/turn ${round(r.filesPerTurn)}` : ''}${s.relevant && s.unrelated ? ', ' : ''}${s.unrelated ? `false ${round(r.falseAttachRate)}` : ''}`;
+    const relevant = s.relevant ? `hit ${round(r.hitRate)}, files/turn ${round(r.filesPerTurn)}` : '';
+    const separator = s.relevant && s.unrelated ? ', ' : '';
+    const unrelated = s.unrelated ? `false ${round(r.falseAttachRate)}` : '';
+    return `${split}: ${relevant}${separator}${unrelated}`;
   };
   return `${name} (${part('dev')}; ${part('test')})`;
 }

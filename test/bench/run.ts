@@ -63,7 +63,9 @@ async function main(): Promise<void> {
       console.log('FAILED');
     }
   }
-  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.platform()} ${os.release()}, node ${process.version}`;
+  const cpus = `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}`;
+  const memory = `${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`;
+  const machine = `${cpus}, ${memory}, ${os.platform()} ${os.release()}, node ${process.version}`;
   const file = path.join(root, 'bench-results.json');
   const previous = fs.existsSync(file)
     ? ((JSON.parse(fs.readFileSync(file, 'utf8')) as { metrics?: Metrics }).metrics ?? {})

@@ -227,7 +227,10 @@ export interface Outcome {
   shape: Shape;
 }
 
-/** How metric names say which session and policy they belong to; the one-file session under the new policy keeps the old names. */
+/**
+ * How metric names say which session and policy they belong to; the one-file session under the new policy
+ * keeps the old names.
+ */
 export interface MetricNames {
   /** '' for the one-file session, '_real' for the realistic one. */
   session: string;

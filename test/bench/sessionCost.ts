@@ -146,8 +146,10 @@ export async function run(): Promise<Metrics> {
   const find = (script: SessionScript, window: number, policy: Policy): Outcome =>
     outcomes[cases.findIndex((c) => c.script === script && c.window === window && c.policy === policy)];
 
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
   console.log(
-    `\n${outcomes.length} chains of ${TURNS} turns in ${((Date.now() - started) / 1000).toFixed(0)} s (${limit} at a time; realistic session seed ${seed})`,
+    `\n${outcomes.length} chains of ${TURNS} turns in ${seconds} s ` +
+      `(${limit} at a time; realistic session seed ${seed})`,
   );
   printShape(real.name, seed, find(real, 200_000, TODAY).shape);
   const metrics: Metrics = {};

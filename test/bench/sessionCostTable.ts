@@ -50,10 +50,15 @@ export function printShape(name: string, seed: number, s: Shape): void {
   const tools = Object.entries(s.byTool)
     .map(([tool, n]) => `${tool} ${n}`)
     .join(', ');
+  const repeatedTokens = k(approxTokens(s.repeatedChars));
+  const repeatedPercent = ((100 * s.repeatedChars) / s.outputChars).toFixed(0);
+  const repeated =
+    `${repeatedTokens} in ${s.repeated} results byte-identical to an earlier one: ` +
+    `${repeatedPercent} % of the characters`;
   console.log(
     [
       `\n${name} session, seed ${seed}: ${s.calls} tool calls (${tools}); ${s.turnsWith2to4} turns with 2-4 calls`,
-      `tool output ${k(s.outputTokens)} tokens (${k(approxTokens(s.repeatedChars))} in ${s.repeated} results byte-identical to an earlier one: ${((100 * s.repeatedChars) / s.outputChars).toFixed(0)} % of the characters); edits ${s.editsOk}/${s.edits} matched`,
+      `tool output ${k(s.outputTokens)} tokens (${repeated}); edits ${s.editsOk}/${s.edits} matched`,
     ].join('\n'),
   );
 }

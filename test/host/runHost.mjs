@@ -5,7 +5,8 @@
 // webview iframe, click, run a palette command, take a screenshot) they ask this process over a small
 // HTTP "UI bridge" on 127.0.0.1, because only this side holds the browser.
 //
-// Env: ENGRAM_TEST_GREP (mocha grep), ENGRAM_TEST_PHASES (default main,after-reload,zh-cn), ENGRAM_HOST_TIMEOUT_MS (whole run, default 15 min), KEEP_TMP=1.
+// Env: ENGRAM_TEST_GREP (mocha grep), ENGRAM_TEST_PHASES (default main,after-reload,zh-cn),
+// ENGRAM_HOST_TIMEOUT_MS (whole run, default 15 min), KEEP_TMP=1.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';

@@ -8,8 +8,9 @@
 // waits for the inspector, and finds Engram with its own icon in the Extensions view.
 //
 // Exit 0 when every step passed; otherwise the step that failed, why, and the extension host's log lines
-// about Engram. The server is killed at the end in every case. Screenshot: test-artifacts/screenshots/vsix-installed.png
-// (vsix-failure.png when a step fails). Env: ENGRAM_VSIX_TIMEOUT_MS (whole check, default 10 min), KEEP_TMP=1.
+// about Engram. The server is killed at the end in every case. Screenshot:
+// test-artifacts/screenshots/vsix-installed.png (vsix-failure.png when a step fails).
+// Env: ENGRAM_VSIX_TIMEOUT_MS (whole check, default 10 min), KEEP_TMP=1.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';

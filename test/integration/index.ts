@@ -8,7 +8,10 @@ import Mocha from 'mocha';
 /** Phases of the runner other than "main": a test tagged [after-reload] or [zh-cn] runs only in its own. */
 const TAGGED_PHASES = ['after-reload', 'zh-cn'];
 
-/** Which tests run: the phase ([after-reload] after the runner reloads the window, [zh-cn] in Chinese), plus filters. */
+/**
+ * Which tests run: the phase ([after-reload] after the runner reloads the window, [zh-cn] in Chinese), plus
+ * filters.
+ */
 function testFilter(phase: string): RegExp {
   const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const parts = TAGGED_PHASES.includes(phase) ? [`(?=.*\\[${phase}\\])`] : TAGGED_PHASES.map((p) => `(?!.*\\[${p}\\])`);

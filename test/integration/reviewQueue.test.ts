@@ -68,7 +68,8 @@ suite('memory review queue', () => {
   test('[ui] review queue: what the background agent saves waits for review, and the chat line opens the queue', async () => {
     const api = await freshChat();
     api.inspector()?.dispose();
-    // The memory pass is the demo model's (it reads the index, then writes a typed memory); the turn itself only answers.
+    // The memory pass is the demo model's (it reads the index, then writes a typed memory); the turn itself
+    // only answers.
     // A fork's later rounds end in tool results: it is known by the marker anywhere in its messages.
     server().setResponder((body) =>
       JSON.stringify(body.messages).includes(EXTRACTION_MARKER)

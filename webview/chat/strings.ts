@@ -35,7 +35,8 @@ const EN = {
   setupUrlButton: 'Set Base URL…',
   setupDemoTitle: 'Keep the offline demo',
   setupDemoText:
-    'A scripted model built into Engram: no key, no network, nothing leaves this machine. It knows a few plain requests and shows how the memory works, but it is not a real model.',
+    'A scripted model built into Engram: no key, no network, nothing leaves this machine. ' +
+    'It knows a few plain requests and shows how the memory works, but it is not a real model.',
   setupDemoButton: 'Keep the Offline Demo',
   // items
   toolLabel: 'Tool {0}: {1} ({2})',

@@ -154,7 +154,12 @@ function render(): void {
   const hasFocus = document.hasFocus();
   const focusKey = hasFocus ? (document.activeElement as HTMLElement | null)?.dataset?.key : undefined;
   const focusEvent = hasFocus ? (document.activeElement as HTMLElement | null)?.dataset?.id : undefined;
-  const sourceText = `${s.source.label}${s.sessionId ? ` · ${t('session', s.sessionId)}` : s.source.kind === 'current' ? ` · ${t('noSession')}` : ''}`;
+  const sessionText = s.sessionId
+    ? ` · ${t('session', s.sessionId)}`
+    : s.source.kind === 'current'
+      ? ` · ${t('noSession')}`
+      : '';
+  const sourceText = `${s.source.label}${sessionText}`;
   app.replaceChildren(
     h(
       'header',

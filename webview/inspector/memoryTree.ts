@@ -295,7 +295,10 @@ function entryItem(e: MemoryEntryView, now: number, serverMaxEntries: number | n
     meta,
     `${e.title}, ${parts.join(', ')}`,
   );
-  el.className += ` type-${e.type}${e.indexed && !e.loaded ? ' cut' : ''}${e.missing ? ' missing' : ''}${hidden.length ? ' has-hidden' : ''}`;
+  const cutClass = e.indexed && !e.loaded ? ' cut' : '';
+  const missingClass = e.missing ? ' missing' : '';
+  const hiddenClass = hidden.length ? ' has-hidden' : '';
+  el.className += ` type-${e.type}${cutClass}${missingClass}${hiddenClass}`;
   el.dataset.file = e.file;
   el.dataset.type = String(e.type);
   if (e.sync) el.dataset.sync = e.sync.status.state;

@@ -66,6 +66,7 @@ export function renderReviewQueue(
 
 function renderItem(item: PendingMemoryView, now: number, readOnly: boolean, actions: PendingActions): HTMLElement {
   const where = item.group === 'team' ? `team/${item.file}` : item.file;
+  const actionText = item.action === 'create' ? t('reviewCreates', where) : t('reviewChanges', where);
   const buttons = readOnly
     ? null
     : h(
@@ -99,7 +100,7 @@ function renderItem(item: PendingMemoryView, now: number, readOnly: boolean, act
     h(
       'div',
       { class: 'pending-meta' },
-      `${item.action === 'create' ? t('reviewCreates', where) : t('reviewChanges', where)} · ${t('reviewProposed', ago(Date.parse(item.proposedAt), now))}`,
+      `${actionText} · ${t('reviewProposed', ago(Date.parse(item.proposedAt), now))}`,
     ),
     item.description ? h('div', { class: 'pending-description' }, item.description) : null,
     renderDiff(item.base, item.content),

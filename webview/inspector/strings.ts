@@ -1,6 +1,6 @@
-// Looking up the inspector's own words, in English (stringsEn.ts) and Simplified Chinese (stringsZh.ts). The page's `lang` comes from
-// vscode.env.language (webviewHtml.ts), so the webview speaks the language VS Code does. Texts from the
-// host (file names, notes, memories) are data and are never translated.
+// Looking up the inspector's own words, in English (stringsEn.ts) and Simplified Chinese (stringsZh.ts).
+// The page's `lang` comes from vscode.env.language (webviewHtml.ts), so the webview speaks the language
+// VS Code does. Texts from the host (file names, notes, memories) are data and are never translated.
 import { EN, type StringKey } from './stringsEn';
 import { ZH } from './stringsZh';
 

@@ -31,7 +31,8 @@ export const EN = {
   legendReserved: 'reserved for output',
   legendFree: 'free',
   reserveShrunk:
-    'No room to spare: the output reserve of {1} tokens has shrunk to {0}, so a long answer may be cut off. The next compaction (at {2}%) frees space; /compact does it now.',
+    'No room to spare: the output reserve of {1} tokens has shrunk to {0}, so a long answer may be cut off. ' +
+    'The next compaction (at {2}%) frees space; /compact does it now.',
   levelLow: 'below the first compaction mark',
   levelMid: 'past the microcompact mark',
   levelHigh: 'past the notes compaction mark',
@@ -123,7 +124,8 @@ export const EN = {
   hiddenChars: 'hidden characters',
   hiddenCharsLong: 'Holds characters that reverse or hide text: {0}. Each is shown as its code.',
   hiddenCharsDetail:
-    'The title, hook or file name holds {0}: characters that reverse or hide text, so a name can read as another. Each is shown as its code; check the file before you trust its name.',
+    'The title, hook or file name holds {0}: characters that reverse or hide text, so a name can read as another. ' +
+    'Each is shown as its code; check the file before you trust its name.',
   unindexedLong: 'no index line points at this file',
   line: 'line {0}',
   tokensShort: '{0} tok',

@@ -9,8 +9,12 @@ export type SummaryPart =
   | { kind: 'file'; path: string; truncated: boolean; content: string }
   | { kind: 'block'; tag: 'instructions' | 'memory-index'; content: string };
 
-const PART =
-  /<(summary|session-notes)>\n?([\s\S]*?)\n?<\/\1>|<file path="([^"]*)"( truncated="true")?>\n?([\s\S]*?)\n?<\/file>|<(instructions|memory-index)>\n?([\s\S]*?)\n?<\/\6>/g;
+// One alternative per kind of part; the group numbers (m[1] to m[7] below, and the backreferences \1
+// and \6) count across all three.
+const SUMMARY_TAG = String.raw`<(summary|session-notes)>\n?([\s\S]*?)\n?<\/\1>`;
+const FILE_TAG = String.raw`<file path="([^"]*)"( truncated="true")?>\n?([\s\S]*?)\n?<\/file>`;
+const BLOCK_TAG = String.raw`<(instructions|memory-index)>\n?([\s\S]*?)\n?<\/\6>`;
+const PART = new RegExp(`${SUMMARY_TAG}|${FILE_TAG}|${BLOCK_TAG}`, 'g');
 
 export function summaryParts(message: string): SummaryPart[] {
   const parts: SummaryPart[] = [];

@@ -220,7 +220,8 @@ export function describe(e: TimelineView): string {
     t('compaction', tOr(`stage_${e.stage}`, e.stage), tOr(`trigger_${e.trigger}`, e.trigger)) +
     (e.undone ? ` (${t('undone')})` : '');
   if (e.stage === 'undo') return head;
-  return `${head} · ${t('compactionTokens', num(e.tokensBefore), num(e.tokensAfter))} · ${t('duration', num(e.durationMs))} · ${calls(e.modelCalls)}`;
+  const tokens = t('compactionTokens', num(e.tokensBefore), num(e.tokensAfter));
+  return `${head} · ${tokens} · ${t('duration', num(e.durationMs))} · ${calls(e.modelCalls)}`;
 }
 
 function iconOf(e: TimelineView): string {

@@ -73,7 +73,10 @@ const ENTRY_KEYS = [
   'indexed',
 ];
 
-/** Exactly {"root","projects":[{"key","memory":{"dir","entries":[...],"unindexed","warnings",...},"sessions":[...]}]}. */
+/**
+ * Exactly this shape:
+ * {"root","projects":[{"key","memory":{"dir","entries":[...],"unindexed","warnings",...},"sessions":[...]}]}.
+ */
 function assertShape(out: unknown): void {
   const o = out as { root: unknown; projects: Array<Record<string, unknown>> };
   assert.deepEqual(keys(o), ['root', 'projects']);

@@ -255,7 +255,10 @@ describe('reactive compaction on random conversations', () => {
   });
 });
 
-/** The entries from keptFrom on are in the result unchanged (the first kept user message may carry the summary in front). */
+/**
+ * The entries from keptFrom on are in the result unchanged (the first kept user message may carry the summary
+ * in front).
+ */
 function assertKeptVerbatim(
   input: readonly CompactionEntry[],
   output: readonly CompactionEntry[],

@@ -45,7 +45,10 @@ interface Page {
   screenshot(o: { path: string }): Promise<unknown>;
 }
 
-/** Opens npm start's URL in the test host's Chromium: the Engram view, its first-run screen, and the demo chosen there. */
+/**
+ * Opens npm start's URL in the test host's Chromium: the Engram view, its first-run screen, and the demo
+ * chosen there.
+ */
 async function firstRunInBrowser(url: string, userSettings: string): Promise<void> {
   const require = createRequire(path.join(hostDir, 'cs', 'node_modules', 'noop.js'));
   const { chromium } = require('playwright-core') as {

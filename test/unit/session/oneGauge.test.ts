@@ -28,7 +28,10 @@ const FIXTURES = [
 
 describe('one gauge', () => {
   for (const fixture of FIXTURES) {
-    it(`${fixture}: the resumed session, the inspector from disk and engram gauge give the same figure, from the last usage report`, async () => {
+    const title =
+      `${fixture}: the resumed session, the inspector from disk and engram gauge give the same figure, ` +
+      'from the last usage report';
+    it(title, async () => {
       await ensureTokenizer();
       const cwd = tempDir('engram-gauge-ws-');
       const dataDir = tempDir('engram-gauge-data-');

@@ -60,7 +60,10 @@ export function assertApiValid(messages: readonly ApiMessage[]): void {
   assert.equal(invalid, null, invalid ? invalid.message : '');
 }
 
-/** Reading the transcript back as a resumed session does (recorded cuts replayed) gives the conversation the agent holds. */
+/**
+ * Reading the transcript back as a resumed session does (recorded cuts replayed) gives the conversation the
+ * agent holds.
+ */
 export async function assertTranscriptMatches(file: string, messages: readonly ApiMessage[]): Promise<void> {
   const read = await loadReplayedConversation(file);
   assert.deepEqual(read.corrupt, []);
