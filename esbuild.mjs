@@ -88,12 +88,12 @@ const targets = [
     outfile: 'dist/cli.js',
     banner: { js: `#!/usr/bin/env node\n${importMetaUrl}` },
   },
-  { name: 'testServer', ...nodeBase, entryPoints: ['src/server/main.ts'], outfile: 'dist/testServer.js' },
+  { name: 'testServer', ...nodeBase, entryPoints: ['src/testServer/main.ts'], outfile: 'dist/testServer.js' },
   // The native SQLite addon and pg's optional native driver load from node_modules at run time.
   {
     name: 'teamServer',
     ...nodeBase,
-    entryPoints: ['src/teamServer.ts'],
+    entryPoints: ['packages/team-server/src/main.ts'],
     outfile: 'dist/teamServer.js',
     external: ['better-sqlite3', 'pg-native'],
   },

@@ -2,12 +2,12 @@
 // Layer rules, checked on every `npm test` (and `npm run lint`):
 //  - only src/vscode and src/extension.ts import `vscode`; the engine (src/core), the CLI and the test
 //    server run in plain Node;
-//  - each top-level part of src/ (and webview/) imports only the parts listed in AREA_IMPORTS: core
-//    never imports its hosts, src/protocol is shared by the extension host, the webviews and the
-//    inspector's view models in core;
+//  - each top-level part of src/ (and webview/, and each package under packages/) imports only the parts
+//    listed in AREA_IMPORTS: core never imports its hosts, src/protocol is shared by the extension host,
+//    the webviews and the inspector's view models in core;
 //  - src/protocol imports nothing but its own modules (both sides of the webview boundary load it);
 //  - inside src/core, a folder imports only its own files and folders of a lower layer (CORE_LAYERS);
-//  - no import cycle between files under src/ or webview/.
+//  - no import cycle between files under src/, webview/ or packages/.
 // The TypeScript scanner lists import, export-from, require() and import() specifiers, so a string or a
 // comment that merely mentions a module is fine. Type-only imports count like any other: a type ties a
 // file to its layer just as much, and a cycle made of types still means the files cannot change alone.
@@ -40,11 +40,12 @@ const CORE_LAYERS = [
 const AREA_IMPORTS = {
   core: ['protocol'], // only from PROTOCOL_FROM_LAYER up
   protocol: [],
-  server: ['core'],
-  cli: ['core', 'server'],
-  vscode: ['core', 'protocol', 'server'],
-  'extension.ts': ['core', 'protocol', 'server', 'vscode'],
-  'teamServer.ts': ['server'],
+  demoModel: ['core', 'testServer'], // it answers in the test server's script format (scriptedReply.ts)
+  testServer: ['core', 'demoModel'], // it serves the demo model when asked to
+  cli: ['core', 'testServer'],
+  vscode: ['core', 'protocol', 'testServer'],
+  'extension.ts': ['core', 'protocol', 'testServer', 'vscode'],
+  'packages/team-server': ['core'], // the wire format (teamProtocol.ts) and the secret scan
   webview: ['protocol'],
 };
 
@@ -64,6 +65,7 @@ function files(dir) {
   if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const p = path.join(dir, e.name);
+    if (e.name === 'node_modules') return [];
     return e.isDirectory() ? files(p) : SOURCE.test(e.name) && !e.name.endsWith('.d.ts') ? [p] : [];
   });
 }
@@ -86,7 +88,13 @@ function resolve(from, spec, known) {
 function areaOf(rel) {
   const parts = rel.split(path.sep);
   if (parts[0] === 'webview') return 'webview';
+  if (parts[0] === 'packages' && parts.length >= 2) return `packages/${parts[1]}`;
   return parts[0] === 'src' && parts.length >= 2 ? parts[1] : null;
+}
+
+/** How messages name a part: `src/core`, but `webview` and `packages/team-server` as they are. */
+function placeOf(area) {
+  return area === 'webview' || area.startsWith('packages/') ? area : `src/${area}`;
 }
 
 /** The folder under src/core a file belongs to (`.` for files directly in it). */
@@ -170,7 +178,9 @@ function loopThrough(component, graph) {
   return [start, start];
 }
 
-const all = [...files('src'), ...files('webview')].map((f) => path.relative(process.cwd(), path.resolve(f))).sort();
+const all = [...files('src'), ...files('webview'), ...files('packages')]
+  .map((f) => path.relative(process.cwd(), path.resolve(f)))
+  .sort();
 const known = new Set(all);
 const graph = new Map(all.map((f) => [f, []]));
 const problems = [];
@@ -179,7 +189,7 @@ for (const file of all) {
   const area = areaOf(file);
   for (const spec of imports(file)) {
     if ((spec === 'vscode' || spec.startsWith('vscode/')) && !VSCODE_HOSTS.has(area)) {
-      problems.push(`${file}: ${area === 'webview' ? 'webview' : `src/${area}`} must not import '${spec}'`);
+      problems.push(`${file}: ${placeOf(area)} must not import '${spec}'`);
     }
     if (area === 'protocol' && !(spec.startsWith('./') && !spec.slice(2).includes('/'))) {
       problems.push(`${file}: src/protocol must stay dependency-free, found '${spec}'`);
@@ -209,7 +219,7 @@ for (const file of all) {
     } else if (area === 'core' && VSCODE_HOSTS.has(targetArea)) {
       problems.push(`${file}: src/core must not import the VS Code adapters ('${spec}')`);
     } else {
-      problems.push(`${file}: src/${area} must not import src/${targetArea} ('${spec}')`);
+      problems.push(`${file}: ${placeOf(area)} must not import ${placeOf(targetArea)} ('${spec}')`);
     }
   }
 }
@@ -225,4 +235,6 @@ if (problems.length) {
   process.exit(1);
 }
 const coreCount = all.filter((f) => areaOf(f) === 'core').length;
-console.log(`lint: layers ok, no import cycles (${coreCount} core files, ${all.length} files in src/ and webview/)`);
+console.log(
+  `lint: layers ok, no import cycles (${coreCount} core files, ${all.length} files in src/, webview/ and packages/)`,
+);

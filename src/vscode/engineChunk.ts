@@ -10,7 +10,7 @@ export {
   openHostSession,
   rememberPrompt,
 } from '../core/session/hostSession';
-export { startTestServer } from '../server/anthropicTestServer';
+export { startTestServer } from '../testServer/anthropicTestServer';
 export * as inspector from '../core/inspection/inspectorService';
 export { autoMemoryDir, teamMemoryDir } from '../core/memory/autoMemory/memoryPaths';
 export { repoSlugOf } from '../core/memory/team/repoSlug';

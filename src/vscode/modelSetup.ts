@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { resolveModelConfig, type ModelConfig } from '../core/llm/modelConfig';
 import type { Logger } from '../core/ports';
-import type { TestServer } from '../server/anthropicTestServer';
+import type { TestServer } from '../testServer/anthropicTestServer';
 import { API_KEY_SECRET, SETUP_CHOSEN } from './apiKey';
 import { loadEngine } from './loadEngine';
 import { settings } from './settings';

@@ -7,7 +7,7 @@
 // from where the conversation is (the tool-use ids say which turn and response they belong to).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MessagesRequestBody, ScriptedReply } from '../../src/server/anthropicTestServer';
+import type { MessagesRequestBody, ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { SUMMARY_SECTIONS } from '../../src/core/compaction/summaryPrompt';
 import { generateProject, type PyProject } from './pythonProject';
 import { planSession, type Call, type TurnPlan } from './realSessionPlan';

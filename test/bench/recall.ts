@@ -14,7 +14,7 @@ import path from 'node:path';
 import { AnthropicModelClient } from '../../src/core/llm/anthropicClient';
 import { modelPick } from '../../src/core/memory/autoMemory/modelRecall';
 import { recallForPrompt } from '../../src/core/memory/autoMemory/recall';
-import { startTestServer } from '../../src/server/anthropicTestServer';
+import { startTestServer } from '../../src/testServer/anthropicTestServer';
 import {
   emptyScore,
   FRESH_QUESTIONS,

@@ -8,8 +8,8 @@ import { isRepeatNote, repeatedCallOf } from '../../src/core/conversation/repeat
 import type { ToolResultBlock } from '../../src/core/conversation/types';
 import { SUMMARY_REQUEST_MARKER, SUMMARY_SECTIONS } from '../../src/core/compaction/summaryPrompt';
 import { NOTES_UPDATE_MARKER } from '../../src/core/memory/sessionNotes/prompts';
-import type { LoggedRequest } from '../../src/server/anthropicTestServer';
-import { approxTokens, promptSegments, type PromptSegment } from '../../src/server/promptSegments';
+import type { LoggedRequest } from '../../src/testServer/anthropicTestServer';
+import { approxTokens, promptSegments, type PromptSegment } from '../../src/testServer/promptSegments';
 import type { Metrics } from './run';
 import type { SessionRun, ToolCallFacts } from './sessionChain';
 

@@ -17,7 +17,7 @@ import {
   type LoggedRequest,
   type MessagesRequestBody,
   type ScriptedReply,
-} from '../../src/server/anthropicTestServer';
+} from '../../src/testServer/anthropicTestServer';
 
 /** The model's side of a session in one workspace. */
 export interface ScriptedModel {

@@ -9,7 +9,7 @@
 // ENGRAM_BENCH_CHAINS how many chains of CLI processes run at once.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ScriptedReply } from '../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { SUMMARY_SECTIONS } from '../../src/core/compaction/summaryPrompt';
 import type { Metrics } from './run';
 import { realSession } from './realSession';

@@ -1,6 +1,6 @@
 // The session-cost bench's tables: one per session and window, today's policy and the new one side by
 // side, and the realistic session's shape (what issue #19 asks it to resemble).
-import { approxTokens } from '../../src/server/promptSegments';
+import { approxTokens } from '../../src/testServer/promptSegments';
 import type { Outcome, Shape } from './sessionAnalysis';
 
 const k = (n: number): string => `${Math.round(n / 1000).toLocaleString('en-US')}K`;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
-import type { ScriptedReply } from '../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { answerBackground, engram, freshChat, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { ApiMessage } from '../../src/core/conversation/types';
-import type { MessagesRequestBody, ScriptedReply } from '../../src/server/anthropicTestServer';
+import type { MessagesRequestBody, ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { freshChat, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 

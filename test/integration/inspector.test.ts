@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
-import type { ScriptedReply } from '../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { topicText, writeFile, writeMemoryFolder, writeTranscript } from '../unit/inspection/inspectorFixtures';
 import { blockedAction, cspMark, cspViolationsSince } from './cspLog';
 import {

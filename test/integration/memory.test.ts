@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
-import type { ScriptedReply } from '../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { freshChat, lastUserText, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 

@@ -7,7 +7,7 @@ import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt'
 import { projectDir } from '../../src/core/conversation/projectKey';
 import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
 import type { EngramApi } from '../../src/extension';
-import type { ScriptedReply } from '../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import type { InspectorController } from '../../src/vscode/inspector/inspectorController';
 import { topicText, writeFile } from '../unit/inspection/inspectorFixtures';
 import { createEveryToolkitElement, cspMark, cspViolationsSince } from './cspLog';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
-import type { MessagesRequestBody } from '../../src/server/anthropicTestServer';
+import type { MessagesRequestBody } from '../../src/testServer/anthropicTestServer';
 import {
   engram,
   freshChat,

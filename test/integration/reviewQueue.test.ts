@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
-import { demoReply } from '../../src/server/demo/demoModel';
+import { demoReply } from '../../src/demoModel/demoModel';
 import { engram, freshChat, inspectorInBothThemes, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 

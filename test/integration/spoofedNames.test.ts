@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { projectDir } from '../../src/core/conversation/projectKey';
 import { sessionNotesPaths } from '../../src/core/memory/sessionNotes/paths';
-import type { ScriptedReply } from '../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { topicText, writeFile } from '../unit/inspection/inspectorFixtures';
 import { answerBackground, engram, freshChat, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
 import { ui, waitUntil } from './ui';

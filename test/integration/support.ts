@@ -3,8 +3,8 @@
 import * as vscode from 'vscode';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';
 import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
-import type { MessagesRequestBody, ScriptedReply } from '../../src/server/anthropicTestServer';
-import { startTestServer, type TestServer } from '../../src/server/anthropicTestServer';
+import type { MessagesRequestBody, ScriptedReply } from '../../src/testServer/anthropicTestServer';
+import { startTestServer, type TestServer } from '../../src/testServer/anthropicTestServer';
 import type { EngramApi } from '../../src/extension';
 import { ui, waitUntil } from './ui';
 

@@ -2,7 +2,7 @@
 // recovery is. Here the recovery always offers a list; the loop must still stop after three.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../../src/testServer/anthropicTestServer';
 import { startSession } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';

@@ -13,7 +13,7 @@ import { CHANGE_NOTE_PREFIX, REPEAT_NOTE_PREFIX } from '../../../src/core/conver
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, UserLine } from '../../../src/core/conversation/types';
 import { createDefaultTools } from '../../../src/core/tools/defaultTools';
-import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../../src/testServer/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ApiMessage } from '../../../src/core/conversation/types';
-import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../../src/testServer/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';

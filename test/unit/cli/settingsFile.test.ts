@@ -7,7 +7,7 @@ import { before, describe, it } from 'node:test';
 import { readSettingsFile, settingsFromFlags } from '../../../src/cli/cliSettings';
 import { runCli } from '../../../src/cli/dispatcher';
 import { UsageError } from '../../../src/cli/args';
-import type { MessagesRequestBody } from '../../../src/server/anthropicTestServer';
+import type { MessagesRequestBody } from '../../../src/testServer/anthropicTestServer';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 

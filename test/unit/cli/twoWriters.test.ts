@@ -7,7 +7,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { loadReplayedConversation } from '../../../src/core/compaction/recordedCompactions';
 import type { ApiMessage, ContentBlock } from '../../../src/core/conversation/types';
-import type { MessagesRequestBody } from '../../../src/server/anthropicTestServer';
+import type { MessagesRequestBody } from '../../../src/testServer/anthropicTestServer';
 import { acquireWriterLock } from '../../../src/core/fs/writerLock';
 import { runEngram, runEngramInProcess, type CliRun } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';

@@ -12,7 +12,7 @@ import type {
 } from '../../../src/core/conversation/types';
 import type { CompactionEntry, TokensOf } from '../../../src/core/compaction/types';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers } from '../../../src/core/llm/modelClient';
-import { validateMessagesRequest } from '../../../src/server/requestValidator';
+import { validateMessagesRequest } from '../../../src/testServer/requestValidator';
 
 /** The validator's verdict on a whole request with these messages (a user probe follows a final answer). */
 export function requestProblem(messages: readonly ApiMessage[], opts: { contextWindow?: number } = {}): string | null {

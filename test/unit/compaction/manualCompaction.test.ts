@@ -12,7 +12,7 @@ import { SUMMARY_REQUEST_MARKER, SUMMARY_SECTIONS } from '../../../src/core/comp
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import { compactionView } from '../../../src/core/inspection/timelineView';
 import type { ApiMessage, SystemLine } from '../../../src/core/conversation/types';
-import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../../src/testServer/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../support/agentHarness';
 import { outputTool } from '../support/outputTool';
 import { useTempDirs } from '../support/tempDirs';

@@ -14,7 +14,7 @@ import type { CompactionSettings } from '../../../src/core/compaction/settings';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { ApiMessage, SystemLine } from '../../../src/core/conversation/types';
 import type { Tool } from '../../../src/core/tools/tool';
-import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../../src/testServer/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession, type Harness } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';

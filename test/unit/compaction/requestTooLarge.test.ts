@@ -6,7 +6,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { CompactionOrchestrator } from '../../../src/core/compaction/orchestrator';
 import type { ApiMessage } from '../../../src/core/conversation/types';
 import type { Tool } from '../../../src/core/tools/tool';
-import type { ScriptedReply } from '../../../src/server/anthropicTestServer';
+import type { ScriptedReply } from '../../../src/testServer/anthropicTestServer';
 import { assertApiValid, assertTranscriptMatches, startSession } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';

@@ -1,7 +1,7 @@
 // Shared by the conversation tests: where the Claude Code fixtures are, and what the API would accept.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { validateMessagesRequest } from '../../../src/server/requestValidator';
+import { validateMessagesRequest } from '../../../src/testServer/requestValidator';
 import type { ApiMessage } from '../../../src/core/conversation/types';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');

@@ -14,7 +14,7 @@ import { compactionMarks, SettingsStore } from '../../../src/core/settings/engra
 import { TokenEstimator } from '../../../src/core/tokens/accounting';
 import { ContextGauge } from '../../../src/core/tokens/contextGauge';
 import type { Tool } from '../../../src/core/tools/tool';
-import { startTestServer, type ScriptedReply, type TestServer } from '../../../src/server/anthropicTestServer';
+import { startTestServer, type ScriptedReply, type TestServer } from '../../../src/testServer/anthropicTestServer';
 import { startSession } from '../support/agentHarness';
 import { tempDir } from '../support/tempDirs';
 import { outputTool as makeOutputTool } from '../support/outputTool';

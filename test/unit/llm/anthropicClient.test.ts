@@ -21,7 +21,7 @@ import {
 } from '../../../src/core/llm/errors';
 import type { ModelRequest, StreamHandlers } from '../../../src/core/llm/modelClient';
 import { streamWithRetry, type RetryInfo } from '../../../src/core/llm/retry';
-import { startTestServer } from '../../../src/server/anthropicTestServer';
+import { startTestServer } from '../../../src/testServer/anthropicTestServer';
 import { useTestServer } from '../support/testServerFixture';
 
 const server = useTestServer();

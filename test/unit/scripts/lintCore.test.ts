@@ -135,7 +135,12 @@ test('the layer lint keeps the hosts above core and src/protocol for the webview
     ],
     ['src/cli/a.ts', "import * as vscode from 'vscode';", /src\/cli must not import 'vscode'/],
     ['src/cli/a.ts', "import { s } from '../vscode/statusBar';", /src\/cli must not import src\/vscode/],
-    ['src/server/a.ts', "import { p } from '../cli/printCommand';", /src\/server must not import src\/cli/],
+    ['src/testServer/a.ts', "import { p } from '../cli/printCommand';", /src\/testServer must not import src\/cli/],
+    [
+      'packages/team-server/src/a.ts',
+      "import { p } from '../../../src/cli/printCommand';",
+      /packages\/team-server must not import src\/cli/,
+    ],
     ['src/protocol/messages.ts', "import type { X } from '../core/ports';", /src\/protocol must stay dependency-free/],
   ];
   for (const [file, line, message] of refused) {
@@ -146,9 +151,11 @@ test('the layer lint keeps the hosts above core and src/protocol for the webview
   const allowed = lint({
     'src/extension.ts': "import * as vscode from 'vscode';\nimport { c } from './vscode/chatView';\n",
     'src/vscode/chatView.ts':
-      "import * as vscode from 'vscode';\nimport type { M } from '../protocol/messages';\nimport { a } from '../core/agent/agent';\nimport { s } from '../server/testServer';\n",
-    'src/cli/main.ts': "import { a } from '../core/agent/agent';\nimport { s } from '../server/testServer';\n",
-    'src/server/testServer.ts': "import type { T } from '../core/conversation/types';\n",
+      "import * as vscode from 'vscode';\nimport type { M } from '../protocol/messages';\nimport { a } from '../core/agent/agent';\nimport { s } from '../testServer/anthropicTestServer';\n",
+    'src/cli/main.ts':
+      "import { a } from '../core/agent/agent';\nimport { s } from '../testServer/anthropicTestServer';\n",
+    'src/testServer/anthropicTestServer.ts': "import type { T } from '../core/conversation/types';\n",
+    'packages/team-server/src/teamHttp.ts': "import { p } from '../../../src/core/memory/team/teamProtocol';\n",
     'src/core/inspection/view.ts': "import type { M } from '../../protocol/messages';\n",
     'src/protocol/messages.ts': 'export type M = { type: "m" };\n',
   });

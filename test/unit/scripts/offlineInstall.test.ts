@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadSqlite, SQLITE_MISSING } from '../../../src/server/team/sqliteTeamStore';
+import { loadSqlite, SQLITE_MISSING } from '../../../packages/team-server/src/sqliteTeamStore';
 import { useTempDirs } from '../support/tempDirs';
 
 const root = path.resolve(__dirname, '../../..');

@@ -24,7 +24,7 @@ import {
   type LoggedRequest,
   type ScriptedReply,
   type TestServer,
-} from '../../../src/server/anthropicTestServer';
+} from '../../../src/testServer/anthropicTestServer';
 
 const allowAll: PermissionPrompt = { ask: async () => 'allowOnce' };
 let root: string;

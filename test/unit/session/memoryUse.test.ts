@@ -12,7 +12,7 @@ import { readUsage } from '../../../src/core/memory/autoMemory/usageCounts';
 import { openEngramSession } from '../../../src/core/session/engramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
 import { SettingsStore } from '../../../src/core/settings/engramSettings';
-import { startTestServer } from '../../../src/server/anthropicTestServer';
+import { startTestServer } from '../../../src/testServer/anthropicTestServer';
 
 let root: string;
 before(() => {

@@ -8,8 +8,8 @@ import type { ApiMessage, ToolSchema } from '../../../src/core/conversation/type
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { PermissionPrompt, PermissionRequest, PermissionAnswer } from '../../../src/core/ports';
 import type { Tool, ToolResult } from '../../../src/core/tools/tool';
-import type { TestServer } from '../../../src/server/anthropicTestServer';
-import { validateMessagesRequest } from '../../../src/server/requestValidator';
+import type { TestServer } from '../../../src/testServer/anthropicTestServer';
+import { validateMessagesRequest } from '../../../src/testServer/requestValidator';
 
 export interface Harness {
   session: OpenedSession;

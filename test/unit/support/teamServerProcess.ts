@@ -1,10 +1,10 @@
-// The reference team-memory server as a real child process (src/teamServer.ts through tsx, or the
-// bundle), for tests and benches that need real HTTP, a real kill -9 and a restart on the same storage.
+// The reference team-memory server as a real child process (packages/team-server/src/main.ts through tsx,
+// or the bundle), for tests and benches that need real HTTP, a real kill -9 and a restart on the same storage.
 // readStored* opens the storage directly, so a test can prove what the server STORED, not what it said.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { openTeamStore } from '../../../src/server/team/openTeamStore';
-import type { TeamSnapshot, TeamStore } from '../../../src/server/team/teamStore';
+import { openTeamStore } from '../../../packages/team-server/src/openTeamStore';
+import type { TeamSnapshot, TeamStore } from '../../../packages/team-server/src/teamStore';
 
 export interface TeamServerProcessOptions {
   /** A SQLite file path or a postgres:// URL (see support/postgres.ts for a fresh database). */
@@ -61,7 +61,7 @@ function spawnServer(opts: TeamServerProcessOptions, port: number, stderr: { tex
   const entry =
     opts.entry === 'bundle'
       ? [path.join(root, 'dist/teamServer.js')]
-      : ['--import', 'tsx', path.join(root, 'src/teamServer.ts')];
+      : ['--import', 'tsx', path.join(root, 'packages/team-server/src/main.ts')];
   const args = [...entry, '--host', '127.0.0.1', '--port', String(port), '--db', opts.db];
   if (opts.maxEntries !== undefined) args.push('--max-entries', String(opts.maxEntries));
   if (opts.maxBodyBytes !== undefined) args.push('--max-body-bytes', String(opts.maxBodyBytes));

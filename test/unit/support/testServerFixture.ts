@@ -2,7 +2,7 @@
 // describe() that calls this), with a check after each test that every scripted reply was used.
 import assert from 'node:assert/strict';
 import { after, afterEach, before } from 'node:test';
-import { startTestServer, type TestServer, type TestServerOptions } from '../../../src/server/anthropicTestServer';
+import { startTestServer, type TestServer, type TestServerOptions } from '../../../src/testServer/anthropicTestServer';
 
 export interface TestServerFixtureOptions extends TestServerOptions {
   /**

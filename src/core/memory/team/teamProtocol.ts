@@ -1,5 +1,5 @@
 // The team-memory wire format (DESIGN 4), shared by the client (core/memory/team) and the reference
-// server (src/server/team): one definition, checked with zod on both sides, since each reads what the
+// server (packages/team-server): one definition, checked with zod on both sides, since each reads what the
 // other sent over the network.
 //
 //   GET  /api/team_memory?repo=owner/repo          Authorization: Bearer <token>

@@ -23,7 +23,7 @@ import { EXTRACTION_MARKER } from '../../../../src/core/memory/autoMemory/memory
 import { cursorFileFor } from '../../../../src/core/memory/autoMemory/messageCursor';
 import { parseTopicFile } from '../../../../src/core/memory/autoMemory/topicFile';
 import { createDefaultTools } from '../../../../src/core/tools/defaultTools';
-import type { MessagesRequestBody } from '../../../../src/server/anthropicTestServer';
+import type { MessagesRequestBody } from '../../../../src/testServer/anthropicTestServer';
 import { startSession, type Harness } from '../../support/agentHarness';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';

@@ -17,7 +17,7 @@ import type { AutoMemoryEvent } from '../../../../src/core/memory/autoMemory/ext
 import { memoryWriteGate } from '../../../../src/core/memory/autoMemory/memoryPermissions';
 import { EXTRACTION_MARKER } from '../../../../src/core/memory/autoMemory/memoryPrompts';
 import { acceptPending, listPending } from '../../../../src/core/memory/autoMemory/pendingQueue';
-import type { MessagesRequestBody } from '../../../../src/server/anthropicTestServer';
+import type { MessagesRequestBody } from '../../../../src/testServer/anthropicTestServer';
 import { startSession } from '../../support/agentHarness';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';

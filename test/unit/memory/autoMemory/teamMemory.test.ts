@@ -19,7 +19,7 @@ import { extractionCanUseTool, memoryWriteGate } from '../../../../src/core/memo
 import { EXTRACTION_MARKER } from '../../../../src/core/memory/autoMemory/memoryPrompts';
 import { recallForPrompt } from '../../../../src/core/memory/autoMemory/recall';
 import { createDefaultTools } from '../../../../src/core/tools/defaultTools';
-import type { MessagesRequestBody } from '../../../../src/server/anthropicTestServer';
+import type { MessagesRequestBody } from '../../../../src/testServer/anthropicTestServer';
 import { startSession } from '../../support/agentHarness';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';

@@ -4,7 +4,7 @@
 // unless a test scripts its own.
 import type { ContentBlock } from '../../../../src/core/conversation/types';
 import { NOTES_UPDATE_MARKER } from '../../../../src/core/memory/sessionNotes/prompts';
-import type { MessagesRequestBody, ScriptedBlock, ScriptedReply } from '../../../../src/server/anthropicTestServer';
+import type { MessagesRequestBody, ScriptedBlock, ScriptedReply } from '../../../../src/testServer/anthropicTestServer';
 
 export const CURRENT_GUIDE = '_What is in progress right now, what is still open, and the very next step_';
 export const WORKLOG_GUIDE = '_One terse line per step: what was tried, what was done_';

@@ -1,0 +1,65 @@
+// The pieces every demo answer is made of: the label that says it is scripted, text and tool_use
+// blocks, and the two languages it answers in (Simplified Chinese when the request is written in it).
+import type { ScriptedBlock, ScriptedMessage } from '../testServer/scriptedReply';
+
+/** Opens every answer of the demo, so nobody mistakes it for Claude. */
+export const DEMO_PREFIX = 'Offline demo model:';
+const DEMO_PREFIX_ZH = '离线演示模型：';
+
+export type Lang = 'en' | 'zh';
+
+/** Chinese when the text holds CJK ideographs, else English. */
+export function langOf(text: string): Lang {
+  return /[\u4e00-\u9fff]/.test(text) ? 'zh' : 'en';
+}
+
+/** The label in front of an answer, in its language. */
+export function label(lang: Lang): string {
+  return lang === 'zh' ? DEMO_PREFIX_ZH : DEMO_PREFIX;
+}
+
+/** A finished answer: text only. */
+export function answer(lang: Lang, text: string): ScriptedMessage {
+  return { content: [{ type: 'text', text: `${label(lang)} ${text}` }] };
+}
+
+/** A response that says what it is about to do, then calls the tools. */
+export function callTools(
+  lang: Lang,
+  say: string,
+  calls: Array<{ name: string; input: Record<string, unknown> }>,
+): ScriptedMessage {
+  const content: ScriptedBlock[] = [{ type: 'text', text: `${label(lang)} ${say}` }];
+  for (const c of calls) content.push({ type: 'tool_use', name: c.name, input: c.input });
+  return { content };
+}
+
+/** Tool calls with no words (the forked agents, whose text nobody reads). */
+export function silentCalls(calls: Array<{ name: string; input: Record<string, unknown> }>): ScriptedMessage {
+  return { content: calls.map((c) => ({ type: 'tool_use' as const, name: c.name, input: c.input })) };
+}
+
+/** Text shown inside a fenced block: the fence is longer than any backtick run in it. */
+export function fenced(text: string, info = 'text'): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return `${fence}${info}\n${text}\n${fence}`;
+}
+
+/** Inline code that survives backticks inside it. */
+export function code(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const ticks = '`'.repeat(longest + 1);
+  return longest > 0 ? `${ticks} ${text} ${ticks}` : `${ticks}${text}${ticks}`;
+}
+
+/** At most `max` code points, with an ellipsis when cut (an emoji is never split). */
+export function clip(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
+}
+
+/** `en` or `zh`, whichever the answer is in. */
+export function pick(lang: Lang, en: string, zh: string): string {
+  return lang === 'zh' ? zh : en;
+}
