@@ -226,7 +226,11 @@ export function formatBranchReport(file: string, report: BranchReport): string {
       b.prompt === undefined
         ? ''
         : ` "${b.prompt.length > PROMPT_CHARS ? `${b.prompt.slice(0, PROMPT_CHARS - 1)}…` : b.prompt}"`;
-    return `line ${b.line ?? '?'}${prompt}, ${b.lines} line${b.lines === 1 ? '' : 's'}, ${b.current ? 'read back' : 'left out'}`;
+    const size = `${b.lines} line${b.lines === 1 ? '' : 's'}`;
+    return `line ${b.line ?? '?'}${prompt}, ${size}, ${b.current ? 'read back' : 'left out'}`;
   });
-  return `${where} into ${report.branches.length} (${sides.join('; ')}): two writers on one session at once? A resume reads only the branch read back; engram merge-branches ${file} appends the left-out turns after it.`;
+  return (
+    `${where} into ${report.branches.length} (${sides.join('; ')}): two writers on one session at once? ` +
+    `A resume reads only the branch read back; engram merge-branches ${file} appends the left-out turns after it.`
+  );
 }

@@ -129,10 +129,8 @@ type BlockCheck = { ok: true; block: unknown; reason?: string } | { ok: false; r
 
 function checkBlock(block: unknown, schemas: Map<string, z.ZodType>, where: string): BlockCheck {
   if (block === null || typeof block !== 'object' || Array.isArray(block)) {
-    return {
-      ok: false,
-      reason: `${block === null ? 'null' : Array.isArray(block) ? 'a list' : `a ${typeof block}`} is not a content block (an object)`,
-    };
+    const what = block === null ? 'null' : Array.isArray(block) ? 'a list' : `a ${typeof block}`;
+    return { ok: false, reason: `${what} is not a content block (an object)` };
   }
   const type = (block as { type?: unknown }).type;
   const schema = typeof type === 'string' ? schemas.get(type) : undefined;

@@ -28,7 +28,10 @@ export interface IndexedLine {
 }
 
 export interface ChainOptions {
-  /** Read the sidechain (sub-agent) lines instead of the main ones; default: main, or sidechain when the file has nothing else. */
+  /**
+   * Read the sidechain (sub-agent) lines instead of the main ones; default: main, or sidechain when the
+   * file has nothing else.
+   */
   sidechain?: boolean;
   /** Read the conversation that ends at this line instead of at the newest one (another branch, branches.ts). */
   leafUuid?: string;

@@ -45,7 +45,8 @@ export interface CallLabel {
 
 export function repeatNote(toolUseId: string, label: CallLabel, chars: number, how = ''): string {
   return (
-    `${REPEAT_NOTE_PREFIX}${callWords(label)}, id ${toolUseId}${how}: ${chars.toLocaleString('en-US')} characters, unchanged, so not ` +
+    `${REPEAT_NOTE_PREFIX}${callWords(label)}, id ${toolUseId}${how}: ` +
+    `${chars.toLocaleString('en-US')} characters, unchanged, so not ` +
     'repeated here. If that output is no longer shown in full above, run the tool again.]'
   );
 }
@@ -215,8 +216,10 @@ export function changeNote(baseId: string, label: CallLabel, before: string, aft
     [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines].join('\n'),
   );
   return (
-    `${CHANGE_NOTE_PREFIX}${what}, id ${baseId}; only what changed is shown, as a unified diff of its lines against that ` +
-    'copy (line numbers: before -, now +). Every other line reads as in that copy. If that copy is no longer shown in full above, ' +
+    `${CHANGE_NOTE_PREFIX}${what}, id ${baseId}; only what changed is shown, ` +
+    'as a unified diff of its lines against that ' +
+    'copy (line numbers: before -, now +). Every other line reads as in that copy. ' +
+    'If that copy is no longer shown in full above, ' +
     `run the tool again.]\n${hunks.join('\n')}`
   );
 }

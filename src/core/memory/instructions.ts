@@ -168,7 +168,8 @@ class Loader {
     if (cut < this.maxChars * 0.8) cut = this.maxChars; // no line break near the cap: cut mid-line
     const content = `${text.slice(0, cut)}\n[... cut: this file is over ${this.maxChars} characters ...]`;
     this.warnings.push(
-      `${file} is over ${this.maxChars} characters; only the first part is loaded. Shorten it or split it with @imports.`,
+      `${file} is over ${this.maxChars} characters; only the first part is loaded. ` +
+        'Shorten it or split it with @imports.',
     );
     return { content, truncated: true };
   }

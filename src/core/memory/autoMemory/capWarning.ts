@@ -39,7 +39,10 @@ export function capStatus(totals: { lines: number; bytes: number }, limits: CapL
   return { lines: totals.lines, maxLines, bytes: totals.bytes, maxBytes, ratio, level };
 }
 
-/** `21.3` for 21,300 bytes, `25` for 25,000: the figures the banner and the chat show (1 KB = 1,000 bytes, as the cap). */
+/**
+ * `21.3` for 21,300 bytes, `25` for 25,000: the figures the banner and the chat show (1 KB = 1,000
+ * bytes, as the cap).
+ */
 export function kbText(bytes: number): string {
   const kb = bytes / 1000;
   return Number.isInteger(kb) ? String(kb) : kb.toFixed(1);

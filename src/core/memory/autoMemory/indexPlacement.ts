@@ -24,7 +24,10 @@ export function loadsAt(lines: readonly string[], index: number, caps: IndexCaps
   return index < maxLines && bytesBefore(lines, index + 1) <= maxBytes;
 }
 
-/** The position for `line`: the end when it loads there, else the lowest one that loads, after an entry line if one is above it. */
+/**
+ * The position for `line`: the end when it loads there, else the lowest one that loads, after an entry
+ * line if one is above it.
+ */
 function loadingSlot(lines: readonly string[], line: string, caps: IndexCaps): number {
   const { maxLines, maxBytes } = capsOf(caps);
   const size = lineBytes(line);

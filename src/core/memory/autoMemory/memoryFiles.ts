@@ -21,7 +21,10 @@ function mapOutside<T>(dir: string, abs: string, run: () => Promise<T>): Promise
   });
 }
 
-/** A regular file inside the memory folder `dir`. Rejects with ENOENT when missing, MemoryPathError when it leads out. */
+/**
+ * A regular file inside the memory folder `dir`. Rejects with ENOENT when missing, MemoryPathError when
+ * it leads out.
+ */
 export function readMemoryFile(dir: string, abs: string): Promise<{ data: Buffer; stats: Stats }> {
   return mapOutside(dir, abs, () => readFileWithin(dir, abs));
 }

@@ -155,8 +155,10 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     warnings.add(`${label} is not a text file; it was not loaded`);
     raw = undefined;
   } else if (nulLines.length > 0) {
+    const several = nulLines.length > 1;
     warnings.add(
-      `${label} line${nulLines.length > 1 ? 's' : ''} ${nulLines.join(', ')} contain${nulLines.length > 1 ? '' : 's'} NUL bytes; left out, the rest was loaded`,
+      `${label} line${several ? 's' : ''} ${nulLines.join(', ')} contain${several ? '' : 's'} NUL bytes; ` +
+        'left out, the rest was loaded',
     );
   }
   const kept = raw ? allLines.map((t, i) => ({ t, no: i + 1 })).filter((l) => !l.t.includes('\0')) : [];
@@ -189,7 +191,8 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     const topic = problem ? undefined : scan.byName.get(name);
     if (problem)
       warnings.add(
-        `${label} line ${no} ("${parsed.title}") links to ${parsed.file}, which is not a topic file in this folder: ${problem}`,
+        `${label} line ${no} ("${parsed.title}") links to ${parsed.file}, ` +
+          `which is not a topic file in this folder: ${problem}`,
       );
     else if (!topic && !scan.unreadable.has(name))
       warnings.add(`${label} line ${no} ("${parsed.title}") links to ${parsed.file}, which does not exist`);
@@ -222,13 +225,17 @@ export async function loadMemoryIndex(dir: string, opts: LoadIndexOptions = {}):
     const more = cut.length > CUT_NAMED_MAX ? ` and ${cut.length - CUT_NAMED_MAX} more` : '';
     const why = loadedLines >= maxLines ? `${maxLines}-line` : `${Math.round(maxBytes / 1000)} KB`;
     const warning =
-      `${label} is over its ${why} limit (${allLines.length} lines, ${formatKb(totalBytes)}): lines ${kept[loadedLines].no}-${allLines.length} were not loaded` +
+      `${label} is over its ${why} limit (${allLines.length} lines, ${formatKb(totalBytes)}): ` +
+      `lines ${kept[loadedLines].no}-${allLines.length} were not loaded` +
       (cut.length > 0 ? ` (${cut.length} entries: ${named}${more})` : '') +
       '. Merge or remove entries so the index fits.';
     warnings.add(warning);
     notes.push(`WARNING: ${warning}`);
   } else if (lines.length >= maxLines * MEMORY_INDEX_WARN_RATIO || totalBytes >= maxBytes * MEMORY_INDEX_WARN_RATIO) {
-    const warning = `${label} is close to its limit (${lines.length}/${maxLines} lines, ${formatKb(totalBytes)}/${formatKb(maxBytes)}); lines past the limit will not be loaded. Merge or remove entries before adding more.`;
+    const warning =
+      `${label} is close to its limit (${lines.length}/${maxLines} lines, ` +
+      `${formatKb(totalBytes)}/${formatKb(maxBytes)}); lines past the limit will not be loaded. ` +
+      'Merge or remove entries before adding more.';
     warnings.add(warning);
     notes.push(`NOTE: ${warning}`);
   }

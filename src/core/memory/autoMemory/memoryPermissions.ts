@@ -54,7 +54,10 @@ export async function memoryWriteRefusal(
   const home = memoryHome(memoryDir, name);
   if (!home.team) return null;
   if (!opts.team)
-    return `team memory is off in this session, so nothing may be written to ${home.dir}; save the memory in the private memory folder ${memoryDir} instead`;
+    return (
+      `team memory is off in this session, so nothing may be written to ${home.dir}; ` +
+      `save the memory in the private memory folder ${memoryDir} instead`
+    );
   const text = await textAfterWrite(path.join(home.dir, home.file), home.dir, toolName, input);
   const problem = await teamWriteProblem(text);
   return problem ? `${name} was not written: ${problem}` : null;
@@ -103,7 +106,9 @@ export function extractionCanUseTool(
         ? { allow: true }
         : {
             allow: false,
-            reason: `Denied: the memory agent may run only read-only commands (ls, find, grep, cat, stat, wc, head, tail); ${verdict.reason}.`,
+            reason:
+              'Denied: the memory agent may run only read-only commands (ls, find, grep, cat, stat, wc, head, tail); ' +
+              `${verdict.reason}.`,
           };
     }
     const target = memoryWriteOf(memoryDir, cwd, tool.name, input);
@@ -118,7 +123,9 @@ export function extractionCanUseTool(
     }
     return {
       allow: false,
-      reason: `Denied: the memory agent may use only Read, Grep, Glob, read-only Bash, and Write/Edit inside ${memoryDir}.`,
+      reason:
+        'Denied: the memory agent may use only Read, Grep, Glob, read-only Bash, ' +
+        `and Write/Edit inside ${memoryDir}.`,
     };
   };
 }

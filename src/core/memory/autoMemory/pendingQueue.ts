@@ -157,7 +157,8 @@ export async function acceptPending(memoryDir: string, id: string): Promise<Acce
   if (parsed.binary) throw new MemoryPathError(`${item.file} was not saved: the proposed content is not text.`);
   if (!parsed.type)
     throw new MemoryPathError(
-      `${item.file} was not saved: its front matter needs a type (user, feedback, project or reference). Edit it, or reject it.`,
+      `${item.file} was not saved: its front matter needs a type (user, feedback, project or reference). ` +
+        'Edit it, or reject it.',
     );
   const home = memoryHome(memoryDir, item.file);
   const abs = resolveMemoryFile(home.dir, home.file);
@@ -235,10 +236,10 @@ function parseRecord(text: string, id: string): PendingRecord {
     throw new Error('the record is not valid JSON');
   }
   const parsed = PendingRecord.safeParse(raw);
-  if (!parsed.success)
-    throw new Error(
-      `the record is not a review queue item (${parsed.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`).join('; ')})`,
-    );
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'record'}: ${i.message}`);
+    throw new Error(`the record is not a review queue item (${issues.join('; ')})`);
+  }
   if (parsed.data.id !== id) throw new Error(`the record names id ${parsed.data.id}, not ${id}`);
   return { ...parsed.data, file: normaliseName(parsed.data.file) };
 }

@@ -34,7 +34,8 @@ function redirected(tool: Tool, opts: ReviewToolOptions): Tool {
       if (!target || !('name' in target)) return tool.run(input, ctx);
       if (isIndexName(target.name)) {
         return okResult(
-          `${target.name} was left as it is: memories wait for the user's review, and an accepted one gets its index line then.`,
+          `${target.name} was left as it is: memories wait for the user's review, ` +
+            'and an accepted one gets its index line then.',
         );
       }
       const next = await proposedText(opts.memoryDir, target.name, tool.name, input);

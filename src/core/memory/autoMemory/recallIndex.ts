@@ -243,7 +243,8 @@ async function readDoc(dir: string, name: string): Promise<CachedFile['doc']> {
 function attachmentBody(content: string): string {
   const body = content.replace(/\r\n/g, '\n').trim();
   if (body.length <= RECALL_FILE_MAX_CHARS) return body;
-  return `${body.slice(0, RECALL_FILE_MAX_CHARS)}\n[... cut at ${RECALL_FILE_MAX_CHARS} of ${body.length} characters; Read the file for the rest]`;
+  const cut = `[... cut at ${RECALL_FILE_MAX_CHARS} of ${body.length} characters; Read the file for the rest]`;
+  return `${body.slice(0, RECALL_FILE_MAX_CHARS)}\n${cut}`;
 }
 
 /** The short content hash an attachment carries. */

@@ -156,7 +156,8 @@ const RELATED_GROUPS: readonly string[] = [
   'finish, finished, unfinished, complete, completed, incomplete, pending, progress, status',
   'status, state, progress, in progress, wip, draft',
   'rating, ratings, rate, rated, score, stars, rank, ranking, best, favourite, favorite',
-  'screenshot, screenshots, screen capture, screen shot, image, images, picture, pictures, photo, photos, attachment, attachments',
+  'screenshot, screenshots, screen capture, screen shot, image, images, picture, pictures, photo, photos, ' +
+    'attachment, attachments',
   'attachment, attachments, attach, attached, embed, embedded, upload, uploads',
   'paste, pasted, pasting, copy, drop, insert',
   'folder, folders, directory, directories, dir, path, location',
@@ -202,7 +203,10 @@ function tableTerm(word: string): string | null {
 
 const phraseStems = new Map<string, string>();
 
-/** A raw token as phrases are matched: stemmed, stop words kept ("how long", "go back"). Memoised: recall runs every turn. */
+/**
+ * A raw token as phrases are matched: stemmed, stop words kept ("how long", "go back"). Memoised: recall
+ * runs every turn.
+ */
 function phraseToken(raw: string): string {
   if (/\d/.test(raw) || raw.length < 3) return raw;
   let stemmed = phraseStems.get(raw);

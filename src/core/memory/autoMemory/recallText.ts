@@ -14,18 +14,19 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const STOP_WORDS = new Set(
   // Function words.
   (
-    'a about above after again against all also am an and any are as at be because been before being below between both but by ' +
-    'can cannot could did do does doing done down during each either else ever every few for from further get gets getting got had has ' +
-    'have having he her here hers him his how i if in into is it its itself just let lets like may me might mine more most much must ' +
-    'my myself need needs no nor not now of off on once one only or other our ours out over own please same shall she should so ' +
-    'some still such than that the their theirs them then there these they this those through to too under until up upon us ' +
-    'very was way we were what whats when where which while who whom whose why will with within without would yes yet you your ' +
-    'yours okay ok thanks thank hi hello hey sure right well really actually something anything everything thing things ' +
-    'im ive id dont doesnt didnt isnt arent wasnt cant wont shouldnt youre were weve theyre thats theres ' +
+    'a about above after again against all also am an and any are as at be because been before being below between ' +
+    'both but by can cannot could did do does doing done down during each either else ever every few for from ' +
+    'further get gets getting got had has have having he her here hers him his how i if in into is it its itself ' +
+    'just let lets like may me might mine more most much must my myself need needs no nor not now of off on once ' +
+    'one only or other our ours out over own please same shall she should so some still such than that the their ' +
+    'theirs them then there these they this those through to too under until up upon us very was way we were what ' +
+    'whats when where which while who whom whose why will with within without would yes yet you your yours okay ok ' +
+    'thanks thank hi hello hey sure right well really actually something anything everything thing things im ive id ' +
+    'dont doesnt didnt isnt arent wasnt cant wont shouldnt youre were weve theyre thats theres ' +
     // Words of asking an agent for something, not of what it is about.
-    'want wants wanted use used using make makes made show tell give take put see look find go going try help know think ' +
-    'explain write rewrite add create change fix check run set new old quick quickly short simple example way ways okay ' +
-    'continue ahead work works working file files code project'
+    'want wants wanted use used using make makes made show tell give take put see look find go going try help know ' +
+    'think explain write rewrite add create change fix check run set new old quick quickly short simple example way ' +
+    'ways okay continue ahead work works working file files code project'
   ).split(/\s+/),
 );
 
@@ -82,7 +83,10 @@ function tokens(text: string, cjk: (run: string, out: string[]) => void): string
   return out;
 }
 
-/** A CJK run's characters (function characters left out) and the bigrams worth keeping (`pair`: at character i and the next). */
+/**
+ * A CJK run's characters (function characters left out) and the bigrams worth keeping (`pair`: at
+ * character i and the next).
+ */
 function cjkTerms(run: string, out: string[], pair: (i: number) => boolean = () => true): void {
   const chars = [...run];
   chars.forEach((c, i) => {

@@ -18,7 +18,10 @@ export interface Recovery {
   problems: string[];
 }
 
-/** Indexes the unindexed topic files of `index` that have sound front matter; `label` names the index (MEMORY.md, team/MEMORY.md). */
+/**
+ * Indexes the unindexed topic files of `index` that have sound front matter; `label` names the index
+ * (MEMORY.md, team/MEMORY.md).
+ */
 export async function recoverUnindexed(index: MemoryIndex, label: string): Promise<Recovery> {
   const recovery: Recovery = { notices: [], problems: [] };
   for (const file of index.unindexed) {
@@ -33,7 +36,8 @@ export async function recoverUnindexed(index: MemoryIndex, label: string): Promi
       const entry = await recordTopicFile(index.dir, file, { originSessionId: RECOVERED_ORIGIN });
       if (entry?.added) {
         recovery.notices.push(
-          `Recovered a memory: ${file} ("${entry.title}") had no ${label} line (a run stopped before writing it); it is indexed now.`,
+          `Recovered a memory: ${file} ("${entry.title}") had no ${label} line ` +
+            '(a run stopped before writing it); it is indexed now.',
         );
       }
     } catch (e) {

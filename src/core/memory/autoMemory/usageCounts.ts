@@ -68,9 +68,8 @@ export async function readUsage(dir: string, logger: Logger = silentLogger): Pro
   }
   const parsed = UsageFile.safeParse(raw);
   if (!parsed.success) {
-    logger.warn(
-      `Memory use counts ${usagePath(dir)} are malformed (${parsed.error.issues[0]?.message ?? 'unknown problem'}); counting starts over.`,
-    );
+    const problem = parsed.error.issues[0]?.message ?? 'unknown problem';
+    logger.warn(`Memory use counts ${usagePath(dir)} are malformed (${problem}); counting starts over.`);
     return {};
   }
   return parsed.data.entries;

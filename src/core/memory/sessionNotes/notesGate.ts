@@ -22,14 +22,16 @@ export function notesOnlyGate(opts: NotesGateOptions): (tool: Tool, input: Recor
   return (tool, input) => {
     if (tool.name !== 'Edit') {
       return deny(
-        `The session notes updater may only use Edit on ${notesPath}; ${tool.name} is not allowed here. Make your changes with Edit on that file.`,
+        `The session notes updater may only use Edit on ${notesPath}; ${tool.name} is not allowed here. ` +
+          'Make your changes with Edit on that file.',
       );
     }
     const given = typeof input.file_path === 'string' ? input.file_path : '';
     const abs = resolveToolPath(given, cwd);
     if (!sameFile(abs, notesPath)) {
       return deny(
-        `The session notes updater may only edit ${notesPath}; ${given || '(no path)'} is a different file. Nothing was changed.`,
+        `The session notes updater may only edit ${notesPath}; ${given || '(no path)'} is a different file. ` +
+          'Nothing was changed.',
       );
     }
     spellings.add(path.resolve(abs));

@@ -71,9 +71,11 @@ export function buildCondensePrompt(p: CondensePromptInput): string {
     'Condense it with Edit on that file only, until every section and the whole file fit:',
     '- Keep every "# " heading and the italic line below it exactly as they are.',
     p.over.sections.length > 0
-      ? '- Rewrite the sections named above first: merge related lines, drop detail that no longer matters, keep the exact names, paths and commands that still do.'
+      ? '- Rewrite the sections named above first: merge related lines, drop detail that no longer matters, ' +
+        'keep the exact names, paths and commands that still do.'
       : '- Shorten the longest sections: merge related lines, drop detail that no longer matters.',
-    '- Current State and Errors & Corrections matter most: keep them complete and cut Worklog and older background before them.',
+    '- Current State and Errors & Corrections matter most: ' +
+      'keep them complete and cut Worklog and older background before them.',
     '',
     'Current content (no need to Read it):',
     '<notes>',

@@ -53,7 +53,10 @@ export class TeamSyncScheduler {
     }, this.opts.debounceMs ?? TEAM_SYNC_DEBOUNCE_MS);
   }
 
-  /** Cancels a pending debounced sync and stops reporting; a sync in progress (or already asked for) still ends normally. */
+  /**
+   * Cancels a pending debounced sync and stops reporting; a sync in progress (or already asked for)
+   * still ends normally.
+   */
   dispose(): void {
     this.disposed = true;
     if (this.timer !== null) clearTimeout(this.timer);

@@ -110,7 +110,8 @@ export class TeamServerClient {
     } catch {
       return {
         kind: 'failed',
-        message: `${this.where()} answered ${method} with something that is not a team-memory reply (is the URL right?)`,
+        message:
+          `${this.where()} answered ${method} with something that is not a team-memory reply ` + '(is the URL right?)',
       };
     }
   }

@@ -23,7 +23,10 @@ export async function findTeamSecret(text: string, opts: ScanOptions = {}): Prom
 export async function teamWriteProblem(text: string, opts: ScanOptions = {}): Promise<string | null> {
   const hit = await findTeamSecret(text, opts);
   if (!hit) return null;
-  return `team memory is shared with everyone on the repository and this text holds a secret (${hit.kind}, rule ${hit.rule}, line ${hit.line}); remove it, or save the memory privately`;
+  return (
+    'team memory is shared with everyone on the repository and this text holds a secret ' +
+    `(${hit.kind}, rule ${hit.rule}, line ${hit.line}); remove it, or save the memory privately`
+  );
 }
 
 function lineAt(text: string, offset: number): number {

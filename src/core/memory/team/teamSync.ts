@@ -89,7 +89,8 @@ export async function syncTeamMemory(opts: TeamSyncOptions): Promise<TeamSyncRep
     await writeTeamSyncState(opts.teamDir, await stateAfter(opts, work, report));
   } catch (err) {
     report.ok = false;
-    report.error = `${report.error ? `${report.error}; ` : ''}the sync state could not be saved: ${err instanceof Error ? err.message : String(err)}`;
+    const reason = err instanceof Error ? err.message : String(err);
+    report.error = `${report.error ? `${report.error}; ` : ''}the sync state could not be saved: ${reason}`;
   }
   return report;
 }
@@ -113,7 +114,8 @@ async function run(
     report.retries++;
     if (report.retries > TEAM_MAX_CONFLICT_RETRIES) {
       throw new SyncFailure(
-        `the team memory on the server kept changing while this sync pushed (412 Precondition Failed after ${TEAM_MAX_CONFLICT_RETRIES} retries); sync again in a moment`,
+        'the team memory on the server kept changing while this sync pushed ' +
+          `(412 Precondition Failed after ${TEAM_MAX_CONFLICT_RETRIES} retries); sync again in a moment`,
       );
     }
   }
@@ -223,7 +225,8 @@ function expectOk<T>(reply: TeamReply<T>, opts: TeamSyncOptions, step: 'pull' | 
       throw new SyncFailure(`the team server did not accept the token (401: ${reply.message}); ${tokenHelp}`);
     case 403:
       throw new SyncFailure(
-        `the token is not allowed for ${opts.repo} on the team server (403: ${reply.message}); ${tokenHelp} with a token issued for this repository`,
+        `the token is not allowed for ${opts.repo} on the team server (403: ${reply.message}); ` +
+          `${tokenHelp} with a token issued for this repository`,
       );
     case 404:
       throw new SyncFailure(`${opts.serverUrl} has no team-memory API (404); check the server URL`);

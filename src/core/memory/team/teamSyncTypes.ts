@@ -22,7 +22,10 @@ export interface TeamSyncReport {
   ok: boolean;
   /** The server's version after the sync (its ETag), when it was reached. */
   version?: number;
-  /** Files written from the server: `new` (not here before), `updated` (replaced a local copy nobody edited), `conflict` (replaced a local edit, kept in .conflicts). */
+  /**
+   * Files written from the server: `new` (not here before), `updated` (replaced a local copy nobody
+   * edited), `conflict` (replaced a local edit, kept in .conflicts).
+   */
   pulled: Array<{ path: string; reason: 'new' | 'updated' | 'conflict'; keptAt?: string }>;
   pushed: Array<{ path: string }>;
   skipped: Array<{ path: string; reason: 'too_large' | 'server_max_entries'; detail: string }>;
