@@ -39,7 +39,10 @@ export const NOTES_WAIT_TIMEOUT_MS = 15_000;
 export const MEMORY_INDEX_MAX_LINES = 200;
 /** ...and this many bytes; beyond either, lines are cut with a visible warning. */
 export const MEMORY_INDEX_MAX_BYTES = 25_000;
-/** At this share of either MEMORY.md cap the inspector and the chat warn and offer to prune or merge, before anything is cut. */
+/**
+ * At this share of either MEMORY.md cap the inspector and the chat warn and offer to prune or merge,
+ * before anything is cut.
+ */
 export const MEMORY_INDEX_CAP_WARN_RATIO = 0.8;
 /** One index line should stay under this many characters (a title and a one-line hook). */
 export const MEMORY_INDEX_LINE_CHARS = 150;
@@ -49,7 +52,10 @@ export const EXTRACTION_EVERY_TURNS = 1;
 export const EXTRACTION_MAX_TURNS = 5;
 /** Recall attaches at most this many topic files to a turn. */
 export const RECALL_MAX_FILES = 5;
-/** Recall attaches nothing unless the best file scores this much per query term (chosen on the eval set's dev split). */
+/**
+ * Recall attaches nothing unless the best file scores this much per query term (chosen on the eval
+ * set's dev split).
+ */
 export const RECALL_MIN_RELEVANCE = 1.5;
 /** ...and then only files scoring at least this share of the best one: a clear winner comes alone. */
 export const RECALL_GAP_RATIO = 0.4;
@@ -124,5 +130,8 @@ export const MAX_JSON_DEPTH = 1_000;
  * it is short enough that six attempts end within a few minutes instead of an hour.
  */
 export const STALL_SECONDS = 30;
-/** A model request that failed in a way worth another try (overload, 5xx, a lost connection) is retried this many times (setting). */
+/**
+ * A model request that failed in a way worth another try (overload, 5xx, a lost connection) is
+ * retried this many times (setting).
+ */
 export const MODEL_MAX_RETRIES = 5;

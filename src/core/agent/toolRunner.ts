@@ -127,9 +127,10 @@ async function redacted(result: ToolResult): Promise<ToolResult> {
     scan = await redactSecrets(result.content);
   } catch (e) {
     // A scanner that fails must not let the text through unscanned.
+    const why = e instanceof Error ? e.message : String(e);
     return {
       ...result,
-      content: `The result could not be checked for secrets, so it is withheld (${e instanceof Error ? e.message : String(e)}).`,
+      content: `The result could not be checked for secrets, so it is withheld (${why}).`,
       isError: true,
     };
   }

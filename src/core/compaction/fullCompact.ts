@@ -224,9 +224,10 @@ function tokensToFree(
 
 function invalid(opts: FullCompactOptions, problem: string, text: string): StageOutcome {
   const empty = extractSummary(text) === '';
+  const outcome = 'also when asked again with no tools; the conversation was left as it was.';
   const message = empty
-    ? 'The model returned no summary, also when asked again with no tools; the conversation was left as it was.'
-    : `The model's answer was not a summary (${problem}), also when asked again with no tools; the conversation was left as it was.`;
+    ? `The model returned no summary, ${outcome}`
+    : `The model's answer was not a summary (${problem}), ${outcome}`;
   opts.onProgress?.({ phase: 'failed', message });
   return unavailable('full', empty ? 'empty-summary' : 'invalid-summary', message);
 }

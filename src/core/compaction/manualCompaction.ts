@@ -170,7 +170,8 @@ export class ManualCompactions {
       this.pending = undefined;
       return refused(
         'conversation-changed',
-        'The conversation changed after the summary was written (a message, a compaction or an undo); nothing was applied. Compact again.',
+        'The conversation changed after the summary was written (a message, a compaction or an undo); ' +
+          'nothing was applied. Compact again.',
       );
     }
     if (plan.steps.length === 0) {
@@ -227,7 +228,10 @@ function refusedPlan(stage: ChainStage, code: UnavailableCode, reason: string): 
   return { stage, failure: { code, reason }, tokensBefore: 0, tokensAfter: 0 };
 }
 
-/** The same conversation: the same message objects in the same order (a turn, a compaction or an undo makes new ones). */
+/**
+ * The same conversation: the same message objects in the same order (a turn, a compaction or an undo
+ * makes new ones).
+ */
 function sameMessages(a: readonly ApiMessage[], b: readonly ApiMessage[]): boolean {
   return a.length === b.length && a.every((m, i) => m === b[i]);
 }

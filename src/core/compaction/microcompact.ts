@@ -39,12 +39,14 @@ const IMAGE_NOTE_PATTERN = /^\[Image removed to save context \([^)]*\)\. Run the
 const NOTE_PATTERN = /\[Output trimmed to save context: showing the first [\d,]+ of [\d,]+ characters\.[^\]]*\]$/;
 
 export function trimNote(shown: number, total: number): string {
-  return `${NOTE_PREFIX}${groupDigits(shown)} of ${groupDigits(total)} characters. Run the tool again if you need the rest.]`;
+  const showing = `${NOTE_PREFIX}${groupDigits(shown)} of ${groupDigits(total)} characters.`;
+  return `${showing} Run the tool again if you need the rest.]`;
 }
 
 export function imageNote(image: ImageBlock): string {
   const kb = Math.max(1, Math.round((image.source.data.length * 3) / 4 / 1024));
-  return `[Image removed to save context (${image.source.media_type}, about ${groupDigits(kb)} KB). Run the tool again to see it.]`;
+  const what = `${image.source.media_type}, about ${groupDigits(kb)} KB`;
+  return `[Image removed to save context (${what}). Run the tool again to see it.]`;
 }
 
 /** Whether a result was already trimmed by microcompact (its last text is the note). */

@@ -285,7 +285,7 @@ export class CompactionOrchestrator {
   ): Promise<ApiMessage[] | undefined> {
     if (stage === 'none') return undefined;
     const trigger = 'auto';
-    const out = await runAutomaticStages({
+    const { events, current, failure } = await runAutomaticStages({
       stage,
       messages,
       used,
@@ -303,8 +303,7 @@ export class CompactionOrchestrator {
       onUnavailable: (f) => this.emit({ type: 'unavailable', stage: f.stage, trigger, code: f.code, reason: f.reason }),
       record: (result, meta) => this.applyRecorded(result, trigger, meta),
     });
-    const { events, current } = out;
-    if (out.failure && out.failure.code !== 'nothing-to-compact') this.fail(out.failure, trigger);
+    if (failure && failure.code !== 'nothing-to-compact') this.fail(failure, trigger);
     this.afterApplied(events, messages, current);
     return events.length > 0 ? current.slice() : undefined;
   }

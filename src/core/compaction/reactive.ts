@@ -1,6 +1,6 @@
-// Reactive compaction (DESIGN 5): the API answered "prompt is too long" (or 413, too many bytes), so the request is shrunk and
-// sent again (the loop allows 3 tries). Recovery must not hang on another model call succeeding, so
-// the path that always works is deterministic:
+// Reactive compaction (DESIGN 5): the API answered "prompt is too long" (or 413, too many bytes), so
+// the request is shrunk and sent again (the loop allows 3 tries). Recovery must not hang on another
+// model call succeeding, so the path that always works is deterministic:
 //   1. microcompact (from the second try on, the newest results too);
 //   2. a summarising stage when the caller offers one (session notes cost no call; a full summary
 //      costs one and may fail, which is fine);

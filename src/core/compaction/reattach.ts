@@ -56,7 +56,8 @@ export function buildReattachment(
   const sections: string[] = [];
   if (parts.length > 0) {
     sections.push(
-      `Files you read or edited recently, as they are on disk now (re-read a file before editing it if it is marked truncated):\n${parts.join('\n')}`,
+      'Files you read or edited recently, as they are on disk now ' +
+        `(re-read a file before editing it if it is marked truncated):\n${parts.join('\n')}`,
     );
   }
   if (inputs.instructions?.trim()) sections.push(`<instructions>\n${inputs.instructions.trim()}\n</instructions>`);

@@ -163,8 +163,9 @@ export function replayCuts(
   }
   for (const [i, content] of copies) out.entries[i] = { ...entries[i], message: { role: 'user', content } };
   if (out.mismatched.length > 0) {
+    const named = `${out.mismatched.slice(0, 5).join(', ')}${out.mismatched.length > 5 ? ', ...' : ''}`;
     out.warnings.push(
-      `${out.mismatched.length} tool result(s) differ from what compaction trimmed (${out.mismatched.slice(0, 5).join(', ')}${out.mismatched.length > 5 ? ', ...' : ''}); they are sent whole.`,
+      `${out.mismatched.length} tool result(s) differ from what compaction trimmed (${named}); they are sent whole.`,
     );
   }
   return out;

@@ -87,7 +87,8 @@ export function compactWithNotes(
     return unavailable(
       stage,
       'still-over',
-      `With the session notes the conversation would still hold ${tokensAfter} tokens (the mark is ${opts.thresholdTokens}).`,
+      `With the session notes the conversation would still hold ${tokensAfter} tokens ` +
+        `(the mark is ${opts.thresholdTokens}).`,
     );
   }
   return {

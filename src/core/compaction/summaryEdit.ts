@@ -55,7 +55,9 @@ export function withEditedBody(
   if (lost.length > 0) {
     return {
       ok: false,
-      reason: `The edited ${what} lost ${lost.length === 1 ? 'the section' : 'the sections'} ${lost.join(', ')}. Keep each section title (a section may be left empty), or cancel the compaction.`,
+      reason:
+        `The edited ${what} lost ${lost.length === 1 ? 'the section' : 'the sections'} ${lost.join(', ')}. ` +
+        'Keep each section title (a section may be left empty), or cancel the compaction.',
     };
   }
   const at = result.summaryText.indexOf(wrap.open + review.text + wrap.close) + wrap.open.length;

@@ -1,6 +1,6 @@
 // The words of a full compaction: the request that asks the model for a hand-over summary, what
-// counts as one, and the message that opens the compacted conversation. Kept apart from the mechanics (fullCompact.ts) so a
-// change of wording is reviewed on its own, against the snapshot test.
+// counts as one, and the message that opens the compacted conversation. Kept apart from the mechanics
+// (fullCompact.ts) so a change of wording is reviewed on its own, against the snapshot test.
 
 import type { AssistantBlock } from '../conversation/types';
 
@@ -21,7 +21,8 @@ const SECTION_GUIDE: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
   'Request and intent': 'everything the user asked for, in their own terms, and how the request changed along the way.',
   'Key concepts': 'the technologies, conventions and design decisions the work depends on.',
   Files:
-    'each file read, created or changed: why it matters, what changed in it, and the code the next step needs (signatures, short snippets), with paths.',
+    'each file read, created or changed: why it matters, what changed in it, and the code the next step needs ' +
+    '(signatures, short snippets), with paths.',
   'Errors and fixes':
     'each error or failed attempt, its cause and its fix; say plainly where the user corrected the approach.',
   'Problem solving': 'what was worked out, and what is still being investigated.',
@@ -29,7 +30,8 @@ const SECTION_GUIDE: Record<(typeof SUMMARY_SECTIONS)[number], string> = {
   'Pending tasks': 'what the user asked for that is not done yet.',
   'Current work': 'exactly what was being done right before this summary, with file names and code.',
   'Next step':
-    'the one next step, only if it follows from the latest request; quote that request word for word so its intent cannot drift. If the work is finished, say so instead of inventing a step.',
+    'the one next step, only if it follows from the latest request; quote that request word for word so its ' +
+    'intent cannot drift. If the work is finished, say so instead of inventing a step.',
 };
 
 /** Opens the summary request, so logs and test servers can tell it from a turn of the conversation. */
@@ -42,7 +44,8 @@ export function summaryRequest(focus?: string): string {
     SUMMARY_REQUEST_MARKER,
     'Stop the task for a moment: this conversation is about to be replaced by a summary that you write now. ' +
       'Whoever continues the work will see only that summary (and possibly the latest user message), so it has ' +
-      'to carry everything needed to go on without asking the user again. Answer with text only; do not call any tools.',
+      'to carry everything needed to go on without asking the user again. Answer with text only; do not call ' +
+      'any tools.',
     'First, inside <analysis> tags, go through the conversation from the start and note for each part what was ' +
       'asked, what was done, which files and code were involved, what went wrong and how it was resolved, and what ' +
       'the user said about how they want things done. Then check that nothing the user asked for is missing.',
@@ -87,13 +90,14 @@ export function summaryProblem(content: readonly AssistantBlock[]): string | und
 /** What follows the summary verbatim: nothing, the latest prompt, or the recent window. */
 export type KeptPart = 'nothing' | 'latest' | 'recent';
 
+/** Asked of the model whatever follows the summary. */
+const CARRY_ON = 'Carry on from where the conversation stopped';
+const NO_REPEATS = 'without asking the user to repeat anything.';
+
 const AFTER_SUMMARY: Record<KeptPart, string> = {
-  nothing:
-    'Carry on from where the conversation stopped, with the next step above, without asking the user to repeat anything.',
-  latest:
-    'The latest user message follows unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.',
-  recent:
-    'The most recent messages follow unchanged. Carry on from where the conversation stopped, without asking the user to repeat anything.',
+  nothing: `${CARRY_ON}, with the next step above, ${NO_REPEATS}`,
+  latest: `The latest user message follows unchanged. ${CARRY_ON}, ${NO_REPEATS}`,
+  recent: `The most recent messages follow unchanged. ${CARRY_ON}, ${NO_REPEATS}`,
 };
 
 /** The opening message of a conversation compacted with a model-written summary. */
@@ -110,5 +114,9 @@ export function fullSummaryText(summary: string, opts: { kept: KeptPart; reattac
 
 /** The opening message when old messages had to be dropped without a summary (reactive recovery). */
 export function droppedNoteText(dropped: number): string {
-  return `[${dropped} earlier message${dropped === 1 ? ' was' : 's were'} removed because the conversation no longer fit the context window. Ask the user if something from before this point is needed.]`;
+  const removed = `${dropped} earlier message${dropped === 1 ? ' was' : 's were'} removed`;
+  return (
+    `[${removed} because the conversation no longer fit the context window. ` +
+    'Ask the user if something from before this point is needed.]'
+  );
 }

@@ -51,7 +51,8 @@ export class LockBusyError extends Error {
     waitedMs: number,
   ) {
     super(
-      `${describeHolder(holder)} is writing ${file}; gave up after waiting ${formatWait(waitedMs)} for it. Try again when it has finished, or remove ${lockFile} if that process is gone.`,
+      `${describeHolder(holder)} is writing ${file}; gave up after waiting ${formatWait(waitedMs)} for it. ` +
+        `Try again when it has finished, or remove ${lockFile} if that process is gone.`,
     );
     this.name = 'LockBusyError';
   }

@@ -117,7 +117,10 @@ function capView(index: MemoryIndex): IndexCapView {
   };
 }
 
-/** Gives each team entry its sync state (in place) and lists the synced files the tree has no row for, if they are still here. */
+/**
+ * Gives each team entry its sync state (in place) and lists the synced files the tree has no row for,
+ * if they are still here.
+ */
 async function withSyncState(
   teamDir: string,
   state: TeamSyncState,

@@ -90,7 +90,9 @@ export function clipForWebview(messages: readonly ReplacedMessageView[]): Replac
     m.text.length > DETAIL_TEXT_MAX_CHARS
       ? {
           role: m.role,
-          text: `${m.text.slice(0, DETAIL_TEXT_MAX_CHARS)}\n… (${m.text.length - DETAIL_TEXT_MAX_CHARS} more characters in the diff editor)`,
+          text:
+            `${m.text.slice(0, DETAIL_TEXT_MAX_CHARS)}\n… ` +
+            `(${m.text.length - DETAIL_TEXT_MAX_CHARS} more characters in the diff editor)`,
         }
       : m,
   );

@@ -66,7 +66,10 @@ function charsOf(m: ApiMessage): number {
   return n;
 }
 
-/** historyEstimator for a transcript's current conversation, exact after its last usage report (transcriptGauge's rule). */
+/**
+ * historyEstimator for a transcript's current conversation, exact after its last usage report
+ * (transcriptGauge's rule).
+ */
 export function transcriptEstimator(
   view: { lines: readonly TranscriptLine[]; entries: readonly NormalisedEntry[] },
   count: TokenCounter,

@@ -104,7 +104,8 @@ function checkSimpleCommand(words: Word[]): ReadOnlyVerdict {
     const wide = args.find((a) => !a.value.startsWith('-') && searchesWide(a));
     if (wide)
       return no(
-        `a recursive grep of /, /proc or a path with ".." is not allowed (it would read other processes' environments): ${wide.raw}`,
+        'a recursive grep of /, /proc or a path with ".." is not allowed ' +
+          `(it would read other processes' environments): ${wide.raw}`,
       );
   }
   return { ok: true };

@@ -88,7 +88,8 @@ async function editFile(input: EditInput, ctx: ToolContext): Promise<ToolResult>
   if (input.old_string === '') {
     if (text.trim() !== '') {
       return errorResult(
-        `old_string is empty but ${shown} has content. Give the exact text to replace, or use Write to replace the whole file.`,
+        `old_string is empty but ${shown} has content. ` +
+          'Give the exact text to replace, or use Write to replace the whole file.',
       );
     }
     updated = newText;
@@ -182,5 +183,8 @@ function notFoundMessage(oldString: string, shown: string): string {
     hints.push('it seems to include line-number prefixes from Read output; leave those out');
   if (oldString !== oldString.trim()) hints.push('check leading/trailing whitespace and indentation');
   const hint = hints.length ? ` Hint: ${hints.join('; ')}.` : '';
-  return `old_string was not found in ${shown}. It must match the file exactly, including whitespace. Read the file again to copy the current text.${hint}`;
+  return (
+    `old_string was not found in ${shown}. It must match the file exactly, including whitespace. ` +
+    `Read the file again to copy the current text.${hint}`
+  );
 }

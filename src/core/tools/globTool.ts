@@ -106,7 +106,8 @@ async function globFiles(input: GlobInput, ctx: ToolContext): Promise<ToolResult
   const data: GlobData = { filenames: shown, numFiles: entries.length, truncated };
   if (entries.length === 0) return okResult('No files found.', data);
   const note = truncated
-    ? `\n(Showing the ${GLOB_MAX_RESULTS} newest of ${entries.length} files. Use a narrower pattern or path to see others.)`
+    ? `\n(Showing the ${GLOB_MAX_RESULTS} newest of ${entries.length} files. ` +
+      'Use a narrower pattern or path to see others.)'
     : '';
   return okResult(shown.join('\n') + note, data);
 }

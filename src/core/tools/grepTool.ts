@@ -94,8 +94,10 @@ export function grepTool(): Tool<GrepInput> {
     },
     readOnly: true,
     concurrencySafe: true,
-    summarize: (input) =>
-      `Grep ${JSON.stringify(input.pattern)}${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`,
+    summarize: (input) => {
+      const where = `${input.path ? ` in ${input.path}` : ''}${input.glob ? ` (${input.glob})` : ''}`;
+      return `Grep ${JSON.stringify(input.pattern)}${where}`;
+    },
     readPaths: (input) => [typeof input.path === 'string' && input.path ? input.path : '.'],
     run: grep,
   });
@@ -115,7 +117,8 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
     re = compilePattern(input.pattern, { ignoreCase: input['-i'] === true, multiline: input.multiline === true });
   } catch (err) {
     return errorResult(
-      `Invalid regular expression: ${errorText(err)}. Escape special characters such as ( [ { . * + ? with a backslash.`,
+      `Invalid regular expression: ${errorText(err)}. ` +
+        'Escape special characters such as ( [ { . * + ? with a backslash.',
     );
   }
   const filter = fileFilter(input.glob, input.type);
@@ -309,7 +312,9 @@ function page(entries: string[], skip: number, headLimit: number, data: GrepData
   if (lines.length === 0) return okResult(`No results at offset ${skip} (there are ${entries.length}).`, data);
   let text = lines.join('\n');
   if (hasMore)
-    text += `\n[Results cut after ${lines.length} entries. Use offset=${skip + lines.length} for more, or narrow the search.]`;
+    text +=
+      `\n[Results cut after ${lines.length} entries. ` +
+      `Use offset=${skip + lines.length} for more, or narrow the search.]`;
   return okResult(text, data);
 }
 

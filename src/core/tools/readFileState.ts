@@ -76,5 +76,8 @@ export async function staleReason(
     const content = current.content ?? (await fsp.readFile(absPath));
     if (sha1(content) === rec.contentHash) return null;
   }
-  return `File ${shown} was modified since it was last read (by the user or another process). Read it again, then retry.`;
+  return (
+    `File ${shown} was modified since it was last read (by the user or another process). ` +
+    'Read it again, then retry.'
+  );
 }

@@ -108,8 +108,9 @@ async function readFile(input: ReadInput, ctx: ToolContext): Promise<ToolResult>
   if (stat.size > READ_MAX_BYTES_WITHOUT_RANGE) {
     if (!ranged) {
       return errorResult(
-        `${shown} is ${formatBytes(stat.size)}, over the ${formatBytes(READ_MAX_BYTES_WITHOUT_RANGE)} limit for reading ` +
-          `a whole file. Read a part with offset and limit (e.g. offset=1, limit=500), or use Grep to find the lines you need.`,
+        `${shown} is ${formatBytes(stat.size)}, ` +
+          `over the ${formatBytes(READ_MAX_BYTES_WITHOUT_RANGE)} limit for reading a whole file. ` +
+          'Read a part with offset and limit (e.g. offset=1, limit=500), or use Grep to find the lines you need.',
       );
     }
     const { lines, more } = await streamLines(abs, start, limit, ctx.signal);
