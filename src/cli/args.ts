@@ -52,7 +52,9 @@ export function parseCommandArgs<S extends OptionSpecs>(argv: string[], specs: S
 /** The option table of a --help text. */
 export function formatOptions(specs: OptionSpecs): string {
   const rows = Object.entries(specs).map(([name, s]) => {
-    const flag = `${s.short ? `-${s.short}, ` : '    '}--${name}${s.type === 'string' ? ` ${s.valueName ?? 'VALUE'}` : ''}`;
+    const shortFlag = s.short ? `-${s.short}, ` : '    ';
+    const valueName = s.type === 'string' ? ` ${s.valueName ?? 'VALUE'}` : '';
+    const flag = `${shortFlag}--${name}${valueName}`;
     return [flag, s.help] as const;
   });
   const width = Math.max(...rows.map(([f]) => f.length)) + 2;

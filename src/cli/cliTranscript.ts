@@ -40,7 +40,8 @@ export function holdTranscript(file: string, io: Pick<CliIo, 'stderr' | 'signal'
     signal: io.signal,
     onWait: (holder) =>
       io.stderr(
-        `engram: ${describeHolder(holder)} is writing ${file}; waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`,
+        `engram: ${describeHolder(holder)} is writing ${file}; ` +
+          `waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`,
       ),
   });
 }

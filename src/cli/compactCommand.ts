@@ -1,7 +1,8 @@
 // `engram compact FILE.jsonl --stage ...`: runs one compaction stage over a transcript's current
 // conversation (the chain after the last compact boundary) and prints the API messages that would be
-// sent next. Nothing is written unless --write: then the compaction is appended as the chat records it. The same pipeline as the live agent, so
-// real histories (Claude Code's included) can be checked against the API's rules from a shell.
+// sent next. Nothing is written unless --write: then the compaction is appended as the chat records it.
+// The same pipeline as the live agent, so real histories (Claude Code's included) can be checked against
+// the API's rules from a shell.
 import path from 'node:path';
 import {
   compactTranscript,
@@ -52,7 +53,9 @@ const OPTIONS = {
   model: { type: 'string', valueName: 'M', help: 'Model for a full summary.' },
   write: {
     type: 'boolean',
-    help: 'Append the compaction to the transcript, as the chat records it, so a resume sends the compacted conversation.',
+    help:
+      'Append the compaction to the transcript, as the chat records it, ' +
+      'so a resume sends the compacted conversation.',
   },
   json: {
     type: 'boolean',
@@ -147,7 +150,9 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   if (options.json) io.stdout(`${JSON.stringify(result)}\n`);
   else
     io.stdout(
-      `${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ${result.modelCalls} model call(s), ${result.messages.length} messages (kept from ${result.keptFrom})${result.written ? `, written to ${file}` : ''}\n`,
+      `${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ` +
+        `${result.modelCalls} model call(s), ${result.messages.length} messages (kept from ${result.keptFrom})` +
+        `${result.written ? `, written to ${file}` : ''}\n`,
     );
   return EXIT_OK;
 }

@@ -16,7 +16,9 @@ const OPTIONS = {
   },
   json: {
     type: 'boolean',
-    help: 'Print {"usedTokens","window","reservedForOutput","marks","breakdown","percent","estimatedTokens","turns","problems"} as JSON.',
+    help:
+      'Print {"usedTokens","window","reservedForOutput","marks","breakdown",' +
+      '"percent","estimatedTokens","turns","problems"} as JSON.',
   },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
@@ -54,9 +56,15 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
   const percent = state.window > 0 ? Math.round((state.usedTokens / state.window) * 10_000) / 100 : 0;
   if (options.json) {
     const branches = measured.branches.length > 0 ? { branches: measured.branches } : {};
-    io.stdout(
-      `${JSON.stringify({ ...state, percent, estimatedTokens: measured.estimatedTokens, turns: measured.turns, problems: measured.problems, ...branches })}\n`,
-    );
+    const report = {
+      ...state,
+      percent,
+      estimatedTokens: measured.estimatedTokens,
+      turns: measured.turns,
+      problems: measured.problems,
+      ...branches,
+    };
+    io.stdout(`${JSON.stringify(report)}\n`);
     return EXIT_OK;
   }
   reportProblems(io, measured.problems);
@@ -66,7 +74,9 @@ export async function runGauge(argv: string[], io: CliIo): Promise<number> {
       ? `, ${digits(measured.estimatedTokens)} of them estimated (after the last usage report)`
       : '';
   io.stdout(
-    `${digits(state.usedTokens)} of ${digits(state.window)} tokens (${percent}%)${estimated}; ${count(measured.messages, 'message', 'messages')}, ${count(measured.turns.length, 'model call', 'model calls')}\n`,
+    `${digits(state.usedTokens)} of ${digits(state.window)} tokens (${percent}%)${estimated}; ` +
+      `${count(measured.messages, 'message', 'messages')}, ` +
+      `${count(measured.turns.length, 'model call', 'model calls')}\n`,
   );
   io.stdout(`  marks at ${state.marks.join(' / ')} %, ${digits(state.reservedForOutput)} reserved for output\n`);
   for (const c of state.breakdown)

@@ -148,7 +148,11 @@ function teamSyncLine(team: NonNullable<InspectedProject['memory']['team']>): st
   const last = team.lastSync;
   if (!last) return `${where}, not synced yet`;
   if (!last.ok) return `${where}, last sync ${last.at} failed: ${last.error ?? 'no reason given'}`;
-  return `${where}, last sync ${last.at}: ${last.pulled} pulled, ${last.pushed} pushed, ${last.skipped} skipped, ${last.blocked} blocked${last.conflicts ? `, ${last.conflicts} in conflict` : ''}`;
+  const conflicts = last.conflicts ? `, ${last.conflicts} in conflict` : '';
+  return (
+    `${where}, last sync ${last.at}: ${last.pulled} pulled, ${last.pushed} pushed, ` +
+    `${last.skipped} skipped, ${last.blocked} blocked${conflicts}`
+  );
 }
 
 function formatText(result: Inspection): string {
@@ -159,7 +163,8 @@ function formatText(result: Inspection): string {
     out.push('', `Project ${p.key}`);
     for (const i of m.instructions)
       out.push(
-        `  Instructions: ${i.path} (${i.scope}, ${count(i.tokens, 'token', 'tokens')}${i.truncated ? ', truncated' : ''})`,
+        `  Instructions: ${i.path} ` +
+          `(${i.scope}, ${count(i.tokens, 'token', 'tokens')}${i.truncated ? ', truncated' : ''})`,
       );
     const lines = m.totalLines > 0 ? `, ${m.loadedLines} of ${m.totalLines} index lines loaded` : '';
     out.push(`  Memory: ${m.dir} (${count(m.entries.length, 'entry', 'entries')}${lines})`);
@@ -179,7 +184,8 @@ function formatText(result: Inspection): string {
     // Inspect changes nothing (it may be reading ~/.claude); an Engram session opened there does the indexing.
     if (m.unindexed.length > 0)
       out.push(
-        `  Not in the index (the next Engram session of this project indexes those with sound front matter): ${m.unindexed.map(memoryFileName).join(', ')}`,
+        '  Not in the index (the next Engram session of this project indexes those with sound front matter): ' +
+          m.unindexed.map(memoryFileName).join(', '),
       );
     if (m.team) out.push(`  Team sync: ${teamSyncLine(m.team)}`);
     for (const f of m.team?.files ?? []) out.push(`    - ${f.file} [team, ${syncFlag(f.sync)}]`);
@@ -187,13 +193,18 @@ function formatText(result: Inspection): string {
     if (m.trash.length > 0) out.push(`  Pruned (restorable): ${m.trash.map((t) => t.file).join(', ')}`);
     if (m.review?.items.length)
       out.push(
-        `  Waiting for review: ${m.review.items.map((i) => `${i.group === 'team' ? 'team/' : ''}${i.file} (${i.action === 'create' ? 'new' : 'changes it'})`).join(', ')}`,
+        `  Waiting for review: ${m.review.items
+          .map((i) => `${i.group === 'team' ? 'team/' : ''}${i.file} (${i.action === 'create' ? 'new' : 'changes it'})`)
+          .join(', ')}`,
       );
     out.push(`  Sessions: ${p.sessions.length}`);
     for (const s of p.sessions) {
       if (s.unreadable || s.empty) {
         out.push(
-          `    ${s.id}: ${s.unreadable ? `unreadable (${s.unreadable})` : 'empty (a run that stopped before writing anything; nothing to resume)'}`,
+          `    ${s.id}: ` +
+            (s.unreadable
+              ? `unreadable (${s.unreadable})`
+              : 'empty (a run that stopped before writing anything; nothing to resume)'),
         );
         continue;
       }

@@ -47,7 +47,8 @@ async function runMerge(argv: string[], io: CliIo): Promise<number> {
     const prompts =
       merged.prompts.length > 0 ? ` (prompts: ${merged.prompts.map((p) => JSON.stringify(p)).join(', ')})` : '';
     io.stdout(
-      `Merged ${merged.branches} branch${merged.branches === 1 ? '' : 'es'} into ${file}: ${merged.messages} messages appended after the current turn${prompts}. The next resume sends them.\n`,
+      `Merged ${merged.branches} branch${merged.branches === 1 ? '' : 'es'} into ${file}: ` +
+        `${merged.messages} messages appended after the current turn${prompts}. The next resume sends them.\n`,
     );
     return EXIT_OK;
   } finally {

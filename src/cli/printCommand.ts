@@ -57,7 +57,9 @@ const OPTIONS = {
   'max-tokens': {
     type: 'string',
     valueName: 'N',
-    help: `Output token limit per model call, at most what the model can write (default: ${defaultOf('maxOutputTokens')}).`,
+    help:
+      'Output token limit per model call, at most what the model can write ' +
+      `(default: ${defaultOf('maxOutputTokens')}).`,
   },
   'data-dir': {
     type: 'string',
@@ -67,7 +69,9 @@ const OPTIONS = {
   'context-window': {
     type: 'string',
     valueName: 'N',
-    help: `Context window in tokens, at most the model's; compaction marks are percentages of it (default: ${defaultOf('contextWindow')}).`,
+    help:
+      "Context window in tokens, at most the model's; compaction marks are percentages of it " +
+      `(default: ${defaultOf('contextWindow')}).`,
   },
   settings: {
     type: 'string',
@@ -77,7 +81,9 @@ const OPTIONS = {
   'no-memory': { type: 'boolean', help: 'Leave out the project memory (MEMORY.md index, recall, memory writes).' },
   'team-memory': {
     type: 'boolean',
-    help: "Use the repository's team memory too (on when ENGRAM_TEAM_SERVER is set; syncs with it using ENGRAM_TEAM_TOKEN).",
+    help:
+      "Use the repository's team memory too " +
+      '(on when ENGRAM_TEAM_SERVER is set; syncs with it using ENGRAM_TEAM_TOKEN).',
   },
   'extract-memories': {
     type: 'boolean',
@@ -123,7 +129,8 @@ stderr), 2 usage error, 130 interrupted.`;
 
 /** What the model is told in every headless run. */
 export const HEADLESS_NOTE =
-  'This is a headless run: nobody can answer questions or permission prompts until it ends. Finish the task, or say clearly what is missing.';
+  'This is a headless run: nobody can answer questions or permission prompts until it ends. ' +
+  'Finish the task, or say clearly what is missing.';
 
 export const printCommand: Command = {
   name: 'print',
@@ -239,7 +246,8 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
           signal: io.signal,
           onWait: (holder) =>
             io.stderr(
-              `engram: ${describeHolder(holder)} is writing session ${resume}; waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`,
+              `engram: ${describeHolder(holder)} is writing session ${resume}; ` +
+                `waiting for it to finish (at most ${formatWait(DEFAULT_WRITER_WAIT_MS)}).\n`,
             ),
         },
         model: config,

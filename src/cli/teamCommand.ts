@@ -116,10 +116,12 @@ function serverUrlOf(given: string | undefined): string {
 
 function formatReport(r: TeamSyncReport, teamDir: string): string {
   const lines = [
-    `Team memory of ${r.repo} at ${r.server}${r.version !== undefined ? ` (version ${r.version})` : ''}: ${r.ok ? 'synced' : 'failed'}`,
+    `Team memory of ${r.repo} at ${r.server}${r.version !== undefined ? ` (version ${r.version})` : ''}: ` +
+      (r.ok ? 'synced' : 'failed'),
   ];
   lines.push(
-    `  pulled ${r.pulled.length}, pushed ${r.pushed.length}, skipped ${r.skipped.length}, blocked ${r.blocked.length}${r.retries ? `, ${r.retries} retries after 412` : ''}`,
+    `  pulled ${r.pulled.length}, pushed ${r.pushed.length}, ` +
+      `skipped ${r.skipped.length}, blocked ${r.blocked.length}${r.retries ? `, ${r.retries} retries after 412` : ''}`,
   );
   for (const p of r.pulled) {
     lines.push(

@@ -4,8 +4,9 @@
 // plus Write/Edit of Markdown files in the project's private memory folder, so `engram -p "remember
 // ..."` saves what it was asked to, as the editor does without a prompt (the folder holds nothing but
 // memory; the shared team folder is not included). With a list, memory writes obey it too (the session
-// lets them through only when this gate does), and Write/Edit land only in the workspace, the --add-dir folders and, when memory is on, the
-// memory folder, judged where the path really leads (symlinks and `..` resolved), as Claude Code does.
+// lets them through only when this gate does), and Write/Edit land only in the workspace, the --add-dir
+// folders and, when memory is on, the memory folder, judged where the path really leads (symlinks and
+// `..` resolved), as Claude Code does.
 import { confineTo } from '../core/fs/pathGuard';
 import { memoryHome, memoryWriteTarget } from '../core/memory/autoMemory/memoryPaths';
 import type { Tool, ToolGate } from '../core/session/hostSession';
@@ -32,7 +33,9 @@ export function headlessToolGate(allowed: readonly string[] | undefined, scope?:
       if (!names.has(tool.name.toLowerCase())) {
         return {
           allow: false,
-          reason: `${tool.name} is not allowed in this headless run (allowed: ${allowed.join(', ') || 'none'}). Do without it, or say what you would need.`,
+          reason:
+            `${tool.name} is not allowed in this headless run (allowed: ${allowed.join(', ') || 'none'}). ` +
+            'Do without it, or say what you would need.',
         };
       }
       const denied = FILE_WRITERS.has(tool.name.toLowerCase()) ? outside(input) : null;
@@ -44,7 +47,9 @@ export function headlessToolGate(allowed: readonly string[] | undefined, scope?:
       ? { allow: true }
       : {
           allow: false,
-          reason: `${tool.name} needs permission, and nobody can give it in this headless run (engram -p without --allowed-tools runs read-only tools and memory writes only).`,
+          reason:
+            `${tool.name} needs permission, and nobody can give it in this headless run ` +
+            '(engram -p without --allowed-tools runs read-only tools and memory writes only).',
         };
 }
 

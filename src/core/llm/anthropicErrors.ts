@@ -13,6 +13,7 @@ import {
 import type { ModelResponse } from './modelClient';
 import { stallIn, type StallError } from './stallGuard';
 
+/** Any failure of a request or of its stream as a ModelError; `partial` is what arrived before it broke. */
 export function mapError(e: unknown, partial: ModelResponse | undefined, endpoint: string): ModelError {
   if (isModelError(e)) return e;
   const stall = stallIn(e);
