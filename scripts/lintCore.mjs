@@ -40,7 +40,7 @@ const CORE_LAYERS = [
 const AREA_IMPORTS = {
   core: ['protocol'], // only from PROTOCOL_FROM_LAYER up
   protocol: [],
-  demoModel: ['core', 'testServer'], // it answers in the test server's script format (scriptedReply.ts)
+  demoModel: ['core'],
   testServer: ['core', 'demoModel'], // it serves the demo model when asked to
   cli: ['core', 'testServer'],
   vscode: ['core', 'protocol', 'testServer'],

@@ -6,10 +6,9 @@ import { EXTRACTION_MARKER } from '../core/memory/autoMemory/memoryPrompts';
 import { RECALL_PICK_MARKER } from '../core/memory/autoMemory/modelRecall';
 import { NOTES_UPDATE_MARKER } from '../core/memory/sessionNotes/prompts';
 import { SUMMARY_REQUEST_MARKER } from '../core/compaction/summaryPrompt';
-import type { ScriptedMessage } from '../testServer/scriptedReply';
 import { FORK_MARKERS } from './digest';
 import { matchIntent } from './intents';
-import { DEMO_PREFIX, langOf } from './reply';
+import { DEMO_PREFIX, langOf, type DemoAnswer } from './reply';
 import { readRequest } from './request';
 import { appendLine, createFile, replaceText } from './skills/edits';
 import { extractMemories } from './skills/extraction';
@@ -24,7 +23,7 @@ import { preferenceNoted, tour } from './skills/tour';
 /** A turn that keeps calling tools past this many responses is stopped with words. */
 const MAX_ROUNDS = 4;
 
-export function demoReply(body: Record<string, unknown>): ScriptedMessage {
+export function demoReply(body: Record<string, unknown>): DemoAnswer {
   const req = readRequest(body, FORK_MARKERS);
   if (req.prompt.startsWith(SUMMARY_REQUEST_MARKER)) return compactionSummary(req);
   if (req.prompt.startsWith(NOTES_UPDATE_MARKER)) return updateNotes(req);

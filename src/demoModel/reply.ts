@@ -1,6 +1,18 @@
 // The pieces every demo answer is made of: the label that says it is scripted, text and tool_use
 // blocks, and the two languages it answers in (Simplified Chinese when the request is written in it).
-import type { ScriptedBlock, ScriptedMessage } from '../testServer/scriptedReply';
+
+/**
+ * A block of a demo answer: the demo only writes text and calls tools. The test server that serves it
+ * gives each tool call its id (a demo answer is one of the test server's scripted messages).
+ */
+export type DemoBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; name: string; input: Record<string, unknown> };
+
+/** What the demo answers: the content only; the server adds ids, usage and the stop reason. */
+export interface DemoAnswer {
+  content: DemoBlock[];
+}
 
 /** Opens every answer of the demo, so nobody mistakes it for Claude. */
 export const DEMO_PREFIX = 'Offline demo model:';
@@ -19,7 +31,7 @@ export function label(lang: Lang): string {
 }
 
 /** A finished answer: text only. */
-export function answer(lang: Lang, text: string): ScriptedMessage {
+export function answer(lang: Lang, text: string): DemoAnswer {
   return { content: [{ type: 'text', text: `${label(lang)} ${text}` }] };
 }
 
@@ -28,14 +40,14 @@ export function callTools(
   lang: Lang,
   say: string,
   calls: Array<{ name: string; input: Record<string, unknown> }>,
-): ScriptedMessage {
-  const content: ScriptedBlock[] = [{ type: 'text', text: `${label(lang)} ${say}` }];
+): DemoAnswer {
+  const content: DemoBlock[] = [{ type: 'text', text: `${label(lang)} ${say}` }];
   for (const c of calls) content.push({ type: 'tool_use', name: c.name, input: c.input });
   return { content };
 }
 
 /** Tool calls with no words (the forked agents, whose text nobody reads). */
-export function silentCalls(calls: Array<{ name: string; input: Record<string, unknown> }>): ScriptedMessage {
+export function silentCalls(calls: Array<{ name: string; input: Record<string, unknown> }>): DemoAnswer {
   return { content: calls.map((c) => ({ type: 'tool_use' as const, name: c.name, input: c.input })) };
 }
 

@@ -2,8 +2,7 @@
 // The engine's permission prompt (with its diff) decides; the answer says what changed, or that the
 // user said no.
 import { DENIED_BY_USER } from '../../core/agent/permissions';
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
-import { answer, callTools, clip, code, pick, type Lang } from '../reply';
+import { answer, callTools, clip, code, pick, type Lang, type DemoAnswer } from '../reply';
 import { contentFromRead, stepsOn, type DemoRequest, type ToolStep } from '../request';
 
 const NOT_READ = /has not been read yet|was modified since it was last read/;
@@ -20,7 +19,7 @@ export function refusal(lang: Lang, step: ToolStep): string {
   return pick(lang, `it did not run: ${text || 'no result came back'}`, `未执行：${text || '没有返回结果'}`);
 }
 
-function need(req: DemoRequest, lang: Lang, tools: string[]): ScriptedMessage | undefined {
+function need(req: DemoRequest, lang: Lang, tools: string[]): DemoAnswer | undefined {
   const missing = tools.filter((t) => !req.tools.has(t));
   if (missing.length === 0) return undefined;
   return answer(
@@ -34,7 +33,7 @@ function need(req: DemoRequest, lang: Lang, tools: string[]): ScriptedMessage | 
   );
 }
 
-export function replaceText(req: DemoRequest, file: string, from: string, to: string, lang: Lang): ScriptedMessage {
+export function replaceText(req: DemoRequest, file: string, from: string, to: string, lang: Lang): DemoAnswer {
   const missing = need(req, lang, ['Read', 'Edit']);
   if (missing) return missing;
   const read = stepsOn(req, 'Read', file).at(-1);
@@ -100,7 +99,7 @@ export function replaceText(req: DemoRequest, file: string, from: string, to: st
   );
 }
 
-export function createFile(req: DemoRequest, file: string, content: string, lang: Lang): ScriptedMessage {
+export function createFile(req: DemoRequest, file: string, content: string, lang: Lang): DemoAnswer {
   const missing = need(req, lang, ['Write']);
   if (missing) return missing;
   const text = content.endsWith('\n') ? content : `${content}\n`;
@@ -147,7 +146,7 @@ export function createFile(req: DemoRequest, file: string, content: string, lang
   );
 }
 
-export function appendLine(req: DemoRequest, file: string, line: string, lang: Lang): ScriptedMessage {
+export function appendLine(req: DemoRequest, file: string, line: string, lang: Lang): DemoAnswer {
   const missing = need(req, lang, ['Read', 'Write']);
   if (missing) return missing;
   const read = stepsOn(req, 'Read', file).at(-1);

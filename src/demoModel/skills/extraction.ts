@@ -1,10 +1,9 @@
 // The background memory pass: among the new messages, a stated preference or a correction of the user
 // is worth keeping; it is saved as a typed memory (Read the index, then Write the topic file and the
 // index), unless the topic list shows it is saved already. Anything else: "nothing to save".
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
 import { buildMemoryNote } from '../memoryNote';
 import { PREFERENCE } from '../intents';
-import { DEMO_PREFIX, silentCalls } from '../reply';
+import { DEMO_PREFIX, silentCalls, type DemoAnswer } from '../reply';
 import { userWords, type DemoRequest } from '../request';
 import { takenNames } from './remember';
 import { memoryWriteStep } from './memoryWrite';
@@ -25,7 +24,7 @@ export function memorableStatement(req: DemoRequest, count: number): string | un
     ?.split('\n')[0];
 }
 
-export function extractMemories(req: DemoRequest): ScriptedMessage {
+export function extractMemories(req: DemoRequest): DemoAnswer {
   const dir = req.memoryDir ?? /memory folder (\S+?)\.?\s/.exec(req.prompt)?.[1];
   const count = Number(/the last (\d+) messages? above/.exec(req.prompt)?.[1] ?? req.promptAt);
   const statement = memorableStatement(req, count);

@@ -1,10 +1,9 @@
 // Read, search and list: one tool call, then an answer built from what the tool returned (the file's
 // headings and size, the matching lines with path:line, the file list), as a model would give it.
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
-import { answer, callTools, clip, code, fenced, pick, type Lang } from '../reply';
+import { answer, callTools, clip, code, fenced, pick, type Lang, type DemoAnswer } from '../reply';
 import { shownPath, type DemoRequest, type ToolStep } from '../request';
 
-const noTool = (lang: Lang, tool: string): ScriptedMessage =>
+const noTool = (lang: Lang, tool: string): DemoAnswer =>
   answer(
     lang,
     pick(
@@ -19,7 +18,7 @@ function onlyStep(req: DemoRequest): ToolStep | undefined {
   return req.rounds[0]?.[0];
 }
 
-function failed(lang: Lang, what: string, step: ToolStep): ScriptedMessage {
+function failed(lang: Lang, what: string, step: ToolStep): DemoAnswer {
   return answer(
     lang,
     pick(
@@ -30,7 +29,7 @@ function failed(lang: Lang, what: string, step: ToolStep): ScriptedMessage {
   );
 }
 
-export function readFile(req: DemoRequest, file: string, lang: Lang): ScriptedMessage {
+export function readFile(req: DemoRequest, file: string, lang: Lang): DemoAnswer {
   if (!req.tools.has('Read')) return noTool(lang, 'Read');
   const step = onlyStep(req);
   if (!step)
@@ -80,7 +79,7 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export function search(req: DemoRequest, text: string, where: string | undefined, lang: Lang): ScriptedMessage {
+export function search(req: DemoRequest, text: string, where: string | undefined, lang: Lang): DemoAnswer {
   if (!req.tools.has('Grep')) return noTool(lang, 'Grep');
   const step = onlyStep(req);
   if (!step) {
@@ -129,7 +128,7 @@ export function search(req: DemoRequest, text: string, where: string | undefined
   return answer(lang, `${head}\n\n${shown.join('\n')}${cutNote}`);
 }
 
-export function listFiles(req: DemoRequest, dir: string | undefined, lang: Lang): ScriptedMessage {
+export function listFiles(req: DemoRequest, dir: string | undefined, lang: Lang): DemoAnswer {
   if (!req.tools.has('Glob')) return noTool(lang, 'Glob');
   const step = onlyStep(req);
   if (!step)

@@ -1,9 +1,8 @@
 // The session notes updater's request: one Edit per section that has something new, each replacing the
 // section's guide line and old body with the guide line and the new body, so the template stays and
 // the notes say what happened (requests, files, commands, errors, where things stand).
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
 import { digest, type Digest } from '../digest';
-import { clip, DEMO_PREFIX, silentCalls } from '../reply';
+import { clip, DEMO_PREFIX, silentCalls, type DemoAnswer } from '../reply';
 import type { DemoRequest } from '../request';
 
 interface Section {
@@ -94,7 +93,7 @@ function bodies(d: Digest, old: (heading: string) => string[]): Record<string, s
   };
 }
 
-export function updateNotes(req: DemoRequest): ScriptedMessage {
+export function updateNotes(req: DemoRequest): DemoAnswer {
   // The fork ends after edits that all applied; a later call only follows a failed edit.
   if (req.rounds.length > 0) {
     const failed = req.rounds.flat().filter((s) => s.result?.isError !== false);

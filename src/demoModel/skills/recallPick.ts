@@ -3,12 +3,12 @@
 // shares at least two content words with the message (at most the number asked for), as the JSON the
 // engine expects. Enough for the bench and the tests to run model mode over real HTTP.
 import { queryTerms } from '../../core/memory/autoMemory/recallText';
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
+import type { DemoAnswer } from '../reply';
 import type { DemoRequest } from '../request';
 
 const LINE = /^- ([^:\n]+\.md): (.*)$/gm;
 
-export function recallPick(req: DemoRequest): ScriptedMessage {
+export function recallPick(req: DemoRequest): DemoAnswer {
   const message = /\nUser message:\n([\s\S]*?)\n\nWhich of these files \(at most (\d+)\)/.exec(req.prompt);
   const asked = new Set(queryTerms(message?.[1] ?? ''));
   const max = Number(message?.[2] ?? 0);

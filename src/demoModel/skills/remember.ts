@@ -4,9 +4,8 @@
 import path from 'node:path';
 import { isIndexName, memoryWriteTarget } from '../../core/memory/autoMemory/memoryPaths';
 import { parseTopicFile } from '../../core/memory/autoMemory/topicFile';
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
 import { buildMemoryNote } from '../memoryNote';
-import { answer, callTools, clip, code, label, pick, type Lang } from '../reply';
+import { answer, callTools, clip, code, label, pick, type Lang, type DemoAnswer } from '../reply';
 import { absPath, roundsAfter, type DemoRequest } from '../request';
 import { memoryWriteStep } from './memoryWrite';
 
@@ -19,7 +18,7 @@ export function takenNames(req: DemoRequest, extra: readonly string[] = []): Set
   return new Set([...req.index.map((e) => e.file.replace(/^\.\//, '')), ...before.map((s) => s.file), ...extra]);
 }
 
-export function remember(req: DemoRequest, fact: string, lang: Lang): ScriptedMessage {
+export function remember(req: DemoRequest, fact: string, lang: Lang): DemoAnswer {
   const dir = req.memoryDir;
   if (!dir)
     return answer(
@@ -113,7 +112,7 @@ function savedInConversation(req: Pick<DemoRequest, 'messages' | 'memoryDir' | '
   return out;
 }
 
-export function recall(req: DemoRequest, lang: Lang): ScriptedMessage {
+export function recall(req: DemoRequest, lang: Lang): DemoAnswer {
   if (!req.memoryDir)
     return answer(
       lang,

@@ -1,12 +1,11 @@
 // Running a command: one Bash call (the engine asks first), then the exit code and the output.
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
-import { answer, callTools, code, fenced, pick, type Lang } from '../reply';
+import { answer, callTools, code, fenced, pick, type Lang, type DemoAnswer } from '../reply';
 import type { DemoRequest } from '../request';
 import { refusal } from './edits';
 
 const SHOWN_LINES = 20;
 
-export function runCommand(req: DemoRequest, command: string, lang: Lang): ScriptedMessage {
+export function runCommand(req: DemoRequest, command: string, lang: Lang): DemoAnswer {
   if (!req.tools.has('Bash'))
     return answer(
       lang,

@@ -1,12 +1,11 @@
 // A compaction's summary, written honestly without a model: every section the request asks for,
 // filled from what the conversation shows, so /compact in the demo works as it does with Claude.
 import { SUMMARY_SECTIONS } from '../../core/compaction/summaryPrompt';
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
 import { digest } from '../digest';
-import { DEMO_PREFIX } from '../reply';
+import { DEMO_PREFIX, type DemoAnswer } from '../reply';
 import type { DemoRequest } from '../request';
 
-export function compactionSummary(req: DemoRequest): ScriptedMessage {
+export function compactionSummary(req: DemoRequest): DemoAnswer {
   const d = digest(req.messages.slice(0, req.promptAt), req);
   const last = d.requests.at(-1);
   const list = (items: string[], none: string): string =>

@@ -1,8 +1,7 @@
 // `tour`, `help`, and anything the demo does not understand: a short guide to what to try, each item
 // one click or one line away from a feature (memory, recall, tools with permission, compaction, the
 // inspector).
-import type { ScriptedMessage } from '../../testServer/scriptedReply';
-import { clip, label, pick, type Lang } from '../reply';
+import { clip, label, pick, type Lang, type DemoAnswer } from '../reply';
 
 const TOUR_EN = [
   'I am a scripted stand-in for Claude that runs offline. My replies are canned, but everything I do goes ' +
@@ -34,7 +33,7 @@ const TOUR_ZH = `我是一个离线运行的脚本化 Claude 替身。我的回�
 
 设置 Anthropic API 密钥（Engram: Set Anthropic API Key）即可与 Claude 对话。`;
 
-export function tour(lang: Lang, unknown?: string): ScriptedMessage {
+export function tour(lang: Lang, unknown?: string): DemoAnswer {
   const lead =
     unknown === undefined
       ? ''
@@ -43,7 +42,7 @@ export function tour(lang: Lang, unknown?: string): ScriptedMessage {
 }
 
 /** A stated preference in the chat: acknowledged; saving it is the background memory agent's job. */
-export function preferenceNoted(lang: Lang): ScriptedMessage {
+export function preferenceNoted(lang: Lang): DemoAnswer {
   return {
     content: [
       {

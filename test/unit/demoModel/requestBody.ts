@@ -3,7 +3,7 @@
 import { buildSystemPrompt } from '../../../src/core/agent/systemPrompt';
 import { memorySystemSlot } from '../../../src/core/memory/autoMemory/memoryPrompts';
 import { createDefaultTools } from '../../../src/core/tools/defaultTools';
-import type { ScriptedMessage } from '../../../src/testServer/scriptedReply';
+import type { DemoAnswer } from '../../../src/demoModel/reply';
 
 export const CWD = '/w/project';
 export const MEMORY_DIR = '/d/projects/-w-project/memory';
@@ -26,20 +26,16 @@ export function requestBody(messages: Msg[], opts: { index?: string; memory?: bo
 }
 
 /** The tool calls of a reply. */
-export function callsOf(reply: ScriptedMessage): Array<{ name: string; input: Record<string, unknown> }> {
+export function callsOf(reply: DemoAnswer): Array<{ name: string; input: Record<string, unknown> }> {
   return reply.content.flatMap((b) => (b.type === 'tool_use' ? [{ name: b.name, input: b.input }] : []));
 }
 
-export function textOf(reply: ScriptedMessage): string {
+export function textOf(reply: DemoAnswer): string {
   return reply.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 }
 
 /** The conversation after the reply's calls got these results (ids made up, in order). */
-export function withResults(
-  messages: Msg[],
-  reply: ScriptedMessage,
-  results: Array<string | { error: string }>,
-): Msg[] {
+export function withResults(messages: Msg[], reply: DemoAnswer, results: Array<string | { error: string }>): Msg[] {
   let n = messages.length * 10;
   const content = reply.content.map((b) => (b.type === 'tool_use' ? { ...b, id: `toolu_${n++}` } : b));
   const ids = content.filter((b) => b.type === 'tool_use').map((b) => (b as { id: string }).id);
