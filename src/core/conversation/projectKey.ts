@@ -36,6 +36,11 @@ export function sessionTranscriptPath(dataDir: string, projectPath: string, sess
   return path.join(projectDir(dataDir, projectPath), `${sessionId}.jsonl`);
 }
 
+/** `<project>/<sessionId>`: the session's own folder beside its transcript (notes, cursors, sub-agents). */
+export function sessionFolder(dataDir: string, projectPath: string, sessionId: string): string {
+  return path.join(projectDir(dataDir, projectPath), sessionId);
+}
+
 /** Forked and sub-agent transcripts sit in a folder named after the parent session. */
 export function subagentTranscriptPath(
   dataDir: string,
@@ -43,7 +48,12 @@ export function subagentTranscriptPath(
   sessionId: string,
   agentId: string,
 ): string {
-  return path.join(projectDir(dataDir, projectPath), sessionId, 'subagents', `agent-${agentId}.jsonl`);
+  return subagentTranscriptIn(sessionFolder(dataDir, projectPath, sessionId), agentId);
+}
+
+/** A sub-agent's transcript in the folder of its parent session (`sessionFolder`). */
+export function subagentTranscriptIn(sessionDir: string, agentId: string): string {
+  return path.join(sessionDir, 'subagents', `agent-${agentId}.jsonl`);
 }
 
 export function historyPath(dataDir: string): string {

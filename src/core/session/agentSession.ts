@@ -1,13 +1,13 @@
 // The agent half of a session: a new or resumed transcript under the data dir (resumed through the
 // streaming loader, so memory stays bounded by the current conversation, not the file), the system
-// prompt with environment and instructions, the tools, and the Agent on top. engramSession.ts adds
+// prompt with environment and instructions, the tools, and the Agent on top. openEngramSession.ts adds
 // the memory engine around it; hosts open sessions through that, not this.
 import { randomUUID } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { queueTail } from '../conversation/appendQueue';
 import { formatBranchReport, reportBranches, type BranchReport } from '../conversation/branches';
-import { findGitRoot, sessionTranscriptPath } from '../conversation/projectKey';
+import { findGitRoot, subagentTranscriptIn } from '../conversation/projectKey';
 import type { NormaliseReport } from '../conversation/normalise';
 import {
   formatProblem,
@@ -15,12 +15,13 @@ import {
   type CorruptLine,
   type TranscriptProblem,
 } from '../conversation/transcriptReader';
-import { openSessionTranscript } from '../conversation/transcriptWriter';
+import { TranscriptWriter } from '../conversation/transcriptWriter';
 import type { ApiMessage, SystemBlock, ToolResultBlock } from '../conversation/types';
 import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
 import { lastReport } from '../tokens/transcriptGauge';
 import type { RetryOptions } from '../llm/retry';
 import { loadInstructions } from '../memory/instructions';
+import { sessionPathsFor, type SessionPaths } from '../memory/sessionPaths';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { createDefaultTools } from '../tools/defaultTools';
 import type { Tool } from '../tools/tool';
@@ -39,6 +40,11 @@ export interface SessionSetup {
   cwd: string;
   /** Continue this session (its transcript must exist); a new session when absent. */
   resumeSessionId?: string;
+  /**
+   * The session's paths, made once as it opens (openEngramSession.ts passes them); without them (the
+   * agent tests) they are made here from `dataDir`, `cwd` and the session id.
+   */
+  paths?: SessionPaths;
   /** One writer at a time on the transcript (transcriptGuard.ts); none: no lock (tests). */
   writer?: SessionWriterOptions;
   client: ModelClient;
@@ -86,9 +92,15 @@ export interface OpenedSession {
     problems: TranscriptProblem[];
     /** Full outputs of the results the model got as notes, by tool_use id (the chat shows these). */
     fullOutputs: ReadonlyMap<string, ToolResultBlock['content']>;
-    /** Where the conversation branches (two writers at once): only the newest branch was read (engram -p prints them). */
+    /**
+     * Where the conversation branches (two writers at once): only the newest branch was read (engram -p
+     * prints them).
+     */
     branches: BranchReport[];
-    /** The last usage report among the messages (which message, its total): the gauge starts from it, as `engram gauge` does. */
+    /**
+     * The last usage report among the messages (which message, its total): the gauge starts from it, as
+     * `engram gauge` does.
+     */
     lastReport?: { index: number; total: number };
   };
   warnings: string[];
@@ -113,19 +125,30 @@ export function isValidSessionId(id: string): boolean {
   return SESSION_ID.test(id);
 }
 
-export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
-  const cwd = path.resolve(setup.cwd);
-  const logger = setup.logger ?? silentLogger;
-  const sessionId = setup.resumeSessionId ?? randomUUID();
+/** The id of the session to resume, or a new one; refused before it becomes a file name. */
+export function checkedSessionId(resumeSessionId: string | undefined): string {
+  const sessionId = resumeSessionId ?? randomUUID();
   if (!isValidSessionId(sessionId)) throw new Error(`Not a valid session id: ${JSON.stringify(sessionId)}`);
-  const transcriptPath = sessionTranscriptPath(setup.dataDir, cwd, sessionId);
-  await checkTranscriptFolder(setup.dataDir, transcriptPath);
+  return sessionId;
+}
+
+export async function openSession(setup: SessionSetup): Promise<OpenedSession> {
+  const logger = setup.logger ?? silentLogger;
+  const paths =
+    setup.paths ??
+    (await sessionPathsFor({
+      dataDir: setup.dataDir,
+      cwd: setup.cwd,
+      sessionId: checkedSessionId(setup.resumeSessionId),
+    }));
+  const { sessionId, transcript: transcriptPath } = paths;
+  await checkTranscriptFolder(paths.dataDir, transcriptPath);
   // A session that is not there is said before the lock would make its folder.
   if (setup.resumeSessionId !== undefined) await checkTranscriptFile(sessionId, transcriptPath);
   // Taken before the transcript is read: a writer that waited reads the turns of the one before it.
   const guard = setup.writer ? await TranscriptGuard.beforeRead(transcriptPath, setup.writer) : undefined;
   try {
-    const opened = await openTranscript(setup, { cwd, logger, sessionId, transcriptPath });
+    const opened = await openTranscript(setup, paths, logger);
     const transcript = opened.agent.transcript;
     if (guard && transcript) guard.watch(transcript);
     return { ...opened, ...(guard ? { guard } : {}) };
@@ -141,23 +164,18 @@ async function checkTranscriptFolder(dataDir: string, transcriptPath: string): P
   if (blocked === undefined) return;
   if (blocked === path.resolve(dataDir)) {
     throw new Error(
-      `Engram's data folder ${blocked} is a file, not a folder. Move the file away, or set engram.dataDir (--data-dir, ENGRAM_DATA_DIR) to a folder.`,
+      `Engram's data folder ${blocked} is a file, not a folder. Move the file away, ` +
+        'or set engram.dataDir (--data-dir, ENGRAM_DATA_DIR) to a folder.',
     );
   }
   throw new Error(
-    `Could not write the transcript ${transcriptPath}: ${blocked} is a file, not a folder. Move the file away and try again.`,
+    `Could not write the transcript ${transcriptPath}: ${blocked} is a file, not a folder. ` +
+      'Move the file away and try again.',
   );
 }
 
-async function openTranscript(
-  setup: SessionSetup,
-  {
-    cwd,
-    logger,
-    sessionId,
-    transcriptPath,
-  }: { cwd: string; logger: Logger; sessionId: string; transcriptPath: string },
-): Promise<OpenedSession> {
+async function openTranscript(setup: SessionSetup, paths: SessionPaths, logger: Logger): Promise<OpenedSession> {
+  const { cwd, sessionId, transcript: transcriptPath } = paths;
   const warnings: string[] = [];
 
   let messages: ApiMessage[] = [];
@@ -192,17 +210,12 @@ async function openTranscript(
     warnings.push(...read.replay.warnings.map((w) => `${transcriptPath}: ${w}`));
   }
 
-  const { system, parts, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, cwd });
+  const { system, parts, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, paths });
   warnings.push(...promptWarnings);
 
-  const common = {
-    dataDir: setup.dataDir,
-    projectPath: cwd,
-    sessionId,
-    version: setup.version,
-    entrypoint: setup.entrypoint,
-  };
-  const transcript = openSessionTranscript({ ...common, parentUuid });
+  // Every line records the working folder as `cwd`, as Claude Code's do.
+  const common = { cwd, sessionId, version: setup.version, entrypoint: setup.entrypoint };
+  const transcript = new TranscriptWriter({ ...common, file: transcriptPath, parentUuid });
   const agent = new Agent({
     client: setup.client,
     model: setup.model,
@@ -216,7 +229,8 @@ async function openTranscript(
     cwd,
     sessionId,
     transcript,
-    openSubagentTranscript: (agentId) => openSessionTranscript({ ...common, agentId }),
+    openSubagentTranscript: (agentId) =>
+      new TranscriptWriter({ ...common, file: subagentTranscriptIn(paths.sessionDir, agentId), agentId }),
     messages,
     logger,
     ...(setup.retry ? { retry: setup.retry } : {}),
@@ -229,7 +243,10 @@ async function openTranscript(
 export type SystemPromptSetup = Pick<
   SessionSetup,
   'cwd' | 'dataDir' | 'trusted' | 'systemNotes' | 'memory' | 'teamMemoryIndex' | 'now'
->;
+> & {
+  /** The session's paths (its git root is known then); without them the git root is looked for. */
+  paths?: Pick<SessionPaths, 'cwd' | 'gitRoot'>;
+};
 
 /**
  * The session's system prompt: environment, CLAUDE.md instructions (read now) and the memory indexes.
@@ -239,8 +256,8 @@ export type SystemPromptSetup = Pick<
 export async function sessionSystemPrompt(
   setup: SystemPromptSetup,
 ): Promise<{ system: SystemBlock[]; parts: SystemPromptParts; warnings: string[] }> {
-  const cwd = path.resolve(setup.cwd);
-  const gitRoot = await findGitRoot(cwd);
+  const cwd = setup.paths?.cwd ?? path.resolve(setup.cwd);
+  const gitRoot = setup.paths ? setup.paths.gitRoot : await findGitRoot(cwd);
   const instructions = await loadInstructions({ cwd, configDir: setup.dataDir, trusted: setup.trusted });
   const { blocks: system, parts } = composeSystemPrompt({
     cwd,
@@ -261,6 +278,7 @@ async function checkTranscriptFile(sessionId: string, file: string): Promise<voi
   if (!st) throw new SessionNotFoundError(sessionId, file);
   if (!st.isFile())
     throw new Error(
-      `The transcript of session ${sessionId} is not a file: ${file} is a ${st.isDirectory() ? 'folder' : 'special file'}. Move it away, or resume another session.`,
+      `The transcript of session ${sessionId} is not a file: ` +
+        `${file} is a ${st.isDirectory() ? 'folder' : 'special file'}. Move it away, or resume another session.`,
     );
 }

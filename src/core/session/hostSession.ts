@@ -6,13 +6,14 @@
 // ones the session's setup and events are made of, so a host names them without knowing where in the
 // engine they live.
 import { denyAllPrompt } from '../agent/permissions';
-import { projectDir } from '../conversation/projectKey';
 import { createAnthropicClient } from '../llm/anthropicClient';
 import type { ModelClient } from '../llm/modelClient';
 import type { ModelConfig } from '../llm/modelConfig';
 import type { PermissionPrompt } from '../ports';
 import type { EngramSettings, SettingsSource } from '../settings/engramSettings';
-import { openEngramSession, type EngramSession, type EngramSessionSetup } from './engramSession';
+import type { EngramSession } from './engramSession';
+import { openEngramSession } from './openEngramSession';
+import type { EngramSessionSetup } from './sessionSetup';
 import { addKnownSecret } from '../security/secretScan';
 
 export { openEngramSession };
@@ -74,7 +75,7 @@ export async function openHostSession(
   // own folder (transcripts, notes) and its memory stay readable. A host with its own gate (engram -p)
   // keeps its rule, which its flags define.
   if (!setup.gate) {
-    const free = [projectDir(setup.dataDir, setup.cwd), ...(session.memoryDir ? [session.memoryDir] : [])];
+    const free = [session.paths.projectDir, ...(session.memoryDir ? [session.memoryDir] : [])];
     session.agent.permissions.confineReads({ cwd: setup.cwd, free });
   }
   return session;

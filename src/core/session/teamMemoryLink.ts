@@ -6,8 +6,9 @@
 // so the first prompt sees what was pulled), after each write into the team folder (debounced), and on
 // demand. Every report reaches the listener; reports from before a listener was there are handed to the
 // first one, after the opening code has had its turn to subscribe.
-import { autoMemoryDir, teamMemoryDir } from '../memory/autoMemory/memoryPaths';
-import { repoSlugOf } from '../memory/team/repoSlug';
+import { confinedTeamDir } from '../memory/autoMemory/memoryPaths';
+import type { SessionPaths } from '../memory/sessionPaths';
+import { repoSlugAtRoot } from '../memory/team/repoSlug';
 import { TeamSyncScheduler } from '../memory/team/syncScheduler';
 import { syncTeamMemory } from '../memory/team/teamSync';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
@@ -50,26 +51,26 @@ export interface TeamMemoryDecision {
   warning?: string;
 }
 
-/** Whether team memory is on for a session in `cwd`, and where. Never throws. */
+/** Whether team memory is on for the session at `paths`, and where. Never throws. */
 export async function decideTeamMemory(opts: {
   settings: EngramSettings;
   trusted: boolean;
-  dataDir: string;
-  cwd: string;
+  paths: SessionPaths;
   host?: TeamMemoryHostOptions;
 }): Promise<TeamMemoryDecision> {
+  const { paths } = opts;
   const s = opts.settings;
   if (!s.teamMemory.enabled) return { state: { on: false, reason: 'engram.teamMemory.enabled is off' } };
   if (!opts.trusted) return { state: { on: false, reason: 'the workspace is not trusted' } };
   if (!s.memory.enabled) return off('auto memory (engram.memory.enabled) is off');
-  const repo = await repoSlugOf(opts.cwd);
+  const repo = await repoSlugAtRoot(paths.gitRoot);
   if (!repo)
     return off(
-      `${opts.cwd} is not in a git repository with an origin remote (owner/repo), which names the team memory`,
+      `${paths.cwd} is not in a git repository with an origin remote (owner/repo), which names the team memory`,
     );
   let dir: string;
   try {
-    dir = teamMemoryDir(await autoMemoryDir(opts.dataDir, opts.cwd));
+    dir = confinedTeamDir(paths.memoryDir, paths.teamDir);
   } catch (e) {
     return off(e instanceof Error ? e.message : String(e));
   }

@@ -12,11 +12,9 @@ import type { CliIo } from '../../../src/cli/command';
 import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { PermissionPrompt } from '../../../src/core/ports';
-import {
-  openEngramSession,
-  type EngramSession,
-  type EngramSessionSetup,
-} from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
+import type { EngramSession } from '../../../src/core/session/engramSession';
+import type { EngramSessionSetup } from '../../../src/core/session/sessionSetup';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
 import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
 import {

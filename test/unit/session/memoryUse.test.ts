@@ -9,7 +9,7 @@ import { after, before, it } from 'node:test';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import { autoMemoryDir } from '../../../src/core/memory/autoMemory/memoryPaths';
 import { readUsage } from '../../../src/core/memory/autoMemory/usageCounts';
-import { openEngramSession } from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
 import { SettingsStore } from '../../../src/core/settings/engramSettings';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';

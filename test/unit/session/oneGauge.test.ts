@@ -11,7 +11,7 @@ import { projectDir } from '../../../src/core/conversation/projectKey';
 import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
 import { gaugeTranscript, measureTranscript } from '../../../src/core/inspection/transcriptInspection';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
-import { openEngramSession } from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import { SettingsStore } from '../../../src/core/settings/engramSettings';
 import { countTokens, ensureTokenizer } from '../../../src/core/tokens/tokenizer';
 import { CC_FIXTURES } from '../conversation/testSupport';

@@ -12,7 +12,8 @@ import { readTranscript } from '../../../src/core/conversation/transcriptReader'
 import type { SystemLine } from '../../../src/core/conversation/types';
 import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
-import { openEngramSession, type EngramSession } from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
+import type { EngramSession } from '../../../src/core/session/engramSession';
 import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';

@@ -14,11 +14,9 @@ import { autoMemoryDir, teamMemoryDir } from '../../../src/core/memory/autoMemor
 import { syncTeamMemory } from '../../../src/core/memory/team/teamSync';
 import type { TeamSyncReport } from '../../../src/core/memory/team/teamSyncTypes';
 import type { PermissionPrompt } from '../../../src/core/ports';
-import {
-  openEngramSession,
-  type EngramSession,
-  type EngramSessionSetup,
-} from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
+import type { EngramSession } from '../../../src/core/session/engramSession';
+import type { EngramSessionSetup } from '../../../src/core/session/sessionSetup';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
 import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
 import { startTeamServerProcess, type TeamServerProcess } from '../support/teamServerProcess';

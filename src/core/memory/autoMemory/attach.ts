@@ -5,7 +5,7 @@
 // folder too, memory written there is recorded in the team index, and `onTeamWrite` hears of every such
 // write (the session schedules a sync).
 //
-// Hosts do not call this: core/session/engramSession.ts wires it for every session.
+// Hosts do not call this: core/session/sessionParts.ts wires it for every session.
 import path from 'node:path';
 import type { Agent, BeforeTurnHookContext, TurnHookContext } from '../../agent/agent';
 import type { ApiMessage } from '../../conversation/types';
@@ -17,11 +17,11 @@ import { memoryWriteOf } from './memoryPermissions';
 import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
 import {
   autoMemoryDir,
+  confinedTeamDir,
   isIndexName,
   memoryHome,
   MEMORY_INDEX_FILE,
   TEAM_DIR_NAME,
-  teamMemoryDir,
   type TeamMemoryScope,
 } from './memoryPaths';
 import { memorySystemSlot, teamSystemSlot } from './memoryPrompts';
@@ -99,11 +99,22 @@ export function memorySlots(memory: PreparedAutoMemory | undefined): {
 export async function prepareAutoMemory(
   dataDir: string,
   cwd: string,
-  opts: LoadIndexOptions & { team?: { repo: string }; recover?: boolean } = {},
+  opts: PrepareMemoryOptions = {},
+): Promise<PreparedAutoMemory> {
+  const dir = await autoMemoryDir(dataDir, cwd);
+  return prepareAutoMemoryIn({ memoryDir: dir, teamDir: path.join(dir, TEAM_DIR_NAME) }, opts);
+}
+
+type PrepareMemoryOptions = LoadIndexOptions & { team?: { repo: string }; recover?: boolean };
+
+/** The same, in folders a session has already worked out (memory/sessionPaths.ts). */
+export async function prepareAutoMemoryIn(
+  where: { memoryDir: string; teamDir: string },
+  opts: PrepareMemoryOptions = {},
 ): Promise<PreparedAutoMemory> {
   const { team, recover, ...loadOpts } = opts;
   const recovery: Recovery = { notices: [], problems: [] };
-  const dir = await autoMemoryDir(dataDir, cwd);
+  const dir = where.memoryDir;
   const index = await loadRecovered(dir, loadOpts, recover ? recovery : undefined);
   const prepared: PreparedAutoMemory = {
     dir,
@@ -114,7 +125,7 @@ export async function prepareAutoMemory(
   if (!team) return prepared;
   let teamDir: string;
   try {
-    teamDir = teamMemoryDir(dir);
+    teamDir = confinedTeamDir(dir, where.teamDir);
   } catch (e) {
     return { ...prepared, teamProblem: e instanceof Error ? e.message : String(e) };
   }

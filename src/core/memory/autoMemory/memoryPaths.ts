@@ -22,8 +22,15 @@ export interface TeamMemoryScope {
 
 /** `<dataDir>/projects/<key of git root or cwd>/memory`. */
 export async function autoMemoryDir(dataDir: string, cwd: string): Promise<string> {
-  const root = (await findGitRoot(cwd)) ?? path.resolve(cwd);
-  return path.join(projectDir(dataDir, root), MEMORY_DIR_NAME);
+  return memoryDirOf(dataDir, cwd, await findGitRoot(cwd));
+}
+
+/**
+ * The memory folder once the git root is known (undefined outside a repository): opening a session
+ * finds the root once and builds every path from it (sessionPaths.ts).
+ */
+export function memoryDirOf(dataDir: string, cwd: string, gitRoot: string | undefined): string {
+  return path.join(projectDir(dataDir, gitRoot ?? path.resolve(cwd)), MEMORY_DIR_NAME);
 }
 
 export class MemoryPathError extends Error {
@@ -38,7 +45,11 @@ export class MemoryPathError extends Error {
  * the memory folder would pull files from anywhere: MemoryPathError then.
  */
 export function teamMemoryDir(dir: string): string {
-  const team = path.join(dir, TEAM_DIR_NAME);
+  return confinedTeamDir(dir, path.join(dir, TEAM_DIR_NAME));
+}
+
+/** `team` (the team folder of memory folder `dir`, as SessionPaths has it) when it stays inside `dir`. */
+export function confinedTeamDir(dir: string, team: string): string {
   if (confineTo(dir, { reads: true })(team, 'read'))
     throw new MemoryPathError(
       `${TEAM_DIR_NAME} is a symbolic link that leads outside the memory folder; team memory was not read.`,

@@ -4,7 +4,7 @@
 import type { Agent } from '../../agent/agent';
 import type { Clock, Logger } from '../../ports';
 import type { TokenCounter } from '../../tokens/accounting';
-import { sessionNotesPaths } from './paths';
+import { sessionNotesPaths, type SessionNotesPaths } from './paths';
 import type { NotesCaps } from './template';
 import type { TriggerThresholds } from './trigger';
 import type { SessionNotesListener } from './events';
@@ -17,6 +17,8 @@ export interface AttachSessionNotesDeps {
   configDir?: string;
   /** The project folder that picks `projects/<key>/`; default the agent's working directory. */
   projectPath?: string;
+  /** Where the notes go when the session has worked it out already (memory/sessionPaths.ts). */
+  paths?: SessionNotesPaths;
   /** From settings; missing values take DESIGN's defaults (thresholds.ts). */
   thresholds?: Partial<TriggerThresholds>;
   caps?: Partial<NotesCaps>;
@@ -35,7 +37,7 @@ export interface AttachSessionNotesDeps {
 export function attachSessionNotes(agent: Agent, deps: AttachSessionNotesDeps): SessionNotes {
   const projectPath = deps.projectPath ?? agent.forkContext().cwd;
   const notes = new SessionNotes({
-    paths: sessionNotesPaths(deps.dataDir, projectPath, agent.sessionId),
+    paths: deps.paths ?? sessionNotesPaths(deps.dataDir, projectPath, agent.sessionId),
     configDir: deps.configDir ?? deps.dataDir,
     ...(deps.thresholds ? { thresholds: deps.thresholds } : {}),
     ...(deps.caps ? { caps: deps.caps } : {}),

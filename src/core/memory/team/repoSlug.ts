@@ -37,7 +37,11 @@ export function parseRemoteUrl(url: string): string | null {
 
 /** `owner/repo` of the `origin` remote of the git repository containing cwd, or null with no repo/remote. */
 export async function repoSlugOf(cwd: string): Promise<string | null> {
-  const root = await findGitRoot(cwd);
+  return repoSlugAtRoot(await findGitRoot(cwd));
+}
+
+/** The same, once the git root is known (a session finds it once as it opens); null outside a repository. */
+export async function repoSlugAtRoot(root: string | undefined): Promise<string | null> {
   if (!root) return null;
   const url = await originUrl(root);
   return url === null ? null : parseRemoteUrl(url);

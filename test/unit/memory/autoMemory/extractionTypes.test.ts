@@ -11,7 +11,7 @@ import { AnthropicModelClient } from '../../../../src/core/llm/anthropicClient';
 import { extractionPrompt } from '../../../../src/core/memory/autoMemory/memoryPrompts';
 import { parseIndexLine } from '../../../../src/core/memory/autoMemory/memoryIndex';
 import { parseTopicFile, type MemoryType } from '../../../../src/core/memory/autoMemory/topicFile';
-import { openEngramSession } from '../../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../../src/core/session/openEngramSession';
 import { SettingsStore } from '../../../../src/core/settings/engramSettings';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';

@@ -13,7 +13,8 @@ import { insertWhereLoaded } from '../../../../src/core/memory/autoMemory/indexP
 import { loadMemoryIndex } from '../../../../src/core/memory/autoMemory/memoryIndex';
 import { autoMemoryDir } from '../../../../src/core/memory/autoMemory/memoryPaths';
 import { ensureIndexed } from '../../../../src/core/memory/autoMemory/memoryWriter';
-import { openEngramSession, type EngramSession } from '../../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../../src/core/session/openEngramSession';
+import type { EngramSession } from '../../../../src/core/session/engramSession';
 import { SettingsStore } from '../../../../src/core/settings/engramSettings';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';

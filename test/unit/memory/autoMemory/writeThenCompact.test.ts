@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { AnthropicModelClient } from '../../../../src/core/llm/anthropicClient';
 import { parseTopicFile } from '../../../../src/core/memory/autoMemory/topicFile';
-import { openEngramSession } from '../../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../../src/core/session/openEngramSession';
 import { SettingsStore } from '../../../../src/core/settings/engramSettings';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';
