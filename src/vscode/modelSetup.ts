@@ -72,7 +72,8 @@ export async function runSetupChoice(
     const url = await vscode.window.showInputBox({
       title: vscode.l10n.t('Engram: base URL of an Anthropic-compatible server'),
       prompt: vscode.l10n.t(
-        'For example https://gateway.example.com. Saved in the engram.baseUrl setting; set an API key too if the server needs one.',
+        'For example https://gateway.example.com. Saved in the engram.baseUrl setting; set an API key too if the ' +
+          'server needs one.',
       ),
       value: settings().baseUrl,
       ignoreFocusOut: true,

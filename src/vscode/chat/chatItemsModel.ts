@@ -116,7 +116,10 @@ export class ChatItemsModel {
     if (files.length > 0) this.add({ kind: 'recall', id: this.id(), files });
   }
 
-  /** Marks (or unmarks) one memory of a recall item not relevant; its words, or undefined when there is no such memory. */
+  /**
+   * Marks (or unmarks) one memory of a recall item not relevant; its words, or undefined when there is no
+   * such memory.
+   */
   markRecall(itemId: string, file: string, notRelevant: boolean): string[] | undefined {
     const item = this.find(itemId);
     const memory = item?.kind === 'recall' ? item.files.find((f) => f.file === file) : undefined;

@@ -146,10 +146,14 @@ export class ManualCompactions implements vscode.Disposable {
     const header =
       review.kind === 'summary'
         ? vscode.l10n.t(
-            'Engram: this summary will replace the conversation up to its most recent messages. Edit it if you like (keep the section titles), then choose Apply or Cancel in the editor title. Closing this editor cancels. This note is not part of the summary.',
+            'Engram: this summary will replace the conversation up to its most recent messages. Edit it if you ' +
+              'like (keep the section titles), then choose Apply or Cancel in the editor title. Closing this editor ' +
+              'cancels. This note is not part of the summary.',
           )
         : vscode.l10n.t(
-            'Engram: these session notes will replace the older messages of the conversation. Edit them if you like (keep the headings), then choose Apply or Cancel in the editor title. Closing this editor cancels. This note is not part of the notes.',
+            'Engram: these session notes will replace the older messages of the conversation. Edit them if you ' +
+              'like (keep the headings), then choose Apply or Cancel in the editor title. Closing this editor ' +
+              'cancels. This note is not part of the notes.',
           );
     const uri = vscode.Uri.file(path.join(dir, PREVIEW_FILE)).with({ scheme: 'untitled' });
     const document = await vscode.workspace.openTextDocument(uri);

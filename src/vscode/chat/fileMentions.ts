@@ -37,7 +37,8 @@ export function fileAttachmentText(relPath: string, content: string): string {
     fence,
     ...(cut
       ? [
-          `(Only the first ${MAX_ATTACHED_CHARS.toLocaleString('en-US')} of ${content.length.toLocaleString('en-US')} characters are attached; use Read for the rest.)`,
+          `(Only the first ${MAX_ATTACHED_CHARS.toLocaleString('en-US')} ` +
+            `of ${content.length.toLocaleString('en-US')} characters are attached; use Read for the rest.)`,
         ]
       : []),
     '</engram-file>',

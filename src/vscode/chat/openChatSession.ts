@@ -26,7 +26,8 @@ export async function openChatSession(
   if (!model.apiKey) {
     return {
       error: vscode.l10n.t(
-        'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.',
+        'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the ' +
+          '"engram.offlineDemo" setting to try Engram offline.',
       ),
     };
   }

@@ -57,7 +57,10 @@ export class PermissionBridge implements PermissionPrompt {
     resolve(choice);
   }
 
-  /** The file's text now, or undefined when it is missing, too big or unreadable (the diff then works from the input alone). */
+  /**
+   * The file's text now, or undefined when it is missing, too big or unreadable (the diff then works from
+   * the input alone).
+   */
   private async currentText(filePath: unknown): Promise<string | undefined> {
     if (typeof filePath !== 'string' || filePath === '') return undefined;
     const abs = path.resolve(this.cwd(), filePath);

@@ -86,7 +86,9 @@ export class MemoryActions {
       const go = await this.prompts().confirm(
         vscode.l10n.t('Prune "{0}" from Claude Code\'s memory?', entry.title),
         vscode.l10n.t(
-          'Claude Code may be running and writing this folder at the same time. Its line leaves MEMORY.md (rewritten atomically) and the file moves to the trash inside the memory folder, where Undo can restore it.',
+          'Claude Code may be running and writing this folder at the same time. Its line leaves MEMORY.md ' +
+            '(rewritten atomically) and the file moves to the trash inside the memory folder, where Undo can ' +
+            'restore it.',
         ),
         vscode.l10n.t('Prune'),
       );
