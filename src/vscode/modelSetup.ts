@@ -1,8 +1,8 @@
 // The model a chat talks to: the settings' model and base URL, the API key from Secret Storage (or the
 // environment), or the built-in offline demo model, started on first use and closed on deactivate().
 import * as vscode from 'vscode';
-import { resolveModelConfig, type ModelConfig } from '../core/llm/modelConfig';
-import type { Logger } from '../core/ports';
+import { resolveModelConfig, type ModelConfig } from '../core/host/config';
+import type { Logger } from '../core/host/sessions';
 import type { TestServer } from '../server/anthropicTestServer';
 import { API_KEY_SECRET, SETUP_CHOSEN } from './apiKey';
 import { loadEngine } from './loadEngine';

@@ -3,8 +3,8 @@
 // token, a repository), runs it through the open session (so its scheduler and events stay in step)
 // or on its own when no session is open, and says the result in words.
 import * as vscode from 'vscode';
-import type { Logger } from '../core/ports';
-import type { TeamSyncReport } from '../core/memory/team/teamSyncTypes';
+import type { Logger } from '../core/host/sessions';
+import type { TeamSyncReport } from '../core/host/team';
 import { loadEngine } from './loadEngine';
 import { dataDir, settings, workspaceCwd, workspaceTrusted } from './settings';
 import type { ContextStatusBar } from './statusBar';

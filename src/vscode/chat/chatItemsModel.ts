@@ -1,7 +1,7 @@
 // The Chat view's items for one window: what the person sees (their prompts, streamed answers, tool
 // cards, permission prompts, notices), built from the session's agent events, with every change posted
 // to the view. No vscode import: the host passes a `post` function.
-import type { AgentEvent } from '../../core/session/hostSession';
+import type { AgentEvent } from '../../core/host/sessions';
 import type { ChatItem, HostToChat, RecalledMemory } from '../../protocol/messages';
 import { clip, formatInput, turnTokens } from './chatItems';
 

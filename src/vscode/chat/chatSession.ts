@@ -4,9 +4,9 @@
 // shows what the session does, the first-run screen sets a model up). Everything the session does (notes,
 // memory, compaction, the timeline) lives in core; this is the VS Code adapter.
 import * as vscode from 'vscode';
-import type { ChainStage, EngramSession } from '../../core/session/hostSession';
-import type { Logger } from '../../core/ports';
-import type { TeamSyncReport } from '../../core/memory/team/teamSyncTypes';
+import { sessionGauge } from '../../core/host/conversationDisplay';
+import type { ChainStage, EngramSession, Logger } from '../../core/host/sessions';
+import type { TeamSyncReport } from '../../core/host/team';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 import { liveInspectorContext, type InspectorContext } from '../inspector/inspectorContext';
 import { loadEngine } from '../loadEngine';
@@ -14,7 +14,6 @@ import { usesOfflineDemo } from '../modelSetup';
 import { settings, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
-import { chatGauge } from './chatGauge';
 import { ChatItemsModel } from './chatItemsModel';
 import { ChatSessionSlot } from './chatSessionSlot';
 import { earlierSessions } from './openChatSession';
@@ -99,7 +98,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   }
 
   gauge(): GaugeState {
-    return chatGauge(this.session, settings());
+    return sessionGauge(this.session, settings());
   }
 
   snapshot(): ChatSnapshot {

@@ -3,8 +3,8 @@
 // inspector or the team view shows is told it changed. Apart from ChatSession so that a new event kind
 // changes this file only.
 import * as vscode from 'vscode';
-import type { SessionEvent } from '../../core/session/hostSession';
-import { isRecallNotice } from '../../core/session/sessionNotices';
+import type { SessionEvent } from '../../core/host/sessions';
+import { isRecallNotice } from '../../core/host/conversationDisplay';
 import { recalledMemories } from './chatItems';
 import type { ChatWindow } from './chatWindow';
 

@@ -3,8 +3,7 @@
 // model changes. Apart from ChatSession, which decides what the window shows, because when a session is
 // opened, closed and continued is its own concern.
 import * as vscode from 'vscode';
-import type { EngramSession } from '../../core/session/hostSession';
-import type { LockHolder } from '../../core/fs/writerLock';
+import type { EngramSession, LockHolder } from '../../core/host/sessions';
 import { showSessionEvent, type SessionEventView } from './chatSessionEvents';
 import type { ChatWindow } from './chatWindow';
 import { openChatSession } from './openChatSession';

@@ -51,7 +51,7 @@ export class ChatTurns {
       if (!session) return;
       if (!afterReload) {
         void loadEngine()
-          .appendHistory(dataDir(), {
+          .appendPromptHistory(dataDir(), {
             display,
             timestamp: Date.now(),
             project: workspaceCwd(),

@@ -2,8 +2,8 @@
 // reach of the window they serve. ChatSession builds one of these and hands each part only the fields it
 // declares it needs, so the parts never see each other or the whole ChatSession.
 import type * as vscode from 'vscode';
-import type { TeamSyncReport } from '../../core/memory/team/teamSyncTypes';
-import type { Logger, PermissionPrompt } from '../../core/ports';
+import type { TeamSyncReport } from '../../core/host/team';
+import type { Logger, PermissionPrompt } from '../../core/host/sessions';
 import type { ChatItemsModel } from './chatItemsModel';
 import type { CompactionFeedback } from './compactionFeedback';
 import type { SlashHost } from './slashCommands';

@@ -6,8 +6,8 @@
 // after the conversation moved on. Microcompact (nothing to read) and a plan with no summary apply at once.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { withoutPreviewHeader } from '../../core/compaction/summaryEdit';
-import type { ChainStage, EngramSession } from '../../core/session/hostSession';
+import { previewText } from '../../core/host/conversationDisplay';
+import type { ChainStage, EngramSession } from '../../core/host/sessions';
 import { settings } from '../settings';
 
 type Compaction = EngramSession['compaction'];
@@ -101,7 +101,7 @@ export class ManualCompactions implements vscode.Disposable {
       void vscode.window.showInformationMessage(vscode.l10n.t('Engram: there is no compaction summary to apply.'));
       return false;
     }
-    const text = withoutPreviewHeader(open.document.getText());
+    const text = previewText(open.document.getText());
     const result = await open.compaction.applyCompaction(open.prepared, text);
     if (result.code === 'invalid-edit' || result.code === 'busy') {
       // Still pending: the person fixes the text (or waits) and applies again.

@@ -4,7 +4,7 @@
 // No vscode import: the items model does the showing.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { PermissionAnswer, PermissionPrompt, PermissionRequest } from '../../core/ports';
+import type { PermissionAnswer, PermissionPrompt, PermissionRequest } from '../../core/host/sessions';
 import type { PermissionChoice } from '../../protocol/messages';
 import type { ChatItemsModel } from './chatItemsModel';
 import { permissionDiff } from './permissionDiff';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { MergeResult } from '../../core/memory/autoMemory/mergeEntries';
-import type { Logger } from '../../core/ports';
+import type { MergeResult } from '../../core/host/memory';
+import type { Logger } from '../../core/host/sessions';
 import { showHiddenChars } from '../../protocol/hiddenChars';
 import type { EntryGroup, MemoryEntryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';

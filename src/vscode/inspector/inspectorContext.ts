@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
-import type { LiveSession } from '../../core/inspection/inspectorService';
-import type { EngramSession } from '../../core/session/hostSession';
+import type { LiveSession } from '../../core/host/inspector';
+import type { EngramSession } from '../../core/host/sessions';
 import type { ChatSnapshot, GaugeState, HostToChat } from '../../protocol/messages';
 import { dataDir, workspaceCwd } from '../settings';
 

@@ -2,7 +2,7 @@
 // request to the part that carries it out, each in its own file (memory actions, the cap banner, compactions,
 // pending memory, file links, refreshing).
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import type {
   EntryGroup,
   GaugeState,

@@ -4,7 +4,7 @@
 // not obeyed. A read-only source (Claude Code's folder) opens through the read-only documents.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import type { InspectorSnapshot } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import type { InspectorChat } from './inspectorContext';

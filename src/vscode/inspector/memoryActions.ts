@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import type { MemoryEntryView, MemoryKind, TrashView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import type { InspectorPrompts } from './inspectorPrompts';
