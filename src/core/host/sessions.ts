@@ -108,7 +108,7 @@ export function createDefaultTools(): Tool[] {
   return defaultTools();
 }
 
-/** The sessions recorded for the project at `cwd` under `dataDir`, newest first as the reader lists them. */
+/** The project's sessions (`cwd` under `dataDir`), newest first; unreadable and empty ones are left out. */
 export function listProjectSessions(dataDir: string, cwd: string): Promise<SessionSummary[]> {
   return listSessions(projectDir(dataDir, cwd));
 }

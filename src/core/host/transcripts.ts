@@ -45,7 +45,10 @@ export function memoryFileName(entry: Pick<InspectedProject['memory']['entries']
   return memoryFileNameOf(entry);
 }
 
-/** A transcript's context gauge, as the settings frame it: what a session resumed from it would start with. */
+/**
+ * A transcript's context gauge as the settings frame it (the live gauge replayed on its current
+ * conversation), with the exact tokenizer loaded first.
+ */
 export function gaugeTranscript(file: string, settings: EngramSettings): Promise<TranscriptMeasure> {
   return gaugeOf(file, settings);
 }
@@ -55,7 +58,10 @@ export function compactTranscript(input: TranscriptCompactionInput): Promise<Tra
   return compact(input);
 }
 
-/** Appends the branches a rewind left behind to the current one, so their messages are not lost. */
+/**
+ * Joins a transcript that two writers branched: the turns of every branch a resume leaves out are
+ * appended after the branch it reads (append-only: the old lines stay).
+ */
 export function mergeBranches(file: string, opts: { version: string; entrypoint?: string }): Promise<MergeOutcome> {
   return mergeLostBranches(file, opts);
 }
