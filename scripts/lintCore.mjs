@@ -7,6 +7,8 @@
 //    the webviews and the inspector's view models in core;
 //  - src/protocol imports nothing but its own modules (both sides of the webview boundary load it);
 //  - inside src/core, a folder imports only its own files and folders of a lower layer (CORE_LAYERS);
+//  - the hosts (src/vscode with src/extension.ts; src/cli) import core only through src/core/host/, and
+//    each at most MAX_HOST_DOOR_MODULES of its modules: a host that needs more is doing engine work;
 //  - no import cycle between files under src/, webview/ or packages/.
 // The TypeScript scanner lists import, export-from, require() and import() specifiers, so a string or a
 // comment that merely mentions a module is fine. Type-only imports count like any other: a type ties a
@@ -34,6 +36,7 @@ const CORE_LAYERS = [
   ['compaction'],
   ['inspection'],
   ['session'],
+  ['host'], // the host API: the one door src/vscode, src/extension.ts and src/cli reach the engine through
 ];
 
 /** What each top-level part may import besides itself. */
@@ -54,6 +57,19 @@ const AREA_IMPORTS = {
  * the protocol's shapes, but the engine below them knows nothing of webviews.
  */
 const PROTOCOL_FROM_LAYER = 'inspection';
+
+/**
+ * The hosts, each named by the parts it is made of: they reach the engine only through src/core/host/
+ * (HOST_DOOR), and each through at most MAX_HOST_DOOR_MODULES of its modules, so what a host may ask
+ * of the engine stays one short list whose contracts are written down.
+ */
+const HOSTS = {
+  'the extension (src/vscode, src/extension.ts)': ['vscode', 'extension.ts'],
+  'the CLI (src/cli)': ['cli'],
+};
+const HOST_DOOR = path.join('src', 'core', 'host');
+const MAX_HOST_DOOR_MODULES = 10;
+const hostOf = new Map(Object.entries(HOSTS).flatMap(([host, areas]) => areas.map((a) => [a, host])));
 
 /** The parts allowed to import the `vscode` module (it exists only inside the extension host). */
 const VSCODE_HOSTS = new Set(['vscode', 'extension.ts']);
@@ -184,6 +200,8 @@ const all = [...files('src'), ...files('webview'), ...files('packages')]
 const known = new Set(all);
 const graph = new Map(all.map((f) => [f, []]));
 const problems = [];
+/** The src/core/host modules each host imports. */
+const doorModules = new Map(Object.keys(HOSTS).map((host) => [host, new Set()]));
 
 for (const file of all) {
   const area = areaOf(file);
@@ -207,6 +225,16 @@ for (const file of all) {
       }
       continue;
     }
+    const host = targetArea === 'core' ? hostOf.get(area) : undefined;
+    if (host) {
+      const through = target ?? targetRel;
+      if (path.dirname(through) === HOST_DOOR) doorModules.get(host).add(through);
+      else
+        problems.push(
+          `${file}: ${host} must reach the engine through the host API in ${HOST_DOOR}/, not '${spec}' ` +
+            '(add what the host needs there, as a documented host operation)',
+        );
+    }
     if ((AREA_IMPORTS[area] ?? []).includes(targetArea)) {
       const folder = area === 'core' && targetArea === 'protocol' ? coreFolderOf(file) : null;
       if (folder !== null && !(layerOf.get(folder) >= layerOf.get(PROTOCOL_FROM_LAYER))) {
@@ -222,6 +250,14 @@ for (const file of all) {
       problems.push(`${file}: ${placeOf(area)} must not import ${placeOf(targetArea)} ('${spec}')`);
     }
   }
+}
+
+for (const [host, modules] of doorModules) {
+  if (modules.size > MAX_HOST_DOOR_MODULES)
+    problems.push(
+      `${host} imports ${modules.size} host API modules (${[...modules].sort().join(', ')}); ` +
+        `at most ${MAX_HOST_DOOR_MODULES}: a host that needs more is doing the engine's work`,
+    );
 }
 
 for (const component of cycles(graph)) {

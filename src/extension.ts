@@ -119,7 +119,8 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
   const activateMs = performance.now() - started;
   const activationMs = loadMs + activateMs;
   logger.info(
-    `Engram activated in ${activationMs.toFixed(1)} ms (bundle ${loadMs.toFixed(1)} ms, activate() ${activateMs.toFixed(1)} ms)`,
+    `Engram activated in ${activationMs.toFixed(1)} ms ` +
+      `(bundle ${loadMs.toFixed(1)} ms, activate() ${activateMs.toFixed(1)} ms)`,
   );
   return {
     activationMs,

@@ -4,14 +4,14 @@
 // the command line it was typed just now, so falling back silently would hide the typo. The same holds
 // for a `--settings FILE`: it was named for this run, so a key or value the rules reject stops it.
 import { promises as fsp } from 'node:fs';
-import { isErrno } from '../core/fs/errno';
+import { isErrno } from '../core/host/toolPolicy';
 import {
   resolveSettings,
   SETTING_KEYS,
   type EngramSettings,
   type RawSettings,
   type SettingId,
-} from '../core/settings/engramSettings';
+} from '../core/host/config';
 import { UsageError } from './args';
 
 /** `--context-window N` and friends: flag name -> setting id. */

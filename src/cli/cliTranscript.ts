@@ -3,9 +3,14 @@
 // (Their core entry points load the exact tokenizer: they report token counts.)
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { acquireWriterLock, describeHolder, formatWait, type WriterLock } from '../core/fs/writerLock';
-import { formatProblem, type TranscriptProblem } from '../core/inspection/transcriptInspection';
-import { DEFAULT_WRITER_WAIT_MS } from '../core/session/transcriptGuard';
+import {
+  acquireWriterLock,
+  describeHolder,
+  formatWait,
+  type WriterLock,
+  DEFAULT_WRITER_WAIT_MS,
+} from '../core/host/sessions';
+import { formatProblem, type TranscriptProblem } from '../core/host/transcripts';
 import { UsageError } from './args';
 import type { CliIo } from './command';
 

@@ -1,6 +1,6 @@
 // What every `engram` subcommand is: a name, a line of help, and a run function over plain I/O (so tests
 // run commands in-process and main.ts wires them to the real process).
-import type { Env } from '../core/llm/modelConfig';
+import type { Env } from '../core/host/config';
 
 export const EXIT_OK = 0;
 /** The model or the API failed (the message is on stderr). */

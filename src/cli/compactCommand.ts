@@ -4,12 +4,7 @@
 // The same pipeline as the live agent, so real histories (Claude Code's included) can be checked against
 // the API's rules from a shell.
 import path from 'node:path';
-import {
-  compactTranscript,
-  TRANSCRIPT_STAGES,
-  UnreadableNotesError,
-  type ChainStage,
-} from '../core/compaction/transcriptCompaction';
+import { compactTranscript, TRANSCRIPT_STAGES, UnreadableNotesError, type ChainStage } from '../core/host/transcripts';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { holdTranscript, positiveInt, reportProblems, transcriptArg } from './cliTranscript';

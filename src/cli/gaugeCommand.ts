@@ -1,7 +1,7 @@
 // `engram gauge FILE.jsonl`: how full the context window is for a transcript's current conversation,
 // in the model the status bar, the Chat view and the inspector show (core/inspection/contextSnapshot),
 // and how the engine's estimates compare with what the API reported for each model call.
-import { formatBranchReport, gaugeTranscript } from '../core/inspection/transcriptInspection';
+import { formatBranchReport, gaugeTranscript } from '../core/host/transcripts';
 import { formatOptions, parseCommandArgs, type OptionSpecs } from './args';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { count, digits } from './cliText';

@@ -9,12 +9,13 @@ import {
   memoryFileName,
   type Inspection,
   type InspectedProject,
-} from '../core/inspection/projectInspection';
-import { formatBranchReport, formatProblem } from '../core/inspection/transcriptInspection';
+  formatBranchReport,
+  formatProblem,
+} from '../core/host/transcripts';
+import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { count } from './cliText';
 import { EXIT_OK, type CliIo, type Command } from './command';
-import { isDirectory } from '../core/fs/fileKind';
 
 /** The data root given (or the default one) does not exist. */
 export const EXIT_NOT_FOUND = 1;

@@ -1,8 +1,8 @@
 // `engram merge-branches FILE.jsonl`: a transcript that two writers branched (reported by inspect,
 // gauge and --resume) gets the turns a resume leaves out appended after the ones it reads, so the next
 // resume sends all of them. As the session's writer: it waits for a run that holds the session.
-import { mergeBranches } from '../core/conversation/branchMerge';
-import { ENGRAM_VERSION } from '../core/version';
+import { mergeBranches } from '../core/host/transcripts';
+import { ENGRAM_VERSION } from '../core/host/config';
 import { formatOptions, parseCommandArgs, type OptionSpecs } from './args';
 import { holdTranscript, transcriptArg } from './cliTranscript';
 import { EXIT_OK, type CliIo, type Command } from './command';

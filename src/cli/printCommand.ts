@@ -3,11 +3,11 @@
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { resolveModelConfig } from '../core/llm/modelConfig';
-import { autoMemoryDir } from '../core/memory/autoMemory/memoryPaths';
-import type { Logger } from '../core/ports';
+import { resolveModelConfig, ENGRAM_VERSION } from '../core/host/config';
+import { autoMemoryDir } from '../core/host/memory';
 import {
-  appendHistory,
+  type Logger,
+  appendPromptHistory,
   createDefaultTools,
   DEFAULT_WRITER_WAIT_MS,
   describeHolder,
@@ -16,22 +16,16 @@ import {
   openHostSession,
   SessionNotFoundError,
   type ModelClient,
-} from '../core/session/hostSession';
-import {
-  formatBranchReport,
-  formatProblem,
-  type BranchReport,
-  type TranscriptProblem,
-} from '../core/inspection/transcriptInspection';
-import { addKnownSecret } from '../core/security/secretScan';
-import { ENGRAM_VERSION } from '../core/version';
+  addKnownSecret,
+} from '../core/host/sessions';
+import { formatBranchReport, formatProblem, type BranchReport, type TranscriptProblem } from '../core/host/transcripts';
+import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
 import { defaultOf, readSettingsFile, settingsFromFlags } from './cliSettings';
 import { reportProblems } from './cliTranscript';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { noApiKeyText, resumeLine } from './cliText';
 import { headlessToolGate, unknownToolNames } from './toolPolicy';
-import { isDirectory } from '../core/fs/fileKind';
 
 const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
@@ -295,7 +289,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     );
   });
 
-  await appendHistory(dataDir, {
+  await appendPromptHistory(dataDir, {
     display: prompt,
     timestamp: Date.now(),
     project: cwd,

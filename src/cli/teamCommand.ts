@@ -3,15 +3,12 @@
 // token come from the environment (a token on the command line would sit in the shell's history).
 import os from 'node:os';
 import path from 'node:path';
-import { autoMemoryDir, teamMemoryDir } from '../core/memory/autoMemory/memoryPaths';
-import { repoSlugOf } from '../core/memory/team/repoSlug';
-import { RepoSlug } from '../core/memory/team/teamProtocol';
-import { syncTeamMemory } from '../core/memory/team/teamSync';
-import type { TeamSyncReport } from '../core/memory/team/teamSyncTypes';
+import { autoMemoryDir, teamMemoryDir } from '../core/host/memory';
+import { repoSlugOf, RepoSlug, syncTeamMemory, type TeamSyncReport } from '../core/host/team';
+import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { settingsFromFlags } from './cliSettings';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
-import { isDirectory } from '../core/fs/fileKind';
 
 const SYNC_OPTIONS = {
   cwd: { type: 'string', valueName: 'DIR', help: 'A folder of the repository to sync (default: the current folder).' },

@@ -7,11 +7,9 @@
 // lets them through only when this gate does), and Write/Edit land only in the workspace, the --add-dir
 // folders and, when memory is on, the memory folder, judged where the path really leads (symlinks and
 // `..` resolved), as Claude Code does.
-import { confineTo } from '../core/fs/pathGuard';
-import { memoryHome, memoryWriteTarget } from '../core/memory/autoMemory/memoryPaths';
-import type { Tool, ToolGate } from '../core/session/hostSession';
-import { isReadOnlyCommand } from '../core/tools/bashReadOnly';
-import { resolveToolPath } from '../core/tools/toolSupport';
+import { confineTo, isReadOnlyCommand, resolveToolPath } from '../core/host/toolPolicy';
+import { memoryHome, memoryWriteTarget } from '../core/host/memory';
+import type { Tool, ToolGate } from '../core/host/sessions';
 
 /** The tools that write the file named by their `file_path`. */
 const FILE_WRITERS = new Set(['write', 'edit']);

@@ -3,17 +3,15 @@
 // engine side and the offline demo server. Bundled as dist/engine.js and required on first use (see
 // loadEngine.ts), so activation never pays for parsing them.
 export {
-  appendHistory,
+  appendPromptHistory,
   createAnthropicClient,
-  ensureTokenizer,
-  listSessions,
+  listProjectSessions,
   openHostSession,
+  redactAttachedText,
   rememberPrompt,
-} from '../core/session/hostSession';
+  warmUpTokenizer,
+} from '../core/host/sessions';
 export { startTestServer } from '../testServer/anthropicTestServer';
-export * as inspector from '../core/inspection/inspectorService';
-export { autoMemoryDir, teamMemoryDir } from '../core/memory/autoMemory/memoryPaths';
-export { repoSlugOf } from '../core/memory/team/repoSlug';
-export { readTeamSyncState } from '../core/memory/team/syncStateFile';
-export { syncTeamMemory } from '../core/memory/team/teamSync';
-export { redactSecrets } from '../core/security/secretScan';
+export { inspector } from '../core/host/inspector';
+export { autoMemoryDir, teamMemoryDir } from '../core/host/memory';
+export { readTeamSyncState, repoSlugOf, syncTeamMemory } from '../core/host/team';

@@ -1,8 +1,8 @@
 // The model a chat talks to: the settings' model and base URL, the API key from Secret Storage (or the
 // environment), or the built-in offline demo model, started on first use and closed on deactivate().
 import * as vscode from 'vscode';
-import { resolveModelConfig, type ModelConfig } from '../core/llm/modelConfig';
-import type { Logger } from '../core/ports';
+import { resolveModelConfig, type ModelConfig } from '../core/host/config';
+import type { Logger } from '../core/host/sessions';
 import type { TestServer } from '../testServer/anthropicTestServer';
 import { API_KEY_SECRET, SETUP_CHOSEN } from './apiKey';
 import { loadEngine } from './loadEngine';
@@ -72,7 +72,8 @@ export async function runSetupChoice(
     const url = await vscode.window.showInputBox({
       title: vscode.l10n.t('Engram: base URL of an Anthropic-compatible server'),
       prompt: vscode.l10n.t(
-        'For example https://gateway.example.com. Saved in the engram.baseUrl setting; set an API key too if the server needs one.',
+        'For example https://gateway.example.com. Saved in the engram.baseUrl setting; set an API key too if the ' +
+          'server needs one.',
       ),
       value: settings().baseUrl,
       ignoreFocusOut: true,

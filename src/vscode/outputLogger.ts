@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../core/ports';
+import type { Logger } from '../core/host/sessions';
 
 /** The engine's Logger on a VS Code log output channel ("Engram" in the Output panel). */
 export function createOutputLogger(): Logger & vscode.Disposable & { show(): void } {

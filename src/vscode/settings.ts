@@ -10,8 +10,8 @@ import {
   type EngramSettings,
   type RawSettings,
   type SettingId,
-} from '../core/settings/engramSettings';
-import type { Logger } from '../core/ports';
+} from '../core/host/config';
+import type { Logger } from '../core/host/sessions';
 
 /**
  * A conversation with the offline demo stays a few thousand tokens long, so at the usual thresholds its

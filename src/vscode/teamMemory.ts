@@ -3,8 +3,8 @@
 // token, a repository), runs it through the open session (so its scheduler and events stay in step)
 // or on its own when no session is open, and says the result in words.
 import * as vscode from 'vscode';
-import type { Logger } from '../core/ports';
-import type { TeamSyncReport } from '../core/memory/team/teamSyncTypes';
+import type { Logger } from '../core/host/sessions';
+import type { TeamSyncReport } from '../core/host/team';
 import { loadEngine } from './loadEngine';
 import { dataDir, settings, workspaceCwd, workspaceTrusted } from './settings';
 import type { ContextStatusBar } from './statusBar';
@@ -58,7 +58,10 @@ export class TeamMemoryCommands {
     this.statusBar.setTeamSync(teamSyncTooltip(report, vscode.l10n.t, localTime));
   }
 
-  /** At activation and when settings change: with team memory on, the tooltip tells the last sync recorded in the team folder. */
+  /**
+   * At activation and when settings change: with team memory on, the tooltip tells the last sync recorded
+   * in the team folder.
+   */
   async showLastSync(): Promise<void> {
     if (!settings().teamMemory.enabled || !workspaceTrusted()) {
       this.statusBar.setTeamSync(undefined);
@@ -130,7 +133,9 @@ export class TeamMemoryCommands {
       return this.tell({ ok: false, text }, 'error', [this.logAction()]);
     }
     this.logger.info(
-      `Team memory sync of ${report.repo} with ${report.server}: ${report.ok ? 'ok' : `failed: ${report.error}`}; pulled ${report.pulled.length}, pushed ${report.pushed.length}, skipped ${report.skipped.length}, blocked ${report.blocked.length}`,
+      `Team memory sync of ${report.repo} with ${report.server}: ${report.ok ? 'ok' : `failed: ${report.error}`}; ` +
+        `pulled ${report.pulled.length}, pushed ${report.pushed.length}, ` +
+        `skipped ${report.skipped.length}, blocked ${report.blocked.length}`,
     );
     this.announce(report);
     const message = describeTeamSync(report, vscode.l10n.t);
@@ -148,7 +153,8 @@ export class TeamMemoryCommands {
     if (!workspaceTrusted()) {
       return {
         text: vscode.l10n.t(
-          'Engram: team memory never syncs in an untrusted workspace, since its files would be shared with your team. Trust the workspace first.',
+          'Engram: team memory never syncs in an untrusted workspace, since its files would be shared with your ' +
+            'team. Trust the workspace first.',
         ),
         actions: [
           {
@@ -162,7 +168,8 @@ export class TeamMemoryCommands {
     if (!s.enabled)
       return {
         text: vscode.l10n.t(
-          'Engram: team memory is off. Turn on the "engram.teamMemory.enabled" setting and set "engram.teamMemory.serverUrl".',
+          'Engram: team memory is off. Turn on the "engram.teamMemory.enabled" setting and set ' +
+            '"engram.teamMemory.serverUrl".',
         ),
         actions: [this.settingsAction()],
       };
@@ -174,7 +181,8 @@ export class TeamMemoryCommands {
     if (!(await teamMemoryToken(this.context.secrets))) {
       return {
         text: vscode.l10n.t(
-          'Engram: no team memory token. Run "Engram: Set Team Memory Token" with the token your team\'s server gave you.',
+          'Engram: no team memory token. Run "Engram: Set Team Memory Token" with the token your team\'s server ' +
+            'gave you.',
         ),
         actions: [this.tokenAction()],
       };
@@ -182,7 +190,8 @@ export class TeamMemoryCommands {
     if (!(await loadEngine().repoSlugOf(workspaceCwd()))) {
       return {
         text: vscode.l10n.t(
-          'Engram: this workspace is not a git repository with an "origin" remote; team memory is shared per repository (owner/repo).',
+          'Engram: this workspace is not a git repository with an "origin" remote; team memory is shared per ' +
+            'repository (owner/repo).',
         ),
         actions: [],
       };

@@ -1,7 +1,7 @@
 // A team sync's report in words, for the "Engram: Sync Team Memory" notification and the status bar's
 // tooltip. No `vscode` here: the host passes vscode.l10n.t, tests a plain formatter, so the wording (and
 // that every template has its Chinese line in l10n/bundle.l10n.zh-cn.json) is unit-tested.
-import type { TeamSyncReport } from '../core/memory/team/teamSyncTypes';
+import type { TeamSyncReport } from '../core/host/team';
 
 /** Every template used here; the keys of the l10n bundle. */
 export const TEAM_SYNC_WORDS = {

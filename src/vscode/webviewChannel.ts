@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import type { Logger } from '../core/ports';
+import type { Logger } from '../core/host/sessions';
 import { parseMessage, type Handlers, type Shapes } from '../protocol/messages';
 
 /**

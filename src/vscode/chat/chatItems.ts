@@ -1,9 +1,7 @@
 // Turns a conversation (API messages, e.g. a resumed session) into Chat view items. No vscode import:
 // pure, so it is unit-tested in plain Node.
-import type { ApiMessage, ContentBlock } from '../../core/session/hostSession';
-import { isMemoryAttachment } from '../../core/conversation/attachmentTag';
-import { isRepeatNote, repeatedCallOf } from '../../core/conversation/repeatedResults';
-import type { Usage } from '../../core/conversation/types';
+import type { ApiMessage, ContentBlock } from '../../core/host/sessions';
+import { isMemoryAttachment, isRepeatNote, repeatedCallOf, type Usage } from '../../core/host/conversationDisplay';
 import type { ChatItem, RecalledMemory, TurnTokens } from '../../protocol/messages';
 import { isFileAttachment } from './fileMentions';
 

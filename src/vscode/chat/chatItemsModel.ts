@@ -1,7 +1,7 @@
 // The Chat view's items for one window: what the person sees (their prompts, streamed answers, tool
 // cards, permission prompts, notices), built from the session's agent events, with every change posted
 // to the view. No vscode import: the host passes a `post` function.
-import type { AgentEvent } from '../../core/session/hostSession';
+import type { AgentEvent } from '../../core/host/sessions';
 import type { ChatItem, HostToChat, RecalledMemory } from '../../protocol/messages';
 import { clip, formatInput, turnTokens } from './chatItems';
 
@@ -116,7 +116,10 @@ export class ChatItemsModel {
     if (files.length > 0) this.add({ kind: 'recall', id: this.id(), files });
   }
 
-  /** Marks (or unmarks) one memory of a recall item not relevant; its words, or undefined when there is no such memory. */
+  /**
+   * Marks (or unmarks) one memory of a recall item not relevant; its words, or undefined when there is no
+   * such memory.
+   */
   markRecall(itemId: string, file: string, notRelevant: boolean): string[] | undefined {
     const item = this.find(itemId);
     const memory = item?.kind === 'recall' ? item.files.find((f) => f.file === file) : undefined;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import { CHAT_TO_HOST_SHAPES, type ChatToHost, type HostToChat } from '../../protocol/messages';
 import type { ChatBackend } from './chatBackend';
 import { WebviewChannel } from '../webviewChannel';

@@ -2,7 +2,7 @@
 // summary, and a warning with actions when automatic compaction stopped. The words of every other
 // compaction line come from the core session as notices.
 import * as vscode from 'vscode';
-import type { OrchestratorEvent } from '../../core/session/hostSession';
+import type { OrchestratorEvent } from '../../core/host/sessions';
 
 export interface CompactionActions {
   compactNow(): void;

@@ -6,8 +6,8 @@
 // after the conversation moved on. Microcompact (nothing to read) and a plan with no summary apply at once.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { withoutPreviewHeader } from '../../core/compaction/summaryEdit';
-import type { ChainStage, EngramSession } from '../../core/session/hostSession';
+import { previewText } from '../../core/host/conversationDisplay';
+import type { ChainStage, EngramSession } from '../../core/host/sessions';
 import { settings } from '../settings';
 
 type Compaction = EngramSession['compaction'];
@@ -101,7 +101,7 @@ export class ManualCompactions implements vscode.Disposable {
       void vscode.window.showInformationMessage(vscode.l10n.t('Engram: there is no compaction summary to apply.'));
       return false;
     }
-    const text = withoutPreviewHeader(open.document.getText());
+    const text = previewText(open.document.getText());
     const result = await open.compaction.applyCompaction(open.prepared, text);
     if (result.code === 'invalid-edit' || result.code === 'busy') {
       // Still pending: the person fixes the text (or waits) and applies again.
@@ -146,10 +146,14 @@ export class ManualCompactions implements vscode.Disposable {
     const header =
       review.kind === 'summary'
         ? vscode.l10n.t(
-            'Engram: this summary will replace the conversation up to its most recent messages. Edit it if you like (keep the section titles), then choose Apply or Cancel in the editor title. Closing this editor cancels. This note is not part of the summary.',
+            'Engram: this summary will replace the conversation up to its most recent messages. Edit it if you ' +
+              'like (keep the section titles), then choose Apply or Cancel in the editor title. Closing this editor ' +
+              'cancels. This note is not part of the summary.',
           )
         : vscode.l10n.t(
-            'Engram: these session notes will replace the older messages of the conversation. Edit them if you like (keep the headings), then choose Apply or Cancel in the editor title. Closing this editor cancels. This note is not part of the notes.',
+            'Engram: these session notes will replace the older messages of the conversation. Edit them if you ' +
+              'like (keep the headings), then choose Apply or Cancel in the editor title. Closing this editor ' +
+              'cancels. This note is not part of the notes.',
           );
     const uri = vscode.Uri.file(path.join(dir, PREVIEW_FILE)).with({ scheme: 'untitled' });
     const document = await vscode.workspace.openTextDocument(uri);

@@ -2,10 +2,11 @@
 // the text block that carries a mentioned file's content to the model (after the prompt, in the same
 // user message, like recalled memory). No vscode import: the host finds and reads the files.
 
-import { FILE_ATTACHMENT_TAG } from '../../core/conversation/attachmentTag';
+import { FILE_ATTACHMENT_TAG } from '../../core/host/conversationDisplay';
 
-// The tag lives with the conversation model, where the readers that leave it out of a prompt's words can reach it.
-export { isFileAttachment } from '../../core/conversation/attachmentTag';
+// The tag lives with the conversation model, where the readers that leave it out of a prompt's words can
+// reach it.
+export { isFileAttachment } from '../../core/host/conversationDisplay';
 
 /** How much of one file goes with a prompt; past it the block says so and the agent can Read the rest. */
 export const MAX_ATTACHED_CHARS = 50_000;
@@ -37,7 +38,8 @@ export function fileAttachmentText(relPath: string, content: string): string {
     fence,
     ...(cut
       ? [
-          `(Only the first ${MAX_ATTACHED_CHARS.toLocaleString('en-US')} of ${content.length.toLocaleString('en-US')} characters are attached; use Read for the rest.)`,
+          `(Only the first ${MAX_ATTACHED_CHARS.toLocaleString('en-US')} ` +
+            `of ${content.length.toLocaleString('en-US')} characters are attached; use Read for the rest.)`,
         ]
       : []),
     '</engram-file>',

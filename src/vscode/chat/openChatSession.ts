@@ -2,11 +2,8 @@
 // environment, or the offline demo), this window's workspace, trust, data folder and settings, the
 // view's permission prompt, and the team memory token when one is stored.
 import * as vscode from 'vscode';
-import { projectDir } from '../../core/conversation/projectKey';
-import type { EngramSession } from '../../core/session/hostSession';
-import type { LockHolder } from '../../core/fs/writerLock';
-import type { Logger, PermissionPrompt } from '../../core/ports';
-import { ENGRAM_VERSION } from '../../core/version';
+import type { EngramSession, LockHolder, Logger, PermissionPrompt } from '../../core/host/sessions';
+import { ENGRAM_VERSION } from '../../core/host/config';
 import type { SessionSummary } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import { resolveModel } from '../modelSetup';
@@ -26,14 +23,15 @@ export async function openChatSession(
   if (!model.apiKey) {
     return {
       error: vscode.l10n.t(
-        'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the "engram.offlineDemo" setting to try Engram offline.',
+        'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the ' +
+          '"engram.offlineDemo" setting to try Engram offline.',
       ),
     };
   }
   const engine = loadEngine();
   const teamToken = await teamMemoryToken(context.secrets);
   // The tokenizer takes about a second to load: start it while the first request is on its way.
-  void engine.ensureTokenizer().catch((e: unknown) => logger.warn(`Tokenizer failed to load: ${String(e)}`));
+  void engine.warmUpTokenizer().catch((e: unknown) => logger.warn(`Tokenizer failed to load: ${String(e)}`));
   const session = await engine.openHostSession(
     {
       dataDir: dataDir(),
@@ -57,7 +55,7 @@ export async function openChatSession(
 /** The workspace's "Earlier sessions": the one the chat shows now (`currentId`) is not among them. */
 export async function earlierSessions(currentId: string | undefined): Promise<SessionSummary[]> {
   const sessions = await loadEngine()
-    .listSessions(projectDir(dataDir(), workspaceCwd()))
+    .listProjectSessions(dataDir(), workspaceCwd())
     .catch(() => []);
   return sessions
     .filter((s) => s.sessionId !== currentId)

@@ -4,7 +4,7 @@
 // No vscode import: the items model does the showing.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import type { PermissionAnswer, PermissionPrompt, PermissionRequest } from '../../core/ports';
+import type { PermissionAnswer, PermissionPrompt, PermissionRequest } from '../../core/host/sessions';
 import type { PermissionChoice } from '../../protocol/messages';
 import type { ChatItemsModel } from './chatItemsModel';
 import { permissionDiff } from './permissionDiff';
@@ -57,7 +57,10 @@ export class PermissionBridge implements PermissionPrompt {
     resolve(choice);
   }
 
-  /** The file's text now, or undefined when it is missing, too big or unreadable (the diff then works from the input alone). */
+  /**
+   * The file's text now, or undefined when it is missing, too big or unreadable (the diff then works from
+   * the input alone).
+   */
   private async currentText(filePath: unknown): Promise<string | undefined> {
     if (typeof filePath !== 'string' || filePath === '') return undefined;
     const abs = path.resolve(this.cwd(), filePath);

@@ -53,7 +53,7 @@ export class WorkspaceFiles {
           continue;
         }
         // Secrets are kept out of what is sent, as they are from tool results.
-        const { text } = await loadEngine().redactSecrets(bytes.toString('utf8'));
+        const text = await loadEngine().redactAttachedText(bytes.toString('utf8'));
         result.files.push(rel);
         result.blocks.push({ type: 'text', text: fileAttachmentText(rel, text) });
       } catch (error) {

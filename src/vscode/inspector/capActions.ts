@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import type { MergeResult } from '../../core/memory/autoMemory/mergeEntries';
-import type { Logger } from '../../core/ports';
+import type { MergeResult } from '../../core/host/memory';
+import type { Logger } from '../../core/host/sessions';
 import { showHiddenChars } from '../../protocol/hiddenChars';
 import type { EntryGroup, MemoryEntryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
@@ -71,7 +71,8 @@ export class CapActions {
       !(await this.prompts().confirm(
         vscode.l10n.t("Prune {0} memories from Claude Code's memory?", picked.length),
         vscode.l10n.t(
-          'Claude Code may be running and writing this folder at the same time. Their lines leave MEMORY.md and the files move to the trash, where Undo can restore them.',
+          'Claude Code may be running and writing this folder at the same time. Their lines leave MEMORY.md and ' +
+            'the files move to the trash, where Undo can restore them.',
         ),
         vscode.l10n.t('Prune'),
       ))
@@ -126,7 +127,7 @@ export class CapActions {
     const picked = await vscode.window.showQuickPick(
       mergeable.map((e) => ({
         label: showHiddenChars(e.title),
-        description: `${e.type ?? vscode.l10n.t('no type')} · ${(e.uses ?? 0) === 0 ? vscode.l10n.t('never used') : vscode.l10n.t('used {0}×', e.uses ?? 0)}`,
+        description: `${e.type ?? vscode.l10n.t('no type')} · ${usesText(e.uses ?? 0)}`,
         detail: vscode.l10n.t('{0} · line {1}', e.file, e.line ?? 0),
         entry: e,
       })),
@@ -228,4 +229,9 @@ export class CapActions {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** How often an entry was recalled, as the merge picker says it. */
+function usesText(uses: number): string {
+  return uses === 0 ? vscode.l10n.t('never used') : vscode.l10n.t('used {0}×', uses);
 }

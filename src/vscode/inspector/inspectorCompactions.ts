@@ -2,7 +2,7 @@
 // diff editor) and undoing the newest one. Only compactions the last snapshot listed are acted on; the
 // replaced messages come from the transcript, by the live event's ids or the boundary's line range.
 import * as vscode from 'vscode';
-import type { CompactionEvent } from '../../core/inspection/inspectorService';
+import type { CompactionEvent } from '../../core/host/inspector';
 import type { InspectorSnapshot, TimelineView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import { canUndoCompactions } from './compactionControl';

@@ -1,6 +1,8 @@
-import path from 'node:path';
+// The Memory Inspector controller: the source shown and the last snapshot, and the routing of each webview
+// request to the part that carries it out, each in its own file (memory actions, the cap banner, compactions,
+// pending memory, file links, refreshing).
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import type {
   EntryGroup,
   GaugeState,
@@ -15,15 +17,14 @@ import { CapActions } from './capActions';
 import { canUndoCompactions } from './compactionControl';
 import type { InspectorChat } from './inspectorContext';
 import { InspectorCompactions } from './inspectorCompactions';
-import { InspectorDocuments } from './inspectorDocuments';
+import type { InspectorDocuments } from './inspectorDocuments';
+import { InspectorFiles } from './inspectorFiles';
+import { InspectorRefresh } from './inspectorRefresh';
 import type { InspectorRequest, InspectorSource } from './inspectorPanel';
 import { vscodePrompts, type InspectorPrompts } from './inspectorPrompts';
 import { MemoryActions, type ActionResult, type ActionTarget } from './memoryActions';
 import { PendingActions } from './pendingActions';
 import { pickInspectorSource, type InspectorSourceState } from './sourcePicker';
-
-/** Coalesces bursts of changes (a turn end fires notes, memory and gauge at once) into one snapshot. */
-const REFRESH_DEBOUNCE_MS = 120;
 
 /**
  * The Memory Inspector's host side: what the panel shows (built by the engine chunk from the live
@@ -32,24 +33,23 @@ const REFRESH_DEBOUNCE_MS = 120;
  */
 export class InspectorController implements InspectorSource, vscode.Disposable {
   private source: InspectorSourceState = { kind: 'current' };
-  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly refresh = new InspectorRefresh();
   private readonly gaugeChanged = new vscode.EventEmitter<GaugeState>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly actions: MemoryActions;
   private readonly cap: CapActions;
   private readonly compactions: InspectorCompactions;
   private readonly pending: PendingActions;
+  private readonly files: InspectorFiles;
   private last: InspectorSnapshot | undefined;
   /** What this panel pruned, by trash id: a late Undo can then say the entry is back already. */
   private readonly pruned = new Map<string, { file: string; title: string }>();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private watcher: { dir: string; watcher: vscode.Disposable } | undefined;
 
   private prompts: InspectorPrompts = vscodePrompts;
 
   constructor(
     private readonly chat: InspectorChat,
-    private readonly docs: InspectorDocuments,
+    docs: InspectorDocuments,
     private readonly logger: Logger,
   ) {
     this.actions = new MemoryActions(
@@ -70,6 +70,14 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       },
       logger,
     );
+    this.files = new InspectorFiles({
+      chat,
+      docs,
+      logger,
+      source: () => this.source,
+      last: () => this.last,
+      setSource: (source) => this.setSource(source),
+    });
     this.compactions = new InspectorCompactions({
       chat,
       docs,
@@ -87,13 +95,13 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (m.type === 'snapshot') this.fireChanged();
       }),
       { dispose: offSettings },
-      this.changed,
+      this.refresh,
       this.gaugeChanged,
     );
   }
 
   onDidChange(listener: () => void): vscode.Disposable {
-    return this.changed.event(listener);
+    return this.refresh.onDidChange(listener);
   }
 
   onGauge(listener: (gauge: GaugeState) => void): vscode.Disposable {
@@ -135,7 +143,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         : engine.diskSourceInput(this.source, settings(), now);
     const snapshot = await engine.buildInspectorSnapshot(input);
     this.last = snapshot;
-    this.watchMemory(snapshot.memory.dir);
+    this.refresh.watchMemory(snapshot.memory.dir);
     return snapshot;
   }
 
@@ -150,10 +158,10 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       });
     };
     return {
-      openFile: (m) => this.openFile(m.path),
-      revealFile: (m) => this.revealFile(m.path),
-      openOrigin: (m) => this.openOrigin(m.sessionId, m.messageId),
-      inspectSession: (m) => this.inspectSession(m.sessionId),
+      openFile: (m) => this.files.openFile(m.path),
+      revealFile: (m) => this.files.revealFile(m.path),
+      openOrigin: (m) => this.files.openOrigin(m.sessionId, m.messageId),
+      inspectSession: (m) => this.files.inspectSession(m.sessionId),
       renameEntry: async (m) => {
         const found = this.entry(m.group, m.file);
         if (found) report(await this.actions.rename(found.target, found.entry));
@@ -252,108 +260,6 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
     };
   }
 
-  // ---- files ----
-
-  private knownPaths(): Set<string> {
-    const s = this.last;
-    if (!s) return new Set();
-    return new Set([
-      ...(s.notes.exists && s.notes.path ? [s.notes.path] : []),
-      ...s.memory.instructions.map((i) => i.path),
-      ...[...s.memory.entries, ...s.memory.unindexed].filter((e) => !e.missing).map((e) => e.path),
-      // Team files the index has no row for, and the local copies a conflict kept.
-      ...(s.memory.team?.files ?? []).map((f) => f.path),
-      ...[...s.memory.entries, ...s.memory.unindexed, ...(s.memory.team?.files ?? [])].flatMap((e) =>
-        e.sync?.status.state === 'conflict' ? [e.sync.status.keptPath] : [],
-      ),
-    ]);
-  }
-
-  private async openFile(file: string, line?: number): Promise<void> {
-    if (!this.knownPaths().has(file)) {
-      this.logger.warn(`inspector: refused to open a path the inspector did not show: ${file}`);
-      return;
-    }
-    await this.show(file, line);
-  }
-
-  private async show(file: string, line?: number): Promise<void> {
-    const readOnly = this.source.kind !== 'current' && this.source.readOnly;
-    const uri = readOnly ? this.docs.file(file) : vscode.Uri.file(file);
-    const selection = line ? new vscode.Range(line - 1, 0, line - 1, 0) : undefined;
-    await vscode.window.showTextDocument(uri, { preview: true, ...(selection ? { selection } : {}) });
-  }
-
-  private async revealFile(file: string): Promise<void> {
-    if (!this.knownPaths().has(file)) return;
-    const uri = vscode.Uri.file(file);
-    const commands = await vscode.commands.getCommands(true);
-    if (commands.includes('revealFileInOS')) {
-      await vscode.commands.executeCommand('revealFileInOS', uri);
-      return;
-    }
-    // Where there is no file manager to show it in (VS Code in a browser), say where it is.
-    const copy = vscode.l10n.t('Copy Path');
-    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('The file is at {0}', file), copy);
-    if (choice === copy) await vscode.env.clipboard.writeText(file);
-  }
-
-  private async openOrigin(sessionId: string, messageId: string | undefined): Promise<void> {
-    const engine = loadEngine().inspector;
-    if (!engine.isSessionId(sessionId)) return;
-    const transcript = await this.findTranscript(sessionId);
-    if (!transcript) {
-      void vscode.window.showInformationMessage(
-        vscode.l10n.t('The session {0} is not in this data folder.', sessionId),
-      );
-      return;
-    }
-    const line = messageId ? await engine.lineOfMessage(transcript, messageId).catch(() => undefined) : undefined;
-    await this.show(transcript, line);
-  }
-
-  private async inspectSession(sessionId: string): Promise<void> {
-    if (!loadEngine().inspector.isSessionId(sessionId)) return;
-    const transcript = await this.findTranscript(sessionId);
-    if (!transcript) return;
-    const root = this.last?.source.root ?? this.chat.inspectorContext().dataDir;
-    const readOnly = this.source.kind !== 'current' && this.source.readOnly;
-    const projectKey = path.basename(path.dirname(transcript));
-    this.setSource({
-      kind: readOnly ? 'claude' : 'session',
-      root,
-      projectKey,
-      sessionId,
-      readOnly,
-      label: readOnly
-        ? vscode.l10n.t('Claude Code ({0})', root) + ` · ${projectKey} · ${sessionId}`
-        : vscode.l10n.t('Session {0}', sessionId),
-    });
-  }
-
-  /** The transcript of a session of the shown project (memory is keyed by git root, transcripts by folder). */
-  private async findTranscript(sessionId: string): Promise<string | undefined> {
-    const engine = loadEngine().inspector;
-    const dirs = new Set<string>();
-    if (this.last?.memory.dir) dirs.add(path.dirname(this.last.memory.dir));
-    if (this.source.kind === 'current') {
-      const ctx = this.chat.inspectorContext();
-      dirs.add(engine.projectDir(ctx.dataDir, ctx.cwd));
-    } else {
-      dirs.add(engine.sourceProjectDir(this.source));
-    }
-    for (const dir of dirs) {
-      const { transcript } = engine.sessionPaths(dir, sessionId);
-      try {
-        await vscode.workspace.fs.stat(vscode.Uri.file(transcript));
-        return transcript;
-      } catch {
-        // not in this folder
-      }
-    }
-    return undefined;
-  }
-
   // ---- memory ----
 
   private target(group: 'private' | 'team'): ActionTarget | undefined {
@@ -373,38 +279,11 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
     return entry && target ? { entry, target } : undefined;
   }
 
-  private watchMemory(dir: string | undefined): void {
-    if (this.watcher?.dir === dir) return;
-    this.watcher?.watcher.dispose();
-    this.watcher = undefined;
-    if (!dir) return;
-    // Edits made elsewhere (an editor, an agent, Claude Code, `engram team sync`) show up without a manual refresh.
-    const w = vscode.workspace.createFileSystemWatcher(
-      new vscode.RelativePattern(vscode.Uri.file(dir), '**/{*.md,.sync/state.json}'),
-    );
-    const fire = () => this.fireChanged();
-    this.watcher = {
-      dir,
-      watcher: vscode.Disposable.from(w, w.onDidChange(fire), w.onDidCreate(fire), w.onDidDelete(fire)),
-    };
-  }
-
   private fireChanged(now = false): void {
-    if (this.timer) clearTimeout(this.timer);
-    if (now) {
-      this.timer = undefined;
-      this.changed.fire();
-      return;
-    }
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.changed.fire();
-    }, REFRESH_DEBOUNCE_MS);
+    this.refresh.fire(now);
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.watcher?.watcher.dispose();
     for (const d of this.disposables.splice(0)) d.dispose();
   }
 }

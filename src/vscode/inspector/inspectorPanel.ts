@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import {
   INSPECTOR_TO_HOST_SHAPES,
   type GaugeState,

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import type { MemoryEntryView, MemoryKind, TrashView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import type { InspectorPrompts } from './inspectorPrompts';
@@ -86,7 +86,9 @@ export class MemoryActions {
       const go = await this.prompts().confirm(
         vscode.l10n.t('Prune "{0}" from Claude Code\'s memory?', entry.title),
         vscode.l10n.t(
-          'Claude Code may be running and writing this folder at the same time. Its line leaves MEMORY.md (rewritten atomically) and the file moves to the trash inside the memory folder, where Undo can restore it.',
+          'Claude Code may be running and writing this folder at the same time. Its line leaves MEMORY.md ' +
+            '(rewritten atomically) and the file moves to the trash inside the memory folder, where Undo can ' +
+            'restore it.',
         ),
         vscode.l10n.t('Prune'),
       );

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import { InspectorPanel } from './inspectorPanel';
 import type { InspectorChat } from './inspectorContext';
 import { InspectorController } from './inspectorController';

@@ -4,7 +4,7 @@
 // `engram.memory.extraction.review`. Only items of the last snapshot are acted on.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { Logger } from '../../core/ports';
+import type { Logger } from '../../core/host/sessions';
 import type { Handlers, InspectorSnapshot, InspectorToHost, PendingMemoryView } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import type { ActionResult } from './memoryActions';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { DiskSource } from '../../core/inspection/inspectorService';
+import type { DiskSource } from '../../core/host/inspector';
 import { showHiddenChars } from '../../protocol/hiddenChars';
 import { loadEngine } from '../loadEngine';
 

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import type { AgentEvent } from '../../../src/core/agent/events';
 import type { ApiMessage } from '../../../src/core/conversation/types';
 import { resolveModelConfig } from '../../../src/core/llm/modelConfig';
-import { openHostSession } from '../../../src/core/session/hostSession';
+import { openHostSession } from '../../../src/core/host/sessions';
 import { resolveSettings } from '../../../src/core/settings/engramSettings';
 import { assertApiValid, assertTranscriptMatches, startSession } from '../support/agentHarness';
 import { useTempDirs } from '../support/tempDirs';

@@ -151,15 +151,38 @@ test('the layer lint keeps the hosts above core and src/protocol for the webview
   const allowed = lint({
     'src/extension.ts': "import * as vscode from 'vscode';\nimport { c } from './vscode/chatView';\n",
     'src/vscode/chatView.ts':
-      "import * as vscode from 'vscode';\nimport type { M } from '../protocol/messages';\nimport { a } from '../core/agent/agent';\nimport { s } from '../testServer/anthropicTestServer';\n",
+      "import * as vscode from 'vscode';\nimport type { M } from '../protocol/messages';\nimport { a } from '../core/host/sessions';\nimport { s } from '../testServer/anthropicTestServer';\n",
     'src/cli/main.ts':
-      "import { a } from '../core/agent/agent';\nimport { s } from '../testServer/anthropicTestServer';\n",
+      "import { a } from '../core/host/sessions';\nimport { s } from '../testServer/anthropicTestServer';\n",
     'src/testServer/anthropicTestServer.ts': "import type { T } from '../core/conversation/types';\n",
     'packages/team-server/src/teamHttp.ts': "import { p } from '../../../src/core/memory/team/teamProtocol';\n",
     'src/core/inspection/view.ts': "import type { M } from '../../protocol/messages';\n",
     'src/protocol/messages.ts': 'export type M = { type: "m" };\n',
   });
   assert.equal(allowed.status, 0, allowed.output);
+});
+
+test('the layer lint lets the hosts reach core only through src/core/host, at most 10 modules each', () => {
+  const refused: Array<[string, string]> = [
+    ['src/vscode/a.ts', "import { a } from '../core/agent/agent';"],
+    ['src/extension.ts', "import type { L } from './core/ports';"],
+    ['src/cli/a.ts', "import { v } from '../core/version';"],
+  ];
+  for (const [file, line] of refused) {
+    const r = lint({ [file]: `${line}\n` });
+    assert.equal(r.status, 1, `not caught: ${file}: ${line}`);
+    assert.match(r.output, /must reach the engine through the host API in src\/core\/host\//);
+  }
+  const doors = (n: number, from: string) =>
+    Array.from({ length: n }, (_, i) => `import { x${i} } from '${from}core/host/door${i}';`).join('\n');
+  assert.equal(lint({ 'src/cli/main.ts': `${doors(10, '../')}\n` }).status, 0);
+  // The extension's two parts count as one host.
+  const extension = lint({ 'src/vscode/a.ts': `${doors(6, '../')}\n`, 'src/extension.ts': `${doors(11, './')}\n` });
+  assert.equal(extension.status, 1);
+  assert.match(extension.output, /the extension \(src\/vscode, src\/extension\.ts\) imports 11 host API modules/);
+  const cli = lint({ 'src/cli/main.ts': `${doors(11, '../')}\n` });
+  assert.equal(cli.status, 1);
+  assert.match(cli.output, /the CLI \(src\/cli\) imports 11 host API modules .*; at most 10/);
 });
 
 test('the layer lint finds import cycles, type-only ones included, and names one way round', () => {

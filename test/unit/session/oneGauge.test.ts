@@ -66,7 +66,8 @@ describe('one gauge', () => {
         store,
       );
       try {
-        // What the Chat view, the status bar and the inspector show for the open session (chatGauge.ts).
+        // What the Chat view, the status bar and the inspector show for the open session (sessionGauge in
+        // core/host/conversationDisplay.ts).
         const live = gaugeState(session.compaction.gauge, session.agent, session.settings).usedTokens;
         assert.deepEqual({ live, fromDisk }, { live: printed.usedTokens, fromDisk: printed.usedTokens });
         // The figure is the API's: the last report, plus the engine's count of what came after it only.

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { CHAT_STRINGS } from '../../../webview/chat/strings';
+import { translatedTexts } from './translatedTexts';
 
 const root = path.resolve(__dirname, '../../..');
 const args = (s: string) =>
@@ -38,19 +39,16 @@ test('every host string of the chat, the key and model setup has a zh-cn transla
   let seen = 0;
   for (const file of files) {
     const source = fs.readFileSync(file, 'utf8');
-    const literals = [...source.matchAll(/(?:vscode\.l10n\.t|this\.t)\(\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1/g)].map(
-      (m) => m[2],
-    );
+    const literals = translatedTexts(source, String.raw`vscode\.l10n\.t|this\.t`);
     // The turn-end notices are a table whose texts go through the items model's translation.
     if (file.endsWith('chatItemsModel.ts'))
       literals.push(
-        ...[...source.matchAll(/\['(?:info|warning|error)',\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1,?\s*\]/g)].map(
-          (m) => m[2],
+        ...[...source.matchAll(/\['(?:info|warning|error)',\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1,?\s*\]/g)].map((m) =>
+          m[2].replace(/\\(.)/g, '$1'),
         ),
       );
-    for (const raw of literals) {
+    for (const key of literals) {
       seen++;
-      const key = raw.replace(/\\(.)/g, '$1');
       if (!bundle[key]?.trim()) missing.push(`${path.basename(file)}: ${key}`);
       else assert.equal(args(bundle[key]), args(key), `arguments of "${key}"`);
     }

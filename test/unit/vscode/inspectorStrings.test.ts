@@ -7,6 +7,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { EN } from '../../../webview/inspector/stringsEn';
 import { ZH } from '../../../webview/inspector/stringsZh';
+import { translatedTexts } from './translatedTexts';
 
 const root = path.resolve(__dirname, '../../..');
 const args = (s: string) =>
@@ -36,8 +37,7 @@ test('every host string of the inspector has a zh-cn translation', () => {
   const missing: string[] = [];
   for (const file of fs.readdirSync(dir)) {
     const source = fs.readFileSync(path.join(dir, file), 'utf8');
-    for (const m of source.matchAll(/vscode\.l10n\.t\(\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1/g)) {
-      const key = m[2].replace(/\\(.)/g, '$1');
+    for (const key of translatedTexts(source, String.raw`vscode\.l10n\.t`)) {
       if (!bundle[key]?.trim()) missing.push(`${file}: ${key}`);
       else assert.equal(args(bundle[key]), args(key), `arguments of "${key}"`);
     }

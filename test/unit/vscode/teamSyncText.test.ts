@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { TeamSyncReport } from '../../../src/core/memory/team/teamSyncTypes';
 import { describeTeamSync, TEAM_SYNC_WORDS, teamSyncTooltip } from '../../../src/vscode/teamSyncText';
+import { translatedTexts } from './translatedTexts';
 
 /** vscode.l10n.t without a bundle: the English template with its arguments. */
 const en = (message: string, ...args: Array<string | number | boolean>): string =>
@@ -114,8 +115,7 @@ describe('team sync in words', () => {
           e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
         );
     for (const file of [...walk(path.join(root, 'src', 'vscode')), path.join(root, 'src', 'extension.ts')]) {
-      for (const m of fs.readFileSync(file, 'utf8').matchAll(/l10n\.t\(\s*(['"])((?:(?!\1)[^\\]|\\.)*)\1/g))
-        texts.add(m[2].replace(/\\(.)/g, '$1'));
+      for (const text of translatedTexts(fs.readFileSync(file, 'utf8'), String.raw`l10n\.t`)) texts.add(text);
     }
     assert.ok(texts.size > 40, `found only ${texts.size} texts: the scan is broken`);
     const missing = [...texts].filter((s) => bundle[s] === undefined);

@@ -1,0 +1,39 @@
+// How a host configures the engine: the settings (each key, its default and its check, read from VS Code's
+// configuration or the CLI's settings file and flags), the model and key the session talks to, and the
+// version a host reports. A host reads its own sources and hands the raw values here; what they mean and
+// which wins is decided once, in core, for every host. Light enough for the extension's activation.
+import {
+  resolveModelConfig as modelConfigFrom,
+  type Env,
+  type ModelConfig,
+  type ModelSettings,
+} from '../llm/modelConfig';
+import { resolveSettings as settingsFrom, type RawSettings, type ResolvedSettings } from '../settings/engramSettings';
+
+export type { Env, ModelConfig, ModelSettings, RawSettings, ResolvedSettings };
+export type { EngramSettings, SettingId } from '../settings/engramSettings';
+
+/** Every setting by id: its key in VS Code's configuration and the CLI's settings file, default and check. */
+export { SETTING_KEYS } from '../settings/engramSettings';
+
+/** The settings a session reads, with a change event: a host fills it and updates it when its sources change. */
+export { SettingsStore } from '../settings/engramSettings';
+
+/** The version every host reports (`engram --version`, the transcript's `version` field). */
+export { ENGRAM_VERSION } from '../version';
+
+/**
+ * The settings from raw values (absent or invalid ones take their defaults), with a problem named for
+ * each value that was refused, for the host to report.
+ */
+export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
+  return settingsFrom(raw);
+}
+
+/**
+ * The model, base URL and key a session uses, from the host's settings, the environment and a stored key
+ * (`secret`): a stored key beats ANTHROPIC_API_KEY, a base URL setting beats ANTHROPIC_BASE_URL.
+ */
+export function resolveModelConfig(settings: ModelSettings, env: Env, secret: string | undefined): ModelConfig {
+  return modelConfigFrom(settings, env, secret);
+}

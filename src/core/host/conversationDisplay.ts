@@ -1,0 +1,61 @@
+// What a host needs to show a conversation the way the engine wrote it: which user blocks are
+// attachments (a recalled memory, an `@file`) rather than the person's words, which tool results are
+// notes standing for a repeated output, which engine notice the host shows in its own way, the words a
+// person wrote in a preview document, and the context gauge of an open session. Light on purpose: the
+// extension loads it at activation, before the engine chunk (no model client, no memory engine here).
+import {
+  FILE_ATTACHMENT_TAG,
+  isFileAttachment as isFileTag,
+  isMemoryAttachment as isMemoryTag,
+} from '../conversation/attachmentTag';
+import { isRepeatNote as isNote, repeatedCallOf as noteCallId } from '../conversation/repeatedResults';
+import type { ToolResultBlock } from '../conversation/types';
+import { withoutPreviewHeader } from '../compaction/summaryEdit';
+import { gaugeState } from '../inspection/contextSnapshot';
+import type { EngramSession } from '../session/engramSession';
+import { isRecallNotice as isRecallTemplate } from '../session/sessionNotices';
+import type { EngramSettings } from '../settings/engramSettings';
+import type { GaugeState } from '../../protocol/messages';
+
+export type { Usage } from '../conversation/types';
+
+/** The tag that opens a file attached with `@path`; a host writing such an attachment starts it with this. */
+export { FILE_ATTACHMENT_TAG };
+
+/** Is this user text block a recalled memory the engine attached (shown folded, not as the prompt)? */
+export function isMemoryAttachment(text: string): boolean {
+  return isMemoryTag(text);
+}
+
+/** Is this user text block a workspace file attached with `@path` (not the person's words)? */
+export function isFileAttachment(text: string): boolean {
+  return isFileTag(text);
+}
+
+/** Is this tool result a note standing for an output the model already has (a repeat or a change)? */
+export function isRepeatNote(block: ToolResultBlock): boolean {
+  return isNote(block);
+}
+
+/** The id of the earlier call a repeat note names, so a view can link to it. */
+export function repeatedCallOf(note: string): string | undefined {
+  return noteCallId(note);
+}
+
+/** The recall notice's template: a host that lists the recalled memories itself leaves the line out. */
+export function isRecallNotice(template: string): boolean {
+  return isRecallTemplate(template);
+}
+
+/** What the person wrote in a preview document, without the note the host put at its top. */
+export function previewText(document: string): string {
+  return withoutPreviewHeader(document);
+}
+
+/**
+ * The gauge a host shows for its session (none open: an empty gauge), framed by the settings: the same
+ * numbers compaction decides on, brought up to date with the conversation first.
+ */
+export function sessionGauge(session: EngramSession | undefined, settings: EngramSettings): GaugeState {
+  return gaugeState(session?.compaction.gauge, session?.agent, settings);
+}
