@@ -194,9 +194,8 @@ export function buildTeamApp(opts: TeamAppOptions): FastifyInstance {
     app.addHook('onResponse', async (req, reply) => {
       const repo = req.teamRepo ?? (req.query as Record<string, unknown> | undefined)?.repo;
       const route = req.routeOptions.url ?? req.url.split('?')[0];
-      log(
-        `${req.method} ${route}${typeof repo === 'string' ? ` repo=${repo}` : ''} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`,
-      );
+      const repoPart = typeof repo === 'string' ? ` repo=${repo}` : '';
+      log(`${req.method} ${route}${repoPart} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
     });
   }
 
