@@ -131,7 +131,10 @@ const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice('--only='.length)
   .split(',');
-const selected = targets.filter((t) => !only || only.includes(t.name)).map(({ name, ...options }) => options);
+// The extension's package (--production, `npm run package`) ships no team server: that is its own
+// workspace package (packages/team-server), deployed apart, and .vscodeignore leaves it out anyway.
+const wanted = (t) => (only ? only.includes(t.name) : !(production && t.name === 'teamServer'));
+const selected = targets.filter(wanted).map(({ name, ...options }) => options);
 
 const contexts = await Promise.all(selected.map((t) => esbuild.context(t)));
 if (watch) {
