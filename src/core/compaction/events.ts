@@ -6,7 +6,7 @@ import { normaliseWithIds } from '../conversation/normalise';
 import type { TranscriptLine } from '../conversation/transcriptReader';
 import type { ApiMessage, ContentBlock, ToolResultBlock, UserBlock, UserLine } from '../conversation/types';
 import { withoutSummary } from './compactedConversation';
-import type { CompactionEntry, CompactionResult, CompactionStage, CompactionTrigger } from './types';
+import type { CompactionEntry, CompactionResult, CompactionStage, CompactionTrigger, DroppedFacts } from './types';
 
 export interface CompactionEvent {
   id: string;
@@ -27,6 +27,8 @@ export interface CompactionEvent {
   focus?: string;
   /** A person edited the summary (or notes) in the preview before it applied. */
   summaryEdited?: true;
+  /** The facts of the replaced messages the new conversation no longer carries (older records: absent). */
+  dropped?: DroppedFacts;
   /** When it finished, ms since the epoch. */
   at: number;
 }
@@ -58,6 +60,7 @@ export function compactionEvent(
       : {}),
     ...(meta.focus ? { focus: meta.focus } : {}),
     ...(meta.summaryEdited ? { summaryEdited: true as const } : {}),
+    ...(result.dropped ? { dropped: result.dropped } : {}),
     at: meta.at,
   };
 }

@@ -10,6 +10,7 @@
 // the summary and the last exchanges as they were. An answer that is not a summary (a tool call, no
 // sections) is never accepted: it is asked again once with no tools offered, then the stage fails and
 // the conversation stays as it was.
+import { withDropped } from './droppedFacts';
 import type { Agent } from '../agent/agent';
 import { forkMessages } from '../agent/forkedAgent';
 import type { AssistantBlock, SystemBlock, ToolSchema } from '../conversation/types';
@@ -134,7 +135,7 @@ export async function fullCompact(opts: FullCompactOptions): Promise<StageOutcom
   opts.onProgress?.({ phase: 'done', tokensAfter });
   return {
     ok: true,
-    result: {
+    result: withDropped({
       stage,
       entries: compacted,
       keptFrom,
@@ -144,7 +145,7 @@ export async function fullCompact(opts: FullCompactOptions): Promise<StageOutcom
       tokensBefore: opts.tokensBefore ?? fixed + sumTokens(entries, tokensOf),
       tokensAfter,
       modelCalls: answer.calls,
-    },
+    }),
   };
 }
 

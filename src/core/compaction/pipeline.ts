@@ -13,6 +13,7 @@
 // - from the session-memory mark up (the full mark included) the notes are tried before a summary;
 //   the summary, a model call that forgets detail, is written only when the notes are missing, lost
 //   their place or would still leave the context over the mark.
+import { withDropped } from './droppedFacts';
 import type { KeepBounds } from './keepIndex';
 import { fullCompact, type CompactProgress, type SummarizerConfig } from './fullCompact';
 import { microcompact } from './microcompact';
@@ -242,7 +243,7 @@ function microResult(
     left += before - cut;
   }
   if (ctx.automatic && saved < tokensAtPercent(s, s.microcompactMinSavingsPercent)) return undefined;
-  return {
+  return withDropped({
     stage: 'micro',
     entries: next,
     keptFrom: m.changed[m.changed.length - 1] + 1,
@@ -251,7 +252,7 @@ function microResult(
     tokensBefore,
     tokensAfter: microTokensAfter(entries, tokensBefore, saved, left, ctx.tokensOf),
     modelCalls: 0,
-  };
+  });
 }
 
 /**

@@ -7,6 +7,7 @@
 //   3. if it still does not fit, drop the oldest whole rounds after the summary until it does.
 // The API's numbers calibrate our estimate: it said N tokens where we counted E, so our count is
 // scaled by N / E before comparing with its limit.
+import { withDropped } from './droppedFacts';
 import { isRequestTooLarge } from '../agent/reactiveErrors';
 import type { PromptTooLongError } from '../llm/errors';
 import { assembleCompacted } from './compactedConversation';
@@ -84,7 +85,7 @@ export async function reactiveCompact(opts: ReactiveOptions): Promise<StageOutco
   }
   return {
     ok: true,
-    result: {
+    result: withDropped({
       stage: 'reactive',
       entries: current,
       keptFrom,
@@ -94,6 +95,6 @@ export async function reactiveCompact(opts: ReactiveOptions): Promise<StageOutco
       tokensBefore: opts.tokensBefore ?? before,
       tokensAfter: fixed + sumTokens(current, tokensOf),
       modelCalls,
-    },
+    }),
   };
 }

@@ -3,11 +3,12 @@
 //
 //   microcompact_boundary  microcompactMetadata: {trigger, preTokens, compactedToolIds,   (Claude Code's)
 //                            postTokens, eventId, durationMs,                          (Engram's, unversioned)
-//                            engram: {v: 1, maxChars, results: [{id, keptChars, totalChars, sha1}], imagesIn?}}
+//                            engram: {v: 1, maxChars, results: [{id, keptChars, totalChars, sha1}], imagesIn?,
+//                                     dropped?}}
 //   compact_boundary       compactMetadata: {trigger, preTokens, preservedSegment?,     (Claude Code's)
 //                            stage, postTokens, modelCalls, durationMs, eventId, reactive?,
 //                            engram: {v: 1, replacedUuids, replacedMessageIds, keptFrom, summaryUuid,
-//                                     focus?, summaryEdited?, maxChars?, results?, imagesIn?}}
+//                                     focus?, summaryEdited?, dropped?, maxChars?, results?, imagesIn?}}
 //   an undo                the same line types with engram: {v: 1, undoneEventId} (a compact
 //                          boundary with stage "undo" and the restored lines after it, for a summary)
 //
@@ -19,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiMessage, ToolResultBlock } from '../conversation/types';
 import { outputChars } from './microcompact';
+import type { DroppedFacts } from './types';
 
 export const RECORD_VERSION = 1;
 
@@ -52,6 +54,8 @@ export interface EngramRecordData extends Partial<RecordedCuts> {
   focus?: string;
   /** A person edited the summary (or notes) in the preview before it applied. */
   summaryEdited?: boolean;
+  /** What the stage's replacement no longer carries (droppedFacts.ts); absent in older records. */
+  dropped?: DroppedFacts;
   /** An undo: the event it undid. */
   undoneEventId?: string;
 }

@@ -15,7 +15,8 @@ import type { ContentBlock, SystemLine, ToolResultBlock, UserLine } from '../con
 import type { CompactionEvent } from './events';
 import { imagesAsNotes, isTrimmed, trimToolResult } from './microcompact';
 import { contentSha1, RECORD_VERSION, type EngramRecordData, type RecordedCuts } from './recordFormat';
-import type { CompactionEntry, CompactionStage, CompactionTrigger } from './types';
+import type { CompactionEntry, CompactionStage, CompactionTrigger, DroppedFacts } from './types';
+import { DROPPED_KINDS } from './droppedFacts';
 
 /** One compaction record (or undo) as read from its line. */
 export interface RecordedEvent {
@@ -215,6 +216,7 @@ function eventOf(r: RecordedEvent): CompactionEvent {
     ...(trimmed.length > 0 ? { trimmedToolUseIds: trimmed.slice() } : {}),
     ...(e.focus ? { focus: e.focus } : {}),
     ...(e.summaryEdited === true ? { summaryEdited: true as const } : {}),
+    ...(validDropped(e.dropped) ? { dropped: e.dropped } : {}),
     at: r.at,
   };
 }
@@ -239,6 +241,13 @@ function engramOf(v: unknown): EngramRecordData | undefined {
   if (e.results !== undefined && (!Array.isArray(e.results) || !e.results.every(validResult)))
     return { ...e, results: undefined };
   return e;
+}
+
+/** A recorded dropped list is used only whole: four lists of strings (older records have none). */
+function validDropped(d: unknown): d is DroppedFacts {
+  if (!d || typeof d !== 'object') return false;
+  const x = d as Record<string, unknown>;
+  return DROPPED_KINDS.every((k) => Array.isArray(x[k]) && (x[k] as unknown[]).every((s) => typeof s === 'string'));
 }
 
 function validResult(r: unknown): boolean {

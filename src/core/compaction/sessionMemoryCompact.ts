@@ -7,6 +7,7 @@
 // something or not help: no notes, notes that are still the bare template, a cursor whose message is no
 // longer in the conversation (the notes cannot say what they cover), nothing old enough to replace, or
 // a result still over the threshold.
+import { withDropped } from './droppedFacts';
 import { assembleCompacted } from './compactedConversation';
 import { widenToKeepInvariants } from './invariants';
 import { findCursorIndex, keepIndexOf, type KeepBounds } from './keepIndex';
@@ -93,7 +94,7 @@ export function compactWithNotes(
   }
   return {
     ok: true,
-    result: {
+    result: withDropped({
       stage,
       entries: assembleCompacted(summaryText, entries, keptFrom),
       keptFrom,
@@ -103,7 +104,7 @@ export function compactWithNotes(
       tokensBefore: opts.tokensBefore ?? fixed + sumTokens(entries, tokensOf),
       tokensAfter,
       modelCalls: 0,
-    },
+    }),
   };
 }
 

@@ -4,6 +4,7 @@
 // (which messages are replaced, which stay) are the ones the stage computed. Pure, so the rules are
 // unit-tested without a model.
 import { assembleCompacted } from './compactedConversation';
+import { withDropped } from './droppedFacts';
 import { SUMMARY_SECTIONS } from './summaryPrompt';
 import type { CompactionEntry, CompactionResult, CompactionStage, TokensOf } from './types';
 
@@ -64,7 +65,8 @@ export function withEditedBody(
   const summaryText = result.summaryText.slice(0, at) + body + result.summaryText.slice(at + review.text.length);
   const entries = assembleCompacted(summaryText, before, result.keptFrom);
   const tokensAfter = result.tokensAfter - tokensOf(result.entries[0].message) + tokensOf(entries[0].message);
-  return { ok: true, edited: true, result: { ...result, entries, summaryText, summaryBody: body, tokensAfter } };
+  const next = withDropped({ ...result, entries, summaryText, summaryBody: body, tokensAfter });
+  return { ok: true, edited: true, result: next };
 }
 
 /** The sections a body must keep: the summary's titles it has, or the notes' Markdown headings. */

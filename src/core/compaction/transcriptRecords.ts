@@ -201,6 +201,7 @@ export async function recordStage(
     keptFrom: result.keptFrom,
     ...(meta.focus ? { focus: meta.focus } : {}),
     ...(meta.summaryEdited ? { summaryEdited: true } : {}),
+    ...(result.dropped ? { dropped: result.dropped } : {}),
   };
   if (result.summaryText === undefined) {
     await recordMicrocompact(writer, {

@@ -32,11 +32,21 @@ export interface CompactionResult {
    * (inside <summary>) or the session notes (inside <session-notes>). Absent for the other stages.
    */
   summaryBody?: string;
+  /** The facts of `replaced` that the new conversation no longer carries (droppedFacts.ts). */
+  dropped?: DroppedFacts;
   /** Tool results that microcompact trimmed (their ids), so an undo can restore them. */
   trimmedToolUseIds?: string[];
   tokensBefore: number;
   tokensAfter: number;
   modelCalls: number;
+}
+
+/** Facts of replaced messages: file paths read or edited, commands run, error lines, the person's messages. */
+export interface DroppedFacts {
+  paths: string[];
+  commands: string[];
+  errors: string[];
+  userMessages: string[];
 }
 
 export type UnavailableCode =
