@@ -4,7 +4,13 @@
 // The same pipeline as the live agent, so real histories (Claude Code's included) can be checked against
 // the API's rules from a shell.
 import path from 'node:path';
-import { compactTranscript, TRANSCRIPT_STAGES, UnreadableNotesError, type ChainStage } from '../core/host/transcripts';
+import {
+  compactTranscript,
+  TRANSCRIPT_STAGES,
+  UnreadableNotesError,
+  type ChainStage,
+  type DroppedFacts,
+} from '../core/host/transcripts';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { holdTranscript, positiveInt, reportProblems, transcriptArg } from './cliTranscript';
@@ -54,7 +60,9 @@ const OPTIONS = {
   },
   json: {
     type: 'boolean',
-    help: 'Print {"stage","tokensBefore","tokensAfter","modelCalls","keptFrom","messages","problems"} as JSON.',
+    help:
+      'Print {"stage","tokensBefore","tokensAfter","modelCalls","keptFrom","dropped","messages","problems"} as JSON; ' +
+      '"dropped" is {"paths","commands","errors","userMessages"}: what the compacted conversation no longer carries.',
   },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
@@ -147,7 +155,27 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
     io.stdout(
       `${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ` +
         `${result.modelCalls} model call(s), ${result.messages.length} messages (kept from ${result.keptFrom})` +
-        `${result.written ? `, written to ${file}` : ''}\n`,
+        `${result.written ? `, written to ${file}` : ''}\n${notCarriedLine(result.dropped)}`,
     );
   return EXIT_OK;
+}
+
+/** One line naming what the compaction lost, or nothing when it lost nothing. */
+function notCarriedLine(d: DroppedFacts): string {
+  const counts: Array<[number, string]> = [
+    [d.paths.length, 'path'],
+    [d.commands.length, 'command'],
+    [d.errors.length, 'error'],
+    [d.userMessages.length, 'of your messages'],
+  ];
+  const parts = counts
+    .filter(([n]) => n > 0)
+    .map(([n, what]) => (what.startsWith('of ') ? `${n} ${what}` : `${n} ${what}${n === 1 ? '' : 's'}`));
+  if (parts.length === 0) return '';
+  const items = [...d.paths, ...d.commands, ...d.errors, ...d.userMessages].map((t) => `  ${clip(t)}\n`);
+  return `not carried: ${parts.join(', ')}\n${items.join('')}`;
+}
+
+function clip(text: string): string {
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }

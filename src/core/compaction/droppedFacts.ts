@@ -77,9 +77,9 @@ export function droppedFacts(replaced: readonly ApiMessage[], replacement: reado
 export function notCarried(facts: DroppedFacts, text: string): DroppedFacts {
   return {
     paths: facts.paths.filter((p) => !pathCarried(p, text)),
-    commands: facts.commands.filter((c) => !text.includes(c)),
-    errors: facts.errors.filter((e) => !text.includes(e)),
-    userMessages: facts.userMessages.filter((u) => !text.includes(u)),
+    commands: facts.commands.filter((c) => !containsWhole(text, c)),
+    errors: facts.errors.filter((e) => !containsWhole(text, e)),
+    userMessages: facts.userMessages.filter((u) => !containsWhole(text, u)),
   };
 }
 
@@ -111,8 +111,25 @@ export function withDropped(result: CompactionResult): CompactionResult {
   };
 }
 
+/**
+ * Whether `fact` appears in `text` not as a piece of a longer word: `ls` is not carried by "tools".
+ * The edges are checked only where the fact itself starts or ends with a letter or digit.
+ */
+export function containsWhole(text: string, fact: string): boolean {
+  const wordStart = WORD.test(fact[0] ?? '');
+  const wordEnd = WORD.test(fact[fact.length - 1] ?? '');
+  for (let at = text.indexOf(fact); at >= 0; at = text.indexOf(fact, at + 1)) {
+    if (wordStart && at > 0 && WORD.test(text[at - 1])) continue;
+    if (wordEnd && WORD.test(text[at + fact.length] ?? '')) continue;
+    return true;
+  }
+  return false;
+}
+
+const WORD = /[\p{L}\p{N}_]/u;
+
 export function pathCarried(path: string, text: string): boolean {
-  if (text.includes(path)) return true;
+  if (containsWhole(text, path)) return true;
   const segments = path.split('/').filter((s) => s !== '');
   if (segments.length < 3) return false;
   const tail = segments.slice(-2).join('/');

@@ -12,13 +12,14 @@ import type { EngramSettings } from '../settings/engramSettings';
 import { transcriptEstimator } from '../tokens/historyEstimator';
 import { countTokens, ensureTokenizer } from '../tokens/tokenizer';
 import { gaugeOf } from '../tokens/transcriptGauge';
+import { droppedFacts, emptyDropped } from './droppedFacts';
 import type { SummarizerConfig } from './fullCompact';
 import { fileNotesSource, sessionMemoryDir } from './notesSource';
 import { planForUsage, runCompaction, type ChainStage, type StageFailure } from './pipeline';
 import { resolveCompactionSettings, type CompactionSettings } from './settings';
 import { loadTranscriptView } from './transcriptView';
 import { writeCompactionBack } from './transcriptWriteBack';
-import { tokensOfEstimator } from './types';
+import { tokensOfEstimator, type DroppedFacts } from './types';
 
 export type { ChainStage };
 
@@ -60,6 +61,8 @@ export interface TranscriptCompaction {
   modelCalls: number;
   /** Index of the first message kept as it was. */
   keptFrom: number;
+  /** What the conversation that would be sent next no longer carries of the one before (droppedFacts.ts). */
+  dropped: DroppedFacts;
   /** The conversation that would be sent next. */
   messages: ApiMessage[];
   /** Event ids of the compactions appended to the transcript (with `write`). */
@@ -149,6 +152,14 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
       tokensAfter: last?.tokensAfter ?? gauge.usedTokens,
       modelCalls: out.applied.reduce((n, r) => n + r.modelCalls, 0),
       keptFrom: last?.keptFrom ?? view.entries.length,
+      // Over every applied stage at once: a trim and the notes after it may drop different facts.
+      dropped:
+        out.applied.length > 0
+          ? droppedFacts(
+              view.entries.map((e) => e.message),
+              out.entries.map((e) => e.message),
+            )
+          : emptyDropped(),
       messages: out.entries.map((e) => e.message),
       ...(written ? { written } : {}),
       problems,

@@ -28,6 +28,7 @@ import type { EngramSettings } from '../settings/engramSettings';
 export type { BranchReport, InspectedProject, Inspection, InspectOptions, MergeOutcome, TranscriptMeasure };
 export type { TranscriptCompactionInput, TranscriptCompactionOutcome, TranscriptProblem };
 export type { ChainStage } from '../compaction/transcriptCompaction';
+export type { DroppedFacts } from '../compaction/types';
 
 /** The stages `engram compact --stage` offers, in the order the automatic chain tries them. */
 export { TRANSCRIPT_STAGES } from '../compaction/transcriptCompaction';

@@ -11,6 +11,8 @@ import { readTranscript } from '../../../src/core/conversation/transcriptReader'
 import { TranscriptWriter } from '../../../src/core/conversation/transcriptWriter';
 import type { ApiMessage, AssistantLine } from '../../../src/core/conversation/types';
 import { usageTotal } from '../../../src/core/tokens/accounting';
+import { loadConversation } from '../../../src/core/conversation/conversationLoader';
+import { readRecords, recordedEvents } from '../../../src/core/compaction/recordedCompactions';
 import { SUMMARY_REQUEST_MARKER } from '../../../src/core/compaction/summaryPrompt';
 import { requestProblem } from '../compaction/compactionSupport';
 import { CC_FIXTURES, fixtureTranscripts } from '../conversation/testSupport';
@@ -123,6 +125,24 @@ describe('engram compact on Claude Code fixtures', () => {
       typeof first.content === 'string' ? first.content : JSON.stringify(first.content),
       /<session-notes>[\s\S]*Fake notes written/,
     );
+  });
+
+  it('--json reports what the compaction dropped, text mode a "not carried" line, and --write records it', async () => {
+    const file = path.join(root, 'dropped.jsonl');
+    fs.copyFileSync(path.join(CC_FIXTURES, 'tool-multiturn-before-compact.jsonl'), file);
+    const args = ['compact', file, '--stage', 'session-memory', '--notes', NOTES, ...SMALL_KEEP];
+    const out = JSON.parse((await inProcess([...args, '--json'])).stdout) as { dropped: Record<string, string[]> };
+    // The fake notes name none of the replaced prompts; the kept turn runs `ls` again, so that is carried.
+    assert.deepEqual(out.dropped, {
+      paths: [],
+      commands: [],
+      errors: [],
+      userMessages: ['please USE_TOOL now', 'second turn hello', 'third turn USE_TOOL please'],
+    });
+    const text = await inProcess([...args, '--write']);
+    assert.match(text.stdout, /\nnot carried: 3 of your messages\n {2}please USE_TOOL now\n/);
+    const records = readRecords((await loadConversation(file)).compactionRecords);
+    assert.deepEqual(recordedEvents(records).all[0].dropped, out.dropped, 'the record keeps it for a resume');
   });
 
   it('runs as a child process: micro and session-memory, and exit 3 when the notes are missing', async () => {
