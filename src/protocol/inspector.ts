@@ -244,6 +244,8 @@ export type TimelineView =
       focus?: string;
       /** A person edited the summary (or notes) in the preview before it applied. */
       summaryEdited?: boolean;
+      /** What the new conversation no longer carries of what it replaced (absent in older records). */
+      dropped?: { paths: string[]; commands: string[]; errors: string[]; userMessages: string[] };
       /** The newest compaction of the live session, when the session can undo it. */
       undoable: boolean;
       /** A later undo took it back: what it replaced is in the conversation again. */
@@ -292,6 +294,8 @@ export type InspectorToHost =
   | { type: 'compactionDetails'; requestId: string; id: string }
   | { type: 'openCompactionDiff'; id: string }
   | { type: 'undoCompaction'; id: string }
+  /** "Carry it" on an item a compaction dropped: pin its text so later compactions carry it. */
+  | { type: 'pinText'; text: string; origin: 'dropped' }
   | { type: 'pickSource' }
   | { type: 'useCurrentSession' }
   /** "Sync now" in the team group: runs "Engram: Sync Team Memory" for the workspace. */
@@ -344,6 +348,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   compactionDetails: { requestId: 'string', id: 'string' },
   openCompactionDiff: { id: 'string' },
   undoCompaction: { id: 'string' },
+  pinText: { text: 'string', origin: 'enum:dropped' },
   pickSource: {},
   useCurrentSession: {},
   syncTeamMemory: {},

@@ -229,6 +229,25 @@ export const EN = {
   reviewNewFile: 'The proposed file',
   reviewDiff: 'What would change',
   reviewMoreLines: '… {0} more lines (Edit shows all)',
+  // What a compaction dropped (droppedList.ts).
+  droppedLine: 'not carried: {0}',
+  listSeparator: ', ',
+  droppedPaths: '{0} paths',
+  droppedPaths_one: '{0} path',
+  droppedCommands: '{0} commands',
+  droppedCommands_one: '{0} command',
+  droppedErrors: '{0} errors',
+  droppedErrors_one: '{0} error',
+  droppedMessages: '{0} of your messages',
+  droppedMessages_one: '{0} of your messages',
+  droppedNone: 'Everything it replaced is carried: no path, command, error or message of yours was lost.',
+  droppedKindPath: 'file',
+  droppedKindCommand: 'command',
+  droppedKindError: 'error',
+  droppedKindMessage: 'you said',
+  droppedBadge: '{0} not carried',
+  carryIt: 'Carry it',
+  carryItLong: 'Pin this text so every later compaction carries it',
 };
 
 export type StringKey = keyof typeof EN;

@@ -8,11 +8,14 @@ import { renderMarkdown } from '../shared/markdown';
 import { clock, dateTime, num } from './format';
 import { t, tn, tOr } from './strings';
 import { summaryParts } from './summaryParts';
+import { droppedTotal, renderDropped } from './droppedList';
 
 export interface TimelineActions {
   select(id: string): void;
   openDiff(id: string): void;
   undo(id: string): void;
+  /** "Carry it" on a dropped item: pin its text. */
+  carry(text: string): void;
 }
 
 export type ReplacedState = 'loading' | { messages: ReplacedMessageView[]; error?: string };
@@ -62,6 +65,8 @@ export function renderTimelinePane(
     if (e.kind === 'compaction' && e.undone) el.append(h('span', { class: 'badge badge-undone' }, t('undone')));
     if (e.kind === 'compaction' && e.summaryEdited)
       el.append(h('span', { class: 'badge badge-edited' }, t('summaryEdited')));
+    if (e.kind === 'compaction' && droppedTotal(e.dropped) > 0)
+      el.append(h('span', { class: 'badge badge-dropped' }, t('droppedBadge', droppedTotal(e.dropped))));
     list.append(li);
   }
   list.addEventListener('click', (event) => {
@@ -146,6 +151,7 @@ function detailsOf(
     h('p', { class: 'compaction-numbers' }, numbers),
     e.undone ? h('p', { class: 'compaction-undone', id: 'compaction-undone' }, t('undoneLong')) : '',
     e.focus ? h('p', {}, t('focus', e.focus)) : '',
+    e.stage === 'undo' ? '' : renderDropped(e.dropped, actions.carry),
     e.summaryEdited ? h('p', { class: 'compaction-edited', id: 'compaction-edited' }, t('summaryEditedLong')) : '',
     // An undone compaction (and an undo) changed nothing that is still in effect: no diff to open.
     e.undone || e.stage === 'undo'

@@ -19,7 +19,7 @@ import { runCompaction, type ChainStage, type StageFailure } from './pipeline';
 import type { CompactionSettings } from './settings';
 import { reviewTextOf, withEditedBody, type ReviewText } from './summaryEdit';
 import type { TranscriptView } from './transcriptView';
-import type { CompactionEntry, CompactionResult, TokensOf, UnavailableCode } from './types';
+import type { CompactionEntry, CompactionResult, DroppedFacts, TokensOf, UnavailableCode } from './types';
 
 export interface CompactNowResult {
   ok: boolean;
@@ -45,6 +45,8 @@ export interface PreparedCompaction {
   readonly failure?: { code: UnavailableCode; reason: string };
   readonly tokensBefore: number;
   readonly tokensAfter: number;
+  /** What the reviewed stage drops as written (droppedFacts.ts). */
+  readonly dropped?: DroppedFacts;
 }
 
 interface Plan extends PreparedCompaction {
@@ -136,6 +138,7 @@ export class ManualCompactions {
         stage,
         ...(focus ? { focus } : {}),
         ...(review ? { review } : {}),
+        ...(review && last?.dropped ? { dropped: last.dropped } : {}),
         ...(out.failure ? { failure: { code: out.failure.code, reason: out.failure.reason } } : {}),
         tokensBefore: used,
         tokensAfter: last?.tokensAfter ?? used,
@@ -210,6 +213,14 @@ export class ManualCompactions {
     this.host.applied(events, plan.messages, after);
     const failure = plan.failure;
     return { ok: failure === undefined, events, ...(failure ? { code: failure.code, reason: failure.reason } : {}) };
+  }
+
+  /** What the reviewed stage drops with `edited` as its body; as written when the edit cannot apply. */
+  droppedWith(prepared: PreparedCompaction, edited: string): DroppedFacts | undefined {
+    const last = 'steps' in prepared ? (prepared as Plan).steps.at(-1) : undefined;
+    if (!last) return undefined;
+    const out = withEditedBody(last.result, last.before, edited, this.host.tokensOf);
+    return out.ok ? out.result.dropped : last.result.dropped;
   }
 
   /** Drops a prepared compaction; false when it was not the pending one. */

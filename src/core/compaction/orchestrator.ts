@@ -256,6 +256,11 @@ export class CompactionOrchestrator {
     return this.manual.apply(prepared, editedText);
   }
 
+  /** What a prepared compaction would drop with `editedText` as its summary (the preview's live list). */
+  droppedWith(prepared: PreparedCompaction, editedText: string): PreparedCompaction['dropped'] {
+    return this.manual.droppedWith(prepared, editedText);
+  }
+
   /** Drops a prepared compaction: the conversation stays as it is. */
   cancelCompaction(prepared: PreparedCompaction): boolean {
     return this.manual.cancel(prepared);

@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { previewText } from '../../core/host/conversationDisplay';
 import type { ChainStage, EngramSession } from '../../core/host/sessions';
 import { settings } from '../settings';
+import { registerDroppedLens } from './droppedLens';
 
 type Compaction = EngramSession['compaction'];
 type Prepared = Awaited<ReturnType<Compaction['prepareCompaction']>>;
@@ -39,6 +40,8 @@ export class ManualCompactions implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly host: ManualCompactHost) {
+    // What the summary under review would not carry, above its text (droppedLens.ts).
+    this.disposables.push(registerDroppedLens(() => (this.open && !this.open.settled ? this.open : undefined)));
     // Closing the preview editor without applying is a cancel.
     this.disposables.push(
       vscode.window.tabGroups.onDidChangeTabs((e) => {

@@ -1,0 +1,55 @@
+// A compaction's "not carried" list in the timeline: what the new conversation no longer carries of the
+// messages it replaced (paths, commands, errors, the person's own messages), counted in one line that
+// opens to the items, each with "Carry it" (asks the host to pin its text so later compactions keep it).
+import type { TimelineView } from '../../src/protocol/messages';
+import { h, lightButton } from '../shared/components';
+import { t, tn } from './strings';
+
+type Dropped = NonNullable<Extract<TimelineView, { kind: 'compaction' }>['dropped']>;
+type Kind = keyof Dropped;
+const KINDS: readonly Kind[] = ['paths', 'commands', 'errors', 'userMessages'];
+const COUNT_KEY = {
+  paths: 'droppedPaths',
+  commands: 'droppedCommands',
+  errors: 'droppedErrors',
+  userMessages: 'droppedMessages',
+} as const;
+const KIND_KEY = {
+  paths: 'droppedKindPath',
+  commands: 'droppedKindCommand',
+  errors: 'droppedKindError',
+  userMessages: 'droppedKindMessage',
+} as const;
+
+export function droppedTotal(d: Dropped | undefined): number {
+  return d ? KINDS.reduce((n, k) => n + d[k].length, 0) : 0;
+}
+
+/** "not carried: 3 paths, 1 command, 2 of your messages" (the kinds there are). */
+export function droppedCounts(d: Dropped): string {
+  const parts = KINDS.filter((k) => d[k].length > 0).map((k) => tn(COUNT_KEY[k], d[k].length));
+  return t('droppedLine', parts.join(t('listSeparator')));
+}
+
+export function renderDropped(d: Dropped | undefined, carry: (text: string) => void): HTMLElement | string {
+  if (!d) return '';
+  if (droppedTotal(d) === 0) return h('p', { class: 'dropped-none', id: 'compaction-dropped' }, t('droppedNone'));
+  const list = h('ul', { class: 'dropped-items' });
+  for (const kind of KINDS)
+    for (const text of d[kind])
+      list.append(
+        h(
+          'li',
+          { class: `dropped-item dropped-${kind}` },
+          h('span', { class: 'dropped-kind' }, t(KIND_KEY[kind])),
+          h('code', { class: 'dropped-text', title: text }, text),
+          lightButton(t('carryIt'), { icon: 'pin', title: t('carryItLong'), onClick: () => carry(text) }),
+        ),
+      );
+  return h(
+    'details',
+    { class: 'compaction-dropped', id: 'compaction-dropped', open: '' },
+    h('summary', {}, droppedCounts(d)),
+    list,
+  );
+}
