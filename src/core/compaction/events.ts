@@ -6,6 +6,7 @@ import { normaliseWithIds } from '../conversation/normalise';
 import type { TranscriptLine } from '../conversation/transcriptReader';
 import type { ApiMessage, ContentBlock, ToolResultBlock, UserBlock, UserLine } from '../conversation/types';
 import { withoutSummary } from './compactedConversation';
+import type { PinsCarried } from './pinnedBlock';
 import type { CompactionEntry, CompactionResult, CompactionStage, CompactionTrigger } from './types';
 
 export interface CompactionEvent {
@@ -29,6 +30,8 @@ export interface CompactionEvent {
   summaryEdited?: true;
   /** When it finished, ms since the epoch. */
   at: number;
+  /** Pins carried after the summary: how many, their tokens, and how many the budget cut (pinnedBlock.ts). */
+  pinsCarried?: PinsCarried;
 }
 
 export function compactionEvent(
@@ -40,6 +43,7 @@ export function compactionEvent(
     at: number;
     focus?: string;
     summaryEdited?: boolean;
+    pinsCarried?: PinsCarried;
   },
 ): CompactionEvent {
   return {
@@ -59,6 +63,7 @@ export function compactionEvent(
     ...(meta.focus ? { focus: meta.focus } : {}),
     ...(meta.summaryEdited ? { summaryEdited: true as const } : {}),
     at: meta.at,
+    ...(meta.pinsCarried ? { pinsCarried: { ...meta.pinsCarried } } : {}),
   };
 }
 

@@ -7,7 +7,7 @@
 //   compact_boundary       compactMetadata: {trigger, preTokens, preservedSegment?,     (Claude Code's)
 //                            stage, postTokens, modelCalls, durationMs, eventId, reactive?,
 //                            engram: {v: 1, replacedUuids, replacedMessageIds, keptFrom, summaryUuid,
-//                                     focus?, summaryEdited?, maxChars?, results?, imagesIn?}}
+//                                     focus?, summaryEdited?, pinsCarried?, maxChars?, results?, imagesIn?}}
 //   an undo                the same line types with engram: {v: 1, undoneEventId} (a compact
 //                          boundary with stage "undo" and the restored lines after it, for a summary)
 //
@@ -18,6 +18,7 @@
 // is recorded the same way.
 import { createHash } from 'node:crypto';
 import type { ApiMessage, ToolResultBlock } from '../conversation/types';
+import type { PinsCarried } from './pinnedBlock';
 import { outputChars } from './microcompact';
 
 export const RECORD_VERSION = 1;
@@ -52,6 +53,8 @@ export interface EngramRecordData extends Partial<RecordedCuts> {
   focus?: string;
   /** A person edited the summary (or notes) in the preview before it applied. */
   summaryEdited?: boolean;
+  /** Pins carried after the summary: {count, tokens, cut} (pinnedBlock.ts). */
+  pinsCarried?: PinsCarried;
   /** An undo: the event it undid. */
   undoneEventId?: string;
 }
