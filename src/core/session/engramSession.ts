@@ -85,6 +85,7 @@ export class EngramSession {
     ];
     this.notices = memory?.recovery?.notices ?? [];
     this.pins = new SessionPins(opened.agent.transcript, opened.sessionId, opening.pinLines);
+    this.pins.on((pins) => this.reporter.emit({ type: 'pins', pins }));
     const parts = wireSessionParts({
       ...opening,
       reporter: this.reporter,
