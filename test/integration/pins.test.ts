@@ -5,6 +5,7 @@ import type { EngramApi } from '../../src/extension';
 import {
   answerBackground,
   freshChat,
+  inspectorInBothThemes,
   inThemes,
   openInspector,
   refreshUntil,
@@ -163,15 +164,20 @@ suite('pins', () => {
     await refreshUntil(api, '#pins-budget', '2 pins');
     assert.match(await ui.text('inspector', '#pins-budget'), /2 pins · [\d,]+ of 4,000 tokens/);
     assert.match(await ui.text('inspector', '#pins-section .pins-list'), /PIN-7731[\s\S]*staging-db-42/);
-    await vscode.commands.executeCommand('workbench.action.closeSidebar');
-    await inThemes('inspector', async (kind) => {
-      await ui.evaluate('inspector', "document.getElementById('pins-section').scrollIntoView({ block: 'start' })");
-      await ui.screenshot(`pins-inspector-${kind}`);
-    });
+    await inspectorInBothThemes('pins-inspector', 'pins-section');
     await vscode.workspace
       .getConfiguration('workbench')
       .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
-    await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
+    // A budget the pins exceed: the list warns before a compaction would leave the older pin out.
+    const compaction = vscode.workspace.getConfiguration('engram.compaction');
+    await compaction.update('pinBudgetTokens', 50, vscode.ConfigurationTarget.Global);
+    await refreshUntil(api, '#pins-warning', 'would leave out 1 pin');
+    assert.match(await ui.text('inspector', '#pins-warning'), /leave out 1 pin: over the 50-token budget/);
+    assert.match(await ui.text('inspector', '#pins-section .pin-cut'), /PIN-7731[\s\S]*/);
+    await ui.evaluate('inspector', "document.getElementById('pins-section').scrollIntoView({ block: 'start' })");
+    await ui.screenshot('pins-inspector-over-budget');
+    await compaction.update('pinBudgetTokens', undefined, vscode.ConfigurationTarget.Global);
+    await refreshUntil(api, '#pins-budget', 'of 4,000 tokens');
     const rulePin = pins(api).find((p) => p.text.includes('PIN-7731'))!;
     await ui.click('inspector', `[id="unpin-${rulePin.id}"]`);
     await waitUntil('the pin removed', () => pins(api).length === 1);

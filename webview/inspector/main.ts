@@ -203,6 +203,7 @@ function render(): void {
       ...(
         [
           ['gauge-section', t('paneContext')],
+          ...(s.pins ? [['pins-section', t('panePins')] as const] : []),
           ['notes-section', t('paneNotes')],
           ['memory-section', t('paneMemory')],
           ['timeline-section', t('paneTimeline')],
