@@ -248,6 +248,8 @@ export type TimelineView =
       undoable: boolean;
       /** A later undo took it back: what it replaced is in the conversation again. */
       undone?: boolean;
+      /** The pins it carried after its summary, and how many the budget left out. */
+      pinsCarried?: { count: number; tokens: number; cut: number };
     };
 
 /** One pin of the live session, as the inspector's pins list shows it (text as text, never HTML). */

@@ -250,6 +250,8 @@ export const EN = {
   pinLeftOut: 'left out next time',
   pinRemove: 'Remove',
   pinRemoveTitle: 'Unpin: it is no longer carried through compactions',
+  pinsCarried: 'Pins carried after the summary: {0} ({1} tokens).',
+  pinsCut: '{0} left out: over the pin budget.',
 };
 
 export type StringKey = keyof typeof EN;

@@ -238,4 +238,6 @@ export const ZH: Record<StringKey, string> = {
   pinLeftOut: '下次将被略去',
   pinRemove: '移除',
   pinRemoveTitle: '取消固定：之后的压缩不再保留它',
+  pinsCarried: '摘要之后保留的固定项：{0} 个（{1} 个令牌）。',
+  pinsCut: '{0} 个因超出固定项预算而被略去。',
 };

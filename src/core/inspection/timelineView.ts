@@ -134,6 +134,7 @@ export function compactionView(e: CompactionEvent): Extract<TimelineView, { kind
     ...(e.summaryText !== undefined ? { summary: e.summaryText } : {}),
     ...(e.focus ? { focus: e.focus } : {}),
     ...(e.summaryEdited ? { summaryEdited: true } : {}),
+    ...(e.pinsCarried ? { pinsCarried: { ...e.pinsCarried } } : {}),
     undoable: false,
   };
 }

@@ -1,9 +1,10 @@
 // Issue 24, the inspector's pins list: each pin's cost, the total against the budget, and the pins the
-// next compaction would leave out, by the rule the compaction itself applies.
+// next compaction would leave out, by the rule the compaction itself applies; and the timeline's line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Pin } from '../../../src/core/conversation/pinLines';
 import { buildPinsView } from '../../../src/core/inspection/pinsView';
+import { compactionView } from '../../../src/core/inspection/timelineView';
 
 const pin = (id: string, text: string, source: Pin['source'] = { kind: 'message', role: 'user' }): Pin => ({
   id,
@@ -39,5 +40,25 @@ describe('the pins view', () => {
       [true, false],
     );
     assert.deepEqual([view.tokens, view.carriedTokens, view.wouldCut], [13, 5, 1]);
+  });
+});
+
+describe('a compaction on the timeline', () => {
+  it('says what it carried of the pins', () => {
+    const view = compactionView({
+      id: 'e1',
+      stage: 'full',
+      trigger: 'manual',
+      tokensBefore: 10_000,
+      tokensAfter: 2_000,
+      durationMs: 5,
+      modelCalls: 1,
+      replacedIds: ['a'],
+      keptFrom: 1,
+      summaryText: 'summary',
+      at: 1,
+      pinsCarried: { count: 2, tokens: 82, cut: 1 },
+    });
+    assert.deepEqual(view.pinsCarried, { count: 2, tokens: 82, cut: 1 });
   });
 });
