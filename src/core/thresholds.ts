@@ -106,6 +106,8 @@ export const KEEP_MIN_TOKENS = 10_000;
 export const KEEP_MIN_TEXT_MESSAGES = 5;
 /** ...and at most this many tokens, unless the API invariants force a wider cut (setting). */
 export const KEEP_MAX_TOKENS = 40_000;
+/** Pinned text carried word for word after every summary: enough for a few rules and snippets (setting). */
+export const PIN_BUDGET_TOKENS = 4_000;
 /** Automatic compaction stops after this many failures in a row and tells the user. */
 export const MAX_CONSECUTIVE_COMPACT_FAILURES = 3;
 /** "prompt is too long": compact and retry at most this many times. */

@@ -25,8 +25,9 @@ export interface TurnTokens {
 /** One rendered item of the chat transcript. */
 export type ChatItem =
   /** `files`: workspace files the person attached with @ (their content went with the prompt). */
-  | { kind: 'user'; id: string; text: string; files?: string[] }
-  | { kind: 'assistant'; id: string; text: string; streaming: boolean }
+  | { kind: 'user'; id: string; text: string; files?: string[]; pinned?: boolean }
+  /** `pinned`: a pin holds this message or a selection of it (it is carried through every compaction). */
+  | { kind: 'assistant'; id: string; text: string; streaming: boolean; pinned?: boolean }
   | { kind: 'thinking'; id: string; text: string }
   | {
       kind: 'tool';
@@ -108,6 +109,8 @@ export type ChatToHost =
   | { type: 'openPath'; path: string }
   /** A recalled memory's "Not relevant" (or, with `undo`, its Undo) on a recall item. */
   | { type: 'notRelevant'; itemId: string; file: string; undo: boolean }
+  /** Pins the message `itemId`, or `text` selected in it, to be carried through every compaction. */
+  | { type: 'pin'; itemId: string; text?: string }
   | { type: 'ping'; requestId: string; text: string };
 
 export interface ChatSnapshot {
@@ -148,5 +151,6 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   setup: { choice: 'enum:apiKey|baseUrl|demo' },
   openPath: { path: 'string' },
   notRelevant: { itemId: 'string', file: 'string', undo: 'boolean' },
+  pin: { itemId: 'string', text: 'string?' },
   ping: { requestId: 'string', text: 'string' },
 };

@@ -250,7 +250,34 @@ export type TimelineView =
       undoable: boolean;
       /** A later undo took it back: what it replaced is in the conversation again. */
       undone?: boolean;
+      /** The pins it carried after its summary, and how many the budget left out. */
+      pinsCarried?: { count: number; tokens: number; cut: number };
     };
+
+/** One pin of the live session, as the inspector's pins list shows it (text as text, never HTML). */
+export interface PinView {
+  id: string;
+  text: string;
+  tokens: number;
+  /** A message pinned whole, a selection of one, or a fact carried from a compaction's dropped list. */
+  source: 'message' | 'selection' | 'dropped';
+  role?: 'user' | 'assistant';
+  /** When it was pinned, ms since the epoch. */
+  at: number;
+  /** The next compaction would leave it out: over the pin budget. */
+  wouldCut: boolean;
+}
+
+/** The live session's pins against the budget (engram.compaction.pinBudgetTokens). */
+export interface PinsView {
+  pins: PinView[];
+  /** Tokens of all pins' texts, and of those the next compaction would carry. */
+  tokens: number;
+  carriedTokens: number;
+  budget: number;
+  /** How many pins the next compaction would leave out. */
+  wouldCut: number;
+}
 
 export interface InspectorSnapshot {
   source: InspectorSourceInfo;
@@ -261,6 +288,8 @@ export interface InspectorSnapshot {
   memory: MemoryView;
   /** Oldest first. */
   timeline: TimelineView[];
+  /** The live session's pins (absent for a source on disk). */
+  pins?: PinsView;
   /** The host's clock when the snapshot was taken (ages are relative to it). */
   now: number;
 }
@@ -312,6 +341,10 @@ export type InspectorToHost =
    */
   | { type: 'pruneLeastUsed'; group: EntryGroup }
   | { type: 'mergeEntries'; group: EntryGroup }
+  /** Pins `text` in the live session (the timeline's "Carry it" on a fact a compaction dropped). */
+  | { type: 'pinText'; text: string; origin: 'dropped' }
+  /** Removes a pin of the live session (the pins list's Remove). */
+  | { type: 'unpin'; id: string }
   | { type: 'ping'; requestId: string; text: string };
 
 export type HostToInspector =
@@ -359,5 +392,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   setReview: { on: 'boolean' },
   pruneLeastUsed: { group: 'enum:private|team' },
   mergeEntries: { group: 'enum:private|team' },
+  pinText: { text: 'string', origin: 'enum:dropped' },
+  unpin: { id: 'string' },
   ping: { requestId: 'string', text: 'string' },
 };

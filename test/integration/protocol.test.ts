@@ -30,6 +30,7 @@ suite('webview protocol', () => {
         runCommand() {},
         openPath() {},
         notRelevant() {},
+        pin() {},
         retry() {},
         editLast() {},
         codeAction() {},

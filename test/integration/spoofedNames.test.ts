@@ -6,7 +6,16 @@ import { projectDir } from '../../src/core/conversation/projectKey';
 import { sessionNotesPaths } from '../../src/core/memory/sessionNotes/paths';
 import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { topicText, writeFile } from '../unit/inspection/inspectorFixtures';
-import { answerBackground, engram, freshChat, openInspector, refreshUntil, sendFromUi, useTestServer } from './support';
+import {
+  answerBackground,
+  engram,
+  freshChat,
+  inThemes,
+  openInspector,
+  refreshUntil,
+  sendFromUi,
+  useTestServer,
+} from './support';
 import { ui, waitUntil } from './ui';
 
 // Spoofed names (issue: "what a newcomer still trips on", item 2): a right-to-left override makes
@@ -18,10 +27,6 @@ import { ui, waitUntil } from './ui';
 const RLO = '\u202E';
 const ZWSP = '\u200B';
 const SPOOFED = `file${RLO}gpj.exe`;
-const THEMES = [
-  ['Default Light Modern', 'light'],
-  ['Default Dark Modern', 'dark'],
-] as const;
 
 const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
 const memoryDir = () => path.join(projectDir(process.env.ENGRAM_DATA_DIR!, workspace()), 'memory');
@@ -39,17 +44,6 @@ async function hiddenIn(
     return { raw: /[\\u061C\\u200B-\\u200F\\u202A-\\u202E\\u2060\\u2066-\\u2069\\uFEFF]/.test(el.textContent), marks: [...el.querySelectorAll('.hidden-char')].map((m) => m.textContent) };
   })()`,
   );
-}
-
-async function inThemes(view: 'chat' | 'inspector', shot: (kind: 'light' | 'dark') => Promise<void>): Promise<void> {
-  for (const [theme, kind] of THEMES) {
-    await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-    await waitUntil(
-      `the ${kind} theme`,
-      async () => (await ui.evaluate<boolean>(view, `document.body.classList.contains('vscode-${kind}')`)) === true,
-    );
-    await shot(kind);
-  }
 }
 
 suite('spoofed names', () => {

@@ -105,22 +105,34 @@ export async function refreshUntil(
  */
 export async function inspectorInBothThemes(name: string, sectionId: string): Promise<void> {
   await vscode.commands.executeCommand('workbench.action.closeSidebar');
-  for (const [theme, kind] of [
-    ['Default Light Modern', 'light'],
-    ['Default Dark Modern', 'dark'],
-  ] as const) {
-    await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-    await waitUntil(
-      `the ${kind} theme in the webview`,
-      async () =>
-        (await ui.evaluate<boolean>('inspector', `document.body.classList.contains('vscode-${kind}')`)) === true,
-    );
+  await inThemes('inspector', async (kind) => {
     await ui.evaluate(
       'inspector',
       `document.getElementById(${JSON.stringify(sectionId)}).scrollIntoView({ block: 'start' })`,
     );
     const shot = await ui.screenshot(`${name}-${kind}`);
     if (shot.bytes <= 10_000) throw new Error(`${shot.file} is too small (${shot.bytes} bytes)`);
-  }
+  });
   await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
+}
+
+/**
+ * Runs `shot` once in a light and once in a dark theme, after the webview `view` shows the theme; the
+ * theme is left for the suite's teardown (or the caller) to reset.
+ */
+export async function inThemes(
+  view: 'chat' | 'inspector',
+  shot: (kind: 'light' | 'dark') => Promise<void>,
+): Promise<void> {
+  for (const [theme, kind] of [
+    ['Default Light Modern', 'light'],
+    ['Default Dark Modern', 'dark'],
+  ] as const) {
+    await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+    await waitUntil(
+      `the ${kind} theme`,
+      async () => (await ui.evaluate<boolean>(view, `document.body.classList.contains('vscode-${kind}')`)) === true,
+    );
+    await shot(kind);
+  }
 }

@@ -10,6 +10,7 @@ import type {
 import { button, h, icon, lightButton } from '../shared/components';
 import { groupDigits } from '../shared/gauge';
 import { renderMarkdown } from '../shared/markdown';
+import { pinControl } from './pins';
 import { t, tOr, type StringKey } from './strings';
 
 export interface ItemHandlers {
@@ -20,6 +21,8 @@ export interface ItemHandlers {
   code(action: 'copy' | 'insert', code: string): void;
   retry(): void;
   edit(text: string): void;
+  /** Pins the message, or `text` selected in it. */
+  pin(itemId: string, text?: string): void;
 }
 
 const ACTIONS: Record<string, { label: StringKey; command: ChatCommand }> = {
@@ -74,7 +77,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
     case 'user':
       return h(
         'div',
-        { class: 'item item-user' },
+        { class: `item item-user${item.pinned ? ' pinned' : ''}` },
         h(
           'div',
           { class: 'item-role' },
@@ -85,6 +88,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
             look: 'link',
             onClick: () => handlers.edit(item.text),
           }),
+          pinControl(item, handlers.pin),
         ),
         h('div', { class: 'item-text' }, item.text),
         item.files?.length
@@ -96,8 +100,8 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
       body.append(renderReply(item.text, handlers));
       return h(
         'div',
-        { class: `item item-assistant${item.streaming ? ' streaming' : ''}` },
-        h('div', { class: 'item-role' }, t('engram')),
+        { class: `item item-assistant${item.streaming ? ' streaming' : ''}${item.pinned ? ' pinned' : ''}` },
+        h('div', { class: 'item-role' }, t('engram'), item.streaming ? null : pinControl(item, handlers.pin)),
         body,
       );
     }

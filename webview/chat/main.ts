@@ -15,6 +15,7 @@ import { renderGauge } from '../shared/gauge';
 import { connect } from '../shared/host';
 import { renderItem, renderReply, type ItemHandlers } from './items';
 import { FileMentions } from './mentions';
+import { selectionPinButton } from './pins';
 import { setLanguage, t } from './strings';
 
 const lang = document.documentElement.lang || undefined;
@@ -222,6 +223,7 @@ const handlers: ItemHandlers = {
     if (!state.snapshot?.busy) link.post({ type: 'retry' });
   },
   edit: (text) => setEditing(true, text),
+  pin: (itemId, text) => link.post({ type: 'pin', itemId, ...(text !== undefined ? { text } : {}) }),
 };
 
 /** Edit belongs to the last prompt and Retry to the last reply: only those show their buttons. */
@@ -297,6 +299,7 @@ function watchSizes(): void {
 }
 
 app.append(
+  selectionPinButton(handlers.pin),
   header,
   sessionsBox,
   list,

@@ -100,6 +100,13 @@ const EN = {
   share: 'Share',
   ...CATEGORY_EN,
   contextMarks: 'Compaction starts at {0}.',
+  // pins (issue 24)
+  pin: 'Pin',
+  pinTitle: 'Pin this message: it is carried word for word through every compaction',
+  pinned: 'Pinned',
+  pinnedTitle: 'Carried word for word through every compaction (remove it in the Memory Inspector)',
+  pinSelection: 'Pin selection',
+  pinSelectionTitle: 'Pin the selected text: it is carried word for word through every compaction',
 } as const;
 
 export type StringKey = keyof typeof EN;
@@ -193,6 +200,12 @@ const ZH: Record<StringKey, string> = {
   share: '占比',
   ...CATEGORY_ZH,
   contextMarks: '压缩从 {0} 开始。',
+  pin: '固定',
+  pinTitle: '固定这条消息：每次压缩后都会逐字保留',
+  pinned: '已固定',
+  pinnedTitle: '每次压缩后都会逐字保留（可在记忆检查器中移除）',
+  pinSelection: '固定所选内容',
+  pinSelectionTitle: '固定选中的文本：每次压缩后都会逐字保留',
 };
 
 /** Both tables, for the test that checks they name the same keys and fill every one. */

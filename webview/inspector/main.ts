@@ -6,6 +6,7 @@ import { badge, button, h, lightButton, registerComponents } from '../shared/com
 import { connect } from '../shared/host';
 import { renderMarkdown } from '../shared/markdown';
 import { renderGaugePane } from './gaugePane';
+import { renderPinsPane } from './pinsPane';
 import { renderMemoryPane, type MemoryActions } from './memoryPane';
 import { renderNotesPane } from './notesPane';
 import { renderReviewQueue, type PendingActions } from './pendingPane';
@@ -202,6 +203,7 @@ function render(): void {
       ...(
         [
           ['gauge-section', t('paneContext')],
+          ...(s.pins ? [['pins-section', t('panePins')] as const] : []),
           ['notes-section', t('paneNotes')],
           ['memory-section', t('paneMemory')],
           ['timeline-section', t('paneTimeline')],
@@ -219,6 +221,13 @@ function render(): void {
     ),
     statusLine,
     section('gauge-section', t('paneContext'), renderGaugePane(s.gauge)),
+    s.pins
+      ? section(
+          'pins-section',
+          t('panePins'),
+          renderPinsPane(s.pins, s.now, (id) => link.post({ type: 'unpin', id })),
+        )
+      : '',
     section(
       'notes-section',
       t('paneNotes'),

@@ -248,6 +248,29 @@ export const EN = {
   droppedBadge: '{0} not carried',
   carryIt: 'Carry it',
   carryItLong: 'Pin this text so every later compaction carries it',
+  // pins (issue 24)
+  panePins: 'Pins',
+  pinsNone:
+    'Nothing pinned. In the chat, point at a message and choose Pin, or select text in one and choose Pin selection: ' +
+    'pinned text is carried word for word through every compaction.',
+  pinsBudget: '{0} pins · {1} of {2} tokens, carried after every compaction',
+  pinsBudget_one: '{0} pin · {1} of {2} tokens, carried after every compaction',
+  pinsWouldCut:
+    'The next compaction would leave out {0} pins: over the {1}-token budget. Remove some, or raise engram.compaction.pinBudgetTokens.',
+  pinsWouldCut_one:
+    'The next compaction would leave out {0} pin: over the {1}-token budget. Remove one, or raise engram.compaction.pinBudgetTokens.',
+  pinsNear: 'Near the budget: {0} tokens left before the oldest pins are left out.',
+  pinFromUser: 'Your message',
+  pinFromReply: "Engram's reply",
+  pinFromUserSelection: 'From your message',
+  pinFromReplySelection: "From Engram's reply",
+  pinFromDropped: 'Carried from a compaction',
+  pinMeta: '{0} tokens · {1}',
+  pinLeftOut: 'left out next time',
+  pinRemove: 'Remove',
+  pinRemoveTitle: 'Unpin: it is no longer carried through compactions',
+  pinsCarried: 'Pins carried after the summary: {0} ({1} tokens).',
+  pinsCut: '{0} left out: over the pin budget.',
 };
 
 export type StringKey = keyof typeof EN;

@@ -238,4 +238,25 @@ export const ZH: Record<StringKey, string> = {
   droppedBadge: '{0} 项未保留',
   carryIt: '保留它',
   carryItLong: '固定这段文字，之后的每次压缩都会保留它',
+  panePins: '固定项',
+  pinsNone:
+    '尚无固定项。在对话中指向一条消息并选择“固定”，或选中其中的文本并选择“固定所选内容”：固定的文本会在每次压缩后逐字保留。',
+  pinsBudget: '{0} 个固定项 · {1} / {2} 个令牌，每次压缩后保留',
+  pinsBudget_one: '{0} 个固定项 · {1} / {2} 个令牌，每次压缩后保留',
+  pinsWouldCut:
+    '下一次压缩会略去 {0} 个固定项：超出 {1} 个令牌的预算。请移除一些，或调高 engram.compaction.pinBudgetTokens。',
+  pinsWouldCut_one:
+    '下一次压缩会略去 {0} 个固定项：超出 {1} 个令牌的预算。请移除一个，或调高 engram.compaction.pinBudgetTokens。',
+  pinsNear: '接近预算：再有 {0} 个令牌，最早的固定项就会被略去。',
+  pinFromUser: '你的消息',
+  pinFromReply: 'Engram 的回复',
+  pinFromUserSelection: '摘自你的消息',
+  pinFromReplySelection: '摘自 Engram 的回复',
+  pinFromDropped: '从压缩中保留',
+  pinMeta: '{0} 个令牌 · {1}',
+  pinLeftOut: '下次将被略去',
+  pinRemove: '移除',
+  pinRemoveTitle: '取消固定：之后的压缩不再保留它',
+  pinsCarried: '摘要之后保留的固定项：{0} 个（{1} 个令牌）。',
+  pinsCut: '{0} 个因超出固定项预算而被略去。',
 };

@@ -153,6 +153,7 @@ function detailsOf(
     e.focus ? h('p', {}, t('focus', e.focus)) : '',
     e.stage === 'undo' ? '' : renderDropped(e.dropped, actions.carry),
     e.summaryEdited ? h('p', { class: 'compaction-edited', id: 'compaction-edited' }, t('summaryEditedLong')) : '',
+    e.pinsCarried ? pinsLine(e.pinsCarried) : '',
     // An undone compaction (and an undo) changed nothing that is still in effect: no diff to open.
     e.undone || e.stage === 'undo'
       ? ''
@@ -238,4 +239,14 @@ function iconOf(e: TimelineView): string {
 
 function calls(n: number): string {
   return n === 1 ? t('modelCall') : t('modelCalls', n);
+}
+
+/** What a compaction carried of the pins (issue 24): how many, their tokens, and how many the budget left out. */
+function pinsLine(p: { count: number; tokens: number; cut: number }): HTMLElement {
+  const cut = p.cut > 0 ? ` ${tn('pinsCut', p.cut)}` : '';
+  return h(
+    'p',
+    { class: 'compaction-pins', id: 'compaction-pins' },
+    `${tn('pinsCarried', p.count, num(p.tokens))}${cut}`,
+  );
 }

@@ -7,6 +7,7 @@ import type { TranscriptLine } from '../conversation/transcriptReader';
 import type { ApiMessage, ContentBlock, ToolResultBlock, UserBlock, UserLine } from '../conversation/types';
 import { withoutSummary } from './compactedConversation';
 import type { CompactionEntry, CompactionResult, CompactionStage, CompactionTrigger, DroppedFacts } from './types';
+import type { PinsCarried } from './pinnedBlock';
 
 export interface CompactionEvent {
   id: string;
@@ -31,6 +32,8 @@ export interface CompactionEvent {
   dropped?: DroppedFacts;
   /** When it finished, ms since the epoch. */
   at: number;
+  /** Pins carried after the summary: how many, their tokens, and how many the budget cut (pinnedBlock.ts). */
+  pinsCarried?: PinsCarried;
 }
 
 export function compactionEvent(
@@ -42,6 +45,7 @@ export function compactionEvent(
     at: number;
     focus?: string;
     summaryEdited?: boolean;
+    pinsCarried?: PinsCarried;
   },
 ): CompactionEvent {
   return {
@@ -62,6 +66,7 @@ export function compactionEvent(
     ...(meta.summaryEdited ? { summaryEdited: true as const } : {}),
     ...(result.dropped ? { dropped: result.dropped } : {}),
     at: meta.at,
+    ...(meta.pinsCarried ? { pinsCarried: { ...meta.pinsCarried } } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import type { Agent } from '../agent/agent';
 import type { ApiMessage } from '../conversation/types';
 import type { ConversationIds } from './conversationIds';
 import type { CompactionEvent } from './events';
+import type { PinsCarried } from './pinnedBlock';
 import { summarizerOf, type CompactProgress } from './fullCompact';
 import type { NotesSource } from './notesSource';
 import { runCompaction, type ChainStage, type StageFailure } from './pipeline';
@@ -65,6 +66,8 @@ export interface RecordMeta {
   maxChars: number;
   focus?: string;
   summaryEdited?: boolean;
+  /** Pins carried after the summary (set by the orchestrator, which built the block). */
+  pinsCarried?: PinsCarried;
 }
 
 /** What the orchestrator lends a manual compaction. */

@@ -6,12 +6,13 @@
 //   state        auto on --(3 failures in a row)--> stopped, "auto compaction stopped" event
 //                stopped --(a manual compaction succeeds, or setAuto(true))--> auto on
 //
-// One orchestrator per agent. `mainThread: false` (a sub-agent) leaves shared per-conversation state
-// (the agent's file-read records) alone, so a sub-agent's compaction cannot disturb the main one.
-// What it delegates: running the automatic stages (automaticCompaction.ts) and the reactive one
-// (reactiveRecovery.ts), counting failures (autoCompactionBreaker.ts), and the records, timeline and
-// undo (compactionLedger.ts); what stays here is when each runs and what follows it.
+// One orchestrator per agent. `mainThread: false` (a sub-agent) leaves shared per-conversation state (the
+// agent's file-read records) alone, so a sub-agent's compaction cannot disturb the main one. What it
+// delegates: running the automatic stages (automaticCompaction.ts) and the reactive one (reactiveRecovery.ts),
+// counting failures (autoCompactionBreaker.ts), the records, timeline and undo (compactionLedger.ts), what
+// goes after a summary (postCompact.ts, pins first); what stays here is when each runs and what follows it.
 import type { Agent, ModelCallContext } from '../agent/agent';
+import type { Pin } from '../conversation/pinLines';
 import type { ApiMessage } from '../conversation/types';
 import type { PromptTooLongError } from '../llm/errors';
 import type { ModelResponse } from '../llm/modelClient';
@@ -28,7 +29,7 @@ import { summarizerOf, type CompactProgress } from './fullCompact';
 import { ManualCompactions, type CompactNowResult, type PreparedCompaction, type RecordMeta } from './manualCompaction';
 import type { NotesSource } from './notesSource';
 import { planForUsage, type ChainStage, type StageFailure } from './pipeline';
-import { forgetReads, reattachRecent } from './postCompact';
+import { forgetReads, pinsText, reattachRecent, type ReattachResult } from './postCompact';
 import { shrinkTooLongConversation } from './reactiveRecovery';
 import type { ReattachInputs } from './reattach';
 import { resolveCompactionSettings, type CompactionSettings } from './settings';
@@ -72,6 +73,8 @@ export interface OrchestratorOptions {
   logger?: Logger;
   /** Compactions recorded before (a resumed session, recordedEvents): the newest can be undone. */
   events?: readonly CompactionEvent[];
+  /** The pins in force, carried after every summary within the pin budget (pinnedBlock.ts). */
+  pins?(): readonly Pin[];
 }
 
 export type { CompactNowResult, PreparedCompaction };
@@ -91,8 +94,9 @@ export class CompactionOrchestrator {
   /** The transcript records, the timeline and what an exact undo needs. */
   private readonly ledger: CompactionLedger;
   private reactiveAttempts = 0;
-  /** Files the last summarising stage re-attached whole. */
+  /** Files the last summarising stage re-attached whole, and what it carried of the pins (for its event). */
   private reattachedWhole: string[] = [];
+  private pinsCarried: ReattachResult['pins'];
   /** "Compact Now" and `/compact`: prepared, then applied (at once, or after the person reviewed the summary). */
   private readonly manual: ManualCompactions;
   /** Where the next calls can read the cache after a trim (breakpoint hints for the agent). */
@@ -210,7 +214,9 @@ export class CompactionOrchestrator {
     const attempt = ++this.reactiveAttempts;
     if (attempt > s.maxReactiveRetries) return undefined;
     const started = this.clock.now();
-    this.reattachedWhole = []; // recovery re-attaches nothing: it must make room, not take it
+    // Recovery re-attaches no files, only the pins: it must make room, not take it.
+    const pinned = pinsText(this.opts.pins?.() ?? [], s, this.countTokens);
+    [this.reattachedWhole, this.pinsCarried] = [[], pinned.carried];
     const { entries, view } = await this.ids.withLines(messages, this.agent?.transcript);
     const out = await shrinkTooLongConversation({
       entries,
@@ -222,6 +228,7 @@ export class CompactionOrchestrator {
       tokensBefore: error.promptTokens ?? this.usedTokens(messages),
       notes: this.opts.notes,
       summarizer: summarizerOf(this.agent),
+      reattach: pinned.text,
       onProgress: (progress) => this.emit({ type: 'progress', stage: 'full', trigger: 'reactive', progress }),
     });
     if (!out.ok) {
@@ -238,10 +245,7 @@ export class CompactionOrchestrator {
     return out.result.entries.map((e) => e.message);
   }
 
-  /**
-   * The commands: "Compact Now" (auto), "Microcompact", "Compact with Session Notes", "Full Compact",
-   * `/compact [focus]`.
-   */
+  /** The commands: Compact Now (auto), Microcompact, Compact with Session Notes, Full Compact, `/compact`. */
   async compactNow(stage: ChainStage, focus?: string, signal?: AbortSignal): Promise<CompactNowResult> {
     return this.manual.apply(await this.manual.prepare(stage, focus, signal));
   }
@@ -326,7 +330,8 @@ export class CompactionOrchestrator {
     trigger: CompactionTrigger,
     m: RecordMeta,
   ): Promise<CompactionEvent> {
-    const event = await this.ledger.record(result, trigger, m);
+    const pins = result.summaryText !== undefined && this.pinsCarried ? { pinsCarried: this.pinsCarried } : {};
+    const event = await this.ledger.record(result, trigger, { ...m, ...pins });
     this.emit({ type: 'compacted', event });
     return event;
   }
@@ -374,17 +379,18 @@ export class CompactionOrchestrator {
   }
 
   private async reattachText(): Promise<string> {
-    this.reattachedWhole = [];
     const agent = this.agent;
-    if (!agent) return '';
-    const context = (await this.opts.reattachContext?.()) ?? {};
-    const r = await reattachRecent(agent.readFiles, this.settingsValue, {
-      ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}),
-      context,
-      countTokens: this.countTokens,
-    });
-    this.reattachedWhole = r.whole;
-    return r.text;
+    const context = agent ? ((await this.opts.reattachContext?.()) ?? {}) : {};
+    const r = agent
+      ? await reattachRecent(agent.readFiles, this.settingsValue, {
+          ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}),
+          context,
+          countTokens: this.countTokens,
+          pins: this.opts.pins?.() ?? [],
+        })
+      : undefined;
+    [this.reattachedWhole, this.pinsCarried] = [r?.whole ?? [], r?.pins];
+    return r?.text ?? '';
   }
 
   private emit(e: OrchestratorEvent): void {

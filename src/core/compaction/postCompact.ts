@@ -1,14 +1,19 @@
-// What follows a summarising compaction on the main thread (DESIGN 5): recently read or edited files
-// go back into the context as they are on disk now, and the agent forgets that it read the others.
+// What follows a summarising compaction on the main thread (DESIGN 5): the pins first (pinnedBlock.ts),
+// then recently read or edited files go back into the context as they are on disk now, and the agent
+// forgets that it read the others.
 import { promises as fsp } from 'node:fs';
+import type { Pin } from '../conversation/pinLines';
 import type { ReadFileState } from '../tools/readFileState';
 import { buildReattachment, recentPaths, type ReattachInputs } from './reattach';
+import { carryPins, type PinsCarried } from './pinnedBlock';
 import type { CompactionSettings } from './settings';
 
 export interface ReattachResult {
   text: string;
   /** Files put back whole: the agent may still edit them without reading them again. */
   whole: string[];
+  /** What the pins cost and how many the budget cut; undefined when there are no pins. */
+  pins: PinsCarried | undefined;
 }
 
 export async function reattachRecent(
@@ -18,6 +23,7 @@ export async function reattachRecent(
     readFile?(path: string): Promise<string | undefined>;
     context?: Pick<ReattachInputs, 'instructions' | 'memoryIndex'>;
     countTokens(text: string): number;
+    pins?: readonly Pin[];
   },
 ): Promise<ReattachResult> {
   const read = opts.readFile ?? readUtf8;
@@ -29,7 +35,23 @@ export async function reattachRecent(
     { maxFiles: s.reattachMaxFiles, fileTokens: s.reattachFileTokens, totalTokens: s.reattachTotalTokens },
     opts.countTokens,
   );
-  return { text: built.text, whole: built.files.filter((f) => f.complete).map((f) => f.path) };
+  const pinned = pinsText(opts.pins ?? [], s, opts.countTokens);
+  return {
+    text: [pinned.text, built.text].filter((t) => t !== '').join('\n\n'),
+    whole: built.files.filter((f) => f.complete).map((f) => f.path),
+    pins: pinned.carried,
+  };
+}
+
+/** The pins' block alone (the reactive stage re-attaches no files, but the pins still go along). */
+export function pinsText(
+  pins: readonly Pin[],
+  s: CompactionSettings,
+  countTokens: (text: string) => number,
+): { text: string; carried: PinsCarried | undefined } {
+  if (pins.length === 0) return { text: '', carried: undefined };
+  const c = carryPins(pins, s.pinBudgetTokens, countTokens);
+  return { text: c.text, carried: { count: c.carried.length, tokens: c.tokens, cut: c.cut.length } };
 }
 
 /**

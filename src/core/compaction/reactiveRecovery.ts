@@ -22,6 +22,8 @@ export interface RecoveryInput {
   tokensBefore: number;
   notes: NotesSource | undefined;
   summarizer: SummarizerConfig | undefined;
+  /** Put after the notes or summary (the pins' block; recovery re-attaches no files). */
+  reattach?: string;
   onProgress(progress: CompactProgress): void;
 }
 
@@ -47,6 +49,7 @@ export function shrinkTooLongConversation(input: RecoveryInput): Promise<StageOu
             thresholdTokens: Number.POSITIVE_INFINITY,
             fixedTokens: fixed,
             tokensOf,
+            ...(input.reattach ? { reattach: input.reattach } : {}),
           })
         : undefined;
       if (sm?.ok || attempt > 1 || !summarizer)
@@ -57,6 +60,7 @@ export function shrinkTooLongConversation(input: RecoveryInput): Promise<StageOu
         fixedTokens: fixed,
         summarizer,
         automatic: true,
+        ...(input.reattach ? { reattach: async () => input.reattach ?? '' } : {}),
         onProgress: input.onProgress,
       });
       const last = full.applied[full.applied.length - 1];

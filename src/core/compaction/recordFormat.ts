@@ -8,7 +8,7 @@
 //   compact_boundary       compactMetadata: {trigger, preTokens, preservedSegment?,     (Claude Code's)
 //                            stage, postTokens, modelCalls, durationMs, eventId, reactive?,
 //                            engram: {v: 1, replacedUuids, replacedMessageIds, keptFrom, summaryUuid,
-//                                     focus?, summaryEdited?, dropped?, maxChars?, results?, imagesIn?}}
+//                                     focus?, summaryEdited?, dropped?, pinsCarried?, maxChars?, results?, imagesIn?}}
 //   an undo                the same line types with engram: {v: 1, undoneEventId} (a compact
 //                          boundary with stage "undo" and the restored lines after it, for a summary)
 //
@@ -19,6 +19,7 @@
 // is recorded the same way.
 import { createHash } from 'node:crypto';
 import type { ApiMessage, ToolResultBlock } from '../conversation/types';
+import type { PinsCarried } from './pinnedBlock';
 import { outputChars } from './microcompact';
 import type { DroppedFacts } from './types';
 
@@ -56,6 +57,8 @@ export interface EngramRecordData extends Partial<RecordedCuts> {
   summaryEdited?: boolean;
   /** What the stage's replacement no longer carries (droppedFacts.ts); absent in older records. */
   dropped?: DroppedFacts;
+  /** Pins carried after the summary: {count, tokens, cut} (pinnedBlock.ts). */
+  pinsCarried?: PinsCarried;
   /** An undo: the event it undid. */
   undoneEventId?: string;
 }

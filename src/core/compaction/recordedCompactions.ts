@@ -13,6 +13,7 @@ import type { ChainOptions } from '../conversation/conversationChain';
 import type { TranscriptLine } from '../conversation/transcriptReader';
 import type { ContentBlock, SystemLine, ToolResultBlock, UserLine } from '../conversation/types';
 import type { CompactionEvent } from './events';
+import type { PinsCarried } from './pinnedBlock';
 import { imagesAsNotes, isTrimmed, trimToolResult } from './microcompact';
 import { contentSha1, RECORD_VERSION, type EngramRecordData, type RecordedCuts } from './recordFormat';
 import type { CompactionEntry, CompactionStage, CompactionTrigger, DroppedFacts } from './types';
@@ -218,6 +219,7 @@ function eventOf(r: RecordedEvent): CompactionEvent {
     ...(e.summaryEdited === true ? { summaryEdited: true as const } : {}),
     ...(validDropped(e.dropped) ? { dropped: e.dropped } : {}),
     at: r.at,
+    ...(pinsCarriedOf(e.pinsCarried) ?? {}),
   };
 }
 
@@ -271,4 +273,13 @@ function str(v: unknown): string | undefined {
 
 function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** A record's pin figures, when they are all there and numbers (a hand-edited record may hold anything). */
+function pinsCarriedOf(p: unknown): { pinsCarried: PinsCarried } | undefined {
+  const o = p as Record<string, unknown> | undefined;
+  if (!o || typeof o !== 'object') return undefined;
+  const { count, tokens, cut } = o;
+  if (typeof count !== 'number' || typeof tokens !== 'number' || typeof cut !== 'number') return undefined;
+  return { pinsCarried: { count, tokens, cut } };
 }

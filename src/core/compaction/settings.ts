@@ -4,6 +4,7 @@ import {
   DEFAULT_CONTEXT_WINDOW,
   FULL_COMPACT_PERCENT,
   KEEP_MAX_TOKENS,
+  PIN_BUDGET_TOKENS,
   KEEP_MIN_TEXT_MESSAGES,
   KEEP_MIN_TOKENS,
   MAX_CONSECUTIVE_COMPACT_FAILURES,
@@ -59,6 +60,8 @@ export interface CompactionSettings {
   reattachMaxFiles: number;
   reattachFileTokens: number;
   reattachTotalTokens: number;
+  /** Pinned text carried after each summary, in tokens; the oldest pins that do not fit are cut. */
+  pinBudgetTokens: number;
 }
 
 export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.freeze({
@@ -82,6 +85,7 @@ export const DEFAULT_COMPACTION_SETTINGS: Readonly<CompactionSettings> = Object.
   reattachMaxFiles: REATTACH_MAX_FILES,
   reattachFileTokens: REATTACH_FILE_TOKENS,
   reattachTotalTokens: REATTACH_TOTAL_TOKENS,
+  pinBudgetTokens: PIN_BUDGET_TOKENS,
 });
 
 type BooleanSetting = 'auto' | 'reactive' | 'trimSupersededFirst' | 'notesCatchUp';
@@ -129,6 +133,7 @@ export function resolveCompactionSettings(
     reattachMaxFiles: Math.floor(num('reattachMaxFiles', 0)),
     reattachFileTokens: Math.floor(num('reattachFileTokens', 0)),
     reattachTotalTokens: Math.floor(num('reattachTotalTokens', 0)),
+    pinBudgetTokens: Math.floor(num('pinBudgetTokens', 0)),
   };
 }
 

@@ -7,6 +7,7 @@
 // When the kept lines do not form one chain, they are written again after the summary instead.
 // Engram's own data (what was cut and replaced, by id, so a reader can replay and undo it exactly) is
 // under `engram` in the metadata; recordFormat.ts describes it.
+import type { PinsCarried } from './pinnedBlock';
 import { randomUUID } from 'node:crypto';
 import { appendMessages } from '../conversation/messageLines';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
@@ -186,6 +187,7 @@ export async function recordStage(
     maxChars: number;
     focus?: string;
     summaryEdited?: boolean;
+    pinsCarried?: PinsCarried;
   },
   linesUpTo: (tail: string) => Promise<readonly TranscriptLine[] | undefined>,
 ): Promise<void> {
@@ -202,6 +204,7 @@ export async function recordStage(
     ...(meta.focus ? { focus: meta.focus } : {}),
     ...(meta.summaryEdited ? { summaryEdited: true } : {}),
     ...(result.dropped ? { dropped: result.dropped } : {}),
+    ...(meta.pinsCarried ? { pinsCarried: meta.pinsCarried } : {}),
   };
   if (result.summaryText === undefined) {
     await recordMicrocompact(writer, {

@@ -12,6 +12,7 @@ import { checkContent, usageProblem } from './contentCheck';
 import { valueNestsDeeper } from './jsonDepth';
 import { lastMessageTime } from './lastMessageTime';
 import { decodeLine, splitFileLines } from './lineSplitter';
+import { PIN_LINE_TYPE, pinLineProblem } from './pinLines';
 import type { ConversationLine, OtherLine, UserLine } from './types';
 
 export type TranscriptLine = ConversationLine | OtherLine;
@@ -69,6 +70,10 @@ export function parseTranscriptLine(text: string): ParsedLine {
     ...(problems.length > 0 ? { problems } : {}),
   });
   if (typeof o.type !== 'string') return { ok: false, error: 'missing "type"' };
+  if (o.type === PIN_LINE_TYPE) {
+    const bad = pinLineProblem(o);
+    return bad ? { ok: false, error: bad } : done();
+  }
   if (!CONVERSATION_TYPES.has(o.type)) return done();
   if (typeof o.uuid !== 'string') return { ok: false, error: `${o.type} line without "uuid"` };
   if (o.type === 'system') return done();

@@ -285,6 +285,14 @@ export class TranscriptWriter {
     return this.append(copy);
   }
 
+  /**
+   * A line outside the conversation's chain (a pin, pinLines.ts): it has no parentUuid, and the next
+   * message still hangs off the last one, so readers that do not know its type lose nothing.
+   */
+  appendSideLine<T extends { uuid: string; type: string }>(line: T): Promise<T> {
+    return this.appender.append(line, () => {});
+  }
+
   /** Resolves when every line appended so far is on disk. */
   flush(): Promise<void> {
     return this.appender.flush();

@@ -42,6 +42,7 @@ export type { ToolGate } from '../agent/permissions';
 export type { OrchestratorEvent } from '../compaction/orchestrator';
 export type { ChainStage } from '../compaction/pipeline';
 export type { ApiMessage, ContentBlock } from '../conversation/types';
+export type { Pin } from '../conversation/pinLines';
 export type { PermissionAnswer, PermissionRequest } from '../ports';
 export type { Logger, PermissionPrompt };
 

@@ -10,6 +10,7 @@ import { autoMemoryDir, MEMORY_DIR_NAME, TEAM_DIR_NAME } from '../memory/autoMem
 import type { SessionNotes } from '../memory/sessionNotes/updater';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { GaugeState, InspectorSourceKind, ReplacedMessageView } from '../../protocol/messages';
+import type { PinStore } from './pinsView';
 import { readReplacedMessages } from './replacedMessages';
 import type { SnapshotInput } from './snapshotBuilder';
 import { sessionPaths } from './sources';
@@ -41,6 +42,8 @@ export interface LiveSession {
   notes: SessionNotes | undefined;
   memoryDir: string | undefined;
   timeline: readonly TimelineEntry[];
+  /** The session's pins, shown with their cost and removed from the inspector. */
+  pins?: PinStore;
 }
 
 /** A session or project read from disk, under Engram's data dir or Claude Code's. */
@@ -103,6 +106,7 @@ export async function liveSessionInput(live: LiveSession, o: LiveInputOptions): 
     memoryDir,
     instructions: { cwd: live.cwd, configDir: live.dataDir, trusted: o.trusted },
     timeline: live.timeline,
+    ...(live.pins ? { pins: live.pins.list() } : {}),
     canUndoCompaction: o.canUndoCompaction,
     now: o.now,
   };

@@ -3,6 +3,7 @@
 // timeline. Plain Node (no `vscode`): the VS Code side gathers the inputs, this assembles them, and unit
 // tests drive it on fixture folders.
 import { promises as fsp } from 'node:fs';
+import type { Pin } from '../conversation/pinLines';
 import type { NotesCaps } from '../memory/sessionNotes/template';
 import type { EngramSettings } from '../settings/engramSettings';
 import { defaultTokenCounter, type TokenCounter } from '../tokens/accounting';
@@ -11,6 +12,7 @@ import { gaugeFrame } from './contextSnapshot';
 import type { TimelineEntry } from './timeline';
 import { buildMemoryView } from './memoryView';
 import { buildNotesView } from './notesView';
+import { buildPinsView } from './pinsView';
 import { buildReviewQueueView } from './pendingView';
 import { buildTimeline } from './timelineView';
 import { transcriptFacts } from './transcriptFacts';
@@ -34,6 +36,8 @@ export interface SnapshotInput {
   instructions?: { cwd: string | undefined; configDir: string; trusted: boolean };
   /** The live session's events; absent for a session read from disk. */
   timeline?: readonly TimelineEntry[];
+  /** The live session's pins; absent for a source on disk. */
+  pins?: readonly Pin[];
   canUndoCompaction: boolean;
   now: number;
   countTokens?: TokenCounter;
@@ -65,7 +69,9 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
       : {}),
     canUndo: input.canUndoCompaction,
   });
-  return { source: input.source, sessionId: input.sessionId, gauge, notes, memory, timeline, now: input.now };
+  const pins = input.pins ? buildPinsView(input.pins, input.settings.compaction.pinBudgetTokens, count) : undefined;
+  const { source, sessionId, now } = input;
+  return { source, sessionId, gauge, notes, memory, timeline, ...(pins ? { pins } : {}), now };
 }
 
 const gaugeCache = new Map<string, { size: number; mtimeMs: number; gauge: GaugeState }>();

@@ -135,6 +135,7 @@ export function compactionView(e: CompactionEvent): Extract<TimelineView, { kind
     ...(e.focus ? { focus: e.focus } : {}),
     ...(e.summaryEdited ? { summaryEdited: true } : {}),
     ...(e.dropped ? { dropped: e.dropped } : {}),
+    ...(e.pinsCarried ? { pinsCarried: { ...e.pinsCarried } } : {}),
     undoable: false,
   };
 }

@@ -22,6 +22,7 @@ import { sessionSystemPrompt, type OpenedSession } from './agentSession';
 import { markNotRelevant } from './recallFeedback';
 import { say, type SessionEventListener } from './sessionEvents';
 import { wireSessionParts, type OpenedParts } from './sessionParts';
+import { SessionPins } from './sessionPins';
 import { SessionReporter } from './sessionReporter';
 import type { EngramSessionSetup } from './sessionSetup';
 import type { TeamMemoryLink, TeamMemoryState } from './teamMemoryLink';
@@ -49,6 +50,8 @@ export class EngramSession {
   readonly compaction: CompactionOrchestrator;
   /** Notes updates, memory writes and compactions of this session, oldest first. */
   readonly timeline: TimelineEntry[];
+  /** What the person pinned: recorded in the transcript, carried after every summary. */
+  readonly pins: SessionPins;
   private readonly reporter: SessionReporter;
   private readonly disposers: Array<() => void>;
   private finished = false;
@@ -81,10 +84,13 @@ export class EngramSession {
       ...(memory?.recovery?.problems ?? []).map((w) => `Memory: ${w}`),
     ];
     this.notices = memory?.recovery?.notices ?? [];
+    this.pins = new SessionPins(opened.agent.transcript, opened.sessionId, opening.pinLines);
+    this.pins.on((pins) => this.reporter.emit({ type: 'pins', pins }));
     const parts = wireSessionParts({
       ...opening,
       reporter: this.reporter,
       afterCompaction: () => void this.refreshSystemPrompt(),
+      pins: () => this.pins.list(),
     });
     this.memory = parts.memory;
     this.notes = parts.notes;

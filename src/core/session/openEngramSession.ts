@@ -13,6 +13,7 @@ import { silentLogger, type Logger } from '../ports';
 import { SettingsStore, type EngramSettings, type SettingsSource } from '../settings/engramSettings';
 import { checkedSessionId, openSession, type OpenedSession } from './agentSession';
 import { EngramSession } from './engramSession';
+import { readPinLines } from './sessionPins';
 import type { EngramSessionSetup } from './sessionSetup';
 import { decideTeamMemory, TeamMemoryLink } from './teamMemoryLink';
 
@@ -54,8 +55,11 @@ export async function openEngramSession(
     throw e;
   }
   await removeLeftoverTemps(paths, memory !== undefined, logger);
+  // Pins of a resumed session: the lines the reader could not read are among its warnings already.
+  const pinLines = setup.resumeSessionId !== undefined ? await readPinLines(paths.transcript) : [];
   return new EngramSession({
     opened,
+    pinLines,
     setup: { ...setup, now: setup.now ?? new Date() },
     paths,
     store,

@@ -1,5 +1,6 @@
 // What an Engram session tells its host (the Chat view, `engram -p`, tests): one stream of data events,
 // so every host hears the same things in the same order and only decides how to show them.
+import type { Pin } from '../conversation/pinLines';
 import type { AgentEvent } from '../agent/events';
 import type { OrchestratorEvent } from '../compaction/orchestrator';
 import type { AutoMemoryEvent } from '../memory/autoMemory/extraction';
@@ -51,7 +52,9 @@ export type SessionEvent =
   | { type: 'context' }
   | { type: 'settings'; settings: EngramSettings }
   /** A team memory sync finished (at session start, after a team write, or asked for): its report. */
-  | { type: 'teamSync'; report: TeamSyncReport };
+  | { type: 'teamSync'; report: TeamSyncReport }
+  /** A pin was added or removed: the pins in force now, oldest first. */
+  | { type: 'pins'; pins: readonly Pin[] };
 
 export type SessionEventListener = (event: SessionEvent) => void;
 

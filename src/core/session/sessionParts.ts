@@ -10,6 +10,7 @@ import { attachAutoMemory, type AutoMemoryHandle, type PreparedAutoMemory } from
 import type { SessionPaths } from '../memory/sessionPaths';
 import { attachSessionNotes } from '../memory/sessionNotes/attach';
 import type { SessionNotes } from '../memory/sessionNotes/updater';
+import type { Pin, PinLine } from '../conversation/pinLines';
 import type { Logger } from '../ports';
 import type { SettingsSource } from '../settings/engramSettings';
 import type { OpenedSession } from './agentSession';
@@ -29,6 +30,8 @@ export interface OpenedParts {
   memory: PreparedAutoMemory | undefined;
   team: TeamMemoryLink;
   logger: Logger;
+  /** The pin lines a resumed transcript holds (sessionPins.ts). */
+  pinLines: readonly PinLine[];
 }
 
 /** The same, with where the parts report and what the session does after a compaction. */
@@ -36,6 +39,8 @@ export interface SessionWiring extends OpenedParts {
   reporter: SessionReporter;
   /** After a compaction: the system prompt is built again (engramSession.ts). */
   afterCompaction: () => void;
+  /** The pins in force, carried after every summary. */
+  pins: () => readonly Pin[];
 }
 
 /** The wired parts, and what detaches them (newest first when the session is disposed). */
@@ -144,6 +149,7 @@ function wireCompaction(
     ...(notes ? { notes } : {}),
     logger,
     events: recorded.active,
+    pins: w.pins,
   });
   disposers.push(compaction.attach(agent));
   compaction.gauge.setSystem(agent.systemPrompt, agent.offeredTools, opened.promptParts);

@@ -12,6 +12,7 @@ import {
   EXTRACTION_EVERY_TURNS,
   FULL_COMPACT_PERCENT,
   KEEP_MAX_TOKENS,
+  PIN_BUDGET_TOKENS,
   KEEP_MIN_TEXT_MESSAGES,
   KEEP_MIN_TOKENS,
   MICROCOMPACT_KEEP_RECENT_RESULTS,
@@ -79,6 +80,8 @@ export const SETTING_KEYS = {
   'compaction.keepMinTokens': int(KEEP_MIN_TOKENS, 0),
   'compaction.keepMinTextMessages': int(KEEP_MIN_TEXT_MESSAGES, 0),
   'compaction.keepMaxTokens': int(KEEP_MAX_TOKENS, 1_000),
+  // Pins are carried after every summary within this budget; the oldest that do not fit are left out.
+  'compaction.pinBudgetTokens': int(PIN_BUDGET_TOKENS, 0),
   // A tool result identical to one still whole in the request goes to the model as a short note.
   'compaction.sendRepeatsOnce': bool(SEND_REPEATS_ONCE),
   // A trim cuts superseded copies (a file read again or edited since) and keeps each file's newest copy whole.
@@ -136,6 +139,8 @@ export interface EngramSettings {
     keepMinTokens: number;
     keepMinTextMessages: number;
     keepMaxTokens: number;
+    /** Tokens of pinned text carried after each summary; the oldest pins that do not fit are cut. */
+    pinBudgetTokens: number;
     /** Repeated tool output is sent once; later copies go as a note naming the earlier call. */
     sendRepeatsOnce: boolean;
     /** Trims cut superseded copies first and keep each file's newest copy whole. */
@@ -226,6 +231,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         keepMinTokens,
         keepMinTextMessages: get('compaction.keepMinTextMessages'),
         keepMaxTokens,
+        pinBudgetTokens: get('compaction.pinBudgetTokens'),
         sendRepeatsOnce: get('compaction.sendRepeatsOnce'),
         trimSupersededFirst: get('compaction.trimSupersededFirst'),
         preview: get('compaction.preview'),

@@ -12,6 +12,8 @@ export interface ChatBackend {
   openPath(path: string): Promise<void>;
   /** A recalled memory's "Not relevant" on the recall item `itemId` (with `undo`, taken back). */
   notRelevant(itemId: string, file: string, undo: boolean): Promise<void>;
+  /** Pins the message `itemId`, or `text` selected in it (issue 24). */
+  pin(itemId: string, text?: string): Promise<void>;
   retry(): Promise<void>;
   editLast(text: string): Promise<void>;
   codeAction(action: 'copy' | 'insert', code: string): Promise<unknown>;

@@ -15,6 +15,7 @@ import { settings, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
 import { ChatItemsModel } from './chatItemsModel';
+import { pinFromChat } from './chatPins';
 import { ChatSessionSlot } from './chatSessionSlot';
 import { earlierSessions } from './openChatSession';
 import { CompactionFeedback } from './compactionFeedback';
@@ -200,6 +201,10 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   /** A recalled memory's "Not relevant" (with `undo`, taken back). */
   notRelevant(itemId: string, file: string, undo: boolean): Promise<void> {
     return this.turns.notRelevant(itemId, file, undo);
+  }
+
+  pin(itemId: string, text?: string): Promise<void> {
+    return pinFromChat(this.items, this.session, itemId, text);
   }
 
   async openPath(path: string): Promise<void> {

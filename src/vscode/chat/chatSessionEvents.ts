@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { SessionEvent } from '../../core/host/sessions';
 import { isRecallNotice } from '../../core/host/conversationDisplay';
 import { recalledMemories } from './chatItems';
+import { showPinMarks } from './chatPins';
 import type { ChatWindow } from './chatWindow';
 
 /** The parts of a chat window the session's events reach. */
@@ -59,6 +60,10 @@ export function showSessionEvent(event: SessionEvent, view: SessionEventView): v
       break;
     case 'timeline':
     case 'settings':
+      view.inspectorChanged();
+      break;
+    case 'pins':
+      showPinMarks(view.items, event.pins);
       view.inspectorChanged();
       break;
     case 'teamSync':

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { loadEngine } from '../loadEngine';
 import { dataDir, workspaceCwd } from '../settings';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
+import { withPinMarks } from './chatPins';
 import type { ChatSessionSlot } from './chatSessionSlot';
 import type { ChatWindow } from './chatWindow';
 import { runSlashCommand } from './slashCommands';
@@ -135,13 +136,12 @@ export class ChatTurns {
     try {
       const session = await this.slot.open(sessionId);
       if (session) {
-        items.reset(
-          itemsFromMessages(
-            session.agent.messages,
-            toolSummarizer(session.agent.offeredTools),
-            session.resumed?.fullOutputs,
-          ),
+        const read = itemsFromMessages(
+          session.agent.messages,
+          toolSummarizer(session.agent.offeredTools),
+          session.resumed?.fullOutputs,
         );
+        items.reset(withPinMarks(read, session.pins.list()));
         this.window.postSnapshot();
       }
     } finally {

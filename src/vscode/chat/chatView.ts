@@ -50,6 +50,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         },
         openPath: (m) => this.backend().openPath(m.path),
         notRelevant: (m) => this.backend().notRelevant(m.itemId, m.file, m.undo),
+        pin: (m) => this.backend().pin(m.itemId, m.text),
         retry: () => this.backend().retry(),
         editLast: (m) => this.backend().editLast(m.text),
         codeAction: async (m) => {

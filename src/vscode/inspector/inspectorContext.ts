@@ -18,6 +18,7 @@ export function liveInspectorContext(session: EngramSession | undefined, gauge: 
     notes: session?.notes,
     memoryDir: session?.memoryDir,
     timeline: session?.timeline ?? [],
+    ...(session ? { pins: session.pins } : {}),
   };
 }
 

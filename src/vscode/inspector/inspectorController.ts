@@ -24,6 +24,7 @@ import type { InspectorRequest, InspectorSource } from './inspectorPanel';
 import { vscodePrompts, type InspectorPrompts } from './inspectorPrompts';
 import { MemoryActions, type ActionResult, type ActionTarget } from './memoryActions';
 import { PendingActions } from './pendingActions';
+import { pinHandlers } from './pinActions';
 import { pickInspectorSource, type InspectorSourceState } from './sourcePicker';
 
 /**
@@ -257,6 +258,12 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (outcome) report({ text: outcome.text, level: outcome.ok ? 'info' : 'warning' });
         this.fireChanged(true);
       },
+      ...pinHandlers(
+        this.chat,
+        () => this.source,
+        report,
+        () => this.fireChanged(true),
+      ),
       ...this.pending.handlers((r) =>
         reply({ type: 'status', text: r.text, level: r.level, ...(r.undoReject ? { undoReject: r.undoReject } : {}) }),
       ),

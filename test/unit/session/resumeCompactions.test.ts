@@ -11,10 +11,9 @@ import { describe, it } from 'node:test';
 import { readTranscript } from '../../../src/core/conversation/transcriptReader';
 import type { SystemLine } from '../../../src/core/conversation/types';
 import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
-import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
-import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { EngramSession } from '../../../src/core/session/engramSession';
-import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
+import type { RawSettings } from '../../../src/core/settings/engramSettings';
+import { openTestSession } from '../support/engramSessions';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 
@@ -40,18 +39,7 @@ function open(
   resumeSessionId?: string,
   raw: RawSettings = SETTINGS,
 ): Promise<EngramSession> {
-  return openEngramSession(
-    {
-      ...where,
-      ...(resumeSessionId ? { resumeSessionId } : {}),
-      client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-      trusted: true,
-      permissionPrompt: { ask: async () => 'allowOnce' },
-      version: '0.0.0-test',
-      entrypoint: 'test',
-    },
-    new SettingsStore(raw),
-  );
+  return openTestSession(server.url, where, raw, resumeSessionId);
 }
 
 /** A project with files to read, each `size` characters of varied text. */
