@@ -124,3 +124,25 @@ export async function inspectorInBothThemes(name: string, sectionId: string): Pr
   }
   await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
 }
+
+/**
+ * Screenshots of the workbench with the chat view in a light and a dark theme, named `<name>-<kind>`,
+ * each taken once the chat webview has the theme; the theme is reset afterwards.
+ */
+export async function chatInBothThemes(name: string): Promise<void> {
+  for (const [kind, theme] of [
+    ['light', 'Default Light Modern'],
+    ['dark', 'Default Dark Modern'],
+  ] as const) {
+    await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
+    await waitUntil(
+      `the ${kind} theme`,
+      async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true,
+    );
+    const shot = await ui.screenshot(`${name}-${kind}`);
+    if (shot.bytes <= 10_000) throw new Error(`${shot.file} is too small (${shot.bytes} bytes)`);
+  }
+  await vscode.workspace
+    .getConfiguration('workbench')
+    .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+}

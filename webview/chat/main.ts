@@ -15,6 +15,7 @@ import { renderGauge } from '../shared/gauge';
 import { connect } from '../shared/host';
 import { renderItem, renderReply, type ItemHandlers } from './items';
 import { FileMentions } from './mentions';
+import { renderCacheCost } from '../shared/cacheCost';
 import { setLanguage, t } from './strings';
 
 const lang = document.documentElement.lang || undefined;
@@ -172,6 +173,7 @@ function renderHeader(gauge: GaugeState): void {
       }),
     ),
   );
+  if (gauge.cache) header.append(renderCacheCost(gauge.cache, 'chat-cache-cost'));
 }
 
 function toggleSessions(): void {
