@@ -86,7 +86,7 @@ export const SETTING_KEYS = {
   'compaction.trimSupersededFirst': bool(TRIM_SUPERSEDED_FIRST),
   // Manual compactions (`/compact`, Compact Now) show the summary for review first; automatic ones never wait.
   'compaction.preview': bool(true),
-  // How long the prompt cache lives: auto picks 1h once the user's median gap between messages is over 5 minutes.
+  // How long the prompt cache lives: auto picks 1h once over a sixth of the user's gaps pass 5 minutes (llm/cacheTtl.ts).
   'promptCache.ttl': oneOf('auto', ['auto', '5m', '1h']),
 } as const satisfies Record<string, SettingKey>;
 

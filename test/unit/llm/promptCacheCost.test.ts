@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { cacheFactsOf } from '../../../src/core/conversation/cacheFacts';
 import type { ApiMessage, Usage } from '../../../src/core/conversation/types';
 import { withCacheBreakpoints } from '../../../src/core/llm/cacheBreakpoints';
-import { chooseTtl, medianGap, TTL_MS } from '../../../src/core/llm/cacheTtl';
+import { chooseTtl, slowGapShare, TTL_MS } from '../../../src/core/llm/cacheTtl';
 import { priceOf } from '../../../src/core/llm/modelPrices';
 import { nextTurnCost, priceOfTokens, type CacheFacts } from '../../../src/core/llm/nextTurnCost';
 import { resolveSettings } from '../../../src/core/settings/engramSettings';
@@ -30,14 +30,17 @@ describe('model prices', () => {
 });
 
 describe('the automatic TTL', () => {
-  it('is 5 minutes until the median gap between prompts is over 5 minutes, then 1 hour', () => {
+  it('is 5 minutes until more than a sixth of the gaps between prompts are over 5 minutes, then 1 hour', () => {
     assert.equal(chooseTtl('auto', []), '5m');
     assert.equal(chooseTtl('auto', [0]), '5m', 'one prompt has no gap');
     assert.equal(chooseTtl('auto', [0, 5 * MIN]), '5m', 'exactly 5 minutes is not over');
-    assert.equal(chooseTtl('auto', [0, 5 * MIN + 1]), '1h');
-    assert.equal(chooseTtl('auto', [0, MIN, 2 * MIN, 62 * MIN]), '5m', 'one long break among quick turns');
-    assert.equal(chooseTtl('auto', [0, 8 * MIN, 9 * MIN, 20 * MIN]), '1h', 'mostly slow');
-    assert.equal(medianGap([30, 0, 10]), 15, 'sorted first; an even count averages the middle two');
+    assert.equal(chooseTtl('auto', [0, 5 * MIN + 1]), '1h', 'the first gap was slow');
+    const quick = Array.from({ length: 7 }, (_, i) => i * MIN); // six gaps of a minute
+    assert.equal(chooseTtl('auto', [...quick, 6 * MIN + 20 * MIN]), '5m', 'one slow gap in seven: 1/7 < 1/6');
+    assert.equal(chooseTtl('auto', [...quick.slice(0, 6), 5 * MIN + 20 * MIN]), '5m', 'one in six is not more');
+    assert.equal(chooseTtl('auto', [...quick.slice(0, 5), 4 * MIN + 20 * MIN]), '1h', 'one in five');
+    assert.equal(slowGapShare([30 * MIN, 0, 2 * MIN]), 0.5, 'sorted first');
+    assert.equal(slowGapShare([0]), undefined);
   });
 
   it('a fixed setting wins over the pace', () => {
