@@ -137,3 +137,12 @@ export const STALL_SECONDS = 30;
  * retried this many times (setting).
  */
 export const MODEL_MAX_RETRIES = 5;
+
+/**
+ * The automatic prompt-cache TTL (`engram.promptCache.ttl: auto`) takes 1 hour once more than this share
+ * of the gaps between the user's messages in the session were over 5 minutes. A gap past a 5-minute
+ * cache rewrites the whole conversation at 1.25x; an hour's cache costs 0.75x more on what each turn
+ * adds, which is a fifth of the conversation or less once it has grown: 1 hour pays from about one slow
+ * gap in eight. The think-time bench (test/bench/cacheGaps.ts) measures the choice against both TTLs.
+ */
+export const CACHE_TTL_AUTO_SLOW_SHARE = 1 / 6;

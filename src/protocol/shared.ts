@@ -22,4 +22,24 @@ export interface GaugeState {
   /** Compaction marks in percent of the window, ascending (microcompact, session-memory, full). */
   marks: number[];
   breakdown: Array<{ category: GaugeCategory; tokens: number }>;
+  /** The prompt cache and the next message's cost, for an open session that has a model. */
+  cache?: CacheCost;
+}
+
+/** Tokens of the next request by how they are billed, and their price (absent: the model's price is unknown). */
+export interface CacheSplit {
+  read: number;
+  write: number;
+  input: number;
+  usd?: number;
+}
+
+/** The prompt cache's state and what the next message costs warm or cold (the cost line). */
+export interface CacheCost {
+  warm: boolean;
+  /** Milliseconds the cache has left when this was sent (0 when cold): the view counts down from it. */
+  leftMs: number;
+  ttl: '5m' | '1h';
+  ifWarm: CacheSplit;
+  ifCold: CacheSplit;
 }

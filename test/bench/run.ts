@@ -21,6 +21,7 @@ const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['bigTranscript', () => import('./bigTranscript')],
   ['compaction', () => import('./compaction')],
   ['sessionCost', () => import('./sessionCost')],
+  ['cacheGaps', () => import('./cacheGaps')],
   ['inspectorRender', () => import('./inspectorRender')],
   ['teamSync', () => import('./teamSync')],
   ['recall', () => import('./recall')],

@@ -82,7 +82,7 @@ function latestTurn(text: string): number {
 }
 
 /** Routes the notes updater's and the summariser's requests by their markers, the rest to the script. */
-function responder(script: SessionScript, model: ScriptedModel): (body: MessagesRequestBody) => ScriptedReply {
+export function responder(script: SessionScript, model: ScriptedModel): (body: MessagesRequestBody) => ScriptedReply {
   return (body) => {
     const all = JSON.stringify(body.messages);
     if (all.includes(NOTES_UPDATE_MARKER)) {

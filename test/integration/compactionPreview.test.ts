@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { ApiMessage } from '../../src/core/conversation/types';
 import type { MessagesRequestBody, ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { PREVIEW_FILE } from '../../src/vscode/chat/compactionPreview';
-import { freshChat, sendFromUi, useSettings, useTestServer } from './support';
+import { chatInBothThemes, freshChat, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // `/compact` with the preview on (the default): the summary the model wrote opens in a Markdown editor,
@@ -48,24 +48,6 @@ function previewTabs(): number {
   return vscode.window.tabGroups.all
     .flatMap((g) => g.tabs)
     .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.path.endsWith(`/${PREVIEW_FILE}`)).length;
-}
-
-async function shootBothThemes(name: string): Promise<void> {
-  for (const [kind, theme] of [
-    ['light', 'Default Light Modern'],
-    ['dark', 'Default Dark Modern'],
-  ] as const) {
-    await vscode.workspace.getConfiguration('workbench').update('colorTheme', theme, vscode.ConfigurationTarget.Global);
-    await waitUntil(
-      `the ${kind} theme`,
-      async () => (await ui.evaluate<boolean>('chat', `document.body.classList.contains('vscode-${kind}')`)) === true,
-    );
-    const shot = await ui.screenshot(`${name}-${kind}`);
-    assert.ok(shot.bytes > 10_000, `${shot.file} is too small to show anything`);
-  }
-  await vscode.workspace
-    .getConfiguration('workbench')
-    .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
 }
 
 suite('compaction preview', () => {
@@ -114,7 +96,7 @@ suite('compaction preview', () => {
     assert.deepEqual(compactions(), [], 'nothing applied before Apply');
     await ui.waitForText('chat', '.item-notice', 'Review the summary in the editor', 20_000);
     await waitUntil('the chat to be free', () => !api.chat().snapshot().busy, 20_000);
-    await shootBothThemes('compaction-preview');
+    await chatInBothThemes('compaction-preview');
 
     // 2. Edit a line, then Apply from the editor's title.
     const line = editor.document

@@ -136,3 +136,17 @@ export async function inThemes(
     await shot(kind);
   }
 }
+
+/**
+ * Screenshots of the workbench with the chat view in a light and a dark theme, named `<name>-<kind>`,
+ * each taken once the chat webview has the theme; the theme is reset afterwards.
+ */
+export async function chatInBothThemes(name: string): Promise<void> {
+  await inThemes('chat', async (kind) => {
+    const shot = await ui.screenshot(`${name}-${kind}`);
+    if (shot.bytes <= 10_000) throw new Error(`${shot.file} is too small (${shot.bytes} bytes)`);
+  });
+  await vscode.workspace
+    .getConfiguration('workbench')
+    .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+}

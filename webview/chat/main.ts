@@ -16,6 +16,7 @@ import { connect } from '../shared/host';
 import { renderItem, renderReply, type ItemHandlers } from './items';
 import { FileMentions } from './mentions';
 import { selectionPinButton } from './pins';
+import { renderCacheCost } from '../shared/cacheCost';
 import { setLanguage, t } from './strings';
 
 const lang = document.documentElement.lang || undefined;
@@ -173,6 +174,7 @@ function renderHeader(gauge: GaugeState): void {
       }),
     ),
   );
+  if (gauge.cache) header.append(renderCacheCost(gauge.cache, 'chat-cache-cost'));
 }
 
 function toggleSessions(): void {

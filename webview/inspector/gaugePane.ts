@@ -2,6 +2,7 @@
 // compaction threshold, a colour per level, and what the context holds by category. The numbers are the
 // host's (ChatSession.gauge()), the same the status bar and the Chat view show.
 import type { GaugeState } from '../../src/protocol/messages';
+import { renderCacheCost } from '../shared/cacheCost';
 import { h } from '../shared/components';
 import { gaugeLevel, renderGauge, usedPercent } from '../shared/gauge';
 import { num } from './format';
@@ -66,6 +67,7 @@ export function renderGaugePane(gauge: GaugeState | undefined): HTMLElement {
       { class: 'gauge-summary', id: 'gauge-summary' },
       t('gaugeSummary', num(gauge.usedTokens), num(reserved), num(free), num(gauge.window)),
     ),
+    gauge.cache ? renderCacheCost(gauge.cache, 'inspector-cache-cost') : '',
     reserveWarning(gauge, reserved, pct),
     h(
       'p',

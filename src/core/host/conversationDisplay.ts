@@ -15,7 +15,8 @@ import { gaugeState } from '../inspection/contextSnapshot';
 import type { EngramSession } from '../session/engramSession';
 import { isRecallNotice as isRecallTemplate } from '../session/sessionNotices';
 import type { EngramSettings } from '../settings/engramSettings';
-import type { GaugeState } from '../../protocol/messages';
+import type { NextTurnCost, TokenSplit } from '../llm/nextTurnCost';
+import type { CacheCost, CacheSplit, GaugeState } from '../../protocol/messages';
 
 export type { Usage } from '../conversation/types';
 
@@ -57,5 +58,18 @@ export function previewText(document: string): string {
  * numbers compaction decides on, brought up to date with the conversation first.
  */
 export function sessionGauge(session: EngramSession | undefined, settings: EngramSettings): GaugeState {
-  return gaugeState(session?.compaction.gauge, session?.agent, settings);
+  const state = gaugeState(session?.compaction.gauge, session?.agent, settings);
+  if (!session) return state;
+  const gauge = session.compaction.gauge;
+  return { ...state, cache: cacheCost(session.promptCache.cost(settings.model, state.usedTokens, gauge.fixedTokens)) };
+}
+
+function cacheCost(c: NextTurnCost): CacheCost {
+  const split = (t: TokenSplit): CacheSplit => ({
+    read: t.read,
+    write: t.write,
+    input: t.input,
+    ...(t.usd !== undefined ? { usd: t.usd } : {}),
+  });
+  return { warm: c.warm, leftMs: c.leftMs, ttl: c.ttl, ifWarm: split(c.ifWarm), ifCold: split(c.ifCold) };
 }

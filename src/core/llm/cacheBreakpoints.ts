@@ -1,8 +1,8 @@
 // Prompt-cache breakpoints, added on a copy of the request at send time. Stored messages are never
 // touched: the cached prefix must stay byte-identical from one call to the next (DESIGN 8).
 import type { ApiMessage, CacheControl, ContentBlock, SystemBlock, ToolSchema } from '../conversation/types';
+import type { CacheTtl } from './cacheTtl';
 
-const EPHEMERAL: CacheControl = { type: 'ephemeral' };
 /** The API allows 4 breakpoints a request; the system prompt always takes one. */
 const MESSAGE_BREAKPOINTS = 3;
 
@@ -29,6 +29,8 @@ export interface BreakpointOptions {
    * instead, so the conversation it continues is read.
    */
   cacheTail?: boolean;
+  /** The lifetime of every breakpoint of the request (one for all: never mixed); default 5 minutes. */
+  ttl?: CacheTtl;
 }
 
 /**
@@ -49,9 +51,10 @@ export function withCacheBreakpoints(
   messages: ApiMessage[],
   opts: BreakpointOptions = {},
 ): CachedRequestParts {
+  const ephemeral: CacheControl = opts.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const outSystem = system.map(stripCache);
   if (outSystem.length > 0)
-    outSystem[outSystem.length - 1] = { ...outSystem[outSystem.length - 1], cache_control: EPHEMERAL };
+    outSystem[outSystem.length - 1] = { ...outSystem[outSystem.length - 1], cache_control: ephemeral };
   const outTools = tools.map(stripCache);
   const outMessages = messages.map(asBlocks);
 
@@ -71,11 +74,11 @@ export function withCacheBreakpoints(
   add(lastBlock(inRange(opts.stableAt, outMessages.length) ?? -1));
   for (const [i, b] of anchors) {
     const content = outMessages[i].content.slice();
-    content[b] = { ...content[b], cache_control: EPHEMERAL } as ContentBlock;
+    content[b] = { ...content[b], cache_control: ephemeral } as ContentBlock;
     outMessages[i] = { role: outMessages[i].role, content };
   }
   if (anchors.length < MESSAGE_BREAKPOINTS && outTools.length > 0)
-    outTools[outTools.length - 1] = { ...outTools[outTools.length - 1], cache_control: EPHEMERAL };
+    outTools[outTools.length - 1] = { ...outTools[outTools.length - 1], cache_control: ephemeral };
   return { system: outSystem, tools: outTools, messages: outMessages };
 }
 

@@ -19,6 +19,7 @@ import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import type { Logger } from '../ports';
 import type { EngramSettings, SettingsSource } from '../settings/engramSettings';
 import { sessionSystemPrompt, type OpenedSession } from './agentSession';
+import type { PromptCacheTracker } from './promptCacheTracker';
 import { markNotRelevant } from './recallFeedback';
 import { say, type SessionEventListener } from './sessionEvents';
 import { wireSessionParts, type OpenedParts } from './sessionParts';
@@ -32,6 +33,8 @@ import type { TranscriptGuard } from './transcriptGuard';
 export interface SessionOpening extends OpenedParts {
   /** Why team memory is off or not loaded, for the session's warnings. */
   teamWarnings: readonly string[];
+  /** The prompt cache's state, fed by the session's wrapped model client (promptCacheTracker.ts). */
+  promptCache: PromptCacheTracker;
 }
 
 export class EngramSession {
@@ -48,6 +51,8 @@ export class EngramSession {
   readonly notes: SessionNotes | undefined;
   readonly memory: AutoMemoryHandle | undefined;
   readonly compaction: CompactionOrchestrator;
+  /** Whether the prompt cache is warm and what the next message costs (the cost line). */
+  readonly promptCache: PromptCacheTracker;
   /** Notes updates, memory writes and compactions of this session, oldest first. */
   readonly timeline: TimelineEntry[];
   /** What the person pinned: recorded in the transcript, carried after every summary. */
@@ -96,6 +101,12 @@ export class EngramSession {
     this.notes = parts.notes;
     this.compaction = parts.compaction;
     this.disposers = parts.disposers;
+    this.promptCache = opening.promptCache;
+    this.disposers.push(
+      this.agent.on((e) => {
+        if (e.type === 'conversationReplaced') this.promptCache.onConversationReplaced();
+      }),
+    );
   }
 
   get settings(): EngramSettings {

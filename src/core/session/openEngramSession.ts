@@ -4,16 +4,18 @@
 // index line), the agent on its transcript with the memory write gate, a sweep of temp files a killed
 // writer left, and last the EngramSession that wires the rest (engramSession.ts).
 import type { Agent } from '../agent/agent';
+import { readCacheFacts, type TranscriptCacheFacts } from '../conversation/cacheFacts';
 import type { ToolGate } from '../agent/permissions';
 import { removeStaleTempFiles } from '../fs/atomicWrite';
 import { memorySlots, prepareAutoMemoryIn, type PreparedAutoMemory } from '../memory/autoMemory/attach';
 import { memoryWriteGate } from '../memory/autoMemory/memoryPermissions';
 import { sessionPathsFor, type GitRootFinder, type SessionPaths } from '../memory/sessionPaths';
-import { silentLogger, type Logger } from '../ports';
+import { silentLogger, systemClock, type Logger } from '../ports';
 import { SettingsStore, type EngramSettings, type SettingsSource } from '../settings/engramSettings';
 import { checkedSessionId, openSession, type OpenedSession } from './agentSession';
 import { EngramSession } from './engramSession';
 import { readPinLines } from './sessionPins';
+import { PromptCacheTracker } from './promptCacheTracker';
 import type { EngramSessionSetup } from './sessionSetup';
 import { decideTeamMemory, TeamMemoryLink } from './teamMemoryLink';
 
@@ -47,9 +49,11 @@ export async function openEngramSession(
     ...(decided.warning ? [decided.warning] : []),
     ...(memory?.teamProblem ? [`Team memory: ${memory.teamProblem}`] : []),
   ];
+  const promptCache = new PromptCacheTracker(() => store.settings.promptCache.ttl, setup.clock ?? systemClock);
+  if (setup.resumeSessionId !== undefined) promptCache.seed(await readCacheFacts(paths.transcript).catch(noFacts));
   let opened: OpenedSession;
   try {
-    opened = await openAgent(setup, store, paths, memory, logger);
+    opened = await openAgent({ ...setup, client: promptCache.wrap(setup.client) }, store, paths, memory, logger);
   } catch (e) {
     team.dispose(); // a session that did not open must not go on syncing
     throw e;
@@ -67,7 +71,13 @@ export async function openEngramSession(
     team,
     teamWarnings,
     logger,
+    promptCache,
   });
+}
+
+/** A transcript whose end cannot be read (the resume reports why) starts with a cold cache. */
+function noFacts(): TranscriptCacheFacts {
+  return { promptTimes: [], compactedAfter: false };
 }
 
 /** The agent on its transcript, with the memory indexes in its prompt and the memory write gate. */

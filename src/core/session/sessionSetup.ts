@@ -7,7 +7,7 @@ import type { CompactionSettings } from '../compaction/settings';
 import type { ModelClient } from '../llm/modelClient';
 import type { RetryOptions } from '../llm/retry';
 import type { TriggerThresholds } from '../memory/sessionNotes/trigger';
-import type { Logger, PermissionPrompt } from '../ports';
+import type { Clock, Logger, PermissionPrompt } from '../ports';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { Tool } from '../tools/tool';
 import type { TeamMemoryHostOptions } from './teamMemoryLink';
@@ -49,6 +49,8 @@ export interface EngramSessionSetup {
   logger?: Logger;
   retry?: Omit<RetryOptions, 'onRetry'>;
   now?: Date;
+  /** The prompt cache's clock (its TTL, the user's pace); default the system clock. Tests and benches simulate time. */
+  clock?: Clock;
   /** Tests: make a turn wait for the notes update it triggered, for a deterministic request order. */
   awaitNotesUpdates?: boolean;
   /**

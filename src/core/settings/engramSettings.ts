@@ -5,6 +5,7 @@
 // put in order (60 < 80 < 100 by default) so every stage stays reachable. package.json declares the same
 // keys for VS Code's settings UI; a unit test checks that its defaults and ranges are these. What a key
 // is and how one value is checked: settingKey.ts; the rules between settings: settingsConsistency.ts.
+import { cacheTtlSetting, type CacheTtlSetting } from '../llm/cacheTtl';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
 import { bool, httpUrl, int, oneOf, percent, str, type SettingKey, type ValueOf, whyInvalid } from './settingKey';
 import {
@@ -88,6 +89,8 @@ export const SETTING_KEYS = {
   'compaction.trimSupersededFirst': bool(TRIM_SUPERSEDED_FIRST),
   // Manual compactions (`/compact`, Compact Now) show the summary for review first; automatic ones never wait.
   'compaction.preview': bool(true),
+  // How long the prompt cache lives: auto picks 1h once over a sixth of the user's gaps pass 5 minutes (llm/cacheTtl.ts).
+  'promptCache.ttl': oneOf('auto', ['auto', '5m', '1h']),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;
@@ -148,6 +151,8 @@ export interface EngramSettings {
     /** The host shows a manual compaction's summary (or notes) to edit or cancel before it applies. */
     preview: boolean;
   };
+  /** The prompt cache's lifetime: fixed, or chosen from the user's pace (llm/cacheTtl.ts). */
+  promptCache: { ttl: CacheTtlSetting };
 }
 
 export interface ResolvedSettings {
@@ -236,6 +241,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         trimSupersededFirst: get('compaction.trimSupersededFirst'),
         preview: get('compaction.preview'),
       },
+      promptCache: { ttl: cacheTtlSetting(get('promptCache.ttl')) },
     },
   };
 }

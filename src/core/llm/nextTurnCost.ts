@@ -1,0 +1,98 @@
+// What sending the next message costs, warm (the prompt cache still holds what the last request wrote)
+// and cold (it expired: everything is written again), in tokens and in the model's price. The cost line
+// in the chat header and the inspector shows it (issue 24).
+//
+// The request after a response is the conversation so far plus the new message. Warm, the prefix the
+// last request cached (its cache read + cache write: the engine puts its last breakpoint at the end of
+// that request's newest user message) is read at the cache-read price, and everything after it (the last
+// answer, anything added since, the new message) is written at the cache-write price of the TTL in use.
+// After a compaction the conversation is new: only the system prompt and tools (the first breakpoint)
+// can still be read. Cold, everything is written. A prompt below the model's minimum cacheable length
+// is sent uncached. Output is not counted: nobody knows the answer's length before it is written.
+import type { Usage } from '../conversation/types';
+import { TTL_MS, type CacheTtl } from './cacheTtl';
+import { priceOf } from './modelPrices';
+
+/** The API's shortest cacheable prompt for most models (the test server's default too). */
+const MIN_CACHEABLE_TOKENS = 1_024;
+
+export interface CacheFacts {
+  model: string;
+  /** The TTL the next request will write with. */
+  ttl: CacheTtl;
+  /** When the cached prefix was last written or read (ms), undefined before the first request. */
+  lastRequestAt: number | undefined;
+  /** The TTL the prefix was written with (the last request's); default `ttl`. */
+  lastTtl?: CacheTtl;
+  /** The last main request's usage, when it still describes the start of the conversation. */
+  lastUsage: Usage | undefined;
+  /** Tokens in context now (the gauge: the last report plus estimates of what came after it). */
+  contextTokens: number;
+  /** The system prompt and tools: still cached after a compaction. */
+  fixedTokens: number;
+  /** A compaction replaced the conversation since `lastUsage`. */
+  compacted: boolean;
+}
+
+export interface TokenSplit {
+  read: number;
+  write: number;
+  /** Sent uncached (a prompt too short to cache). */
+  input: number;
+  /** USD; undefined when the model's price is unknown. */
+  usd: number | undefined;
+}
+
+export interface NextTurnCost {
+  /** Warm until `expiresAt` (ms); cold when it passed or nothing was sent yet. */
+  warm: boolean;
+  expiresAt: number | undefined;
+  /** Milliseconds of cache left (0 when cold). */
+  leftMs: number;
+  ttl: CacheTtl;
+  ifWarm: TokenSplit;
+  ifCold: TokenSplit;
+  priceKnown: boolean;
+}
+
+/** The cache's state at `now` and the next message's cost both ways; `newTokens` is the new message's estimate. */
+export function nextTurnCost(facts: CacheFacts, now: number, newTokens = 0): NextTurnCost {
+  const lastTtl = facts.lastTtl ?? facts.ttl;
+  const expiresAt = facts.lastRequestAt === undefined ? undefined : facts.lastRequestAt + TTL_MS[lastTtl];
+  const warm = expiresAt !== undefined && now < expiresAt;
+  const total = Math.max(0, facts.contextTokens + newTokens);
+  const cached =
+    facts.lastUsage && !facts.compacted
+      ? (facts.lastUsage.cache_read_input_tokens ?? 0) + (facts.lastUsage.cache_creation_input_tokens ?? 0)
+      : facts.fixedTokens;
+  const split = (read: number): TokenSplit => {
+    if (total < MIN_CACHEABLE_TOKENS) return priced(facts, { read: 0, write: 0, input: total });
+    const r = Math.min(read, total);
+    return priced(facts, { read: r, write: total - r, input: 0 });
+  };
+  return {
+    warm,
+    expiresAt,
+    leftMs: warm && expiresAt !== undefined ? expiresAt - now : 0,
+    ttl: facts.ttl,
+    ifWarm: split(facts.lastRequestAt === undefined ? 0 : cached),
+    ifCold: split(0),
+    priceKnown: priceOf(facts.model) !== undefined,
+  };
+}
+
+function priced(facts: CacheFacts, t: Omit<TokenSplit, 'usd'>): TokenSplit {
+  return { ...t, usd: priceOfTokens(facts.model, facts.ttl, t) };
+}
+
+/** USD for input-side tokens, or undefined for a model without a known price. */
+export function priceOfTokens(
+  model: string,
+  ttl: CacheTtl,
+  t: { read: number; write: number; input: number },
+): number | undefined {
+  const p = priceOf(model);
+  if (!p) return undefined;
+  const write = ttl === '1h' ? p.write1h : p.write5m;
+  return (t.read * p.read + t.write * write + t.input * p.input) / 1e6;
+}

@@ -1,0 +1,186 @@
+// The prompt cache as a session sees it (issue 24), against the test server's simulated cache on one
+// simulated clock: the TTL in use goes out on every breakpoint, the automatic TTL follows the user's
+// pace, the cost line's estimate matches the next request's actual usage, the cache expires exactly at
+// its TTL, a compaction makes the next request rewrite the conversation, and a resume keeps the state.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
+import type { PermissionPrompt } from '../../../src/core/ports';
+import type { EngramSession } from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
+import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
+import { estimateTokensFast } from '../../../src/core/tokens/tokenizer';
+import { startTestServer, type LoggedRequest, type TestServer } from '../../../src/testServer/anthropicTestServer';
+import { useTempDirs } from '../support/tempDirs';
+
+const tempDir = useTempDirs();
+const allowAll: PermissionPrompt = { ask: async () => 'allowOnce' };
+const MIN = 60_000;
+const QUIET: RawSettings = { 'sessionNotes.enabled': false, 'memory.enabled': false };
+
+interface Rig {
+  server: TestServer;
+  clock: { t: number };
+  cwd: string;
+  dataDir: string;
+  open(settings: RawSettings, resumeSessionId?: string): Promise<EngramSession>;
+}
+
+async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
+  const clock = { t: Date.UTC(2026, 11, 4, 9) };
+  const server = await startTestServer({ now: () => clock.t });
+  const cwd = tempDir('engram-cache-ws-');
+  const dataDir = tempDir('engram-cache-data-');
+  // About 5K tokens: above the cache's minimum, so the conversation is cached.
+  fs.writeFileSync(path.join(cwd, 'big.txt'), 'const value = compute(1, 2);\n'.repeat(700));
+  const open = (settings: RawSettings, resumeSessionId?: string): Promise<EngramSession> =>
+    openEngramSession(
+      {
+        cwd,
+        dataDir,
+        client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+        trusted: true,
+        permissionPrompt: allowAll,
+        version: '0.0.0-test',
+        entrypoint: 'vscode',
+        clock: { now: () => clock.t },
+        ...(resumeSessionId ? { resumeSessionId } : {}),
+      },
+      new SettingsStore({ ...QUIET, ...settings }),
+    );
+  try {
+    await fn({ server, clock, cwd, dataDir, open });
+  } finally {
+    await server.close();
+  }
+}
+
+/** A turn that reads big.txt and answers: the context grows by a tool call, its result and two answers. */
+async function readTurn(rig: Rig, session: EngramSession, prompt: string): Promise<void> {
+  rig.server.enqueue(
+    { content: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(rig.cwd, 'big.txt') } }] },
+    { content: [{ type: 'text', text: 'It computes one value, seven hundred times.' }] },
+  );
+  await session.runTurn(prompt);
+}
+
+function cacheControls(r: LoggedRequest): unknown[] {
+  return JSON.stringify(r.body).match(/"cache_control":\{[^}]*\}/g) ?? [];
+}
+
+/** What the server billed a request for, by kind. */
+function billed(r: LoggedRequest): { read: number; write: number; input: number } {
+  const u = r.usage;
+  assert.ok(u, 'the request was answered');
+  return { read: u.cache_read_input_tokens ?? 0, write: u.cache_creation_input_tokens ?? 0, input: u.input_tokens };
+}
+
+function costNow(session: EngramSession, prompt = ''): ReturnType<EngramSession['promptCache']['cost']> {
+  const gauge = session.compaction.gauge;
+  const used = gauge.used(session.agent.messages);
+  return session.promptCache.cost(session.settings.model, used, gauge.fixedTokens, estimateTokensFast(prompt) + 4);
+}
+
+describe('the prompt cache of a session', () => {
+  it('sends the TTL in use on every breakpoint of every request: 1h when set', async () => {
+    await withRig(async (rig) => {
+      const session = await rig.open({ 'promptCache.ttl': '1h' });
+      await readTurn(rig, session, 'Read big.txt');
+      assert.equal(rig.server.requests.length, 2);
+      for (const r of rig.server.requests) {
+        const all = cacheControls(r);
+        assert.ok(all.length >= 2);
+        for (const c of all) assert.equal(c, '"cache_control":{"type":"ephemeral","ttl":"1h"}');
+      }
+      assert.ok((rig.server.requests[1].usage?.cache_creation?.ephemeral_1h_input_tokens ?? 0) > 1_000);
+      session.dispose();
+    });
+  });
+
+  it('auto: 5 minutes while the user is quick, 1 hour once over a sixth of the gaps pass 5 minutes', async () => {
+    await withRig(async (rig) => {
+      const session = await rig.open({});
+      rig.server.enqueue({ content: [{ type: 'text', text: 'one' }] });
+      await session.runTurn('first');
+      rig.clock.t += 2 * MIN;
+      rig.server.enqueue({ content: [{ type: 'text', text: 'two' }] });
+      await session.runTurn('second, two minutes later');
+      rig.clock.t += 12 * MIN;
+      rig.server.enqueue({ content: [{ type: 'text', text: 'three' }] });
+      await session.runTurn('third, twelve minutes later: one gap in two is slow');
+      const ttls = rig.server.requests.map((r) => (cacheControls(r)[0] as string).includes('1h'));
+      assert.deepEqual(ttls, [false, false, true]);
+      session.dispose();
+    });
+  });
+
+  it('estimates the next request within 5% of what the server reports, warm and then cold', async () => {
+    await withRig(async (rig) => {
+      const session = await rig.open({ 'promptCache.ttl': '5m' });
+      await readTurn(rig, session, 'Read big.txt');
+      const prompt = 'And what does it compute, exactly? Answer in one line.';
+      rig.clock.t += 4 * MIN;
+      const warm = costNow(session, prompt);
+      assert.equal(warm.warm, true);
+      assert.equal(warm.leftMs, MIN, 'counted from the last request, which read the first one');
+      rig.server.enqueue({ content: [{ type: 'text', text: 'compute(1, 2)' }] });
+      await session.runTurn(prompt);
+      const sent = billed(rig.server.requests[2]);
+      const total = sent.input + sent.read + sent.write;
+      const estimated = warm.ifWarm.read + warm.ifWarm.write + warm.ifWarm.input;
+      assert.ok(Math.abs(estimated - total) <= 0.05 * total, `estimated ${estimated}, sent ${total}`);
+      assert.ok(Math.abs(warm.ifWarm.read - sent.read) <= 0.05 * total);
+      assert.ok(sent.read > 0.8 * total, 'warm: the conversation was read');
+
+      // Five minutes after the last request, to the millisecond: cold, and everything is written again.
+      rig.clock.t += 5 * MIN - 1;
+      assert.equal(costNow(session).warm, true);
+      rig.clock.t += 1;
+      const cold = costNow(session, prompt);
+      assert.equal(cold.warm, false);
+      rig.server.enqueue({ content: [{ type: 'text', text: 'again' }] });
+      await session.runTurn(prompt);
+      const after = billed(rig.server.requests[3]);
+      assert.equal(after.read, 0, 'the server expired it too');
+      const sentCold = after.input + after.write;
+      assert.ok(Math.abs(cold.ifCold.write - sentCold) <= 0.05 * sentCold, `${cold.ifCold.write} vs ${sentCold}`);
+      session.dispose();
+    });
+  });
+
+  it('after a compaction the next request rewrites the conversation: only the system prompt is read', async () => {
+    await withRig(async (rig) => {
+      const session = await rig.open({ 'promptCache.ttl': '5m' });
+      await readTurn(rig, session, 'Read big.txt');
+      const before = costNow(session);
+      rig.server.enqueue({
+        content: [
+          { type: 'text', text: '<analysis>a</analysis>\n<summary>\n1. Primary Request: read big.txt\n</summary>' },
+        ],
+      });
+      const result = await session.compactNow('full');
+      assert.equal(result.ok, true, result.reason);
+      const after = costNow(session);
+      assert.ok(after.warm, 'the system prompt and tools are still cached');
+      assert.equal(after.ifWarm.read, session.compaction.gauge.fixedTokens);
+      assert.ok(after.ifWarm.read < before.ifWarm.read / 2);
+      session.dispose();
+    });
+  });
+
+  it('a resumed session starts from its transcript: warm until the TTL after the last response', async () => {
+    await withRig(async (rig) => {
+      const first = await rig.open({ 'promptCache.ttl': '1h' });
+      await readTurn(rig, first, 'Read big.txt');
+      const sessionId = first.sessionId;
+      first.dispose();
+      const resumed = await rig.open({ 'promptCache.ttl': '1h' }, sessionId);
+      // The transcript's clock is the system's; its last response is "now" in real time.
+      const state = resumed.promptCache.cost(resumed.settings.model, 5_000, 1_000);
+      assert.ok(state.ifWarm.read > 4_000, 'what the last request cached is read');
+      resumed.dispose();
+    });
+  });
+});

@@ -1,0 +1,113 @@
+// The cost line: whether the prompt cache is warm (counting down each second from what the host sent)
+// or cold, and what the next message costs warm and cold, in tokens and dollars, with the breakdown in
+// the tooltip. The chat header and the inspector's gauge pane both render it from GaugeState.cache.
+import type { CacheCost, CacheSplit } from '../../src/protocol/messages';
+import { h, icon } from './components';
+import { costStrings } from './cacheCostStrings';
+import { groupDigits } from './gauge';
+
+const { t } = costStrings;
+
+interface Live {
+  el: HTMLElement;
+  cost: CacheCost;
+  deadline: number;
+}
+
+/** Every cost line on the page, ticked once a second while any is showing a warm cache. */
+const live = new Set<Live>();
+let ticker: ReturnType<typeof setInterval> | undefined;
+
+export function renderCacheCost(cost: CacheCost, id: string): HTMLElement {
+  costStrings.setLanguage(document.documentElement.lang);
+  const el = h('div', { class: 'cache-cost', id, role: 'group', 'aria-label': t('ariaCost') });
+  const entry: Live = { el, cost, deadline: Date.now() + cost.leftMs };
+  fill(entry);
+  if (cost.warm) {
+    live.add(entry);
+    ticker ??= setInterval(tick, 1000);
+  }
+  return el;
+}
+
+function tick(): void {
+  for (const entry of live) {
+    if (!entry.el.isConnected || !entry.cost.warm) live.delete(entry);
+    else fill(entry);
+  }
+  if (live.size === 0 && ticker !== undefined) {
+    clearInterval(ticker);
+    ticker = undefined;
+  }
+}
+
+function fill(entry: Live): void {
+  const left = Math.max(0, entry.deadline - Date.now());
+  // At zero the cache has expired: the line turns cold without waiting for the host.
+  if (entry.cost.warm && left === 0) entry.cost = { ...entry.cost, warm: false, leftMs: 0 };
+  const { cost, el } = entry;
+  el.dataset.warm = String(cost.warm);
+  const ttl = t(cost.ttl === '1h' ? 'ttl1h' : 'ttl5m');
+  el.title = [
+    cost.warm ? t('tipState', ttl) : t('tipStateCold', ttl),
+    t(
+      'tipWarm',
+      groupDigits(cost.ifWarm.read),
+      groupDigits(cost.ifWarm.write),
+      groupDigits(cost.ifWarm.input),
+      usd(cost.ifWarm),
+    ),
+    t('tipCold', groupDigits(cost.ifCold.write), groupDigits(cost.ifCold.input), usd(cost.ifCold)),
+    t('tipNote'),
+  ].join('\n');
+  el.replaceChildren(
+    h(
+      'span',
+      { class: 'cache-state' },
+      icon(cost.warm ? 'flame' : 'circle-slash'),
+      cost.warm ? t('cacheWarm', clock(left)) : t('cacheCold'),
+    ),
+    h(
+      'span',
+      { class: 'cache-next' },
+      h('span', { class: 'cache-label' }, t('nextMessage')),
+      h(
+        'span',
+        { class: `cache-if ${cost.warm ? 'cache-applies' : ''}` },
+        t('ifWarm', short(total(cost.ifWarm)), usd(cost.ifWarm)),
+      ),
+      ' · ',
+      h(
+        'span',
+        { class: `cache-if ${cost.warm ? '' : 'cache-applies'}` },
+        t('ifCold', short(total(cost.ifCold)), usd(cost.ifCold)),
+      ),
+    ),
+  );
+}
+
+function total(s: CacheSplit): number {
+  return s.read + s.write + s.input;
+}
+
+/** 3:12, or 59:05 for an hour's cache. */
+function clock(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** 850, 12.3K, 98K, 1.2M. */
+function short(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 1e6) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, '')}K`;
+  return `${(n / 1e6).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+/** $0.31, $0.012, $0.00062 (two significant digits below a cent); "price unknown" without a price. */
+function usd(s: CacheSplit): string {
+  if (s.usd === undefined) return t('priceUnknown');
+  if (s.usd >= 0.1) return `$${s.usd.toFixed(2)}`;
+  if (s.usd >= 0.01) return `$${s.usd.toFixed(3)}`;
+  if (s.usd >= 0.0001) return `$${Number(s.usd.toPrecision(2))}`;
+  return s.usd > 0 ? '<$0.0001' : '$0';
+}
