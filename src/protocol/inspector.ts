@@ -132,6 +132,8 @@ export interface TeamMemoryView {
 
 export interface InstructionView {
   path: string;
+  /** The path as people read it: relative to the project folder, else from ~ (instructionLabel). */
+  label: string;
   scope: 'user' | 'project' | 'local';
   tokens: number;
   importedFrom?: string;
@@ -151,6 +153,8 @@ export interface MemoryView {
   dir?: string;
   exists: boolean;
   instructions: InstructionView[];
+  /** The workspace is not trusted: the project's instruction files (CLAUDE.md, AGENTS.md) are not read. */
+  projectInstructionsSkipped?: boolean;
   /** Index entries in MEMORY.md order (team entries included, after the private ones). */
   entries: MemoryEntryView[];
   /** Topic files no index line points to. */
@@ -244,6 +248,8 @@ export type TimelineView =
       focus?: string;
       /** A person edited the summary (or notes) in the preview before it applied. */
       summaryEdited?: boolean;
+      /** The instruction files in the system prompt after it, as labels (kept: CLAUDE.md, AGENTS.md). */
+      keptInstructions?: string[];
       /** The newest compaction of the live session, when the session can undo it. */
       undoable: boolean;
       /** A later undo took it back: what it replaced is in the conversation again. */

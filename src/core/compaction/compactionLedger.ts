@@ -46,7 +46,11 @@ export class CompactionLedger {
   async record(result: CompactionResult, trigger: CompactionTrigger, m: RecordMeta): Promise<CompactionEvent> {
     const { durationMs, beforeEntries, view } = m;
     const id = this.newId();
-    const marks = { ...(m.focus ? { focus: m.focus } : {}), ...(m.summaryEdited ? { summaryEdited: true } : {}) };
+    const marks = {
+      ...(m.focus ? { focus: m.focus } : {}),
+      ...(m.summaryEdited ? { summaryEdited: true } : {}),
+      ...(m.keptInstructions ? { keptInstructions: m.keptInstructions } : {}),
+    };
     const event = compactionEvent(result, { id, trigger, durationMs, at: this.opts.clock.now(), ...marks });
     const writer = this.opts.transcript();
     if (writer) {

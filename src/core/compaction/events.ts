@@ -29,6 +29,8 @@ export interface CompactionEvent {
   summaryEdited?: true;
   /** When it finished, ms since the epoch. */
   at: number;
+  /** The instruction files (CLAUDE.md, AGENTS.md) in the system prompt after it, by path, in prompt order. */
+  keptInstructions?: string[];
 }
 
 export function compactionEvent(
@@ -40,6 +42,7 @@ export function compactionEvent(
     at: number;
     focus?: string;
     summaryEdited?: boolean;
+    keptInstructions?: readonly string[];
   },
 ): CompactionEvent {
   return {
@@ -59,6 +62,7 @@ export function compactionEvent(
     ...(meta.focus ? { focus: meta.focus } : {}),
     ...(meta.summaryEdited ? { summaryEdited: true as const } : {}),
     at: meta.at,
+    ...(meta.keptInstructions ? { keptInstructions: meta.keptInstructions.slice() } : {}),
   };
 }
 

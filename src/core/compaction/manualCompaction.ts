@@ -63,6 +63,8 @@ export interface RecordMeta {
   maxChars: number;
   focus?: string;
   summaryEdited?: boolean;
+  /** The instruction files in the system prompt rebuilt after it (the orchestrator adds them). */
+  keptInstructions?: readonly string[];
 }
 
 /** What the orchestrator lends a manual compaction. */

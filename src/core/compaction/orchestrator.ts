@@ -56,6 +56,11 @@ export interface OrchestratorOptions {
   /** Default true. False for a sub-agent: shared per-conversation state is not reset. */
   mainThread?: boolean;
   notes?: NotesSource;
+  /**
+   * Builds the system prompt again after a stage, before it is recorded (instruction files and memory
+   * re-read, so edits since take effect from the next call); resolves to the instruction files now in it.
+   */
+  refreshSystem?(): Promise<readonly string[] | undefined>;
   /** Instructions and memory index to re-attach (when they are not in the system prompt already). */
   reattachContext?(): Promise<Pick<ReattachInputs, 'instructions' | 'memoryIndex'>>;
   /** Reads a file to re-attach; undefined when it is gone. Default: from disk as UTF-8. */
@@ -321,7 +326,8 @@ export class CompactionOrchestrator {
     trigger: CompactionTrigger,
     m: RecordMeta,
   ): Promise<CompactionEvent> {
-    const event = await this.ledger.record(result, trigger, m);
+    const kept = await this.opts.refreshSystem?.();
+    const event = await this.ledger.record(result, trigger, kept ? { ...m, keptInstructions: kept } : m);
     this.emit({ type: 'compacted', event });
     return event;
   }

@@ -216,6 +216,7 @@ function eventOf(r: RecordedEvent): CompactionEvent {
     ...(e.focus ? { focus: e.focus } : {}),
     ...(e.summaryEdited === true ? { summaryEdited: true as const } : {}),
     at: r.at,
+    ...(stringList(e.keptInstructions) ? { keptInstructions: stringList(e.keptInstructions) } : {}),
   };
 }
 
@@ -254,6 +255,11 @@ function summaryTextOf(l: UserLine): string {
 function timeOf(line: { timestamp?: unknown }): number {
   const ms = typeof line.timestamp === 'string' ? Date.parse(line.timestamp) : NaN;
   return Number.isFinite(ms) ? ms : 0;
+}
+
+/** A list of strings as recorded; undefined when absent or malformed (an older or foreign record). */
+export function stringList(v: unknown): string[] | undefined {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v.slice() : undefined;
 }
 
 function str(v: unknown): string | undefined {

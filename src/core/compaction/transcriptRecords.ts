@@ -186,6 +186,7 @@ export async function recordStage(
     maxChars: number;
     focus?: string;
     summaryEdited?: boolean;
+    keptInstructions?: readonly string[];
   },
   linesUpTo: (tail: string) => Promise<readonly TranscriptLine[] | undefined>,
 ): Promise<void> {
@@ -201,6 +202,7 @@ export async function recordStage(
     keptFrom: result.keptFrom,
     ...(meta.focus ? { focus: meta.focus } : {}),
     ...(meta.summaryEdited ? { summaryEdited: true } : {}),
+    ...(meta.keptInstructions ? { keptInstructions: meta.keptInstructions.slice() } : {}),
   };
   if (result.summaryText === undefined) {
     await recordMicrocompact(writer, {

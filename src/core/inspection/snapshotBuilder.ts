@@ -64,6 +64,7 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
       ? { notesUpdatedAt: notes.updatedAt, notesTokens: notes.tokens }
       : {}),
     canUndo: input.canUndoCompaction,
+    ...((input.instructions?.cwd ?? facts?.cwd) ? { cwd: input.instructions?.cwd ?? facts?.cwd } : {}),
   });
   return { source: input.source, sessionId: input.sessionId, gauge, notes, memory, timeline, now: input.now };
 }

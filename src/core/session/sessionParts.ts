@@ -34,8 +34,8 @@ export interface OpenedParts {
 /** The same, with where the parts report and what the session does after a compaction. */
 export interface SessionWiring extends OpenedParts {
   reporter: SessionReporter;
-  /** After a compaction: the system prompt is built again (engramSession.ts). */
-  afterCompaction: () => void;
+  /** After each compaction stage, before it is recorded: the system prompt is built again (engramSession.ts). */
+  refreshSystem: () => Promise<readonly string[] | undefined>;
 }
 
 /** The wired parts, and what detaches them (newest first when the session is disposed). */
@@ -144,6 +144,7 @@ function wireCompaction(
     ...(notes ? { notes } : {}),
     logger,
     events: recorded.active,
+    refreshSystem: w.refreshSystem,
   });
   disposers.push(compaction.attach(agent));
   compaction.gauge.setSystem(agent.systemPrompt, agent.offeredTools, opened.promptParts);
@@ -156,12 +157,7 @@ function wireCompaction(
       { input_tokens: reported.total, output_tokens: 0 },
       agent.messages.slice(0, reported.index + 1),
     );
-  disposers.push(
-    compaction.on((event) => {
-      reporter.compactionEvent(event);
-      if (event.type === 'compacted') w.afterCompaction();
-    }),
-  );
+  disposers.push(compaction.on((event) => reporter.compactionEvent(event)));
   return compaction;
 }
 
