@@ -100,6 +100,9 @@ const EN = {
   share: 'Share',
   ...CATEGORY_EN,
   contextMarks: 'Compaction starts at {0}.',
+  // the session's instruction files (issue 24)
+  instructionsLine: 'Instructions:',
+  instructionsSkipped: "project files not read: the workspace isn't trusted",
 } as const;
 
 export type StringKey = keyof typeof EN;
@@ -193,6 +196,8 @@ const ZH: Record<StringKey, string> = {
   share: '占比',
   ...CATEGORY_ZH,
   contextMarks: '压缩从 {0} 开始。',
+  instructionsLine: '指令：',
+  instructionsSkipped: '未读取项目文件：工作区未受信任',
 };
 
 /** Both tables, for the test that checks they name the same keys and fill every one. */

@@ -1,7 +1,7 @@
 // What a host needs to show a conversation the way the engine wrote it: which user blocks are
 // attachments (a recalled memory, an `@file`) rather than the person's words, which tool results are
 // notes standing for a repeated output, which engine notice the host shows in its own way, the words a
-// person wrote in a preview document, and the context gauge of an open session. Light on purpose: the
+// person wrote in a preview document, the context gauge and the instruction files of an open session. Light on purpose: the
 // extension loads it at activation, before the engine chunk (no model client, no memory engine here).
 import {
   FILE_ATTACHMENT_TAG,
@@ -12,6 +12,7 @@ import { isRepeatNote as isNote, repeatedCallOf as noteCallId } from '../convers
 import type { ToolResultBlock } from '../conversation/types';
 import { withoutPreviewHeader } from '../compaction/summaryEdit';
 import { gaugeState } from '../inspection/contextSnapshot';
+import { instructionLabel } from '../memory/instructions';
 import type { EngramSession } from '../session/engramSession';
 import { isRecallNotice as isRecallTemplate } from '../session/sessionNotices';
 import type { EngramSettings } from '../settings/engramSettings';
@@ -58,4 +59,12 @@ export function previewText(document: string): string {
  */
 export function sessionGauge(session: EngramSession | undefined, settings: EngramSettings): GaugeState {
   return gaugeState(session?.compaction.gauge, session?.agent, settings);
+}
+
+/**
+ * The instruction files (CLAUDE.md, AGENTS.md, their imports) in a session's system prompt, as a host
+ * names them: by the path in the project, else from ~, with the path to open.
+ */
+export function instructionsShown(session: EngramSession): Array<{ label: string; path: string }> {
+  return session.instructionFiles.map((f) => ({ label: instructionLabel(f.path, session.paths.cwd), path: f.path }));
 }

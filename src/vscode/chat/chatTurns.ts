@@ -142,6 +142,7 @@ export class ChatTurns {
             session.resumed?.fullOutputs,
           ),
         );
+        this.slot.announceInstructions(session);
         this.window.postSnapshot();
       }
     } finally {
