@@ -1,7 +1,8 @@
 // What a host needs to show a conversation the way the engine wrote it: which user blocks are
 // attachments (a recalled memory, an `@file`) rather than the person's words, which tool results are
 // notes standing for a repeated output, which engine notice the host shows in its own way, the words a
-// person wrote in a preview document, the context gauge and the instruction files of an open session. Light on purpose: the
+// person wrote in a preview document, the context gauge and the instruction files of an open session, and
+// hidden characters written out for plain-text surfaces. Light on purpose: the
 // extension loads it at activation, before the engine chunk (no model client, no memory engine here).
 import {
   FILE_ATTACHMENT_TAG,
@@ -16,6 +17,7 @@ import { instructionLabel } from '../memory/instructions';
 import type { EngramSession } from '../session/engramSession';
 import { isRecallNotice as isRecallTemplate } from '../session/sessionNotices';
 import type { EngramSettings } from '../settings/engramSettings';
+import { hiddenCharsIn, showHiddenChars } from '../../protocol/hiddenChars';
 import type { GaugeState } from '../../protocol/messages';
 
 export type { Usage } from '../conversation/types';
@@ -67,4 +69,17 @@ export function sessionGauge(session: EngramSession | undefined, settings: Engra
  */
 export function instructionsShown(session: EngramSession): Array<{ label: string; path: string }> {
   return session.instructionFiles.map((f) => ({ label: instructionLabel(f.path, session.paths.cwd), path: f.path }));
+}
+
+/**
+ * Plain text with each hidden character (a bidi override, a zero-width space) written out as `<U+202E>`,
+ * and the distinct ones the given texts hold: for surfaces without styling (a terminal), as the
+ * inspector shows spoofed names.
+ */
+export function markHiddenChars(text: string): string {
+  return showHiddenChars(text);
+}
+
+export function hiddenCharsOf(...texts: string[]): string[] {
+  return hiddenCharsIn(...texts);
 }
