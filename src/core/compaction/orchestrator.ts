@@ -56,10 +56,7 @@ export interface OrchestratorOptions {
   /** Default true. False for a sub-agent: shared per-conversation state is not reset. */
   mainThread?: boolean;
   notes?: NotesSource;
-  /**
-   * Builds the system prompt again after a stage, before it is recorded (instruction files and memory
-   * re-read, so edits since take effect from the next call); resolves to the instruction files now in it.
-   */
+  /** Rebuilds the system prompt after a stage, before it is recorded; resolves to the instruction files in it. */
   refreshSystem?(): Promise<readonly string[] | undefined>;
   /** Instructions and memory index to re-attach (when they are not in the system prompt already). */
   reattachContext?(): Promise<Pick<ReattachInputs, 'instructions' | 'memoryIndex'>>;
