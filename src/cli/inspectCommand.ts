@@ -1,7 +1,8 @@
 // `engram inspect`: what a data root holds, per project: the memory, in the model the Memory Inspector
 // draws (instructions, index entries, unindexed files, team memory, problems, the trash), and sessions
 // (lines, unreadable lines, notes, compactions). Works on Engram's data dir and on Claude Code's
-// (`--root ~/.claude`), whose layout is the same. Read-only.
+// (`--root ~/.claude`), whose layout is the same. Read-only. Hidden characters (bidi, zero-width) in
+// the text output are written out and the entries holding them flagged, as in the inspector.
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -13,6 +14,7 @@ import {
   formatProblem,
 } from '../core/host/transcripts';
 import { isDirectory } from '../core/host/toolPolicy';
+import { hiddenCharsOf, markHiddenChars } from '../core/host/conversationDisplay';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { count } from './cliText';
 import { EXIT_OK, type CliIo, type Command } from './command';
@@ -177,6 +179,7 @@ function formatText(result: Inspection): string {
         e.tokens !== null ? count(e.tokens, 'token', 'tokens') : null,
         e.loaded ? null : 'not loaded',
         e.missing ? 'MISSING' : null,
+        hiddenFlag(e.title, e.hook, e.file),
       ]
         .filter(Boolean)
         .join(', ');
@@ -222,5 +225,13 @@ function formatText(result: Inspection): string {
         out.push(`      ${formatBranchReport(path.join(result.root, 'projects', p.key, `${s.id}.jsonl`), branch)}`);
     }
   }
-  return `${out.join('\n')}\n`;
+  // A name may carry a bidi override or a zero-width character (a memory from the model or a teammate):
+  // written out as <U+202E> everywhere, as the inspector does, so the terminal shows what is really there.
+  return `${markHiddenChars(out.join('\n'))}\n`;
+}
+
+/** The flag of an entry whose title, hook or file name holds hidden characters, naming them. */
+function hiddenFlag(...texts: string[]): string | null {
+  const hidden = hiddenCharsOf(...texts);
+  return hidden.length > 0 ? `HIDDEN CHARACTERS ${hidden.join(' ')}` : null;
 }

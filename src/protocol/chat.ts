@@ -65,7 +65,12 @@ export type ChatItem =
   /** `/help`, answered in the view: the webview words it. */
   | { kind: 'help'; id: string }
   /** `/context`: the context breakdown as it was when asked. */
-  | { kind: 'context'; id: string; gauge: GaugeState };
+  | { kind: 'context'; id: string; gauge: GaugeState }
+  /**
+   * The instruction files the session's system prompt holds (as the session opened); `skipped`: the
+   * workspace is not trusted, so the project's CLAUDE.md and AGENTS.md were not read.
+   */
+  | { kind: 'instructions'; id: string; files: Array<{ label: string; path: string }>; skipped: boolean };
 
 export interface RecalledMemory {
   file: string;

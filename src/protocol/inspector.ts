@@ -132,6 +132,8 @@ export interface TeamMemoryView {
 
 export interface InstructionView {
   path: string;
+  /** The path as people read it: relative to the project folder, else from ~ (instructionLabel). */
+  label: string;
   scope: 'user' | 'project' | 'local';
   tokens: number;
   importedFrom?: string;
@@ -151,6 +153,8 @@ export interface MemoryView {
   dir?: string;
   exists: boolean;
   instructions: InstructionView[];
+  /** The workspace is not trusted: the project's instruction files (CLAUDE.md, AGENTS.md) are not read. */
+  projectInstructionsSkipped?: boolean;
   /** Index entries in MEMORY.md order (team entries included, after the private ones). */
   entries: MemoryEntryView[];
   /** Topic files no index line points to. */
@@ -246,6 +250,8 @@ export type TimelineView =
       summaryEdited?: boolean;
       /** What the new conversation no longer carries of what it replaced (absent in older records). */
       dropped?: { paths: string[]; commands: string[]; errors: string[]; userMessages: string[] };
+      /** The instruction files in the system prompt after it, as labels (kept: CLAUDE.md, AGENTS.md). */
+      keptInstructions?: string[];
       /** The newest compaction of the live session, when the session can undo it. */
       undoable: boolean;
       /** A later undo took it back: what it replaced is in the conversation again. */
@@ -323,8 +329,6 @@ export type InspectorToHost =
   | { type: 'compactionDetails'; requestId: string; id: string }
   | { type: 'openCompactionDiff'; id: string }
   | { type: 'undoCompaction'; id: string }
-  /** "Carry it" on an item a compaction dropped: pin its text so later compactions carry it. */
-  | { type: 'pinText'; text: string; origin: 'dropped' }
   | { type: 'pickSource' }
   | { type: 'useCurrentSession' }
   /** "Sync now" in the team group: runs "Engram: Sync Team Memory" for the workspace. */
@@ -381,7 +385,6 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   compactionDetails: { requestId: 'string', id: 'string' },
   openCompactionDiff: { id: 'string' },
   undoCompaction: { id: 'string' },
-  pinText: { text: 'string', origin: 'enum:dropped' },
   pickSource: {},
   useCurrentSession: {},
   syncTeamMemory: {},

@@ -190,7 +190,22 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
       return renderHelp();
     case 'context':
       return renderContext(item.gauge);
+    case 'instructions':
+      return instructionsLine(item, handlers);
   }
+}
+
+/** "Instructions: CLAUDE.md, AGENTS.md", each a link to the file; in an untrusted workspace, why there are none. */
+function instructionsLine(item: Extract<ChatItem, { kind: 'instructions' }>, handlers: ItemHandlers): HTMLElement {
+  const links = item.files.flatMap((f, i) => [i > 0 ? ',' : '', linkButton(f, handlers)]);
+  return h(
+    'div',
+    { class: 'item item-instructions', role: 'note' },
+    icon('book'),
+    ` ${t('instructionsLine')}`,
+    ...links,
+    item.skipped ? h('span', { class: 'instructions-skipped' }, ` ${t('instructionsSkipped')}`) : null,
+  );
 }
 
 /** "1,234 in · 56 out · 80% from the cache": input counts fresh, cached and cache-written tokens alike. */

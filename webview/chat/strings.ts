@@ -107,6 +107,9 @@ const EN = {
   pinnedTitle: 'Carried word for word through every compaction (remove it in the Memory Inspector)',
   pinSelection: 'Pin selection',
   pinSelectionTitle: 'Pin the selected text: it is carried word for word through every compaction',
+  // the session's instruction files (issue 24)
+  instructionsLine: 'Instructions:',
+  instructionsSkipped: "project files not read: the workspace isn't trusted",
 } as const;
 
 export type StringKey = keyof typeof EN;
@@ -206,6 +209,8 @@ const ZH: Record<StringKey, string> = {
   pinnedTitle: '每次压缩后都会逐字保留（可在记忆检查器中移除）',
   pinSelection: '固定所选内容',
   pinSelectionTitle: '固定选中的文本：每次压缩后都会逐字保留',
+  instructionsLine: '指令：',
+  instructionsSkipped: '未读取项目文件：工作区未受信任',
 };
 
 /** Both tables, for the test that checks they name the same keys and fill every one. */

@@ -150,11 +150,14 @@ function detailsOf(
     ];
   }
   if (p.kind === 'instruction') {
+    const f = p.file;
     return [
-      h('h3', {}, p.file.path),
+      h('h3', {}, f.label),
       facts([
-        [t('type'), t(`scope_${p.file.scope}` as StringKey)],
-        [t('tokens'), num(p.file.tokens)],
+        [t('path'), f.path],
+        [t('type'), t(`scope_${f.scope}` as StringKey)],
+        [t('tokens'), f.truncated ? `${num(f.tokens)} (${t('instructionCutLong')})` : num(f.tokens)],
+        ...(f.importedFrom ? [[t('importedBy'), f.importedFrom] as [string, string]] : []),
       ]),
       h(
         'div',

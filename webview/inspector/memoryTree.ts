@@ -96,22 +96,32 @@ export function renderMemoryTree(view: MemoryView, now: number, ui: TreeUi): Ren
   const instructionRows = view.instructions.map((f) => {
     const key = `instruction:${f.path}`;
     payloads.set(key, { kind: 'instruction', file: f });
-    return row(
+    const scope = t(`scope_${f.scope}` as StringKey);
+    const tokens = t('tokensShort', num(f.tokens));
+    const cut = f.truncated ? span('badge badge-cut', t('instructionCut'), t('instructionCutLong')) : null;
+    const el = row(
       key,
       'instruction',
       'book',
-      f.path,
-      t(`scope_${f.scope}` as StringKey),
-      [h('span', { class: 'entry-tokens' }, t('tokensShort', num(f.tokens)))],
-      `${f.path}, ${t(`scope_${f.scope}` as StringKey)}, ${t('tokensShort', num(f.tokens))}`,
+      f.label,
+      scope,
+      [...(cut ? [cut] : []), span('entry-tokens', tokens)],
+      [f.path, scope, f.truncated ? t('instructionCut') : '', tokens].filter(Boolean).join(', '),
     );
+    el.title = f.path;
+    el.dataset.file = f.label;
+    return el;
   });
-  group(
-    'group:instructions',
-    t('instructions'),
-    'book',
-    instructionRows.length ? instructionRows : [h('li', { role: 'none', class: 'tree-empty' }, t('noInstructions'))],
-  );
+  // Untrusted: say the project's files were left out, so an empty or short list is not read as "none".
+  const skipped = view.projectInstructionsSkipped
+    ? [h('li', { role: 'none', class: 'tree-note', id: 'instructions-skipped' }, t('instructionsSkipped'))]
+    : [];
+  group('group:instructions', t('instructions'), 'book', [
+    ...skipped,
+    ...(instructionRows.length || skipped.length
+      ? instructionRows
+      : [h('li', { role: 'none', class: 'tree-empty' }, t('noInstructions'))]),
+  ]);
 
   const mine = view.entries.filter((e) => e.group === 'private');
   const entryRow = (e: MemoryEntryView) => {

@@ -65,8 +65,8 @@ export const EN = {
   groupBy: 'Group by',
   byType: 'Type',
   byLine: 'Index order',
-  instructions: 'Instructions (CLAUDE.md)',
-  noInstructions: 'No CLAUDE.md files',
+  instructions: 'Instructions (CLAUDE.md, AGENTS.md)',
+  noInstructions: 'No CLAUDE.md or AGENTS.md files',
   type_user: 'User',
   type_feedback: 'Feedback',
   type_project: 'Project',
@@ -197,7 +197,7 @@ export const EN = {
   undone: 'undone',
   undoneLong: 'Undone: a later undo put the messages it replaced back into the conversation.',
   truncated: 'cut short',
-  attachedInstructions: 'Instructions (CLAUDE.md), attached again',
+  attachedInstructions: 'Instructions (CLAUDE.md, AGENTS.md), attached again',
   attachedIndex: 'Memory index (MEMORY.md), attached again',
   focus: 'Focus: {0}',
   summaryEdited: 'summary edited',
@@ -271,6 +271,16 @@ export const EN = {
   pinRemoveTitle: 'Unpin: it is no longer carried through compactions',
   pinsCarried: 'Pins carried after the summary: {0} ({1} tokens).',
   pinsCut: '{0} left out: over the pin budget.',
+  // instruction files (issue 24): AGENTS.md beside CLAUDE.md, the untrusted case, and what a compaction kept
+  instructionsSkipped:
+    "Workspace not trusted: the project's CLAUDE.md and AGENTS.md are not read. Your own CLAUDE.md still is.",
+  instructionCut: 'cut',
+  instructionCutLong: 'Over the size cap: only the first part is in the system prompt.',
+  importedBy: 'Imported by',
+  path: 'Path',
+  kept: 'kept: {0}',
+  keptNothing: 'kept: no instruction files',
+  keptLong: 'In the system prompt after it (read again from disk): {0}',
 };
 
 export type StringKey = keyof typeof EN;

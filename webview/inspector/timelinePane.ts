@@ -54,13 +54,15 @@ export function renderTimelinePane(
     const el = li.firstChild as HTMLButtonElement;
     const [glyph, time, text] = Array.from(el.children) as HTMLElement[];
     el.dataset.id = e.id;
-    el.setAttribute('aria-label', showHiddenChars(`${dateTime(e.at)}: ${label}`));
+    const kept = keptLine(e);
+    el.setAttribute('aria-label', showHiddenChars(`${dateTime(e.at)}: ${label}${kept ? ` · ${kept}` : ''}`));
     el.tabIndex = e === focusable ? 0 : -1;
     if (e.id === selected) el.setAttribute('aria-current', 'true');
     glyph.className = `codicon codicon-${iconOf(e)}`;
     time.setAttribute('datetime', new Date(e.at).toISOString());
     time.textContent = clock(e.at);
     setText(text, label);
+    if (kept) el.append(h('span', { class: 'timeline-kept' }, kept));
     if (e.kind === 'compaction' && e.undoable) el.append(h('span', { class: 'badge' }, t('undoable')));
     if (e.kind === 'compaction' && e.undone) el.append(h('span', { class: 'badge badge-undone' }, t('undone')));
     if (e.kind === 'compaction' && e.summaryEdited)
@@ -152,6 +154,9 @@ function detailsOf(
     e.undone ? h('p', { class: 'compaction-undone', id: 'compaction-undone' }, t('undoneLong')) : '',
     e.focus ? h('p', {}, t('focus', e.focus)) : '',
     e.stage === 'undo' ? '' : renderDropped(e.dropped, actions.carry),
+    e.keptInstructions
+      ? h('p', { class: 'compaction-kept', id: 'compaction-kept' }, t('keptLong', e.keptInstructions.join(', ')))
+      : '',
     e.summaryEdited ? h('p', { class: 'compaction-edited', id: 'compaction-edited' }, t('summaryEditedLong')) : '',
     e.pinsCarried ? pinsLine(e.pinsCarried) : '',
     // An undone compaction (and an undo) changed nothing that is still in effect: no diff to open.
@@ -229,6 +234,15 @@ export function describe(e: TimelineView): string {
   if (e.stage === 'undo') return head;
   const tokens = t('compactionTokens', num(e.tokensBefore), num(e.tokensAfter));
   return `${head} · ${tokens} · ${t('duration', num(e.durationMs))} · ${calls(e.modelCalls)}`;
+}
+
+/**
+ * What a compaction kept, for its row: "kept: CLAUDE.md, AGENTS.md" (the instruction files re-read into the
+ * system prompt after it). Empty for other events, an undo, and records from before it was recorded.
+ */
+function keptLine(e: TimelineView): string {
+  if (e.kind !== 'compaction' || e.stage === 'undo' || !e.keptInstructions) return '';
+  return e.keptInstructions.length > 0 ? t('kept', e.keptInstructions.join(', ')) : t('keptNothing');
 }
 
 function iconOf(e: TimelineView): string {

@@ -29,7 +29,7 @@ export function makeStrings<K extends string>(en: Record<K, string>, zh: Record<
 export const CATEGORY_EN = {
   cat_system: 'System prompt',
   cat_tools: 'Tool definitions',
-  cat_instructions: 'Instructions (CLAUDE.md)',
+  cat_instructions: 'Instructions (CLAUDE.md, AGENTS.md)',
   'cat_memory index': 'Memory index',
   'cat_recalled memories': 'Recalled memories',
   'cat_session notes': 'Session notes',
@@ -40,7 +40,7 @@ export const CATEGORY_EN = {
 export const CATEGORY_ZH: Record<keyof typeof CATEGORY_EN, string> = {
   cat_system: '系统提示词',
   cat_tools: '工具定义',
-  cat_instructions: '指令（CLAUDE.md）',
+  cat_instructions: '指令（CLAUDE.md、AGENTS.md）',
   'cat_memory index': '记忆索引',
   'cat_recalled memories': '召回的记忆',
   'cat_session notes': '会话笔记',

@@ -47,7 +47,7 @@ export const CORE_GUIDANCE = [
   '',
   'Tool calls may be denied by the user; a denied call is not an error in your work: adapt, or ask why.',
   '',
-  'Memory: the project instructions below (CLAUDE.md) come from the user and take precedence over these ' +
+  'Memory: the project instructions below (CLAUDE.md, AGENTS.md) come from the user and take precedence over these ' +
     'defaults. When the user asks you to remember something and a memory folder is named below, save it there: ' +
     'a topic file with front matter (name, description, type: user | feedback | project | reference) and a ' +
     'one-line entry in MEMORY.md linking to it.',
@@ -86,7 +86,7 @@ export function composeSystemPrompt(input: SystemPromptInput): ComposedSystemPro
   ].join('\n');
   const notes = input.notes && input.notes.length > 0 ? `\n\n${input.notes.join('\n')}` : '';
   const instructions = input.instructions?.trim()
-    ? `\n\n# Project and user instructions (CLAUDE.md)\n${input.instructions.trim()}`
+    ? `\n\n# Project and user instructions (CLAUDE.md, AGENTS.md)\n${input.instructions.trim()}`
     : '';
   let memoryIndex = '';
   if (input.memory) {

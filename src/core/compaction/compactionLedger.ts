@@ -50,6 +50,7 @@ export class CompactionLedger {
       ...(m.focus ? { focus: m.focus } : {}),
       ...(m.summaryEdited ? { summaryEdited: true } : {}),
       ...(m.pinsCarried ? { pinsCarried: m.pinsCarried } : {}),
+      ...(m.keptInstructions ? { keptInstructions: m.keptInstructions } : {}),
     };
     const event = compactionEvent(result, { id, trigger, durationMs, at: this.opts.clock.now(), ...marks });
     const writer = this.opts.transcript();

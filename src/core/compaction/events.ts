@@ -34,6 +34,8 @@ export interface CompactionEvent {
   at: number;
   /** Pins carried after the summary: how many, their tokens, and how many the budget cut (pinnedBlock.ts). */
   pinsCarried?: PinsCarried;
+  /** The instruction files (CLAUDE.md, AGENTS.md) in the system prompt after it, by path, in prompt order. */
+  keptInstructions?: string[];
 }
 
 export function compactionEvent(
@@ -46,6 +48,7 @@ export function compactionEvent(
     focus?: string;
     summaryEdited?: boolean;
     pinsCarried?: PinsCarried;
+    keptInstructions?: readonly string[];
   },
 ): CompactionEvent {
   return {
@@ -67,6 +70,7 @@ export function compactionEvent(
     ...(result.dropped ? { dropped: result.dropped } : {}),
     at: meta.at,
     ...(meta.pinsCarried ? { pinsCarried: { ...meta.pinsCarried } } : {}),
+    ...(meta.keptInstructions ? { keptInstructions: meta.keptInstructions.slice() } : {}),
   };
 }
 

@@ -68,6 +68,8 @@ export interface RecordMeta {
   summaryEdited?: boolean;
   /** Pins carried after the summary (set by the orchestrator, which built the block). */
   pinsCarried?: PinsCarried;
+  /** The instruction files in the system prompt rebuilt after it (the orchestrator adds them). */
+  keptInstructions?: readonly string[];
 }
 
 /** What the orchestrator lends a manual compaction. */

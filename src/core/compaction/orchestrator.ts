@@ -57,6 +57,8 @@ export interface OrchestratorOptions {
   /** Default true. False for a sub-agent: shared per-conversation state is not reset. */
   mainThread?: boolean;
   notes?: NotesSource;
+  /** Rebuilds the system prompt after a stage, before it is recorded; resolves to the instruction files in it. */
+  refreshSystem?(): Promise<readonly string[] | undefined>;
   /** Instructions and memory index to re-attach (when they are not in the system prompt already). */
   reattachContext?(): Promise<Pick<ReattachInputs, 'instructions' | 'memoryIndex'>>;
   /** Reads a file to re-attach; undefined when it is gone. Default: from disk as UTF-8. */
@@ -331,7 +333,12 @@ export class CompactionOrchestrator {
     m: RecordMeta,
   ): Promise<CompactionEvent> {
     const pins = result.summaryText !== undefined && this.pinsCarried ? { pinsCarried: this.pinsCarried } : {};
-    const event = await this.ledger.record(result, trigger, { ...m, ...pins });
+    const kept = await this.opts.refreshSystem?.();
+    const event = await this.ledger.record(result, trigger, {
+      ...m,
+      ...pins,
+      ...(kept ? { keptInstructions: kept } : {}),
+    });
     this.emit({ type: 'compacted', event });
     return event;
   }

@@ -8,7 +8,8 @@
 //   compact_boundary       compactMetadata: {trigger, preTokens, preservedSegment?,     (Claude Code's)
 //                            stage, postTokens, modelCalls, durationMs, eventId, reactive?,
 //                            engram: {v: 1, replacedUuids, replacedMessageIds, keptFrom, summaryUuid,
-//                                     focus?, summaryEdited?, dropped?, pinsCarried?, maxChars?, results?, imagesIn?}}
+//                                     focus?, summaryEdited?, dropped?, pinsCarried?, maxChars?, results?,
+//                                     imagesIn?, keptInstructions?}}
 //   an undo                the same line types with engram: {v: 1, undoneEventId} (a compact
 //                          boundary with stage "undo" and the restored lines after it, for a summary)
 //
@@ -61,6 +62,8 @@ export interface EngramRecordData extends Partial<RecordedCuts> {
   pinsCarried?: PinsCarried;
   /** An undo: the event it undid. */
   undoneEventId?: string;
+  /** The instruction files (paths) in the system prompt rebuilt after the stage; absent on older records. */
+  keptInstructions?: string[];
 }
 
 export function contentSha1(block: ToolResultBlock): string {

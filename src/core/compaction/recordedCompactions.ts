@@ -220,6 +220,7 @@ function eventOf(r: RecordedEvent): CompactionEvent {
     ...(validDropped(e.dropped) ? { dropped: e.dropped } : {}),
     at: r.at,
     ...(pinsCarriedOf(e.pinsCarried) ?? {}),
+    ...(stringList(e.keptInstructions) ? { keptInstructions: stringList(e.keptInstructions) } : {}),
   };
 }
 
@@ -265,6 +266,11 @@ function summaryTextOf(l: UserLine): string {
 function timeOf(line: { timestamp?: unknown }): number {
   const ms = typeof line.timestamp === 'string' ? Date.parse(line.timestamp) : NaN;
   return Number.isFinite(ms) ? ms : 0;
+}
+
+/** A list of strings as recorded; undefined when absent or malformed (an older or foreign record). */
+export function stringList(v: unknown): string[] | undefined {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string') ? v.slice() : undefined;
 }
 
 function str(v: unknown): string | undefined {

@@ -188,6 +188,7 @@ export async function recordStage(
     focus?: string;
     summaryEdited?: boolean;
     pinsCarried?: PinsCarried;
+    keptInstructions?: readonly string[];
   },
   linesUpTo: (tail: string) => Promise<readonly TranscriptLine[] | undefined>,
 ): Promise<void> {
@@ -205,6 +206,7 @@ export async function recordStage(
     ...(meta.summaryEdited ? { summaryEdited: true } : {}),
     ...(result.dropped ? { dropped: result.dropped } : {}),
     ...(meta.pinsCarried ? { pinsCarried: meta.pinsCarried } : {}),
+    ...(meta.keptInstructions ? { keptInstructions: meta.keptInstructions.slice() } : {}),
   };
   if (result.summaryText === undefined) {
     await recordMicrocompact(writer, {

@@ -1,7 +1,8 @@
 // What a host needs to show a conversation the way the engine wrote it: which user blocks are
 // attachments (a recalled memory, an `@file`) rather than the person's words, which tool results are
 // notes standing for a repeated output, which engine notice the host shows in its own way, the words a
-// person wrote in a preview document, and the context gauge of an open session. Light on purpose: the
+// person wrote in a preview document, the context gauge and the instruction files of an open session, and
+// hidden characters written out for plain-text surfaces. Light on purpose: the
 // extension loads it at activation, before the engine chunk (no model client, no memory engine here).
 import {
   FILE_ATTACHMENT_TAG,
@@ -12,11 +13,13 @@ import { isRepeatNote as isNote, repeatedCallOf as noteCallId } from '../convers
 import type { ToolResultBlock } from '../conversation/types';
 import { withoutPreviewHeader } from '../compaction/summaryEdit';
 import { gaugeState } from '../inspection/contextSnapshot';
+import { instructionLabel } from '../memory/instructions';
 import type { EngramSession } from '../session/engramSession';
 import { isRecallNotice as isRecallTemplate } from '../session/sessionNotices';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { NextTurnCost, TokenSplit } from '../llm/nextTurnCost';
 import type { CacheCost, CacheSplit, GaugeState } from '../../protocol/messages';
+import { hiddenCharsIn, showHiddenChars } from '../../protocol/hiddenChars';
 
 export type { Usage } from '../conversation/types';
 
@@ -72,4 +75,25 @@ function cacheCost(c: NextTurnCost): CacheCost {
     ...(t.usd !== undefined ? { usd: t.usd } : {}),
   });
   return { warm: c.warm, leftMs: c.leftMs, ttl: c.ttl, ifWarm: split(c.ifWarm), ifCold: split(c.ifCold) };
+}
+
+/**
+ * The instruction files (CLAUDE.md, AGENTS.md, their imports) in a session's system prompt, as a host
+ * names them: by the path in the project, else from ~, with the path to open.
+ */
+export function instructionsShown(session: EngramSession): Array<{ label: string; path: string }> {
+  return session.instructionFiles.map((f) => ({ label: instructionLabel(f.path, session.paths.cwd), path: f.path }));
+}
+
+/**
+ * Plain text with each hidden character (a bidi override, a zero-width space) written out as `<U+202E>`,
+ * and the distinct ones the given texts hold: for surfaces without styling (a terminal), as the
+ * inspector shows spoofed names.
+ */
+export function markHiddenChars(text: string): string {
+  return showHiddenChars(text);
+}
+
+export function hiddenCharsOf(...texts: string[]): string[] {
+  return hiddenCharsIn(...texts);
 }

@@ -2,7 +2,7 @@
 // whether the system prompt gets it, files no line points to, team memory, and the trash that Undo
 // restores from. Read-only, plain Node (no `vscode`), so it is unit-tested on fixture folders.
 import path from 'node:path';
-import { loadInstructions } from '../memory/instructions';
+import { instructionLabel, loadInstructions } from '../memory/instructions';
 import {
   loadMemoryIndex,
   parseIndexLine,
@@ -43,10 +43,14 @@ export interface MemoryViewInput {
 export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryView> {
   const count = input.countTokens;
   const instructions = input.instructions ? await instructionViews(input.instructions, count) : [];
+  // An untrusted workspace: the list says the project's files were left out, not that there are none.
+  const skipped = input.instructions && !input.instructions.trusted && input.instructions.cwd !== undefined;
+  const trust = skipped ? { projectInstructionsSkipped: true } : {};
   if (!input.dir) {
     return {
       exists: false,
       instructions,
+      ...trust,
       entries: [],
       unindexed: [],
       loadedLines: 0,
@@ -89,6 +93,7 @@ export async function buildMemoryView(input: MemoryViewInput): Promise<MemoryVie
     dir,
     exists,
     instructions,
+    ...trust,
     entries: [...mine.entries, ...theirs.entries],
     unindexed: [...mine.unindexed, ...theirs.unindexed],
     loadedLines: index.loadedLines,
@@ -268,6 +273,7 @@ async function instructionViews(
     });
     return result.files.map((f) => ({
       path: f.path,
+      label: instructionLabel(f.path, opts.cwd),
       scope: f.scope,
       tokens: f.tokens ?? (count ? count(f.content) : Math.ceil(f.content.length / 4)),
       ...(f.importedFrom ? { importedFrom: f.importedFrom } : {}),

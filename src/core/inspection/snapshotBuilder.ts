@@ -68,6 +68,7 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
       ? { notesUpdatedAt: notes.updatedAt, notesTokens: notes.tokens }
       : {}),
     canUndo: input.canUndoCompaction,
+    ...((input.instructions?.cwd ?? facts?.cwd) ? { cwd: input.instructions?.cwd ?? facts?.cwd } : {}),
   });
   const pins = input.pins ? buildPinsView(input.pins, input.settings.compaction.pinBudgetTokens, count) : undefined;
   const { source, sessionId, now } = input;

@@ -3,6 +3,7 @@
 // what the live list does not hold (a session resumed after a reload, or any session read from disk).
 // Plain Node: unit-tested.
 import type { CompactionEvent } from '../compaction/events';
+import { instructionLabel } from '../memory/instructions';
 import type { MemoryEntryView, TimelineView } from '../../protocol/messages';
 import type { TimelineEntry } from './timeline';
 import type { CompactionFact, TranscriptFacts } from './transcriptFacts';
@@ -18,6 +19,8 @@ export interface TimelineInput {
   notesTokens?: number;
   /** The session can undo its newest compaction (the chat session provides undoLastCompaction). */
   canUndo: boolean;
+  /** The project folder, to show kept instruction files by their path in it. */
+  cwd?: string;
 }
 
 export function buildTimeline(input: TimelineInput): TimelineView[] {
@@ -25,7 +28,7 @@ export function buildTimeline(input: TimelineInput): TimelineView[] {
   const live = input.live ?? [];
   const seenCompactions = new Set<string>();
   live.forEach((entry, i) => {
-    const view = liveView(entry, i);
+    const view = liveView(entry, i, input.cwd);
     if (!view) return;
     if (view.kind === 'compaction') seenCompactions.add(view.id);
     out.push(view);
@@ -40,7 +43,7 @@ export function buildTimeline(input: TimelineInput): TimelineView[] {
         v.summary = fact.summary;
       continue;
     }
-    out.push(factView(fact));
+    out.push(factView(fact, input.cwd));
   }
   if (live.length === 0) {
     if (input.notesUpdatedAt !== undefined) {
@@ -78,8 +81,8 @@ export function buildTimeline(input: TimelineInput): TimelineView[] {
   return out;
 }
 
-function liveView(entry: TimelineEntry, i: number): TimelineView | undefined {
-  if (entry.kind === 'compaction') return compactionView(entry.event);
+function liveView(entry: TimelineEntry, i: number, cwd: string | undefined): TimelineView | undefined {
+  if (entry.kind === 'compaction') return compactionView(entry.event, cwd);
   if (entry.kind === 'notes') {
     const e = entry.event;
     const id = `notes-${i}`;
@@ -118,7 +121,7 @@ function liveView(entry: TimelineEntry, i: number): TimelineView | undefined {
   return undefined;
 }
 
-export function compactionView(e: CompactionEvent): Extract<TimelineView, { kind: 'compaction' }> {
+export function compactionView(e: CompactionEvent, cwd?: string): Extract<TimelineView, { kind: 'compaction' }> {
   return {
     kind: 'compaction',
     id: e.id,
@@ -136,11 +139,17 @@ export function compactionView(e: CompactionEvent): Extract<TimelineView, { kind
     ...(e.summaryEdited ? { summaryEdited: true } : {}),
     ...(e.dropped ? { dropped: e.dropped } : {}),
     ...(e.pinsCarried ? { pinsCarried: { ...e.pinsCarried } } : {}),
+    ...keptView(e.keptInstructions, cwd),
     undoable: false,
   };
 }
 
-function factView(f: CompactionFact): Extract<TimelineView, { kind: 'compaction' }> {
+/** The kept instruction files as the timeline lists them ("kept: CLAUDE.md, AGENTS.md"). */
+function keptView(paths: readonly string[] | undefined, cwd: string | undefined): { keptInstructions?: string[] } {
+  return paths ? { keptInstructions: paths.map((p) => instructionLabel(p, cwd)) } : {};
+}
+
+function factView(f: CompactionFact, cwd: string | undefined): Extract<TimelineView, { kind: 'compaction' }> {
   return {
     kind: 'compaction',
     id: f.id,
@@ -154,6 +163,7 @@ function factView(f: CompactionFact): Extract<TimelineView, { kind: 'compaction'
     replaced: f.replacedLines,
     trimmed: f.trimmed,
     ...(f.summary !== undefined ? { summary: f.summary } : {}),
+    ...keptView(f.keptInstructions, cwd),
     undoable: false,
   };
 }

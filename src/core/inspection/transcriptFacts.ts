@@ -3,6 +3,7 @@
 // in it (boundary lines with their metadata and the summary that followed). Plain Node, no `vscode`:
 // unit-tested. Results are cached by file size and mtime, since the inspector refreshes after every turn.
 import { promises as fsp } from 'node:fs';
+import { stringList } from '../compaction/recordedCompactions';
 import { forEachTranscriptLine, type TranscriptLine } from '../conversation/transcriptReader';
 import type { AssistantLine, SystemLine, UserLine } from '../conversation/types';
 import type { CompactionStageView, CompactionTriggerView } from '../../protocol/messages';
@@ -37,6 +38,8 @@ export interface CompactionFact {
   trimmed: number;
   /** For an undo boundary: the compaction it undid. */
   undoes?: string;
+  /** The instruction files (paths) in the system prompt after it, as Engram records them. */
+  keptInstructions?: string[];
 }
 
 export interface TranscriptFacts {
@@ -146,6 +149,7 @@ function compactionOf(
       replacedLines: stage === 'undo' ? 0 : (engram.replacedUuids?.length ?? conversationLines),
       ...(engram.replacedUuids ? { replacedUuids: engram.replacedUuids } : {}),
       trimmed: engram.results?.length ?? 0,
+      ...(engram.keptInstructions ? { keptInstructions: engram.keptInstructions } : {}),
       ...((str(meta.undoneEventId) ?? str(engram.undoneEventId))
         ? { undoes: str(meta.undoneEventId) ?? str(engram.undoneEventId) }
         : {}),
@@ -169,6 +173,7 @@ function compactionOf(
       ...(engram.replacedUuids ? { replacedUuids: engram.replacedUuids } : {}),
       trimmed: ids.length,
       ...(undoes ? { undoes } : {}),
+      ...(engram.keptInstructions ? { keptInstructions: engram.keptInstructions } : {}),
     };
   }
   return undefined;
@@ -194,7 +199,12 @@ function timeOf(line: TranscriptLine): number | undefined {
 }
 
 /** Engram's namespaced record data (compaction/recordFormat.ts), version 1; empty when absent. */
-function engramOf(v: unknown): { replacedUuids?: string[]; results?: unknown[]; undoneEventId?: unknown } {
+function engramOf(v: unknown): {
+  replacedUuids?: string[];
+  results?: unknown[];
+  undoneEventId?: unknown;
+  keptInstructions?: string[];
+} {
   if (!v || typeof v !== 'object' || (v as { v?: unknown }).v !== 1) return {};
   const e = v as Record<string, unknown>;
   const uuids = Array.isArray(e.replacedUuids)
@@ -204,6 +214,7 @@ function engramOf(v: unknown): { replacedUuids?: string[]; results?: unknown[]; 
     ...(uuids ? { replacedUuids: uuids } : {}),
     ...(Array.isArray(e.results) ? { results: e.results } : {}),
     undoneEventId: e.undoneEventId,
+    ...(stringList(e.keptInstructions) ? { keptInstructions: stringList(e.keptInstructions) } : {}),
   };
 }
 

@@ -1,8 +1,10 @@
 // Loads the instruction files (CLAUDE.md and friends) the way Claude Code does, so a project's existing
 // instructions work unchanged: the user's file, then every directory from the top down to the project
-// (CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md), closer files last so they read as the most specific.
-// `@path` mentions import other files. An untrusted workspace contributes nothing: its files could carry
-// prompt injections.
+// (AGENTS.md, CLAUDE.md, .claude/CLAUDE.md, CLAUDE.local.md), closer files last so they read as the most
+// specific. AGENTS.md, the file most other agents read, comes before the CLAUDE.md beside it: it is written
+// for any agent, CLAUDE.md for this kind, so CLAUDE.md reads as the more specific. A folder's files with
+// the same text (CLAUDE.md a copy of AGENTS.md, or a link to it) load once. `@path` mentions import other
+// files. An untrusted workspace contributes nothing: its files could carry prompt injections.
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -54,6 +56,7 @@ export async function loadInstructions(opts: LoadInstructionsOptions): Promise<I
   if (opts.trusted) {
     const home = path.resolve(opts.homeDir ?? os.homedir());
     for (const dir of projectDirs(path.resolve(opts.cwd), opts.stopAt)) {
+      await loader.load(path.join(dir, 'AGENTS.md'), 'project', 0);
       await loader.load(path.join(dir, 'CLAUDE.md'), 'project', 0);
       // In the home directory, .claude/CLAUDE.md is Claude Code's user file, not a project's.
       if (dir !== home) await loader.load(path.join(dir, '.claude', 'CLAUDE.md'), 'project', 0);
@@ -61,6 +64,22 @@ export async function loadInstructions(opts: LoadInstructionsOptions): Promise<I
     }
   }
   return { files: loader.files, text: renderInstructions(loader.files), warnings: loader.warnings };
+}
+
+/**
+ * An instruction file's path as people read it: relative to the project folder when inside it
+ * ("AGENTS.md", "docs/style.md"), else from the home folder ("~/.engram/CLAUDE.md"), else in full.
+ */
+export function instructionLabel(file: string, cwd: string | undefined, homeDir: string = os.homedir()): string {
+  const inside = (dir: string): string | undefined => {
+    const rel = path.relative(dir, file);
+    const outside = rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
+    return outside ? undefined : rel.split(path.sep).join('/');
+  };
+  const inProject = cwd !== undefined ? inside(path.resolve(cwd)) : undefined;
+  if (inProject !== undefined) return inProject;
+  const inHome = inside(path.resolve(homeDir));
+  return inHome !== undefined ? `~/${inHome}` : file;
 }
 
 /** Directories from the top-most down to `cwd`. */
@@ -85,6 +104,8 @@ class Loader {
   readonly files: InstructionFile[] = [];
   readonly warnings: string[] = [];
   private readonly seen = new Set<string>();
+  /** The text of each top-level file loaded, by folder: a second file there with the same text is skipped. */
+  private readonly textsIn = new Map<string, Set<string>>();
   private readonly home: string;
   private readonly maxChars: number;
 
@@ -113,6 +134,7 @@ class Loader {
 
     const read = await this.readCapped(file);
     if (read === null) return;
+    if (depth === 0 && this.sameTextLoaded(file, read.content)) return;
     const entry: InstructionFile = { path: file, scope, content: read.content };
     if (importedFrom) entry.importedFrom = importedFrom;
     if (read.truncated) entry.truncated = true;
@@ -129,6 +151,17 @@ class Loader {
       }
       await this.load(target, scope, depth + 1, file, isExplicitPath(ref));
     }
+  }
+
+  /** Whether a top-level file with this text was loaded from the same folder (and notes it if not). */
+  private sameTextLoaded(file: string, content: string): boolean {
+    const dir = path.dirname(file);
+    const texts = this.textsIn.get(dir) ?? new Set<string>();
+    this.textsIn.set(dir, texts);
+    const text = content.trim();
+    if (texts.has(text)) return true;
+    texts.add(text);
+    return false;
   }
 
   private resolveImport(ref: string, importer: string): string {

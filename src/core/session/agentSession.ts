@@ -20,7 +20,7 @@ import type { ApiMessage, SystemBlock, ToolResultBlock } from '../conversation/t
 import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
 import { lastReport } from '../tokens/transcriptGauge';
 import type { RetryOptions } from '../llm/retry';
-import { loadInstructions } from '../memory/instructions';
+import { loadInstructions, type InstructionFile } from '../memory/instructions';
 import { sessionPathsFor, type SessionPaths } from '../memory/sessionPaths';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { createDefaultTools } from '../tools/defaultTools';
@@ -76,6 +76,8 @@ export interface OpenedSession {
   agent: Agent;
   /** The system prompt's sized parts (instructions, memory index, the rest), for the gauge. */
   promptParts: SystemPromptParts;
+  /** The instruction files in the system prompt (CLAUDE.md, AGENTS.md and their imports), in prompt order. */
+  instructionFiles: InstructionFile[];
   sessionId: string;
   transcriptPath: string;
   /**
@@ -210,7 +212,7 @@ async function openTranscript(setup: SessionSetup, paths: SessionPaths, logger: 
     warnings.push(...read.replay.warnings.map((w) => `${transcriptPath}: ${w}`));
   }
 
-  const { system, parts, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, paths });
+  const { system, parts, instructionFiles, warnings: promptWarnings } = await sessionSystemPrompt({ ...setup, paths });
   warnings.push(...promptWarnings);
 
   // Every line records the working folder as `cwd`, as Claude Code's do.
@@ -237,7 +239,8 @@ async function openTranscript(setup: SessionSetup, paths: SessionPaths, logger: 
     ...(setup.recoverPromptTooLong ? { recoverPromptTooLong: setup.recoverPromptTooLong } : {}),
     ...(setup.sendRepeatsOnce !== undefined ? { sendRepeatsOnce: setup.sendRepeatsOnce } : {}),
   });
-  return { agent, sessionId, transcriptPath, promptParts: parts, ...(resumed ? { resumed } : {}), warnings };
+  const opened = { agent, sessionId, transcriptPath, promptParts: parts, instructionFiles };
+  return { ...opened, ...(resumed ? { resumed } : {}), warnings };
 }
 
 export type SystemPromptSetup = Pick<
@@ -253,9 +256,12 @@ export type SystemPromptSetup = Pick<
  * Built once when a session opens, and again after a compaction (which breaks the cache anyway) so
  * that instructions and memory written since are seen.
  */
-export async function sessionSystemPrompt(
-  setup: SystemPromptSetup,
-): Promise<{ system: SystemBlock[]; parts: SystemPromptParts; warnings: string[] }> {
+export async function sessionSystemPrompt(setup: SystemPromptSetup): Promise<{
+  system: SystemBlock[];
+  parts: SystemPromptParts;
+  instructionFiles: InstructionFile[];
+  warnings: string[];
+}> {
   const cwd = setup.paths?.cwd ?? path.resolve(setup.cwd);
   const gitRoot = setup.paths ? setup.paths.gitRoot : await findGitRoot(cwd);
   const instructions = await loadInstructions({ cwd, configDir: setup.dataDir, trusted: setup.trusted });
@@ -269,7 +275,9 @@ export async function sessionSystemPrompt(
     ...(setup.memory ? { memory: setup.memory } : {}),
     ...(setup.teamMemoryIndex ? { teamMemory: setup.teamMemoryIndex } : {}),
   });
-  return { system, parts, warnings: instructions.warnings };
+  // The files the prompt holds: renderInstructions leaves empty ones out.
+  const instructionFiles = instructions.files.filter((f) => f.content.trim() !== '');
+  return { system, parts, instructionFiles, warnings: instructions.warnings };
 }
 
 /** A session to resume has its transcript, and it is a file (a folder of that name would read as no session). */

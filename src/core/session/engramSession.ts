@@ -13,6 +13,7 @@ import { planForUsage, type AutoPlan, type ChainStage } from '../compaction/pipe
 import type { TimelineEntry } from '../inspection/timeline';
 import { memorySlots, prepareAutoMemoryIn, type AutoMemoryHandle } from '../memory/autoMemory/attach';
 import { rememberPrompt } from '../memory/autoMemory/memoryPrompts';
+import type { InstructionFile } from '../memory/instructions';
 import type { SessionPaths } from '../memory/sessionPaths';
 import type { SessionNotes } from '../memory/sessionNotes/updater';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
@@ -65,6 +66,7 @@ export class EngramSession {
   private readonly store: SettingsSource;
   private readonly logger: Logger;
   private readonly team: TeamMemoryLink;
+  private instructionFilesNow: readonly InstructionFile[];
 
   /** Use openEngramSession. */
   constructor(opening: SessionOpening) {
@@ -79,6 +81,7 @@ export class EngramSession {
     this.store = opening.store;
     this.logger = opening.logger;
     this.team = opening.team;
+    this.instructionFilesNow = opened.instructionFiles;
     this.reporter = new SessionReporter(opening.logger);
     this.timeline = this.reporter.timeline;
     this.warnings = [
@@ -94,8 +97,8 @@ export class EngramSession {
     const parts = wireSessionParts({
       ...opening,
       reporter: this.reporter,
-      afterCompaction: () => void this.refreshSystemPrompt(),
       pins: () => this.pins.list(),
+      refreshSystem: () => this.refreshSystemPrompt(),
     });
     this.memory = parts.memory;
     this.notes = parts.notes;
@@ -111,6 +114,11 @@ export class EngramSession {
 
   get settings(): EngramSettings {
     return this.store.settings;
+  }
+
+  /** The instruction files (CLAUDE.md, AGENTS.md, imports) in the system prompt now, in prompt order. */
+  get instructionFiles(): readonly InstructionFile[] {
+    return this.instructionFilesNow;
   }
 
   get memoryDir(): string | undefined {
@@ -224,26 +232,30 @@ export class EngramSession {
   }
 
   /**
-   * After a compaction the prompt cache is cold anyway: rebuild the system prompt so CLAUDE.md edits and
-   * memories saved since the session began are in it from the next call on.
+   * After a compaction the prompt cache is cold anyway: rebuild the system prompt so CLAUDE.md and AGENTS.md
+   * edits and memories saved since the session began are in it from the next call on. Resolves to the
+   * instruction files now in it (the compaction records them as kept); undefined when it could not.
    */
-  private async refreshSystemPrompt(): Promise<void> {
+  private async refreshSystemPrompt(): Promise<readonly string[] | undefined> {
     try {
       const state = this.team.state;
       const memory = this.memory
         ? await prepareAutoMemoryIn(this.paths, state.on ? { team: { repo: state.repo } } : {})
         : undefined;
-      const { system, parts } = await sessionSystemPrompt({
+      const { system, parts, instructionFiles } = await sessionSystemPrompt({
         ...this.setup,
         paths: this.paths,
         ...memorySlots(memory),
       });
-      if (this.finished) return;
+      if (this.finished) return undefined;
       this.agent.setSystem(system);
       this.compaction.gauge.setSystem(system, this.agent.offeredTools, parts);
+      this.instructionFilesNow = instructionFiles;
       this.reporter.emit({ type: 'context' });
+      return instructionFiles.map((f) => f.path);
     } catch (error) {
       this.logger.warn(`Could not refresh the system prompt after a compaction: ${String(error)}`);
+      return undefined;
     }
   }
 }

@@ -37,10 +37,10 @@ export interface OpenedParts {
 /** The same, with where the parts report and what the session does after a compaction. */
 export interface SessionWiring extends OpenedParts {
   reporter: SessionReporter;
-  /** After a compaction: the system prompt is built again (engramSession.ts). */
-  afterCompaction: () => void;
   /** The pins in force, carried after every summary. */
   pins: () => readonly Pin[];
+  /** After each compaction stage, before it is recorded: the system prompt is built again (engramSession.ts). */
+  refreshSystem: () => Promise<readonly string[] | undefined>;
 }
 
 /** The wired parts, and what detaches them (newest first when the session is disposed). */
@@ -150,6 +150,7 @@ function wireCompaction(
     logger,
     events: recorded.active,
     pins: w.pins,
+    refreshSystem: w.refreshSystem,
   });
   disposers.push(compaction.attach(agent));
   compaction.gauge.setSystem(agent.systemPrompt, agent.offeredTools, opened.promptParts);
@@ -162,12 +163,7 @@ function wireCompaction(
       { input_tokens: reported.total, output_tokens: 0 },
       agent.messages.slice(0, reported.index + 1),
     );
-  disposers.push(
-    compaction.on((event) => {
-      reporter.compactionEvent(event);
-      if (event.type === 'compacted') w.afterCompaction();
-    }),
-  );
+  disposers.push(compaction.on((event) => reporter.compactionEvent(event)));
   return compaction;
 }
 

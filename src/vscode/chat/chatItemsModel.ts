@@ -67,6 +67,13 @@ export class ChatItemsModel {
     this.add({ ...item, id: this.id() } as ChatItem);
   }
 
+  /** The session's instruction files, one quiet line; nothing when there are none and none were skipped. */
+  instructions(files: Array<{ label: string; path: string }>, skipped: boolean): void {
+    if (files.length === 0 && !skipped) return;
+    for (const f of files) this.linkedPaths.add(f.path);
+    this.add({ kind: 'instructions', id: this.id(), files, skipped });
+  }
+
   /**
    * Retry and edit: drops the last prompt and everything after it, returning that prompt's item (the
    * caller re-posts the list). Undefined when there is no prompt.

@@ -3,7 +3,9 @@
 // model changes. Apart from ChatSession, which decides what the window shows, because when a session is
 // opened, closed and continued is its own concern.
 import * as vscode from 'vscode';
+import { instructionsShown } from '../../core/host/conversationDisplay';
 import type { EngramSession, LockHolder } from '../../core/host/sessions';
+import { workspaceTrusted } from '../settings';
 import { showSessionEvent, type SessionEventView } from './chatSessionEvents';
 import type { ChatWindow } from './chatWindow';
 import { openChatSession } from './openChatSession';
@@ -67,10 +69,16 @@ export class ChatSessionSlot {
     const { session } = opened;
     for (const warning of session.warnings) items.notice('warning', warning);
     for (const notice of session.notices) items.notice('info', notice);
+    this.announceInstructions(session);
     this.current = session;
     this.unsubscribe = session.on((event) => showSessionEvent(event, this.owner));
     logger.info(`Session ${session.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${session.transcriptPath}`);
     return session;
+  }
+
+  /** The quiet line naming the instruction files the session loaded (again after a resume redraws the chat). */
+  announceInstructions(session: EngramSession): void {
+    this.owner.items.instructions(instructionsShown(session), !workspaceTrusted());
   }
 
   close(): void {

@@ -142,6 +142,7 @@ export class ChatTurns {
           session.resumed?.fullOutputs,
         );
         items.reset(withPinMarks(read, session.pins.list()));
+        this.slot.announceInstructions(session);
         this.window.postSnapshot();
       }
     } finally {

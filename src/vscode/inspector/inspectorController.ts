@@ -47,8 +47,6 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   private readonly pruned = new Map<string, { file: string; title: string }>();
 
   private prompts: InspectorPrompts = vscodePrompts;
-  /** Pins a text (the timeline's "Carry it"); set where pinning lives, until then the request is dropped. */
-  pinText?: (text: string, origin: 'dropped') => void | Promise<void>;
 
   constructor(
     private readonly chat: InspectorChat,
@@ -242,7 +240,6 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
       },
       openCompactionDiff: (m) => this.compactions.openDiff(m.id),
       undoCompaction: async (m) => report(await this.compactions.undo(m.id)),
-      pinText: (m) => this.pinText?.(m.text, m.origin),
       pickSource: async () => {
         const ctx = this.chat.inspectorContext();
         const picked = await pickInspectorSource(ctx.dataDir, ctx.cwd);

@@ -25,7 +25,7 @@ describe('buildSystemPrompt', () => {
       instructions: 'Use tabs.',
       memory: { dir: '/m', index: '- [A](a.md) — hook' },
     });
-    assert.match(env.text, /CLAUDE\.md\)\nUse tabs\./);
+    assert.match(env.text, /\(CLAUDE\.md, AGENTS\.md\)\nUse tabs\./);
     assert.match(env.text, /Memory folder: \/m/);
     assert.match(env.text, /\[A\]\(a\.md\)/);
   });
@@ -56,7 +56,7 @@ describe('composeSystemPrompt', () => {
     assert.deepEqual(blocks, buildSystemPrompt(full));
     assert.equal(parts.system + parts.instructions + parts.memoryIndex, blocks.map((b) => b.text).join(''));
     assert.ok(parts.system.startsWith(CORE_GUIDANCE) && parts.system.includes('Headless: nobody'));
-    assert.match(parts.instructions, /^\n\n# Project and user instructions \(CLAUDE\.md\)\nUse tabs\.$/);
+    assert.match(parts.instructions, /^\n\n# Project and user instructions \(CLAUDE\.md, AGENTS\.md\)\nUse tabs\.$/);
     assert.match(parts.memoryIndex, /^\n\n# Memory\nMemory folder: \/m\nSave what lasts\.\n/);
     const bare = composeSystemPrompt(input).parts;
     assert.deepEqual([bare.instructions, bare.memoryIndex], ['', '']);
