@@ -98,7 +98,7 @@ function countsText(d: Dropped): string {
     n(d.commands.length, vscode.l10n.t('1 command'), vscode.l10n.t('{0} commands', d.commands.length));
   if (d.errors.length) n(d.errors.length, vscode.l10n.t('1 error'), vscode.l10n.t('{0} errors', d.errors.length));
   if (d.userMessages.length) parts.push(vscode.l10n.t('{0} of your messages', d.userMessages.length));
-  return parts.join(', ');
+  return parts.reduce((list, part) => vscode.l10n.t('{0}, {1}', list, part));
 }
 
 function kindLabel(kind: Kind): string {
