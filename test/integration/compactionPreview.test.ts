@@ -3,7 +3,14 @@ import * as vscode from 'vscode';
 import type { ApiMessage } from '../../src/core/conversation/types';
 import type { MessagesRequestBody, ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import { PREVIEW_FILE } from '../../src/vscode/chat/compactionPreview';
-import { chatInBothThemes, freshChat, sendFromUi, useSettings, useTestServer } from './support';
+import {
+  chatInBothThemes,
+  freshChat,
+  sendFromUi,
+  SUMMARY_PREVIEW_SETTINGS,
+  useSettings,
+  useTestServer,
+} from './support';
 import { ui, waitUntil } from './ui';
 
 // `/compact` with the preview on (the default): the summary the model wrote opens in a Markdown editor,
@@ -24,15 +31,7 @@ const SUMMARY = [
   '9. Next step: wait for the next question.',
 ].join('\n');
 
-const settings: Array<[string, string, unknown]> = [
-  ['engram.compaction', 'preview', true],
-  ['engram.compaction', 'keepMinTokens', 50],
-  ['engram.compaction', 'keepMaxTokens', 1_000],
-  ['engram.compaction', 'keepMinTextMessages', 2],
-  // Without notes `/compact` asks the model for a summary (the stage that takes a while and is worth reading).
-  ['engram.sessionNotes', 'enabled', false],
-  ['engram.memory', 'extraction.enabled', false],
-];
+const settings = SUMMARY_PREVIEW_SETTINGS;
 
 const usage = { input_tokens: 2_000, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 const reply = (text: string): ScriptedReply => ({ content: [{ type: 'text', text }], usage });

@@ -80,6 +80,17 @@ export function useSettings(settings: Array<[section: string, key: string, value
   });
 }
 
+/** `/compact` with the preview on, a small recent window kept, and a model-written summary. */
+export const SUMMARY_PREVIEW_SETTINGS: Array<[string, string, unknown]> = [
+  ['engram.compaction', 'preview', true],
+  ['engram.compaction', 'keepMinTokens', 50],
+  ['engram.compaction', 'keepMaxTokens', 1_000],
+  ['engram.compaction', 'keepMinTextMessages', 2],
+  // Without notes `/compact` asks the model for a summary (the stage that takes a while and is worth reading).
+  ['engram.sessionNotes', 'enabled', false],
+  ['engram.memory', 'extraction.enabled', false],
+];
+
 /** Opens the Memory Inspector and waits until its webview has drawn. */
 export async function openInspector(api: EngramApi): Promise<void> {
   await vscode.commands.executeCommand('engram.openInspector');

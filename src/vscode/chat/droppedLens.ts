@@ -92,11 +92,13 @@ export function registerDroppedLens(current: () => ReviewedPreview | undefined):
 /** "3 paths, 1 command, 2 of your messages" (only the kinds there are). */
 function countsText(d: Dropped): string {
   const parts: string[] = [];
-  if (d.paths.length) parts.push(vscode.l10n.t('{0} path(s)', d.paths.length));
-  if (d.commands.length) parts.push(vscode.l10n.t('{0} command(s)', d.commands.length));
-  if (d.errors.length) parts.push(vscode.l10n.t('{0} error(s)', d.errors.length));
+  const n = (count: number, one: string, many: string) => parts.push(count === 1 ? one : many);
+  if (d.paths.length) n(d.paths.length, vscode.l10n.t('1 path'), vscode.l10n.t('{0} paths', d.paths.length));
+  if (d.commands.length)
+    n(d.commands.length, vscode.l10n.t('1 command'), vscode.l10n.t('{0} commands', d.commands.length));
+  if (d.errors.length) n(d.errors.length, vscode.l10n.t('1 error'), vscode.l10n.t('{0} errors', d.errors.length));
   if (d.userMessages.length) parts.push(vscode.l10n.t('{0} of your messages', d.userMessages.length));
-  return parts.join(', ');
+  return parts.reduce((list, part) => vscode.l10n.t('{0}, {1}', list, part));
 }
 
 function kindLabel(kind: Kind): string {
