@@ -1,6 +1,7 @@
 // The memory inspector's messages.
 import type { GaugeState } from './shared';
 import type { Shapes } from './shapes';
+import type { PinsView } from './pinsView';
 
 export type MemoryKind = 'user' | 'feedback' | 'project' | 'reference';
 
@@ -259,31 +260,6 @@ export type TimelineView =
       /** The pins it carried after its summary, and how many the budget left out. */
       pinsCarried?: { count: number; tokens: number; cut: number };
     };
-
-/** One pin of the live session, as the inspector's pins list shows it (text as text, never HTML). */
-export interface PinView {
-  id: string;
-  text: string;
-  tokens: number;
-  /** A message pinned whole, a selection of one, or a fact carried from a compaction's dropped list. */
-  source: 'message' | 'selection' | 'dropped';
-  role?: 'user' | 'assistant';
-  /** When it was pinned, ms since the epoch. */
-  at: number;
-  /** The next compaction would leave it out: over the pin budget. */
-  wouldCut: boolean;
-}
-
-/** The live session's pins against the budget (engram.compaction.pinBudgetTokens). */
-export interface PinsView {
-  pins: PinView[];
-  /** Tokens of all pins' texts, and of those the next compaction would carry. */
-  tokens: number;
-  carriedTokens: number;
-  budget: number;
-  /** How many pins the next compaction would leave out. */
-  wouldCut: number;
-}
 
 export interface InspectorSnapshot {
   source: InspectorSourceInfo;

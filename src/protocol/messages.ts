@@ -7,4 +7,5 @@
 export * from './shared';
 export * from './chat';
 export * from './inspector';
+export * from './pinsView';
 export * from './shapes';

@@ -25,7 +25,7 @@ import { CacheHints } from './cacheHints';
 import { CompactionLedger } from './compactionLedger';
 import { ConversationIds } from './conversationIds';
 import type { CompactionEvent } from './events';
-import { summarizerOf, type CompactProgress } from './fullCompact';
+import { summarizerOf } from './fullCompact';
 import { ManualCompactions, type CompactNowResult, type PreparedCompaction, type RecordMeta } from './manualCompaction';
 import type { NotesSource } from './notesSource';
 import { planForUsage, type ChainStage, type StageFailure } from './pipeline';
@@ -33,24 +33,10 @@ import { forgetReads, pinsText, reattachRecent, type ReattachResult } from './po
 import { shrinkTooLongConversation } from './reactiveRecovery';
 import type { ReattachInputs } from './reattach';
 import { resolveCompactionSettings, type CompactionSettings } from './settings';
-import type { CompactionResult, CompactionStage, CompactionTrigger, TokensOf, UnavailableCode } from './types';
+import type { CompactionResult, CompactionTrigger, TokensOf } from './types';
+import type { OrchestratorEvent } from './orchestratorEvents';
 
-export type OrchestratorEvent =
-  | { type: 'compacted'; event: CompactionEvent }
-  | { type: 'progress'; stage: CompactionStage; trigger: CompactionTrigger; progress: CompactProgress }
-  /** A stage declined and the next one was tried (e.g. notes still empty, so a summary was written). */
-  | { type: 'unavailable'; stage: CompactionStage; trigger: CompactionTrigger; code: UnavailableCode; reason: string }
-  | {
-      type: 'failed';
-      stage: CompactionStage;
-      trigger: CompactionTrigger;
-      code: UnavailableCode;
-      reason: string;
-      consecutiveFailures: number;
-    }
-  /** Tell the user: automatic compaction is off until they compact by hand or turn it back on. */
-  | { type: 'autoCompactionStopped'; failures: number; reason: string }
-  | { type: 'undone'; event: CompactionEvent };
+export type { OrchestratorEvent } from './orchestratorEvents';
 
 export interface OrchestratorOptions {
   settings?: Partial<CompactionSettings>;
