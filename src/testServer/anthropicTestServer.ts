@@ -5,7 +5,8 @@
 // drop the connection, or go silent with the connection open (`hang`, `stallAfterEvents`).
 //   POST /v1/messages               JSON, or SSE with `stream: true`
 //   POST /v1/messages/count_tokens  {input_tokens}
-// Every request is logged (`requests`, and a JSON-lines file when `logFile` is given).
+// Every request is logged (`requests`, token counts apart in `counts`, and all in a JSON-lines file when
+// `logFile` is given).
 
 import fs from 'node:fs';
 import http from 'node:http';
@@ -59,7 +60,10 @@ export interface LoggedRequest {
 export interface TestServer {
   url: string;
   port: number;
+  /** The Messages requests (POST /v1/messages), in order. */
   requests: LoggedRequest[];
+  /** The token counts asked for (POST /v1/messages/count_tokens), apart: they are not turns of a conversation. */
+  counts: LoggedRequest[];
   enqueue(...replies: ScriptedReply[]): void;
   /** Consulted when the queue is empty; `index` counts the requests that got this far, from 0. */
   setResponder(fn: Responder | undefined): void;
@@ -86,19 +90,22 @@ export interface TestServerOptions {
   now?: () => number;
 }
 
+const COUNT_PATH = '/v1/messages/count_tokens';
+
 /** The API's documented request size limit for the Messages endpoint. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const queue: ScriptedReply[] = [];
   const requests: LoggedRequest[] = [];
+  const counts: LoggedRequest[] = [];
   let responder = opts.responder;
   let replyIndex = 0;
   const contextWindow = opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const cache = new PromptCacheSimulator({ now: opts.now, minCacheableTokens: opts.minCacheableTokens });
 
   const record = (entry: LoggedRequest): void => {
-    requests.push(entry);
+    (entry.path === COUNT_PATH ? counts : requests).push(entry);
     if (opts.logFile) fs.appendFileSync(opts.logFile, `${JSON.stringify(entry)}\n`);
   };
 
@@ -145,7 +152,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       record(entry);
       sendJson(res, e.status, errorBody(e.type, e.message), requestId, extra);
     };
-    if (req.method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
+    if (req.method !== 'POST' || (path !== '/v1/messages' && path !== COUNT_PATH)) {
       return fail({ status: 404, type: 'not_found_error', message: 'Not Found' });
     }
     if (!entry.headers['x-api-key'] && !entry.headers.authorization) {
@@ -165,7 +172,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         message: 'There was an error parsing the body: invalid JSON',
       });
     }
-    const countOnly = path === '/v1/messages/count_tokens';
+    const countOnly = path === COUNT_PATH;
     const invalid = validateMessagesRequest(parsed, {
       contextWindow,
       endpoint: countOnly ? 'count_tokens' : 'messages',
@@ -282,6 +289,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    counts,
     enqueue: (...replies) => void queue.push(...replies),
     setResponder: (fn) => void (responder = fn),
     pending: () => queue.length,

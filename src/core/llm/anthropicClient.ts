@@ -6,11 +6,11 @@ import { Anthropic, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { silentLogger, type Logger } from '../ports';
 import { DROPPED_MID_ANSWER, mapError } from './anthropicErrors';
-import { toRequestParams } from './anthropicRequest';
+import { toCountParams, toRequestParams } from './anthropicRequest';
 import { ResponseState } from './anthropicResponse';
 import { AuthError, ConnectionDroppedError, ConnectionError, isModelError, requestNotBuilt } from './errors';
 import type { ModelConfig } from './modelConfig';
-import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers } from './modelClient';
+import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers, TokenCountRequest } from './modelClient';
 import { stallGuardedFetch } from './stallGuard';
 
 export interface AnthropicClientOptions {
@@ -102,5 +102,17 @@ export class AnthropicModelClient implements ModelClient {
       throw new ConnectionDroppedError(DROPPED_MID_ANSWER, { partial, requestId: state.requestId });
     }
     return state.result({});
+  }
+
+  /** POST /v1/messages/count_tokens: the API's own count of a prompt (it is not sent to the model). */
+  async countTokens(req: TokenCountRequest, signal?: AbortSignal): Promise<number> {
+    if (!this.sdk) throw new AuthError('No Anthropic API key is set.');
+    try {
+      const counted = await this.sdk.messages.countTokens(toCountParams(req), { ...(signal ? { signal } : {}) });
+      return counted.input_tokens;
+    } catch (e) {
+      if (!(e instanceof APIError) && !isModelError(e)) throw requestNotBuilt(e);
+      throw mapError(e, undefined, this.endpoint);
+    }
   }
 }

@@ -56,7 +56,16 @@ export interface ModelClient {
    * failure came after the stream had started.
    */
   stream(req: ModelRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<ModelResponse>;
+  /**
+   * The input tokens the API counts for a prompt, without sending it to the model (free on the API).
+   * Optional: a client without it (the offline demo, a proxy that lacks the endpoint) leaves estimates
+   * as they are. Rejects on any failure; callers treat that as "no count".
+   */
+  countTokens?(req: TokenCountRequest, signal?: AbortSignal): Promise<number>;
 }
+
+/** What a token count is asked for: a request's prompt, without the answer's settings. */
+export type TokenCountRequest = Pick<ModelRequest, 'model' | 'system' | 'tools' | 'messages'>;
 
 export function emptyUsage(): Usage {
   return { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };

@@ -21,6 +21,7 @@ import type { Logger } from '../ports';
 import type { EngramSettings, SettingsSource } from '../settings/engramSettings';
 import { sessionSystemPrompt, type OpenedSession } from './agentSession';
 import type { PromptCacheTracker } from './promptCacheTracker';
+import { countPromptTokens } from './promptTokenCount';
 import { markNotRelevant } from './recallFeedback';
 import { say, type SessionEventListener } from './sessionEvents';
 import { wireSessionParts, type OpenedParts } from './sessionParts';
@@ -110,6 +111,27 @@ export class EngramSession {
         if (e.type === 'conversationReplaced') this.promptCache.onConversationReplaced();
       }),
     );
+    this.countPrompt();
+  }
+
+  /**
+   * The newest background count of the system prompt and tools (promptTokenCount.ts): true once the
+   * gauge took the API's number. A host or a bench that reads the gauge at once may wait for it.
+   */
+  promptCounted: Promise<boolean> = Promise.resolve(false);
+
+  private countPrompt(): void {
+    this.promptCounted = countPromptTokens({
+      client: this.setup.client,
+      model: this.store.settings.model,
+      system: this.agent.systemPrompt,
+      tools: this.agent.offeredTools,
+      gauge: this.compaction.gauge,
+      logger: this.logger,
+    }).then((took) => {
+      if (took && !this.finished) this.reporter.emit({ type: 'context' });
+      return took;
+    });
   }
 
   get settings(): EngramSettings {
@@ -250,6 +272,7 @@ export class EngramSession {
       if (this.finished) return undefined;
       this.agent.setSystem(system);
       this.compaction.gauge.setSystem(system, this.agent.offeredTools, parts);
+      this.countPrompt();
       this.instructionFilesNow = instructionFiles;
       this.reporter.emit({ type: 'context' });
       return instructionFiles.map((f) => f.path);

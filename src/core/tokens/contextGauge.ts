@@ -46,7 +46,13 @@ export class ContextGauge {
   /** The message the last usage report ended with: while it is in its place, the report still applies. */
   private reportAnchor: ApiMessage | undefined;
   private sized:
-    | { system: readonly SystemBlock[]; tools: ReadonlyArray<{ schema: ToolSchema }>; parts: PromptTexts | undefined }
+    | {
+        system: readonly SystemBlock[];
+        tools: ReadonlyArray<{ schema: ToolSchema }>;
+        parts: PromptTexts | undefined;
+        /** The local tokenizer's sizes, which a count from the API rescales. */
+        estimate: Omit<FixedParts, 'notes'>;
+      }
     | undefined;
 
   constructor(opts: ContextGaugeOptions = {}) {
@@ -77,11 +83,34 @@ export class ContextGauge {
           memoryIndex: size(parts.memoryIndex) + size(parts.teamMemoryIndex ?? ''),
         }
       : { system: size(system.map((b) => b.text).join('')), instructions: 0, memoryIndex: 0 };
-    this.accountant.setFixed({
+    const estimate = {
       ...prompt,
       tools: tools.length > 0 ? this.count(JSON.stringify(tools.map((t) => t.schema))) : 0,
-    });
-    this.sized = { system, tools: tools.slice(), parts };
+    };
+    this.accountant.setFixed(estimate);
+    this.sized = { system, tools: tools.slice(), parts, estimate };
+  }
+
+  /**
+   * The API's own count of this prompt and these tools (count_tokens): the parts keep their shares of
+   * the breakdown, scaled to it, so the gauge and the cost line before the first response start from
+   * the API's number rather than the local tokenizer's. False, and nothing changes, when the gauge has
+   * sized another prompt since (its own count is on the way) or the count is not a positive number.
+   */
+  calibrate(system: readonly SystemBlock[], tools: ReadonlyArray<{ schema: ToolSchema }>, counted: number): boolean {
+    const s = this.sized;
+    if (!s || s.system !== system || !sameItems(s.tools, tools)) return false;
+    const e = s.estimate;
+    const sum = e.system + e.instructions + e.memoryIndex + e.tools;
+    if (!(counted > 0) || !Number.isFinite(counted) || sum <= 0) return false;
+    const scaled = (n: number): number => Math.round((n * counted) / sum);
+    const parts = {
+      system: scaled(e.system),
+      instructions: scaled(e.instructions),
+      memoryIndex: scaled(e.memoryIndex),
+    };
+    this.accountant.setFixed({ ...parts, tools: counted - parts.system - parts.instructions - parts.memoryIndex });
+    return true;
   }
 
   /** Fixed parts sized by the caller (a transcript on disk: what its usage reports beyond the messages). */

@@ -150,6 +150,62 @@ describe('the prompt cache of a session', () => {
     });
   });
 
+  it("starts the first message's estimate from the API's count of the prompt and tools (count_tokens)", async () => {
+    await withRig(async (rig) => {
+      const session = await rig.open({ 'promptCache.ttl': '5m' });
+      assert.equal(await session.promptCounted, true, 'the gauge took the count');
+      assert.equal(rig.server.counts.length, 1, 'one count, in the background, at open');
+      assert.equal(rig.server.requests.length, 0, 'nothing was sent to the model');
+      const asked = rig.server.counts[0];
+      assert.equal(asked.body.messages.length, 1, 'the prompt and tools, with one probe message');
+      assert.ok(asked.body.tools && asked.body.tools.length > 0);
+
+      const prompt = 'What does big.txt compute? One line, please.';
+      const first = costNow(session, prompt);
+      assert.equal(first.warm, false, 'nothing was cached yet');
+      rig.server.enqueue({ content: [{ type: 'text', text: 'compute(1, 2)' }] });
+      await session.runTurn(prompt);
+      const sent = billed(rig.server.requests[0]);
+      const total = sent.input + sent.read + sent.write;
+      const estimated = first.ifCold.read + first.ifCold.write + first.ifCold.input;
+      assert.ok(Math.abs(estimated - total) <= 0.01 * total, `estimated ${estimated}, sent ${total}`);
+      session.dispose();
+    });
+  });
+
+  it('keeps the local estimate when the endpoint cannot count, and says so in the log', async () => {
+    await withRig(async (rig) => {
+      const lines: string[] = [];
+      const real = new AnthropicModelClient({ apiKey: 'k', baseUrl: rig.server.url });
+      const session = await openEngramSession(
+        {
+          cwd: rig.cwd,
+          dataDir: rig.dataDir,
+          // A proxy without count_tokens: 404 on the endpoint.
+          client: {
+            stream: (req, handlers, signal) => real.stream(req, handlers, signal),
+            countTokens: (req) =>
+              new AnthropicModelClient({ apiKey: 'k', baseUrl: `${rig.server.url}/nope` }).countTokens(req),
+          },
+          trusted: true,
+          permissionPrompt: allowAll,
+          version: '0.0.0-test',
+          entrypoint: 'vscode',
+          logger: { info: (m) => lines.push(m), warn: (m) => lines.push(m), error: (m) => lines.push(m) },
+        },
+        new SettingsStore(QUIET),
+      );
+      const estimated = session.compaction.gauge.fixedTokens;
+      assert.equal(await session.promptCounted, false);
+      assert.equal(session.compaction.gauge.fixedTokens, estimated, 'the estimate stays');
+      assert.ok(
+        lines.some((l) => /count_tokens failed/.test(l)),
+        lines.join('\n'),
+      );
+      session.dispose();
+    });
+  });
+
   it('after a compaction the next request rewrites the conversation: only the system prompt is read', async () => {
     await withRig(async (rig) => {
       const session = await rig.open({ 'promptCache.ttl': '5m' });
@@ -162,10 +218,19 @@ describe('the prompt cache of a session', () => {
       });
       const result = await session.compactNow('full');
       assert.equal(result.ok, true, result.reason);
+      assert.equal(await session.promptCounted, true, 'the rebuilt prompt was counted again');
+      assert.equal(rig.server.counts.length, 2);
       const after = costNow(session);
       assert.ok(after.warm, 'the system prompt and tools are still cached');
       assert.equal(after.ifWarm.read, session.compaction.gauge.fixedTokens);
       assert.ok(after.ifWarm.read < before.ifWarm.read / 2);
+      rig.server.enqueue({ content: [{ type: 'text', text: 'on it' }] });
+      await session.runTurn('Go on from the summary.');
+      const sent = billed(rig.server.requests.at(-1) as LoggedRequest);
+      assert.ok(
+        Math.abs(after.ifWarm.read - sent.read) <= 0.01 * sent.read,
+        `read ${sent.read}, estimated ${after.ifWarm.read}`,
+      );
       session.dispose();
     });
   });

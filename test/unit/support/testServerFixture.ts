@@ -57,6 +57,9 @@ export function useTestServer(options: TestServerFixtureOptions = {}): TestServe
     get requests() {
       return live().requests;
     },
+    get counts() {
+      return live().counts;
+    },
     enqueue: (...replies) => live().enqueue(...replies),
     setResponder: (fn) => live().setResponder(fn),
     pending: () => live().pending(),

@@ -92,3 +92,34 @@ test('the fixed parts are sized from composeSystemPrompt\'s parts, once per prom
     [100, 0, 0, 0],
   );
 });
+
+test("the API's count of the prompt rescales the fixed parts, and a count of an older prompt is ignored", () => {
+  const gauge = new ContextGauge({ count });
+  const system = [{ type: 'text' as const, text: 's'.repeat(400) }];
+  const tools = [{ schema: { name: 'Read', description: 'd'.repeat(100), input_schema: { type: 'object' as const } } }];
+  const parts = { system: 's'.repeat(200), instructions: 'i'.repeat(120), memoryIndex: 'm'.repeat(80) };
+  gauge.setSystem(system, tools, parts);
+  const estimated = gauge.breakdown();
+  assert.equal(gauge.fixedTokens, 50 + 30 + 20 + estimated.tools);
+
+  assert.equal(gauge.calibrate(system, tools, 2 * gauge.fixedTokens), true);
+  const counted = gauge.breakdown();
+  assert.equal(gauge.fixedTokens, 2 * (100 + estimated.tools), 'the parts add up to the count');
+  assert.deepEqual(
+    [counted.system, counted.instructions, counted.memoryIndex],
+    [100, 60, 40],
+    'each part keeps its share of the breakdown',
+  );
+  assert.equal(gauge.used([]), gauge.fixedTokens, 'before any message the gauge is the count');
+
+  gauge.setSystem(system, tools, parts);
+  assert.equal(gauge.fixedTokens, counted.total, 'the same prompt set again keeps the count');
+  const newer = [{ type: 'text' as const, text: 'n'.repeat(40) }];
+  gauge.setSystem(newer, tools);
+  const before = gauge.fixedTokens;
+  assert.equal(gauge.calibrate(system, tools, 9_999), false, 'a count of the prompt it no longer has');
+  assert.equal(gauge.calibrate(newer, [], 9_999), false, 'a count with other tools');
+  assert.equal(gauge.calibrate(newer, tools, 0), false, 'a count that is not a positive number');
+  assert.equal(gauge.calibrate(newer, tools, Number.NaN), false);
+  assert.equal(gauge.fixedTokens, before);
+});
