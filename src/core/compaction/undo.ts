@@ -4,6 +4,7 @@
 // give it back exactly; otherwise (a resumed session, or the list moved on) it is rebuilt from the
 // transcript, which keeps every original line, and the cuts earlier compactions made are made again.
 import { isCompactionRecord } from '../conversation/conversationLoader';
+import { mergeSameRole } from '../conversation/normalise';
 import { readTranscript, type TranscriptLine } from '../conversation/transcriptReader';
 import type { TranscriptWriter } from '../conversation/transcriptWriter';
 import type { ApiMessage } from '../conversation/types';
@@ -62,6 +63,9 @@ export async function undoNewest(input: UndoInput): Promise<ApiMessage[] | undef
       replayCuts(back, readRecords(all.filter((l) => isCompactionRecord(l, false))), new Set([event.id])).entries;
   }
   if (!restored) return undefined;
+  // The prompt sent after a summary was merged into the summary's message; with the summary gone it
+  // follows what comes back, and a user message after a user message is one message, as the transcript reads.
+  restored = mergeSameRole(restored);
   if (writer) {
     try {
       const linesByUuid = summarised

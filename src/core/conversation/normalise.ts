@@ -221,9 +221,10 @@ function cleanBlock(b: ContentBlock, report: NormaliseReport): ContentBlock | un
 
 /**
  * Consecutive messages of one role become one (dropped lines can leave two in a row); in a user
- * message, tool_result blocks go first, which is where the API looks for them.
+ * message, tool_result blocks go first, which is where the API looks for them. A list rebuilt in
+ * memory (an undo) goes through this too, so it is what reading its transcript back gives.
  */
-function mergeSameRole(entries: NormalisedEntry[]): NormalisedEntry[] {
+export function mergeSameRole(entries: NormalisedEntry[]): NormalisedEntry[] {
   const out: NormalisedEntry[] = [];
   for (const e of entries) {
     const prev = out[out.length - 1];

@@ -267,6 +267,37 @@ describe('undo writes the restored conversation back with its own ids', () => {
   });
 });
 
+describe('undo of a summary of a summary, with a prompt merged into it', () => {
+  // Found by replayProperties (seed -1398664645): a turn, two full compactions, a turn (its prompt is
+  // merged into the second summary's message), then undo. The first summary came back followed by the
+  // prompt as a second user message in a row, which the transcript reads back as one message.
+  it('gives one user message, live and resumed, as the transcript reads back', async () => {
+    const dir = tempDir();
+    const live = openLive(dir);
+    live.model.plan([]);
+    await live.agent.runTurn('first');
+    assert.ok((await live.orch.compactNow('full')).ok);
+    assert.ok((await live.orch.compactNow('full')).ok);
+    live.model.plan([]);
+    await live.agent.runTurn('after two summaries');
+    await live.agent.transcript?.flush();
+    const twinDir = tempDir();
+    const twinFile = path.join(twinDir, path.basename(live.file));
+    fs.copyFileSync(live.file, twinFile);
+    const twin = await resumeLive(twinDir, { ...live, file: twinFile });
+    assert.ok(await live.orch.undoLast());
+    assert.ok(await twin.orch.undoLast());
+    const roles = live.agent.messages.map((m) => m.role);
+    assert.deepEqual(roles, ['user', 'assistant'], 'the first summary and the prompt are one message');
+    assert.equal(JSON.stringify(twin.agent.messages), JSON.stringify(live.agent.messages));
+    for (const side of [live, twin]) {
+      assert.equal(JSON.stringify((await readBack(side)).messages), JSON.stringify(side.agent.messages));
+    }
+    assert.equal(requestProblem(live.agent.messages), null);
+    assert.match(JSON.stringify(live.agent.messages[0]), /after two summaries/);
+  });
+});
+
 describe("Claude Code's transcripts", () => {
   it('load as before (nothing of theirs is replayed) and stay valid requests', async () => {
     for (const name of await fixtureTranscripts()) {
