@@ -5,7 +5,7 @@
 // webview iframe, click, run a palette command, take a screenshot) they ask this process over a small
 // HTTP "UI bridge" on 127.0.0.1, because only this side holds the browser.
 //
-// Env: ENGRAM_TEST_GREP (mocha grep), ENGRAM_TEST_PHASES (default main,after-reload,zh-cn),
+// Env: ENGRAM_TEST_GREP (mocha grep), ENGRAM_TEST_PHASES (default main,after-reload,zh-cn,untrusted),
 // ENGRAM_HOST_TIMEOUT_MS (whole run, default 15 min), KEEP_TMP=1.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,13 +44,23 @@ const dirs = Object.fromEntries(
   ['home', 'tmp', 'user-data', 'server-data', 'extensions', 'chrome', 'engram-data'].map((d) => [d, path.join(tmp, d)]),
 );
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
-// The tests open their workspace trusted (the untrusted case is a test of its own).
-writeProfileSettings(path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'), {
-  'security.workspace.trust.enabled': false,
-});
-writeProfileSettings(path.join(dirs['user-data'], 'User', 'settings.json'), {
-  'security.workspace.trust.enabled': false,
-});
+// The tests open their workspace trusted, with workspace trust off; the [untrusted] phase turns it on and
+// opens a folder nobody trusted, which VS Code opens in Restricted Mode without asking.
+const profileSettings = [
+  path.join(dirs['server-data'], 'data', 'Machine', 'settings.json'),
+  path.join(dirs['user-data'], 'User', 'settings.json'),
+];
+function setWorkspaceTrust(on) {
+  const trust = on
+    ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' }
+    : { 'security.workspace.trust.enabled': false };
+  for (const file of profileSettings) writeProfileSettings(file, trust);
+}
+setWorkspaceTrust(false);
+// The untrusted phase's folder: the same sample workspace, in a git repository of its own.
+const untrustedWs = path.join(tmp, 'untrusted-workspace');
+fs.cpSync(path.join(root, 'test', 'fixtures', 'workspace'), untrustedWs, { recursive: true });
+spawnSync('git', ['init', '-q', untrustedWs]);
 
 const phaseFile = path.join(tmp, 'phase.json');
 let server;
@@ -72,7 +82,6 @@ async function main() {
       '--without-connection-token',
       '--accept-server-license-terms',
       '--disable-telemetry',
-      '--disable-workspace-trust',
       '--enable-smoke-test-driver', // without it VS Code 1.139 ignores the payload's extensionTestsPath
       '--user-data-dir',
       dirs['user-data'],
@@ -142,17 +151,21 @@ async function main() {
     await page.exposeFunction('codeAutomationExit', (code) => exit?.(code));
   };
   await openBrowser(dirs.chrome);
-  const url = `${base}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+  const urlOf = (folder) =>
+    `${base}/?folder=${encodeURIComponent(folder)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   // Phase "main" runs every suite; then the window is loaded again (what a user's "Reload Window" does:
   // a new workbench and extension host on the same server and data) and the [after-reload] tests run;
-  // then once more with the display language Simplified Chinese, for the [zh-cn] tests.
-  const phases = (process.env.ENGRAM_TEST_PHASES || 'main,after-reload,zh-cn').split(',');
+  // then once more with the display language Simplified Chinese, for the [zh-cn] tests; last with workspace
+  // trust on, in a folder nobody trusted, for the [untrusted] tests.
+  const phases = (process.env.ENGRAM_TEST_PHASES || 'main,after-reload,zh-cn,untrusted').split(',');
   let worst = 0;
   for (const phase of phases) {
     setDisplayLanguage(phase === 'zh-cn' ? 'zh-cn' : undefined);
+    setWorkspaceTrust(phase === 'untrusted');
     // A newcomer's browser: the workbench's own state (extensions' globalState among it) lives in the
-    // browser profile, so the zh-cn phase starts from a fresh one, on the same server and data.
-    if (phase === 'zh-cn') await openBrowser(`${dirs.chrome}-zh-cn`);
+    // browser profile, so the zh-cn and untrusted phases start from a fresh one, on the same server and data.
+    if (phase === 'zh-cn' || phase === 'untrusted') await openBrowser(`${dirs.chrome}-${phase}`);
+    const url = urlOf(phase === 'untrusted' ? untrustedWs : ws);
     fs.writeFileSync(phaseFile, JSON.stringify({ phase, results: path.join(tmp, `results-${phase}.json`) }));
     log(`phase ${phase}: loading the workbench`);
     const exitCode = new Promise((resolve) => {

@@ -5,12 +5,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Mocha from 'mocha';
 
-/** Phases of the runner other than "main": a test tagged [after-reload] or [zh-cn] runs only in its own. */
-const TAGGED_PHASES = ['after-reload', 'zh-cn'];
+/**
+ * Phases of the runner other than "main": a test tagged [after-reload], [zh-cn] or [untrusted] runs only in
+ * its own.
+ */
+const TAGGED_PHASES = ['after-reload', 'zh-cn', 'untrusted'];
 
 /**
- * Which tests run: the phase ([after-reload] after the runner reloads the window, [zh-cn] in Chinese), plus
- * filters.
+ * Which tests run: the phase ([after-reload] after the runner reloads the window, [zh-cn] in Chinese,
+ * [untrusted] in a folder opened in Restricted Mode), plus filters.
  */
 function testFilter(phase: string): RegExp {
   const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -19,9 +19,9 @@ import { ui, waitUntil } from './ui';
 // Issue 24, instructions: a workspace with AGENTS.md and CLAUDE.md. After a turn the request's system
 // prompt holds both (AGENTS.md first), the chat names them in one line and the inspector lists them (a
 // row opens its file); AGENTS.md edited, then a manual compaction: the next request has the edit, and the
-// timeline says the compaction kept both. Photographed in a light and a dark theme, and in Chinese.
-// (The untrusted case is proven on the real session in test/unit/session/keptInstructions.test.ts: this
-// host runs with workspace trust off.)
+// timeline says the compaction kept both. Photographed in a light and a dark theme, and in Chinese. In the
+// runner's [untrusted] phase, workspace trust is on and the folder is opened in Restricted Mode: neither
+// file is sent, no tool is offered, and the chat says the project's files were not read.
 
 const AGENTS = 'Agents rule: run npm test before every commit.\n';
 const CLAUDE = 'Claude rule: answer in plain English.\n';
@@ -120,6 +120,21 @@ suite('instruction files: AGENTS.md beside CLAUDE.md', () => {
     const shot = await ui.screenshot('instructions-chat');
     assert.ok(shot.bytes > 10_000, `${shot.file} is too small to show anything`);
     api.inspector()?.panel.dispose();
+  });
+
+  test('[ui] [untrusted] in Restricted Mode neither AGENTS.md nor CLAUDE.md is sent, and the chat says why', async function () {
+    this.timeout(180_000);
+    assert.equal(vscode.workspace.isTrusted, false, 'the runner opened this folder in Restricted Mode');
+    await freshChat();
+    const first = await turn('Which rules apply here?');
+    const system = systemText(first);
+    assert.doesNotMatch(system, /Agents rule|Claude rule/, 'no project instructions');
+    assert.doesNotMatch(system, /<instructions path="[^"]*(AGENTS|CLAUDE)\.md" scope="project">/);
+    assert.equal((first.tools ?? []).length, 0, 'and no tools');
+    const line = await ui.waitForText('chat', '.item-instructions', "isn't trusted");
+    assert.doesNotMatch(line, /AGENTS\.md|CLAUDE\.md/, 'no project file is named as loaded');
+    const shot = await ui.screenshot('instructions-untrusted');
+    assert.ok(shot.bytes > 10_000, `${shot.file} is too small to show anything`);
   });
 
   test('[ui] [zh-cn] the instruction files and the kept line in Simplified Chinese', async function () {

@@ -59,12 +59,13 @@ export interface NextTurnCost {
 export function nextTurnCost(facts: CacheFacts, now: number, newTokens = 0): NextTurnCost {
   const lastTtl = facts.lastTtl ?? facts.ttl;
   const expiresAt = facts.lastRequestAt === undefined ? undefined : facts.lastRequestAt + TTL_MS[lastTtl];
-  const warm = expiresAt !== undefined && now < expiresAt;
+  const lastCached = facts.lastUsage
+    ? (facts.lastUsage.cache_read_input_tokens ?? 0) + (facts.lastUsage.cache_creation_input_tokens ?? 0)
+    : undefined;
+  // A last request too short to cache left nothing to be warm.
+  const warm = expiresAt !== undefined && now < expiresAt && lastCached !== 0;
   const total = Math.max(0, facts.contextTokens + newTokens);
-  const cached =
-    facts.lastUsage && !facts.compacted
-      ? (facts.lastUsage.cache_read_input_tokens ?? 0) + (facts.lastUsage.cache_creation_input_tokens ?? 0)
-      : facts.fixedTokens;
+  const cached = lastCached !== undefined && !facts.compacted ? lastCached : facts.fixedTokens;
   const split = (read: number): TokenSplit => {
     if (total < MIN_CACHEABLE_TOKENS) return priced(facts, { read: 0, write: 0, input: total });
     const r = Math.min(read, total);

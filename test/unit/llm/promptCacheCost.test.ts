@@ -88,6 +88,9 @@ describe('the next message cost', () => {
     assert.equal(atTtl.leftMs, 0);
     assert.equal(nextTurnCost(facts({ lastTtl: '1h' }), 1_000_000 + 59 * MIN).warm, true, 'written for an hour');
     assert.equal(nextTurnCost(facts({ lastRequestAt: undefined }), 0).warm, false, 'nothing sent yet');
+    const uncached = nextTurnCost(facts({ lastUsage: usage(0, 0, 826), contextTokens: 900 }), 1_000_000);
+    assert.equal(uncached.warm, false, 'a last request too short to cache left nothing warm');
+    assert.equal(uncached.leftMs, 0);
   });
 
   it('warm reads what the last request cached and writes the rest; cold writes everything', () => {
