@@ -31,7 +31,8 @@ export function droppedCounts(d: Dropped): string {
   return t('droppedLine', parts.join(t('listSeparator')));
 }
 
-export function renderDropped(d: Dropped | undefined, carry: (text: string) => void): HTMLElement | string {
+/** The list; `carry` is absent for a session read from disk (nothing live to pin to): no buttons then. */
+export function renderDropped(d: Dropped | undefined, carry?: (text: string) => void): HTMLElement | string {
   if (!d) return '';
   if (droppedTotal(d) === 0) return h('p', { class: 'dropped-none', id: 'compaction-dropped' }, t('droppedNone'));
   const list = h('ul', { class: 'dropped-items' });
@@ -43,7 +44,7 @@ export function renderDropped(d: Dropped | undefined, carry: (text: string) => v
           { class: `dropped-item dropped-${kind}` },
           h('span', { class: 'dropped-kind' }, t(KIND_KEY[kind])),
           h('code', { class: 'dropped-text', title: text }, text),
-          lightButton(t('carryIt'), { icon: 'pin', title: t('carryItLong'), onClick: () => carry(text) }),
+          carry ? lightButton(t('carryIt'), { icon: 'pin', title: t('carryItLong'), onClick: () => carry(text) }) : '',
         ),
       );
   return h(

@@ -276,7 +276,9 @@ function renderTimeline(): void {
       select: (id) => selectEvent(id),
       openDiff: (id) => link.post({ type: 'openCompactionDiff', id }),
       undo: (id) => link.post({ type: 'undoCompaction', id }),
-      carry: (text) => link.post({ type: 'pinText', text, origin: 'dropped' }),
+      ...(s.source.kind === 'current'
+        ? { carry: (text: string) => link.post({ type: 'pinText', text, origin: 'dropped' }) }
+        : {}),
     }),
   );
 }

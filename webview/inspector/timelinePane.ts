@@ -14,8 +14,8 @@ export interface TimelineActions {
   select(id: string): void;
   openDiff(id: string): void;
   undo(id: string): void;
-  /** "Carry it" on a dropped item: pin its text. */
-  carry(text: string): void;
+  /** "Carry it" on a dropped item: pin its text (the live session only). */
+  carry?(text: string): void;
 }
 
 export type ReplacedState = 'loading' | { messages: ReplacedMessageView[]; error?: string };

@@ -247,7 +247,7 @@ function engramOf(v: unknown): EngramRecordData | undefined {
 }
 
 /** A recorded dropped list is used only whole: four lists of strings (older records have none). */
-function validDropped(d: unknown): d is DroppedFacts {
+export function validDropped(d: unknown): d is DroppedFacts {
   if (!d || typeof d !== 'object') return false;
   const x = d as Record<string, unknown>;
   return DROPPED_KINDS.every((k) => Array.isArray(x[k]) && (x[k] as unknown[]).every((s) => typeof s === 'string'));

@@ -163,6 +163,7 @@ function factView(f: CompactionFact, cwd: string | undefined): Extract<TimelineV
     replaced: f.replacedLines,
     trimmed: f.trimmed,
     ...(f.summary !== undefined ? { summary: f.summary } : {}),
+    ...(f.dropped ? { dropped: f.dropped } : {}),
     ...keptView(f.keptInstructions, cwd),
     undoable: false,
   };

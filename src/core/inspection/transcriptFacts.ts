@@ -3,7 +3,8 @@
 // in it (boundary lines with their metadata and the summary that followed). Plain Node, no `vscode`:
 // unit-tested. Results are cached by file size and mtime, since the inspector refreshes after every turn.
 import { promises as fsp } from 'node:fs';
-import { stringList } from '../compaction/recordedCompactions';
+import { stringList, validDropped } from '../compaction/recordedCompactions';
+import type { DroppedFacts } from '../compaction/types';
 import { forEachTranscriptLine, type TranscriptLine } from '../conversation/transcriptReader';
 import type { AssistantLine, SystemLine, UserLine } from '../conversation/types';
 import type { CompactionStageView, CompactionTriggerView } from '../../protocol/messages';
@@ -40,6 +41,8 @@ export interface CompactionFact {
   undoes?: string;
   /** The instruction files (paths) in the system prompt after it, as Engram records them. */
   keptInstructions?: string[];
+  /** What its replacement no longer carried, as Engram records it (droppedFacts.ts). */
+  dropped?: DroppedFacts;
 }
 
 export interface TranscriptFacts {
@@ -150,6 +153,7 @@ function compactionOf(
       ...(engram.replacedUuids ? { replacedUuids: engram.replacedUuids } : {}),
       trimmed: engram.results?.length ?? 0,
       ...(engram.keptInstructions ? { keptInstructions: engram.keptInstructions } : {}),
+      ...(engram.dropped ? { dropped: engram.dropped } : {}),
       ...((str(meta.undoneEventId) ?? str(engram.undoneEventId))
         ? { undoes: str(meta.undoneEventId) ?? str(engram.undoneEventId) }
         : {}),
@@ -174,6 +178,7 @@ function compactionOf(
       trimmed: ids.length,
       ...(undoes ? { undoes } : {}),
       ...(engram.keptInstructions ? { keptInstructions: engram.keptInstructions } : {}),
+      ...(engram.dropped ? { dropped: engram.dropped } : {}),
     };
   }
   return undefined;
@@ -204,6 +209,7 @@ function engramOf(v: unknown): {
   results?: unknown[];
   undoneEventId?: unknown;
   keptInstructions?: string[];
+  dropped?: DroppedFacts;
 } {
   if (!v || typeof v !== 'object' || (v as { v?: unknown }).v !== 1) return {};
   const e = v as Record<string, unknown>;
@@ -215,6 +221,7 @@ function engramOf(v: unknown): {
     ...(Array.isArray(e.results) ? { results: e.results } : {}),
     undoneEventId: e.undoneEventId,
     ...(stringList(e.keptInstructions) ? { keptInstructions: stringList(e.keptInstructions) } : {}),
+    ...(validDropped(e.dropped) ? { dropped: e.dropped } : {}),
   };
 }
 

@@ -98,6 +98,9 @@ describe('instruction files through compaction', () => {
     const fromDisk = disk.find((e) => e.kind === 'compaction');
     assert.ok(fromDisk?.kind === 'compaction');
     assert.deepEqual(fromDisk.keptInstructions, ['AGENTS.md', 'CLAUDE.md'], 'and so does the transcript on disk');
+    // What it dropped is read back from the record too (the inspector on a session from disk lists it).
+    assert.deepEqual(view.dropped?.userMessages, ['first', 'second']);
+    assert.deepEqual(fromDisk.dropped, view.dropped);
   });
 
   it('sends neither file from an untrusted workspace, and a compaction keeps only the user file', async () => {
