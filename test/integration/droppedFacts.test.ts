@@ -140,6 +140,19 @@ suite('what a compaction dropped', () => {
         titles.some((t) => t.includes('Add to the summary') && t.includes(item)),
         `${item}: ${titles.join(' | ')}`,
       );
+    // Each item is a line of the note at the top, with its lens above it: one lens per line, so a narrow
+    // editor shows every one.
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+    const lines = new Set<number>();
+    for (const item of ['src/missing-file.js', 'ls src', 'File does not exist', FIRST_PROMPT.slice(0, 30)]) {
+      const lens = lenses.find(
+        (l) => (l.command?.title ?? '').includes('Add to the summary') && l.command?.title.includes(item),
+      );
+      const line = lens?.range.start.line ?? 0;
+      assert.ok(line > 0 && doc.lineAt(line).text.includes(item), `${item} has a line of its own`);
+      lines.add(line);
+    }
+    assert.equal(lines.size, 4, 'one line each');
     await workbenchInBothThemes('dropped-preview');
 
     // A real click on the command's lens: the line is appended and the command leaves the list.
@@ -149,7 +162,12 @@ suite('what a compaction dropped', () => {
       'the list to follow the edit',
       async () => !(await lensTitles(doc)).some((t) => t.includes('ls src')),
     );
-    assert.ok((await lensTitles(doc)).some((t) => t.includes('Not carried: 1 path, 1 error, 2 of your messages')));
+    const after = await lensTitles(doc);
+    assert.ok(after.some((t) => t.includes('Not carried: 1 path, 1 error, 2 of your messages')));
+    assert.ok(
+      after.some((t) => t.includes('Now carried')),
+      'its line in the note says it is carried now',
+    );
 
     await ui.clickWorkbench('.editor-actions [aria-label*="Apply Compaction Summary"]');
     const compactions = () =>

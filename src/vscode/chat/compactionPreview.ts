@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { previewText } from '../../core/host/conversationDisplay';
 import type { ChainStage, EngramSession } from '../../core/host/sessions';
 import { settings } from '../settings';
-import { registerDroppedLens } from './droppedLens';
+import { droppedNoteLines, registerDroppedLens } from './droppedLens';
 
 type Compaction = EngramSession['compaction'];
 type Prepared = Awaited<ReturnType<Compaction['prepareCompaction']>>;
@@ -161,7 +161,10 @@ export class ManualCompactions implements vscode.Disposable {
     const uri = vscode.Uri.file(path.join(dir, PREVIEW_FILE)).with({ scheme: 'untitled' });
     const document = await vscode.workspace.openTextDocument(uri);
     const edit = new vscode.WorkspaceEdit();
-    edit.replace(uri, new vscode.Range(0, 0, document.lineCount, 0), `<!-- ${header} -->\n${review.text}\n`);
+    // The items the summary would not carry, a line each, each with its lens (droppedLens.ts).
+    const items = droppedNoteLines(prepared.dropped);
+    const note = items.length > 0 ? `<!-- ${[header, '', ...items].join('\n')}\n-->` : `<!-- ${header} -->`;
+    edit.replace(uri, new vscode.Range(0, 0, document.lineCount, 0), `${note}\n${review.text}\n`);
     await vscode.workspace.applyEdit(edit);
     const open: OpenPreview = { compaction, prepared, document, settled: false };
     this.open = open;

@@ -1,7 +1,10 @@
-// What the compaction under review would drop, shown in its preview editor as code lenses above the text:
-// "Not carried: 3 paths, 1 command, 2 of your messages", then one "Add to the summary" lens per item.
-// The list is computed by the core on the text as it is now (cheap, no model call), so it follows each
-// edit: an item added to the summary, or written into it by hand, leaves the list. Adding appends a line
+// What the compaction under review would drop, shown in its preview editor. The note at the top of the
+// document lists each item on a line of its own (droppedNoteLines, written when the preview opens), and a
+// code lens above each line says "Add to the summary" (a lens per line, so a narrow editor shows them all);
+// the first line's lens gives the counts ("Not carried: 3 paths, 1 command, 2 of your messages") and a
+// picker. The list is computed by the core on the text as it is now (cheap, no model call), so it follows
+// each edit: an item added to the summary, or written into it by hand, turns to "carried"; an item the
+// edit drops (a line deleted from the summary) gets its lens on the first line. Adding appends a line
 // naming the item at the end of the summary, which the Apply then carries.
 import * as vscode from 'vscode';
 import { previewText } from '../../core/host/conversationDisplay';
@@ -13,9 +16,39 @@ type Dropped = NonNullable<Prepared['dropped']>;
 type Kind = keyof Dropped;
 
 export const ADD_DROPPED_COMMAND = 'engram.addDroppedToSummary';
-/** More items than this are reached through the first lens's picker. */
-const MAX_ITEM_LENSES = 12;
+/** Items beyond this many get no line in the note; the first lens's picker reaches them all. */
+const MAX_NOTE_ITEMS = 20;
 const KINDS: readonly Kind[] = ['paths', 'commands', 'errors', 'userMessages'];
+
+/**
+ * The lines the preview's note lists the dropped items on (inside the HTML comment, which is not part of
+ * the summary): a heading, then one line per item, clipped to one line, with "-->" defused.
+ */
+export function droppedNoteLines(dropped: Dropped | undefined): string[] {
+  const items = KINDS.flatMap((kind) => (dropped?.[kind] ?? []).map((text) => noteLine(kind, text)));
+  if (items.length === 0) return [];
+  const more = items.length - MAX_NOTE_ITEMS;
+  return [
+    vscode.l10n.t('Not carried by this summary (use "Add to the summary" above an item to add it):'),
+    ...items.slice(0, MAX_NOTE_ITEMS),
+    ...(more > 0 ? [vscode.l10n.t("... and {0} more (the first line's list has them all)", more)] : []),
+  ];
+}
+
+function noteLine(kind: Kind, text: string): string {
+  return `  ${lineFor(kind, clip(text.replace(/\s+/g, ' ').trim(), 160)).replaceAll('-->', '-- >')}`;
+}
+
+/** The note's lines (up to the one closing the comment), by their text. */
+function noteLinesOf(document: vscode.TextDocument): Map<string, number> {
+  const lines = new Map<string, number>();
+  for (let i = 0; i < document.lineCount; i++) {
+    const text = document.lineAt(i).text;
+    if (!lines.has(text)) lines.set(text, i);
+    if (text.includes('-->')) break;
+  }
+  return lines;
+}
 
 export interface ReviewedPreview {
   compaction: Compaction;
@@ -34,25 +67,36 @@ export function registerDroppedLens(current: () => ReviewedPreview | undefined):
       if (!open || document.uri.toString() !== open.document.uri.toString()) return [];
       const dropped = droppedNow(open);
       if (!dropped) return [];
-      const at = new vscode.Range(0, 0, 0, 0);
+      const at = (line: number) => new vscode.Range(line, 0, line, 0);
       const items = KINDS.flatMap((kind) => dropped[kind].map((text) => ({ kind, text })));
-      if (items.length === 0)
-        return [new vscode.CodeLens(at, { title: vscode.l10n.t('Everything it replaces is carried'), command: '' })];
-      const head = new vscode.CodeLens(at, {
-        title: `$(fold) ${vscode.l10n.t('Not carried: {0}', countsText(dropped))}`,
-        tooltip: vscode.l10n.t('Pick an item to add to the summary'),
-        command: ADD_DROPPED_COMMAND,
+      const head =
+        items.length === 0
+          ? new vscode.CodeLens(at(0), { title: vscode.l10n.t('Everything it replaces is carried'), command: '' })
+          : new vscode.CodeLens(at(0), {
+              title: `$(fold) ${vscode.l10n.t('Not carried: {0}', countsText(dropped))}`,
+              tooltip: vscode.l10n.t('Pick an item to add to the summary'),
+              command: ADD_DROPPED_COMMAND,
+            });
+      const note = noteLinesOf(document);
+      const placed = new Set<number>();
+      const lenses = items.map((item) => {
+        const line = note.get(noteLine(item.kind, item.text));
+        if (line !== undefined) placed.add(line);
+        return new vscode.CodeLens(at(line ?? 0), {
+          title: `$(add) ${vscode.l10n.t('Add to the summary')}: ${clip(item.text, 40)}`,
+          tooltip: `${kindLabel(item.kind)}: ${item.text}`,
+          command: ADD_DROPPED_COMMAND,
+          arguments: [item.kind, item.text],
+        });
       });
-      const lenses = items.slice(0, MAX_ITEM_LENSES).map(
-        (item) =>
-          new vscode.CodeLens(at, {
-            title: `$(add) ${vscode.l10n.t('Add to the summary')}: ${clip(item.text, 40)}`,
-            tooltip: `${kindLabel(item.kind)}: ${item.text}`,
-            command: ADD_DROPPED_COMMAND,
-            arguments: [item.kind, item.text],
-          }),
-      );
-      return [head, ...lenses];
+      // A listed item the summary now carries (added, or written in by hand).
+      const carried = [...note.entries()]
+        .filter(([text, line]) => /^ {2}- /.test(text) && !placed.has(line))
+        .map(
+          ([, line]) =>
+            new vscode.CodeLens(at(line), { title: `$(check) ${vscode.l10n.t('Now carried')}`, command: '' }),
+        );
+      return [head, ...lenses, ...carried];
     },
   };
   const add = async (kind?: Kind, text?: string): Promise<boolean> => {
