@@ -225,7 +225,11 @@ function render(): void {
       ? section(
           'pins-section',
           t('panePins'),
-          renderPinsPane(s.pins, s.now, (id) => link.post({ type: 'unpin', id })),
+          renderPinsPane(
+            s.pins,
+            s.now,
+            s.source.kind === 'current' ? (id) => link.post({ type: 'unpin', id }) : undefined,
+          ),
         )
       : '',
     section(

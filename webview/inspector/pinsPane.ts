@@ -17,7 +17,8 @@ const SOURCE: Record<string, StringKey> = {
 /** From this share of the budget on, the pane says that the next pin may push the oldest out. */
 const NEAR_BUDGET = 0.8;
 
-export function renderPinsPane(view: PinsView, now: number, remove: (id: string) => void): HTMLElement {
+/** The pane; `remove` is absent for a session read from disk (its pins are shown, not changed). */
+export function renderPinsPane(view: PinsView, now: number, remove?: (id: string) => void): HTMLElement {
   const body = h('div', { id: 'pins-body', class: 'pins-pane' });
   if (view.pins.length === 0) {
     body.append(h('p', { class: 'empty', id: 'pins-empty' }, t('pinsNone')));
@@ -48,7 +49,7 @@ export function renderPinsPane(view: PinsView, now: number, remove: (id: string)
   return body;
 }
 
-function pinRow(p: PinView, now: number, remove: (id: string) => void): HTMLElement {
+function pinRow(p: PinView, now: number, remove?: (id: string) => void): HTMLElement {
   const from = SOURCE[p.source === 'dropped' ? 'dropped' : `${p.source}:${p.role ?? 'user'}`] ?? 'pinFromDropped';
   return h(
     'li',
@@ -60,13 +61,15 @@ function pinRow(p: PinView, now: number, remove: (id: string) => void): HTMLElem
       h('span', { class: 'pin-from' }, t(from)),
       h('span', { class: 'pin-meta' }, t('pinMeta', num(p.tokens), age(p.at, now))),
       p.wouldCut ? h('span', { class: 'badge badge-cut' }, t('pinLeftOut')) : null,
-      lightButton(t('pinRemove'), {
-        id: `unpin-${p.id}`,
-        icon: 'close',
-        title: t('pinRemoveTitle'),
-        look: 'link',
-        onClick: () => remove(p.id),
-      }),
+      remove
+        ? lightButton(t('pinRemove'), {
+            id: `unpin-${p.id}`,
+            icon: 'close',
+            title: t('pinRemoveTitle'),
+            look: 'link',
+            onClick: () => remove(p.id),
+          })
+        : null,
     ),
     h('div', { class: 'pin-text' }, p.text),
   );

@@ -3,7 +3,7 @@
 // timeline. Plain Node (no `vscode`): the VS Code side gathers the inputs, this assembles them, and unit
 // tests drive it on fixture folders.
 import { promises as fsp } from 'node:fs';
-import type { Pin } from '../conversation/pinLines';
+import { activePins, type Pin } from '../conversation/pinLines';
 import type { NotesCaps } from '../memory/sessionNotes/template';
 import type { EngramSettings } from '../settings/engramSettings';
 import { defaultTokenCounter, type TokenCounter } from '../tokens/accounting';
@@ -36,7 +36,7 @@ export interface SnapshotInput {
   instructions?: { cwd: string | undefined; configDir: string; trusted: boolean };
   /** The live session's events; absent for a session read from disk. */
   timeline?: readonly TimelineEntry[];
-  /** The live session's pins; absent for a source on disk. */
+  /** The live session's pins; absent for a source on disk (its transcript's pin lines are read instead). */
   pins?: readonly Pin[];
   canUndoCompaction: boolean;
   now: number;
@@ -70,7 +70,9 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
     canUndo: input.canUndoCompaction,
     ...((input.instructions?.cwd ?? facts?.cwd) ? { cwd: input.instructions?.cwd ?? facts?.cwd } : {}),
   });
-  const pins = input.pins ? buildPinsView(input.pins, input.settings.compaction.pinBudgetTokens, count) : undefined;
+  // A session read from disk: the pins its transcript records, shown read-only.
+  const pinList = input.pins ?? (facts && facts.pinLines.length > 0 ? activePins(facts.pinLines) : undefined);
+  const pins = pinList ? buildPinsView(pinList, input.settings.compaction.pinBudgetTokens, count) : undefined;
   const { source, sessionId, now } = input;
   return { source, sessionId, gauge, notes, memory, timeline, ...(pins ? { pins } : {}), now };
 }

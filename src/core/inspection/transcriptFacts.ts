@@ -5,6 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import { stringList, validDropped } from '../compaction/recordedCompactions';
 import type { DroppedFacts } from '../compaction/types';
+import { isPinLine, type PinLine } from '../conversation/pinLines';
 import { forEachTranscriptLine, type TranscriptLine } from '../conversation/transcriptReader';
 import type { AssistantLine, SystemLine, UserLine } from '../conversation/types';
 import type { CompactionStageView, CompactionTriggerView } from '../../protocol/messages';
@@ -51,6 +52,8 @@ export interface TranscriptFacts {
   compactions: CompactionFact[];
   /** The working directory the session ran in (from its lines). */
   cwd?: string;
+  /** The pin lines (added and removed), in order: the pins of a session read from disk. */
+  pinLines: PinLine[];
 }
 
 const cache = new Map<string, { size: number; mtimeMs: number; facts: TranscriptFacts }>();
@@ -71,7 +74,7 @@ export async function transcriptFacts(file: string): Promise<TranscriptFacts | u
 }
 
 async function scan(file: string): Promise<TranscriptFacts> {
-  const facts: TranscriptFacts = { responses: new Map(), responseCount: 0, compactions: [] };
+  const facts: TranscriptFacts = { responses: new Map(), responseCount: 0, compactions: [], pinLines: [] };
   let conversationLines = 0;
   let previousBoundaryLine = 0;
   let pendingSummary: CompactionFact | undefined;
@@ -79,6 +82,10 @@ async function scan(file: string): Promise<TranscriptFacts> {
     await forEachTranscriptLine(file, (line, lineNo) => {
       if (!facts.cwd && typeof (line as { cwd?: unknown }).cwd === 'string') facts.cwd = (line as { cwd: string }).cwd;
       if ((line as { isSidechain?: unknown }).isSidechain === true) return;
+      if (isPinLine(line)) {
+        facts.pinLines.push(line);
+        return;
+      }
       if (line.type === 'assistant') {
         conversationLines++;
         pendingSummary = undefined;

@@ -237,6 +237,7 @@ describe('timeline', () => {
     const facts: TranscriptFacts = {
       responses: new Map(),
       responseCount: 0,
+      pinLines: [],
       compactions: [
         {
           id: 'evt-9',

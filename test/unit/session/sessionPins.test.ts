@@ -3,9 +3,13 @@
 // and the pins survive a compaction, a resume and an undo: the pinned text is in every request after.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { activePins } from '../../../src/core/conversation/pinLines';
 import { parseTranscriptText } from '../../../src/core/conversation/transcriptReader';
+import { diskSourceInput } from '../../../src/core/inspection/inspectorService';
+import { buildInspectorSnapshot } from '../../../src/core/inspection/snapshotBuilder';
+import { resolveSettings } from '../../../src/core/settings/engramSettings';
 import type { ApiMessage } from '../../../src/core/conversation/types';
 import type { EngramSession } from '../../../src/core/session/engramSession';
 import { readPinLines } from '../../../src/core/session/sessionPins';
@@ -80,6 +84,30 @@ describe('pins on a session', () => {
     assert.equal(second.agent.messages.length, 4, 'the pin lines do not break the conversation chain');
     assert.deepEqual(second.warnings, []);
     second.dispose();
+
+    // The inspector on the session read from disk lists the same pins, with their cost.
+    const snapshot = await buildInspectorSnapshot(
+      diskSourceInput(
+        {
+          kind: 'session',
+          label: 'Engram',
+          root: w.dataDir,
+          projectKey: path.basename(path.dirname(first.transcriptPath)),
+          sessionId: first.sessionId,
+          readOnly: false,
+        },
+        resolveSettings().settings,
+        Date.now(),
+      ),
+    );
+    assert.deepEqual(
+      snapshot.pins?.pins.map((p) => [p.text, p.source]),
+      [
+        ['first prompt', 'message'],
+        ['carried path src/a.ts', 'dropped'],
+      ],
+    );
+    assert.equal(snapshot.pins?.budget, 4_000);
   });
 
   it('skip a corrupt pin line, saying which line and why', () => {
