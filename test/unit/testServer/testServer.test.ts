@@ -352,6 +352,11 @@ describe('count_tokens, script sources and the log', () => {
     });
     // system 10 + tool ceil((4 + 20 + 17) / 4) = 11 + message 11
     assert.equal(counted.input_tokens, 32);
+    // Logged apart: a count is not a turn of the conversation the Messages log holds.
+    const count = server.counts.at(-1);
+    assert.equal(count?.path, '/v1/messages/count_tokens');
+    assert.equal(count?.usage?.input_tokens, 32);
+    assert.ok(!server.requests.some((r) => r.path.endsWith('/count_tokens')));
   });
 
   it('uses the queue first, then the responder with a running index', async () => {
