@@ -146,7 +146,11 @@ describe('npm start', () => {
         path.join(home, '.cache', 'engram-dev', 'user-data', 'User', 'settings.json'),
       );
     } finally {
+      // Stopped, and waited for: it stops the VS Code server it started, which writes into the data dir
+      // until it has gone, and the folder is removed after the test.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      if (child.exitCode === null) await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
     }
     const urls = out.match(/https?:\/\/\S+/g) ?? [];
     assert.equal(urls.length, 1, out);

@@ -21,7 +21,8 @@ export function tempDir(prefix = 'engram-test-'): string {
 export function useTempDirs(scope: 'each' | 'all' = 'each'): (prefix?: string) => string {
   const made: string[] = [];
   (scope === 'each' ? afterEach : after)(() => {
-    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+    // A child process still letting go of a folder (ENOTEMPTY, EBUSY) gets a few retries.
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
   return (prefix) => {
     const dir = tempDir(prefix);
