@@ -75,12 +75,49 @@ export function droppedFacts(replaced: readonly ApiMessage[], replacement: reado
 
 /** The facts that `text` (a replacement's text, as replacementText gives it) does not carry. */
 export function notCarried(facts: DroppedFacts, text: string): DroppedFacts {
+  const carried = new CarriedText(text);
   return {
-    paths: facts.paths.filter((p) => !pathCarried(p, text)),
-    commands: facts.commands.filter((c) => !containsWhole(text, c)),
-    errors: facts.errors.filter((e) => !containsWhole(text, e)),
-    userMessages: facts.userMessages.filter((u) => !containsWhole(text, u)),
+    paths: facts.paths.filter((p) => !carried.path(p)),
+    commands: facts.commands.filter((c) => !carried.whole(c)),
+    errors: facts.errors.filter((e) => !carried.whole(e)),
+    userMessages: facts.userMessages.filter((u) => !carried.whole(u)),
   };
+}
+
+/**
+ * A replacement's text with the set of its words. A fact found as whole words has each of its words as
+ * a whole word of the text too, so a fact with a word the text lacks is turned down without a scan: a
+ * compaction of thousands of messages checks thousands of facts against a text of 100K characters or
+ * more, and a scan for each was most of its time.
+ */
+class CarriedText {
+  private words: Set<string> | undefined;
+
+  constructor(private readonly text: string) {}
+
+  whole(fact: string): boolean {
+    return this.hasWords(wordsOf(fact)) && containsWhole(this.text, fact);
+  }
+
+  path(p: string): boolean {
+    if (this.whole(p)) return true;
+    const tail = pathTail(p);
+    // The tail's outer words may run on into letters pathCarried allows beside it: only its inner ones count.
+    return tail !== undefined && this.hasWords(wordsOf(tail).slice(1, -1)) && tailCarried(tail, this.text);
+  }
+
+  private hasWords(words: readonly string[]): boolean {
+    if (words.length === 0) return true;
+    this.words ??= new Set(wordsOf(this.text));
+    const set = this.words;
+    return words.every((w) => set.has(w));
+  }
+}
+
+const WORD_RUNS = /[\p{L}\p{N}_]+/gu;
+
+function wordsOf(text: string): string[] {
+  return text.match(WORD_RUNS) ?? [];
 }
 
 /** Every text a person or the model reads in these messages, normalised, one message part a line. */
@@ -130,9 +167,17 @@ const WORD = /[\p{L}\p{N}_]/u;
 
 export function pathCarried(path: string, text: string): boolean {
   if (containsWhole(text, path)) return true;
+  const tail = pathTail(path);
+  return tail !== undefined && tailCarried(tail, text);
+}
+
+/** The last two segments of a path of three or more (`src/app.ts`), which summaries name files by. */
+function pathTail(path: string): string | undefined {
   const segments = path.split('/').filter((s) => s !== '');
-  if (segments.length < 3) return false;
-  const tail = segments.slice(-2).join('/');
+  return segments.length < 3 ? undefined : segments.slice(-2).join('/');
+}
+
+function tailCarried(tail: string, text: string): boolean {
   for (let at = text.indexOf(tail); at >= 0; at = text.indexOf(tail, at + 1)) {
     const before = at === 0 ? ' ' : text[at - 1];
     const after = text[at + tail.length] ?? ' ';

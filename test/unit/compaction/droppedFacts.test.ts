@@ -8,7 +8,14 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { loadConversation } from '../../../src/core/conversation/conversationLoader';
 import type { ApiMessage } from '../../../src/core/conversation/types';
-import { droppedFacts, factsOf, pathCarried, replacementText } from '../../../src/core/compaction/droppedFacts';
+import {
+  containsWhole,
+  droppedFacts,
+  factsOf,
+  notCarried,
+  pathCarried,
+  replacementText,
+} from '../../../src/core/compaction/droppedFacts';
 import { fullCompact } from '../../../src/core/compaction/fullCompact';
 import { microStep } from '../../../src/core/compaction/pipeline';
 import { reactiveCompact } from '../../../src/core/compaction/reactive';
@@ -126,6 +133,43 @@ const bounds = fc.record({
   minTokens: fc.integer({ min: 0, max: 400 }),
   minTextMessages: fc.integer({ min: 0, max: 4 }),
   maxTokens: fc.integer({ min: 200, max: 4_000 }),
+});
+
+describe('the word index that turns facts down without a scan', () => {
+  it('decides as a scan of the whole text does, letters beside paths and combining marks included', () => {
+    const char = fc.constantFrom('a', 'b', 'é', '\u0301', '1', '_', '/', '.', '-', ' ', 'x');
+    const str = (max: number) => fc.array(char, { maxLength: max }).map((cs) => cs.join('').trim());
+    fc.assert(
+      fc.property(
+        str(60),
+        fc.array(str(12), { maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (text, made, cuts) => {
+          // Facts drawn from the text itself (so some are carried) and made up.
+          const taken = cuts.map((c, i) => text.slice(c % (text.length + 1), (c % (text.length + 1)) + 3 + i).trim());
+          const facts = [...made, ...taken].filter((f) => f !== '');
+          const d = notCarried({ paths: facts, commands: facts, errors: [], userMessages: facts }, text);
+          assert.deepEqual(
+            d.paths,
+            facts.filter((f) => !pathCarried(f, text)),
+          );
+          assert.deepEqual(
+            d.commands,
+            facts.filter((f) => !containsWhole(text, f)),
+          );
+          assert.deepEqual(d.userMessages, d.commands);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+    // A tail after a letter pathCarried allows there (not ASCII): "src" is no word of this text, yet carried.
+    const text = 'edited résumésrc/app.ts today';
+    assert.equal(pathCarried('/home/me/src/app.ts', text), true);
+    assert.deepEqual(
+      notCarried({ paths: ['/home/me/src/app.ts'], commands: [], errors: [], userMessages: [] }, text).paths,
+      [],
+    );
+  });
 });
 
 describe('every fact is carried or listed as dropped', () => {
