@@ -35,8 +35,9 @@ export function droppedNoteLines(dropped: Dropped | undefined): string[] {
   ];
 }
 
+/** An item's line in the note (the core gives each item on one line already, whitespace made single). */
 function noteLine(kind: Kind, text: string): string {
-  return `  ${lineFor(kind, clip(text.replace(/\s+/g, ' ').trim(), 160)).replaceAll('-->', '-- >')}`;
+  return `  ${lineFor(kind, clip(text, 160)).replaceAll('-->', '-- >')}`;
 }
 
 /** The note's lines (up to the one closing the comment), by their text. */
