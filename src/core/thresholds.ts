@@ -146,3 +146,11 @@ export const MODEL_MAX_RETRIES = 5;
  * gap in eight. The think-time bench (test/bench/cacheGaps.ts) measures the choice against both TTLs.
  */
 export const CACHE_TTL_AUTO_SLOW_SHARE = 1 / 6;
+
+// --- MCP servers (DESIGN 10) ---
+/** Seconds a server has to answer `initialize` before it counts as failed to start. */
+export const MCP_STARTUP_TIMEOUT_SECONDS = 30;
+/** Seconds one MCP tool call may run before it is cancelled (`notifications/cancelled` is sent). */
+export const MCP_CALL_TIMEOUT_SECONDS = 600;
+/** An MCP tool result over this many tokens is cut with a note (Claude Code's MAX_MCP_OUTPUT_TOKENS default). */
+export const MCP_MAX_OUTPUT_TOKENS = 25_000;

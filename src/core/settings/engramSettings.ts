@@ -7,7 +7,19 @@
 // is and how one value is checked: settingKey.ts; the rules between settings: settingsConsistency.ts.
 import { cacheTtlSetting, type CacheTtlSetting } from '../llm/cacheTtl';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
-import { bool, httpUrl, int, oneOf, percent, str, type SettingKey, type ValueOf, whyInvalid } from './settingKey';
+import {
+  bool,
+  httpUrl,
+  int,
+  object,
+  oneOf,
+  percent,
+  str,
+  strings,
+  type SettingKey,
+  type ValueOf,
+  whyInvalid,
+} from './settingKey';
 import {
   DEFAULT_CONTEXT_WINDOW,
   EXTRACTION_EVERY_TURNS,
@@ -30,6 +42,9 @@ import {
   TRIM_SUPERSEDED_FIRST,
   STALL_SECONDS,
   MODEL_MAX_RETRIES,
+  MCP_CALL_TIMEOUT_SECONDS,
+  MCP_MAX_OUTPUT_TOKENS,
+  MCP_STARTUP_TIMEOUT_SECONDS,
 } from '../thresholds';
 import { CONTEXT_WINDOW_ANY_MODEL, MAX_OUTPUT_TOKENS_ANY_MODEL } from './modelLimits';
 import { keepMaxAtLeastMin, orderedMarks, outputWithinWindow, withinModel } from './settingsConsistency';
@@ -91,6 +106,17 @@ export const SETTING_KEYS = {
   'compaction.preview': bool(true),
   // How long the prompt cache lives: auto picks 1h once over a sixth of the user's gaps pass 5 minutes (llm/cacheTtl.ts).
   'promptCache.ttl': oneOf('auto', ['auto', '5m', '1h']),
+  // MCP servers of the user's, in Claude Code's `mcpServers` shape (merged with ~/.engram/mcp.json and the project's).
+  'mcp.servers': object(),
+  // Project servers (.mcp.json, .vscode/mcp.json) that may start without asking, by name (engram -p reads it too).
+  'mcp.approvedProjectServers': strings(),
+  'mcp.startupTimeoutSeconds': int(MCP_STARTUP_TIMEOUT_SECONDS, 1, 600),
+  'mcp.callTimeoutSeconds': int(MCP_CALL_TIMEOUT_SECONDS, 1, 86_400),
+  // A tool result over this many tokens is cut, with a note saying how much was left out (Claude Code's 25,000).
+  'mcp.maxOutputTokens': int(MCP_MAX_OUTPUT_TOKENS, 1_000, 200_000),
+  // Permission rules in Claude Code's syntax (`Bash(npm test:*)`, `Edit(src/**)`, `mcp__github`); deny wins.
+  'permissions.allow': strings(),
+  'permissions.deny': strings(),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;
@@ -153,6 +179,17 @@ export interface EngramSettings {
   };
   /** The prompt cache's lifetime: fixed, or chosen from the user's pace (llm/cacheTtl.ts). */
   promptCache: { ttl: CacheTtlSetting };
+  mcp: {
+    /** The user's servers from the setting, in Claude Code's `mcpServers` shape (checked by the MCP config reader). */
+    servers: Readonly<Record<string, unknown>>;
+    /** Project servers approved by name in settings. */
+    approvedProjectServers: readonly string[];
+    startupTimeoutSeconds: number;
+    callTimeoutSeconds: number;
+    maxOutputTokens: number;
+  };
+  /** Rules from the user's settings (the project's own come from `.engram/settings.json`). */
+  permissions: { allow: readonly string[]; deny: readonly string[] };
 }
 
 export interface ResolvedSettings {
@@ -242,6 +279,14 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         preview: get('compaction.preview'),
       },
       promptCache: { ttl: cacheTtlSetting(get('promptCache.ttl')) },
+      mcp: {
+        servers: get('mcp.servers'),
+        approvedProjectServers: get('mcp.approvedProjectServers'),
+        startupTimeoutSeconds: get('mcp.startupTimeoutSeconds'),
+        callTimeoutSeconds: get('mcp.callTimeoutSeconds'),
+        maxOutputTokens: get('mcp.maxOutputTokens'),
+      },
+      permissions: { allow: get('permissions.allow'), deny: get('permissions.deny') },
     },
   };
 }

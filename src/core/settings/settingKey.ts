@@ -20,7 +20,17 @@ interface StringKey {
   format?: 'http-url';
   oneOf?: readonly string[];
 }
-export type SettingKey = NumberKey | BooleanKey | StringKey;
+/** A list of texts (permission rules); the default is the empty list. */
+interface StringListKey {
+  kind: 'array';
+  default: readonly string[];
+}
+/** A JSON object read as is (a map of MCP servers); its own reader checks the inside. */
+interface ObjectKey {
+  kind: 'object';
+  default: Readonly<Record<string, unknown>>;
+}
+export type SettingKey = NumberKey | BooleanKey | StringKey | StringListKey | ObjectKey;
 
 export const int = (def: number, minimum: number, maximum?: number): NumberKey => ({
   kind: 'number',
@@ -33,18 +43,36 @@ export const percent = (def: number): NumberKey => ({ kind: 'number', default: d
 export const bool = (def: boolean): BooleanKey => ({ kind: 'boolean', default: def });
 export const str = (def: string): StringKey => ({ kind: 'string', default: def });
 export const httpUrl = (def: string): StringKey => ({ kind: 'string', default: def, format: 'http-url' });
+export const strings = (): StringListKey => ({ kind: 'array', default: [] });
+export const object = (): ObjectKey => ({ kind: 'object', default: {} });
 export const oneOf = (def: string, values: readonly string[]): StringKey => ({
   kind: 'string',
   default: def,
   oneOf: values,
 });
 
-export type ValueOf<K extends SettingKey> = K extends NumberKey ? number : K extends BooleanKey ? boolean : string;
+export type ValueOf<K extends SettingKey> = K extends NumberKey
+  ? number
+  : K extends BooleanKey
+    ? boolean
+    : K extends StringListKey
+      ? readonly string[]
+      : K extends ObjectKey
+        ? Readonly<Record<string, unknown>>
+        : string;
 
 /** Why `value` cannot be the value of `key`, or undefined when it can. */
 export function whyInvalid(key: SettingKey, value: unknown): string | undefined {
   if (key.kind === 'boolean')
     return typeof value === 'boolean' ? undefined : `expected true or false, got ${JSON.stringify(value)}`;
+  if (key.kind === 'array')
+    return Array.isArray(value) && value.every((v) => typeof v === 'string')
+      ? undefined
+      : `expected a list of texts, got ${JSON.stringify(value)}`;
+  if (key.kind === 'object')
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? undefined
+      : `expected an object, got ${JSON.stringify(value)}`;
   if (key.kind === 'string') {
     if (typeof value !== 'string') return `expected text, got ${JSON.stringify(value)}`;
     if (key.oneOf && !key.oneOf.includes(value.trim()))

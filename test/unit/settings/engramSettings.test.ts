@@ -35,7 +35,7 @@ describe('settings', () => {
     );
     for (const [id, key] of Object.entries(SETTING_KEYS)) {
       const d = declared[`engram.${id}`];
-      assert.equal(d.default, key.default, id);
+      assert.deepEqual(d.default, key.default, id);
       assert.equal(d.type, key.kind, id);
       if (key.kind === 'number') {
         assert.equal(d.minimum, key.minimum, `${id} minimum`);
