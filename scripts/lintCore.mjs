@@ -31,6 +31,7 @@ const CORE_LAYERS = [
   ['tokens', 'llm'],
   ['settings'], // its defaults come from llm/modelConfig.ts
   ['tools'],
+  ['mcp'], // the MCP client: config, connections, server tools adapted to the Tool contract
   ['agent'],
   ['memory'],
   ['compaction'],
