@@ -22,12 +22,23 @@ export type McpSource = 'cli' | 'project' | 'vscode' | 'setting' | 'user';
 /** Sources a repository ships: their servers start only after the person approved them. */
 export const REPOSITORY_SOURCES: ReadonlySet<McpSource> = new Set<McpSource>(['project', 'vscode']);
 
+/** A `.vscode/mcp.json` input (`${input:id}`), answered by the person when the server first starts. */
+export interface McpInputSpec {
+  id: string;
+  type: string;
+  description?: string;
+  password?: boolean;
+}
+
 export interface McpServerEntry {
   name: string;
   source: McpSource;
   /** The file it was read from (absent for a setting or an inline --mcp-config JSON). */
   file?: string;
+  /** Still holds `${input:id}` where `inputs` are referenced: the hub fills them in (resolveInputs) before a start. */
   transport: McpTransportConfig;
+  /** The `.vscode/mcp.json` inputs this entry references. */
+  inputs?: McpInputSpec[];
   /**
    * sha256 of the entry as written (before expansion, so a secret in the environment is not part of
    * it): an approval is kept for this fingerprint and lapses when the entry changes.
@@ -120,7 +131,12 @@ export interface McpHubOptions {
   clientInfo: { name: string; version: string };
   /** Whether a server may start now (approval, trust, the person's off switch); asked before each start. */
   mayStart(entry: McpServerEntry): McpServerState | true;
-  /** Tools turned off for this project (model-facing names). */
+  /**
+   * Answers the inputs an entry references (VS Code: the input box, kept in SecretStorage), by id;
+   * undefined: not answered, the server does not start and says why.
+   */
+  resolveInputs?(entry: McpServerEntry): Promise<Record<string, string> | undefined>;
+  /** Tools turned off for this project (by the server's own tool name). */
   isToolDisabled?(server: string, rawTool: string): boolean;
   /** A call that takes longer is cancelled (`engram.mcp.callTimeoutSeconds`, default 600 s). */
   callTimeoutMs?: number;
