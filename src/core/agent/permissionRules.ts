@@ -80,12 +80,17 @@ export function describeSource(rule: Pick<SourcedRule, 'source' | 'file'>): stri
   return rule.file ? `${where}, ${rule.file}` : where;
 }
 
-/** Whether the rule's tool name stands for `tool` (an Edit rule for every editor, a Read rule for searches). */
-export function ruleNamesTool(ruleTool: string, tool: Pick<Tool, 'name' | 'mcp'>): boolean {
+/**
+ * Whether the rule's tool name stands for `tool`. With `family`, an Edit rule stands for every tool that
+ * edits files and a Read rule for the searches too (path rules, and deny rules); a whole-tool allow rule
+ * (`--allowed-tools Read`) names that tool alone.
+ */
+export function ruleNamesTool(ruleTool: string, tool: Pick<Tool, 'name' | 'mcp'>, family = true): boolean {
   const r = ruleTool.toLowerCase();
   const name = tool.name.toLowerCase();
   if (r.startsWith('mcp__')) return mcpMatches(ruleTool, tool);
-  return r === name || (r === 'edit' && EDITORS.has(name)) || (r === 'read' && READERS.has(name));
+  if (r === name) return true;
+  return family && ((r === 'edit' && EDITORS.has(name)) || (r === 'read' && READERS.has(name)));
 }
 
 function mcpMatches(ruleTool: string, tool: Pick<Tool, 'name' | 'mcp'>): boolean {
@@ -121,7 +126,9 @@ export class PermissionRules {
 
   /** What the rules say of one call: deny when any deny rule matches, allow when an allow rule does, else ask. */
   decide(tool: Tool, input: Record<string, unknown>, cwd: string): RuleVerdict {
-    const applicable = this.rules.filter((r) => ruleNamesTool(r.tool, tool));
+    const applicable = this.rules.filter((r) =>
+      ruleNamesTool(r.tool, tool, r.specifier !== undefined || r.behavior === 'deny'),
+    );
     const deny = applicable.filter((r) => r.behavior === 'deny');
     const allow = applicable.filter((r) => r.behavior === 'allow');
     if (tool.name === 'Bash') return this.decideBash(input.command, deny, allow);

@@ -118,7 +118,7 @@ describe('PermissionRules: paths', () => {
   });
 
   it('Read(~/.ssh/**) in deny blocks Read, Grep and Glob of ~/.ssh, not of the project', () => {
-    const r = rules(['Read'], ['Read(~/.ssh/**)']);
+    const r = rules(['Read', 'Grep'], ['Read(~/.ssh/**)']);
     assert.equal(r.decide(tool('Read'), { file_path: '~/.ssh/id_rsa' }, PROJECT).behavior, 'deny');
     assert.equal(r.decide(tool('Read'), { file_path: `${HOME}/.ssh/config` }, PROJECT).behavior, 'deny');
     assert.equal(r.decide(tool('Grep'), { pattern: 'KEY', path: `${HOME}/.ssh` }, PROJECT).behavior, 'deny');
@@ -188,5 +188,17 @@ describe('suggestRule', () => {
       const text = suggestRule(tool(name), input, PROJECT, HOME);
       assert.equal(rules([text]).decide(tool(name), input, PROJECT).behavior, 'allow', text);
     }
+  });
+});
+
+describe('PermissionRules: tool families', () => {
+  it('a whole-tool allow names that tool alone; a whole-tool deny and path rules cover the family', () => {
+    const decide = (r: PermissionRules, name: string, input: Record<string, unknown>) =>
+      r.decide(tool(name), input, PROJECT).behavior;
+    assert.equal(decide(rules(['Read']), 'Grep', { pattern: 'x' }), 'ask');
+    assert.equal(decide(rules(['Edit']), 'Write', { file_path: 'a' }), 'ask');
+    assert.equal(decide(rules([], ['Edit']), 'Write', { file_path: 'a' }), 'deny');
+    assert.equal(decide(rules(['Read(src/**)']), 'Grep', { pattern: 'x', path: 'src' }), 'allow');
+    assert.equal(decide(rules(['Edit(src/**)']), 'Write', { file_path: 'src/a' }), 'allow');
   });
 });
