@@ -9,27 +9,12 @@ import { isDirectory as isFolder } from '../fs/fileKind';
 import { confineTo as confine, type ConfineOptions, type PathGuard } from '../fs/pathGuard';
 import { isReadOnlyCommand as readOnlyVerdict, type ReadOnlyVerdict } from '../tools/bashReadOnly';
 import { resolveToolPath as toolPath } from '../tools/toolSupport';
-import {
-  parseRuleTexts,
-  permissionRulesInForce,
-  type RuleInputs,
-  type RuleProblem,
-  type RulesInForce,
-} from '../agent/permissionFiles';
+import { parseRuleTexts, permissionRulesInForce, type RuleInputs, type RulesInForce } from '../agent/permissionFiles';
 import { deniedByRule as deniedReason } from '../agent/permissions';
-import { describeSource, PermissionRules, type RuleVerdict, type SourcedRule } from '../agent/permissionRules';
+import { PermissionRules, type RuleVerdict, type SourcedRule } from '../agent/permissionRules';
 import type { Tool } from '../tools/tool';
 
-export type {
-  ConfineOptions,
-  PathGuard,
-  ReadOnlyVerdict,
-  RuleInputs,
-  RuleProblem,
-  RulesInForce,
-  RuleVerdict,
-  SourcedRule,
-};
+export type { ConfineOptions, PathGuard, ReadOnlyVerdict, RuleInputs, RulesInForce, RuleVerdict, SourcedRule };
 
 /** A guard that refuses, with a reason, a write outside `rootDir` (and with `options.reads`, a read too). */
 export function confineTo(rootDir: string, options: ConfineOptions = {}): PathGuard {
@@ -86,9 +71,4 @@ export function decideByRules(
 /** What the model reads when a deny rule refuses a call: the rule and where it came from. */
 export function deniedByRule(rule: SourcedRule): string {
   return deniedReason(rule);
-}
-
-/** Where a rule came from, in words: "project settings, /p/.engram/settings.json". */
-export function ruleSourceText(rule: Pick<SourcedRule, 'source' | 'file'>): string {
-  return describeSource(rule);
 }

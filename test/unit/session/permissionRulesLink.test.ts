@@ -41,7 +41,7 @@ describe('session permission rules', () => {
       if (e.type === 'notice') notices.push(e.text);
     });
     try {
-      const bash = (command: string) => ({ type: 'tool_use', name: 'Bash', input: { command } });
+      const bash = (command: string) => ({ type: 'tool_use' as const, name: 'Bash', input: { command } });
       server.enqueue(
         { content: [bash('git push origin'), bash('touch one.txt')] },
         { content: [{ type: 'text', text: 'ok' }] },
