@@ -10,7 +10,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isReadOnlyCommand } from '../tools/bashReadOnly';
 import type { Tool } from '../tools/tool';
-import { shellParts, stripPrefixes } from './shellParts';
+import { redirectsToFile, shellParts, stripPrefixes } from './shellParts';
 
 /** One rule as written: `Bash(npm test:*)` is tool `Bash`, specifier `npm test:*`. */
 export interface PermissionRule {
@@ -160,7 +160,9 @@ export class PermissionRules {
     if (substitution || parts.length === 0) return { behavior: 'ask' };
     let decided: SourcedRule | undefined;
     for (const part of parts) {
-      const rule = allow.find((r) => commandMatches(r.specifier ?? '', part));
+      const spec = (r: SourcedRule) => r.specifier ?? '';
+      // A prefix rule runs the command; writing a file by redirection is not part of that.
+      const rule = allow.find((r) => commandMatches(spec(r), part) && (spec(r) === part || !redirectsToFile(part)));
       if (rule) decided ??= rule;
       else if (!isReadOnlyCommand(part).ok) return { behavior: 'ask' };
     }
@@ -235,9 +237,15 @@ const SUBCOMMAND_TOOLS = new Set(
 /**
  * The rule "Always allow" saves for this call, shown on the card before the click: a prefix for a shell
  * command with a stable one (`Bash(npm test:*)`), else the exact command; the folder of an edited file
- * (`Edit(src/lib/**)`, project-relative); an MCP tool by its full name; any other tool whole.
+ * (`Edit(src/lib/**)`, project-relative); an MCP tool by its full name; any other tool whole. None
+ * when no rule would say just this (a command that ends in `*`).
  */
-export function suggestRule(tool: Tool, input: Record<string, unknown>, cwd: string, home = os.homedir()): string {
+export function suggestRule(
+  tool: Tool,
+  input: Record<string, unknown>,
+  cwd: string,
+  home = os.homedir(),
+): string | undefined {
   const name = tool.name.toLowerCase();
   if (tool.mcp) return tool.name;
   if (tool.name === 'Bash' && typeof input.command === 'string') {
@@ -251,7 +259,8 @@ export function suggestRule(tool: Tool, input: Record<string, unknown>, cwd: str
       /^[a-z][a-z0-9:_-]*$/.test(words[1] ?? '')
     )
       return `Bash(${words[0]} ${words[1]}:*)`;
-    return `Bash(${command})`;
+    // A command ending in * would read as a prefix rule (`rm -rf *` would allow every `rm -rf`): no rule.
+    return command === '' || command.endsWith('*') ? undefined : `Bash(${command})`;
   }
   const file = typeof input.file_path === 'string' ? input.file_path : typeof input.path === 'string' ? input.path : '';
   if (PATH_TOOLS.has(name) && file !== '') {
