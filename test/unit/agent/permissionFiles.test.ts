@@ -8,6 +8,7 @@ import { RuleBook } from '../../../src/core/agent/ruleBook';
 import type { PermissionAnswer, PermissionRequest } from '../../../src/core/ports';
 import { bashTool } from '../../../src/core/tools/bashTool';
 import { editTool } from '../../../src/core/tools/editTool';
+import { readTool } from '../../../src/core/tools/readTool';
 import type { Tool } from '../../../src/core/tools/tool';
 import { useTempDirs } from '../support/tempDirs';
 
@@ -172,5 +173,24 @@ describe('SessionPermissions with rules', () => {
       /Could not add Bash to .*settings\.local\.json: .*Fix or remove the file/,
     );
     assert.equal(fs.readFileSync(local, 'utf8'), '{ broken');
+  });
+});
+
+describe('permission rules and symlinks', () => {
+  it('a deny rule follows a link into what it denies; an allow rule does not follow a link out', async () => {
+    const { dataDir, project, projectFile } = folders();
+    const outside = tempDir('engram-outside-');
+    fs.mkdirSync(path.join(project, 'secrets'));
+    fs.mkdirSync(path.join(project, 'src'));
+    fs.symlinkSync(path.join(project, 'secrets'), path.join(project, 'docs'));
+    fs.symlinkSync(outside, path.join(project, 'src', 'out'));
+    writeJson(projectFile, { permissions: { allow: ['Edit(src/**)', 'Read'], deny: ['Read(secrets/**)'] } });
+    const book = new RuleBook({ dataDir, projectRoot: project, trusted: true, settings: () => NO_SETTINGS });
+    const read = readTool() as unknown as Tool;
+    const edit = editTool() as unknown as Tool;
+    assert.equal((await book.decide(read, { file_path: 'docs/key.pem' })).behavior, 'deny');
+    assert.equal((await book.decide(read, { file_path: 'README.md' })).behavior, 'allow');
+    assert.equal((await book.decide(edit, { file_path: 'src/a.ts' })).behavior, 'allow');
+    assert.equal((await book.decide(edit, { file_path: 'src/out/a.ts' })).behavior, 'ask');
   });
 });
