@@ -160,7 +160,7 @@ export class PermissionRules {
     }
     const line = command.trim();
     const { parts, substitution } = shellParts(line);
-    const candidates = [line, ...parts.flatMap((p) => [p, stripPrefixes(p)])];
+    const candidates = [line, ...parts.flatMap(denyCandidates)];
     const denied = deny.find((r) => candidates.some((c) => commandMatches(r.specifier ?? '', c)));
     if (denied) return { behavior: 'deny', rule: denied };
     const wholeAllow = whole(allow) ?? allow.find((r) => r.specifier === line);
@@ -186,7 +186,10 @@ export class PermissionRules {
         : (tool.readPaths?.(input) ??
           [input.file_path, input.notebook_path].filter((p): p is string => typeof p === 'string' && p !== ''));
     const dir = name === 'glob' || name === 'grep';
-    return raw.map((p) => ({ abs: this.resolve(p, cwd), dir }));
+    const abs = raw.map((p) => this.resolve(p, cwd));
+    // A Glob pattern's fixed folders (`secrets/*.pem`) move its root: that is where it lists.
+    if (name === 'glob' && typeof input.pattern === 'string') return [{ abs: globRoot(abs[0], input.pattern), dir }];
+    return abs.map((a) => ({ abs: a, dir }));
   }
 
   private resolve(p: string, cwd: string): string {
@@ -233,6 +236,24 @@ export class PermissionRules {
     }
     return m;
   }
+}
+
+/** What a deny rule is checked against for one part: as written, without prefixes, and a `sh -c` script's commands. */
+function denyCandidates(part: string, depth = 0): string[] {
+  const bare = stripPrefixes(part);
+  const script = /^(?:\S*\/)?(?:ba|z|da|k)?sh\s+-c\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+))/.exec(bare);
+  const inner = script && depth < 3 ? shellParts(script[1] ?? script[2] ?? script[3] ?? '').parts : [];
+  return [part, bare, ...inner.flatMap((p) => denyCandidates(p, depth + 1))];
+}
+
+/** The folder a glob pattern lists from: `root` and the pattern's leading segments without wildcards. */
+function globRoot(root: string, pattern: string): string {
+  const segs = pattern.split('/');
+  let i = 0;
+  while (i < segs.length - 1 && !/[*?[\]{}]/.test(segs[i])) i++;
+  const fixed = segs.slice(0, i).join('/');
+  if (fixed === '' && !pattern.startsWith('/')) return root;
+  return path.isAbsolute(pattern) ? fixed || '/' : path.resolve(root, fixed);
 }
 
 /** Whether a Bash specifier takes in one command: exact, or a prefix with `:*`, ` *` or a trailing `*`. */
