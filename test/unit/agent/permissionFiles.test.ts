@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SessionPermissions } from '../../../src/core/agent/permissions';
-import { loadRuleFiles } from '../../../src/core/agent/permissionFiles';
+import { loadRuleFiles, permissionRulesInForce } from '../../../src/core/agent/permissionFiles';
 import { RuleBook } from '../../../src/core/agent/ruleBook';
 import type { PermissionAnswer, PermissionRequest } from '../../../src/core/ports';
 import { bashTool } from '../../../src/core/tools/bashTool';
@@ -79,9 +79,13 @@ describe('permission rule files', () => {
     assert.ok(messages.some((m) => m.includes('42 is not a string')));
   });
 
-  it('rules are read again when a file changes', async () => {
+  it('rules are read again when a file or the settings change', async () => {
     const { dataDir, project, projectFile } = folders();
-    const book = new RuleBook({ dataDir, projectRoot: project, trusted: true, settings: () => NO_SETTINGS });
+    let settings = { allow: ['Bash(make:*)'], deny: [] as string[] };
+    const book = new RuleBook({ dataDir, projectRoot: project, trusted: true, settings: () => settings });
+    assert.equal((await book.decide(bash, { command: 'make' })).behavior, 'allow');
+    settings = { allow: [], deny: ['Bash(make:*)'] };
+    assert.equal((await book.decide(bash, { command: 'make' })).behavior, 'deny');
     assert.equal((await book.decide(bash, { command: 'npm test' })).behavior, 'ask');
     writeJson(projectFile, { permissions: { allow: ['Bash(npm test)'] } });
     assert.equal((await book.decide(bash, { command: 'npm test' })).behavior, 'allow');
@@ -113,6 +117,35 @@ describe('permission rule files', () => {
     assert.equal(await untrusted.projectNews(), undefined);
     fs.rmSync(projectFile);
     assert.equal(await book.projectNews(), undefined);
+  });
+});
+
+describe('the rules in force (for the inspector and engram -p)', () => {
+  it('lists each rule with its source and file, the problems, and the rules no tool answers to yet', async () => {
+    const { dataDir, project, projectFile } = folders();
+    writeJson(projectFile, {
+      permissions: { allow: ['mcp__github', 'WebFetch', 'Bash(npm test:*)'], deny: ['Bash('] },
+    });
+    const inForce = await permissionRulesInForce(
+      { dataDir, projectRoot: project, trusted: true, settings: { allow: [], deny: ['Read(.env)'] } },
+      [bash, editTool() as unknown as Tool],
+    );
+    assert.deepEqual(
+      inForce.rules.map((r) => `${r.behavior} ${r.text} ${r.source} ${r.file ?? '-'}`),
+      [
+        'deny Read(.env) user -',
+        `allow mcp__github project ${projectFile}`,
+        `allow WebFetch project ${projectFile}`,
+        `allow Bash(npm test:*) project ${projectFile}`,
+      ],
+    );
+    assert.deepEqual(
+      inForce.unmatched.map((r) => r.text),
+      ['Read(.env)', 'mcp__github', 'WebFetch'],
+    );
+    assert.equal(inForce.problems.length, 1);
+    assert.match(inForce.problems[0].message, /deny rule skipped: "Bash\(" must end with "\)"/);
+    assert.equal(inForce.decide(bash, { command: 'npm test' }).behavior, 'allow');
   });
 });
 
