@@ -14,6 +14,7 @@ import { loadMemoryIndex } from './autoMemory/memoryIndex';
 import {
   autoMemoryDir,
   memoryHome,
+  memoryNameProblem,
   MemoryPathError,
   resolveMemoryFile,
   TEAM_DIR_NAME,
@@ -202,6 +203,9 @@ async function readTopic(scope: MemoryScope, file: string): Promise<Topic> {
 function locate(scope: MemoryScope, file: string): { home: ReturnType<typeof memoryHome>; abs: string } {
   if (typeof file !== 'string' || file.trim() === '')
     throw new MemoryRequestError('No file named: give a memory file, e.g. MEMORY.md.');
+  // The raw name first: normalising would turn `/etc/x.md` into `etc/x.md`, a name that only looks safe.
+  const problem = memoryNameProblem(file, { allowIndex: true });
+  if (problem) throw new MemoryRequestError(`Refused memory file ${JSON.stringify(file)}: ${problem}.`);
   const home = memoryHome(scope.memoryDir, file);
   if (home.team && !scope.team)
     throw new MemoryRequestError(`${file} is team memory, and team memory is off for this project.`);
