@@ -163,7 +163,7 @@ async function viewsOf(
   );
   const unindexed = index.unindexed.map((file): MemoryEntryView => {
     const t = topics.get(file);
-    const origin = origins.get(file);
+    const provenance = origins.get(file);
     return withUsage(
       {
         key: `${group}:${file}`,
@@ -179,7 +179,7 @@ async function viewsOf(
         loaded: false,
         missing: false,
         indexed: false,
-        ...(origin ? { origin } : {}),
+        ...provenance,
       },
       usage,
     );
@@ -203,10 +203,10 @@ function entryView(
   group: EntryGroup,
   e: IndexEntry,
   topic: TopicSummary | undefined,
-  origins: Map<string, MemoryEntryView['origin']>,
+  origins: Map<string, Provenance>,
 ): MemoryEntryView {
   const file = normalise(e.file);
-  const origin = origins.get(file);
+  const provenance = origins.get(file);
   return {
     // Two lines may link the same file (a warning says so): the line keeps keys unique.
     key: `${group}:${file}:${e.line}`,
@@ -222,16 +222,19 @@ function entryView(
     loaded: e.loaded,
     missing: e.missing,
     indexed: true,
-    ...(origin ? { origin } : {}),
+    ...provenance,
   };
 }
 
-/** Where each memory came from: `originSessionId` / `originMessageId` in its front matter. */
-async function originsOf(
-  dir: string,
-  topics: readonly TopicSummary[],
-): Promise<Map<string, MemoryEntryView['origin']>> {
-  const out = new Map<string, MemoryEntryView['origin']>();
+/** What a memory's front matter says of where it came from. */
+type Provenance = Pick<MemoryEntryView, 'origin' | 'writtenBy'>;
+
+/**
+ * Where each memory came from: `originSessionId` / `originMessageId` in its front matter, and for one
+ * another agent wrote (through `engram mcp` or VS Code's language model tools) `originClient` / `originVia`.
+ */
+async function originsOf(dir: string, topics: readonly TopicSummary[]): Promise<Map<string, Provenance>> {
+  const out = new Map<string, Provenance>();
   await Promise.all(
     topics.map(async (t) => {
       let buf: Buffer;
@@ -253,7 +256,13 @@ async function originsOf(
       if (parsed.binary) return;
       const sessionId = typeof parsed.data.originSessionId === 'string' ? parsed.data.originSessionId : undefined;
       const messageId = typeof parsed.data.originMessageId === 'string' ? parsed.data.originMessageId : undefined;
-      if (sessionId) out.set(t.file, { sessionId, ...(messageId ? { messageId } : {}) });
+      const client = typeof parsed.data.originClient === 'string' ? parsed.data.originClient.trim() : '';
+      const via = parsed.data.originVia === 'vscode-lm' ? 'vscode-lm' : 'mcp';
+      const found: Provenance = {
+        ...(sessionId ? { origin: { sessionId, ...(messageId ? { messageId } : {}) } } : {}),
+        ...(client ? { writtenBy: { client, via } } : {}),
+      };
+      if (found.origin || found.writtenBy) out.set(t.file, found);
     }),
   );
   return out;
