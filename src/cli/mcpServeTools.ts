@@ -6,6 +6,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
+  describeMemoryMatches,
+  describeRememberOutcome,
   listProjectMemories,
   MEMORY_TYPES,
   MemoryRequestError,
@@ -68,12 +70,7 @@ export function registerMemoryTools(server: McpServer, opts: ServeOptions): void
     (args) =>
       guarded(opts, 'search the memory', async () => {
         const matches = await searchProjectMemory(scope, args.query, args.limit);
-        const text =
-          matches.length === 0
-            ? `No memory bears clearly on "${args.query}". list_memories shows every memory's title.`
-            : matches
-                .map((m) => `## ${m.title} (${m.file}, ${m.type ?? 'no type'})\n${m.why}.\n\n${m.text}`)
-                .join('\n\n');
+        const text = describeMemoryMatches(args.query, matches);
         return { content: [{ type: 'text', text }], structuredContent: { matches } };
       }),
   );
@@ -120,11 +117,7 @@ export function registerMemoryTools(server: McpServer, opts: ServeOptions): void
           { review: opts.review },
         );
         opts.log(`${client} ${outcome.status === 'saved' ? 'saved' : 'proposed'} ${outcome.file}`);
-        const text =
-          outcome.status === 'saved'
-            ? `Saved ${outcome.file} ("${outcome.title}", ${outcome.type}) with its MEMORY.md line.` +
-              (outcome.capNote ? ` ${outcome.capNote}` : '')
-            : `Proposed ${outcome.file} ("${outcome.title}") for review: it is saved when the person accepts it in Engram.`;
+        const text = describeRememberOutcome(outcome);
         const { status, file, title, type } = outcome;
         return { content: [{ type: 'text', text }], structuredContent: { status, file, title, type } };
       }),

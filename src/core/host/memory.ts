@@ -10,6 +10,7 @@ import {
   teamMemoryDir as teamDirIn,
 } from '../memory/autoMemory/memoryPaths';
 import {
+  describeMatches,
   listMemoryEntries,
   memoryFileNames,
   MemoryRequestError,
@@ -22,7 +23,12 @@ import {
   type MemoryScope,
   type SessionNotesRead,
 } from '../memory/memoryService';
-import { rememberMemory, type RememberOutcome, type RememberRequest } from '../memory/memoryRemember';
+import {
+  describeRemembered,
+  rememberMemory,
+  type RememberOutcome,
+  type RememberRequest,
+} from '../memory/memoryRemember';
 
 export type { MergeResult } from '../memory/autoMemory/mergeEntries';
 
@@ -52,7 +58,6 @@ export function memoryWriteTarget(dir: string, absPath: string): { name: string 
 // ---- Memory for other agents (`engram mcp`, VS Code's language model tools) ----
 
 export type { MemoryListEntry, MemoryMatch, MemoryScope, RememberOutcome, RememberRequest, SessionNotesRead };
-export type { MemoryType } from '../memory/autoMemory/topicFile';
 
 /** A refusal whose message is meant for the client that asked (bad name, missing file, a secret). */
 export { MemoryRequestError };
@@ -108,4 +113,14 @@ export function readProjectMemory(scope: MemoryScope, file: string): Promise<str
 /** A session's notes, by default the newest session's; MemoryRequestError when there are none. */
 export function readProjectSessionNotes(scope: MemoryScope, sessionId?: string): Promise<SessionNotesRead> {
   return readSessionNotes(scope, sessionId);
+}
+
+/** Search matches as a model reads them (title, file, type, why, text), or a line saying there are none. */
+export function describeMemoryMatches(query: string, matches: readonly MemoryMatch[]): string {
+  return describeMatches(query, matches);
+}
+
+/** What a remember did (saved with its index line, or waiting for review), in a sentence for the model. */
+export function describeRememberOutcome(outcome: RememberOutcome): string {
+  return describeRemembered(outcome);
 }

@@ -111,6 +111,17 @@ export async function rememberMemory(
   };
 }
 
+/** What a remember did, in a sentence for the model that asked. */
+export function describeRemembered(outcome: RememberOutcome): string {
+  if (outcome.status === 'proposed')
+    return (
+      `Proposed ${outcome.file} ("${outcome.title}") for review: ` +
+      "it is saved when the person accepts it in Engram's Memory Inspector."
+    );
+  const saved = `Saved ${outcome.file} ("${outcome.title}", ${outcome.type}) with its MEMORY.md line.`;
+  return outcome.capNote ? `${saved} ${outcome.capNote}` : saved;
+}
+
 async function refuseSecrets(text: string): Promise<void> {
   const hit = await findTeamSecret(text);
   if (!hit) return;

@@ -110,6 +110,13 @@ export async function searchMemory(scope: MemoryScope, query: string, limit?: nu
   return out;
 }
 
+/** The matches as a model reads them: each memory's title, file, type, why it matched, and its text. */
+export function describeMatches(query: string, matches: readonly MemoryMatch[]): string {
+  if (matches.length === 0)
+    return `No memory bears clearly on "${query}". Listing the memories shows every memory's title.`;
+  return matches.map((m) => `## ${m.title} (${m.file}, ${m.type ?? 'no type'})\n${m.why}.\n\n${m.text}`).join('\n\n');
+}
+
 /** One line of an index: a topic file with its title and hook. */
 export interface MemoryListEntry {
   file: string;
