@@ -89,24 +89,25 @@ async function runMcp(argv: string[], io: CliIo): Promise<number> {
   const log = (line: string): void => io.stderr(`engram mcp: ${line}\n`);
 
   const server = new McpServer({ name: 'engram', title: 'Engram memory', version: ENGRAM_VERSION });
+  const folders = watchMemoryFolders(server, scope, log);
   registerMemoryTools(server, {
     scope,
     review: settings.memory.extraction.review,
     clientName: () => server.server.getClientVersion()?.name?.trim() || 'unknown client',
+    // The first memory of a project makes its folder: from then on it is watched for the resource list.
+    onWrite: () => folders.ensure(),
     log,
   });
   registerMemoryResources(server, scope);
-  return serve(server, io, log, () => watchMemoryFolders(server, scope, log), scope.memoryDir);
+  try {
+    return await serve(server, io, log, scope.memoryDir);
+  } finally {
+    folders.stop();
+  }
 }
 
 /** Connects over stdio and resolves when the client closes stdin (or Ctrl-C), after closing the server. */
-async function serve(
-  server: McpServer,
-  io: CliIo,
-  log: (line: string) => void,
-  watchFolders: () => () => void,
-  memoryDir: string,
-): Promise<number> {
+async function serve(server: McpServer, io: CliIo, log: (line: string) => void, memoryDir: string): Promise<number> {
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
@@ -115,10 +116,8 @@ async function serve(
     io.signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await server.connect(transport);
-  const stopWatching = watchFolders();
   log(`serving the memory in ${memoryDir}`);
   await closed;
-  stopWatching();
   await server.close().catch(() => undefined);
   return EXIT_OK;
 }

@@ -53,12 +53,18 @@ async function readOrEmpty(scope: MemoryScope, file: string): Promise<string> {
   }
 }
 
+/** Watches the memory folders for the resource list; `ensure` starts on folders made since (the first memory). */
+export interface MemoryWatch {
+  ensure(): void;
+  stop(): void;
+}
+
 /**
- * Tells the client the resource list changed whenever a file in a memory folder does (debounced).
- * Returns the stop function. A folder that does not exist yet is not watched.
+ * Tells the client the resource list changed whenever a file in a memory folder does (debounced). A
+ * folder that does not exist yet is watched once `ensure` finds it.
  */
-export function watchMemoryFolders(server: McpServer, scope: MemoryScope, log: (line: string) => void): () => void {
-  const watchers: FSWatcher[] = [];
+export function watchMemoryFolders(server: McpServer, scope: MemoryScope, log: (line: string) => void): MemoryWatch {
+  const watchers = new Map<string, FSWatcher>();
   let timer: NodeJS.Timeout | undefined;
   const changed = (): void => {
     if (timer) clearTimeout(timer);
@@ -66,25 +72,37 @@ export function watchMemoryFolders(server: McpServer, scope: MemoryScope, log: (
       if (server.isConnected()) server.sendResourceListChanged();
     }, 150);
   };
-  const folders = [scope.memoryDir];
-  if (scope.team) {
+  const folders = (): string[] => {
+    if (!scope.team) return [scope.memoryDir];
     try {
-      folders.push(teamMemoryDir(scope.memoryDir));
+      return [scope.memoryDir, teamMemoryDir(scope.memoryDir)];
     } catch {
-      // a team folder that links out is not read, nor watched
+      return [scope.memoryDir]; // a team folder that links out is not read, nor watched
     }
-  }
-  for (const dir of folders) {
-    try {
-      const w = watch(dir, changed);
-      w.on('error', (e) => log(`stopped watching ${dir}: ${e.message}`));
-      watchers.push(w);
-    } catch {
-      // not there yet: nothing to list
+  };
+  const ensure = (): void => {
+    for (const dir of folders()) {
+      if (watchers.has(dir)) continue;
+      try {
+        const w = watch(dir, changed);
+        w.on('error', (e) => {
+          log(`stopped watching ${dir}: ${e.message}`);
+          w.close();
+          watchers.delete(dir);
+        });
+        watchers.set(dir, w);
+      } catch {
+        // not there yet: nothing to list
+      }
     }
-  }
-  return () => {
-    if (timer) clearTimeout(timer);
-    for (const w of watchers) w.close();
+  };
+  ensure();
+  return {
+    ensure,
+    stop: () => {
+      if (timer) clearTimeout(timer);
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
+    },
   };
 }

@@ -25,6 +25,8 @@ export interface ServeOptions {
   review: boolean;
   /** The connected client's name (its `clientInfo.name`), asked at each write. */
   clientName(): string;
+  /** A memory was saved or proposed. */
+  onWrite(): void;
   log(line: string): void;
 }
 
@@ -116,6 +118,7 @@ export function registerMemoryTools(server: McpServer, opts: ServeOptions): void
           },
           { review: opts.review },
         );
+        opts.onWrite();
         opts.log(`${client} ${outcome.status === 'saved' ? 'saved' : 'proposed'} ${outcome.file}`);
         const text = describeRememberOutcome(outcome);
         const { status, file, title, type } = outcome;
@@ -178,9 +181,14 @@ export function registerMemoryTools(server: McpServer, opts: ServeOptions): void
       title: 'Read session notes',
       description:
         "Reads the notes Engram keeps of one of this project's sessions (current state, task, files, errors " +
-        'and corrections, learnings, worklog). Without session_id, the newest session.',
+        'and corrections, learnings, worklog). Without session_id, the newest session that has notes.',
       inputSchema: {
-        session_id: z.string().min(1).max(128).optional().describe('An Engram session id (default: the newest).'),
+        session_id: z
+          .string()
+          .min(1)
+          .max(128)
+          .optional()
+          .describe('An Engram session id (default: the newest with notes).'),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

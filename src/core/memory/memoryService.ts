@@ -234,29 +234,39 @@ export interface SessionNotesRead {
 }
 
 /**
- * The notes of session `sessionId` of the project, or of its newest session (by its transcript's last
- * change) when none is named. The id must be one of the project's sessions, so it can name no other file.
+ * The notes of session `sessionId` of the project, or, when none is named, of its newest session that has
+ * notes (by the transcript's last change: a session just started has none yet). The id must be one of the
+ * project's sessions, so it can name no other file.
  */
 export async function readSessionNotes(scope: MemoryScope, sessionId?: string): Promise<SessionNotesRead> {
   const sessions = await projectSessions(scope);
   if (sessions.length === 0) throw new MemoryRequestError(`The project ${scope.cwd} has no Engram sessions yet.`);
-  const id = sessionId ?? sessions[0];
-  if (!sessions.includes(id)) {
+  if (sessionId !== undefined && !sessions.includes(sessionId)) {
     const shown = sessions.slice(0, 5).join(', ');
     throw new MemoryRequestError(
-      `No session ${JSON.stringify(id)} in ${scope.cwd}; its newest sessions: ${shown}${sessions.length > 5 ? ', ...' : ''}.`,
+      `No session ${JSON.stringify(sessionId)} in ${scope.cwd}; its newest sessions: ${shown}${sessions.length > 5 ? ', ...' : ''}.`,
     );
   }
+  for (const id of sessionId !== undefined ? [sessionId] : sessions) {
+    const notes = await notesOf(scope, id);
+    if (notes) return notes;
+  }
+  throw new MemoryRequestError(
+    sessionId !== undefined
+      ? `Session ${sessionId} has no notes yet: they are written once its conversation has grown past about 10,000 tokens.`
+      : `No session of ${scope.cwd} has notes yet: they are written once a conversation has grown past about 10,000 tokens.`,
+  );
+}
+
+/** The notes of one session, or undefined when it has none. */
+async function notesOf(scope: MemoryScope, id: string): Promise<SessionNotesRead | undefined> {
   const folder = projectDir(scope.dataDir, scope.cwd);
   const notes = sessionNotesPaths(scope.dataDir, scope.cwd, id).summary;
   try {
     const { data, stats } = await readFileWithin(folder, notes);
     return { sessionId: id, path: notes, text: data.toString('utf8'), updatedAt: stats.mtime.toISOString() };
   } catch (e) {
-    if (isErrno(e, 'ENOENT', 'ENOTDIR'))
-      throw new MemoryRequestError(
-        `Session ${id} has no notes yet: they are written once its conversation has grown past about 10,000 tokens.`,
-      );
+    if (isErrno(e, 'ENOENT', 'ENOTDIR')) return undefined;
     throw e;
   }
 }

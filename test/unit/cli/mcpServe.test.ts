@@ -26,7 +26,7 @@ interface Project {
   memoryDir: string;
 }
 
-/** A project whose private memory is a copy of the evaluation's webapp folder, and two sessions with notes. */
+/** A project whose private memory is a copy of the evaluation's webapp folder, two sessions with notes and a newer one without. */
 async function project(): Promise<Project> {
   const home = tempDir('engram-mcp-home-');
   const cwd = path.join(home, 'webapp');
@@ -38,9 +38,11 @@ async function project(): Promise<Project> {
   for (const [id, when, notes] of [
     ['older-session', 1_000, '# Older\n\nFixed the login redirect.\n'],
     ['newer-session', 2_000, '# Newer\n\n## Current State\nMigrating the cache to Redis.\n'],
+    ['just-started', 3_000, undefined],
   ] as const) {
     fs.writeFileSync(path.join(sessions, `${id}.jsonl`), '');
     fs.utimesSync(path.join(sessions, `${id}.jsonl`), when, when);
+    if (notes === undefined) continue;
     const p = sessionNotesPaths(dataDir, cwd, id).summary;
     fs.mkdirSync(path.dirname(p), { recursive: true });
     fs.writeFileSync(p, notes);
@@ -182,11 +184,15 @@ ${PLANTED_SECRETS.github}`,
   });
 
   it('reads the newest session notes by default, a named session, and refuses an unknown one', async () => {
+    // The newest session has no notes yet: the newest that has them is read.
     assert.match((await mcp.call('read_session_notes')).text, /Session newer-session .*Migrating the cache/s);
+    const fresh = await mcp.call('read_session_notes', { session_id: 'just-started' });
+    assert.equal(fresh.isError, true);
+    assert.match(fresh.text, /Session just-started has no notes yet/);
     assert.match((await mcp.call('read_session_notes', { session_id: 'older-session' })).text, /login redirect/);
     const r = await mcp.call('read_session_notes', { session_id: '../../etc' });
     assert.equal(r.isError, true);
-    assert.match(r.text, /No session "\.\.\/\.\.\/etc" .*newer-session, older-session/);
+    assert.match(r.text, /No session "\.\.\/\.\.\/etc" .*just-started, newer-session, older-session/);
   });
 
   it('answers bad arguments and unknown tools with tool errors and keeps serving', async () => {
