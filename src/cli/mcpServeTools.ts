@@ -64,7 +64,13 @@ export function registerMemoryTools(server: McpServer, opts: ServeOptions): void
         'returns nothing: only memories that clearly bear on the question are returned.',
       inputSchema: {
         query: z.string().min(1).describe('The question or task, in plain words.'),
-        limit: z.number().int().min(1).max(scope.maxFiles).optional().describe('At most this many memories.'),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(Math.max(1, scope.maxFiles))
+          .optional()
+          .describe('At most this many memories.'),
       },
       outputSchema: { matches: z.array(MatchShape) },
       annotations: { readOnlyHint: true, openWorldHint: false },
