@@ -1,8 +1,9 @@
 // A project's memory as other agents read it (`engram mcp`, VS Code's language model tools): search with
 // the very recall a chat turn uses (local ranking, its relevance bar, no model call), the index entries,
-// one memory file, and a session's notes. Every read stays inside its folder: names go through the same
-// checks as the memory writer's (no `..`, no absolute paths, no hidden files) and files are opened through
-// memoryFiles.ts / confinedFile.ts, so a symlink out of the folder is refused. Writing is memoryRemember.ts.
+// one memory file, and a session's notes. A memory found or read counts as a use, as in the chat. Every
+// read stays inside its folder: names go through the same checks as the memory writer's (no `..`, no
+// absolute paths, no hidden files) and files are opened through memoryFiles.ts / confinedFile.ts, so a
+// symlink out of the folder is refused. Writing is memoryRemember.ts.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { projectDir } from '../conversation/projectKey';
@@ -13,6 +14,7 @@ import { readMemoryText } from './autoMemory/memoryFiles';
 import { loadMemoryIndex } from './autoMemory/memoryIndex';
 import {
   autoMemoryDir,
+  isIndexName,
   memoryHome,
   memoryNameProblem,
   MemoryPathError,
@@ -23,6 +25,7 @@ import {
 import { recallForPrompt } from './autoMemory/recall';
 import { RECALL_FILE_MAX_CHARS } from './autoMemory/recallIndex';
 import { parseTopicFile, type MemoryType } from './autoMemory/topicFile';
+import { recordUse, type UseKind } from './autoMemory/usageCounts';
 import { sessionNotesPaths } from './sessionNotes/paths';
 
 /** One project's memory as a client sees it: where it lives and which folders the chat's recall reads. */
@@ -107,7 +110,26 @@ export async function searchMemory(scope: MemoryScope, query: string, limit?: nu
         `(recall score ${f.score.toFixed(2)}, above the relevance bar a chat turn uses)`,
     });
   }
+  await countUses(
+    scope,
+    out.map((m) => m.file),
+    'recall',
+  );
   return out;
+}
+
+/**
+ * Counts a use of each file in its folder's use counts (usageCounts.ts), as the chat counts a recall or
+ * a Read: a memory other agents rely on is not among the "least used" the inspector offers to prune.
+ */
+async function countUses(scope: MemoryScope, names: readonly string[], kind: UseKind): Promise<void> {
+  const byDir = new Map<string, string[]>();
+  for (const name of names) {
+    if (isIndexName(name)) continue;
+    const home = memoryHome(scope.memoryDir, name);
+    byDir.set(home.dir, [...(byDir.get(home.dir) ?? []), home.file]);
+  }
+  for (const [dir, files] of byDir) await recordUse(dir, files, kind);
 }
 
 /** The matches as a model reads them: each memory's title, file, type, why it matched, and its text. */
@@ -175,6 +197,12 @@ export async function memoryFileNames(scope: MemoryScope): Promise<string[]> {
  * folder, the team folder while team memory is off, a missing file.
  */
 export async function readMemoryEntry(scope: MemoryScope, file: string): Promise<string> {
+  const text = await readConfined(scope, file);
+  await countUses(scope, [file], 'read');
+  return text;
+}
+
+async function readConfined(scope: MemoryScope, file: string): Promise<string> {
   const { home, abs } = locate(scope, file);
   try {
     return await readMemoryText(home.dir, abs);
@@ -194,7 +222,7 @@ interface Topic {
 }
 
 async function readTopic(scope: MemoryScope, file: string): Promise<Topic> {
-  const parsed = parseTopicFile(await readMemoryEntry(scope, file));
+  const parsed = parseTopicFile(await readConfined(scope, file));
   if (parsed.binary) throw new MemoryRequestError(`${file} is not text.`);
   let body = parsed.body.trim();
   if (body.length > RECALL_FILE_MAX_CHARS)

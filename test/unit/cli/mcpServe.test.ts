@@ -110,6 +110,11 @@ describe('engram mcp, driven by the SDK client', () => {
     assert.equal(top.text, body.body.trim());
     assert.ok(top.matchedWords.length > 0);
     assert.match(top.why, /Matched the words? "/);
+    // Found by another agent counts as a use, as a recall into a chat turn does.
+    const usage = JSON.parse(fs.readFileSync(path.join(p.memoryDir, '.usage.json'), 'utf8')) as {
+      entries: Record<string, { recalls: number }>;
+    };
+    assert.equal(usage.entries[top.file]?.recalls, 1);
     assert.match(r.text, /feedback_tests_real_db\.md/);
     const none = await mcp.call('search_memory', { query: 'What is the capital of Mongolia?' });
     assert.deepEqual((none.structuredContent as { matches: unknown[] }).matches, []);
