@@ -81,6 +81,10 @@ async function runMcp(argv: string[], io: CliIo): Promise<number> {
     },
     base,
   );
+  if (!settings.memory.enabled)
+    throw new UsageError(
+      `--settings ${options.settings ?? ''} turns memory off (engram.memory.enabled: false): nothing to serve`,
+    );
   const dataDir = dataDirOf(io, options['data-dir'], settings.dataDir);
   const scope = await memoryScope(dataDir, cwd, {
     team: settings.teamMemory.enabled,

@@ -26,6 +26,8 @@ interface RememberInput {
 /** The workspace's memory, with team memory when it is on and the workspace is trusted (as the chat has it). */
 function scope() {
   const s = settings();
+  if (!s.memory.enabled)
+    throw new Error("Engram's memory is turned off in this window (setting engram.memory.enabled).");
   return loadEngine().memoryScope(dataDir(), workspaceCwd(), {
     team: s.teamMemory.enabled && workspaceTrusted(),
     maxFiles: s.memory.recall.maxFiles,
