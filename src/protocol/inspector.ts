@@ -198,6 +198,8 @@ export interface PendingMemoryView {
   proposedAt: string;
   sessionId: string;
   messageId: string;
+  /** Another agent proposed it (through `engram mcp` or VS Code's language model tools). */
+  writtenBy?: MemoryEntryView['writtenBy'];
 }
 
 export interface ReviewQueueView {

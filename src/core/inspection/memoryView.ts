@@ -15,6 +15,7 @@ import { teamMemoryDir } from '../memory/autoMemory/memoryPaths';
 import { listTrash, type PruneRecord } from '../memory/autoMemory/memoryTrash';
 import { readUsage, usesOf, type EntryUsage } from '../memory/autoMemory/usageCounts';
 import { capStatus } from '../memory/autoMemory/capWarning';
+import { clientProvenance } from '../memory/autoMemory/memoryWriter';
 import { parseTopicFile } from '../memory/autoMemory/topicFile';
 import { readTeamSyncState } from '../memory/team/syncStateFile';
 import type { TeamSyncState } from '../memory/team/teamSyncTypes';
@@ -256,11 +257,10 @@ async function originsOf(dir: string, topics: readonly TopicSummary[]): Promise<
       if (parsed.binary) return;
       const sessionId = typeof parsed.data.originSessionId === 'string' ? parsed.data.originSessionId : undefined;
       const messageId = typeof parsed.data.originMessageId === 'string' ? parsed.data.originMessageId : undefined;
-      const client = typeof parsed.data.originClient === 'string' ? parsed.data.originClient.trim() : '';
-      const via = parsed.data.originVia === 'vscode-lm' ? 'vscode-lm' : 'mcp';
+      const writtenBy = clientProvenance(parsed.data);
       const found: Provenance = {
         ...(sessionId ? { origin: { sessionId, ...(messageId ? { messageId } : {}) } } : {}),
-        ...(client ? { writtenBy: { client, via } } : {}),
+        ...(writtenBy ? { writtenBy } : {}),
       };
       if (found.origin || found.writtenBy) out.set(t.file, found);
     }),

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { buildReviewQueueView } from '../../../src/core/inspection/pendingView';
 import { autoMemoryDir } from '../../../src/core/memory/autoMemory/memoryPaths';
 import { recallForPrompt } from '../../../src/core/memory/autoMemory/recall';
 import { parseTopicFile } from '../../../src/core/memory/autoMemory/topicFile';
@@ -236,5 +237,11 @@ describe('engram mcp with review on', () => {
     assert.ok(!proposed.binary);
     assert.equal(proposed.data.originClient, 'cursor');
     assert.equal(proposed.type, 'project');
+    // The inspector's review queue says which agent proposed it.
+    const queue = await buildReviewQueueView(p.memoryDir, true);
+    assert.deepEqual(
+      queue.items.map((i) => [i.file, i.writtenBy]),
+      [[file, { client: 'cursor', via: 'mcp' }]],
+    );
   });
 });

@@ -43,6 +43,13 @@ export interface MemoryProvenance {
 /** How another agent reached memory: Engram's MCP server, or VS Code's language model tools. */
 export type MemoryDoor = 'mcp' | 'vscode-lm';
 
+/** The client that wrote a memory, from its front matter keys (`originClient`, `originVia`); undefined for Engram's own. */
+export function clientProvenance(data: Record<string, unknown>): { client: string; via: MemoryDoor } | undefined {
+  const client = typeof data.originClient === 'string' ? data.originClient.trim() : '';
+  if (!client) return undefined;
+  return { client, via: data.originVia === 'vscode-lm' ? 'vscode-lm' : 'mcp' };
+}
+
 /** The origin of a file found without its index line after a crash: no session can be named for it. */
 export const RECOVERED_ORIGIN = 'recovered';
 
