@@ -9,6 +9,7 @@ import { registerApiKeyCommands } from './vscode/apiKey';
 import { TeamMemoryCommands } from './vscode/teamMemory';
 import { disposeOfflineDemo, registerModelCommands } from './vscode/modelSetup';
 import { settingsStore, watchSettings } from './vscode/settings';
+import { registerLmTools } from './vscode/lmTools';
 
 /** Set by the bundle's first and last lines (see esbuild.mjs), so activation time includes loading the bundle. */
 declare const __engramLoadStart: number | undefined;
@@ -114,6 +115,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     ...registerApiKeyCommands(context),
     ...registerModelCommands(),
     ...team.register(),
+    ...registerLmTools(),
   );
 
   const activateMs = performance.now() - started;

@@ -4,8 +4,11 @@
 // the command line it was typed just now, so falling back silently would hide the typo. The same holds
 // for a `--settings FILE`: it was named for this run, so a key or value the rules reject stops it.
 import { promises as fsp } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { isErrno } from '../core/host/toolPolicy';
 import {
+  type Env,
   resolveSettings,
   SETTING_KEYS,
   type EngramSettings,
@@ -125,4 +128,15 @@ function allKeys(): string {
 /** "(default: N)" for a flag's help line, from the setting's declared default. */
 export function defaultOf(id: SettingId): string {
   return String(SETTING_KEYS[id].default);
+}
+
+/**
+ * Engram's data folder as every command finds it: `--data-dir`, else engram.dataDir (from `--settings`;
+ * as in VS Code it beats the environment), else $ENGRAM_DATA_DIR, else ~/.engram; relative to `io.cwd`.
+ */
+export function dataDirOf(io: { cwd: string; env: Env }, flag: string | undefined, setting?: string): string {
+  return path.resolve(
+    io.cwd,
+    flag ?? (setting || io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')),
+  );
 }

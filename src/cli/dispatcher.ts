@@ -5,13 +5,22 @@ import { EXIT_MODEL_ERROR, EXIT_OK, EXIT_USAGE, type CliIo, type Command } from 
 import { compactCommand } from './compactCommand';
 import { gaugeCommand } from './gaugeCommand';
 import { inspectCommand } from './inspectCommand';
+import { mcpServeCommand } from './mcpServeCommand';
 import { mergeCommand } from './mergeCommand';
 import { printCommand } from './printCommand';
 import { teamCommand } from './teamCommand';
 
 /** The command run when the first argument is not a subcommand name. */
 const DEFAULT_COMMAND = printCommand;
-const COMMANDS: Command[] = [printCommand, inspectCommand, compactCommand, gaugeCommand, mergeCommand, teamCommand];
+const COMMANDS: Command[] = [
+  printCommand,
+  inspectCommand,
+  compactCommand,
+  gaugeCommand,
+  mergeCommand,
+  teamCommand,
+  mcpServeCommand,
+];
 
 export function overallHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;

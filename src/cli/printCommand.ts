@@ -1,7 +1,6 @@
 // `engram -p "PROMPT"`: one turn headless, on the same engine and transcripts as the extension, so a
 // session started here can be resumed in the editor and the reverse.
 import { promises as fsp } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { resolveModelConfig, ENGRAM_VERSION } from '../core/host/config';
 import { autoMemoryDir } from '../core/host/memory';
@@ -21,7 +20,7 @@ import {
 import { formatBranchReport, formatProblem, type BranchReport, type TranscriptProblem } from '../core/host/transcripts';
 import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
-import { defaultOf, readSettingsFile, settingsFromFlags } from './cliSettings';
+import { dataDirOf, defaultOf, readSettingsFile, settingsFromFlags } from './cliSettings';
 import { reportProblems } from './cliTranscript';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { noApiKeyText, resumeLine } from './cliText';
@@ -220,10 +219,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     base,
   );
   // engram.dataDir and engram.baseUrl come from --settings only; as in VS Code they beat the environment.
-  const dataDir = path.resolve(
-    io.cwd,
-    options['data-dir'] ?? (settings.dataDir || io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')),
-  );
+  const dataDir = dataDirOf(io, options['data-dir'], settings.dataDir);
   const config = resolveModelConfig(
     { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
     io.env,

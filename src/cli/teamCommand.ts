@@ -1,13 +1,12 @@
 // `engram team sync`: one team-memory sync of the repository at --cwd, the same sync a session runs
 // (core/memory/team/teamSync), for scripts, CI and people without the editor. The server URL and the
 // token come from the environment (a token on the command line would sit in the shell's history).
-import os from 'node:os';
 import path from 'node:path';
 import { autoMemoryDir, teamMemoryDir } from '../core/host/memory';
 import { repoSlugOf, RepoSlug, syncTeamMemory, type TeamSyncReport } from '../core/host/team';
 import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
-import { settingsFromFlags } from './cliSettings';
+import { dataDirOf, settingsFromFlags } from './cliSettings';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 
 const SYNC_OPTIONS = {
@@ -88,10 +87,7 @@ async function runSync(argv: string[], io: CliIo): Promise<number> {
       `${cwd} is not in a git repository with an origin remote of the form owner/repo; pass --repo OWNER/REPO`,
     );
   if (!RepoSlug.safeParse(repo).success) throw new UsageError(`--repo must be OWNER/REPO, not ${JSON.stringify(repo)}`);
-  const dataDir = path.resolve(
-    io.cwd,
-    options['data-dir'] ?? (io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')),
-  );
+  const dataDir = dataDirOf(io, options['data-dir']);
   const teamDir = teamMemoryDir(await autoMemoryDir(dataDir, cwd));
   const report = await syncTeamMemory({ teamDir, repo, serverUrl, token, signal: io.signal });
   if (options.json) io.stdout(`${JSON.stringify(report, null, 2)}\n`);

@@ -65,6 +65,11 @@ export interface MemoryEntryView {
    * after a crash left it without its line.
    */
   origin?: { sessionId: string; messageId?: string };
+  /**
+   * Another agent wrote it (front matter originClient / originVia): the client's name (its MCP
+   * `clientInfo.name`, or `vscode-lm`) and the door it came through.
+   */
+  writtenBy?: { client: string; via: 'mcp' | 'vscode-lm' };
   /** Team entries only, once the folder was synced: where this file stands with the team server. */
   sync?: TeamFileSyncView;
   /** How often it was recalled into a turn or read by the agent (`.usage.json`), and when last (ISO). */
@@ -193,6 +198,8 @@ export interface PendingMemoryView {
   proposedAt: string;
   sessionId: string;
   messageId: string;
+  /** Another agent proposed it (through `engram mcp` or VS Code's language model tools). */
+  writtenBy?: MemoryEntryView['writtenBy'];
 }
 
 export interface ReviewQueueView {

@@ -13,5 +13,13 @@ export {
 } from '../core/host/sessions';
 export { startTestServer } from '../testServer/anthropicTestServer';
 export { inspector } from '../core/host/inspector';
-export { autoMemoryDir, teamMemoryDir } from '../core/host/memory';
+export {
+  autoMemoryDir,
+  describeMemoryMatches,
+  describeRememberOutcome,
+  memoryScope,
+  rememberForClient,
+  searchProjectMemory,
+  teamMemoryDir,
+} from '../core/host/memory';
 export { readTeamSyncState, repoSlugOf, syncTeamMemory } from '../core/host/team';

@@ -25,6 +25,7 @@ const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['inspectorRender', () => import('./inspectorRender')],
   ['teamSync', () => import('./teamSync')],
   ['recall', () => import('./recall')],
+  ['mcpRecall', () => import('./mcpRecall')],
 ];
 
 /** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
 /** Rates (MB/s), shares that must be whole, counts of good outcomes and floors must reach their target; times and costs must stay under it. */
 /** Figures where more is better: the target is a floor. */
 function isAtLeast(name: string): boolean {
-  return /_mb_s$|^resume_prefix_identical|_hit_rate$|_turns_ok|_edits_ok|_min_kept_tokens/.test(name);
+  return /_mb_s$|^resume_prefix_identical|_hit_rate$|_turns_ok|_edits_ok|_min_kept_tokens|_identical_share$/.test(name);
 }
 
 function isWithin(name: string, value: number, target: number): boolean {

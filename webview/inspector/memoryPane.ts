@@ -266,8 +266,13 @@ function entryDetails(
 ): Array<Node | string> {
   const status = e.missing ? t('missingLong') : !e.indexed ? t('unindexedLong') : e.loaded ? t('loaded') : t('cutLong');
   // `recovered` (RECOVERED_ORIGIN in memoryWriter.ts) names no session: nothing to open.
-  const origin =
-    e.origin?.sessionId === 'recovered'
+  const origin = e.writtenBy
+    ? h(
+        'span',
+        { class: 'origin', id: 'entry-written-by' },
+        t(e.writtenBy.via === 'vscode-lm' ? 'originClientLm' : 'originClientMcp', e.writtenBy.client),
+      )
+    : e.origin?.sessionId === 'recovered'
       ? h('span', {}, t('originRecovered'))
       : e.origin
         ? h(

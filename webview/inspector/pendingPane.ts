@@ -100,7 +100,10 @@ function renderItem(item: PendingMemoryView, now: number, readOnly: boolean, act
     h(
       'div',
       { class: 'pending-meta' },
-      `${actionText} · ${t('reviewProposed', ago(Date.parse(item.proposedAt), now))}`,
+      `${actionText} · ${t('reviewProposed', ago(Date.parse(item.proposedAt), now))}` +
+        (item.writtenBy
+          ? ` · ${t(item.writtenBy.via === 'vscode-lm' ? 'originClientLm' : 'originClientMcp', item.writtenBy.client)}`
+          : ''),
     ),
     item.description ? h('div', { class: 'pending-description' }, item.description) : null,
     renderDiff(item.base, item.content),

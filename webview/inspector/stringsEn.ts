@@ -143,6 +143,8 @@ export const EN = {
   originMessage: 'message {0}',
   inspectOrigin: 'Inspect that session',
   noOrigin: 'unknown (no provenance in its front matter)',
+  originClientMcp: 'written by {0} via MCP (engram mcp)',
+  originClientLm: 'written by {0} via VS Code language model tools',
   originRecovered:
     'recovered: found without its MEMORY.md line after a run stopped, and indexed then (no session recorded)',
   open: 'Open',

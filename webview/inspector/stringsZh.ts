@@ -138,6 +138,8 @@ export const ZH: Record<StringKey, string> = {
   originMessage: '消息 {0}',
   inspectOrigin: '检查该会话',
   noOrigin: '未知（其前置元数据中没有出处）',
+  originClientMcp: '由 {0} 通过 MCP（engram mcp）写入',
+  originClientLm: '由 {0} 通过 VS Code 语言模型工具写入',
   originRecovered: '已恢复：某次运行中断后发现它没有 MEMORY.md 索引行，随后已补上索引（没有记录来源会话）',
   open: '打开',
   reveal: '显示位置',

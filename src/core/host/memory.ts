@@ -1,12 +1,34 @@
 // Where a project's memory lives, as a host asks: the private auto-memory folder (keyed by the project's
 // git root), the team folder inside it, and where a memory file named by a tool belongs. A host uses
 // these to show, sync or confine memory; what goes into the files is the memory engine's business.
+// Also the memory other agents reach through a host (`engram mcp`, VS Code's language model tools):
+// search with the chat's recall, remember through the chat's writer, list, read, session notes.
 import {
   autoMemoryDir as memoryDirFor,
   memoryHome as homeOf,
   memoryWriteTarget as writeTargetIn,
   teamMemoryDir as teamDirIn,
 } from '../memory/autoMemory/memoryPaths';
+import {
+  describeMatches,
+  listMemoryEntries,
+  memoryFileNames,
+  MemoryRequestError,
+  openMemoryScope,
+  readMemoryEntry,
+  readSessionNotes,
+  searchMemory,
+  type MemoryListEntry,
+  type MemoryMatch,
+  type MemoryScope,
+  type SessionNotesRead,
+} from '../memory/memoryService';
+import {
+  describeRemembered,
+  rememberMemory,
+  type RememberOutcome,
+  type RememberRequest,
+} from '../memory/memoryRemember';
 
 export type { MergeResult } from '../memory/autoMemory/mergeEntries';
 
@@ -31,4 +53,74 @@ export function memoryHome(dir: string, name: string): { dir: string; file: stri
  */
 export function memoryWriteTarget(dir: string, absPath: string): { name: string } | { problem: string } {
   return writeTargetIn(dir, absPath);
+}
+
+// ---- Memory for other agents (`engram mcp`, VS Code's language model tools) ----
+
+export type { MemoryListEntry, MemoryMatch, MemoryScope, RememberOutcome, RememberRequest, SessionNotesRead };
+
+/** A refusal whose message is meant for the client that asked (bad name, missing file, a secret). */
+export { MemoryRequestError };
+
+/** The four memory types a topic file may have. */
+export { MEMORY_TYPES } from '../memory/autoMemory/topicFile';
+
+/**
+ * One project's memory for another agent: the project at `cwd` under `dataDir`, with team memory when
+ * `team` (its folder is then searched, listed and read too) and at most `maxFiles` files a search
+ * (engram.memory.recall.maxFiles).
+ */
+export function memoryScope(
+  dataDir: string,
+  cwd: string,
+  opts: { team?: boolean; maxFiles?: number } = {},
+): Promise<MemoryScope> {
+  return openMemoryScope(dataDir, cwd, opts);
+}
+
+/** What the chat's recall attaches for `query` (same ranking and bar, no model call), with each memory's text and why. */
+export function searchProjectMemory(scope: MemoryScope, query: string, limit?: number): Promise<MemoryMatch[]> {
+  return searchMemory(scope, query, limit);
+}
+
+/**
+ * Saves a memory another agent asks for through the chat's writer (or the review queue when `review`),
+ * after a secret scan; the file records the client. Rejects with MemoryRequestError when refused.
+ */
+export function rememberForClient(
+  scope: MemoryScope,
+  req: RememberRequest,
+  opts: { review: boolean },
+): Promise<RememberOutcome> {
+  return rememberMemory(scope, req, opts);
+}
+
+/** The index entries (private, then team when on). */
+export function listProjectMemories(scope: MemoryScope): Promise<MemoryListEntry[]> {
+  return listMemoryEntries(scope);
+}
+
+/** Every topic file the scope reads, relative to the memory folder (`team/...` for team files). */
+export function projectMemoryFiles(scope: MemoryScope): Promise<string[]> {
+  return memoryFileNames(scope);
+}
+
+/** One memory file's text (MEMORY.md included), confined to the memory folders; MemoryRequestError when refused. */
+export function readProjectMemory(scope: MemoryScope, file: string): Promise<string> {
+  return readMemoryEntry(scope, file);
+}
+
+/** A session's notes, by default the newest session's; MemoryRequestError when there are none. */
+export function readProjectSessionNotes(scope: MemoryScope, sessionId?: string): Promise<SessionNotesRead> {
+  return readSessionNotes(scope, sessionId);
+}
+
+/** Search matches as a model reads them (title, file, type, why, text), or a line saying there are none. */
+export function describeMemoryMatches(query: string, matches: readonly MemoryMatch[]): string {
+  return describeMatches(query, matches);
+}
+
+/** What a remember did (saved with its index line, or waiting for review), in a sentence for the model. */
+export function describeRememberOutcome(outcome: RememberOutcome): string {
+  return describeRemembered(outcome);
 }

@@ -15,6 +15,7 @@ import { teamMemoryDir } from '../memory/autoMemory/memoryPaths';
 import { listTrash, type PruneRecord } from '../memory/autoMemory/memoryTrash';
 import { readUsage, usesOf, type EntryUsage } from '../memory/autoMemory/usageCounts';
 import { capStatus } from '../memory/autoMemory/capWarning';
+import { clientProvenance } from '../memory/autoMemory/memoryWriter';
 import { parseTopicFile } from '../memory/autoMemory/topicFile';
 import { readTeamSyncState } from '../memory/team/syncStateFile';
 import type { TeamSyncState } from '../memory/team/teamSyncTypes';
@@ -163,7 +164,7 @@ async function viewsOf(
   );
   const unindexed = index.unindexed.map((file): MemoryEntryView => {
     const t = topics.get(file);
-    const origin = origins.get(file);
+    const provenance = origins.get(file);
     return withUsage(
       {
         key: `${group}:${file}`,
@@ -179,7 +180,7 @@ async function viewsOf(
         loaded: false,
         missing: false,
         indexed: false,
-        ...(origin ? { origin } : {}),
+        ...provenance,
       },
       usage,
     );
@@ -203,10 +204,10 @@ function entryView(
   group: EntryGroup,
   e: IndexEntry,
   topic: TopicSummary | undefined,
-  origins: Map<string, MemoryEntryView['origin']>,
+  origins: Map<string, Provenance>,
 ): MemoryEntryView {
   const file = normalise(e.file);
-  const origin = origins.get(file);
+  const provenance = origins.get(file);
   return {
     // Two lines may link the same file (a warning says so): the line keeps keys unique.
     key: `${group}:${file}:${e.line}`,
@@ -222,16 +223,19 @@ function entryView(
     loaded: e.loaded,
     missing: e.missing,
     indexed: true,
-    ...(origin ? { origin } : {}),
+    ...provenance,
   };
 }
 
-/** Where each memory came from: `originSessionId` / `originMessageId` in its front matter. */
-async function originsOf(
-  dir: string,
-  topics: readonly TopicSummary[],
-): Promise<Map<string, MemoryEntryView['origin']>> {
-  const out = new Map<string, MemoryEntryView['origin']>();
+/** What a memory's front matter says of where it came from. */
+type Provenance = Pick<MemoryEntryView, 'origin' | 'writtenBy'>;
+
+/**
+ * Where each memory came from: `originSessionId` / `originMessageId` in its front matter, and for one
+ * another agent wrote (through `engram mcp` or VS Code's language model tools) `originClient` / `originVia`.
+ */
+async function originsOf(dir: string, topics: readonly TopicSummary[]): Promise<Map<string, Provenance>> {
+  const out = new Map<string, Provenance>();
   await Promise.all(
     topics.map(async (t) => {
       let buf: Buffer;
@@ -253,7 +257,12 @@ async function originsOf(
       if (parsed.binary) return;
       const sessionId = typeof parsed.data.originSessionId === 'string' ? parsed.data.originSessionId : undefined;
       const messageId = typeof parsed.data.originMessageId === 'string' ? parsed.data.originMessageId : undefined;
-      if (sessionId) out.set(t.file, { sessionId, ...(messageId ? { messageId } : {}) });
+      const writtenBy = clientProvenance(parsed.data);
+      const found: Provenance = {
+        ...(sessionId ? { origin: { sessionId, ...(messageId ? { messageId } : {}) } } : {}),
+        ...(writtenBy ? { writtenBy } : {}),
+      };
+      if (found.origin || found.writtenBy) out.set(t.file, found);
     }),
   );
   return out;

@@ -1,5 +1,7 @@
 // The inspector's "Waiting for review" group: the review queue's items as the webview shows them (what
-// each would create or change, its proposed content and the base for a diff), and whether review is on.
+// each would create or change, its proposed content and the base for a diff, and which agent proposed it
+// when another one did), and whether review is on.
+import { clientProvenance } from '../memory/autoMemory/memoryWriter';
 import { listPending } from '../memory/autoMemory/pendingQueue';
 import { parseTopicFile } from '../memory/autoMemory/topicFile';
 import type { PendingMemoryView, ReviewQueueView } from '../../protocol/messages';
@@ -16,6 +18,7 @@ export async function buildReviewQueueView(memoryDir: string, on: boolean): Prom
 
 function viewOf(item: Awaited<ReturnType<typeof listPending>>['items'][number]): PendingMemoryView {
   const parsed = parseTopicFile(item.content);
+  const writtenBy = parsed.binary ? undefined : clientProvenance(parsed.data);
   const team = item.team && item.file.startsWith('team/');
   const file = team ? item.file.slice('team/'.length) : item.file;
   return {
@@ -31,5 +34,6 @@ function viewOf(item: Awaited<ReturnType<typeof listPending>>['items'][number]):
     proposedAt: item.proposedAt,
     sessionId: item.sessionId,
     messageId: item.messageId,
+    ...(writtenBy ? { writtenBy } : {}),
   };
 }

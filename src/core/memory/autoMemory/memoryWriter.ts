@@ -27,10 +27,27 @@ import { formatIndexLine, linksTo, parseIndexLine, type IndexLine } from './memo
 import { MemoryPathError, normaliseName, resolveMemoryFile } from './memoryPaths';
 import { formatTopicFile, isMemoryType, parseTopicFile, setFrontMatterKeys, type MemoryType } from './topicFile';
 
-/** Which conversation and message a memory came from (recorded in its front matter). */
+/**
+ * Which conversation and message a memory came from (recorded in its front matter). A memory another
+ * agent wrote (through `engram mcp` or VS Code's language model tools) has no Engram session: its ids
+ * are empty and left out of the file, and `originClient` names the client (the MCP client's
+ * `clientInfo.name`), `originVia` the door it came through.
+ */
 export interface MemoryProvenance {
   originSessionId: string;
   originMessageId: string;
+  originClient?: string;
+  originVia?: MemoryDoor;
+}
+
+/** How another agent reached memory: Engram's MCP server, or VS Code's language model tools. */
+export type MemoryDoor = 'mcp' | 'vscode-lm';
+
+/** The client that wrote a memory, from its front matter keys (`originClient`, `originVia`); undefined for Engram's own. */
+export function clientProvenance(data: Record<string, unknown>): { client: string; via: MemoryDoor } | undefined {
+  const client = typeof data.originClient === 'string' ? data.originClient.trim() : '';
+  if (!client) return undefined;
+  return { client, via: data.originVia === 'vscode-lm' ? 'vscode-lm' : 'mcp' };
 }
 
 /** The origin of a file found without its index line after a crash: no session can be named for it. */
@@ -84,8 +101,7 @@ export async function writeMemory(dir: string, input: WriteMemoryInput): Promise
         name: input.name ?? path.basename(file, '.md'),
         description: input.description,
         type: input.type,
-        originSessionId: input.provenance.originSessionId,
-        originMessageId: input.provenance.originMessageId,
+        ...provenanceFields(input.provenance),
       },
       input.body,
     );
@@ -324,12 +340,16 @@ async function stampUnlocked(
     if (e instanceof MemoryPathError) throw e;
     return undefined;
   }
-  const keys = Object.fromEntries(
-    Object.entries(provenance).filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== ''),
-  );
-  const next = setFrontMatterKeys(text, keys, { onlyIfMissing: true });
+  const next = setFrontMatterKeys(text, provenanceFields(provenance), { onlyIfMissing: true });
   if (next === text) return undefined;
   return writeStamped(dir, abs, next);
+}
+
+/** The provenance as front matter keys: only those with a value (a client's write names no session). */
+export function provenanceFields(provenance: Partial<MemoryProvenance>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(provenance).filter((kv): kv is [string, string] => typeof kv[1] === 'string' && kv[1] !== ''),
+  );
 }
 
 async function exists(p: string): Promise<boolean> {
