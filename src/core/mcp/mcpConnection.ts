@@ -8,9 +8,21 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { StdioTransport } from './stdioTransport';
 import type { ListedTool } from './toolDefinition';
 import type { McpServerFailure, McpTransportConfig } from './types';
+
+/**
+ * `tools/list` read loosely: the SDK's own schema refuses the whole list when one tool's schema is off
+ * (no `type: "object"`), and here one bad tool must be left out alone (toolDefinition.ts).
+ */
+const looseToolList = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string(), description: z.string().optional(), inputSchema: z.unknown() })),
+  nextCursor: z.string().optional(),
+});
+/** `tools/call` read loosely too: mcpResult.ts maps whatever blocks come, and notes the ones it cannot show. */
+const looseCallResult = z.looseObject({});
 
 /** Most pages of `tools/list` read from one server (a server that pages forever is cut off). */
 const MAX_TOOL_PAGES = 50;
@@ -62,8 +74,9 @@ export class McpConnection {
     try {
       await this.client.connect(this.transport, { timeout: timeoutMs });
     } catch (e) {
+      const failure = this.failure('beforeInitialize', e);
       await this.close();
-      throw new McpConnectionError(this.failure('beforeInitialize', e));
+      throw new McpConnectionError(failure);
     }
     const info = this.client.getServerVersion();
     if (info) this.serverInfo = { name: info.name, version: info.version };
@@ -71,8 +84,9 @@ export class McpConnection {
     try {
       tools = await this.listTools();
     } catch (e) {
+      const failure = this.failure('listing', e);
       await this.close();
-      throw new McpConnectionError(this.failure('listing', e));
+      throw new McpConnectionError(failure);
     }
     this.ready = true;
     if (this.client.getServerCapabilities()?.tools?.listChanged) {
@@ -92,7 +106,10 @@ export class McpConnection {
     const tools: ListedTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const r = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: this.opts.startupTimeoutMs });
+      const params = cursor ? { cursor } : {};
+      const r = await this.client.request({ method: 'tools/list', params }, looseToolList, {
+        timeout: this.opts.startupTimeoutMs,
+      });
       tools.push(...r.tools);
       cursor = r.nextCursor;
       if (!cursor) break;
@@ -115,7 +132,8 @@ export class McpConnection {
     timeoutMs: number,
   ): Promise<unknown> {
     try {
-      return await this.client.callTool({ name, arguments: args }, undefined, {
+      const request = { method: 'tools/call' as const, params: { name, arguments: args } };
+      return await this.client.request(request, looseCallResult, {
         signal,
         timeout: timeoutMs,
         maxTotalTimeout: timeoutMs,
