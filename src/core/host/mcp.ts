@@ -22,17 +22,8 @@ import type {
 import type { Logger } from '../ports';
 import type { EngramSettings } from '../settings/engramSettings';
 
+export type { McpConfigProblem, McpShadowed } from '../mcp/types';
 export type {
-  McpConfigProblem,
-  McpInputSpec,
-  McpServerFailure,
-  McpShadowed,
-  McpSource,
-  McpToolInfo,
-  McpTransportConfig,
-} from '../mcp/types';
-export type {
-  McpConfigInputs,
   McpHub,
   McpHubEvent,
   McpHubOptions,

@@ -5,11 +5,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import {
+  createMcpHub,
+  type McpConfigProblem,
+  type McpHubEvent,
+  type McpServerStatus,
+  type McpShadowed,
   mcpStartPolicy,
   mcpToolName,
   openMcpHub,
   parseMcpRuleName,
   readMcpChoices,
+  readMcpConfig,
   updateMcpChoices,
 } from '../../../src/core/host/mcp';
 import { defaultSettings } from '../../../src/core/settings/engramSettings';
@@ -84,5 +90,43 @@ describe('host door for MCP', () => {
     const untrusted = mcpStartPolicy({ trusted: false, choices, approvedNames: ['writes'] });
     assert.equal(untrusted(second.config.servers[0]), 'untrusted');
     assert.deepEqual(parseMcpRuleName('mcp__writes__echo'), { server: 'writes', tool: 'echo' });
+  });
+});
+
+describe('host door: config and a hub built by hand', () => {
+  it('reads the config and runs a hub from it, telling its events', async () => {
+    const root = tempDir('door');
+    const projectRoot = path.join(root, 'project');
+    fs.mkdirSync(projectRoot, { recursive: true });
+    const everything = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+    const config = await readMcpConfig({
+      dataDir: path.join(root, 'data'),
+      projectRoot,
+      setting: { ev: everything, 'bad name': everything },
+      cli: [JSON.stringify({ mcpServers: { ev: everything } })],
+      env: {},
+    });
+    const problems: McpConfigProblem[] = config.problems;
+    const shadowed: McpShadowed[] = config.shadowed;
+    assert.equal(problems[0].server, 'bad name');
+    assert.deepEqual(shadowed, [{ name: 'ev', used: 'cli', ignored: ['setting'] }]);
+    const hub = createMcpHub({
+      servers: config.servers,
+      clientInfo: { name: 't', version: '1' },
+      mayStart: () => true,
+      cwd: root,
+    });
+    const events: McpHubEvent[] = [];
+    hub.onEvent((e) => events.push(e));
+    try {
+      hub.start();
+      await hub.whenSettled();
+      const status: McpServerStatus[] = hub.status();
+      assert.equal(status[0].state, 'ready');
+      assert.ok(events.some((e) => e.type === 'status' && e.status.state === 'starting'));
+      assert.ok(hub.definitionTokens() > 0);
+    } finally {
+      await hub.close();
+    }
   });
 });
