@@ -34,3 +34,8 @@ export function parseMcpRuleName(name: string): { server: string; tool?: string 
   if (!server) return undefined;
   return tool ? { server, tool } : { server };
 }
+
+/** Whether a model-facing tool name is an MCP server's tool (`mcp__...`). */
+export function isMcpToolName(name: string): boolean {
+  return name.startsWith(MCP_PREFIX);
+}
