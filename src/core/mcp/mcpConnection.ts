@@ -139,9 +139,14 @@ export class McpConnection {
         maxTotalTimeout: timeoutMs,
       });
     } catch (e) {
-      if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed)
+      if (signal.aborted) throw e;
+      // The server answered with an error (a timeout is the SDK's own answer): the connection is fine.
+      // Anything else (the child exited, the HTTP server went away or forgot the session) is a lost connection.
+      const answered = e instanceof McpError && e.code !== ErrorCode.ConnectionClosed;
+      if (!answered) {
+        this.ready = false;
         throw new McpConnectionError(this.failure('stopped', e));
-      if (!this.ready && !this.closing) throw new McpConnectionError(this.failure('stopped', e));
+      }
       throw e;
     }
   }
@@ -199,6 +204,11 @@ function makeTransport(config: McpTransportConfig, opts: ConnectionOptions): Tra
   return config.type === 'http'
     ? new StreamableHTTPClientTransport(new URL(config.url), init)
     : new SSEClientTransport(new URL(config.url), init);
+}
+
+/** Whether a call failed because it ran past its timeout (the SDK then sent `notifications/cancelled`). */
+export function isTimeout(e: unknown): boolean {
+  return e instanceof McpError && e.code === ErrorCode.RequestTimeout;
 }
 
 function exitWords(exit: { code: number | null; signal: string | null }): string {

@@ -6,7 +6,7 @@
 import type { Logger } from '../ports';
 import type { Tool, ToolResult } from '../tools/tool';
 import { fillInputs } from './configExpand';
-import { McpConnection, McpConnectionError } from './mcpConnection';
+import { isTimeout, McpConnection, McpConnectionError } from './mcpConnection';
 import { DEFAULT_MAX_OUTPUT_TOKENS, mapCallResult } from './mcpResult';
 import { createMcpTool } from './mcpTool';
 import { checkToolDefinition, type ListedTool } from './toolDefinition';
@@ -149,7 +149,7 @@ export class McpServer {
       }
       if (signal.aborted) return errorResult('Cancelled by the user before this tool finished.');
       const text = e instanceof Error ? e.message : String(e);
-      if (/timed out/i.test(text))
+      if (isTimeout(e))
         return errorResult(
           `${this.name} · ${rawTool} did not answer within ${timeoutMs / 1000} s; the call was cancelled.`,
         );
