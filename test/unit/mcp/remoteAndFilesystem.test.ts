@@ -66,13 +66,14 @@ describe('MCP hub over the network transports', () => {
 
   it('says why a remote server cannot be reached', async () => {
     const port = await freePort();
-    const t = makeHub([entry('gone', { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {} })]);
+    const t = makeHub([entry('gone', { type: 'http', url: `http://127.0.0.1:${port}/mcp?token=s3cret`, headers: {} })]);
     try {
       t.hub.start();
       await t.hub.whenSettled();
       const [s] = t.hub.status();
       assert.equal(s.state, 'failed');
-      assert.match(s.failure?.message ?? '', /could not be initialized/);
+      assert.match(s.failure?.message ?? '', new RegExp(`^could not connect to http://127.0.0.1:${port}/mcp: `));
+      assert.equal(s.failure?.message.includes('s3cret'), false);
     } finally {
       await t.hub.close();
     }
