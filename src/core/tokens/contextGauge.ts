@@ -75,6 +75,8 @@ export class ContextGauge {
   setSystem(system: readonly SystemBlock[], tools: ReadonlyArray<{ schema: ToolSchema }>, parts?: PromptTexts): void {
     const s = this.sized;
     if (s && s.system === system && sameItems(s.tools, tools) && (parts === undefined || s.parts === parts)) return;
+    // Only the tools changed (an MCP server joined): the same prompt keeps the parts it was sized with.
+    parts ??= s && s.system === system ? s.parts : undefined;
     const size = (text: string): number => (text ? this.count(text) : 0);
     const prompt = parts
       ? {
