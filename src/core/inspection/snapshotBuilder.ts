@@ -10,6 +10,7 @@ import { defaultTokenCounter, type TokenCounter } from '../tokens/accounting';
 import type { GaugeState, InspectorSnapshot, InspectorSourceInfo } from '../../protocol/messages';
 import { gaugeFrame } from './contextSnapshot';
 import type { TimelineEntry } from './timeline';
+import { buildMcpView, type McpInspection } from './mcpView';
 import { buildMemoryView } from './memoryView';
 import { buildNotesView } from './notesView';
 import { buildPinsView } from './pinsView';
@@ -38,6 +39,8 @@ export interface SnapshotInput {
   timeline?: readonly TimelineEntry[];
   /** The live session's pins; absent for a source on disk (its transcript's pin lines are read instead). */
   pins?: readonly Pin[];
+  /** The live session's MCP servers; absent for a source on disk. */
+  mcp?: McpInspection;
   canUndoCompaction: boolean;
   now: number;
   countTokens?: TokenCounter;
@@ -46,7 +49,7 @@ export interface SnapshotInput {
 export async function buildInspectorSnapshot(input: SnapshotInput): Promise<InspectorSnapshot> {
   const count = input.countTokens ?? defaultTokenCounter;
   const facts = input.transcriptPath ? await transcriptFacts(input.transcriptPath) : undefined;
-  const [notes, memory, gauge] = await Promise.all([
+  const [notes, memory, gauge, mcp] = await Promise.all([
     buildNotesView({ ...input.notes, ...(facts ? { facts } : {}), countTokens: count }),
     buildMemoryView({
       dir: input.memoryDir,
@@ -56,6 +59,7 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
       countTokens: count,
     }),
     input.gauge ? Promise.resolve(input.gauge) : diskGauge(input.transcriptPath, input.settings, count),
+    input.mcp ? buildMcpView(input.mcp) : undefined,
   ]);
   if (input.memoryDir)
     memory.review = await buildReviewQueueView(input.memoryDir, input.settings.memory.extraction.review);
@@ -74,7 +78,7 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
   const pinList = input.pins ?? (facts && facts.pinLines.length > 0 ? activePins(facts.pinLines) : undefined);
   const pins = pinList ? buildPinsView(pinList, input.settings.compaction.pinBudgetTokens, count) : undefined;
   const { source, sessionId, now } = input;
-  return { source, sessionId, gauge, notes, memory, timeline, ...(pins ? { pins } : {}), now };
+  return { source, sessionId, gauge, notes, memory, timeline, ...(pins ? { pins } : {}), ...(mcp ? { mcp } : {}), now };
 }
 
 const gaugeCache = new Map<string, { size: number; mtimeMs: number; gauge: GaugeState }>();

@@ -8,6 +8,7 @@ import { isRecallNotice } from '../../core/host/conversationDisplay';
 import { recalledMemories } from './chatItems';
 import { showPinMarks } from './chatPins';
 import type { ChatWindow } from './chatWindow';
+import { showMcpEvent } from './mcpNotices';
 
 /** The parts of a chat window the session's events reach. */
 export type SessionEventView = Pick<
@@ -65,6 +66,9 @@ export function showSessionEvent(event: SessionEvent, view: SessionEventView): v
     case 'pins':
       showPinMarks(view.items, event.pins);
       view.inspectorChanged();
+      break;
+    case 'mcp':
+      showMcpEvent(event.event, view);
       break;
     case 'teamSync':
       view.teamSynced(event.report);
