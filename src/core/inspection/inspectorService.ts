@@ -112,6 +112,7 @@ export async function liveSessionInput(live: LiveSession, o: LiveInputOptions): 
     timeline: live.timeline,
     ...(live.pins ? { pins: live.pins.list() } : {}),
     ...(live.mcp ? { mcp: await live.mcp() } : {}),
+    rules: { dataDir: live.dataDir, projectRoot: live.cwd, settings: o.settings.permissions, trusted: o.trusted },
     canUndoCompaction: o.canUndoCompaction,
     now: o.now,
   };

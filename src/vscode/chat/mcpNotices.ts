@@ -5,12 +5,12 @@
 import * as vscode from 'vscode';
 import type { McpHubEvent } from '../../core/host/mcp';
 import { loadEngine } from '../loadEngine';
-import type { SessionEventView } from './chatSessionEvents';
+import type { ChatWindow } from './chatWindow';
 
 /** stderr lines a failure notice quotes (the inspector shows more). */
 const STDERR_LINES = 3;
 
-export function showMcpEvent(event: McpHubEvent, view: Pick<SessionEventView, 'items' | 'inspectorChanged'>): void {
+export function showMcpEvent(event: McpHubEvent, view: Pick<ChatWindow, 'items' | 'inspectorChanged'>): void {
   switch (event.type) {
     case 'toolsChanged':
       for (const [server, count] of byServer(event.added))
