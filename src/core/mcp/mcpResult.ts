@@ -74,6 +74,7 @@ function note(text: string): Part {
 
 function sizeOf(base64: string): string {
   const bytes = Math.floor((base64.length * 3) / 4);
+  if (bytes < 1024) return `${bytes} bytes`;
   return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
