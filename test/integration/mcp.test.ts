@@ -216,18 +216,16 @@ suite('MCP servers in the Chat view and the inspector', () => {
       await sendFromUi('Hello');
       await ui.waitForText('chat', '.item-assistant', 'Restricted.', 60_000);
       const hub = api.chat().inspectorContext().mcpHub;
-      assert.ok(hub, 'the session has a hub (holding nothing it may start)');
-      assert.deepEqual(
-        hub.status().map((s) => [s.name, s.state]),
-        [
-          ['everything', 'untrusted'],
-          ['marker', 'untrusted'],
-        ],
+      assert.ok(hub, 'the session has a hub (which starts nothing here)');
+      assert.ok(
+        hub.status().every((s) => s.state === 'stopped'),
+        JSON.stringify(hub.status().map((s) => s.state)),
       );
       await openInspector(api);
       await vscode.commands.executeCommand('engram.manageMcpServers');
       const section = await refreshUntil(api, '#mcp-section', 'untrusted workspace');
       assert.match(section, /Workspace not trusted/);
+      assert.match(section, /everything[\s\S]*untrusted workspace[\s\S]*marker[\s\S]*untrusted workspace/);
       assert.deepEqual(asked, [], 'no approval question in Restricted Mode');
       assert.ok(!fs.existsSync(marker()), 'the marker server never ran');
       api.inspector()?.panel.dispose();

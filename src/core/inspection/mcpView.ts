@@ -53,8 +53,10 @@ async function serverView(
   input: McpInspection,
 ): Promise<McpServerView> {
   const ruled = input.mayStart(entry);
-  // A hub's status says what runs; without one the start rule says what would.
-  const state = status?.state ?? (ruled === true ? 'notStarted' : ruled);
+  // A hub's status says what runs; where it runs nothing (no session, or one that may not start servers),
+  // the start rule says why.
+  const held = ruled === true ? (status ? 'stopped' : 'notStarted') : ruled;
+  const state = status && status.state !== 'stopped' ? status.state : held;
   const tools: McpToolView[] = (status?.tools ?? []).map((t) => ({
     name: t.name,
     rawName: t.rawName,

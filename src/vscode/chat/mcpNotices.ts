@@ -7,6 +7,16 @@ import type { McpHubEvent } from '../../core/host/mcp';
 import { loadEngine } from '../loadEngine';
 import type { ChatWindow } from './chatWindow';
 
+/**
+ * The session's own notices of the same events (core/session/sessionMcp.ts, worded for every host): the
+ * chat leaves them out, since it says these with the server's name, the count and the exit code.
+ */
+export const SESSION_MCP_NOTICES: ReadonlySet<string> = new Set([
+  'MCP server "{0}" failed: {1}. Last stderr line: {2}',
+  'MCP server "{0}" failed: {1}.',
+  'MCP tools changed ({0}); the next request starts a new prompt cache.',
+]);
+
 /** stderr lines a failure notice quotes (the inspector shows more). */
 const STDERR_LINES = 3;
 

@@ -1,6 +1,6 @@
 // The MCP servers of this window's chat: the config read from the setting, `<dataDir>/mcp.json` and the
-// workspace's `.mcp.json` and `.vscode/mcp.json`; a hub per chat session, started in the background as the
-// session opens (the session owns and closes it); the person's approval of a repository's servers, asked
+// workspace's `.mcp.json` and `.vscode/mcp.json`; a hub per chat session, which the session starts in the
+// background as it opens (in a trusted workspace), owns and closes; the person's approval of a repository's servers, asked
 // once per session open without holding up the chat; the inputs of `.vscode/mcp.json` answered through
 // the input box and kept in Secret Storage; and the project's choices (approved, turned off) that the
 // inspector changes.
@@ -75,8 +75,8 @@ export async function openSessionHub(context: vscode.ExtensionContext, logger: L
     logger,
   );
   openHubs.add(hub);
-  hub.start();
-  void askApprovals(hub, config.servers, projectRoot, logger);
+  // The session starts the hub (in a trusted workspace only); the questions wait for nothing.
+  if (workspaceTrusted()) void askApprovals(hub, config.servers, projectRoot, logger);
   return hub;
 }
 
@@ -117,7 +117,8 @@ export async function changeMcpChoices(
   const projectRoot = workspaceCwd();
   const updated = await loadEngine().updateMcpChoices(dataDir(), projectRoot, change);
   choicesByProject.set(projectRoot, updated);
-  hub?.refresh();
+  // An untrusted workspace's session runs no server at all: the change applies once it is trusted.
+  if (workspaceTrusted()) hub?.refresh();
 }
 
 /** The inspector's Approve: the server as the config defines it now. False when no entry has that name. */

@@ -84,6 +84,19 @@ describe('the MCP servers view', () => {
     ]);
   });
 
+  it("says why a session's hub runs nothing: the start rule's reason, not just 'stopped'", async () => {
+    const repo = entry('repo', 'project');
+    const view = await buildMcpView({
+      config: { servers: [repo], shadowed: [], problems: [] },
+      live: [{ ...repo, state: 'stopped', tools: [] }],
+      mayStart: () => 'untrusted',
+      disabledTools: [],
+      trusted: false,
+    });
+    assert.equal(view.servers[0].state, 'untrusted');
+    assert.equal(view.trusted, false);
+  });
+
   it('keeps a failure with its exit code and last stderr lines', async () => {
     const crashing = entry('crash', 'user');
     const view = await buildMcpView({
