@@ -64,6 +64,8 @@ suite('MCP servers in the Chat view and the inspector', () => {
   useSettings([
     ['engram.memory', 'extraction.enabled', false],
     ['engram.sessionNotes', 'enabled', false],
+    // A rule of the person's, for the inspector's rules list.
+    ['engram.permissions', 'deny', ['Bash(git push:*)']],
   ]);
   suiteTeardown(async () => {
     (await engram()).chat().newChat();
@@ -144,6 +146,9 @@ suite('MCP servers in the Chat view and the inspector', () => {
       await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 60_000);
       const last = server.requests[server.requests.length - 1].body;
       assert.ok(toolNames(last).includes(ECHO), 'the request offered the MCP tool');
+      // The gauge counts the MCP tools' definitions as their own category.
+      const mcpPart = api.chat().gauge().breakdown.find((b) => b.category === 'mcp tools');
+      assert.ok(mcpPart && mcpPart.tokens > 0, `the gauge's MCP category: ${JSON.stringify(mcpPart)}`);
 
       // The inspector: the server ready, its tools with their tokens, the total per request.
       const listed = await refreshUntil(api, '#mcp-section', 'ready');
@@ -153,6 +158,7 @@ suite('MCP servers in the Chat view and the inspector', () => {
         await ui.text('inspector', '#mcp-total'),
         /their tools add [\d,]+ tokens to every request|its tools add/,
       );
+      assert.match(await ui.text('inspector', '#rules-section'), /deny\s*Bash\(git push:\*\)\s*your settings/);
       await inspectorInBothThemes('mcp-servers', 'mcp-section');
 
       // A tool turned off in the inspector leaves the next request.
