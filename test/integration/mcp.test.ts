@@ -147,7 +147,10 @@ suite('MCP servers in the Chat view and the inspector', () => {
       const last = server.requests[server.requests.length - 1].body;
       assert.ok(toolNames(last).includes(ECHO), 'the request offered the MCP tool');
       // The gauge counts the MCP tools' definitions as their own category.
-      const mcpPart = api.chat().gauge().breakdown.find((b) => b.category === 'mcp tools');
+      const mcpPart = api
+        .chat()
+        .gauge()
+        .breakdown.find((b) => b.category === 'mcp tools');
       assert.ok(mcpPart && mcpPart.tokens > 0, `the gauge's MCP category: ${JSON.stringify(mcpPart)}`);
 
       // The inspector: the server ready, its tools with their tokens, the total per request.
@@ -181,6 +184,82 @@ suite('MCP servers in the Chat view and the inspector', () => {
     assert.ok(hub, 'the session of the test before runs a hub');
     api.chat().newChat();
     await waitUntil('the servers to stop', () => hub.status().every((s) => s.state !== 'ready'));
+  });
+
+  test('[ui] a .vscode/mcp.json input is asked once and kept; a crashing server says why; the winning definition is named', async function () {
+    this.timeout(180_000);
+    writeMcpJson(false);
+    fs.mkdirSync(workspaceFile('.vscode'), { recursive: true });
+    fs.writeFileSync(
+      workspaceFile(path.join('.vscode', 'mcp.json')),
+      JSON.stringify({
+        inputs: [{ type: 'promptString', id: 'token', description: 'A token for the test server', password: true }],
+        servers: {
+          withInput: {
+            type: 'stdio',
+            command: node(),
+            args: [everythingJs(), 'stdio'],
+            env: { TEST_TOKEN: '${input:token}' },
+          },
+        },
+      }),
+    );
+    // The person's own servers: one that dies at once, and one that the project's `everything` replaces.
+    await vscode.workspace.getConfiguration('engram.mcp').update(
+      'servers',
+      {
+        crash: { command: node(), args: ['-e', "console.error('boom: no database'); process.exit(3)"] },
+        everything: { command: node(), args: [everythingJs(), 'stdio', 'from-the-setting'] },
+      },
+      vscode.ConfigurationTarget.Global,
+    );
+    const api = await freshChat();
+    const approved: string[] = [];
+    const inputs: string[] = [];
+    const restore = api.replaceMcpPromptsForTests({
+      approve: async (q) => {
+        approved.push(q.name);
+        return true;
+      },
+      input: async (server, input) => {
+        inputs.push(`${server}/${input.id}/${input.password === true}/${input.description ?? ''}`);
+        return 'test-token-value';
+      },
+    });
+    try {
+      testServer().setResponder((body) => answerBackground(body) ?? text('Hello.'));
+      await sendFromUi('Hello');
+      const failed = await ui.waitForText('chat', '.item-notice', 'MCP server crash failed', 60_000);
+      assert.match(failed, /exit code 3/);
+      assert.match(failed, /boom: no database/);
+      await ui.waitForText('chat', '.item-notice', 'from withInput joined', 60_000);
+      assert.deepEqual(inputs, ['withInput/token/true/A token for the test server']);
+      assert.deepEqual(approved, ['withInput'], '`everything` was approved before; the setting needs no approval');
+
+      await openInspector(api);
+      await vscode.commands.executeCommand('engram.manageMcpServers');
+      const section = await refreshUntil(api, '#mcp-section', 'boom: no database');
+      assert.match(section, /crash[\s\S]*failed[\s\S]*exit code 3/);
+      assert.match(section, /Used instead of the definition in setting engram\.mcp\.servers/);
+      assert.equal(await ui.count('inspector', '#mcp-section [id^="mcp-restart-"]'), 1);
+      await inspectorInBothThemes('mcp-failed', 'mcp-section');
+      api.inspector()?.panel.dispose();
+
+      // A new session: the input's answer is read from Secret Storage, nobody is asked again.
+      await vscode.commands.executeCommand('engram.focusChat');
+      api.chat().newChat();
+      await sendFromUi('Hello again');
+      await ui.waitForText('chat', '.item-notice', 'from withInput joined', 60_000);
+      assert.equal(inputs.length, 1, 'the input was asked once');
+      assert.deepEqual(approved, ['withInput'], 'and the approval was kept');
+    } finally {
+      restore();
+      api.chat().newChat();
+      fs.rmSync(workspaceFile('.vscode'), { recursive: true, force: true });
+      await vscode.workspace
+        .getConfiguration('engram.mcp')
+        .update('servers', undefined, vscode.ConfigurationTarget.Global);
+    }
   });
 
   test('[ui] [zh-cn] the MCP servers section in Simplified Chinese', async function () {

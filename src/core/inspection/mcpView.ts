@@ -31,9 +31,9 @@ const DESCRIPTION_CHARS = 240;
 
 export async function buildMcpView(input: McpInspection): Promise<McpServersView> {
   const live = new Map((input.live ?? []).map((s) => [s.name, s]));
-  const servers = await Promise.all(
-    input.config.servers.map((entry) => serverView(entry, live.get(entry.name), input)),
-  );
+  const views = await Promise.all(input.config.servers.map((entry) => serverView(entry, live.get(entry.name), input)));
+  // What waits for the person comes first (a failure to read, an approval to give); the rest keep config order.
+  const servers = [...views].sort((a, b) => attention(a.state) - attention(b.state));
   return {
     servers,
     problems: input.config.problems.map((p) => ({
@@ -102,6 +102,10 @@ export async function mcpTarget(transport: McpTransportConfig): Promise<string> 
       ? [transport.command, ...transport.args].map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ')
       : transport.url;
   return (await redactSecrets(text)).text;
+}
+
+function attention(state: McpServerView['state']): number {
+  return state === 'failed' ? 0 : state === 'needsApproval' ? 1 : 2;
 }
 
 function clip(text: string): string {

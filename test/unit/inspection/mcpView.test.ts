@@ -59,7 +59,7 @@ describe('the MCP servers view', () => {
     assert.equal(view.tokens, 40);
   });
 
-  it('says what the start rule says for servers no session runs', async () => {
+  it('says what the start rule says for servers no session runs, those waiting for the person first', async () => {
     const approved = entry('mine', 'user');
     const waiting = entry('repo', 'project');
     const view = await buildMcpView({
@@ -75,8 +75,8 @@ describe('the MCP servers view', () => {
     assert.deepEqual(
       view.servers.map((s) => [s.name, s.state, s.tokens]),
       [
-        ['mine', 'notStarted', 0],
         ['repo', 'needsApproval', 0],
+        ['mine', 'notStarted', 0],
       ],
     );
     assert.deepEqual(view.problems, [
