@@ -16,4 +16,4 @@ export { startTestServer } from '../testServer/anthropicTestServer';
 export { inspector } from '../core/host/inspector';
 export { autoMemoryDir, teamMemoryDir } from '../core/host/memory';
 export { readTeamSyncState, repoSlugOf, syncTeamMemory } from '../core/host/team';
-export { McpHub, mcpStartPolicy, readMcpChoices, readMcpConfig, updateMcpChoices } from '../core/host/mcp';
+export { createMcpHub, mcpStartPolicy, readMcpChoices, readMcpConfig, updateMcpChoices } from '../core/host/mcp';

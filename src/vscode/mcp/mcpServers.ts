@@ -58,7 +58,7 @@ export async function openSessionHub(context: vscode.ExtensionContext, logger: L
   if (config.servers.length === 0) return undefined;
   await choicesOf(projectRoot);
   const s = settings().mcp;
-  const hub = new (loadEngine().McpHub)(
+  const hub = loadEngine().createMcpHub(
     {
       servers: config.servers,
       clientInfo: { name: 'engram', version: ENGRAM_VERSION },
