@@ -9,6 +9,25 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 const STDERR_LINES = 20;
+/** Process groups of the servers running now, ended if this process exits without closing them. */
+const liveGroups = new Set<number>();
+let exitHook = false;
+
+function watchGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHook || process.platform === 'win32') return;
+  exitHook = true;
+  // A server in its own group does not get the terminal's Ctrl-C; an exit that skipped close() ends it here.
+  process.once('exit', () => {
+    for (const group of liveGroups) {
+      try {
+        process.kill(-group, 'SIGTERM');
+      } catch {
+        // gone already
+      }
+    }
+  });
+}
 /** Largest single message read from a server (a 10 MB result must still arrive whole, to be cut). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const GRACE_MS = 2000;
@@ -73,7 +92,10 @@ export class StdioTransport implements Transport {
         reject(new Error(this.spawnError));
         this.onerror?.(e);
       });
-      child.once('spawn', () => resolve());
+      child.once('spawn', () => {
+        if (child.pid !== undefined) watchGroup(child.pid);
+        resolve();
+      });
       child.stdin?.on('error', (e) => this.onerror?.(e));
       child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
       child.stderr?.on('data', (chunk: Buffer) => this.keepStderr(chunk.toString('utf8')));
@@ -119,6 +141,7 @@ export class StdioTransport implements Transport {
     }
     // Children the server left behind in its group go too.
     this.signal(child, 'SIGKILL', true);
+    if (child.pid !== undefined) liveGroups.delete(child.pid);
     this.pending = [];
   }
 

@@ -7,8 +7,6 @@ import { createHash } from 'node:crypto';
 export const MCP_PREFIX = 'mcp__';
 /** Longest model-facing name we build (Claude Code's cap; the API itself takes up to 128). */
 export const MAX_TOOL_NAME = 64;
-/** What the API accepts as a tool name. */
-export const API_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
 /** `mcp__<server>__<tool>`, sanitized to what the API accepts and capped at 64 characters. */
 export function mcpToolName(server: string, tool: string): string {
@@ -37,7 +35,7 @@ export function parseMcpRuleName(name: string): { server: string; tool?: string 
   return tool ? { server, tool } : { server };
 }
 
-/** Whether a model-facing tool name is an MCP tool's. */
+/** Whether a model-facing tool name is an MCP server's tool (`mcp__...`). */
 export function isMcpToolName(name: string): boolean {
   return name.startsWith(MCP_PREFIX);
 }

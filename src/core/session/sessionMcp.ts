@@ -46,8 +46,8 @@ function noticeOf(event: McpHubEvent): SessionEvent | undefined {
     }
     case 'toolsChanged': {
       const parts: string[] = [];
-      if (event.added.length > 0) parts.push(`added ${event.added.join(', ')}`);
-      if (event.removed.length > 0) parts.push(`removed ${event.removed.join(', ')}`);
+      if (event.added.length > 0) parts.push(`added ${someNames(event.added)}`);
+      if (event.removed.length > 0) parts.push(`removed ${someNames(event.removed)}`);
       return {
         type: 'notice',
         level: 'info',
@@ -57,4 +57,10 @@ function noticeOf(event: McpHubEvent): SessionEvent | undefined {
     case 'status':
       return undefined;
   }
+}
+
+/** Up to five names, then how many more. */
+function someNames(names: readonly string[]): string {
+  const shown = names.slice(0, 5).join(', ');
+  return names.length > 5 ? `${shown} and ${names.length - 5} more` : shown;
 }

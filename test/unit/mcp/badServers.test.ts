@@ -118,6 +118,20 @@ describe('MCP server with tricky tools', () => {
     assert.ok(d.length < 2200 && /description cut: 2952 more characters/.test(d), d.slice(-80));
   });
 
+  it('follows notifications/tools/list_changed: the new tool joins and toolsChanged says so', async () => {
+    const events: McpHubEvent[] = [];
+    const off = t.hub.onEvent((e) => events.push(e));
+    try {
+      await call(t.hub, 'mcp__tricky__grow');
+      for (let i = 0; i < 50 && !t.hub.tools().some((x) => x.name === 'mcp__tricky__extra'); i++)
+        await new Promise((res) => setTimeout(res, 50));
+      assert.ok(t.hub.tools().some((x) => x.name === 'mcp__tricky__extra'));
+      assert.ok(events.some((e) => e.type === 'toolsChanged' && e.added.includes('mcp__tricky__extra')));
+    } finally {
+      off();
+    }
+  });
+
   it('cuts a 10 MB result with a note saying how much was left out', async () => {
     const r = await call(t.hub, 'mcp__tricky__big');
     assert.equal(r.isError, false);

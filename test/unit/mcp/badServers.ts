@@ -16,7 +16,8 @@ const { Server } = require(${JSON.stringify(`${SDK}/server/index.js`)});
 const { StdioServerTransport } = require(${JSON.stringify(`${SDK}/server/stdio.js`)});
 const { ListToolsRequestSchema, CallToolRequestSchema } = require(${JSON.stringify(`${SDK}/types.js`)});
 const fs = require('node:fs');
-const server = new Server({ name: 'tricky', version: '1.0.0' }, { capabilities: { tools: {} } });
+const server = new Server({ name: 'tricky', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+let grown = false;
 const obj = { type: 'object', properties: {} };
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [
   { name: 'big', description: 'ten megabytes', inputSchema: obj },
@@ -29,10 +30,13 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [
   { name: 'crash', description: 'exits mid-call', inputSchema: obj },
   { name: 'pid', description: 'says its pid', inputSchema: obj },
   { name: 'long', description: 'd'.repeat(5000), inputSchema: obj },
+  { name: 'grow', description: 'adds a tool and says so', inputSchema: obj },
+  ...(grown ? [{ name: 'extra', description: 'joined later', inputSchema: obj }] : []),
 ] }));
 server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
   const name = req.params.name;
   if (name === 'big') return { content: [{ type: 'text', text: 'line of output\\n'.repeat(700000) }] };
+  if (name === 'grow') { grown = true; await server.sendToolListChanged(); return { content: [{ type: 'text', text: 'grown' }] }; }
   if (name === 'pid') return { content: [{ type: 'text', text: String(process.pid) }] };
   if (name === 'crash') { process.stderr.write('about to crash\\n'); process.exit(3); }
   if (name === 'slow') {

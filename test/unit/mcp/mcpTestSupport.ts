@@ -8,8 +8,8 @@ import { McpHub } from '../../../src/core/mcp/mcpHub';
 import type { McpHubOptions, McpServerEntry, McpTransportConfig } from '../../../src/core/mcp/types';
 import type { Logger } from '../../../src/core/ports';
 
-export const EVERYTHING = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-export const FILESYSTEM = path.resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+export const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 
 export function entry(name: string, transport: McpTransportConfig): McpServerEntry {
   return { name, source: 'user', transport, fingerprint: `fp-${name}` };
