@@ -8,7 +8,15 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
-import { parseRule, type RuleSource, type SourcedRule } from './permissionRules';
+import type { Tool } from '../tools/tool';
+import {
+  parseRule,
+  PermissionRules,
+  ruleNamesTool,
+  type RuleSource,
+  type RuleVerdict,
+  type SourcedRule,
+} from './permissionRules';
 
 /** What the rules are read from. */
 export interface RuleInputs {
@@ -163,4 +171,41 @@ async function ignoreLocalFile(dir: string): Promise<void> {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The rules in force for a host or the inspector: each with where it came from, the problems, and a decision. */
+export interface RulesInForce {
+  rules: SourcedRule[];
+  problems: RuleProblem[];
+  /** Rules that name none of the tools given (an MCP server whose tools have not joined yet, or a typo). */
+  unmatched: SourcedRule[];
+  /** What the rules say of one call (relative path patterns against the project root). */
+  decide(tool: Tool, input: Record<string, unknown>): RuleVerdict;
+}
+
+/** Reads the rules of `inputs` once (a one-shot run, or the inspector's list); `tools` finds the unmatched. */
+export async function permissionRulesInForce(inputs: RuleInputs, tools: readonly Tool[] = []): Promise<RulesInForce> {
+  const loaded = await loadRuleFiles(inputs);
+  const rules = new PermissionRules(loaded.rules);
+  return {
+    rules: loaded.rules,
+    problems: loaded.problems,
+    unmatched: loaded.rules.filter((r) => !tools.some((t) => ruleNamesTool(r.tool, t))),
+    decide: (tool, input) => rules.decide(tool, input, inputs.projectRoot),
+  };
+}
+
+/** Rules given as flags (`--allowed-tools`, `--disallowed-tools`), sourced 'cli'; the ones that do not parse. */
+export function parseRuleTexts(
+  texts: readonly string[],
+  behavior: 'allow' | 'deny',
+): { rules: SourcedRule[]; errors: string[] } {
+  const rules: SourcedRule[] = [];
+  const errors: string[] = [];
+  for (const text of texts) {
+    const parsed = parseRule(text);
+    if ('error' in parsed) errors.push(parsed.error);
+    else rules.push({ ...parsed, behavior, source: 'cli' });
+  }
+  return { rules, errors };
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isReadOnlyCommand } from '../tools/bashReadOnly';
 import type { Tool } from '../tools/tool';
-import { shellParts, stripPrefixes } from './shellParts';
+import { redirectsToFile, shellParts, stripPrefixes } from './shellParts';
 
 /** One rule as written: `Bash(npm test:*)` is tool `Bash`, specifier `npm test:*`. */
 export interface PermissionRule {
@@ -80,12 +80,17 @@ export function describeSource(rule: Pick<SourcedRule, 'source' | 'file'>): stri
   return rule.file ? `${where}, ${rule.file}` : where;
 }
 
-/** Whether the rule's tool name stands for `tool` (an Edit rule for every editor, a Read rule for searches). */
-export function ruleNamesTool(ruleTool: string, tool: Pick<Tool, 'name' | 'mcp'>): boolean {
+/**
+ * Whether the rule's tool name stands for `tool`. With `family`, an Edit rule stands for every tool that
+ * edits files and a Read rule for the searches too (path rules, and deny rules); a whole-tool allow rule
+ * (`--allowed-tools Read`) names that tool alone.
+ */
+export function ruleNamesTool(ruleTool: string, tool: Pick<Tool, 'name' | 'mcp'>, family = true): boolean {
   const r = ruleTool.toLowerCase();
   const name = tool.name.toLowerCase();
   if (r.startsWith('mcp__')) return mcpMatches(ruleTool, tool);
-  return r === name || (r === 'edit' && EDITORS.has(name)) || (r === 'read' && READERS.has(name));
+  if (r === name) return true;
+  return family && ((r === 'edit' && EDITORS.has(name)) || (r === 'read' && READERS.has(name)));
 }
 
 function mcpMatches(ruleTool: string, tool: Pick<Tool, 'name' | 'mcp'>): boolean {
@@ -121,7 +126,9 @@ export class PermissionRules {
 
   /** What the rules say of one call: deny when any deny rule matches, allow when an allow rule does, else ask. */
   decide(tool: Tool, input: Record<string, unknown>, cwd: string): RuleVerdict {
-    const applicable = this.rules.filter((r) => ruleNamesTool(r.tool, tool));
+    const applicable = this.rules.filter((r) =>
+      ruleNamesTool(r.tool, tool, r.specifier !== undefined || r.behavior === 'deny'),
+    );
     const deny = applicable.filter((r) => r.behavior === 'deny');
     const allow = applicable.filter((r) => r.behavior === 'allow');
     if (tool.name === 'Bash') return this.decideBash(input.command, deny, allow);
@@ -153,7 +160,9 @@ export class PermissionRules {
     if (substitution || parts.length === 0) return { behavior: 'ask' };
     let decided: SourcedRule | undefined;
     for (const part of parts) {
-      const rule = allow.find((r) => commandMatches(r.specifier ?? '', part));
+      const spec = (r: SourcedRule) => r.specifier ?? '';
+      // A prefix rule runs the command; writing a file by redirection is not part of that.
+      const rule = allow.find((r) => commandMatches(spec(r), part) && (spec(r) === part || !redirectsToFile(part)));
       if (rule) decided ??= rule;
       else if (!isReadOnlyCommand(part).ok) return { behavior: 'ask' };
     }
@@ -228,9 +237,15 @@ const SUBCOMMAND_TOOLS = new Set(
 /**
  * The rule "Always allow" saves for this call, shown on the card before the click: a prefix for a shell
  * command with a stable one (`Bash(npm test:*)`), else the exact command; the folder of an edited file
- * (`Edit(src/lib/**)`, project-relative); an MCP tool by its full name; any other tool whole.
+ * (`Edit(src/lib/**)`, project-relative); an MCP tool by its full name; any other tool whole. None
+ * when no rule would say just this (a command that ends in `*`).
  */
-export function suggestRule(tool: Tool, input: Record<string, unknown>, cwd: string, home = os.homedir()): string {
+export function suggestRule(
+  tool: Tool,
+  input: Record<string, unknown>,
+  cwd: string,
+  home = os.homedir(),
+): string | undefined {
   const name = tool.name.toLowerCase();
   if (tool.mcp) return tool.name;
   if (tool.name === 'Bash' && typeof input.command === 'string') {
@@ -244,7 +259,8 @@ export function suggestRule(tool: Tool, input: Record<string, unknown>, cwd: str
       /^[a-z][a-z0-9:_-]*$/.test(words[1] ?? '')
     )
       return `Bash(${words[0]} ${words[1]}:*)`;
-    return `Bash(${command})`;
+    // A command ending in * would read as a prefix rule (`rm -rf *` would allow every `rm -rf`): no rule.
+    return command === '' || command.endsWith('*') ? undefined : `Bash(${command})`;
   }
   const file = typeof input.file_path === 'string' ? input.file_path : typeof input.path === 'string' ? input.path : '';
   if (PATH_TOOLS.has(name) && file !== '') {

@@ -46,8 +46,8 @@ export class RuleBook {
     return (await this.current()).rules.decide(tool, input, this.opts.projectRoot);
   }
 
-  /** The rule "Always allow" would save for this call. */
-  suggest(tool: Tool, input: Record<string, unknown>): string {
+  /** The rule "Always allow" would save for this call (none: no "Always allow" on its card). */
+  suggest(tool: Tool, input: Record<string, unknown>): string | undefined {
     return suggestRule(tool, input, this.opts.projectRoot, this.opts.home);
   }
 

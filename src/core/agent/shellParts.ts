@@ -112,3 +112,15 @@ export function stripPrefixes(part: string): string {
     return rest;
   }
 }
+
+/**
+ * Whether a simple command writes a file by redirection (`> f`, `>> f`, `&> f`; not `2>&1` nor
+ * `> /dev/null`): a prefix rule (`Bash(npm test:*)`) allows running a command, not writing where it likes.
+ */
+export function redirectsToFile(part: string): boolean {
+  const bare = part
+    .replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, '')
+    .replace(/\\./g, '')
+    .replace(/\d*>&\d+|(?:\d*|&)>>?\s*\/dev\/null\b/g, '');
+  return bare.includes('>');
+}

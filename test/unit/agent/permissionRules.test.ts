@@ -93,6 +93,16 @@ describe('PermissionRules: Bash', () => {
     assert.equal(bash(r, 'sudo git push'), 'deny');
   });
 
+  it('a prefix rule does not let a command write a file by redirection; 2>&1 and /dev/null are fine', () => {
+    const r = rules(['Bash(npm test:*)', 'Bash(echo hi > out.txt)']);
+    assert.equal(bash(r, 'npm test > ~/.bashrc'), 'ask');
+    assert.equal(bash(r, 'npm test >> log'), 'ask');
+    assert.equal(bash(r, 'npm test 2>&1 | grep ok'), 'allow');
+    assert.equal(bash(r, 'npm test > /dev/null 2>&1'), 'allow');
+    assert.equal(bash(r, 'npm test -- --grep ">"'), 'allow', 'a quoted > is an argument');
+    assert.equal(bash(r, 'echo hi > out.txt'), 'allow', 'an exact rule names the redirection itself');
+  });
+
   it('a whole-tool rule takes every command; an exact compound rule takes that line', () => {
     assert.equal(bash(rules(['Bash']), 'rm -rf / && echo $(x)'), 'allow');
     assert.equal(bash(rules(['Bash'], ['Bash']), 'ls'), 'deny');
@@ -118,7 +128,7 @@ describe('PermissionRules: paths', () => {
   });
 
   it('Read(~/.ssh/**) in deny blocks Read, Grep and Glob of ~/.ssh, not of the project', () => {
-    const r = rules(['Read'], ['Read(~/.ssh/**)']);
+    const r = rules(['Read', 'Grep'], ['Read(~/.ssh/**)']);
     assert.equal(r.decide(tool('Read'), { file_path: '~/.ssh/id_rsa' }, PROJECT).behavior, 'deny');
     assert.equal(r.decide(tool('Read'), { file_path: `${HOME}/.ssh/config` }, PROJECT).behavior, 'deny');
     assert.equal(r.decide(tool('Grep'), { pattern: 'KEY', path: `${HOME}/.ssh` }, PROJECT).behavior, 'deny');
@@ -167,6 +177,7 @@ describe('suggestRule', () => {
     assert.equal(s('Bash', { command: 'git push origin main' }), 'Bash(git push:*)');
     assert.equal(s('Bash', { command: 'rm -rf build' }), 'Bash(rm -rf build)');
     assert.equal(s('Bash', { command: 'npm test && npm run lint' }), 'Bash(npm test && npm run lint)');
+    assert.equal(s('Bash', { command: 'rm -rf *' }), undefined, 'would read as the prefix rm -rf');
     assert.equal(s('Edit', { file_path: 'src/a/b.ts' }), 'Edit(src/a/**)');
     assert.equal(s('Write', { file_path: `${PROJECT}/README.md` }), 'Edit(/**)');
     assert.equal(s('Write', { file_path: `${HOME}/x/y.txt` }), 'Edit(~/x/**)');
@@ -185,8 +196,20 @@ describe('suggestRule', () => {
       ['Grep', { pattern: 'x', path: '/var/log' }],
     ];
     for (const [name, input] of cases) {
-      const text = suggestRule(tool(name), input, PROJECT, HOME);
+      const text = suggestRule(tool(name), input, PROJECT, HOME) ?? assert.fail(`no rule for ${name}`);
       assert.equal(rules([text]).decide(tool(name), input, PROJECT).behavior, 'allow', text);
     }
+  });
+});
+
+describe('PermissionRules: tool families', () => {
+  it('a whole-tool allow names that tool alone; a whole-tool deny and path rules cover the family', () => {
+    const decide = (r: PermissionRules, name: string, input: Record<string, unknown>) =>
+      r.decide(tool(name), input, PROJECT).behavior;
+    assert.equal(decide(rules(['Read']), 'Grep', { pattern: 'x' }), 'ask');
+    assert.equal(decide(rules(['Edit']), 'Write', { file_path: 'a' }), 'ask');
+    assert.equal(decide(rules([], ['Edit']), 'Write', { file_path: 'a' }), 'deny');
+    assert.equal(decide(rules(['Read(src/**)']), 'Grep', { pattern: 'x', path: 'src' }), 'allow');
+    assert.equal(decide(rules(['Edit(src/**)']), 'Write', { file_path: 'src/a' }), 'allow');
   });
 });
