@@ -61,9 +61,16 @@ export function renderMcpPane(view: McpServersView, actions: McpActions | undefi
 
 function serverRow(s: McpServerView, actions: McpActions | undefined): HTMLElement {
   const id = cssId(s.name);
+  // A file is named (and opens); the setting and inline --mcp-config JSON have none.
   const from = s.file
-    ? lightButton(s.file, { look: 'link', title: t('mcpOpenFile'), onClick: () => actions?.open(s.file!) })
-    : h('span', {}, t(SOURCE[s.source]));
+    ? h(
+        'div',
+        { class: 'mcp-from' },
+        t('mcpFrom', t(SOURCE[s.source])),
+        ' ',
+        lightButton(s.file, { look: 'link', title: t('mcpOpenFile'), onClick: () => actions?.open(s.file!) }),
+      )
+    : h('div', { class: 'mcp-from' }, t('mcpFromOnly', t(SOURCE[s.source])));
   return h(
     'li',
     { class: `mcp-server mcp-${s.state}`, 'data-server': s.name, id: `mcp-server-${id}` },
@@ -79,7 +86,7 @@ function serverRow(s: McpServerView, actions: McpActions | undefined): HTMLEleme
       ...serverButtons(s, id, actions),
     ),
     h('div', { class: 'mcp-target', title: s.target }, s.target),
-    h('div', { class: 'mcp-from' }, t('mcpFrom', t(SOURCE[s.source])), ' ', from),
+    from,
     s.shadows.length > 0
       ? h('div', { class: 'mcp-shadow' }, t('mcpShadows', s.shadows.map((x) => t(SOURCE[x])).join(', ')))
       : null,

@@ -304,6 +304,7 @@ export const EN = {
   mcpSourceSetting: 'setting engram.mcp.servers',
   mcpSourceUser: 'your mcp.json',
   mcpFrom: 'From {0}:',
+  mcpFromOnly: 'From {0}.',
   mcpOpenFile: 'Open the file that defines it',
   mcpShadows: 'Used instead of the definition in {0}.',
   mcpServerTokens: '{0} tools · {1} tokens per request',

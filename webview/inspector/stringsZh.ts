@@ -289,6 +289,7 @@ export const ZH: Record<StringKey, string> = {
   mcpSourceSetting: '设置 engram.mcp.servers',
   mcpSourceUser: '你的 mcp.json',
   mcpFrom: '来自{0}：',
+  mcpFromOnly: '来自{0}。',
   mcpOpenFile: '打开定义它的文件',
   mcpShadows: '取代了 {0} 中的同名定义。',
   mcpServerTokens: '{0} 个工具 · 每次请求 {1} 个令牌',
