@@ -230,7 +230,7 @@ suite('MCP servers in the Chat view and the inspector', () => {
       testServer().setResponder((body) => answerBackground(body) ?? text('Hello.'));
       await sendFromUi('Hello');
       const failed = await ui.waitForText('chat', '.item-notice', 'MCP server crash failed', 60_000);
-      assert.match(failed, /exit code 3/);
+      assert.match(failed, /code 3/);
       assert.match(failed, /boom: no database/);
       await ui.waitForText('chat', '.item-notice', 'from withInput joined', 60_000);
       assert.deepEqual(inputs, ['withInput/token/true/A token for the test server']);
@@ -239,7 +239,7 @@ suite('MCP servers in the Chat view and the inspector', () => {
       await openInspector(api);
       await vscode.commands.executeCommand('engram.manageMcpServers');
       const section = await refreshUntil(api, '#mcp-section', 'boom: no database');
-      assert.match(section, /crash[\s\S]*failed[\s\S]*exit code 3/);
+      assert.match(section, /crash[\s\S]*failed[\s\S]*code 3/);
       assert.match(section, /Used instead of the definition in setting engram\.mcp\.servers/);
       assert.equal(await ui.count('inspector', '#mcp-section [id^="mcp-restart-"]'), 1);
       await inspectorInBothThemes('mcp-failed', 'mcp-section');

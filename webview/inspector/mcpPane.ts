@@ -94,7 +94,7 @@ function serverRow(s: McpServerView, actions: McpActions | undefined): HTMLEleme
       ? h(
           'div',
           { class: 'mcp-failure', role: 'status' },
-          h('div', {}, t('mcpFailure', s.failure.message, s.failure.exitCode ?? '-', clock(s.failure.at))),
+          h('div', {}, failureLine(s.failure)),
           s.failure.stderr.length > 0 ? h('pre', { class: 'mcp-stderr' }, s.failure.stderr.join('\n')) : null,
           h('div', { class: 'mcp-note' }, t('mcpRestartsOnUse')),
         )
@@ -158,6 +158,14 @@ function toolRow(s: McpServerView, tool: McpToolView, actions: McpActions | unde
         })
       : null,
   );
+}
+
+/** Why it failed and when; the exit code unless the reason already names it. */
+function failureLine(f: NonNullable<McpServerView['failure']>): string {
+  const code = f.exitCode ?? undefined;
+  return code === undefined || f.message.includes(`code ${code}`)
+    ? t('mcpFailureAt', f.message, clock(f.at))
+    : t('mcpFailure', f.message, code, clock(f.at));
 }
 
 /** The permission rules in force, each with its source (and file). */

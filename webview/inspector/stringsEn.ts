@@ -310,6 +310,7 @@ export const EN = {
   mcpServerTokens: '{0} tools · {1} tokens per request',
   mcpServerTokens_one: '{0} tool · {1} tokens per request',
   mcpFailure: '{0} (exit code {1}, at {2})',
+  mcpFailureAt: '{0} (at {1})',
   mcpRestartsOnUse: 'It is started again the next time one of its tools is used.',
   mcpTools: 'Tools of {0}',
   mcpToolTokens: '{0} tokens',

@@ -295,6 +295,7 @@ export const ZH: Record<StringKey, string> = {
   mcpServerTokens: '{0} 个工具 · 每次请求 {1} 个令牌',
   mcpServerTokens_one: '{0} 个工具 · 每次请求 {1} 个令牌',
   mcpFailure: '{0}（退出码 {1}，时间 {2}）',
+  mcpFailureAt: '{0}（时间 {1}）',
   mcpRestartsOnUse: '下次使用它的工具时会重新启动。',
   mcpTools: '{0} 的工具',
   mcpToolTokens: '{0} 个令牌',

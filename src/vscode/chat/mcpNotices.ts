@@ -57,7 +57,10 @@ export function showMcpEvent(event: McpHubEvent, view: Pick<ChatWindow, 'items' 
     case 'serverFailed': {
       const { failure } = event;
       const said =
-        failure.exitCode !== undefined && failure.exitCode !== null
+        // The exit code, unless the reason already names it ("exited with code 3 ...").
+        failure.exitCode !== undefined &&
+        failure.exitCode !== null &&
+        !failure.message.includes(`code ${failure.exitCode}`)
           ? vscode.l10n.t(
               'MCP server {0} failed: {1} (exit code {2}). It restarts the next time one of its tools is used.',
               event.server,
