@@ -121,7 +121,7 @@ function checkTopLevel(b: Rec, endpoint: 'messages' | 'count_tokens'): ApiErrorB
 }
 
 /** What the API refuses in a tool's input_schema: not an object, a type other than "object", a top-level combiner. */
-function checkInputSchema(schema: Rec | null, j: number): ApiErrorBody | null {
+function checkInputSchema(schema: Rec | undefined, j: number): ApiErrorBody | null {
   if (!schema) return bad(`tools.${j}.custom.input_schema: Input should be a valid dictionary`);
   // A schema without a type passes here (older tests send `{}`); Engram's own tools and MCP tools always set it.
   if (schema.type !== undefined && schema.type !== 'object')
