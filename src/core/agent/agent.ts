@@ -28,6 +28,11 @@ export interface AgentOptions {
   /** Built once per session (systemPrompt.ts) so the cached prefix stays the same across turns. */
   system: SystemBlock[];
   tools: Tool[];
+  /**
+   * Tools offered after `tools`, asked for again before each model call (an MCP hub's: servers join and
+   * leave while the session runs).
+   */
+  moreTools?(): Tool[];
   /** Untrusted workspace: no tools are offered and none runs. */
   trusted: boolean;
   permissionPrompt: PermissionPrompt;
@@ -177,8 +182,14 @@ export class Agent {
     return this.running !== undefined;
   }
 
+  /** The tools the next model call offers: none when untrusted, else the built-ins and then `moreTools`. */
   get offeredTools(): Tool[] {
-    return this.opts.trusted ? this.opts.tools : [];
+    return this.opts.trusted ? this.allTools() : [];
+  }
+
+  private allTools(): Tool[] {
+    const more = this.opts.moreTools?.() ?? [];
+    return more.length > 0 ? [...this.opts.tools, ...more] : this.opts.tools;
   }
 
   get systemPrompt(): readonly SystemBlock[] {
@@ -316,6 +327,7 @@ export class Agent {
           ...(o.thinking ? { thinking: o.thinking } : {}),
           system: this.system,
           tools: o.tools,
+          ...(o.moreTools ? { toolsNow: () => this.allTools() } : {}),
           offerTools: o.trusted,
           gate,
           toolContext: { cwd: o.cwd, readFiles: this.readFiles, ...(o.pathGuard ? { pathGuard: o.pathGuard } : {}) },

@@ -36,6 +36,8 @@ export interface LoopConfig {
   system: SystemBlock[];
   /** The tools that can run; their schemas are offered to the model unless `offerTools` is false. */
   tools: Tool[];
+  /** When set, read before each model call instead of `tools` (a session's built-ins plus its MCP servers' tools). */
+  toolsNow?(): Tool[];
   /** False in an untrusted workspace: nothing is offered, and the gate explains any call. */
   offerTools?: boolean;
   gate: ToolGate;
@@ -87,7 +89,8 @@ const NOT_RUN_AFTER_DROP = 'Not run: the answer broke off (connection or API fai
 
 /** Runs rounds until the model stops. Appends to `messages` (never changes a message already in it). */
 export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: AbortSignal): Promise<LoopResult> {
-  const toolMap = new Map(cfg.tools.map((t) => [t.name, t]));
+  let tools = cfg.tools;
+  let toolMap = new Map(tools.map((t) => [t.name, t]));
   let usage = emptyUsage();
   let modelCalls = 0;
   let text = '';
@@ -123,6 +126,10 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
       if (signal.aborted) return end('cancelled');
     }
 
+    if (cfg.toolsNow) {
+      tools = cfg.toolsNow();
+      toolMap = new Map(tools.map((t) => [t.name, t]));
+    }
     const lines = new AssistantLines(cfg.transcript, cfg.model, cfg.logger);
     const handlers = streamHandlers(cfg.emit, toolMap, lines);
     let response: ModelResponse | undefined;
@@ -134,7 +141,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
           model: cfg.model,
           maxTokens: cfg.maxTokens,
           system: cfg.system,
-          tools: cfg.offerTools === false ? [] : cfg.tools.map((t) => t.schema),
+          tools: cfg.offerTools === false ? [] : tools.map((t) => t.schema),
           messages: messages.slice(),
           ...(cfg.thinking ? { thinking: cfg.thinking } : {}),
           ...cacheOf(cfg, messages),

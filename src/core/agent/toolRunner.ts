@@ -123,8 +123,10 @@ async function finish(call: ToolUseBlock, raw: ToolResult, deps: ToolRunDeps): P
  */
 async function redacted(result: ToolResult): Promise<ToolResult> {
   let scan;
+  let blocks: ToolResult['blocks'];
   try {
     scan = await redactSecrets(result.content);
+    if (result.blocks) blocks = await redactBlocks(result.blocks);
   } catch (e) {
     // A scanner that fails must not let the text through unscanned.
     const why = e instanceof Error ? e.message : String(e);
@@ -134,12 +136,25 @@ async function redacted(result: ToolResult): Promise<ToolResult> {
       isError: true,
     };
   }
-  return scan.findings.length === 0 ? result : { ...result, content: scan.text };
+  const withBlocks = blocks ? { ...result, blocks } : result;
+  return scan.findings.length === 0 ? withBlocks : { ...withBlocks, content: scan.text };
+}
+
+/** Every text block of a block result scanned like `content` (images pass as they are). */
+async function redactBlocks(blocks: NonNullable<ToolResult['blocks']>): Promise<NonNullable<ToolResult['blocks']>> {
+  return Promise.all(
+    blocks.map(async (b) => {
+      if (b.type !== 'text') return b;
+      const scan = await redactSecrets(b.text);
+      return scan.findings.length === 0 ? b : { ...b, text: scan.text };
+    }),
+  );
 }
 
 export function toResultBlock(toolUseId: string, result: ToolResult): ToolResultBlock {
   // The API rejects empty text blocks; an empty tool output still needs to say so.
-  const content = result.content === '' ? '(no output)' : result.content;
+  const blocks = result.blocks?.filter((b) => b.type !== 'text' || b.text !== '');
+  const content = blocks && blocks.length > 0 ? blocks : result.content === '' ? '(no output)' : result.content;
   const block: ToolResultBlock = { type: 'tool_result', tool_use_id: toolUseId, content };
   if (result.isError) block.is_error = true;
   return block;

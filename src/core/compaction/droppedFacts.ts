@@ -8,6 +8,7 @@
 // recompute it as a person edits the summary.
 import { isFileAttachment, isMemoryAttachment } from '../conversation/attachmentTag';
 import type { ApiMessage, ContentBlock, ToolResultBlock } from '../conversation/types';
+import { isMcpToolName } from '../mcp/toolNames';
 import type { CompactionResult, DroppedFacts } from './types';
 
 export type { DroppedFacts };
@@ -201,7 +202,8 @@ class FactLists {
 
 function blockFacts(b: ContentBlock, out: FactLists): void {
   if (b.type === 'tool_use') {
-    if (PATH_TOOLS.has(b.name))
+    // An MCP server's tool names its files with the same fields (server-filesystem's `path`).
+    if (PATH_TOOLS.has(b.name) || isMcpToolName(b.name))
       for (const field of PATH_FIELDS) {
         const v = b.input[field];
         if (typeof v === 'string') out.add('paths', normaliseFact(v));

@@ -56,6 +56,8 @@ export interface SessionSetup {
   gate?: ToolGate;
   /** Default: createDefaultTools(). */
   tools?: Tool[];
+  /** Tools offered after the built-ins, read before each model call (the MCP hub's). */
+  moreTools?(): Tool[];
   /** Engram's version, recorded on transcript lines. */
   version: string;
   /** Recorded as `entrypoint` on transcript lines, e.g. `cli` or `vscode`. */
@@ -225,6 +227,7 @@ async function openTranscript(setup: SessionSetup, paths: SessionPaths, logger: 
     ...(setup.thinking ? { thinking: setup.thinking } : {}),
     system,
     tools: setup.tools ?? createDefaultTools(),
+    ...(setup.moreTools ? { moreTools: setup.moreTools } : {}),
     trusted: setup.trusted,
     permissionPrompt: setup.permissionPrompt,
     ...(setup.gate ? { gate: setup.gate } : {}),

@@ -17,6 +17,7 @@ import type { InstructionFile } from '../memory/instructions';
 import type { SessionPaths } from '../memory/sessionPaths';
 import type { SessionNotes } from '../memory/sessionNotes/updater';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
+import type { McpHub } from '../mcp/mcpHub';
 import type { Logger } from '../ports';
 import type { EngramSettings, SettingsSource } from '../settings/engramSettings';
 import { sessionSystemPrompt, type OpenedSession } from './agentSession';
@@ -26,6 +27,7 @@ import { markNotRelevant } from './recallFeedback';
 import { say, type SessionEventListener } from './sessionEvents';
 import { wireSessionParts, type OpenedParts } from './sessionParts';
 import { SessionPins } from './sessionPins';
+import { wireMcp } from './sessionMcp';
 import { SessionReporter } from './sessionReporter';
 import type { EngramSessionSetup } from './sessionSetup';
 import type { TeamMemoryLink, TeamMemoryState } from './teamMemoryLink';
@@ -111,7 +113,22 @@ export class EngramSession {
         if (e.type === 'conversationReplaced') this.promptCache.onConversationReplaced();
       }),
     );
+    const hub = opening.setup.mcp;
+    if (hub) {
+      const toolsChanged = (): void => {
+        this.compaction.gauge.setSystem(this.agent.systemPrompt, this.agent.offeredTools);
+        this.countPrompt();
+        this.reporter.emit({ type: 'context' });
+      };
+      const emit = (e: Parameters<SessionReporter['emit']>[0]): void => this.reporter.emit(e);
+      this.disposers.push(wireMcp({ hub, trusted: opening.setup.trusted, emit, toolsChanged }));
+    }
     this.countPrompt();
+  }
+
+  /** The session's MCP servers (status, restart, the inspector's switches); undefined when the host gave none. */
+  get mcp(): McpHub | undefined {
+    return this.setup.mcp;
   }
 
   /**
@@ -231,6 +248,7 @@ export class EngramSession {
       await this.memory?.idle();
       await this.team.flush();
       await this.notes?.flushState();
+      await this.setup.mcp?.close();
     } finally {
       this.dispose();
       await this.guard?.release();

@@ -15,6 +15,7 @@ import { SettingsStore, type EngramSettings, type SettingsSource } from '../sett
 import { checkedSessionId, openSession, type OpenedSession } from './agentSession';
 import { EngramSession } from './engramSession';
 import { readPinLines } from './sessionPins';
+import { mcpToolsOf } from './sessionMcp';
 import { PromptCacheTracker } from './promptCacheTracker';
 import type { EngramSessionSetup } from './sessionSetup';
 import { decideTeamMemory, TeamMemoryLink } from './teamMemoryLink';
@@ -121,6 +122,7 @@ async function openAgent(
         ? { gate: setup.gate }
         : {}),
     ...(setup.tools ? { tools: setup.tools } : {}),
+    ...(setup.mcp ? { moreTools: mcpToolsOf(setup.mcp) } : {}),
     version: setup.version,
     entrypoint: setup.entrypoint,
     ...(setup.systemNotes ? { systemNotes: setup.systemNotes } : {}),

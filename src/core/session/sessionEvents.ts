@@ -6,6 +6,7 @@ import type { OrchestratorEvent } from '../compaction/orchestrator';
 import type { AutoMemoryEvent } from '../memory/autoMemory/extraction';
 import type { SessionNotesEvent } from '../memory/sessionNotes/events';
 import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
+import type { McpHubEvent } from '../mcp/types';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { TimelineEntry } from '../inspection/timeline';
 
@@ -54,7 +55,9 @@ export type SessionEvent =
   /** A team memory sync finished (at session start, after a team write, or asked for): its report. */
   | { type: 'teamSync'; report: TeamSyncReport }
   /** A pin was added or removed: the pins in force now, oldest first. */
-  | { type: 'pins'; pins: readonly Pin[] };
+  | { type: 'pins'; pins: readonly Pin[] }
+  /** What the session's MCP hub said: a server's status, a failure, a change of the offered tools. */
+  | { type: 'mcp'; event: McpHubEvent };
 
 export type SessionEventListener = (event: SessionEvent) => void;
 

@@ -5,6 +5,7 @@
 import type { ToolGate } from '../agent/permissions';
 import type { CompactionSettings } from '../compaction/settings';
 import type { ModelClient } from '../llm/modelClient';
+import type { McpHub } from '../mcp/mcpHub';
 import type { RetryOptions } from '../llm/retry';
 import type { TriggerThresholds } from '../memory/sessionNotes/trigger';
 import type { Clock, Logger, PermissionPrompt } from '../ports';
@@ -31,6 +32,12 @@ export interface EngramSessionSetup {
    */
   memoryWritesNeedTool?: boolean;
   tools?: Tool[];
+  /**
+   * The MCP servers' hub (src/core/host/mcp.ts createMcpHub): its tools are offered after the built-ins,
+   * read before each model call; the session starts it (when trusted), re-emits its events as `mcp`
+   * session events and closes it when disposed.
+   */
+  mcp?: McpHub;
   version: string;
   /** Recorded on transcript lines: `vscode`, `cli`. */
   entrypoint: string;

@@ -1,6 +1,6 @@
 // The contract between the agent loop and the tools the model can call. Tools never throw for bad input
 // or failed operations: they answer with an error result the model can read and act on.
-import type { ToolSchema } from '../conversation/types';
+import type { ImageBlock, TextBlock, ToolSchema } from '../conversation/types';
 import type { PathGuard } from '../fs/pathGuard';
 import type { ReadFileState } from './readFileState';
 
@@ -14,8 +14,11 @@ export interface ToolContext {
 }
 
 export interface ToolResult {
+  /** The result as text: what the model gets, unless `blocks` is set; what UIs and transcripts show. */
   content: string;
   isError: boolean;
+  /** Sent to the model instead of `content` when set (an MCP tool's images); `content` stays its text form. */
+  blocks?: Array<TextBlock | ImageBlock>;
   /** Structured data for UIs and transcripts (never sent to the model). */
   data?: unknown;
 }

@@ -125,6 +125,25 @@ describe('runToolCalls and secrets (issue #13)', () => {
     }
   });
 
+  it('redacts secrets in every text block of a block result (an MCP image answer), keeping the image', async () => {
+    const image = {
+      type: 'image' as const,
+      source: { type: 'base64' as const, media_type: 'image/png', data: 'iVBORw0KGgo=' },
+    };
+    const blocks = tool('Blocks', async () => ({
+      content: `caption TOKEN=${githubToken}\n[image: image/png, 8 bytes]`,
+      isError: false,
+      blocks: [{ type: 'text', text: `caption TOKEN=${githubToken}` }, image, { type: 'text', text: '' }],
+    }));
+    const { outcomes } = await run([call('1', 'Blocks')], [blocks]);
+    const sent = outcomes[0].block.content;
+    assert.ok(Array.isArray(sent), 'sent as blocks');
+    assert.equal(sent.length, 2, 'the empty text block is left out');
+    assert.equal(JSON.stringify(sent).includes(githubToken), false);
+    assert.deepEqual(sent[1], image);
+    assert.equal(outcomes[0].result.content.includes(githubToken), false);
+  });
+
   it('redacts the value of the API key the process runs with, whatever its shape', async () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     process.env.ANTHROPIC_API_KEY = 'custom-gateway-key-0123456789';

@@ -1,0 +1,114 @@
+// An MCP server's tools in a whole session, through the test server over real HTTP: offered after the
+// built-ins with their checked definitions, called through the permission gate (the card names server and
+// tool), the image result sent as blocks, the hub's events re-emitted, the hub closed with the session.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
+import type { PermissionRequest } from '../../../src/core/ports';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
+import type { SessionEvent } from '../../../src/core/session/sessionEvents';
+import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { startTestServer } from '../../../src/testServer/anthropicTestServer';
+import { entry, EVERYTHING, makeHub, tempDir } from './mcpTestSupport';
+
+describe('a session with an MCP hub', () => {
+  it('offers the server tools after the built-ins, asks before a call and sends the image as blocks', async () => {
+    const root = fs.realpathSync(tempDir('session'));
+    const cwd = path.join(root, 'ws');
+    const dataDir = path.join(root, 'data');
+    fs.mkdirSync(cwd, { recursive: true });
+    const server = await startTestServer();
+    const t = makeHub([
+      entry('everything', { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: {} }),
+    ]);
+    const asked: PermissionRequest[] = [];
+    const events: SessionEvent[] = [];
+    try {
+      const session = await openEngramSession(
+        {
+          cwd,
+          dataDir,
+          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+          trusted: true,
+          permissionPrompt: {
+            ask: async (req) => {
+              asked.push(req);
+              return 'allowOnce';
+            },
+          },
+          version: '0.0.0-test',
+          entrypoint: 'vscode',
+          mcp: t.hub,
+        },
+        new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false }),
+      );
+      session.on((e) => events.push(e));
+      assert.equal(session.mcp, t.hub);
+      await t.hub.whenSettled();
+      assert.ok(events.some((e) => e.type === 'mcp' && e.event.type === 'toolsChanged'));
+      server.enqueue(
+        {
+          content: [
+            {
+              type: 'tool_use',
+              id: 'toolu_01MCPAAAAAAAAAAAAAAAAAAA',
+              name: 'mcp__everything__get-tiny-image',
+              input: {},
+            },
+          ],
+        },
+        { content: [{ type: 'text', text: 'A tiny logo.' }] },
+      );
+      const result = await session.runTurn('Show me the image.');
+      assert.equal(result.reason, 'end_turn', JSON.stringify(result.error));
+      const [first, second] = server.requests;
+      const names = (first.body.tools as Array<{ name: string }>).map((x) => x.name);
+      assert.ok(names.indexOf('Read') < names.indexOf('mcp__everything__echo'), names.join(','));
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0].toolName, 'mcp__everything__get-tiny-image');
+      assert.match(asked[0].summary, /^everything · get-tiny-image/);
+      const messages = second.body.messages as Array<{ role: string; content: unknown }>;
+      const answer = JSON.stringify(messages.at(-1)?.content);
+      assert.match(answer, /"type":"image"/);
+      assert.match(answer, /"media_type":"image\/png"/);
+      await session.finish();
+      assert.equal(t.hub.status()[0].state, 'stopped');
+    } finally {
+      await t.hub.close();
+      await server.close();
+    }
+  });
+
+  it('starts no server in an untrusted workspace and offers no tools', async () => {
+    const root = fs.realpathSync(tempDir('untrusted'));
+    const cwd = path.join(root, 'ws');
+    fs.mkdirSync(cwd, { recursive: true });
+    const server = await startTestServer();
+    const t = makeHub([
+      entry('everything', { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: {} }),
+    ]);
+    try {
+      const session = await openEngramSession(
+        {
+          cwd,
+          dataDir: path.join(root, 'data'),
+          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+          trusted: false,
+          permissionPrompt: { ask: async () => 'deny' },
+          version: '0.0.0-test',
+          entrypoint: 'vscode',
+          mcp: t.hub,
+        },
+        new SettingsStore({}),
+      );
+      assert.deepEqual(session.agent.offeredTools, []);
+      assert.equal(t.hub.status()[0].state, 'stopped');
+      session.dispose();
+    } finally {
+      await t.hub.close();
+      await server.close();
+    }
+  });
+});
