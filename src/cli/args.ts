@@ -60,12 +60,3 @@ export function formatOptions(specs: OptionSpecs): string {
   const width = Math.max(...rows.map(([f]) => f.length)) + 2;
   return rows.map(([f, h]) => `  ${f.padEnd(width)}${h}`).join('\n');
 }
-
-/** "Read, Grep,Bash" -> ["Read", "Grep", "Bash"]; also accepts spaces as separators. */
-export function splitList(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return value
-    .split(/[\s,]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-}

@@ -20,12 +20,12 @@ import {
 } from '../core/host/sessions';
 import { formatBranchReport, formatProblem, type BranchReport, type TranscriptProblem } from '../core/host/transcripts';
 import { isDirectory } from '../core/host/toolPolicy';
-import { formatOptions, parseCommandArgs, splitList, UsageError, type OptionSpecs } from './args';
+import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { defaultOf, readSettingsFile, settingsFromFlags } from './cliSettings';
 import { reportProblems } from './cliTranscript';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { noApiKeyText, resumeLine } from './cliText';
-import { headlessToolGate, unknownToolNames } from './toolPolicy';
+import { headlessRules, headlessToolGate, ruleFlagProblem, splitRuleList } from './toolPolicy';
 
 const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
@@ -39,7 +39,14 @@ const OPTIONS = {
   'allowed-tools': {
     type: 'string',
     valueName: 'LIST',
-    help: 'Comma-separated tools that may run, e.g. Read,Grep,Edit,Bash. Only these run.',
+    help:
+      'Comma-separated tools or rules that may run, e.g. Read,Grep,Edit,"Bash(npm test:*)",mcp__github. ' +
+      'Only these run.',
+  },
+  'disallowed-tools': {
+    type: 'string',
+    valueName: 'LIST',
+    help: 'Comma-separated tools or rules that never run, e.g. "Bash(git push:*)",Write. Beats every allow.',
   },
   'add-dir': {
     type: 'string',
@@ -104,6 +111,13 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
   read, like ls or cat), and Write/Edit of memory files in the project's private memory folder (so
   "remember ..." saves; --no-memory turns memory off); anything else is denied and the model is told why.
   With --allowed-tools, exactly the listed tools run (read-only ones too), all others are denied.
+  Entries are tools or rules in Claude Code's syntax: "Bash(npm test:*)" (a command and what follows
+  it), "Edit(src/**)" (paths, gitignore-style), mcp__server or mcp__server__tool (MCP tools).
+  --disallowed-tools takes the same and always wins. The rules of the user's settings
+  (permissions.allow / permissions.deny in --settings, DATA_DIR/settings.json) and of the project
+  (.engram/settings.json, .engram/settings.local.json) apply too: a deny rule refuses a call even when
+  the tool is listed, an allow rule lets its calls run. A compound command (a && b, a | b) is allowed
+  only when every part is.
   Write and Edit write only inside --cwd and the --add-dir folders (symlinks and .. resolved), and
   into the project's memory folder (with --allowed-tools, only when Write/Edit are listed). A listed
   Bash runs any command. Tool results are scanned for secrets (API keys, tokens, private keys), which
@@ -180,14 +194,10 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   for (const dir of addDirs) if (!(await isDirectory(dir))) throw new UsageError(`--add-dir is not a folder: ${dir}`);
 
   const tools = createDefaultTools();
-  const allowed = splitList(options['allowed-tools']);
-  if (allowed) {
-    const unknown = unknownToolNames(allowed, tools);
-    if (unknown.length > 0)
-      throw new UsageError(
-        `Unknown tool(s) in --allowed-tools: ${unknown.join(', ')} (tools: ${tools.map((t) => t.name).join(', ')})`,
-      );
-  }
+  const allowed = splitRuleList(options['allowed-tools']);
+  const disallowed = splitRuleList(options['disallowed-tools']);
+  const badRules = ruleFlagProblem({ '--allowed-tools': allowed, '--disallowed-tools': disallowed }, tools);
+  if (badRules) throw new UsageError(badRules);
 
   const teamServer = io.env.ENGRAM_TEAM_SERVER?.trim() || undefined;
   const base =
@@ -252,6 +262,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
           addDirs,
           // The folder the session's memory uses (same function, same arguments), when memory is on.
           ...(settings.memory.enabled ? { memoryDir: await autoMemoryDir(dataDir, cwd) } : {}),
+          rules: await headlessRules({ dataDir, cwd, settings: settings.permissions, allowed, disallowed, tools, io }),
         }),
         memoryWritesNeedTool: true,
         ...(io.env.ENGRAM_TEAM_TOKEN?.trim() ? { teamMemory: { token: io.env.ENGRAM_TEAM_TOKEN.trim() } } : {}),

@@ -15,8 +15,11 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
 
-/** What the user answered to a permission prompt. */
-export type PermissionAnswer = 'allowOnce' | 'allowSession' | 'deny';
+/**
+ * What the user answered to a permission prompt. `allowAlways`: run it, and save
+ * `PermissionRequest.suggestedRule` so the same kind of call never asks again.
+ */
+export type PermissionAnswer = 'allowOnce' | 'allowSession' | 'allowAlways' | 'deny';
 
 export interface PermissionRequest {
   toolName: string;
@@ -24,6 +27,10 @@ export interface PermissionRequest {
   /** One line a person can judge, e.g. the command or the file path. */
   summary: string;
   input: Record<string, unknown>;
+  /** The MCP server and its own name for the tool, when an MCP server provides it. */
+  mcp?: { server: string; tool: string };
+  /** The rule "Always allow" saves (Claude Code's syntax), shown before the person clicks. */
+  suggestedRule?: string;
 }
 
 /** Asks a person (or a policy, in headless mode) whether a tool call may run. */

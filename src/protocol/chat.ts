@@ -2,7 +2,8 @@
 import type { GaugeState } from './shared';
 import type { Shapes } from './shapes';
 
-export type PermissionChoice = 'allowOnce' | 'allowSession' | 'deny';
+/** `allowAlways`: run it and save the card's `suggestedRule` in the project's local settings. */
+export type PermissionChoice = 'allowOnce' | 'allowSession' | 'allowAlways' | 'deny';
 
 /** The change an Edit or Write would make, shown in its permission prompt before the person answers. */
 export interface PermissionDiff {
@@ -46,6 +47,10 @@ export type ChatItem =
       summary: string;
       answered?: PermissionChoice;
       diff?: PermissionDiff;
+      /** The rule "Always allow" saves (Claude Code's syntax); no "Always allow" button without it. */
+      suggestedRule?: string;
+      /** An MCP server's tool: the server, its own name for the tool, and the arguments (pretty JSON, clipped). */
+      mcp?: { server: string; tool: string; args: string };
     }
   | {
       kind: 'notice';
@@ -145,7 +150,7 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   send: { text: 'string' },
   stop: {},
   newChat: {},
-  permission: { requestId: 'string', choice: 'enum:allowOnce|allowSession|deny' },
+  permission: { requestId: 'string', choice: 'enum:allowOnce|allowSession|allowAlways|deny' },
   listSessions: { requestId: 'string' },
   resume: { sessionId: 'string' },
   runCommand: { command: 'enum:reviewMemories|openInspector|setApiKey|showLog|pickModel|openMemory' },

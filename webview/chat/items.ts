@@ -140,13 +140,28 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
               appearance: 'secondary',
               onClick: answer('allowSession'),
             }),
+            item.suggestedRule === undefined
+              ? null
+              : button(t('allowAlways', shortRule(item.suggestedRule)), {
+                  id: `allow-always-${item.id}`,
+                  appearance: 'secondary',
+                  title: t('allowAlwaysTitle', item.suggestedRule),
+                  onClick: answer('allowAlways'),
+                }),
             button(t('deny'), { id: `deny-${item.id}`, appearance: 'secondary', onClick: answer('deny') }),
           );
       return h(
         'div',
         { class: 'item item-permission', role: 'group', 'aria-label': t('permissionFor', item.toolName) },
-        h('div', { class: 'permission-title' }, icon('shield'), ` ${t('wantsToRun', item.toolName)}`),
+        h(
+          'div',
+          { class: 'permission-title' },
+          icon('shield'),
+          ` ${t('wantsToRun', item.mcp ? `${item.mcp.server} · ${item.mcp.tool}` : item.toolName)}`,
+        ),
         h('pre', { class: 'permission-summary' }, item.summary),
+        item.mcp ? h('div', { class: 'tool-section-title' }, t('input')) : null,
+        item.mcp ? h('pre', { class: 'permission-args' }, item.mcp.args) : null,
         item.diff ? renderDiff(item.diff) : null,
         buttons,
       );
@@ -319,7 +334,22 @@ function renderDiff(diff: PermissionDiff): HTMLElement {
 }
 
 function answerText(choice: PermissionChoice): string {
-  return choice === 'allowOnce' ? t('allowedOnce') : choice === 'allowSession' ? t('allowedSession') : t('denied');
+  switch (choice) {
+    case 'allowOnce':
+      return t('allowedOnce');
+    case 'allowSession':
+      return t('allowedSession');
+    case 'allowAlways':
+      return t('allowedAlways');
+    case 'deny':
+      return t('denied');
+  }
+}
+
+/** A rule short enough for a button's label (the full rule is its tooltip). */
+function shortRule(rule: string): string {
+  const oneLine = rule.replace(/\s+/g, ' ');
+  return oneLine.length <= 48 ? oneLine : `${oneLine.slice(0, 47)}…`;
 }
 
 function linkButton(link: { label: string; path: string }, handlers: ItemHandlers): HTMLElement {

@@ -110,6 +110,10 @@ const EN = {
   // the session's instruction files (issue 24)
   instructionsLine: 'Instructions:',
   instructionsSkipped: "project files not read: the workspace isn't trusted",
+  // permission rules that last (issue 30)
+  allowAlways: 'Always allow {0}',
+  allowAlwaysTitle: 'Saves the rule {0} in .engram/settings.local.json: matching calls run without asking',
+  allowedAlways: 'Always allowed (rule saved)',
 } as const;
 
 export type StringKey = keyof typeof EN;
@@ -211,6 +215,9 @@ const ZH: Record<StringKey, string> = {
   pinSelectionTitle: '固定选中的文本：每次压缩后都会逐字保留',
   instructionsLine: '指令：',
   instructionsSkipped: '未读取项目文件：工作区未受信任',
+  allowAlways: '始终允许 {0}',
+  allowAlwaysTitle: '将规则 {0} 保存到 .engram/settings.local.json：匹配的调用将不再询问直接运行',
+  allowedAlways: '已始终允许（规则已保存）',
 };
 
 /** Both tables, for the test that checks they name the same keys and fill every one. */

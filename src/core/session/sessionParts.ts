@@ -15,6 +15,7 @@ import type { Logger } from '../ports';
 import type { SettingsSource } from '../settings/engramSettings';
 import type { OpenedSession } from './agentSession';
 import { linkMemoryUse } from './memoryUseLink';
+import { linkPermissionRules } from './permissionRulesLink';
 import type { SessionReporter } from './sessionReporter';
 import { compactionSettingsOf, notesThresholdsOf, type EngramSessionSetup } from './sessionSetup';
 import type { TeamMemoryLink } from './teamMemoryLink';
@@ -61,6 +62,7 @@ export function wireSessionParts(w: SessionWiring): SessionParts {
   const notes = wireSessionNotes(w);
   const compaction = wireCompaction(w, notes, disposers);
   disposers.push(listenToSettings(w, compaction, notes));
+  disposers.push(linkPermissionRules({ ...w, agent }));
   return { memory, notes, compaction, disposers };
 }
 

@@ -1,11 +1,13 @@
 // Permission prompts of the main agent, answered in the Chat view: each request becomes an inline item
-// with allow once / for the session / deny, and resolves when the person clicks (or denies when the
-// turn is stopped). Edits and writes carry the diff of their change, read against the file as it is now.
+// with allow once / for the session / always (saving the rule it names) / deny, and resolves when the
+// person clicks (or denies when the turn is stopped). Edits and writes carry the diff of their change,
+// read against the file as it is now; an MCP tool's card names its server and shows the arguments.
 // No vscode import: the items model does the showing.
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { PermissionAnswer, PermissionPrompt, PermissionRequest } from '../../core/host/sessions';
 import type { PermissionChoice } from '../../protocol/messages';
+import { formatInput } from './chatItems';
 import type { ChatItemsModel } from './chatItemsModel';
 import { permissionDiff } from './permissionDiff';
 
@@ -36,6 +38,8 @@ export class PermissionBridge implements PermissionPrompt {
       toolName: request.toolName,
       summary: request.summary,
       ...(diff ? { diff } : {}),
+      ...(request.suggestedRule !== undefined ? { suggestedRule: request.suggestedRule } : {}),
+      ...(request.mcp ? { mcp: { ...request.mcp, args: formatInput(request.input) } } : {}),
     });
     return new Promise<PermissionAnswer>((resolve) => {
       const done = (answer: PermissionAnswer) => {
