@@ -1,9 +1,9 @@
 // The MCP servers of this window's chat: the config read from the setting, `<dataDir>/mcp.json` and the
 // workspace's `.mcp.json` and `.vscode/mcp.json`; a hub per chat session, which the session starts in the
-// background as it opens (in a trusted workspace), owns and closes; the person's approval of a repository's servers, asked
-// once per session open without holding up the chat; the inputs of `.vscode/mcp.json` answered through
-// the input box and kept in Secret Storage; and the project's choices (approved, turned off) that the
-// inspector changes.
+// background as it opens (in a trusted workspace), owns and closes; the person's approval of a
+// repository's servers, asked once per session open without holding up the chat; the inputs of
+// `.vscode/mcp.json` answered through the input box and kept in Secret Storage; and the project's choices
+// (approved, turned off) that the inspector changes.
 import type * as vscode from 'vscode';
 import { ENGRAM_VERSION } from '../../core/host/config';
 import type { McpInspection } from '../../core/host/inspector';
@@ -27,9 +27,8 @@ function readConfig(projectRoot: string): Promise<MergedMcpConfig> {
   });
 }
 
+/** The project's choices read again (another window or `engram -p` may have changed them). */
 async function choicesOf(projectRoot: string): Promise<McpProjectChoices> {
-  const known = choicesByProject.get(projectRoot);
-  if (known) return known;
   const read = await loadEngine().readMcpChoices(dataDir(), projectRoot);
   choicesByProject.set(projectRoot, read);
   return read;
