@@ -312,6 +312,11 @@ suite('MCP servers in the Chat view and the inspector', () => {
       assert.match(section, /Workspace not trusted/);
       assert.match(section, /everything[\s\S]*untrusted workspace[\s\S]*marker[\s\S]*untrusted workspace/);
       assert.deepEqual(asked, [], 'no approval question in Restricted Mode');
+      await vscode.commands.executeCommand('workbench.action.closeSidebar');
+      await ui.evaluate('inspector', "document.getElementById('mcp-section').scrollIntoView({ block: 'start' })");
+      const shot = await ui.screenshot('mcp-untrusted');
+      assert.ok(shot.bytes > 10_000, `${shot.file} is too small to show anything`);
+      await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
       assert.ok(!fs.existsSync(marker()), 'the marker server never ran');
       api.inspector()?.panel.dispose();
     } finally {
