@@ -128,6 +128,8 @@ suite('MCP servers in the Chat view and the inspector', () => {
         asked.some((q) => q.name === 'marker'),
         'the marker server was asked about too',
       );
+      // Said once: the session's own wording of the same event is left out of the chat.
+      assert.equal(await ui.count('chat', '.item-notice:has-text("MCP tools changed")'), 0);
       const hub = api.chat().inspectorContext().mcpHub!;
       const states = Object.fromEntries(hub.status().map((s) => [s.name, s.state]));
       assert.deepEqual(states, { everything: 'ready', marker: 'needsApproval' });
@@ -232,6 +234,7 @@ suite('MCP servers in the Chat view and the inspector', () => {
       const failed = await ui.waitForText('chat', '.item-notice', 'MCP server crash failed', 60_000);
       assert.match(failed, /code 3/);
       assert.match(failed, /boom: no database/);
+      assert.equal(await ui.count('chat', '.item-notice:has-text("Last stderr line")'), 0, 'the failure is said once');
       await ui.waitForText('chat', '.item-notice', 'from withInput joined', 60_000);
       assert.deepEqual(inputs, ['withInput/token/true/A token for the test server']);
       assert.deepEqual(approved, ['withInput'], '`everything` was approved before; the setting needs no approval');
