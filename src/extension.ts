@@ -10,6 +10,8 @@ import { TeamMemoryCommands } from './vscode/teamMemory';
 import { disposeOfflineDemo, registerModelCommands } from './vscode/modelSetup';
 import { settingsStore, watchSettings } from './vscode/settings';
 import { registerLmTools } from './vscode/lmTools';
+import { closeMcpHubs } from './vscode/mcp/mcpServers';
+import { replaceMcpPromptsForTests, type McpPrompts } from './vscode/mcp/mcpPrompts';
 
 /** Set by the bundle's first and last lines (see esbuild.mjs), so activation time includes loading the bundle. */
 declare const __engramLoadStart: number | undefined;
@@ -22,6 +24,8 @@ export interface EngramApi {
   readonly statusBar: ContextStatusBar;
   chat(): ChatSession;
   inspector(): InspectorPanel | undefined;
+  /** TEST-ONLY HOOK: answers the MCP approval modal and input boxes (VS Code refuses modals in tests). */
+  replaceMcpPromptsForTests(prompts: McpPrompts): () => void;
 }
 
 export function activate(context: vscode.ExtensionContext): EngramApi {
@@ -76,6 +80,8 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
       const panel = openInspector();
       if (pane === 'gauge' || pane === 'notes' || pane === 'memory' || pane === 'timeline') panel.revealPane(pane);
     }),
+    // The MCP servers a session may use: each with its status, tools and cost, approved or turned off there.
+    vscode.commands.registerCommand('engram.manageMcpServers', () => openInspector().revealPane('mcp')),
     // The chat's "memories wait for review" line: the inspector at its review queue.
     vscode.commands.registerCommand('engram.reviewMemories', () => openInspector().revealPane('review')),
     vscode.commands.registerCommand('engram.focusChat', () => vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)),
@@ -130,10 +136,14 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     statusBar,
     chat,
     inspector: () => InspectorPanel.instance,
+    replaceMcpPromptsForTests,
   };
 }
 
-/** Everything else is disposed through context.subscriptions; the demo server is a module-level one. */
-export function deactivate(): Promise<void> {
-  return disposeOfflineDemo();
+/**
+ * Everything else is disposed through context.subscriptions; the demo server is a module-level one, and
+ * every MCP server child of an open session is ended here too (the window may close mid-session).
+ */
+export async function deactivate(): Promise<void> {
+  await Promise.all([disposeOfflineDemo(), closeMcpHubs()]);
 }

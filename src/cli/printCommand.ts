@@ -25,6 +25,7 @@ import { reportProblems } from './cliTranscript';
 import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { noApiKeyText, resumeLine } from './cliText';
 import { headlessRules, headlessToolGate, ruleFlagProblem, splitRuleList } from './toolPolicy';
+import { MCP_HELP, MCP_OPTIONS, startCliMcp, type McpServerReport } from './mcpSetup';
 
 const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
@@ -89,6 +90,7 @@ const OPTIONS = {
     type: 'boolean',
     help: 'After the run, let a background agent save what is worth remembering (one more model call).',
   },
+  ...MCP_OPTIONS,
   verbose: {
     type: 'boolean',
     short: 'v',
@@ -121,6 +123,8 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
   into the project's memory folder (with --allowed-tools, only when Write/Edit are listed). A listed
   Bash runs any command no deny rule names. Tool results are scanned for secrets (API keys, tokens, private keys), which
   are replaced by [REDACTED ...] before the model or the transcript sees them.
+
+${MCP_HELP}
 
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR; ENGRAM_TEAM_SERVER and
 ENGRAM_TEAM_TOKEN for team memory (synced as the run starts and after a team memory is written).
@@ -161,6 +165,8 @@ interface JsonOutput {
   problems?: TranscriptProblem[];
   /** Only when the resumed transcript branches: where, and the lines of each branch. */
   branches?: BranchReport[];
+  /** Only when MCP servers are configured: each with its state, tool count and failure. */
+  mcp_servers?: McpServerReport[];
 }
 
 /** `client` is for tests that bring their own model; normally the Anthropic adapter is built here. */
@@ -232,6 +238,8 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     return EXIT_MODEL_ERROR;
   }
   const logger = stderrLogger(io, options.verbose === true);
+  const mcpOptions = { configs: options['mcp-config'] ?? [], strict: options['strict-mcp-config'] === true };
+  const mcp = await startCliMcp({ ...mcpOptions, dataDir, cwd, settings }, io, logger);
   let session;
   try {
     // Nobody can answer a permission prompt here: the host session denies every one it is asked.
@@ -263,6 +271,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
         memoryWritesNeedTool: true,
         ...(io.env.ENGRAM_TEAM_TOKEN?.trim() ? { teamMemory: { token: io.env.ENGRAM_TEAM_TOKEN.trim() } } : {}),
         tools,
+        ...(mcp.hub ? { mcp: mcp.hub } : {}),
         version: ENGRAM_VERSION,
         entrypoint: 'cli',
         systemNotes: [HEADLESS_NOTE],
@@ -273,6 +282,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       settings,
     );
   } catch (e) {
+    await mcp.close();
     if (e instanceof SessionNotFoundError) throw new UsageError(e.message);
     throw e;
   }
@@ -310,7 +320,9 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       );
     if (e.event.type === 'autoCompactionStopped') logger.warn(`automatic compaction stopped: ${e.event.reason}`);
   });
-  const result = await session.runTurn(prompt, io.signal);
+  // One turn: no later one for a slow server's tools to join, so the first request waits for them (bounded).
+  await mcp.settle(io.signal);
+  const result = await session.runTurn(prompt, io.signal).finally(() => mcp.close());
   await session.finish();
   // A run whose first line could not be written (a full disk) left no transcript: no id to hand back.
   const written = ((await fsp.stat(session.transcriptPath).catch(() => undefined))?.size ?? 0) > 0;
@@ -329,6 +341,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       transcript: written ? session.transcriptPath : null,
       ...(problems.length > 0 ? { problems } : {}),
       ...(branches.length > 0 ? { branches } : {}),
+      ...(mcp.report().length > 0 ? { mcp_servers: mcp.report() } : {}),
     };
     io.stdout(`${JSON.stringify(out)}\n`);
   } else if (result.text) {

@@ -87,7 +87,14 @@ export interface RecalledMemory {
 /** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */
 export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo';
 /** `openMemory`: the Memory Inspector at its memory pane (the cap warning's action). */
-export type ChatCommand = 'reviewMemories' | 'openInspector' | 'setApiKey' | 'showLog' | 'pickModel' | 'openMemory';
+export type ChatCommand =
+  | 'reviewMemories'
+  | 'openInspector'
+  | 'setApiKey'
+  | 'showLog'
+  | 'pickModel'
+  | 'openMemory'
+  | 'manageMcpServers';
 
 export interface SessionSummary {
   id: string;
@@ -153,7 +160,7 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   permission: { requestId: 'string', choice: 'enum:allowOnce|allowSession|allowAlways|deny' },
   listSessions: { requestId: 'string' },
   resume: { sessionId: 'string' },
-  runCommand: { command: 'enum:reviewMemories|openInspector|setApiKey|showLog|pickModel|openMemory' },
+  runCommand: { command: 'enum:reviewMemories|openInspector|setApiKey|showLog|pickModel|openMemory|manageMcpServers' },
   retry: {},
   editLast: { text: 'string' },
   codeAction: { action: 'enum:copy|insert', code: 'string' },

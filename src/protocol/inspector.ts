@@ -2,6 +2,7 @@
 import type { GaugeState } from './shared';
 import type { Shapes } from './shapes';
 import type { PinsView } from './pinsView';
+import type { McpServersView, PermissionRuleView } from './mcpView';
 
 export type MemoryKind = 'user' | 'feedback' | 'project' | 'reference';
 
@@ -279,6 +280,10 @@ export interface InspectorSnapshot {
   timeline: TimelineView[];
   /** The live session's pins (absent for a source on disk). */
   pins?: PinsView;
+  /** The live session's MCP servers (absent for a source on disk). */
+  mcp?: McpServersView;
+  /** The permission rules in force, with where each came from (absent for a source on disk). */
+  rules?: PermissionRuleView[];
   /** The host's clock when the snapshot was taken (ages are relative to it). */
   now: number;
 }
@@ -290,7 +295,7 @@ export interface ReplacedMessageView {
 }
 
 export type EntryGroup = 'private' | 'team';
-export type InspectorPane = 'gauge' | 'notes' | 'memory' | 'timeline' | 'review';
+export type InspectorPane = 'gauge' | 'notes' | 'memory' | 'timeline' | 'review' | 'mcp';
 
 export type InspectorToHost =
   | { type: 'ready' }
@@ -332,6 +337,11 @@ export type InspectorToHost =
   | { type: 'pinText'; text: string; origin: 'dropped' }
   /** Removes a pin of the live session (the pins list's Remove). */
   | { type: 'unpin'; id: string }
+  /** The MCP servers section: approve a repository's server, turn a server or one of its tools off or on, restart. */
+  | { type: 'mcpApprove'; server: string }
+  | { type: 'mcpSetServer'; server: string; on: boolean }
+  | { type: 'mcpSetTool'; server: string; tool: string; on: boolean }
+  | { type: 'mcpRestart'; server: string }
   | { type: 'ping'; requestId: string; text: string };
 
 export type HostToInspector =
@@ -380,5 +390,9 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   mergeEntries: { group: 'enum:private|team' },
   pinText: { text: 'string', origin: 'enum:dropped' },
   unpin: { id: 'string' },
+  mcpApprove: { server: 'string' },
+  mcpSetServer: { server: 'string', on: 'boolean' },
+  mcpSetTool: { server: 'string', tool: 'string', on: 'boolean' },
+  mcpRestart: { server: 'string' },
   ping: { requestId: 'string', text: 'string' },
 };

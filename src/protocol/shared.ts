@@ -13,7 +13,9 @@ export type GaugeCategory =
   | 'recalled memories'
   | 'session notes'
   | 'messages'
-  | 'tool results';
+  | 'tool results'
+  /** Definitions of the tools MCP servers provide (listed only when some are offered). */
+  | 'mcp tools';
 
 export interface GaugeState {
   usedTokens: number;

@@ -1,6 +1,7 @@
 // The engine parts the extension needs only once a chat starts or the inspector opens: the session
 // (agent, memory, compaction) with what a host needs around it, the Anthropic SDK client, the inspector's
-// engine side and the offline demo server. Bundled as dist/engine.js and required on first use (see
+// engine side, the MCP client (config, the project's choices, the hub of connections) and the offline demo
+// server. Bundled as dist/engine.js and required on first use (see
 // loadEngine.ts), so activation never pays for parsing them.
 export {
   appendPromptHistory,
@@ -23,3 +24,4 @@ export {
   teamMemoryDir,
 } from '../core/host/memory';
 export { readTeamSyncState, repoSlugOf, syncTeamMemory } from '../core/host/team';
+export { createMcpHub, mcpStartPolicy, readMcpChoices, readMcpConfig, updateMcpChoices } from '../core/host/mcp';

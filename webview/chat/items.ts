@@ -31,6 +31,7 @@ const ACTIONS: Record<string, { label: StringKey; command: ChatCommand }> = {
   showLog: { label: 'actionShowLog', command: 'showLog' },
   openInspector: { label: 'actionOpenInspector', command: 'openInspector' },
   openMemory: { label: 'actionOpenMemory', command: 'openMemory' },
+  manageMcpServers: { label: 'actionManageMcpServers', command: 'manageMcpServers' },
 };
 
 const TOOL_STATUS_ICON: Record<string, string> = {

@@ -7,6 +7,7 @@ import { connect } from '../shared/host';
 import { renderMarkdown } from '../shared/markdown';
 import { renderGaugePane } from './gaugePane';
 import { renderPinsPane } from './pinsPane';
+import { renderMcpPane, renderRulesPane, type McpActions } from './mcpPane';
 import { renderMemoryPane, type MemoryActions } from './memoryPane';
 import { renderNotesPane } from './notesPane';
 import { renderReviewQueue, type PendingActions } from './pendingPane';
@@ -138,6 +139,14 @@ const pendingActions: PendingActions = {
   setReview: (on) => link.post({ type: 'setReview', on }),
 };
 
+const mcpActions: McpActions = {
+  approve: (server) => link.post({ type: 'mcpApprove', server }),
+  setServer: (server, on) => link.post({ type: 'mcpSetServer', server, on }),
+  setTool: (server, tool, on) => link.post({ type: 'mcpSetTool', server, tool, on }),
+  restart: (server) => link.post({ type: 'mcpRestart', server }),
+  open: (path) => link.post({ type: 'openFile', path }),
+};
+
 function section(id: string, title: string, body: HTMLElement): HTMLElement {
   return h(
     'section',
@@ -207,6 +216,8 @@ function render(): void {
           ['notes-section', t('paneNotes')],
           ['memory-section', t('paneMemory')],
           ['timeline-section', t('paneTimeline')],
+          ...(s.mcp ? [['mcp-section', t('paneMcp')] as const] : []),
+          ...(s.rules ? [['rules-section', t('paneRules')] as const] : []),
         ] as const
       ).map(([id, label]) => {
         const a = h('a', { href: `#${id}` }, label);
@@ -239,6 +250,10 @@ function render(): void {
     ),
     section('memory-section', t('paneMemory'), h('div', { id: 'memory-slot' })),
     section('timeline-section', t('paneTimeline'), h('div', { id: 'timeline-slot' })),
+    s.mcp
+      ? section('mcp-section', t('paneMcp'), renderMcpPane(s.mcp, s.source.kind === 'current' ? mcpActions : undefined))
+      : '',
+    s.rules ? section('rules-section', t('paneRules'), renderRulesPane(s.rules, mcpActions.open)) : '',
   );
   renderMemory();
   renderTimeline();

@@ -35,6 +35,7 @@ export const CATEGORY_EN = {
   'cat_session notes': 'Session notes',
   cat_messages: 'Messages',
   'cat_tool results': 'Tool results',
+  'cat_mcp tools': 'MCP tools',
 } as const;
 
 export const CATEGORY_ZH: Record<keyof typeof CATEGORY_EN, string> = {
@@ -46,4 +47,5 @@ export const CATEGORY_ZH: Record<keyof typeof CATEGORY_EN, string> = {
   'cat_session notes': '会话笔记',
   cat_messages: '消息',
   'cat_tool results': '工具结果',
+  'cat_mcp tools': 'MCP 工具',
 };

@@ -3,11 +3,11 @@
 // they all show the same number. The categories follow DESIGN 7; recalled memories and the session
 // notes that stand in for old messages are carved out of the messages, so the parts still add up.
 // Light on purpose (no memory engine, no tokenizer load): the extension's activation bundle imports it.
-import type { ApiMessage, SystemBlock, ToolSchema } from '../conversation/types';
+import type { ApiMessage, SystemBlock } from '../conversation/types';
 import { isMemoryAttachment } from '../conversation/attachmentTag';
 import { compactionMarks, type EngramSettings } from '../settings/engramSettings';
 import type { ContextBreakdown, TokenEstimator } from '../tokens/accounting';
-import type { ContextGauge } from '../tokens/contextGauge';
+import type { ContextGauge, OfferedTool } from '../tokens/contextGauge';
 import type { GaugeCategory, GaugeState } from '../../protocol/messages';
 
 /** The notes message session-memory compaction opens a conversation with (notesSummaryText) wraps them in this. */
@@ -18,7 +18,7 @@ export interface GaugeSubject {
   readonly messages: readonly ApiMessage[];
   /** When given, sized by the gauge unless the session already gave it this prompt's parts. */
   readonly systemPrompt?: readonly SystemBlock[];
-  readonly offeredTools?: ReadonlyArray<{ schema: ToolSchema }>;
+  readonly offeredTools?: readonly OfferedTool[];
 }
 
 /** The settings' share of the gauge: the window, what is kept free for the answer, and the marks. */
@@ -57,6 +57,8 @@ export function gaugeState(
 /**
  * The categories of a breakdown, in the gauge's order. `recalled` and `notes` are estimates of what
  * the messages hold of recalled memories and of session notes; they are taken out of the messages.
+ * MCP tool definitions are listed only when some are offered, so a session without MCP servers shows
+ * the categories it always had.
  */
 export function gaugeCategories(
   b: ContextBreakdown,
@@ -67,6 +69,7 @@ export function gaugeCategories(
   return [
     { category: 'system', tokens: b.system },
     { category: 'tools', tokens: b.tools },
+    ...(b.mcpTools > 0 ? [{ category: 'mcp tools' as const, tokens: b.mcpTools }] : []),
     { category: 'instructions', tokens: b.instructions },
     { category: 'memory index', tokens: b.memoryIndex },
     { category: 'recalled memories', tokens: recalled },

@@ -10,6 +10,7 @@ import { autoMemoryDir, MEMORY_DIR_NAME, TEAM_DIR_NAME } from '../memory/autoMem
 import type { SessionNotes } from '../memory/sessionNotes/updater';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { GaugeState, InspectorSourceKind, ReplacedMessageView } from '../../protocol/messages';
+import type { McpInspection } from './mcpView';
 import type { PinStore } from './pinsView';
 import { readReplacedMessages } from './replacedMessages';
 import type { SnapshotInput } from './snapshotBuilder';
@@ -18,6 +19,7 @@ import type { TimelineEntry } from './timeline';
 import { transcriptFacts } from './transcriptFacts';
 
 export { buildInspectorSnapshot } from './snapshotBuilder';
+export { mcpTarget } from './mcpView';
 export { claudeConfigDir, isSessionId, lineOfMessage, listProjects, sessionPaths, sessionsOf } from './sources';
 export { clipForWebview, replacedDocument } from './replacedMessages';
 export { projectDir };
@@ -29,7 +31,7 @@ export { deleteTrashEntry } from '../memory/autoMemory/trashDelete';
 export { acceptPending, rejectPending, restorePending } from '../memory/autoMemory/pendingQueue';
 export { pruneCandidates } from '../memory/autoMemory/capWarning';
 export { mergeEntries, undoMerge } from '../memory/autoMemory/mergeEntries';
-export type { CompactionEvent, SnapshotInput };
+export type { CompactionEvent, McpInspection, SnapshotInput };
 
 /** What the live session tells the inspector (the "Current session" source). */
 export interface LiveSession {
@@ -44,6 +46,8 @@ export interface LiveSession {
   timeline: readonly TimelineEntry[];
   /** The session's pins, shown with their cost and removed from the inspector. */
   pins?: PinStore;
+  /** The MCP servers of the project and the session's hub, read when a snapshot is built. */
+  mcp?: () => Promise<McpInspection>;
 }
 
 /** A session or project read from disk, under Engram's data dir or Claude Code's. */
@@ -107,6 +111,8 @@ export async function liveSessionInput(live: LiveSession, o: LiveInputOptions): 
     instructions: { cwd: live.cwd, configDir: live.dataDir, trusted: o.trusted },
     timeline: live.timeline,
     ...(live.pins ? { pins: live.pins.list() } : {}),
+    ...(live.mcp ? { mcp: await live.mcp() } : {}),
+    rules: { dataDir: live.dataDir, projectRoot: live.cwd, settings: o.settings.permissions, trusted: o.trusted },
     canUndoCompaction: o.canUndoCompaction,
     now: o.now,
   };

@@ -10,6 +10,9 @@ import { defaultTokenCounter, type TokenCounter } from '../tokens/accounting';
 import type { GaugeState, InspectorSnapshot, InspectorSourceInfo } from '../../protocol/messages';
 import { gaugeFrame } from './contextSnapshot';
 import type { TimelineEntry } from './timeline';
+import type { RuleInputs } from '../agent/permissionFiles';
+import { buildMcpView, type McpInspection } from './mcpView';
+import { buildRulesView } from './rulesView';
 import { buildMemoryView } from './memoryView';
 import { buildNotesView } from './notesView';
 import { buildPinsView } from './pinsView';
@@ -38,6 +41,10 @@ export interface SnapshotInput {
   timeline?: readonly TimelineEntry[];
   /** The live session's pins; absent for a source on disk (its transcript's pin lines are read instead). */
   pins?: readonly Pin[];
+  /** The live session's MCP servers; absent for a source on disk. */
+  mcp?: McpInspection;
+  /** Where the live session's permission rules are read; absent for a source on disk. */
+  rules?: RuleInputs;
   canUndoCompaction: boolean;
   now: number;
   countTokens?: TokenCounter;
@@ -46,7 +53,7 @@ export interface SnapshotInput {
 export async function buildInspectorSnapshot(input: SnapshotInput): Promise<InspectorSnapshot> {
   const count = input.countTokens ?? defaultTokenCounter;
   const facts = input.transcriptPath ? await transcriptFacts(input.transcriptPath) : undefined;
-  const [notes, memory, gauge] = await Promise.all([
+  const [notes, memory, gauge, mcp, rules] = await Promise.all([
     buildNotesView({ ...input.notes, ...(facts ? { facts } : {}), countTokens: count }),
     buildMemoryView({
       dir: input.memoryDir,
@@ -56,6 +63,8 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
       countTokens: count,
     }),
     input.gauge ? Promise.resolve(input.gauge) : diskGauge(input.transcriptPath, input.settings, count),
+    input.mcp ? buildMcpView(input.mcp) : undefined,
+    input.rules ? buildRulesView(input.rules) : undefined,
   ]);
   if (input.memoryDir)
     memory.review = await buildReviewQueueView(input.memoryDir, input.settings.memory.extraction.review);
@@ -74,7 +83,18 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
   const pinList = input.pins ?? (facts && facts.pinLines.length > 0 ? activePins(facts.pinLines) : undefined);
   const pins = pinList ? buildPinsView(pinList, input.settings.compaction.pinBudgetTokens, count) : undefined;
   const { source, sessionId, now } = input;
-  return { source, sessionId, gauge, notes, memory, timeline, ...(pins ? { pins } : {}), now };
+  return {
+    source,
+    sessionId,
+    gauge,
+    notes,
+    memory,
+    timeline,
+    ...(pins ? { pins } : {}),
+    ...(mcp ? { mcp } : {}),
+    ...(rules ? { rules } : {}),
+    now,
+  };
 }
 
 const gaugeCache = new Map<string, { size: number; mtimeMs: number; gauge: GaugeState }>();

@@ -103,7 +103,10 @@ export interface FixedParts {
   instructions: number;
   memoryIndex: number;
   notes: number;
+  /** Definitions of the built-in tools. */
   tools: number;
+  /** Definitions of the tools MCP servers provide (tools with `mcp` set): their own category in the gauge. */
+  mcpTools: number;
 }
 
 export interface ContextBreakdown extends FixedParts {
@@ -120,7 +123,7 @@ export function usageTotal(u: Usage): number {
   return u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + u.output_tokens;
 }
 
-const NO_FIXED: FixedParts = { system: 0, instructions: 0, memoryIndex: 0, notes: 0, tools: 0 };
+const NO_FIXED: FixedParts = { system: 0, instructions: 0, memoryIndex: 0, notes: 0, tools: 0, mcpTools: 0 };
 
 export class ContextAccountant {
   private readonly estimator: TokenEstimator;
@@ -140,7 +143,7 @@ export class ContextAccountant {
     return this.prefixMessages.length - 1;
   }
 
-  /** Sizes of the system prompt, instructions, memory index, notes and tool schemas (caller-estimated). */
+  /** Sizes of the system prompt, instructions, memory index, notes and tool schemas (built-in and MCP; caller-estimated). */
   setFixed(parts: Partial<FixedParts>): void {
     this.fixed = { ...this.fixed, ...parts };
   }
@@ -230,6 +233,6 @@ export class ContextAccountant {
 
   private fixedTotal(): number {
     const f = this.fixed;
-    return f.system + f.instructions + f.memoryIndex + f.notes + f.tools;
+    return f.system + f.instructions + f.memoryIndex + f.notes + f.tools + f.mcpTools;
   }
 }

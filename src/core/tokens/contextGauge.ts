@@ -27,6 +27,12 @@ export interface PromptTexts {
   teamMemoryIndex?: string;
 }
 
+/** A tool as the gauge sizes it: its schema, and `mcp` when an MCP server provides it (its own category). */
+export interface OfferedTool {
+  schema: ToolSchema;
+  mcp?: unknown;
+}
+
 export interface ContextGaugeOptions {
   /** Per-block message estimates; share one with whoever else estimates the same messages. */
   estimator?: TokenEstimator;
@@ -48,7 +54,7 @@ export class ContextGauge {
   private sized:
     | {
         system: readonly SystemBlock[];
-        tools: ReadonlyArray<{ schema: ToolSchema }>;
+        tools: readonly OfferedTool[];
         parts: PromptTexts | undefined;
         /** The local tokenizer's sizes, which a count from the API rescales. */
         estimate: Omit<FixedParts, 'notes'>;
@@ -68,50 +74,53 @@ export class ContextGauge {
   }
 
   /**
-   * The parts of every request besides its messages: the system prompt and the tool schemas. With
-   * `parts` (composeSystemPrompt's) they are sized by category; without, the whole prompt counts as
-   * `system`, unless parts were already given for this same prompt. Sized once per prompt and tool list.
+   * The parts of every request besides its messages: the system prompt and the tool schemas (built-in
+   * and MCP apart). With `parts` (composeSystemPrompt's) the prompt is sized by category; without, the
+   * parts already given for this same prompt are kept (the tool list may have changed: an MCP server
+   * came up), else the whole prompt counts as `system`. Sized once per prompt and tool list.
    */
-  setSystem(system: readonly SystemBlock[], tools: ReadonlyArray<{ schema: ToolSchema }>, parts?: PromptTexts): void {
+  setSystem(system: readonly SystemBlock[], tools: readonly OfferedTool[], parts?: PromptTexts): void {
     const s = this.sized;
     if (s && s.system === system && sameItems(s.tools, tools) && (parts === undefined || s.parts === parts)) return;
-    // Only the tools changed (an MCP server joined): the same prompt keeps the parts it was sized with.
-    parts ??= s && s.system === system ? s.parts : undefined;
+    const known = parts ?? (s && s.system === system ? s.parts : undefined);
     const size = (text: string): number => (text ? this.count(text) : 0);
-    const prompt = parts
+    const prompt = known
       ? {
-          system: size(parts.system),
-          instructions: size(parts.instructions),
-          memoryIndex: size(parts.memoryIndex) + size(parts.teamMemoryIndex ?? ''),
+          system: size(known.system),
+          instructions: size(known.instructions),
+          memoryIndex: size(known.memoryIndex) + size(known.teamMemoryIndex ?? ''),
         }
       : { system: size(system.map((b) => b.text).join('')), instructions: 0, memoryIndex: 0 };
+    const schemas = (list: readonly OfferedTool[]): number =>
+      list.length > 0 ? this.count(JSON.stringify(list.map((t) => t.schema))) : 0;
     const estimate = {
       ...prompt,
-      tools: tools.length > 0 ? this.count(JSON.stringify(tools.map((t) => t.schema))) : 0,
+      tools: schemas(tools.filter((t) => !t.mcp)),
+      mcpTools: schemas(tools.filter((t) => t.mcp)),
     };
     this.accountant.setFixed(estimate);
-    this.sized = { system, tools: tools.slice(), parts, estimate };
+    this.sized = { system, tools: tools.slice(), parts: known, estimate };
   }
 
   /**
    * The API's own count of this prompt and these tools (count_tokens): the parts keep their shares of
    * the breakdown, scaled to it, so the gauge and the cost line before the first response start from
    * the API's number rather than the local tokenizer's. False, and nothing changes, when the gauge has
-   * sized another prompt since (its own count is on the way) or the count is not a positive number.
+   * sized another prompt or tool list since (its own count is on the way) or the count is not a positive
+   * number.
    */
-  calibrate(system: readonly SystemBlock[], tools: ReadonlyArray<{ schema: ToolSchema }>, counted: number): boolean {
+  calibrate(system: readonly SystemBlock[], tools: readonly OfferedTool[], counted: number): boolean {
     const s = this.sized;
     if (!s || s.system !== system || !sameItems(s.tools, tools)) return false;
     const e = s.estimate;
-    const sum = e.system + e.instructions + e.memoryIndex + e.tools;
+    const sum = SIZED_PARTS.reduce((n, k) => n + e[k], 0);
     if (!(counted > 0) || !Number.isFinite(counted) || sum <= 0) return false;
-    const scaled = (n: number): number => Math.round((n * counted) / sum);
-    const parts = {
-      system: scaled(e.system),
-      instructions: scaled(e.instructions),
-      memoryIndex: scaled(e.memoryIndex),
-    };
-    this.accountant.setFixed({ ...parts, tools: counted - parts.system - parts.instructions - parts.memoryIndex });
+    const scaled = { ...e };
+    for (const k of SIZED_PARTS) scaled[k] = Math.round((e[k] * counted) / sum);
+    // Rounding leaves a few tokens over or short: the largest part takes them, so the parts add up to the count.
+    const largest = SIZED_PARTS.reduce((a, k) => (e[k] > e[a] ? k : a));
+    scaled[largest] += counted - SIZED_PARTS.reduce((n, k) => n + scaled[k], 0);
+    this.accountant.setFixed(scaled);
     return true;
   }
 
@@ -175,6 +184,9 @@ export class ContextGauge {
     return this.accountant.breakdown();
   }
 }
+
+/** The fixed parts the gauge sizes itself (the notes are set by the caller). */
+const SIZED_PARTS = ['system', 'instructions', 'memoryIndex', 'tools', 'mcpTools'] as const;
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   return a === b || (a.length === b.length && a.every((x, i) => x === b[i]));

@@ -8,6 +8,7 @@ import { isRecallNotice } from '../../core/host/conversationDisplay';
 import { recalledMemories } from './chatItems';
 import { showPinMarks } from './chatPins';
 import type { ChatWindow } from './chatWindow';
+import { SESSION_MCP_NOTICES, showMcpEvent } from './mcpNotices';
 
 /** The parts of a chat window the session's events reach. */
 export type SessionEventView = Pick<
@@ -39,6 +40,8 @@ export function showSessionEvent(event: SessionEvent, view: SessionEventView): v
       // The engine says it in English and hands over the template; the bundle says it in the user's
       // language. Recalled memories show as their own line under the prompt (the 'memory' event).
       if (event.words && isRecallNotice(event.words.template)) break;
+      // The chat says the session's MCP events its own way (mcpNotices.ts), once.
+      if (event.words && SESSION_MCP_NOTICES.has(event.words.template)) break;
       const text = event.words ? vscode.l10n.t(event.words.template, ...event.words.args) : event.text;
       const file = event.file ? { ...event.file, label: vscode.l10n.t(event.file.label) } : undefined;
       view.items.notice(event.level, text, event.action, file);
@@ -65,6 +68,9 @@ export function showSessionEvent(event: SessionEvent, view: SessionEventView): v
     case 'pins':
       showPinMarks(view.items, event.pins);
       view.inspectorChanged();
+      break;
+    case 'mcp':
+      showMcpEvent(event.event, view);
       break;
     case 'teamSync':
       view.teamSynced(event.report);

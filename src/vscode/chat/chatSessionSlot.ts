@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { instructionsShown } from '../../core/host/conversationDisplay';
 import type { EngramSession, LockHolder } from '../../core/host/sessions';
+import { hubClosed } from '../mcp/mcpServers';
 import { workspaceTrusted } from '../settings';
 import { showSessionEvent, type SessionEventView } from './chatSessionEvents';
 import type { ChatWindow } from './chatWindow';
@@ -84,6 +85,8 @@ export class ChatSessionSlot {
   close(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    // The session closes its MCP servers' hub as it goes.
+    if (this.current?.mcp) hubClosed(this.current.mcp);
     this.current?.dispose();
     this.current = undefined;
   }

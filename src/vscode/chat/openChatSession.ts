@@ -1,11 +1,12 @@
 // Opens the engine's session for the Chat view: the model and key as set up (Secret Storage, the
 // environment, or the offline demo), this window's workspace, trust, data folder and settings, the
-// view's permission prompt, and the team memory token when one is stored.
+// view's permission prompt, the team memory token when one is stored, and the MCP servers' hub.
 import * as vscode from 'vscode';
 import type { EngramSession, LockHolder, Logger, PermissionPrompt } from '../../core/host/sessions';
 import { ENGRAM_VERSION } from '../../core/host/config';
 import type { SessionSummary } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
+import { hubClosed, openSessionHub } from '../mcp/mcpServers';
 import { resolveModel } from '../modelSetup';
 import { dataDir, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken } from '../teamMemory';
@@ -32,23 +33,37 @@ export async function openChatSession(
   const teamToken = await teamMemoryToken(context.secrets);
   // The tokenizer takes about a second to load: start it while the first request is on its way.
   void engine.warmUpTokenizer().catch((e: unknown) => logger.warn(`Tokenizer failed to load: ${String(e)}`));
-  const session = await engine.openHostSession(
-    {
-      dataDir: dataDir(),
-      cwd: workspaceCwd(),
-      ...(resumeSessionId ? { resumeSessionId } : {}),
-      model,
-      trusted: workspaceTrusted(),
-      permissionPrompt: permissions,
-      version: ENGRAM_VERSION,
-      entrypoint: 'vscode',
-      // A window holds the session only for a turn: another window or engram -p may take turns in between.
-      writer: { mode: 'turn', ...(onWait ? { onWait } : {}) },
-      logger,
-      ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
-    },
-    settingsStore(),
-  );
+  // MCP servers start in the background: the first request goes out without waiting for them.
+  const mcp = await openSessionHub(context, logger).catch((e: unknown) => {
+    logger.warn(`MCP servers not started: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  });
+  const session = await engine
+    .openHostSession(
+      {
+        dataDir: dataDir(),
+        cwd: workspaceCwd(),
+        ...(resumeSessionId ? { resumeSessionId } : {}),
+        model,
+        trusted: workspaceTrusted(),
+        permissionPrompt: permissions,
+        version: ENGRAM_VERSION,
+        entrypoint: 'vscode',
+        // A window holds the session only for a turn: another window or engram -p may take turns in between.
+        writer: { mode: 'turn', ...(onWait ? { onWait } : {}) },
+        logger,
+        ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
+        ...(mcp ? { mcp } : {}),
+      },
+      settingsStore(),
+    )
+    .catch(async (e: unknown) => {
+      if (mcp) {
+        hubClosed(mcp);
+        await mcp.close();
+      }
+      throw e;
+    });
   return { session };
 }
 

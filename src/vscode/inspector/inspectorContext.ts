@@ -1,11 +1,16 @@
 import type * as vscode from 'vscode';
 import type { LiveSession } from '../../core/host/inspector';
+import type { McpHub } from '../../core/host/mcp';
 import type { EngramSession } from '../../core/host/sessions';
 import type { ChatSnapshot, GaugeState, HostToChat } from '../../protocol/messages';
+import { mcpInspection } from '../mcp/mcpServers';
 import { dataDir, workspaceCwd } from '../settings';
 
-/** What the chat session tells the Memory Inspector about the live session (the "current session" source). */
-export type InspectorContext = LiveSession;
+/**
+ * What the chat session tells the Memory Inspector about the live session (the "current session" source),
+ * and the session's MCP hub, which the inspector's MCP buttons act on.
+ */
+export type InspectorContext = LiveSession & { mcpHub?: McpHub };
 
 /** The live session (undefined before the first message) and this window's gauge, as the inspector reads them. */
 export function liveInspectorContext(session: EngramSession | undefined, gauge: GaugeState): InspectorContext {
@@ -19,6 +24,8 @@ export function liveInspectorContext(session: EngramSession | undefined, gauge: 
     memoryDir: session?.memoryDir,
     timeline: session?.timeline ?? [],
     ...(session ? { pins: session.pins } : {}),
+    mcp: () => mcpInspection(session?.mcp),
+    ...(session?.mcp ? { mcpHub: session.mcp } : {}),
   };
 }
 

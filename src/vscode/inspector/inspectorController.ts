@@ -22,6 +22,7 @@ import { InspectorFiles } from './inspectorFiles';
 import { InspectorRefresh } from './inspectorRefresh';
 import type { InspectorRequest, InspectorSource } from './inspectorPanel';
 import { vscodePrompts, type InspectorPrompts } from './inspectorPrompts';
+import { mcpHandlers } from './mcpActions';
 import { MemoryActions, type ActionResult, type ActionTarget } from './memoryActions';
 import { PendingActions } from './pendingActions';
 import { pinHandlers } from './pinActions';
@@ -51,7 +52,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   constructor(
     private readonly chat: InspectorChat,
     docs: InspectorDocuments,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
     this.actions = new MemoryActions(
       logger,
@@ -199,18 +200,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         const found = this.entry(m.group, m.file);
         const words = found?.entry.notRelevant?.[m.index];
         if (!found || !words) return;
-        try {
-          await loadEngine().inspector.setNotRelevant(found.target.dir, found.entry.file, words, true, this.logger);
-          report({
-            text: vscode.l10n.t('{0} may be recalled again for: {1}', found.entry.title, words.join(', ')),
-            level: 'info',
-          });
-        } catch (e) {
-          report({
-            text: vscode.l10n.t('Could not undo: {0}', e instanceof Error ? e.message : String(e)),
-            level: 'error',
-          });
-        }
+        report(await this.actions.undoNotRelevant(found.target, found.entry, words));
         this.fireChanged(true);
       },
       pruneLeastUsed: async (m) => {
@@ -256,6 +246,12 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         this.fireChanged(true);
       },
       ...pinHandlers(
+        this.chat,
+        () => this.source,
+        report,
+        () => this.fireChanged(true),
+      ),
+      ...mcpHandlers(
         this.chat,
         () => this.source,
         report,

@@ -35,6 +35,9 @@ export class InspectorFiles {
     return new Set([
       ...(s.notes.exists && s.notes.path ? [s.notes.path] : []),
       ...s.memory.instructions.map((i) => i.path),
+      // The files MCP servers and permission rules were read from.
+      ...(s.mcp?.servers ?? []).flatMap((m) => (m.file ? [m.file] : [])),
+      ...(s.rules ?? []).flatMap((r) => (r.file ? [r.file] : [])),
       ...[...s.memory.entries, ...s.memory.unindexed].filter((e) => !e.missing).map((e) => e.path),
       // Team files the index has no row for, and the local copies a conflict kept.
       ...(s.memory.team?.files ?? []).map((f) => f.path),

@@ -32,6 +32,19 @@ export class MemoryActions {
     private readonly prompts: () => InspectorPrompts,
   ) {}
 
+  /** Takes back a "not relevant": the entry may be recalled again for those words. */
+  async undoNotRelevant(target: ActionTarget, entry: MemoryEntryView, words: string[]): Promise<ActionResult> {
+    try {
+      await loadEngine().inspector.setNotRelevant(target.dir, entry.file, words, true, this.logger);
+      return {
+        text: vscode.l10n.t('{0} may be recalled again for: {1}', entry.title, words.join(', ')),
+        level: 'info',
+      };
+    } catch (e) {
+      return { text: vscode.l10n.t('Could not undo: {0}', e instanceof Error ? e.message : String(e)), level: 'error' };
+    }
+  }
+
   async rename(target: ActionTarget, entry: MemoryEntryView): Promise<ActionResult | undefined> {
     if (target.readOnly) return readOnlyRefusal();
     const title = await vscode.window.showInputBox({

@@ -95,6 +95,7 @@ describe('gauge state', () => {
         memoryIndex: 0,
         notes: 0,
         tools: 0,
+        mcpTools: 0,
         messages: 10,
         toolResults: 0,
         total: 10,
@@ -109,6 +110,31 @@ describe('gauge state', () => {
         ['session notes', 2],
       ],
     );
+  });
+
+  it('lists the definitions of MCP tools as "mcp tools" after the built-in tools, and only when some are offered', () => {
+    const system = [{ type: 'text' as const, text: 'be brief '.repeat(40) }];
+    const read = { schema: { name: 'Read', description: 'reads', input_schema: { type: 'object' } } as ToolSchema };
+    const echo = {
+      schema: { name: 'mcp__srv__echo', description: 'echoes '.repeat(30), input_schema: { type: 'object' } },
+      mcp: { server: 'srv', tool: 'echo' },
+    } as const;
+    const messages: ApiMessage[] = [{ role: 'user', content: 'hello' }];
+    const settings = new SettingsStore().settings;
+    const gauge = new ContextGauge({ count });
+    const plain = gaugeState(gauge, { messages, systemPrompt: system, offeredTools: [read] }, settings);
+    assert.deepEqual(
+      plain.breakdown.map((c) => c.category),
+      CATEGORIES,
+      'without MCP tools the categories are as they always were',
+    );
+    const withMcp = gaugeState(gauge, { messages, systemPrompt: system, offeredTools: [read, echo] }, settings);
+    assert.deepEqual(withMcp.breakdown.map((c) => c.category).slice(0, 3), ['system', 'tools', 'mcp tools']);
+    const by = new Map(withMcp.breakdown.map((c) => [c.category, c.tokens]));
+    assert.equal(by.get('mcp tools'), count(JSON.stringify([echo.schema])));
+    assert.equal(by.get('tools'), count(JSON.stringify([read.schema])));
+    assert.equal(sum(withMcp.breakdown), withMcp.usedTokens);
+    assert.equal(withMcp.usedTokens - plain.usedTokens, by.get('mcp tools'));
   });
 
   it('follows the settings: a changed window or mark changes the state at once, the measure stays', () => {

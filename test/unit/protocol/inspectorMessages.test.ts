@@ -11,6 +11,8 @@ test('inspector requests parse; bad groups, missing fields and extra fields are 
     { type: 'openOrigin', sessionId: 's1', messageId: 'u1' },
     { type: 'compactionDetails', requestId: 'r1', id: 'evt-1' },
     { type: 'pickSource' },
+    { type: 'mcpApprove', server: 'everything' },
+    { type: 'mcpSetTool', server: 'everything', tool: 'echo', on: false },
   ];
   for (const m of good) assert.deepEqual(parseMessage(m, INSPECTOR_TO_HOST_SHAPES), { ok: true, message: m });
   const bad: unknown[] = [
@@ -20,6 +22,8 @@ test('inspector requests parse; bad groups, missing fields and extra fields are 
     { type: 'openOrigin', sessionId: 's1', messageId: 42 },
     { type: 'openFile' },
     { type: 'send', text: 'x' },
+    { type: 'mcpSetServer', server: 'everything', on: 'yes' },
+    { type: 'mcpRestart', server: 'everything', command: 'rm -rf /' },
   ];
   for (const m of bad) assert.equal(parseMessage(m, INSPECTOR_TO_HOST_SHAPES).ok, false, JSON.stringify(m));
 });

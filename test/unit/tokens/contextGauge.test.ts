@@ -131,3 +131,38 @@ test("the API's count of the prompt rescales the fixed parts, and a count of an 
   assert.equal(gauge.calibrate(newer, tools, Number.NaN), false);
   assert.equal(gauge.fixedTokens, before);
 });
+
+test('MCP tool definitions are their own part; a changed tool list keeps the prompt parts; a count rescales both', () => {
+  const gauge = new ContextGauge({ count });
+  const system = [{ type: 'text' as const, text: 's'.repeat(400) }];
+  const parts = { system: 's'.repeat(200), instructions: 'i'.repeat(120), memoryIndex: 'm'.repeat(80) };
+  const read = { schema: { name: 'Read', description: 'd'.repeat(100), input_schema: { type: 'object' as const } } };
+  const echo = {
+    schema: { name: 'mcp__everything__echo', description: 'e'.repeat(300), input_schema: { type: 'object' as const } },
+    mcp: { server: 'everything', tool: 'echo' },
+  };
+  gauge.setSystem(system, [read], parts);
+  const builtIn = gauge.breakdown();
+  assert.equal(builtIn.mcpTools, 0, 'no MCP tools offered');
+  // A server came up: its tools join the list the orchestrator sizes, without the prompt's parts.
+  gauge.setSystem(system, [read, echo]);
+  const both = gauge.breakdown();
+  assert.equal(both.tools, builtIn.tools, 'the built-in tools keep their size');
+  assert.equal(both.mcpTools, count(JSON.stringify([echo.schema])));
+  assert.deepEqual([both.system, both.instructions, both.memoryIndex], [50, 30, 20], 'the prompt keeps its parts');
+  assert.equal(gauge.fixedTokens, 100 + both.tools + both.mcpTools);
+
+  assert.equal(gauge.calibrate(system, [read, echo], 2 * gauge.fixedTokens), true);
+  const counted = gauge.breakdown();
+  assert.equal(counted.mcpTools, 2 * both.mcpTools, 'the MCP part keeps its share of the count');
+  assert.equal(counted.tools, 2 * both.tools);
+  assert.equal(gauge.fixedTokens, 2 * (100 + both.tools + both.mcpTools));
+  assert.equal(gauge.calibrate(system, [read], 9_999), false, 'a count made before the MCP tools joined');
+
+  // Odd counts: rounding never leaves a part negative, and the parts still add up to the count.
+  gauge.setSystem(system, [echo]);
+  assert.equal(gauge.calibrate(system, [echo], 1_001), true);
+  const odd = gauge.breakdown();
+  assert.equal(odd.tools, 0);
+  assert.equal(odd.system + odd.instructions + odd.memoryIndex + odd.mcpTools, 1_001);
+});

@@ -1,0 +1,298 @@
+// `engram -p` with MCP servers, through the real command line and the reference servers from npm: the
+// model is offered their tools under Claude Code's names, a call runs only when --allowed-tools lets it,
+// the result reaches the next request and the transcript, a repository's server never runs unapproved,
+// a server that fails is said on stderr while the run goes on, and no server outlives the run.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import type { MessagesRequestBody } from '../../../src/testServer/anthropicTestServer';
+import { runEngram, type CliRun } from '../support/cliProcess';
+import { useTempDirs } from '../support/tempDirs';
+import { useTestServer } from '../support/testServerFixture';
+
+const EVERYTHING = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const FILESYSTEM = path.resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+const NOTES_MARKER = '<engram-session-notes-update>';
+
+/** Scripted replies for the main conversation; the notes updater's fork (if it runs) gets a plain answer. */
+const server = useTestServer({
+  responder: (body: MessagesRequestBody) => ({
+    content: [{ type: 'text', text: JSON.stringify(body.messages).includes(NOTES_MARKER) ? 'Notes.' : 'done' }],
+  }),
+});
+const tempDir = useTempDirs('all');
+let root: string;
+let workspace: string;
+let dataDir: string;
+
+before(() => {
+  root = tempDir('engram-cli-mcp-');
+  workspace = path.join(root, 'ws');
+  dataDir = path.join(root, 'data');
+  fs.mkdirSync(workspace);
+});
+
+interface JsonRun {
+  result: string;
+  transcript: string;
+  mcp_servers?: Array<{ name: string; state: string; tools: number; failure?: { message: string } }>;
+}
+
+function engram(args: string[], cwd = workspace): Promise<CliRun> {
+  return runEngram([...args, '--cwd', cwd, '--output-format', 'json'], {
+    home: root,
+    env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k', ENGRAM_DATA_DIR: dataDir },
+  });
+}
+
+/** A --mcp-config value (inline JSON) naming one stdio server. */
+function mcpConfig(name: string, command: string, args: string[]): string {
+  return JSON.stringify({ mcpServers: { [name]: { command, args } } });
+}
+
+const everything = (marker = 'engram-test'): string =>
+  mcpConfig('everything', process.execPath, [EVERYTHING, 'stdio', marker]);
+
+type ResultBlock = {
+  type: string;
+  tool_use_id?: string;
+  content: string | Array<{ type: string; text?: string }>;
+  is_error?: boolean;
+};
+
+function resultText(block: ResultBlock): string {
+  return typeof block.content === 'string' ? block.content : block.content.map((c) => c.text ?? '').join('');
+}
+
+/** The tool results the model was sent in the request after the first one of this run. */
+function resultsAfter(first: number): ResultBlock[] {
+  const req = server.requests.slice(first).find((r) => JSON.stringify(r.body.messages).includes('tool_result'));
+  assert.ok(req, 'a request carried the tool results');
+  return (req.body.messages.at(-1)?.content ?? []) as ResultBlock[];
+}
+
+/** Servers (not the engram process that names them) whose command line holds `marker` (Linux: /proc). */
+function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (cmdline.includes(marker) && !cmdline.includes('src/cli/main.ts')) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+describe('engram -p --mcp-config with the reference servers', () => {
+  it("offers server-everything's tools as mcp__everything__*, runs echo when allowed, and the result reaches the model and the transcript", async () => {
+    const marker = `everything-${process.pid}-echo`;
+    server.enqueue(
+      { content: [{ type: 'tool_use', name: 'mcp__everything__echo', input: { message: 'hello from the model' } }] },
+      { content: [{ type: 'text', text: 'It echoed.' }] },
+    );
+    const first = server.requests.length;
+    const run = await engram([
+      '-p',
+      'echo something',
+      '--mcp-config',
+      everything(marker),
+      '--allowed-tools',
+      'mcp__everything',
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+
+    const offered = server.requests[first].body.tools as Array<{
+      name: string;
+      input_schema: { properties?: Record<string, unknown> };
+    }>;
+    const echo = offered.find((t) => t.name === 'mcp__everything__echo');
+    assert.ok(echo, `offered: ${offered.map((t) => t.name).join(', ')}`);
+    assert.ok(echo.input_schema.properties?.message, "the server's input schema is passed on");
+    assert.ok(
+      offered.some((t) => t.name === 'Read'),
+      'the built-in tools are still there',
+    );
+    assert.ok(offered.filter((t) => t.name.startsWith('mcp__everything__')).length > 3, "all of the server's tools");
+
+    const [result] = resultsAfter(first);
+    assert.notEqual(result.is_error, true, resultText(result));
+    assert.match(resultText(result), /Echo: hello from the model/);
+    const out = JSON.parse(run.stdout) as JsonRun;
+    assert.equal(out.result, 'It echoed.');
+    assert.match(fs.readFileSync(out.transcript, 'utf8'), /Echo: hello from the model/);
+    const status = out.mcp_servers?.find((s) => s.name === 'everything');
+    assert.equal(status?.state, 'ready');
+    assert.ok((status?.tools ?? 0) > 3);
+    if (process.platform === 'linux') assert.deepEqual(processesWith(marker), [], 'the server ended with the run');
+  });
+
+  it('reads a file through server-filesystem', async () => {
+    const files = path.join(root, 'files');
+    fs.mkdirSync(files);
+    fs.writeFileSync(path.join(files, 'note.txt'), 'the answer is 42\n');
+    server.enqueue(
+      {
+        content: [{ type: 'tool_use', name: 'mcp__fs__read_text_file', input: { path: path.join(files, 'note.txt') } }],
+      },
+      { content: [{ type: 'text', text: '42' }] },
+    );
+    const first = server.requests.length;
+    const config = mcpConfig('fs', process.execPath, [FILESYSTEM, files]);
+    const run = await engram(['-p', 'read it', '--mcp-config', config, '--allowed-tools', 'mcp__fs__read_text_file']);
+    assert.equal(run.code, 0, run.stderr);
+    const [result] = resultsAfter(first);
+    assert.notEqual(result.is_error, true, resultText(result));
+    assert.match(resultText(result), /the answer is 42/);
+  });
+
+  it('without --allowed-tools an MCP call is denied, and the model is told why', async () => {
+    server.enqueue(
+      { content: [{ type: 'tool_use', name: 'mcp__everything__echo', input: { message: 'not this' } }] },
+      { content: [{ type: 'text', text: 'Could not.' }] },
+    );
+    const first = server.requests.length;
+    const run = await engram(['-p', 'echo', '--mcp-config', everything()]);
+    assert.equal(run.code, 0, run.stderr);
+    const [result] = resultsAfter(first);
+    assert.equal(result.is_error, true);
+    assert.match(resultText(result), /mcp__everything__echo/);
+    assert.match(resultText(result), /headless|allowed|permission/);
+    assert.doesNotMatch(resultText(result), /Echo: not this/);
+  });
+});
+
+describe("a project's .mcp.json", () => {
+  let project: string;
+  let marker: string;
+
+  before(() => {
+    project = path.join(root, 'project');
+    fs.mkdirSync(project);
+    marker = path.join(root, 'project-server-ran');
+    // Not an MCP server: it leaves a file behind to show it ran, then exits.
+    const writeMarker = `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`;
+    fs.writeFileSync(
+      path.join(project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { builder: { command: process.execPath, args: ['-e', writeMarker] } } }),
+    );
+  });
+
+  it('is not run without approval, and stderr says how to approve it', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'ok' }] });
+    const run = await engram(['-p', 'hi'], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(fs.existsSync(marker), false, 'the command did not run');
+    assert.match(run.stderr, /MCP server "builder" .* was not started/);
+    assert.match(run.stderr, /engram\.mcp\.approvedProjectServers/);
+    assert.match(run.stderr, /--mcp-config/);
+    const out = JSON.parse(run.stdout) as JsonRun;
+    assert.deepEqual(
+      out.mcp_servers?.map((s) => [s.name, s.state]),
+      [['builder', 'needsApproval']],
+    );
+  });
+
+  it('runs when approved by name in --settings; a server that exits at once is reported and the run goes on', async () => {
+    const settings = path.join(root, 'approve.json');
+    fs.writeFileSync(settings, JSON.stringify({ 'engram.mcp.approvedProjectServers': ['builder'] }));
+    server.enqueue({ content: [{ type: 'text', text: 'went on' }] });
+    const run = await engram(['-p', 'hi', '--settings', settings], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(fs.readFileSync(marker, 'utf8'), 'ran', 'the approved command ran');
+    assert.match(run.stderr, /MCP server "builder" failed/);
+    const out = JSON.parse(run.stdout) as JsonRun;
+    assert.equal(out.result, 'went on');
+    assert.equal(out.mcp_servers?.[0]?.state, 'failed');
+  });
+});
+
+describe('servers that fail', () => {
+  it('a server that dies at start: name, why, exit code and its last stderr lines on stderr; the run goes on', async () => {
+    const dying = `process.stderr.write('cannot open the database\\nsecond line\\n'); process.exit(3)`;
+    server.enqueue({ content: [{ type: 'text', text: 'still here' }] });
+    const first = server.requests.length;
+    const run = await engram(['-p', 'hi', '--mcp-config', mcpConfig('db', process.execPath, ['-e', dying])]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /MCP server "db" failed/);
+    assert.match(run.stderr, /exit code 3/);
+    assert.match(run.stderr, /cannot open the database/);
+    assert.equal((JSON.parse(run.stdout) as JsonRun).result, 'still here');
+    const names = (server.requests[first].body.tools as Array<{ name: string }>).map((t) => t.name);
+    assert.equal(names.filter((n) => n.startsWith('mcp__')).length, 0);
+  });
+
+  it('a command that does not exist is said, and the run goes on', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'fine' }] });
+    const config = mcpConfig('ghost', path.join(root, 'no-such-server'), []);
+    const run = await engram(['-p', 'hi', '--mcp-config', config]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /MCP server "ghost" failed/);
+  });
+
+  it('a --mcp-config that is neither a file nor JSON is a usage error (exit 2) before any request', async () => {
+    const before = server.requests.length;
+    const run = await engram(['-p', 'hi', '--mcp-config', path.join(root, 'missing.json')]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--mcp-config/);
+    assert.equal(server.requests.length, before);
+  });
+
+  it("--strict-mcp-config leaves out the user's servers", async () => {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(path.join(dataDir, 'mcp.json'), everything());
+    try {
+      server.enqueue({ content: [{ type: 'text', text: 'a' }] }, { content: [{ type: 'text', text: 'b' }] });
+      const first = server.requests.length;
+      const withUser = await engram(['-p', 'hi']);
+      assert.equal(withUser.code, 0, withUser.stderr);
+      const strict = await engram(['-p', 'hi', '--strict-mcp-config']);
+      assert.equal(strict.code, 0, strict.stderr);
+      const mcpTools = (i: number): number =>
+        (server.requests[i].body.tools as Array<{ name: string }>).filter((t) => t.name.startsWith('mcp__')).length;
+      const [a, b] = server.requests
+        .map((r, i) => ({ r, i }))
+        .slice(first)
+        .filter(({ r }) => !JSON.stringify(r.body.messages).includes(NOTES_MARKER))
+        .map(({ i }) => i);
+      assert.ok(mcpTools(a) > 3, "the user's server started");
+      assert.equal(mcpTools(b), 0, 'not with --strict-mcp-config');
+    } finally {
+      fs.rmSync(path.join(dataDir, 'mcp.json'));
+    }
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('ends the run and its servers', { skip: process.platform !== 'linux' ? 'needs /proc' : false }, async () => {
+    const marker = `everything-${process.pid}-sigint`;
+    server.enqueue({ content: [{ type: 'text', text: 'never sent' }], hang: true });
+    const first = server.requests.length;
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', '-p', 'hi', '--cwd', workspace, '--mcp-config', everything(marker)],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: root,
+          TMPDIR: root,
+          ANTHROPIC_BASE_URL: server.url,
+          ANTHROPIC_API_KEY: 'k',
+          ENGRAM_DATA_DIR: dataDir,
+        },
+      },
+    );
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => void (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    while (server.requests.length === first) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(processesWith(marker).length > 0, 'the server runs during the turn');
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.deepEqual(processesWith(marker), [], 'the server ended with the run');
+  });
+});
