@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { readMcpConfig, updateMcpChoices } from '../../../src/core/host/mcp';
 import type { MessagesRequestBody } from '../../../src/testServer/anthropicTestServer';
 import { runEngram, type CliRun } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';
@@ -211,6 +212,51 @@ describe("a project's .mcp.json", () => {
   });
 });
 
+describe('approval in the editor, and inputs only the editor can answer', () => {
+  it("a project server approved in the editor (by its entry's fingerprint) starts; a changed entry does not", async () => {
+    const project = tempDir('engram-cli-mcp-approved-');
+    const entry = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+    fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify({ mcpServers: { tools: entry } }));
+    const config = await readMcpConfig({ dataDir, projectRoot: project, env: {} });
+    const approved = config.servers.find((s) => s.name === 'tools');
+    assert.ok(approved);
+    await updateMcpChoices(dataDir, project, (c) => ({ ...c, approved: { tools: approved.fingerprint } }));
+    server.enqueue({ content: [{ type: 'text', text: 'a' }] });
+    const run = await engram(['-p', 'hi'], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as JsonRun).mcp_servers?.[0]?.state, 'ready');
+
+    const changed = { mcpServers: { tools: { ...entry, args: [...entry.args, 'changed'] } } };
+    fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify(changed));
+    server.enqueue({ content: [{ type: 'text', text: 'b' }] });
+    const again = await engram(['-p', 'hi'], project);
+    assert.equal((JSON.parse(again.stdout) as JsonRun).mcp_servers?.[0]?.state, 'needsApproval');
+    assert.match(again.stderr, /MCP server "tools" .* was not started/);
+  });
+
+  it('a .vscode/mcp.json server that asks for ${input:...} is skipped with a message, even when approved', async () => {
+    const project = tempDir('engram-cli-mcp-inputs-');
+    fs.mkdirSync(path.join(project, '.vscode'));
+    fs.writeFileSync(
+      path.join(project, '.vscode', 'mcp.json'),
+      JSON.stringify({
+        inputs: [{ id: 'token', type: 'promptString', password: true }],
+        servers: { gh: { command: process.execPath, args: [EVERYTHING], env: { TOKEN: '${input:token}' } } },
+      }),
+    );
+    const settings = path.join(project, 'approve.json');
+    fs.writeFileSync(settings, JSON.stringify({ 'mcp.approvedProjectServers': ['gh'] }));
+    server.enqueue({ content: [{ type: 'text', text: 'ok' }] });
+    const run = await engram(['-p', 'hi', '--settings', settings], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /MCP server "gh" .* was not started: it asks for \$\{input:token\}/);
+    assert.deepEqual(
+      (JSON.parse(run.stdout) as JsonRun).mcp_servers?.map((s) => [s.name, s.state]),
+      [['gh', 'needsInput']],
+    );
+  });
+});
+
 describe('servers that fail', () => {
   it('a server that dies at start: name, why, exit code and its last stderr lines on stderr; the run goes on', async () => {
     const dying = `process.stderr.write('cannot open the database\\nsecond line\\n'); process.exit(3)`;
@@ -219,7 +265,7 @@ describe('servers that fail', () => {
     const run = await engram(['-p', 'hi', '--mcp-config', mcpConfig('db', process.execPath, ['-e', dying])]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /MCP server "db" failed/);
-    assert.match(run.stderr, /exit code 3/);
+    assert.match(run.stderr, /exited with code 3/);
     assert.match(run.stderr, /cannot open the database/);
     assert.equal((JSON.parse(run.stdout) as JsonRun).result, 'still here');
     const names = (server.requests[first].body.tools as Array<{ name: string }>).map((t) => t.name);
