@@ -11,6 +11,8 @@ import path from 'node:path';
 import {
   createMcpHub,
   mcpStartPolicy,
+  mcpToolName,
+  parseMcpRuleName,
   readMcpChoices,
   readMcpConfig,
   type McpHub,
@@ -47,6 +49,9 @@ export const MCP_HELP = `MCP servers: the user's (<data dir>/mcp.json, engram.mc
 type McpSource = McpServerEntry['source'];
 type McpServerFailure = NonNullable<McpServerStatus['failure']>;
 
+/** How long past engram.mcp.startupTimeoutSeconds the run waits for the hub to call a slow server failed. */
+const SETTLE_MARGIN_MS = 2_000;
+
 /** How many of a failed server's last stderr lines are shown. */
 const STDERR_LINES = 10;
 
@@ -75,8 +80,11 @@ export interface McpServerReport {
 /** The run's MCP servers: the hub the session uses (none without servers), and the run's own duties. */
 export interface CliMcp {
   hub: McpHub | undefined;
-  /** Waits until no server is still starting (at most the startup timeout, or until `signal` aborts). */
-  settle(signal: AbortSignal): Promise<void>;
+  /**
+   * Waits until no server is still starting (at most the startup timeout, or until `signal` aborts), then
+   * says which MCP names in `allowed` (--allowed-tools) no server offers: a typo would otherwise only deny.
+   */
+  settle(signal: AbortSignal, allowed?: readonly string[]): Promise<void>;
   /** Each configured server with the state it had when the run ended, for the JSON output (after close). */
   report(): McpServerReport[];
   /** Ends every server the run started; safe to call more than once. */
@@ -150,8 +158,9 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
   let final: McpServerReport[] = skipped;
   return {
     hub,
-    settle: async (signal) => {
-      const timeoutMs = mcp.startupTimeoutSeconds * 1000;
+    settle: async (signal, allowed = []) => {
+      // A little past the hub's own limit, so a server that overruns it is reported as failed by the hub.
+      const timeoutMs = mcp.startupTimeoutSeconds * 1000 + SETTLE_MARGIN_MS;
       await untilAborted(hub.whenSettled(timeoutMs), signal);
       await printed;
       if (signal.aborted) return;
@@ -161,6 +170,7 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
             `engram: MCP server "${s.name}" did not finish starting within ${mcp.startupTimeoutSeconds} s ` +
               '(engram.mcp.startupTimeoutSeconds); the run goes on without its tools.\n',
           );
+      for (const line of unmatchedNames(allowed, hub)) io.stderr(`engram: ${line}\n`);
     },
     report: () => final,
     close: () => {
@@ -177,6 +187,30 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
 
 function noServers(skipped: McpServerReport[]): CliMcp {
   return { hub: undefined, settle: async () => {}, report: () => skipped, close: async () => {} };
+}
+
+/**
+ * The MCP names of --allowed-tools (`mcp__server`, `mcp__server__tool`) that match no tool a started
+ * server offers, each with the server's tools when it is up. Names of servers that did not start are
+ * left out: why they did not was said already.
+ */
+function unmatchedNames(allowed: readonly string[], hub: McpHub): string[] {
+  const offered = hub.tools().map((t) => t.name);
+  const out: string[] = [];
+  for (const name of allowed) {
+    const parsed = parseMcpRuleName(name);
+    if (!parsed || name.includes('(') || offered.some((t) => t === name || t.startsWith(`${name}__`))) continue;
+    const prefix = `mcp__${parsed.server}__`;
+    const status = hub.status().find((st) => mcpToolName(st.name, 'x').startsWith(prefix));
+    if (status && status.state !== 'ready') continue;
+    const own = offered.filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length));
+    out.push(
+      status
+        ? `--allowed-tools names ${name}, but server "${status.name}" has no such tool (its tools: ${own.join(', ')}).`
+        : `--allowed-tools names ${name}, but no MCP server "${parsed.server}" is configured for this run.`,
+    );
+  }
+  return out;
 }
 
 /** Where an entry was read, as a person would look for it. */

@@ -325,7 +325,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     if (e.event.type === 'autoCompactionStopped') logger.warn(`automatic compaction stopped: ${e.event.reason}`);
   });
   // One turn: no later one for a slow server's tools to join, so the first request waits for them (bounded).
-  await mcp.settle(io.signal);
+  await mcp.settle(io.signal, allowed);
   const result = await session.runTurn(prompt, io.signal).finally(() => mcp.close());
   await session.finish();
   // A run whose first line could not be written (a full disk) left no transcript: no id to hand back.

@@ -272,6 +272,27 @@ describe('servers that fail', () => {
     assert.equal(names.filter((n) => n.startsWith('mcp__')).length, 0);
   });
 
+  it('a server that never answers holds the run no longer than engram.mcp.startupTimeoutSeconds', async () => {
+    const settings = path.join(root, 'fast-timeout.json');
+    fs.writeFileSync(settings, JSON.stringify({ 'engram.mcp.startupTimeoutSeconds': 1 }));
+    const silent = mcpConfig('silent', process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    server.enqueue({ content: [{ type: 'text', text: 'on time' }] });
+    const run = await engram(['-p', 'hi', '--settings', settings, '--mcp-config', silent]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /MCP server "silent" failed: did not answer initialize within 1 s/);
+    assert.equal((JSON.parse(run.stdout) as JsonRun).result, 'on time');
+  });
+
+  it('an MCP name in --allowed-tools that no server offers is said (a typo would only deny)', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'ok' }] });
+    const allowed = 'Read,mcp__everything__ehco,mcp__nosuch,mcp__everything__echo';
+    const run = await engram(['-p', 'hi', '--mcp-config', everything(), '--allowed-tools', allowed]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /mcp__everything__ehco, but server "everything" has no such tool \(its tools: .*echo/);
+    assert.match(run.stderr, /mcp__nosuch, but no MCP server "nosuch" is configured/);
+    assert.doesNotMatch(run.stderr, /names mcp__everything__echo/);
+  });
+
   it('a command that does not exist is said, and the run goes on', async () => {
     server.enqueue({ content: [{ type: 'text', text: 'fine' }] });
     const config = mcpConfig('ghost', path.join(root, 'no-such-server'), []);
