@@ -111,10 +111,23 @@ function checkTopLevel(b: Rec, endpoint: 'messages' | 'count_tokens'): ApiErrorB
         return bad(`tools.${j}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
       }
       if (t.input_schema === undefined) return bad(`tools.${j}.custom.input_schema: Field required`);
+      const schemaProblem = checkInputSchema(record(t.input_schema), j);
+      if (schemaProblem) return schemaProblem;
       if (names.has(t.name)) return bad('tools: Tool names must be unique.');
       names.add(t.name);
     }
   }
+  return null;
+}
+
+/** What the API refuses in a tool's input_schema: not an object, a type other than "object", a top-level combiner. */
+function checkInputSchema(schema: Rec | undefined, j: number): ApiErrorBody | null {
+  if (!schema) return bad(`tools.${j}.custom.input_schema: Input should be a valid dictionary`);
+  // A schema without a type passes here (older tests send `{}`); Engram's own tools and MCP tools always set it.
+  if (schema.type !== undefined && schema.type !== 'object')
+    return bad(`tools.${j}.custom.input_schema.type: Input should be 'object'`);
+  if (schema.oneOf !== undefined || schema.anyOf !== undefined || schema.allOf !== undefined)
+    return bad(`tools.${j}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`);
   return null;
 }
 

@@ -92,6 +92,11 @@ export interface OpenMcpHubOptions {
   cli?: readonly string[];
   env?: Record<string, string | undefined>;
   clientInfo: { name: string; version: string };
+  /**
+   * `engram -p`: a project server starts only when named in engram.mcp.approvedProjectServers (or given
+   * with --mcp-config), not on an approval given in the chat.
+   */
+  approvedOnlyByName?: boolean;
   /** VS Code: the input box, answers kept in SecretStorage. */
   resolveInputs?: McpHubOptions['resolveInputs'];
   logger?: Logger;
@@ -117,7 +122,13 @@ export async function openMcpHub(o: OpenMcpHubOptions): Promise<OpenedMcp> {
     env,
   });
   let choices = await readChoices(o.dataDir, o.projectRoot);
-  let policy = startPolicy({ trusted: o.trusted, choices, approvedNames: m.approvedProjectServers });
+  const ruleOf = (c: McpProjectChoices) =>
+    startPolicy({
+      trusted: o.trusted,
+      choices: o.approvedOnlyByName ? { ...c, approved: {} } : c,
+      approvedNames: m.approvedProjectServers,
+    });
+  let policy = ruleOf(choices);
   const hub = new McpHub(
     {
       servers: config.servers,
@@ -135,7 +146,7 @@ export async function openMcpHub(o: OpenMcpHubOptions): Promise<OpenedMcp> {
   );
   const reloadChoices = async (): Promise<void> => {
     choices = await readChoices(o.dataDir, o.projectRoot);
-    policy = startPolicy({ trusted: o.trusted, choices, approvedNames: m.approvedProjectServers });
+    policy = ruleOf(choices);
     hub.refresh();
   };
   return { hub, config, reloadChoices };

@@ -51,12 +51,15 @@ export class McpConnection {
   private readonly transport: Transport;
   private closing = false;
   private ready = false;
+  /** A remote server's address without its query (which may hold a token), for messages. */
+  private readonly where: string | undefined;
 
   constructor(
     config: McpTransportConfig,
     private readonly opts: ConnectionOptions,
   ) {
     this.client = new Client(opts.clientInfo, { capabilities: {} });
+    this.where = config.type === 'stdio' ? undefined : addressOf(config.url);
     this.transport = makeTransport(config, opts);
     this.client.onclose = () => {
       if (this.closing || !this.ready) return;
@@ -139,9 +142,14 @@ export class McpConnection {
         maxTotalTimeout: timeoutMs,
       });
     } catch (e) {
-      if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed)
+      if (signal.aborted) throw e;
+      // The server answered with an error (a timeout is the SDK's own answer): the connection is fine.
+      // Anything else (the child exited, the HTTP server went away or forgot the session) is a lost connection.
+      const answered = e instanceof McpError && e.code !== ErrorCode.ConnectionClosed;
+      if (!answered) {
+        this.ready = false;
         throw new McpConnectionError(this.failure('stopped', e));
-      if (!this.ready && !this.closing) throw new McpConnectionError(this.failure('stopped', e));
+      }
       throw e;
     }
   }
@@ -171,6 +179,7 @@ export class McpConnection {
       if (phase === 'beforeInitialize') {
         if (ended) parts.push(`${ended} before answering initialize`);
         else if (timedOut) parts.push(`did not answer initialize within ${seconds(this.opts.startupTimeoutMs)}`);
+        else if (this.where) parts.push(`could not connect to ${this.where}: ${errorText(e)}`);
         else parts.push(`could not be initialized: ${errorText(e)}`);
       } else if (phase === 'listing') parts.push(`could not list its tools: ${ended ?? errorText(e)}`);
       else parts.push(ended ?? (e ? `lost the connection: ${errorText(e)}` : 'closed the connection'));
@@ -199,6 +208,20 @@ function makeTransport(config: McpTransportConfig, opts: ConnectionOptions): Tra
   return config.type === 'http'
     ? new StreamableHTTPClientTransport(new URL(config.url), init)
     : new SSEClientTransport(new URL(config.url), init);
+}
+
+/** Whether a call failed because it ran past its timeout (the SDK then sent `notifications/cancelled`). */
+export function isTimeout(e: unknown): boolean {
+  return e instanceof McpError && e.code === ErrorCode.RequestTimeout;
+}
+
+function addressOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return 'an invalid URL';
+  }
 }
 
 function exitWords(exit: { code: number | null; signal: string | null }): string {

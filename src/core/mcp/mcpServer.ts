@@ -4,9 +4,10 @@
 // answers with an error saying when it will be tried again. Its tools stay offered while it is failed, so
 // the request prefix does not change because a server crashed.
 import type { Logger } from '../ports';
+import { redactSecrets } from '../security/secretScan';
 import type { Tool, ToolResult } from '../tools/tool';
 import { fillInputs } from './configExpand';
-import { McpConnection, McpConnectionError } from './mcpConnection';
+import { isTimeout, McpConnection, McpConnectionError } from './mcpConnection';
 import { DEFAULT_MAX_OUTPUT_TOKENS, mapCallResult } from './mcpResult';
 import { createMcpTool } from './mcpTool';
 import { checkToolDefinition, type ListedTool } from './toolDefinition';
@@ -141,7 +142,7 @@ export class McpServer {
       return mapCallResult(raw, opts.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
     } catch (e) {
       if (e instanceof McpConnectionError) {
-        if (this.connection === connection) this.fail(e.failure);
+        if (this.connection === connection) await this.fail(e.failure);
         return errorResult(
           `The MCP server "${this.name}" stopped during the call: ${e.failure.message}. ` +
             'It is restarted when one of its tools is used again.',
@@ -149,7 +150,7 @@ export class McpServer {
       }
       if (signal.aborted) return errorResult('Cancelled by the user before this tool finished.');
       const text = e instanceof Error ? e.message : String(e);
-      if (/timed out/i.test(text))
+      if (isTimeout(e))
         return errorResult(
           `${this.name} · ${rawTool} did not answer within ${timeoutMs / 1000} s; the call was cancelled.`,
         );
@@ -163,7 +164,7 @@ export class McpServer {
     const transport = await this.transportWithInputs();
     if (generation !== this.generation) return;
     if (typeof transport === 'string') {
-      this.fail({ message: transport, stderr: [], at: Date.now() });
+      await this.fail({ message: transport, stderr: [], at: Date.now() });
       return;
     }
     const opts = this.deps.opts;
@@ -181,7 +182,7 @@ export class McpServer {
           this.setState(this.state);
         },
         onLost: (failure) => {
-          if (this.connection === connection) this.fail(failure);
+          if (this.connection === connection) void this.fail(failure);
         },
       });
       this.opening = connection;
@@ -193,7 +194,7 @@ export class McpServer {
         e instanceof McpConnectionError
           ? e.failure
           : { message: e instanceof Error ? e.message : String(e), stderr: [], at: Date.now() };
-      this.fail(failure);
+      await this.fail(failure);
       return;
     }
     if (generation !== this.generation) {
@@ -267,22 +268,41 @@ export class McpServer {
     this.deps.toolsMayHaveChanged();
   }
 
-  private fail(failure: McpServerFailure): void {
+  /**
+   * Marks the server failed at once (calls see it), then tells the host once the failure's text and
+   * stderr lines were scanned for secrets: a server that prints its token before dying must not put it in
+   * the chat or the log.
+   */
+  private async fail(failure: McpServerFailure): Promise<void> {
     const connection = this.connection;
     this.connection = undefined;
     void connection?.close();
     this.attempts++;
     this.failure = failure;
     this.retryAt = failure.at + Math.min(FIRST_BACKOFF_MS * 2 ** (this.attempts - 1), MAX_BACKOFF_MS);
-    this.setState('failed');
-    this.deps.emit({ type: 'serverFailed', server: this.name, failure });
-    this.deps.logger.warn(`MCP server "${this.name}" failed: ${failure.message}`);
+    this.state = 'failed';
+    const clean = await withoutSecrets(failure);
+    if (this.failure === failure) this.failure = clean;
+    this.setState(this.state);
+    this.deps.emit({ type: 'serverFailed', server: this.name, failure: clean });
+    this.deps.logger.warn(`MCP server "${this.name}" failed: ${clean.message}`);
     this.deps.toolsMayHaveChanged();
   }
 
   private setState(state: McpServerState): void {
     this.state = state;
     this.deps.emit({ type: 'status', server: this.name, status: this.status() });
+  }
+}
+
+/** The failure with secrets in its message and stderr lines redacted (withheld if the scan fails). */
+async function withoutSecrets(failure: McpServerFailure): Promise<McpServerFailure> {
+  try {
+    const message = (await redactSecrets(failure.message)).text;
+    const stderr = await Promise.all(failure.stderr.map(async (line) => (await redactSecrets(line)).text));
+    return { ...failure, message, stderr };
+  } catch {
+    return { ...failure, stderr: ['(stderr withheld: it could not be checked for secrets)'] };
   }
 }
 

@@ -43,16 +43,26 @@ describe('MCP servers that fail to start', () => {
     assert.match((await failureOf(t)).message, /was not found/);
   });
 
-  it('gives the exit code and the last stderr lines of a server that exits at once', async () => {
+  it('gives the exit code and the last stderr lines of a server that exits at once, secrets redacted', async () => {
+    const token = `ghp_${'a1B2'.repeat(9)}`;
     const file = script(
       dir,
       'exits.cjs',
-      "console.error('first line');console.error('GITHUB_TOKEN is not set');process.exit(1);",
+      `console.error('first line');console.error('bad token ${token}');console.error('GITHUB_TOKEN is not set');process.exit(1);`,
     );
-    const f = await failureOf(hub([nodeServer('exits', file)]));
+    const t = hub([nodeServer('exits', file)]);
+    const events: McpHubEvent[] = [];
+    t.hub.onEvent((e) => events.push(e));
+    const f = await failureOf(t);
     assert.equal(f.message, 'exited with code 1 before answering initialize');
     assert.equal(f.exitCode, 1);
-    assert.deepEqual(f.stderr, ['first line', 'GITHUB_TOKEN is not set']);
+    assert.equal(f.stderr.length, 3);
+    assert.equal(f.stderr[0], 'first line');
+    assert.match(f.stderr[1], /^bad token \[REDACTED/);
+    assert.equal(f.stderr[2], 'GITHUB_TOKEN is not set');
+    const told = events.find((e) => e.type === 'serverFailed');
+    assert.equal(JSON.stringify(told).includes(token), false);
+    assert.ok(t.warnings.every((w) => !w.includes(token)));
   });
 
   it('says a server wrote something that is not JSON-RPC on stdout', async () => {

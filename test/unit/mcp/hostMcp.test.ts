@@ -75,7 +75,26 @@ describe('host door for MCP', () => {
       await first.hub.close();
     }
 
+    // engram -p does not take the chat's approval: only a name in engram.mcp.approvedProjectServers.
     fs.rmSync(marker);
+    const cli = await openMcpHub({
+      dataDir,
+      projectRoot,
+      settings,
+      trusted: true,
+      env: {},
+      clientInfo: { name: 't', version: '1' },
+      approvedOnlyByName: true,
+    });
+    try {
+      cli.hub.start();
+      await cli.hub.whenSettled();
+      assert.equal(cli.hub.status()[0].state, 'needsApproval');
+      assert.equal(fs.existsSync(marker), false);
+    } finally {
+      await cli.hub.close();
+    }
+
     writeProject(projectRoot, marker, '--changed');
     const second = await open();
     try {

@@ -11,7 +11,8 @@ import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
 import { SettingsStore } from '../../../src/core/settings/engramSettings';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';
-import { entry, EVERYTHING, makeHub, tempDir } from './mcpTestSupport';
+import { writeTrickyServer } from './badServers';
+import { entry, EVERYTHING, makeHub, nodeServer, tempDir } from './mcpTestSupport';
 
 describe('a session with an MCP hub', () => {
   it('offers the server tools after the built-ins, asks before a call and sends the image as blocks', async () => {
@@ -75,6 +76,43 @@ describe('a session with an MCP hub', () => {
       assert.match(answer, /"media_type":"image\/png"/);
       await session.finish();
       assert.equal(t.hub.status()[0].state, 'stopped');
+    } finally {
+      await t.hub.close();
+      await server.close();
+    }
+  });
+
+  it('never turns a server tool the API would reject into a 400 for the whole turn', async () => {
+    const root = fs.realpathSync(tempDir('reject'));
+    const cwd = path.join(root, 'ws');
+    fs.mkdirSync(cwd, { recursive: true });
+    const server = await startTestServer();
+    const t = makeHub([nodeServer('tricky', writeTrickyServer(root))]);
+    try {
+      const session = await openEngramSession(
+        {
+          cwd,
+          dataDir: path.join(root, 'data'),
+          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+          trusted: true,
+          permissionPrompt: { ask: async () => 'deny' },
+          version: '0.0.0-test',
+          entrypoint: 'cli',
+          mcp: t.hub,
+        },
+        new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false }),
+      );
+      await t.hub.whenSettled();
+      server.enqueue({ content: [{ type: 'text', text: 'Fine.' }] });
+      const r = await session.runTurn('Hello.');
+      assert.equal(r.reason, 'end_turn', JSON.stringify(r.error));
+      const tools = server.requests[0].body.tools as Array<{ name: string; input_schema: { type?: string } }>;
+      assert.equal(
+        tools.some((x) => x.name === 'mcp__tricky__either'),
+        false,
+      );
+      assert.equal(tools.find((x) => x.name === 'mcp__tricky__untyped')?.input_schema.type, 'object');
+      session.dispose();
     } finally {
       await t.hub.close();
       await server.close();

@@ -26,7 +26,7 @@ async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<{ child:
 }
 
 async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
@@ -50,6 +50,13 @@ describe('MCP hub over the network transports', () => {
         const r = await call(t.hub, 'mcp__remote__echo', { message: `over ${type}` });
         assert.equal(r.isError, false);
         assert.match(r.content, new RegExp(`over ${type}`));
+        // The server goes away: the call says so, the server is failed, its tools stay offered.
+        await stop(child);
+        const lost = await call(t.hub, 'mcp__remote__echo', { message: 'anyone?' });
+        assert.equal(lost.isError, true);
+        assert.match(lost.content, /stopped during the call: lost the connection/);
+        assert.equal(t.hub.status()[0].state, 'failed');
+        assert.ok(t.hub.tools().some((x) => x.name === 'mcp__remote__echo'));
       } finally {
         await t.hub.close();
         await stop(child);
@@ -59,13 +66,14 @@ describe('MCP hub over the network transports', () => {
 
   it('says why a remote server cannot be reached', async () => {
     const port = await freePort();
-    const t = makeHub([entry('gone', { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {} })]);
+    const t = makeHub([entry('gone', { type: 'http', url: `http://127.0.0.1:${port}/mcp?token=s3cret`, headers: {} })]);
     try {
       t.hub.start();
       await t.hub.whenSettled();
       const [s] = t.hub.status();
       assert.equal(s.state, 'failed');
-      assert.match(s.failure?.message ?? '', /could not be initialized/);
+      assert.match(s.failure?.message ?? '', new RegExp(`^could not connect to http://127.0.0.1:${port}/mcp: `));
+      assert.equal(s.failure?.message.includes('s3cret'), false);
     } finally {
       await t.hub.close();
     }

@@ -149,6 +149,18 @@ describe('validateMessagesRequest: request shape', () => {
     const tool = { name: 'Read', description: '', input_schema: { type: 'object' } };
     rejects(req([{ role: 'user', content: 'x' }], { tools: [tool, tool] }), 'tools: Tool names must be unique.');
   });
+
+  it('rejects an input_schema of another type or with oneOf/anyOf/allOf at its top, as the API does', () => {
+    const schema = (input_schema: unknown) => ({ tools: [{ name: 'T', description: '', input_schema }] });
+    rejects(
+      req([{ role: 'user', content: 'x' }], schema({ type: 'array' })),
+      "tools.0.custom.input_schema.type: Input should be 'object'",
+    );
+    rejects(
+      req([{ role: 'user', content: 'x' }], schema({ type: 'object', anyOf: [] })),
+      'tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level',
+    );
+  });
 });
 
 describe('validateMessagesRequest: content rules', () => {

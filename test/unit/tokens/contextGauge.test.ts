@@ -84,6 +84,14 @@ test('the fixed parts are sized from composeSystemPrompt\'s parts, once per prom
   gauge.setSystem(composed.blocks, tools.slice());
   assert.equal(counted, calls, 'not sized again');
   assert.equal(gauge.breakdown().instructions, b.instructions);
+  // An MCP server's tools join: the tools are sized again, the same prompt keeps its parts.
+  const more = [
+    ...tools,
+    { schema: { name: 'mcp__s__t', description: 'x'.repeat(400), input_schema: { type: 'object' as const } } },
+  ];
+  gauge.setSystem(composed.blocks, more);
+  assert.equal(gauge.breakdown().instructions, b.instructions);
+  assert.ok(gauge.breakdown().tools > b.tools);
   // Another prompt without parts: all of it counts as system.
   const other = [{ type: 'text' as const, text: 'x'.repeat(400) }];
   gauge.setSystem(other, []);
