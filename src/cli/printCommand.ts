@@ -122,7 +122,7 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
   only when every part is.
   Write and Edit write only inside --cwd and the --add-dir folders (symlinks and .. resolved), and
   into the project's memory folder (with --allowed-tools, only when Write/Edit are listed). A listed
-  Bash runs any command. Tool results are scanned for secrets (API keys, tokens, private keys), which
+  Bash runs any command no deny rule names. Tool results are scanned for secrets (API keys, tokens, private keys), which
   are replaced by [REDACTED ...] before the model or the transcript sees them.
 
 ${MCP_HELP}

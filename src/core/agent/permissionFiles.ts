@@ -8,6 +8,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
+import { resolveReal } from '../fs/pathGuard';
 import type { Tool } from '../tools/tool';
 import {
   parseRule,
@@ -186,7 +187,7 @@ export interface RulesInForce {
 /** Reads the rules of `inputs` once (a one-shot run, or the inspector's list); `tools` finds the unmatched. */
 export async function permissionRulesInForce(inputs: RuleInputs, tools: readonly Tool[] = []): Promise<RulesInForce> {
   const loaded = await loadRuleFiles(inputs);
-  const rules = new PermissionRules(loaded.rules);
+  const rules = new PermissionRules(loaded.rules, { realPath: (p) => resolveReal(p) });
   return {
     rules: loaded.rules,
     problems: loaded.problems,

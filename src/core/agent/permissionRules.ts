@@ -104,24 +104,32 @@ function mcpMatches(ruleTool: string, tool: Pick<Tool, 'name' | 'mcp'>): boolean
   return toolPart === '*' || tool.mcp?.tool === toolPart;
 }
 
+export interface RulesOptions {
+  /** The folder `~/` patterns mean (default: the user's home). */
+  home?: string;
+  realPath?: (abs: string) => string | null;
+}
+
 /** The rules in force for one session or run, allow and deny together. */
 export class PermissionRules {
   private readonly rules: readonly SourcedRule[];
   private readonly home: string;
+  private readonly realPath: ((abs: string) => string | null) | undefined;
   private readonly patterns = new Map<string, Ignore>();
 
-  constructor(rules: readonly SourcedRule[], opts: { home?: string } = {}) {
+  /**
+   * `realPath`: where a path really leads (symlinks resolved; null on a loop). With it a deny rule
+   * matches a path that leads into what it denies, and an allow rule must match where the path leads
+   * as well as how it is written (a link in src/ that points elsewhere is not under `Edit(src/**)`).
+   */
+  constructor(rules: readonly SourcedRule[], opts: RulesOptions = {}) {
     this.rules = rules;
     this.home = opts.home ?? os.homedir();
+    this.realPath = opts.realPath;
   }
 
   list(): SourcedRule[] {
     return [...this.rules];
-  }
-
-  /** The same rules and `more` (a rule just saved). */
-  with(more: SourcedRule): PermissionRules {
-    return new PermissionRules([...this.rules, more], { home: this.home });
   }
 
   /** What the rules say of one call: deny when any deny rule matches, allow when an allow rule does, else ask. */
@@ -135,7 +143,7 @@ export class PermissionRules {
     const targets = PATH_TOOLS.has(tool.name.toLowerCase()) ? this.targets(tool, input, cwd) : undefined;
     const matches = (r: SourcedRule): boolean =>
       r.specifier === undefined ||
-      (targets !== undefined && targets.length > 0 && targets.every((t) => this.pathMatches(r, t.abs, t.dir, cwd)));
+      (targets !== undefined && targets.length > 0 && targets.every((t) => this.targetMatches(r, t, cwd)));
     const denied = deny.find(matches);
     if (denied) return { behavior: 'deny', rule: denied };
     const allowed = allow.find(matches);
@@ -152,7 +160,7 @@ export class PermissionRules {
     }
     const line = command.trim();
     const { parts, substitution } = shellParts(line);
-    const candidates = [line, ...parts.flatMap((p) => [p, stripPrefixes(p)])];
+    const candidates = [line, ...parts.flatMap(denyCandidates)];
     const denied = deny.find((r) => candidates.some((c) => commandMatches(r.specifier ?? '', c)));
     if (denied) return { behavior: 'deny', rule: denied };
     const wholeAllow = whole(allow) ?? allow.find((r) => r.specifier === line);
@@ -178,7 +186,10 @@ export class PermissionRules {
         : (tool.readPaths?.(input) ??
           [input.file_path, input.notebook_path].filter((p): p is string => typeof p === 'string' && p !== ''));
     const dir = name === 'glob' || name === 'grep';
-    return raw.map((p) => ({ abs: this.resolve(p, cwd), dir }));
+    const abs = raw.map((p) => this.resolve(p, cwd));
+    // A Glob pattern's fixed folders (`secrets/*.pem`) move its root: that is where it lists.
+    if (name === 'glob' && typeof input.pattern === 'string') return [{ abs: globRoot(abs[0], input.pattern), dir }];
+    return abs.map((a) => ({ abs: a, dir }));
   }
 
   private resolve(p: string, cwd: string): string {
@@ -187,16 +198,28 @@ export class PermissionRules {
     return path.resolve(cwd, p);
   }
 
+  /** The rule's pattern against the path as written and, with `realPath`, where it leads. */
+  private targetMatches(rule: SourcedRule, t: { abs: string; dir: boolean }, cwd: string): boolean {
+    const written = this.pathMatches(rule, t.abs, t.dir, cwd, this.home);
+    if (!this.realPath) return written;
+    const real = this.realPath(t.abs);
+    if (real === null) return rule.behavior === 'deny'; // a link loop: never allowed by a rule
+    if (real === t.abs) return written;
+    const base = this.realPath(cwd) ?? cwd;
+    const led = this.pathMatches(rule, real, t.dir, base, this.realPath(this.home) ?? this.home);
+    return rule.behavior === 'deny' ? written || led : written && led;
+  }
+
   /**
    * Whether the rule's path pattern takes in `abs`. A search root is taken in when what lies under it is
    * (a search of ~/.ssh reads what Read(~/.ssh/**) forbids).
    */
-  private pathMatches(rule: SourcedRule, abs: string, dir: boolean, cwd: string): boolean {
+  private pathMatches(rule: SourcedRule, abs: string, dir: boolean, cwd: string, home: string): boolean {
     const spec = rule.specifier ?? '';
     let base = cwd;
     let pattern = spec;
     if (spec.startsWith('//')) [base, pattern] = [path.parse(abs).root || '/', `/${spec.slice(2)}`];
-    else if (spec === '~' || spec.startsWith('~/')) [base, pattern] = [this.home, `/${spec.slice(2) || '**'}`];
+    else if (spec === '~' || spec.startsWith('~/')) [base, pattern] = [home, `/${spec.slice(2) || '**'}`];
     const rel = path.relative(base, abs);
     if (rel.startsWith('..') || path.isAbsolute(rel)) return false;
     const posix = rel.split(path.sep).join('/');
@@ -213,6 +236,24 @@ export class PermissionRules {
     }
     return m;
   }
+}
+
+/** What a deny rule is checked against for one part: as written, without prefixes, and a `sh -c` script's commands. */
+function denyCandidates(part: string, depth = 0): string[] {
+  const bare = stripPrefixes(part);
+  const script = /^(?:\S*\/)?(?:ba|z|da|k)?sh\s+-c\s+(?:'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+))/.exec(bare);
+  const inner = script && depth < 3 ? shellParts(script[1] ?? script[2] ?? script[3] ?? '').parts : [];
+  return [part, bare, ...inner.flatMap((p) => denyCandidates(p, depth + 1))];
+}
+
+/** The folder a glob pattern lists from: `root` and the pattern's leading segments without wildcards. */
+function globRoot(root: string, pattern: string): string {
+  const segs = pattern.split('/');
+  let i = 0;
+  while (i < segs.length - 1 && !/[*?[\]{}]/.test(segs[i])) i++;
+  const fixed = segs.slice(0, i).join('/');
+  if (fixed === '' && !pattern.startsWith('/')) return root;
+  return path.isAbsolute(pattern) ? fixed || '/' : path.resolve(root, fixed);
 }
 
 /** Whether a Bash specifier takes in one command: exact, or a prefix with `:*`, ` *` or a trailing `*`. */

@@ -80,7 +80,8 @@ export class SessionPermissions {
   }
 
   readonly gate: ToolGate = async (tool, input, call) => {
-    const verdict = this.rules ? await this.rules.decide(tool, input) : undefined;
+    // Rules that cannot be judged (a bug, a file system error) leave the call to the person.
+    const verdict = this.rules ? await this.rules.decide(tool, input).catch(() => undefined) : undefined;
     if (verdict?.behavior === 'deny' && verdict.rule) return { allow: false, reason: deniedByRule(verdict.rule) };
     if (verdict?.behavior === 'allow') return { allow: true };
     const outside = tool.readOnly && this.readScope ? readOutsideScope(tool, input, this.readScope) : undefined;

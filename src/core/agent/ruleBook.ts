@@ -7,6 +7,7 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { projectDir } from '../conversation/projectKey';
 import { writeFileAtomic } from '../fs/atomicWrite';
+import { resolveReal } from '../fs/pathGuard';
 import type { Tool } from '../tools/tool';
 import { loadRuleFiles, ruleFiles, saveLocalAllowRule, type LoadedRules, type RuleInputs } from './permissionFiles';
 import { PermissionRules, suggestRule, type RuleVerdict, type SourcedRule } from './permissionRules';
@@ -36,7 +37,10 @@ export class RuleBook {
     const key = await this.key();
     if (this.cache?.key !== key) {
       const loaded = await loadRuleFiles({ ...this.opts, settings: this.opts.settings() });
-      const rules = new PermissionRules(loaded.rules, this.opts.home !== undefined ? { home: this.opts.home } : {});
+      const rules = new PermissionRules(loaded.rules, {
+        realPath: (p) => resolveReal(p),
+        ...(this.opts.home !== undefined ? { home: this.opts.home } : {}),
+      });
       this.cache = { key, loaded, rules };
     }
     return this.cache;

@@ -6,7 +6,7 @@
 // for the inspector's list of the rules in force.
 import { isErrno as errnoIs } from '../fs/errno';
 import { isDirectory as isFolder } from '../fs/fileKind';
-import { confineTo as confine, type ConfineOptions, type PathGuard } from '../fs/pathGuard';
+import { confineTo as confine, resolveReal, type ConfineOptions, type PathGuard } from '../fs/pathGuard';
 import { isReadOnlyCommand as readOnlyVerdict, type ReadOnlyVerdict } from '../tools/bashReadOnly';
 import { resolveToolPath as toolPath } from '../tools/toolSupport';
 import { parseRuleTexts, permissionRulesInForce, type RuleInputs, type RulesInForce } from '../agent/permissionFiles';
@@ -64,7 +64,7 @@ export function decideByRules(
   rules: readonly SourcedRule[],
   projectRoot: string,
 ): (tool: Tool, input: Record<string, unknown>) => RuleVerdict {
-  const book = new PermissionRules(rules);
+  const book = new PermissionRules(rules, { realPath: (p) => resolveReal(p) });
   return (tool, input) => book.decide(tool, input, projectRoot);
 }
 

@@ -3,11 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { SessionPermissions } from '../../../src/core/agent/permissions';
-import { loadRuleFiles } from '../../../src/core/agent/permissionFiles';
+import { loadRuleFiles, permissionRulesInForce } from '../../../src/core/agent/permissionFiles';
 import { RuleBook } from '../../../src/core/agent/ruleBook';
 import type { PermissionAnswer, PermissionRequest } from '../../../src/core/ports';
 import { bashTool } from '../../../src/core/tools/bashTool';
 import { editTool } from '../../../src/core/tools/editTool';
+import { readTool } from '../../../src/core/tools/readTool';
 import type { Tool } from '../../../src/core/tools/tool';
 import { useTempDirs } from '../support/tempDirs';
 
@@ -78,9 +79,13 @@ describe('permission rule files', () => {
     assert.ok(messages.some((m) => m.includes('42 is not a string')));
   });
 
-  it('rules are read again when a file changes', async () => {
+  it('rules are read again when a file or the settings change', async () => {
     const { dataDir, project, projectFile } = folders();
-    const book = new RuleBook({ dataDir, projectRoot: project, trusted: true, settings: () => NO_SETTINGS });
+    let settings = { allow: ['Bash(make:*)'], deny: [] as string[] };
+    const book = new RuleBook({ dataDir, projectRoot: project, trusted: true, settings: () => settings });
+    assert.equal((await book.decide(bash, { command: 'make' })).behavior, 'allow');
+    settings = { allow: [], deny: ['Bash(make:*)'] };
+    assert.equal((await book.decide(bash, { command: 'make' })).behavior, 'deny');
     assert.equal((await book.decide(bash, { command: 'npm test' })).behavior, 'ask');
     writeJson(projectFile, { permissions: { allow: ['Bash(npm test)'] } });
     assert.equal((await book.decide(bash, { command: 'npm test' })).behavior, 'allow');
@@ -112,6 +117,35 @@ describe('permission rule files', () => {
     assert.equal(await untrusted.projectNews(), undefined);
     fs.rmSync(projectFile);
     assert.equal(await book.projectNews(), undefined);
+  });
+});
+
+describe('the rules in force (for the inspector and engram -p)', () => {
+  it('lists each rule with its source and file, the problems, and the rules no tool answers to yet', async () => {
+    const { dataDir, project, projectFile } = folders();
+    writeJson(projectFile, {
+      permissions: { allow: ['mcp__github', 'WebFetch', 'Bash(npm test:*)'], deny: ['Bash('] },
+    });
+    const inForce = await permissionRulesInForce(
+      { dataDir, projectRoot: project, trusted: true, settings: { allow: [], deny: ['Read(.env)'] } },
+      [bash, editTool() as unknown as Tool],
+    );
+    assert.deepEqual(
+      inForce.rules.map((r) => `${r.behavior} ${r.text} ${r.source} ${r.file ?? '-'}`),
+      [
+        'deny Read(.env) user -',
+        `allow mcp__github project ${projectFile}`,
+        `allow WebFetch project ${projectFile}`,
+        `allow Bash(npm test:*) project ${projectFile}`,
+      ],
+    );
+    assert.deepEqual(
+      inForce.unmatched.map((r) => r.text),
+      ['Read(.env)', 'mcp__github', 'WebFetch'],
+    );
+    assert.equal(inForce.problems.length, 1);
+    assert.match(inForce.problems[0].message, /deny rule skipped: "Bash\(" must end with "\)"/);
+    assert.equal(inForce.decide(bash, { command: 'npm test' }).behavior, 'allow');
   });
 });
 
@@ -172,5 +206,24 @@ describe('SessionPermissions with rules', () => {
       /Could not add Bash to .*settings\.local\.json: .*Fix or remove the file/,
     );
     assert.equal(fs.readFileSync(local, 'utf8'), '{ broken');
+  });
+});
+
+describe('permission rules and symlinks', () => {
+  it('a deny rule follows a link into what it denies; an allow rule does not follow a link out', async () => {
+    const { dataDir, project, projectFile } = folders();
+    const outside = tempDir('engram-outside-');
+    fs.mkdirSync(path.join(project, 'secrets'));
+    fs.mkdirSync(path.join(project, 'src'));
+    fs.symlinkSync(path.join(project, 'secrets'), path.join(project, 'docs'));
+    fs.symlinkSync(outside, path.join(project, 'src', 'out'));
+    writeJson(projectFile, { permissions: { allow: ['Edit(src/**)', 'Read'], deny: ['Read(secrets/**)'] } });
+    const book = new RuleBook({ dataDir, projectRoot: project, trusted: true, settings: () => NO_SETTINGS });
+    const read = readTool() as unknown as Tool;
+    const edit = editTool() as unknown as Tool;
+    assert.equal((await book.decide(read, { file_path: 'docs/key.pem' })).behavior, 'deny');
+    assert.equal((await book.decide(read, { file_path: 'README.md' })).behavior, 'allow');
+    assert.equal((await book.decide(edit, { file_path: 'src/a.ts' })).behavior, 'allow');
+    assert.equal((await book.decide(edit, { file_path: 'src/out/a.ts' })).behavior, 'ask');
   });
 });

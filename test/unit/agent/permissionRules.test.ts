@@ -91,6 +91,8 @@ describe('PermissionRules: Bash', () => {
     assert.equal(bash(r, '(cd x && git push)'), 'deny');
     assert.equal(bash(r, 'FOO=1 env git push --force'), 'deny');
     assert.equal(bash(r, 'sudo git push'), 'deny');
+    assert.equal(bash(r, `bash -c 'cd x && git push'`), 'deny');
+    assert.equal(bash(r, '/bin/sh -c "git push -f"'), 'deny');
   });
 
   it('a prefix rule does not let a command write a file by redirection; 2>&1 and /dev/null are fine', () => {
@@ -134,6 +136,8 @@ describe('PermissionRules: paths', () => {
     assert.equal(r.decide(tool('Grep'), { pattern: 'KEY', path: `${HOME}/.ssh` }, PROJECT).behavior, 'deny');
     assert.equal(r.decide(tool('Glob'), { pattern: '*', path: '~/.ssh' }, PROJECT).behavior, 'deny');
     assert.equal(r.decide(tool('Grep'), { pattern: 'KEY' }, PROJECT).behavior, 'allow');
+    assert.equal(r.decide(tool('Glob'), { pattern: `${HOME}/.ssh/*` }, PROJECT).behavior, 'deny');
+    assert.equal(r.decide(tool('Glob'), { pattern: '.ssh/id_*', path: HOME }, PROJECT).behavior, 'deny');
     assert.equal(r.decide(tool('Read'), { file_path: `${HOME}/notes.txt` }, PROJECT).behavior, 'allow');
     const abs = rules([], ['Read(//etc/**)']);
     assert.equal(abs.decide(tool('Read'), { file_path: '/etc/hosts' }, PROJECT).behavior, 'deny');
