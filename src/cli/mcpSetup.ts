@@ -44,7 +44,8 @@ export const MCP_HELP = `MCP servers: the user's (<data dir>/mcp.json, engram.mc
   project's (.mcp.json, .vscode/mcp.json) only when approved: in Engram for VS Code, by name in
   engram.mcp.approvedProjectServers (--settings), or given with --mcp-config. The run waits for them to start
   (engram.mcp.startupTimeoutSeconds); one that fails is reported on stderr and the run goes on without it.
-  Their tools (mcp__SERVER__TOOL) run only when --allowed-tools lists them (or mcp__SERVER for all of one).`;
+  Their tools (mcp__SERVER__TOOL) run only when --allowed-tools or an allow rule names them (mcp__SERVER:
+  all of a server's). With --output-format json, "mcp_servers" gives each server's state and tool count.`;
 
 type McpSource = McpServerEntry['source'];
 type McpServerFailure = NonNullable<McpServerStatus['failure']>;
