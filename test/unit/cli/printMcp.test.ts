@@ -167,6 +167,23 @@ describe('engram -p --mcp-config with the reference servers', () => {
   });
 });
 
+describe('engram -p with an allow rule for an MCP tool', () => {
+  it('runs the tool an allow rule in --settings names, without --allowed-tools', async () => {
+    const settings = path.join(root, 'allow-echo.json');
+    fs.writeFileSync(settings, JSON.stringify({ 'engram.permissions.allow': ['mcp__everything__echo'] }));
+    server.enqueue(
+      { content: [{ type: 'tool_use', name: 'mcp__everything__echo', input: { message: 'by rule' } }] },
+      { content: [{ type: 'text', text: 'ok' }] },
+    );
+    const first = server.requests.length;
+    const run = await engram(['-p', 'echo', '--settings', settings, '--mcp-config', everything()]);
+    assert.equal(run.code, 0, run.stderr);
+    const [result] = resultsAfter(first);
+    assert.notEqual(result.is_error, true, resultText(result));
+    assert.match(resultText(result), /Echo: by rule/);
+  });
+});
+
 describe("a project's .mcp.json", () => {
   let project: string;
   let marker: string;
