@@ -165,12 +165,14 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
       await untilAborted(hub.whenSettled(timeoutMs), signal);
       await printed;
       if (signal.aborted) return;
-      for (const s of hub.status())
+      for (const s of hub.status()) {
         if (s.state === 'starting')
           io.stderr(
             `engram: MCP server "${s.name}" did not finish starting within ${mcp.startupTimeoutSeconds} s ` +
               '(engram.mcp.startupTimeoutSeconds); the run goes on without its tools.\n',
           );
+        if (s.state === 'ready') logger.info(readyLine(s));
+      }
       for (const line of unmatchedNames(allowed, hub)) io.stderr(`engram: ${line}\n`);
     },
     report: () => final,
@@ -250,6 +252,17 @@ function notStarted(entry: McpServerEntry, why: McpServerState | 'needsInput'): 
     case 'stopped':
       return `${head} (${why}).`;
   }
+}
+
+/** -v: a server that is up, its tools and what their definitions add to every request. */
+function readyLine(s: McpServerStatus): string {
+  const offered = s.tools.filter((t) => !t.disabled && t.rejected === undefined);
+  const tokens = offered.reduce((n, t) => n + t.tokens, 0);
+  const left = s.tools.length - offered.length;
+  return (
+    `MCP server "${s.name}" is ready: ${offered.length} tools, about ${tokens} tokens of definitions in every request` +
+    (left > 0 ? ` (${left} turned off or left out)` : '')
+  );
 }
 
 /** The stderr lines of a failure: why, the exit code when the reason does not say it, the last stderr lines. */

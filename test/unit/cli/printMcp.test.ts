@@ -144,8 +144,17 @@ describe('engram -p --mcp-config with the reference servers', () => {
     );
     const first = server.requests.length;
     const config = mcpConfig('fs', process.execPath, [FILESYSTEM, files]);
-    const run = await engram(['-p', 'read it', '--mcp-config', config, '--allowed-tools', 'mcp__fs__read_text_file']);
+    const run = await engram([
+      '-p',
+      'read it',
+      '-v',
+      '--mcp-config',
+      config,
+      '--allowed-tools',
+      'mcp__fs__read_text_file',
+    ]);
     assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /MCP server "fs" is ready: \d+ tools, about \d+ tokens of definitions in every request/);
     const [result] = resultsAfter(first);
     assert.notEqual(result.is_error, true, resultText(result));
     assert.match(resultText(result), /the answer is 42/);
