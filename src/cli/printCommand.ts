@@ -287,6 +287,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     );
   } catch (e) {
     await mcp.close();
+    if (io.signal.aborted) return interrupted(io);
     if (e instanceof SessionNotFoundError) throw new UsageError(e.message);
     throw e;
   }
@@ -372,6 +373,12 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     default:
       return EXIT_OK;
   }
+}
+
+/** Ctrl-C before there was a session to resume. */
+function interrupted(io: CliIo): number {
+  io.stderr('engram: interrupted.\n');
+  return EXIT_INTERRUPTED;
 }
 
 function stderrLogger(io: CliIo, verbose: boolean): Logger {

@@ -1,9 +1,9 @@
 // `engram -p` with MCP servers, through the real command line and the reference servers from npm: the
 // model is offered their tools under Claude Code's names, a call runs only when --allowed-tools lets it,
 // the result reaches the next request and the transcript, a repository's server never runs unapproved,
-// a server that fails is said on stderr while the run goes on, and no server outlives the run.
+// a server that fails is said on stderr while the run goes on, and no server outlives the run
+// (Ctrl-C: printMcpInterrupt.test.ts).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -12,9 +12,8 @@ import type { MessagesRequestBody } from '../../../src/testServer/anthropicTestS
 import { runEngram, type CliRun } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
+import { EVERYTHING, everythingConfig as everything, FILESYSTEM, mcpConfig, serversWith } from '../support/mcpCli';
 
-const EVERYTHING = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const FILESYSTEM = path.resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const NOTES_MARKER = '<engram-session-notes-update>';
 
 /** Scripted replies for the main conversation; the notes updater's fork (if it runs) gets a plain answer. */
@@ -48,14 +47,6 @@ function engram(args: string[], cwd = workspace): Promise<CliRun> {
   });
 }
 
-/** A --mcp-config value (inline JSON) naming one stdio server. */
-function mcpConfig(name: string, command: string, args: string[]): string {
-  return JSON.stringify({ mcpServers: { [name]: { command, args } } });
-}
-
-const everything = (marker = 'engram-test'): string =>
-  mcpConfig('everything', process.execPath, [EVERYTHING, 'stdio', marker]);
-
 type ResultBlock = {
   type: string;
   tool_use_id?: string;
@@ -72,21 +63,6 @@ function resultsAfter(first: number): ResultBlock[] {
   const req = server.requests.slice(first).find((r) => JSON.stringify(r.body.messages).includes('tool_result'));
   assert.ok(req, 'a request carried the tool results');
   return (req.body.messages.at(-1)?.content ?? []) as ResultBlock[];
-}
-
-/** Servers (not the engram process that names them) whose command line holds `marker` (Linux: /proc). */
-function processesWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes(marker) && !cmdline.includes('src/cli/main.ts')) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }
 
 describe('engram -p --mcp-config with the reference servers', () => {
@@ -129,7 +105,7 @@ describe('engram -p --mcp-config with the reference servers', () => {
     const status = out.mcp_servers?.find((s) => s.name === 'everything');
     assert.equal(status?.state, 'ready');
     assert.ok((status?.tools ?? 0) > 3);
-    if (process.platform === 'linux') assert.deepEqual(processesWith(marker), [], 'the server ended with the run');
+    if (process.platform === 'linux') assert.deepEqual(serversWith(marker), [], 'the server ended with the run');
   });
 
   it('reads a file through server-filesystem', async () => {
@@ -357,35 +333,5 @@ describe('servers that fail', () => {
     } finally {
       fs.rmSync(path.join(dataDir, 'mcp.json'));
     }
-  });
-});
-
-describe('Ctrl-C', () => {
-  it('ends the run and its servers', { skip: process.platform !== 'linux' ? 'needs /proc' : false }, async () => {
-    const marker = `everything-${process.pid}-sigint`;
-    server.enqueue({ content: [{ type: 'text', text: 'never sent' }], hang: true });
-    const first = server.requests.length;
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', '-p', 'hi', '--cwd', workspace, '--mcp-config', everything(marker)],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: root,
-          TMPDIR: root,
-          ANTHROPIC_BASE_URL: server.url,
-          ANTHROPIC_API_KEY: 'k',
-          ENGRAM_DATA_DIR: dataDir,
-        },
-      },
-    );
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => void (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    while (server.requests.length === first) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(processesWith(marker).length > 0, 'the server runs during the turn');
-    child.kill('SIGINT');
-    assert.equal(await exited, 130, stderr);
-    assert.deepEqual(processesWith(marker), [], 'the server ended with the run');
   });
 });
