@@ -3,6 +3,7 @@
 // `{type: "http"|"sse", url, headers}`), the name is checked against Claude Code's rule, variables are
 // expanded (configExpand.ts) and the fingerprint is taken of the entry as written.
 import { createHash } from 'node:crypto';
+import path from 'node:path';
 import { z } from 'zod';
 import { Expander, type ExpandContext } from './configExpand';
 import type { McpInputSpec, McpServerEntry, McpSource, McpTransportConfig } from './types';
@@ -53,7 +54,8 @@ export function readEntry(name: string, raw: unknown, ctx: EntryContext): EntryO
   } else {
     const d = parsed.data as z.infer<typeof stdioEntry>;
     transport = { type: 'stdio', command: x.one(d.command), args: x.list(d.args), env: x.map(d.env) };
-    if (d.cwd !== undefined) transport.cwd = x.one(d.cwd);
+    // A relative cwd is the project's, as a relative command or argument would be.
+    if (d.cwd !== undefined) transport.cwd = path.resolve(ctx.projectRoot, x.one(d.cwd));
   }
   if (x.missing.size > 0) {
     const names = [...x.missing].map((v) => `\${${v}}`).join(', ');

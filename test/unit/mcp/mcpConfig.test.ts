@@ -49,6 +49,7 @@ describe('readMcpConfig', () => {
 
   it('expands ${VAR} and ${VAR:-default}, and leaves out a server whose variable is unset', async () => {
     const d = dirs();
+    const dirsOf = d;
     write(
       path.join(d.projectRoot, '.mcp.json'),
       JSON.stringify({
@@ -56,6 +57,7 @@ describe('readMcpConfig', () => {
           a: { command: '${BIN:-node}', args: ['--token=${TOKEN}', '${MISSING_OK:-fallback}'], env: { K: '${TOKEN}' } },
           b: { type: 'sse', url: '${HOST:-http://localhost:1}/sse', headers: { X: 'v-${TOKEN}' } },
           c: { command: 'node', args: ['${NOT_SET}'] },
+          d: { command: 'node', cwd: 'tools/${SUB:-srv}' },
         },
       }),
     );
@@ -68,6 +70,8 @@ describe('readMcpConfig', () => {
       c.servers.some((s) => s.name === 'c'),
       false,
     );
+    const withCwd = c.servers.find((s) => s.name === 'd')?.transport;
+    assert.equal(withCwd?.type === 'stdio' && withCwd.cwd, path.join(dirsOf.projectRoot, 'tools', 'srv'));
     assert.match(c.problems.find((p) => p.server === 'c')?.message ?? '', /\$\{NOT_SET\} is not set/);
   });
 

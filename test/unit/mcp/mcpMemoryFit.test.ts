@@ -60,10 +60,11 @@ describe('MCP results in the memory engine', () => {
       assert.equal(r.reason, 'end_turn', JSON.stringify(r.error));
 
       const sent = server.requests.at(-1)?.body.messages as ApiMessage[];
-      const last = results(sent).at(-1);
-      assert.equal(typeof last?.content, 'string');
-      assert.ok((last?.content as string).startsWith(REPEAT_NOTE_PREFIX), String(last?.content));
-      assert.match(last?.content as string, /mcp__everything__echo call \(everything · echo .*\), id toolu_01ECHO1/);
+      const note = results(sent).at(-1)?.content;
+      assert.equal(typeof note, 'string');
+      const text = String(note);
+      assert.ok(text.startsWith(REPEAT_NOTE_PREFIX), text);
+      assert.match(text, /mcp__everything__echo call \(everything · echo .*\), id toolu_01ECHO1/);
 
       const cut = microcompact(session.agent.messages, { keepRecent: 1, maxChars: 100 });
       assert.deepEqual(cut.trimmedToolUseIds, ['toolu_01ECHO1AAAAAAAAAAAAAAAAA', 'toolu_01IMAGEAAAAAAAAAAAAAAAAA']);

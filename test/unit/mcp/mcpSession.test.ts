@@ -67,6 +67,12 @@ describe('a session with an MCP hub', () => {
       const [first, second] = server.requests;
       const names = (first.body.tools as Array<{ name: string }>).map((x) => x.name);
       assert.ok(names.indexOf('Read') < names.indexOf('mcp__everything__echo'), names.join(','));
+      // A forked agent (notes, extraction) offers the very same tools, so it shares the cached prefix.
+      const forked = session.agent.forkContext().tools.map((x) => x.schema);
+      const sent = (first.body.tools as unknown as Array<Record<string, unknown>>).map(
+        ({ cache_control: _, ...t }) => t,
+      );
+      assert.deepEqual(forked, sent);
       assert.equal(asked.length, 1);
       assert.equal(asked[0].toolName, 'mcp__everything__get-tiny-image');
       assert.match(asked[0].summary, /^everything · get-tiny-image/);
