@@ -181,7 +181,9 @@ describe("a project's .mcp.json", () => {
     const writeMarker = `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`;
     fs.writeFileSync(
       path.join(project, '.mcp.json'),
-      JSON.stringify({ mcpServers: { builder: { command: process.execPath, args: ['-e', writeMarker] } } }),
+      JSON.stringify({
+        mcpServers: { builder: { command: process.execPath, args: ['-e', writeMarker] }, broken: { args: ['x'] } },
+      }),
     );
   });
 
@@ -192,6 +194,7 @@ describe("a project's .mcp.json", () => {
     assert.equal(fs.existsSync(marker), false, 'the command did not run');
     assert.match(run.stderr, /MCP server "builder" .* was not started/);
     assert.match(run.stderr, /engram\.mcp\.approvedProjectServers/);
+    assert.match(run.stderr, /MCP config: .*\.mcp\.json: server "broken": /, 'a bad entry is reported, the rest load');
     assert.match(run.stderr, /--mcp-config/);
     const out = JSON.parse(run.stdout) as JsonRun;
     assert.deepEqual(
