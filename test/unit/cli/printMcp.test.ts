@@ -9,7 +9,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { readMcpConfig, updateMcpChoices } from '../../../src/core/host/mcp';
 import type { MessagesRequestBody } from '../../../src/testServer/anthropicTestServer';
-import { runEngram, type CliRun } from '../support/cliProcess';
+import { runEngram, runEngramInProcess, type CliRun } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 import { EVERYTHING, everythingConfig as everything, FILESYSTEM, mcpConfig, serversWith } from '../support/mcpCli';
@@ -134,6 +134,22 @@ describe('engram -p --mcp-config with the reference servers', () => {
     const [result] = resultsAfter(first);
     assert.notEqual(result.is_error, true, resultText(result));
     assert.match(resultText(result), /the answer is 42/);
+  });
+
+  it('takes --mcp-config as a file named from where the command runs', async () => {
+    const folder = path.join(root, 'from-here');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'servers.json'), everything());
+    server.enqueue({ content: [{ type: 'text', text: 'ok' }] });
+    const run = await runEngramInProcess(
+      ['-p', 'hi', '--cwd', workspace, '--output-format', 'json', '--mcp-config', 'servers.json'],
+      { cwd: folder, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k', ENGRAM_DATA_DIR: dataDir } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(
+      (JSON.parse(run.stdout) as JsonRun).mcp_servers?.map((s) => [s.name, s.state]),
+      [['everything', 'ready']],
+    );
   });
 
   it('without --allowed-tools an MCP call is denied, and the model is told why', async () => {
