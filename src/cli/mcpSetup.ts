@@ -122,19 +122,20 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
     const verdict = policy(s);
     if (verdict !== true) io.stderr(`engram: ${notStarted(s, verdict)}\n`);
   }
-  const started = servers.filter((s) => !needInput.includes(s));
+  // The hub gets the rest, unapproved ones too: it keeps them stopped and reports their state.
+  const forHub = servers.filter((s) => !needInput.includes(s));
   const skipped: McpServerReport[] = needInput.map((s) => ({
     name: s.name,
     source: s.source,
     state: 'needsInput',
     tools: 0,
   }));
-  if (started.length === 0) return noServers(skipped);
+  if (forHub.length === 0) return noServers(skipped);
 
   const mcp = opts.settings.mcp;
   const hub = createMcpHub(
     {
-      servers: started,
+      servers: forHub,
       clientInfo: { name: 'engram', version: ENGRAM_VERSION },
       mayStart: policy,
       isToolDisabled: (server, tool) => choices.disabledTools.includes(`${server}/${tool}`),
