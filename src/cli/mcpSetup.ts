@@ -11,6 +11,8 @@ import path from 'node:path';
 import {
   createMcpHub,
   mcpStartPolicy,
+  mcpToolName,
+  parseMcpRuleName,
   readMcpChoices,
   readMcpConfig,
   type McpHub,
@@ -42,10 +44,14 @@ export const MCP_HELP = `MCP servers: the user's (<data dir>/mcp.json, engram.mc
   project's (.mcp.json, .vscode/mcp.json) only when approved: in Engram for VS Code, by name in
   engram.mcp.approvedProjectServers (--settings), or given with --mcp-config. The run waits for them to start
   (engram.mcp.startupTimeoutSeconds); one that fails is reported on stderr and the run goes on without it.
-  Their tools (mcp__SERVER__TOOL) run only when --allowed-tools lists them (or mcp__SERVER for all of one).`;
+  Their tools (mcp__SERVER__TOOL) run only when --allowed-tools or an allow rule names them (mcp__SERVER:
+  all of a server's). With --output-format json, "mcp_servers" gives each server's state and tool count.`;
 
 type McpSource = McpServerEntry['source'];
 type McpServerFailure = NonNullable<McpServerStatus['failure']>;
+
+/** How long past engram.mcp.startupTimeoutSeconds the run waits for the hub to call a slow server failed. */
+const SETTLE_MARGIN_MS = 2_000;
 
 /** How many of a failed server's last stderr lines are shown. */
 const STDERR_LINES = 10;
@@ -75,8 +81,11 @@ export interface McpServerReport {
 /** The run's MCP servers: the hub the session uses (none without servers), and the run's own duties. */
 export interface CliMcp {
   hub: McpHub | undefined;
-  /** Waits until no server is still starting (at most the startup timeout, or until `signal` aborts). */
-  settle(signal: AbortSignal): Promise<void>;
+  /**
+   * Waits until no server is still starting (at most the startup timeout, or until `signal` aborts), then
+   * says which MCP names in `allowed` (--allowed-tools) no server offers: a typo would otherwise only deny.
+   */
+  settle(signal: AbortSignal, allowed?: readonly string[]): Promise<void>;
   /** Each configured server with the state it had when the run ended, for the JSON output (after close). */
   report(): McpServerReport[];
   /** Ends every server the run started; safe to call more than once. */
@@ -113,19 +122,20 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
     const verdict = policy(s);
     if (verdict !== true) io.stderr(`engram: ${notStarted(s, verdict)}\n`);
   }
-  const started = servers.filter((s) => !needInput.includes(s));
+  // The hub gets the rest, unapproved ones too: it keeps them stopped and reports their state.
+  const forHub = servers.filter((s) => !needInput.includes(s));
   const skipped: McpServerReport[] = needInput.map((s) => ({
     name: s.name,
     source: s.source,
     state: 'needsInput',
     tools: 0,
   }));
-  if (started.length === 0) return noServers(skipped);
+  if (forHub.length === 0) return noServers(skipped);
 
   const mcp = opts.settings.mcp;
   const hub = createMcpHub(
     {
-      servers: started,
+      servers: forHub,
       clientInfo: { name: 'engram', version: ENGRAM_VERSION },
       mayStart: policy,
       isToolDisabled: (server, tool) => choices.disabledTools.includes(`${server}/${tool}`),
@@ -150,17 +160,21 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
   let final: McpServerReport[] = skipped;
   return {
     hub,
-    settle: async (signal) => {
-      const timeoutMs = mcp.startupTimeoutSeconds * 1000;
+    settle: async (signal, allowed = []) => {
+      // A little past the hub's own limit, so a server that overruns it is reported as failed by the hub.
+      const timeoutMs = mcp.startupTimeoutSeconds * 1000 + SETTLE_MARGIN_MS;
       await untilAborted(hub.whenSettled(timeoutMs), signal);
       await printed;
       if (signal.aborted) return;
-      for (const s of hub.status())
+      for (const s of hub.status()) {
         if (s.state === 'starting')
           io.stderr(
             `engram: MCP server "${s.name}" did not finish starting within ${mcp.startupTimeoutSeconds} s ` +
               '(engram.mcp.startupTimeoutSeconds); the run goes on without its tools.\n',
           );
+        if (s.state === 'ready') logger.info(readyLine(s));
+      }
+      for (const line of unmatchedNames(allowed, hub)) io.stderr(`engram: ${line}\n`);
     },
     report: () => final,
     close: () => {
@@ -177,6 +191,30 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
 
 function noServers(skipped: McpServerReport[]): CliMcp {
   return { hub: undefined, settle: async () => {}, report: () => skipped, close: async () => {} };
+}
+
+/**
+ * The MCP names of --allowed-tools (`mcp__server`, `mcp__server__tool`) that match no tool a started
+ * server offers, each with the server's tools when it is up. Names of servers that did not start are
+ * left out: why they did not was said already.
+ */
+function unmatchedNames(allowed: readonly string[], hub: McpHub): string[] {
+  const offered = hub.tools().map((t) => t.name);
+  const out: string[] = [];
+  for (const name of allowed) {
+    const parsed = parseMcpRuleName(name);
+    if (!parsed || name.includes('(') || offered.some((t) => t === name || t.startsWith(`${name}__`))) continue;
+    const prefix = `mcp__${parsed.server}__`;
+    const status = hub.status().find((st) => mcpToolName(st.name, 'x').startsWith(prefix));
+    if (status && status.state !== 'ready') continue;
+    const own = offered.filter((t) => t.startsWith(prefix)).map((t) => t.slice(prefix.length));
+    out.push(
+      status
+        ? `--allowed-tools names ${name}, but server "${status.name}" has no such tool (its tools: ${own.join(', ')}).`
+        : `--allowed-tools names ${name}, but no MCP server "${parsed.server}" is configured for this run.`,
+    );
+  }
+  return out;
 }
 
 /** Where an entry was read, as a person would look for it. */
@@ -215,6 +253,17 @@ function notStarted(entry: McpServerEntry, why: McpServerState | 'needsInput'): 
     case 'stopped':
       return `${head} (${why}).`;
   }
+}
+
+/** -v: a server that is up, its tools and what their definitions add to every request. */
+function readyLine(s: McpServerStatus): string {
+  const offered = s.tools.filter((t) => !t.disabled && t.rejected === undefined);
+  const tokens = offered.reduce((n, t) => n + t.tokens, 0);
+  const left = s.tools.length - offered.length;
+  return (
+    `MCP server "${s.name}" is ready: ${offered.length} tools, about ${tokens} tokens of definitions in every request` +
+    (left > 0 ? ` (${left} turned off or left out)` : '')
+  );
 }
 
 /** The stderr lines of a failure: why, the exit code when the reason does not say it, the last stderr lines. */

@@ -283,6 +283,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     );
   } catch (e) {
     await mcp.close();
+    if (io.signal.aborted) return interrupted(io);
     if (e instanceof SessionNotFoundError) throw new UsageError(e.message);
     throw e;
   }
@@ -321,7 +322,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     if (e.event.type === 'autoCompactionStopped') logger.warn(`automatic compaction stopped: ${e.event.reason}`);
   });
   // One turn: no later one for a slow server's tools to join, so the first request waits for them (bounded).
-  await mcp.settle(io.signal);
+  await mcp.settle(io.signal, allowed);
   const result = await session.runTurn(prompt, io.signal).finally(() => mcp.close());
   await session.finish();
   // A run whose first line could not be written (a full disk) left no transcript: no id to hand back.
@@ -368,6 +369,12 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
     default:
       return EXIT_OK;
   }
+}
+
+/** Ctrl-C before there was a session to resume. */
+function interrupted(io: CliIo): number {
+  io.stderr('engram: interrupted.\n');
+  return EXIT_INTERRUPTED;
 }
 
 function stderrLogger(io: CliIo, verbose: boolean): Logger {

@@ -6,6 +6,7 @@
 // the others are recorded as shadowed.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { isErrno } from '../fs/errno';
 import { type EntryContext, readEntry } from './configEntry';
 import { parseJsonc } from './jsonc';
 import type { McpConfigProblem, McpInputSpec, McpServerEntry, McpSource, MergedMcpConfig } from './types';
@@ -100,7 +101,8 @@ async function readJsonFile(file: string, source: McpSource): Promise<{ value?: 
   try {
     text = await fsp.readFile(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    // ENOTDIR: a folder on the way is a file (a data dir that is a file), so there is no such file either.
+    if (isErrno(e, 'ENOENT', 'ENOTDIR')) return {};
     return { problem: problem({ source, file }, `could not be read: ${(e as Error).message}`) };
   }
   return parseText(text, source, file);

@@ -1,19 +1,19 @@
 // `engram -p` with MCP servers, through the real command line and the reference servers from npm: the
 // model is offered their tools under Claude Code's names, a call runs only when --allowed-tools lets it,
 // the result reaches the next request and the transcript, a repository's server never runs unapproved,
-// a server that fails is said on stderr while the run goes on, and no server outlives the run.
+// a server that fails is said on stderr while the run goes on, and no server outlives the run
+// (Ctrl-C: printMcpInterrupt.test.ts).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
+import { readMcpConfig, updateMcpChoices } from '../../../src/core/host/mcp';
 import type { MessagesRequestBody } from '../../../src/testServer/anthropicTestServer';
-import { runEngram, type CliRun } from '../support/cliProcess';
+import { runEngram, runEngramInProcess, type CliRun } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
+import { EVERYTHING, everythingConfig as everything, FILESYSTEM, mcpConfig, serversWith } from '../support/mcpCli';
 
-const EVERYTHING = path.resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-const FILESYSTEM = path.resolve('node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 const NOTES_MARKER = '<engram-session-notes-update>';
 
 /** Scripted replies for the main conversation; the notes updater's fork (if it runs) gets a plain answer. */
@@ -47,14 +47,6 @@ function engram(args: string[], cwd = workspace): Promise<CliRun> {
   });
 }
 
-/** A --mcp-config value (inline JSON) naming one stdio server. */
-function mcpConfig(name: string, command: string, args: string[]): string {
-  return JSON.stringify({ mcpServers: { [name]: { command, args } } });
-}
-
-const everything = (marker = 'engram-test'): string =>
-  mcpConfig('everything', process.execPath, [EVERYTHING, 'stdio', marker]);
-
 type ResultBlock = {
   type: string;
   tool_use_id?: string;
@@ -71,21 +63,6 @@ function resultsAfter(first: number): ResultBlock[] {
   const req = server.requests.slice(first).find((r) => JSON.stringify(r.body.messages).includes('tool_result'));
   assert.ok(req, 'a request carried the tool results');
   return (req.body.messages.at(-1)?.content ?? []) as ResultBlock[];
-}
-
-/** Servers (not the engram process that names them) whose command line holds `marker` (Linux: /proc). */
-function processesWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.includes(marker) && !cmdline.includes('src/cli/main.ts')) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }
 
 describe('engram -p --mcp-config with the reference servers', () => {
@@ -128,7 +105,7 @@ describe('engram -p --mcp-config with the reference servers', () => {
     const status = out.mcp_servers?.find((s) => s.name === 'everything');
     assert.equal(status?.state, 'ready');
     assert.ok((status?.tools ?? 0) > 3);
-    if (process.platform === 'linux') assert.deepEqual(processesWith(marker), [], 'the server ended with the run');
+    if (process.platform === 'linux') assert.deepEqual(serversWith(marker), [], 'the server ended with the run');
   });
 
   it('reads a file through server-filesystem', async () => {
@@ -143,11 +120,36 @@ describe('engram -p --mcp-config with the reference servers', () => {
     );
     const first = server.requests.length;
     const config = mcpConfig('fs', process.execPath, [FILESYSTEM, files]);
-    const run = await engram(['-p', 'read it', '--mcp-config', config, '--allowed-tools', 'mcp__fs__read_text_file']);
+    const run = await engram([
+      '-p',
+      'read it',
+      '-v',
+      '--mcp-config',
+      config,
+      '--allowed-tools',
+      'mcp__fs__read_text_file',
+    ]);
     assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /MCP server "fs" is ready: \d+ tools, about \d+ tokens of definitions in every request/);
     const [result] = resultsAfter(first);
     assert.notEqual(result.is_error, true, resultText(result));
     assert.match(resultText(result), /the answer is 42/);
+  });
+
+  it('takes --mcp-config as a file named from where the command runs', async () => {
+    const folder = path.join(root, 'from-here');
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, 'servers.json'), everything());
+    server.enqueue({ content: [{ type: 'text', text: 'ok' }] });
+    const run = await runEngramInProcess(
+      ['-p', 'hi', '--cwd', workspace, '--output-format', 'json', '--mcp-config', 'servers.json'],
+      { cwd: folder, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k', ENGRAM_DATA_DIR: dataDir } },
+    );
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(
+      (JSON.parse(run.stdout) as JsonRun).mcp_servers?.map((s) => [s.name, s.state]),
+      [['everything', 'ready']],
+    );
   });
 
   it('without --allowed-tools an MCP call is denied, and the model is told why', async () => {
@@ -166,6 +168,23 @@ describe('engram -p --mcp-config with the reference servers', () => {
   });
 });
 
+describe('engram -p with an allow rule for an MCP tool', () => {
+  it('runs the tool an allow rule in --settings names, without --allowed-tools', async () => {
+    const settings = path.join(root, 'allow-echo.json');
+    fs.writeFileSync(settings, JSON.stringify({ 'engram.permissions.allow': ['mcp__everything__echo'] }));
+    server.enqueue(
+      { content: [{ type: 'tool_use', name: 'mcp__everything__echo', input: { message: 'by rule' } }] },
+      { content: [{ type: 'text', text: 'ok' }] },
+    );
+    const first = server.requests.length;
+    const run = await engram(['-p', 'echo', '--settings', settings, '--mcp-config', everything()]);
+    assert.equal(run.code, 0, run.stderr);
+    const [result] = resultsAfter(first);
+    assert.notEqual(result.is_error, true, resultText(result));
+    assert.match(resultText(result), /Echo: by rule/);
+  });
+});
+
 describe("a project's .mcp.json", () => {
   let project: string;
   let marker: string;
@@ -178,7 +197,9 @@ describe("a project's .mcp.json", () => {
     const writeMarker = `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`;
     fs.writeFileSync(
       path.join(project, '.mcp.json'),
-      JSON.stringify({ mcpServers: { builder: { command: process.execPath, args: ['-e', writeMarker] } } }),
+      JSON.stringify({
+        mcpServers: { builder: { command: process.execPath, args: ['-e', writeMarker] }, broken: { args: ['x'] } },
+      }),
     );
   });
 
@@ -189,6 +210,7 @@ describe("a project's .mcp.json", () => {
     assert.equal(fs.existsSync(marker), false, 'the command did not run');
     assert.match(run.stderr, /MCP server "builder" .* was not started/);
     assert.match(run.stderr, /engram\.mcp\.approvedProjectServers/);
+    assert.match(run.stderr, /MCP config: .*\.mcp\.json: server "broken": /, 'a bad entry is reported, the rest load');
     assert.match(run.stderr, /--mcp-config/);
     const out = JSON.parse(run.stdout) as JsonRun;
     assert.deepEqual(
@@ -211,6 +233,51 @@ describe("a project's .mcp.json", () => {
   });
 });
 
+describe('approval in the editor, and inputs only the editor can answer', () => {
+  it("a project server approved in the editor (by its entry's fingerprint) starts; a changed entry does not", async () => {
+    const project = tempDir('engram-cli-mcp-approved-');
+    const entry = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+    fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify({ mcpServers: { tools: entry } }));
+    const config = await readMcpConfig({ dataDir, projectRoot: project, env: {} });
+    const approved = config.servers.find((s) => s.name === 'tools');
+    assert.ok(approved);
+    await updateMcpChoices(dataDir, project, (c) => ({ ...c, approved: { tools: approved.fingerprint } }));
+    server.enqueue({ content: [{ type: 'text', text: 'a' }] });
+    const run = await engram(['-p', 'hi'], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as JsonRun).mcp_servers?.[0]?.state, 'ready');
+
+    const changed = { mcpServers: { tools: { ...entry, args: [...entry.args, 'changed'] } } };
+    fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify(changed));
+    server.enqueue({ content: [{ type: 'text', text: 'b' }] });
+    const again = await engram(['-p', 'hi'], project);
+    assert.equal((JSON.parse(again.stdout) as JsonRun).mcp_servers?.[0]?.state, 'needsApproval');
+    assert.match(again.stderr, /MCP server "tools" .* was not started/);
+  });
+
+  it('a .vscode/mcp.json server that asks for ${input:...} is skipped with a message, even when approved', async () => {
+    const project = tempDir('engram-cli-mcp-inputs-');
+    fs.mkdirSync(path.join(project, '.vscode'));
+    fs.writeFileSync(
+      path.join(project, '.vscode', 'mcp.json'),
+      JSON.stringify({
+        inputs: [{ id: 'token', type: 'promptString', password: true }],
+        servers: { gh: { command: process.execPath, args: [EVERYTHING], env: { TOKEN: '${input:token}' } } },
+      }),
+    );
+    const settings = path.join(project, 'approve.json');
+    fs.writeFileSync(settings, JSON.stringify({ 'mcp.approvedProjectServers': ['gh'] }));
+    server.enqueue({ content: [{ type: 'text', text: 'ok' }] });
+    const run = await engram(['-p', 'hi', '--settings', settings], project);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /MCP server "gh" .* was not started: it asks for \$\{input:token\}/);
+    assert.deepEqual(
+      (JSON.parse(run.stdout) as JsonRun).mcp_servers?.map((s) => [s.name, s.state]),
+      [['gh', 'needsInput']],
+    );
+  });
+});
+
 describe('servers that fail', () => {
   it('a server that dies at start: name, why, exit code and its last stderr lines on stderr; the run goes on', async () => {
     const dying = `process.stderr.write('cannot open the database\\nsecond line\\n'); process.exit(3)`;
@@ -219,11 +286,32 @@ describe('servers that fail', () => {
     const run = await engram(['-p', 'hi', '--mcp-config', mcpConfig('db', process.execPath, ['-e', dying])]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /MCP server "db" failed/);
-    assert.match(run.stderr, /exit code 3/);
+    assert.match(run.stderr, /exited with code 3/);
     assert.match(run.stderr, /cannot open the database/);
     assert.equal((JSON.parse(run.stdout) as JsonRun).result, 'still here');
     const names = (server.requests[first].body.tools as Array<{ name: string }>).map((t) => t.name);
     assert.equal(names.filter((n) => n.startsWith('mcp__')).length, 0);
+  });
+
+  it('a server that never answers holds the run no longer than engram.mcp.startupTimeoutSeconds', async () => {
+    const settings = path.join(root, 'fast-timeout.json');
+    fs.writeFileSync(settings, JSON.stringify({ 'engram.mcp.startupTimeoutSeconds': 1 }));
+    const silent = mcpConfig('silent', process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+    server.enqueue({ content: [{ type: 'text', text: 'on time' }] });
+    const run = await engram(['-p', 'hi', '--settings', settings, '--mcp-config', silent]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /MCP server "silent" failed: did not answer initialize within 1 s/);
+    assert.equal((JSON.parse(run.stdout) as JsonRun).result, 'on time');
+  });
+
+  it('an MCP name in --allowed-tools that no server offers is said (a typo would only deny)', async () => {
+    server.enqueue({ content: [{ type: 'text', text: 'ok' }] });
+    const allowed = 'Read,mcp__everything__ehco,mcp__nosuch,mcp__everything__echo';
+    const run = await engram(['-p', 'hi', '--mcp-config', everything(), '--allowed-tools', allowed]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /mcp__everything__ehco, but server "everything" has no such tool \(its tools: .*echo/);
+    assert.match(run.stderr, /mcp__nosuch, but no MCP server "nosuch" is configured/);
+    assert.doesNotMatch(run.stderr, /names mcp__everything__echo/);
   });
 
   it('a command that does not exist is said, and the run goes on', async () => {
@@ -264,35 +352,5 @@ describe('servers that fail', () => {
     } finally {
       fs.rmSync(path.join(dataDir, 'mcp.json'));
     }
-  });
-});
-
-describe('Ctrl-C', () => {
-  it('ends the run and its servers', { skip: process.platform !== 'linux' ? 'needs /proc' : false }, async () => {
-    const marker = `everything-${process.pid}-sigint`;
-    server.enqueue({ content: [{ type: 'text', text: 'never sent' }], hang: true });
-    const first = server.requests.length;
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', '-p', 'hi', '--cwd', workspace, '--mcp-config', everything(marker)],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: root,
-          TMPDIR: root,
-          ANTHROPIC_BASE_URL: server.url,
-          ANTHROPIC_API_KEY: 'k',
-          ENGRAM_DATA_DIR: dataDir,
-        },
-      },
-    );
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => void (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    while (server.requests.length === first) await new Promise((r) => setTimeout(r, 20));
-    assert.ok(processesWith(marker).length > 0, 'the server runs during the turn');
-    child.kill('SIGINT');
-    assert.equal(await exited, 130, stderr);
-    assert.deepEqual(processesWith(marker), [], 'the server ended with the run');
   });
 });
