@@ -115,7 +115,13 @@ export async function startCliMcp(opts: CliMcpOptions, io: CliIo, logger: Logger
 
   const servers = merged.servers.filter((s) => keep(s.source));
   const choices = await readMcpChoices(opts.dataDir, opts.cwd);
-  const policy = mcpStartPolicy({ trusted: true, choices, approvedNames: opts.settings.mcp.approvedProjectServers });
+  // A headless run starts a project's server only when the settings name it (or --mcp-config gives it): an
+  // approval clicked in the editor is for the editor's sessions, so a script's behaviour does not depend on it.
+  const policy = mcpStartPolicy({
+    trusted: true,
+    choices: { ...choices, approved: {} },
+    approvedNames: opts.settings.mcp.approvedProjectServers,
+  });
   const needInput = servers.filter((s) => (s.inputs?.length ?? 0) > 0 && policy(s) === true);
   for (const s of needInput) io.stderr(`engram: ${notStarted(s, 'needsInput')}\n`);
   for (const s of servers) {

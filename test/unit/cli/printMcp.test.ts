@@ -234,7 +234,7 @@ describe("a project's .mcp.json", () => {
 });
 
 describe('approval in the editor, and inputs only the editor can answer', () => {
-  it("a project server approved in the editor (by its entry's fingerprint) starts; a changed entry does not", async () => {
+  it('a project server approved in the editor does not start in engram -p: only the settings or --mcp-config approve there', async () => {
     const project = tempDir('engram-cli-mcp-approved-');
     const entry = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
     fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify({ mcpServers: { tools: entry } }));
@@ -245,14 +245,15 @@ describe('approval in the editor, and inputs only the editor can answer', () => 
     server.enqueue({ content: [{ type: 'text', text: 'a' }] });
     const run = await engram(['-p', 'hi'], project);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal((JSON.parse(run.stdout) as JsonRun).mcp_servers?.[0]?.state, 'ready');
+    assert.equal((JSON.parse(run.stdout) as JsonRun).mcp_servers?.[0]?.state, 'needsApproval');
+    assert.match(run.stderr, /MCP server "tools" .* was not started/);
 
-    const changed = { mcpServers: { tools: { ...entry, args: [...entry.args, 'changed'] } } };
-    fs.writeFileSync(path.join(project, '.mcp.json'), JSON.stringify(changed));
+    const settings = path.join(project, 'approve.json');
+    fs.writeFileSync(settings, JSON.stringify({ 'mcp.approvedProjectServers': ['tools'] }));
     server.enqueue({ content: [{ type: 'text', text: 'b' }] });
-    const again = await engram(['-p', 'hi'], project);
-    assert.equal((JSON.parse(again.stdout) as JsonRun).mcp_servers?.[0]?.state, 'needsApproval');
-    assert.match(again.stderr, /MCP server "tools" .* was not started/);
+    const named = await engram(['-p', 'hi', '--settings', settings], project);
+    assert.equal(named.code, 0, named.stderr);
+    assert.equal((JSON.parse(named.stdout) as JsonRun).mcp_servers?.[0]?.state, 'ready');
   });
 
   it('a .vscode/mcp.json server that asks for ${input:...} is skipped with a message, even when approved', async () => {

@@ -30,7 +30,10 @@ test('unknown types, wrong field types, extra fields and non-objects are rejecte
     [{ type: 'send', text: 42 }, /send\.text: expected a string, got number/],
     [{ type: 'send' }, /send\.text: expected a string, got undefined/],
     [{ type: 'send', text: 'x', evil: 1 }, /unexpected field "evil"/],
-    [{ type: 'permission', requestId: 'r', choice: 'always' }, /expected one of allowOnce, allowSession, deny/],
+    [
+      { type: 'permission', requestId: 'r', choice: 'always' },
+      /expected one of allowOnce, allowSession, allowAlways, deny/,
+    ],
     [{ type: 'runCommand', command: 'workbench.action.terminal.new' }, /expected one of/],
     [{ type: 'send', text: 'x'.repeat(MAX_FIELD_LENGTH + 1) }, /longer than/],
     [null, /not an object/],
