@@ -4,7 +4,8 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { autoMemoryDir } from '../../src/core/memory/autoMemory/memoryPaths';
 import { recallForPrompt } from '../../src/core/memory/autoMemory/recall';
-import { engram } from './support';
+import { engram, inspectorInBothThemes, openInspector } from './support';
+import { ui } from './ui';
 
 // Engram's memory as language model tools in the real host: both tools are in vscode.lm.tools with the
 // schema package.json declares, and engram_search_memory, invoked as Copilot Chat's agent mode would
@@ -73,5 +74,25 @@ suite('Language model tools', () => {
     });
     const noneText = none.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
     assert.match(noneText, /No memory bears clearly/);
+  });
+
+  test('[ui] the inspector says which agent wrote a memory saved through MCP', async () => {
+    fs.writeFileSync(
+      path.join(memoryDir, 'project_deploy_window.md'),
+      '---\nname: Deploy window\ndescription: deploys happen between 10:00 and 16:00 UTC\ntype: project\n' +
+        'originClient: claude-code\noriginVia: mcp\n---\n\nDeploy only between 10:00 and 16:00 UTC, never on Fridays.\n',
+    );
+    fs.appendFileSync(
+      path.join(memoryDir, 'MEMORY.md'),
+      '- [Deploy window](project_deploy_window.md) — deploys between 10:00 and 16:00 UTC, never on Fridays\n',
+    );
+    const api = await engram();
+    await openInspector(api);
+    await ui.waitForText('inspector', '#memory-section', 'Deploy window', 30_000);
+    await ui.click('inspector', '[data-file="project_deploy_window.md"] > .tree-row');
+    const origin = await ui.waitForText('inspector', '#entry-written-by', 'claude-code', 30_000);
+    assert.match(origin, /written by claude-code via MCP/);
+    await inspectorInBothThemes('mcp-written-by', 'memory-section');
+    api.inspector()?.panel.dispose();
   });
 });

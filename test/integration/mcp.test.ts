@@ -154,6 +154,12 @@ suite('MCP servers in the Chat view and the inspector', () => {
         .gauge()
         .breakdown.find((b) => b.category === 'mcp tools');
       assert.ok(mcpPart && mcpPart.tokens > 0, `the gauge's MCP category: ${JSON.stringify(mcpPart)}`);
+      // `/context` in the chat lists the same category, apart from Engram's own tool definitions.
+      await sendFromUi('/context');
+      const context = await ui.waitForText('chat', '.item-context', 'MCP tools', 30_000);
+      assert.match(context, /Tool definitions[\s\S]*MCP tools/);
+      await ui.evaluate('chat', "document.querySelector('.item-context').scrollIntoView({ block: 'start' })");
+      await chatInBothThemes('mcp-context');
 
       // The inspector: the server ready, its tools with their tokens, the total per request.
       const listed = await refreshUntil(api, '#mcp-section', 'ready');
