@@ -6,11 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
-import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
-import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import { SettingsStore } from '../../../src/core/settings/engramSettings';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';
-import { entry, EVERYTHING, makeHub, tempDir } from './mcpTestSupport';
+import { entry, EVERYTHING, makeHub, tempDir, openHubSession } from './mcpTestSupport';
 
 describe('the gauge of a session with MCP servers', () => {
   it('counts the servers\' tool definitions as "mcp tools" once they are offered', async () => {
@@ -24,19 +22,7 @@ describe('the gauge of a session with MCP servers', () => {
     ]);
     const store = new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false });
     try {
-      const session = await openEngramSession(
-        {
-          cwd,
-          dataDir: path.join(root, 'data'),
-          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-          trusted: true,
-          permissionPrompt: { ask: async () => 'deny' },
-          version: '0.0.0-test',
-          entrypoint: 'vscode',
-          mcp: t.hub,
-        },
-        store,
-      );
+      const session = await openHubSession(t.hub, server.url, root, { settings: store });
       const categories = (): Map<string, number> =>
         new Map(
           gaugeState(session.compaction.gauge, session.agent, store.settings).breakdown.map((c) => [

@@ -9,11 +9,8 @@ import { droppedFacts } from '../../../src/core/compaction/droppedFacts';
 import { isTrimmed, microcompact } from '../../../src/core/compaction/microcompact';
 import { REPEAT_NOTE_PREFIX } from '../../../src/core/conversation/repeatedResults';
 import type { ApiMessage, ToolResultBlock } from '../../../src/core/conversation/types';
-import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
-import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';
-import { entry, EVERYTHING, makeHub, tempDir } from './mcpTestSupport';
+import { entry, EVERYTHING, makeHub, tempDir, openHubSession } from './mcpTestSupport';
 
 const LONG = `${'a repeated MCP answer '.repeat(60)}end`;
 
@@ -33,19 +30,7 @@ describe('MCP results in the memory engine', () => {
       entry('everything', { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: {} }),
     ]);
     try {
-      const session = await openEngramSession(
-        {
-          cwd,
-          dataDir: path.join(root, 'data'),
-          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-          trusted: true,
-          permissionPrompt: { ask: async () => 'allowSession' },
-          version: '0.0.0-test',
-          entrypoint: 'vscode',
-          mcp: t.hub,
-        },
-        new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false }),
-      );
+      const session = await openHubSession(t.hub, server.url, root, { prompt: { ask: async () => 'allowSession' } });
       await t.hub.whenSettled();
       const use = (id: string, name: string, input: Record<string, unknown>) => ({
         content: [{ type: 'tool_use' as const, id, name, input }],

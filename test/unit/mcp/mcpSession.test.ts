@@ -5,20 +5,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { PermissionRequest } from '../../../src/core/ports';
-import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
 import { SettingsStore } from '../../../src/core/settings/engramSettings';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';
 import { writeTrickyServer } from './badServers';
-import { entry, EVERYTHING, makeHub, nodeServer, tempDir } from './mcpTestSupport';
+import { entry, EVERYTHING, makeHub, nodeServer, tempDir, openHubSession } from './mcpTestSupport';
 
 describe('a session with an MCP hub', () => {
   it('offers the server tools after the built-ins, asks before a call and sends the image as blocks', async () => {
     const root = fs.realpathSync(tempDir('session'));
     const cwd = path.join(root, 'ws');
-    const dataDir = path.join(root, 'data');
     fs.mkdirSync(cwd, { recursive: true });
     const server = await startTestServer();
     const t = makeHub([
@@ -27,24 +24,14 @@ describe('a session with an MCP hub', () => {
     const asked: PermissionRequest[] = [];
     const events: SessionEvent[] = [];
     try {
-      const session = await openEngramSession(
-        {
-          cwd,
-          dataDir,
-          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-          trusted: true,
-          permissionPrompt: {
-            ask: async (req) => {
-              asked.push(req);
-              return 'allowOnce';
-            },
+      const session = await openHubSession(t.hub, server.url, root, {
+        prompt: {
+          ask: async (req) => {
+            asked.push(req);
+            return 'allowOnce';
           },
-          version: '0.0.0-test',
-          entrypoint: 'vscode',
-          mcp: t.hub,
         },
-        new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false }),
-      );
+      });
       session.on((e) => events.push(e));
       assert.equal(session.mcp, t.hub);
       await t.hub.whenSettled();
@@ -95,19 +82,7 @@ describe('a session with an MCP hub', () => {
     const server = await startTestServer();
     const t = makeHub([nodeServer('tricky', writeTrickyServer(root))]);
     try {
-      const session = await openEngramSession(
-        {
-          cwd,
-          dataDir: path.join(root, 'data'),
-          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-          trusted: true,
-          permissionPrompt: { ask: async () => 'deny' },
-          version: '0.0.0-test',
-          entrypoint: 'cli',
-          mcp: t.hub,
-        },
-        new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false }),
-      );
+      const session = await openHubSession(t.hub, server.url, root, { entrypoint: 'cli' });
       await t.hub.whenSettled();
       server.enqueue({ content: [{ type: 'text', text: 'Fine.' }] });
       const r = await session.runTurn('Hello.');
@@ -134,19 +109,10 @@ describe('a session with an MCP hub', () => {
       entry('everything', { type: 'stdio', command: process.execPath, args: [EVERYTHING, 'stdio'], env: {} }),
     ]);
     try {
-      const session = await openEngramSession(
-        {
-          cwd,
-          dataDir: path.join(root, 'data'),
-          client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-          trusted: false,
-          permissionPrompt: { ask: async () => 'deny' },
-          version: '0.0.0-test',
-          entrypoint: 'vscode',
-          mcp: t.hub,
-        },
-        new SettingsStore({}),
-      );
+      const session = await openHubSession(t.hub, server.url, root, {
+        trusted: false,
+        settings: new SettingsStore({}),
+      });
       assert.deepEqual(session.agent.offeredTools, []);
       assert.equal(t.hub.status()[0].state, 'stopped');
       session.dispose();

@@ -4,9 +4,13 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import { McpHub } from '../../../src/core/mcp/mcpHub';
+import type { EngramSession } from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
+import { SettingsStore } from '../../../src/core/settings/engramSettings';
 import type { McpHubOptions, McpServerEntry, McpTransportConfig } from '../../../src/core/mcp/types';
-import type { Logger } from '../../../src/core/ports';
+import type { Logger, PermissionPrompt } from '../../../src/core/ports';
 
 export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -39,6 +43,31 @@ export function makeHub(servers: McpServerEntry[], extra: Partial<McpHubOptions>
     logger,
   );
   return { hub, warnings };
+}
+
+/**
+ * A session on the test server at `serverUrl` whose MCP servers are `hub`'s, working in `<root>/ws` with its
+ * data in `<root>/data`; notes and extraction are off unless `settings` turn them on.
+ */
+export function openHubSession(
+  hub: McpHub,
+  serverUrl: string,
+  root: string,
+  opts: { trusted?: boolean; prompt?: PermissionPrompt; entrypoint?: string; settings?: SettingsStore } = {},
+): Promise<EngramSession> {
+  return openEngramSession(
+    {
+      cwd: path.join(root, 'ws'),
+      dataDir: path.join(root, 'data'),
+      client: new AnthropicModelClient({ apiKey: 'k', baseUrl: serverUrl }),
+      trusted: opts.trusted ?? true,
+      permissionPrompt: opts.prompt ?? { ask: async () => 'deny' },
+      version: '0.0.0-test',
+      entrypoint: opts.entrypoint ?? 'vscode',
+      mcp: hub,
+    },
+    opts.settings ?? new SettingsStore({ 'memory.extraction.enabled': false, 'sessionNotes.enabled': false }),
+  );
 }
 
 export function tempDir(prefix: string): string {
