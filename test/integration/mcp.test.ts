@@ -185,6 +185,47 @@ suite('MCP servers in the Chat view and the inspector', () => {
     }
   });
 
+  test('[ui] Always allow on the card saves the rule in .engram/settings.local.json, and the next call runs without asking', async function () {
+    this.timeout(120_000);
+    const api = await engram();
+    const hub = api.chat().inspectorContext().mcpHub;
+    assert.ok(
+      hub?.tools().some((t) => t.name === ECHO),
+      'the session of the test before offers the echo tool',
+    );
+    const local = workspaceFile(path.join('.engram', 'settings.local.json'));
+    fs.rmSync(workspaceFile('.engram'), { recursive: true, force: true });
+    testServer().setResponder((body) => {
+      const background = answerBackground(body);
+      if (background) return background;
+      const last = body.messages[body.messages.length - 1];
+      if (Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result')) return text('Echoed.');
+      const word = /Echo (first|second)/.exec(JSON.stringify(last.content))?.[1] ?? 'other';
+      return { content: [{ type: 'tool_use', name: ECHO, input: { message: `always ${word}` } }] };
+    });
+    try {
+      await sendFromUi('Echo first');
+      const card = await ui.waitForText('chat', '.item-permission', 'always first', 60_000);
+      assert.match(card, /Always allow/);
+      await ui.click('chat', '.item-permission [id^="allow-always-"]', 30_000);
+      await ui.waitForText('chat', '.item-tool', 'Echo: always first', 60_000);
+      await ui.waitForText('chat', '.item-notice', `Saved the permission rule ${ECHO}`, 60_000);
+      await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 60_000);
+      const saved = JSON.parse(fs.readFileSync(local, 'utf8')) as { permissions: { allow: string[] } };
+      assert.deepEqual(saved.permissions.allow, [ECHO]);
+      assert.match(fs.readFileSync(workspaceFile(path.join('.engram', '.gitignore')), 'utf8'), /settings\.local\.json/);
+
+      // The rule answers for the person from now on: no card for the second call.
+      const cards = await ui.count('chat', '.item-permission');
+      await sendFromUi('Echo second');
+      await ui.waitForText('chat', '.item-tool', 'Echo: always second', 60_000);
+      await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 60_000);
+      assert.equal(await ui.count('chat', '.item-permission'), cards, 'no permission card for a call a rule allows');
+    } finally {
+      fs.rmSync(workspaceFile('.engram'), { recursive: true, force: true });
+    }
+  });
+
   test('[ui] New Chat closes the session and ends its MCP server', async function () {
     this.timeout(60_000);
     const api = await engram();
