@@ -45,9 +45,19 @@ function previewDocument(): vscode.TextDocument | undefined {
   return vscode.window.visibleTextEditors.find((e) => e.document.uri.path.endsWith(`/${PREVIEW_FILE}`))?.document;
 }
 
+/** The preview's lens titles, once it has any (the provider answers with none until the preview's review is set). */
 async function lensTitles(doc: vscode.TextDocument): Promise<string[]> {
-  const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
-  return lenses.map((l) => l.command?.title ?? '');
+  let titles: string[] = [];
+  await waitUntil(
+    "the preview's lenses",
+    async () => {
+      const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', doc.uri);
+      titles = lenses.map((l) => l.command?.title ?? '');
+      return titles.length > 0;
+    },
+    20_000,
+  );
+  return titles;
 }
 
 /** The workbench in a light and a dark theme (the preview editor is not a webview: its theme kind is asked). */
