@@ -39,6 +39,7 @@ const SHIPPED_FILES = [
   'dist/webview/codicon.css',
   'l10n/bundle.l10n.zh-cn.json',
   'package.nls.zh-cn.json',
+  'docs/memory.md',
 ];
 // The parts of the tree `npm run package` reads; node_modules is linked, not copied.
 const PACKAGE_INPUTS = [
@@ -48,6 +49,7 @@ const PACKAGE_INPUTS = [
   'l10n',
   'media',
   'README.md',
+  'docs',
   'LICENSE',
   '.vscodeignore',
   'esbuild.mjs',

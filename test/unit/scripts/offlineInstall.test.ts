@@ -1,7 +1,7 @@
 // `npm install && npm start` on a machine that reaches only the npm registry, with a fresh HOME (no
 // node-gyp headers cached, no .npmrc): nothing the extension needs may download or compile a native
-// module, every package the install brings accepts the Node version the README states, and the team
-// server, whose SQLite addon may then be missing, says how to get it.
+// module, every package the install brings accepts the Node version the README (and docs/testing.md)
+// states, and the team server, whose SQLite addon may then be missing, says how to get it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -89,13 +89,16 @@ describe('installing without internet', () => {
     assert.equal(lock.packages['node_modules/better-sqlite3']?.optional, true);
   });
 
-  it('every package accepts the lowest Node the README and package.json state', () => {
+  it('every package accepts the lowest Node the README, docs/testing.md and package.json state', () => {
     const lowest = /^>=([\d.]+)$/.exec(manifest.engines.node)?.[1];
     assert.ok(lowest, `engines.node is a lower bound: ${manifest.engines.node}`);
-    assert.match(
-      fs.readFileSync(path.join(root, 'README.md'), 'utf8'),
-      new RegExp(`Node\\.js ${lowest.replace(/\./g, '\\.')} or newer`),
-    );
+    for (const page of ['README.md', 'docs/testing.md']) {
+      assert.match(
+        fs.readFileSync(path.join(root, page), 'utf8'),
+        new RegExp(`Node\\.js ${lowest.replace(/\./g, '\\.')} or newer`),
+        page,
+      );
+    }
     const refused = installed
       .filter(([, e]) => e.engines?.node && !satisfies(e.engines.node, lowest))
       .map(([key, e]) => `${key} ${e.engines!.node}`);
