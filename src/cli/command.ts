@@ -17,6 +17,8 @@ export interface CliIo {
   cwd: string;
   /** Aborted on Ctrl-C: the run ends its turn cleanly and exits. */
   signal: AbortSignal;
+  /** How the user started this command line, to be typed again in hints (`engram`, `node dist/cli.js`); default `engram`. */
+  command?: string;
 }
 
 export interface Command {

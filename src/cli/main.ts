@@ -1,5 +1,6 @@
 // Entry point of the `engram` command (bundled to dist/cli.js). Wires the dispatcher to the real
 // process: stdout/stderr, environment, Ctrl-C, exit code.
+import { invokedAs } from './cliText';
 import { runCli } from './dispatcher';
 
 async function main(): Promise<void> {
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     signal: controller.signal,
+    command: invokedAs(process.argv[1], process.cwd(), process.env.PATH),
   });
   process.exitCode = code;
 }

@@ -234,7 +234,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   // Redacted from every tool result, whatever its shape (a gateway's key may not look like one).
   addKnownSecret(config.apiKey);
   if (!client && !config.apiKey) {
-    io.stderr(noApiKeyText());
+    io.stderr(noApiKeyText(io.command));
     return EXIT_MODEL_ERROR;
   }
   const logger = stderrLogger(io, options.verbose === true);
@@ -351,7 +351,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
 
   // The README's next command is `--resume ID`: text mode says the ID (on stderr: stdout stays the answer).
   if (format === 'text' && result.reason !== 'cancelled')
-    io.stderr(await resumeLine(session.sessionId, session.transcriptPath));
+    io.stderr(await resumeLine(session.sessionId, session.transcriptPath, io.command));
 
   switch (result.reason) {
     case 'error':

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { sessionTranscriptPath } from '../../../src/core/conversation/projectKey';
 import { writeBranchedTranscript } from '../support/branchedTranscript';
-import { runEngramInProcess, type CliRun } from '../support/cliProcess';
+import { runEngram, runEngramInProcess, type CliRun } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 
@@ -102,5 +102,22 @@ describe('a transcript two writers branched', () => {
     assert.doesNotMatch(run.stderr, /the conversation branches/);
     assert.deepEqual(promptsSent(), ['first', 'from window B', 'and now?', 'from window A', 'everything?']);
     assert.equal(server.requests.at(-1)?.status, 200, 'the merged conversation is one the API accepts');
+  });
+
+  it('merge-branches run as a process says in one line on stdout what it appended (issue 31)', async () => {
+    const root = tempDir('engram-merge-process-');
+    const copy = path.join(root, 'session.jsonl');
+    await writeBranchedTranscript(copy);
+    const merged = await runEngram(['merge-branches', copy], { home: root });
+    assert.equal(merged.code, 0, merged.stderr);
+    assert.equal(merged.stderr, '');
+    assert.deepEqual(merged.stdout.split('\n'), [
+      `Merged 1 branch into ${copy}: 4 messages appended after the current turn (prompts: "from window A"). ` +
+        'The next resume sends them.',
+      '',
+    ]);
+    const again = await runEngram(['merge-branches', copy], { home: root });
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stdout, `${copy} does not branch: nothing to merge.\n`);
   });
 });

@@ -1,7 +1,8 @@
 // The command line's next step (issue: "what a newcomer still trips on", item 5): `engram -p` in text mode
 // says the session id the README's next command (--resume ID) needs; no API key points to the offline
 // demo model; a connection error names the URL it tried; inspect says "1 entry"; gauge explains its
-// per-call figures and groups the digits of its numbers.
+// per-call figures and groups the digits of its numbers. Its hints name the command the user ran: a clone
+// has no `engram` on PATH, so there they say `node dist/cli.js` (issue 31).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -11,7 +12,8 @@ import { sessionTranscriptPath } from '../../../src/core/conversation/projectKey
 import { autoMemoryDir } from '../../../src/core/memory/autoMemory/memoryPaths';
 import { topicText, writeFile } from '../inspection/inspectorFixtures';
 import { CC_FIXTURES } from '../conversation/testSupport';
-import { runEngramInProcess, type CliRun } from '../support/cliProcess';
+import { invokedAs } from '../../../src/cli/cliText';
+import { runEngram, runEngramInProcess, type CliRun } from '../support/cliProcess';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 
@@ -129,5 +131,35 @@ describe("the command line's next step", () => {
     );
     for (const line of calls.slice(1))
       assert.match(line, /reported +\d{1,3}(,\d{3})* +estimated +\d{1,3}(,\d{3})* +[+-]\d+\.\d %$/);
+  });
+
+  it('hints name the command the user ran: engram from PATH, else node and the script', () => {
+    const PATH = ['/usr/bin', '/usr/local/bin'].join(path.delimiter);
+    assert.equal(invokedAs('/usr/local/bin/engram', '/home/me/project', PATH), 'engram');
+    assert.equal(invokedAs('/home/me/engram/dist/cli.js', '/home/me/engram', PATH), 'node dist/cli.js');
+    assert.equal(invokedAs('/home/me/engram/dist/cli.js', '/home/me/engram/dist', PATH), 'node cli.js');
+    assert.equal(invokedAs('/opt/engram/dist/cli.js', '/home/me/work/project', PATH), 'node /opt/engram/dist/cli.js');
+    assert.equal(
+      invokedAs('/home/me/engram/node_modules/.bin/engram', '/home/me/engram', PATH),
+      'node node_modules/.bin/engram',
+      'an engram that is not on PATH is run by its path',
+    );
+    assert.equal(invokedAs('/home/me/my clone/dist/cli.js', '/tmp', PATH), "node '/home/me/my clone/dist/cli.js'");
+    assert.equal(invokedAs(undefined, '/tmp', PATH), 'engram');
+  });
+
+  it('a command line started as a file says to run that file again, to resume and without a key', async () => {
+    const at = where();
+    const home = tempDir('engram-next-home-');
+    const env = { ENGRAM_DATA_DIR: at.dataDir, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key' };
+    server.enqueue({ content: [{ type: 'text', text: 'Noted.' }] });
+    const run = await runEngram(['-p', 'remember that I prefer tabs', '--cwd', at.cwd], { home, env });
+    assert.equal(run.code, 0, run.stderr);
+    // The tests start src/cli/main.ts from the repository's root, as a clone starts dist/cli.js.
+    assert.match(run.stderr, /continue it with: node src\/cli\/main\.ts -p "\.\.\." --resume \S+$/m);
+    assert.doesNotMatch(run.stderr, /continue it with: engram /);
+    const keyless = await runEngram(['-p', 'hello', '--cwd', at.cwd], { home, env: { ENGRAM_DATA_DIR: at.dataDir } });
+    assert.equal(keyless.code, 1, keyless.stderr);
+    assert.match(keyless.stderr, /ANTHROPIC_API_KEY=any node src\/cli\/main\.ts -p "remember that I prefer tabs/);
   });
 });
