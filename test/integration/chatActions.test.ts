@@ -74,8 +74,8 @@ suite('actions on chat messages', () => {
     await chatInBothThemes('pin-keeps-scroll');
   });
 
-  test('[ui] a permission card says "Waiting for your answer" while it waits and "was allowed" once answered', async function () {
-    this.timeout(180_000);
+  /** A Write that asks: the card and the status line while it waits, then after "Allow once". */
+  async function answerACard(words: { asks: string; waiting: string; allowed: string }, shot: string): Promise<void> {
     const api = await freshChat();
     const main: ScriptedReply[] = [
       {
@@ -88,15 +88,33 @@ suite('actions on chat messages', () => {
     ];
     testServer().setResponder((body) => answerBackground(body) ?? main.shift() ?? reply('(no scripted reply left)'));
     await sendFromUi(`Write ${CARD_FILE}`);
-    await ui.waitForText('chat', '.item-permission .permission-title', 'Write wants to run', 30_000);
-    assert.match(await ui.waitForText('chat', '.chat-status', 'Waiting for your answer', 10_000), /Waiting/);
-    assert.doesNotMatch(await ui.text('chat', '.chat-status'), /Working/);
+    await ui.waitForText('chat', '.item-permission .permission-title', words.asks, 30_000);
+    await ui.waitForText('chat', '.chat-status', words.waiting, 10_000);
+    assert.doesNotMatch(await ui.text('chat', '.chat-status'), /Working|正在处理/);
     await ui.click('chat', '.item-permission [id^="allow-once-"]');
-    await ui.waitForText('chat', '.item-permission .permission-title', 'Write was allowed', 20_000);
+    await ui.waitForText('chat', '.item-permission .permission-title', words.allowed, 20_000);
     await ui.waitForText('chat', '.item-assistant', 'The file is written', 30_000);
     await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 30_000);
-    assert.doesNotMatch(await ui.text('chat', '.item-permission .permission-title'), /wants to run/);
-    await chatInBothThemes('permission-answered');
+    assert.doesNotMatch(await ui.text('chat', '.item-permission .permission-title'), new RegExp(words.asks));
+    if (shot.endsWith('zh-cn')) assert.ok((await ui.screenshot(shot)).bytes > 10_000);
+    else await chatInBothThemes(shot);
     fs.rmSync(path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, CARD_FILE), { force: true });
+  }
+
+  test('[ui] a permission card says "Waiting for your answer" while it waits and "was allowed" once answered', async function () {
+    this.timeout(180_000);
+    await answerACard(
+      { asks: 'Write wants to run', waiting: 'Waiting for your answer', allowed: 'Write was allowed' },
+      'permission-answered',
+    );
+  });
+
+  test('[ui] [zh-cn] a permission card while it waits and once answered, in Simplified Chinese', async function () {
+    this.timeout(180_000);
+    assert.equal(vscode.env.language, 'zh-cn');
+    await answerACard(
+      { asks: 'Write 请求运行', waiting: '正在等待你的答复', allowed: '已允许 Write 运行' },
+      'permission-answered-zh-cn',
+    );
   });
 });

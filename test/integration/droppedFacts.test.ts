@@ -202,6 +202,15 @@ suite('what a compaction dropped', () => {
       'its line in the note says it is carried now',
     );
 
+    // Issue 31: Apply and Cancel read as words among VS Code's own icons.
+    assert.match(
+      (await ui.workbenchText('.editor-actions [aria-label*="Apply Compaction Summary"]')) ?? '',
+      /Apply Compaction Summary/,
+    );
+    assert.match(
+      (await ui.workbenchText('.editor-actions [aria-label*="Cancel Compaction"]')) ?? '',
+      /Cancel Compaction/,
+    );
     await ui.clickWorkbench('.editor-actions [aria-label*="Apply Compaction Summary"]');
     const compactions = () =>
       api
