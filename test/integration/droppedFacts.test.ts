@@ -73,6 +73,29 @@ async function workbenchInBothThemes(name: string): Promise<void> {
   }
 }
 
+/**
+ * Issue 31: at the inspector's narrowest width (a 240 px timeline) each compaction row's badges ("latest:
+ * can be undone", "summary edited", "4 not carried") leave its description whole: wide, and not cut.
+ */
+async function assertTimelineRowsReadable(word: string): Promise<void> {
+  await ui.evaluate('inspector', "document.querySelector('.timeline-box').style.width = '240px'");
+  const rows = await ui.evaluate<
+    Array<{ text: string; width: number; scroll: number; client: number; badges: number }>
+  >(
+    'inspector',
+    `Array.from(document.querySelectorAll('.timeline-compaction .timeline-text')).map((t) => ({
+      text: t.textContent, width: t.getBoundingClientRect().width, scroll: t.scrollWidth, client: t.clientWidth,
+      badges: t.parentElement.querySelectorAll('.badge').length }))`,
+  );
+  assert.ok(rows.length > 0, 'a compaction row');
+  for (const r of rows) {
+    assert.ok(r.text.includes(word), r.text);
+    assert.ok(r.badges >= 2, `the row has its badges (${r.badges})`);
+    assert.ok(r.width > 100, `the description is ${r.width} px wide: ${r.text}`);
+    assert.ok(r.scroll <= r.client + 1, `the description is cut (${r.scroll} > ${r.client}): ${r.text}`);
+  }
+}
+
 suite('what a compaction dropped', () => {
   const testServer = useTestServer();
   useSettings(SUMMARY_PREVIEW_SETTINGS);
@@ -179,6 +202,15 @@ suite('what a compaction dropped', () => {
       'its line in the note says it is carried now',
     );
 
+    // Issue 31: Apply and Cancel read as words among VS Code's own icons.
+    assert.match(
+      (await ui.workbenchText('.editor-actions [aria-label*="Apply Compaction Summary"]')) ?? '',
+      /Apply Compaction Summary/,
+    );
+    assert.match(
+      (await ui.workbenchText('.editor-actions [aria-label*="Cancel Compaction"]')) ?? '',
+      /Cancel Compaction/,
+    );
     await ui.clickWorkbench('.editor-actions [aria-label*="Apply Compaction Summary"]');
     const compactions = () =>
       api
@@ -206,11 +238,19 @@ suite('what a compaction dropped', () => {
     await ui.click('inspector', '.timeline-compaction .timeline-button', 20_000);
     const line = await ui.waitForText('inspector', '#compaction-dropped summary', 'not carried', 20_000);
     assert.match(line, /not carried: 1 path, 1 error, 2 of your messages/);
+    // Issue 31: the "in the system prompt after it" line shows only with something after it.
+    const kept = await ui.evaluate<string | null>(
+      'inspector',
+      "document.getElementById('compaction-kept')?.textContent ?? null",
+    );
+    assert.ok(kept === null || /:\s*\S/.test(kept), `"${kept}" names what was kept`);
     assert.match(await ui.text('inspector', '.timeline-compaction .badge-dropped'), /4 not carried/);
     await ui.click('inspector', '.dropped-paths:has-text("src/missing-file.js") button', 10_000);
     // "Carry it" pins the text: the inspector's pins list shows it.
     await ui.waitForText('inspector', '.pins-list', 'src/missing-file.js', 20_000);
     await inspectorInBothThemes('dropped-timeline', 'compaction-dropped');
+    await assertTimelineRowsReadable('Compaction');
+    await inspectorInBothThemes('timeline-narrow', 'timeline-list');
   });
 
   test('[ui] [zh-cn] the dropped lists in Simplified Chinese', async function () {
@@ -243,5 +283,8 @@ suite('what a compaction dropped', () => {
     await ui.evaluate('inspector', "document.getElementById('compaction-dropped').scrollIntoView({ block: 'start' })");
     const inspectorShot = await ui.screenshot('dropped-timeline-zh-cn');
     assert.ok(inspectorShot.bytes > 10_000);
+    await assertTimelineRowsReadable('压缩');
+    await ui.evaluate('inspector', "document.getElementById('timeline-list').scrollIntoView({ block: 'start' })");
+    assert.ok((await ui.screenshot('timeline-narrow-zh-cn')).bytes > 10_000);
   });
 });

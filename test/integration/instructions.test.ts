@@ -88,6 +88,14 @@ suite('instruction files: AGENTS.md beside CLAUDE.md', () => {
     assert.ok(system.indexOf('Agents rule') < system.indexOf('Claude rule'), 'AGENTS.md first, CLAUDE.md after it');
     const line = await ui.waitForText('chat', '.item-instructions', 'AGENTS.md');
     assert.match(line, /Instructions:\s*AGENTS\.md,\s*CLAUDE\.md/);
+    // Issue 31: the space before each link is outside it, so the underline starts at the name.
+    assert.deepEqual(
+      await ui.evaluate<string[]>(
+        'chat',
+        "[...document.querySelectorAll('.item-instructions a')].map((a) => a.textContent)",
+      ),
+      ['AGENTS.md', 'CLAUDE.md'],
+    );
     await turn('Anything else?');
 
     fs.writeFileSync(workspaceFile('AGENTS.md'), `${AGENTS}Agents rule: also run the linter.\n`);

@@ -158,7 +158,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
           'div',
           { class: 'permission-title' },
           icon('shield'),
-          ` ${t('wantsToRun', item.mcp ? `${item.mcp.server} · ${item.mcp.tool}` : item.toolName)}`,
+          ` ${t(permissionTitle(item.answered), item.mcp ? `${item.mcp.server} · ${item.mcp.tool}` : item.toolName)}`,
         ),
         h('pre', { class: 'permission-summary' }, item.summary),
         item.mcp ? h('div', { class: 'tool-section-title' }, t('input')) : null,
@@ -174,6 +174,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
         { class: `item item-notice notice-${item.level}`, role: item.level === 'error' ? 'alert' : 'note' },
         icon(item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'info'),
         h('span', {}, ` ${item.text}`),
+        item.link ? ' ' : null,
         item.link ? linkButton(item.link, handlers) : null,
         action
           ? h(
@@ -213,7 +214,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
 
 /** "Instructions: CLAUDE.md, AGENTS.md", each a link to the file; in an untrusted workspace, why there are none. */
 function instructionsLine(item: Extract<ChatItem, { kind: 'instructions' }>, handlers: ItemHandlers): HTMLElement {
-  const links = item.files.flatMap((f, i) => [i > 0 ? ',' : '', linkButton(f, handlers)]);
+  const links = item.files.flatMap((f, i) => [i > 0 ? ', ' : ' ', linkButton(f, handlers)]);
   return h(
     'div',
     { class: 'item item-instructions', role: 'note' },
@@ -334,6 +335,12 @@ function renderDiff(diff: PermissionDiff): HTMLElement {
   );
 }
 
+/** The card's title: what it asks, or once answered, what was answered. */
+function permissionTitle(answered: PermissionChoice | undefined): StringKey {
+  if (answered === undefined) return 'wantsToRun';
+  return answered === 'deny' ? 'wasDenied' : 'wasAllowed';
+}
+
 function answerText(choice: PermissionChoice): string {
   switch (choice) {
     case 'allowOnce':
@@ -354,7 +361,8 @@ function shortRule(rule: string): string {
 }
 
 function linkButton(link: { label: string; path: string }, handlers: ItemHandlers): HTMLElement {
-  const a = h('a', { href: '#', class: 'notice-link', title: link.path }, ` ${link.label}`);
+  // The space before a link stays outside it: the underline starts at the first letter.
+  const a = h('a', { href: '#', class: 'notice-link', title: link.path }, link.label.trim());
   a.addEventListener('click', (event) => {
     event.preventDefault();
     handlers.openPath(link.path);

@@ -245,6 +245,8 @@ function upsertItem(item: ChatItem): void {
   if (index >= 0) items[index] = item;
   else items.push(item);
   if (item.kind === 'assistant') state.texts.set(item.id, item.text);
+  // An update of an item already drawn (Pin, Not relevant, a card answered) keeps the reader where they are.
+  const stick = index < 0 || atEnd;
   const node = renderItem(item, handlers);
   const existing = list.querySelector(`[data-item="${CSS.escape(item.id)}"]`);
   list.querySelector('.chat-empty, .chat-setup')?.remove();
@@ -256,7 +258,8 @@ function upsertItem(item: ChatItem): void {
   }
   keepAtEnd.observe(node);
   markLast();
-  scrollToEnd();
+  if (item.kind === 'permission' && state.snapshot.busy) setBusy(true, busyText);
+  if (stick) scrollToEnd();
 }
 
 function appendText(id: string, delta: string): void {
@@ -269,13 +272,18 @@ function appendText(id: string, delta: string): void {
   scrollToEnd();
 }
 
+let busyText: string | undefined;
 function setBusy(busy: boolean, text?: string): void {
   if (state.snapshot) state.snapshot.busy = busy;
+  busyText = text;
   app.classList.toggle('busy', busy);
   setDisabled(sendButton, busy);
   stopButton.toggleAttribute('hidden', !busy);
   status.replaceChildren();
-  if (busy) status.append(progressRing(t('working')), h('span', {}, text ?? t('working')));
+  // While a card waits for the person, the turn is not working: it waits for them.
+  const waiting = state.snapshot?.items.some((i) => i.kind === 'permission' && i.answered === undefined);
+  const words = waiting ? t('waitingForAnswer') : (text ?? t('working'));
+  if (busy) status.append(progressRing(words), h('span', {}, words));
 }
 
 function scrollToEnd(): void {

@@ -115,6 +115,10 @@ const EN = {
   allowAlways: 'Always allow {0}',
   allowAlwaysTitle: 'Saves the rule {0} in .engram/settings.local.json: matching calls run without asking',
   allowedAlways: 'Always allowed (rule saved)',
+  // a card after its answer, and the status line while a card waits (issue 31)
+  wasAllowed: '{0} was allowed',
+  wasDenied: '{0} was denied',
+  waitingForAnswer: 'Waiting for your answer',
 } as const;
 
 export type StringKey = keyof typeof EN;
@@ -220,6 +224,9 @@ const ZH: Record<StringKey, string> = {
   allowAlways: '始终允许 {0}',
   allowAlwaysTitle: '将规则 {0} 保存到 .engram/settings.local.json：匹配的调用将不再询问直接运行',
   allowedAlways: '已始终允许（规则已保存）',
+  wasAllowed: '已允许 {0} 运行',
+  wasDenied: '已拒绝 {0} 运行',
+  waitingForAnswer: '正在等待你的答复',
 };
 
 /** Both tables, for the test that checks they name the same keys and fill every one. */

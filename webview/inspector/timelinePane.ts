@@ -154,7 +154,8 @@ function detailsOf(
     e.undone ? h('p', { class: 'compaction-undone', id: 'compaction-undone' }, t('undoneLong')) : '',
     e.focus ? h('p', {}, t('focus', e.focus)) : '',
     e.stage === 'undo' ? '' : renderDropped(e.dropped, actions.carry),
-    e.keptInstructions
+    // An empty list has nothing to show after the label (the row says "kept: no instruction files").
+    e.keptInstructions?.length
       ? h('p', { class: 'compaction-kept', id: 'compaction-kept' }, t('keptLong', e.keptInstructions.join(', ')))
       : '',
     e.summaryEdited ? h('p', { class: 'compaction-edited', id: 'compaction-edited' }, t('summaryEditedLong')) : '',
