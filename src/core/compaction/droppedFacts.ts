@@ -119,7 +119,7 @@ class CarriedText {
 
   private hasWords(words: readonly string[]): boolean {
     if (words.length === 0) return true;
-    this.words ??= new Set(wordsOf(this.text));
+    this.words ??= wordSet(this.text);
     const set = this.words;
     return words.every((w) => set.has(w));
   }
@@ -131,6 +131,14 @@ function wordsOf(text: string): string[] {
   return text.match(WORD_RUNS) ?? [];
 }
 
+/** The distinct words of `text`, without a list of every word first (millions, for a whole conversation). */
+function wordSet(text: string): Set<string> {
+  const set = new Set<string>();
+  const runs = new RegExp(WORD_RUNS.source, WORD_RUNS.flags);
+  for (let m = runs.exec(text); m !== null; m = runs.exec(text)) set.add(m[0]);
+  return set;
+}
+
 /** Every text a person or the model reads in these messages, normalised, one message part a line. */
 export function replacementText(messages: readonly ApiMessage[]): string {
   const parts: string[] = [];
@@ -138,7 +146,48 @@ export function replacementText(messages: readonly ApiMessage[]): string {
     if (typeof m.content === 'string') parts.push(m.content);
     else for (const b of m.content) blockTexts(b, parts);
   }
-  return normaliseFact(withoutReminders(parts.join('\n')));
+  // A reminder may open in one part and close in a later one: then the text is cleaned whole.
+  if (parts.some((p) => p.includes('<system-reminder>'))) return normaliseFact(withoutReminders(parts.join('\n')));
+  return normaliseParts(parts);
+}
+
+/** Characters normalised at once: one replace over a whole conversation's text held hundreds of MB. */
+const NORMALISE_CHUNK = 1 << 20;
+
+/**
+ * normaliseFact(parts.join('\n')) a group of parts at a time, never holding the whole joined text
+ * beside its normalised copy. Whitespace where groups meet (the '\n' between them and the runs at their
+ * ends) becomes the one space the whole replace would have made.
+ */
+function normaliseParts(parts: readonly string[]): string {
+  const out: string[] = [];
+  let space = false;
+  const emit = (group: string[]): void => {
+    let n = group.join('\n').replace(/\s+/g, ' ');
+    if (n.startsWith(' ')) [space, n] = [true, n.slice(1)];
+    const trailing = n.endsWith(' ');
+    if (trailing) n = n.slice(0, -1);
+    if (n !== '') {
+      if (space && out.length > 0) out.push(' ');
+      out.push(n);
+      space = false;
+    }
+    // The '\n' before the next group is whitespace too.
+    space = true;
+  };
+  let group: string[] = [];
+  let size = 0;
+  for (const part of parts) {
+    if (size > 0 && size + part.length > NORMALISE_CHUNK) {
+      emit(group);
+      group = [];
+      size = 0;
+    }
+    group.push(part);
+    size += part.length + 1;
+  }
+  emit(group);
+  return out.join('');
 }
 
 const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
