@@ -93,11 +93,21 @@ export function notCarried(facts: DroppedFacts, text: string): DroppedFacts {
  */
 class CarriedText {
   private words: Set<string> | undefined;
+  /**
+   * Where the last fact was found. Facts come in order of first appearance and the replacement keeps
+   * most messages in their order, so the next one is usually found after it: looking there first
+   * spares a scan from the start of a text of many megabytes (a whole conversation, after a microcompact).
+   */
+  private cursor = 0;
 
   constructor(private readonly text: string) {}
 
   whole(fact: string): boolean {
-    return this.hasWords(wordsOf(fact)) && containsWhole(this.text, fact);
+    if (!this.hasWords(wordsOf(fact))) return false;
+    const at = wholeAt(this.text, fact, this.cursor);
+    if (at < 0) return false;
+    this.cursor = at;
+    return true;
   }
 
   path(p: string): boolean {
@@ -109,7 +119,7 @@ class CarriedText {
 
   private hasWords(words: readonly string[]): boolean {
     if (words.length === 0) return true;
-    this.words ??= new Set(wordsOf(this.text));
+    this.words ??= wordSet(this.text);
     const set = this.words;
     return words.every((w) => set.has(w));
   }
@@ -121,6 +131,14 @@ function wordsOf(text: string): string[] {
   return text.match(WORD_RUNS) ?? [];
 }
 
+/** The distinct words of `text`, without a list of every word first (millions, for a whole conversation). */
+function wordSet(text: string): Set<string> {
+  const set = new Set<string>();
+  const runs = new RegExp(WORD_RUNS.source, WORD_RUNS.flags);
+  for (let m = runs.exec(text); m !== null; m = runs.exec(text)) set.add(m[0]);
+  return set;
+}
+
 /** Every text a person or the model reads in these messages, normalised, one message part a line. */
 export function replacementText(messages: readonly ApiMessage[]): string {
   const parts: string[] = [];
@@ -128,7 +146,48 @@ export function replacementText(messages: readonly ApiMessage[]): string {
     if (typeof m.content === 'string') parts.push(m.content);
     else for (const b of m.content) blockTexts(b, parts);
   }
-  return normaliseFact(withoutReminders(parts.join('\n')));
+  // A reminder may open in one part and close in a later one: then the text is cleaned whole.
+  if (parts.some((p) => p.includes('<system-reminder>'))) return normaliseFact(withoutReminders(parts.join('\n')));
+  return normaliseParts(parts);
+}
+
+/** Characters normalised at once: one replace over a whole conversation's text held hundreds of MB. */
+const NORMALISE_CHUNK = 1 << 20;
+
+/**
+ * normaliseFact(parts.join('\n')) a group of parts at a time, never holding the whole joined text
+ * beside its normalised copy. Whitespace where groups meet (the '\n' between them and the runs at their
+ * ends) becomes the one space the whole replace would have made.
+ */
+function normaliseParts(parts: readonly string[]): string {
+  const out: string[] = [];
+  let space = false;
+  const emit = (group: string[]): void => {
+    let n = group.join('\n').replace(/\s+/g, ' ');
+    if (n.startsWith(' ')) [space, n] = [true, n.slice(1)];
+    const trailing = n.endsWith(' ');
+    if (trailing) n = n.slice(0, -1);
+    if (n !== '') {
+      if (space && out.length > 0) out.push(' ');
+      out.push(n);
+      space = false;
+    }
+    // The '\n' before the next group is whitespace too.
+    space = true;
+  };
+  let group: string[] = [];
+  let size = 0;
+  for (const part of parts) {
+    if (size > 0 && size + part.length > NORMALISE_CHUNK) {
+      emit(group);
+      group = [];
+      size = 0;
+    }
+    group.push(part);
+    size += part.length + 1;
+  }
+  emit(group);
+  return out.join('');
 }
 
 const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
@@ -154,14 +213,21 @@ export function withDropped(result: CompactionResult): CompactionResult {
  * The edges are checked only where the fact itself starts or ends with a letter or digit.
  */
 export function containsWhole(text: string, fact: string): boolean {
+  return wholeAt(text, fact, 0) >= 0;
+}
+
+/**
+ * Where `fact` appears whole in `text` (-1 when nowhere): occurrences from `from` on are tried first,
+ * then those before it, so the answer is the same whatever `from` is; only the time differs.
+ */
+function wholeAt(text: string, fact: string, from: number): number {
   const wordStart = WORD.test(fact[0] ?? '');
   const wordEnd = WORD.test(fact[fact.length - 1] ?? '');
-  for (let at = text.indexOf(fact); at >= 0; at = text.indexOf(fact, at + 1)) {
-    if (wordStart && at > 0 && WORD.test(text[at - 1])) continue;
-    if (wordEnd && WORD.test(text[at + fact.length] ?? '')) continue;
-    return true;
-  }
-  return false;
+  const whole = (at: number): boolean =>
+    !(wordStart && at > 0 && WORD.test(text[at - 1])) && !(wordEnd && WORD.test(text[at + fact.length] ?? ''));
+  for (let at = text.indexOf(fact, from); at >= 0; at = text.indexOf(fact, at + 1)) if (whole(at)) return at;
+  for (let at = text.indexOf(fact); at >= 0 && at < from; at = text.indexOf(fact, at + 1)) if (whole(at)) return at;
+  return -1;
 }
 
 const WORD = /[\p{L}\p{N}_]/u;

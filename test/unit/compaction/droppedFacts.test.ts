@@ -241,3 +241,31 @@ async function allStages(entries: CompactionEntry[], keep: Bounds, text: string)
   if (reactive.ok) results.push(reactive.result);
   return results;
 }
+
+describe('replacementText on a long conversation', () => {
+  it('normalises a text of several chunks exactly as one replace over the whole text would', () => {
+    // Over a megabyte of parts, with whitespace runs at the ends of parts and parts of only whitespace,
+    // so runs meet where the chunks are cut.
+    const parts = ['  lead'];
+    for (let i = 0; parts.join('\n').length < 3 * 1024 * 1024; i++)
+      parts.push(i % 7 === 0 ? ' \t\n ' : `${'x'.repeat(i % 50)} word${i}  \n\t tail${i}${i % 3 === 0 ? '   ' : ''}`);
+    parts.push('end  ');
+    const messages: ApiMessage[] = parts.map((text) => ({ role: 'assistant', content: [{ type: 'text', text }] }));
+    const text = replacementText(messages);
+    assert.equal(text, parts.join('\n').replace(/\s+/g, ' ').trim());
+  });
+
+  it('finds the same facts carried whatever order they come in (the search starts where the last was found)', () => {
+    const text = 'ran npm test then read src/b.ts and src/a.ts; npm testing';
+    const facts = {
+      paths: ['/p/src/a.ts', '/p/src/b.ts', '/p/src/c.ts'],
+      commands: ['npm test', 'npm'],
+      errors: [],
+      userMessages: ['testing', 'tested'],
+    };
+    const d = notCarried(facts, text);
+    assert.deepEqual(d.paths, ['/p/src/c.ts']);
+    assert.deepEqual(d.commands, []);
+    assert.deepEqual(d.userMessages, ['tested']);
+  });
+});
