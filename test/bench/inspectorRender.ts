@@ -1,8 +1,12 @@
-// Inspector first render (DESIGN 8, target <= 150 ms): the real webview bundle (dist/webview/inspector.js)
-// with its CSS in headless Chromium (playwright-core and Debian's chromium from the test host), given a
-// snapshot the real builder made from a memory folder of 200 index entries, session notes and a live
-// timeline of 100 events. Timed inside the page with performance.now(): from the snapshot message to the
-// laid-out DOM (style and layout forced). Each run is a fresh page, so it is a first render every time.
+// Inspector first render (issue 31, target <= 25 ms): the real webview bundle (dist/webview/inspector.js)
+// with its CSS in headless Chromium (playwright-core and Debian's chromium from the test host, set up by
+// hostSetup.ts), given a snapshot of a long live session (about 110 KB): the real builder's view of a memory
+// folder of 200 index entries, session notes and a timeline of 100 events, plus 20 pins, "Not relevant"
+// marks, a review queue, MCP servers and permission rules, and on every compaction its dropped list; the
+// newest compaction is the one left open. Timed inside the page with performance.now(), from the snapshot
+// message to the laid-out DOM of the first frame (style and layout forced), in a 1280x720 viewport;
+// inspector_render_complete_ms runs on until the sections below the fold are there too (#app no longer
+// aria-busy). Each run is a fresh page, so it is a first render every time.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -34,10 +38,13 @@ export async function run(): Promise<Metrics> {
   const bundle = path.join(root, 'dist', 'webview', 'inspector.js');
   if (!fs.existsSync(bundle)) throw new Error('dist/webview/inspector.js is missing: run `node esbuild.mjs` first');
   const snapshot = await benchSnapshot();
-  const html = pageHtml(fs.readFileSync(bundle, 'utf8'));
+  // The person left the newest compaction open (the webview's saved state): its dropped list renders too.
+  const newest = snapshot.timeline.findLast((e) => e.kind === 'compaction');
+  const html = pageHtml(fs.readFileSync(bundle, 'utf8'), { selectedEvent: newest?.id });
   const browser = await launch();
-  const times: number[] = [];
-  let rendered = { entries: 0, events: 0 };
+  const first: number[] = [];
+  const complete: number[] = [];
+  let rendered = { entries: 0, events: 0, dropped: 0, pins: 0 };
   try {
     for (let i = 0; i < RUNS; i++) {
       const page = await browser.newPage();
@@ -45,32 +52,58 @@ export async function run(): Promise<Metrics> {
       await page.waitForFunction('window.__posted.some((m) => m.type === "ready")');
       // The snapshot arrives as a structured-clone message, as from the host; parsing it is not timed.
       await page.evaluate(`window.__state = ${JSON.stringify(snapshot)}; true`);
-      const result = await page.evaluate<{ ms: number; entries: number; events: number }>(`(() => {
+      const result = await page.evaluate<{ first: number; complete: number } & typeof rendered>(`(async () => {
+        const app = document.getElementById('app');
         const t0 = performance.now();
         window.dispatchEvent(new MessageEvent('message', { data: { type: 'snapshot', state: window.__state } }));
         // Style and layout are part of showing it.
         document.body.getBoundingClientRect();
         void document.body.offsetHeight;
-        const ms = performance.now() - t0;
-        const entries = document.querySelectorAll('#memory-tree .tree-memory').length;
-        const events = document.querySelectorAll('#timeline-list .timeline-item').length;
-        return { ms, entries, events };
+        const first = performance.now() - t0;
+        // The sections below the fold follow in later tasks; #app is aria-busy until they are all there.
+        await new Promise((resolve) => {
+          if (app.getAttribute('aria-busy') === 'false') return resolve();
+          new MutationObserver((_, observer) => {
+            if (app.getAttribute('aria-busy') !== 'false') return;
+            observer.disconnect();
+            resolve();
+          }).observe(app, { attributes: true, attributeFilter: ['aria-busy'] });
+        });
+        document.body.getBoundingClientRect();
+        const complete = performance.now() - t0;
+        return {
+          first,
+          complete,
+          entries: document.querySelectorAll('#memory-tree .tree-memory').length,
+          events: document.querySelectorAll('#timeline-list .timeline-item').length,
+          dropped: document.querySelectorAll('#compaction-dropped .dropped-item').length,
+          pins: document.querySelectorAll('#pins-body .pin-row').length,
+        };
       })()`);
-      times.push(result.ms);
-      rendered = { entries: result.entries, events: result.events };
+      first.push(result.first);
+      complete.push(result.complete);
+      rendered = result;
       await page.close();
     }
   } finally {
     await browser.close();
   }
-  if (rendered.entries < 200 || rendered.events !== 100)
-    throw new Error(`rendered ${rendered.entries} entries and ${rendered.events} events, expected 200+ and 100`);
-  const sorted = times.slice().sort((a, b) => a - b);
+  if (rendered.entries < 200 || rendered.events !== 100 || rendered.dropped === 0 || rendered.pins !== 20)
+    throw new Error(
+      `rendered ${rendered.entries} entries, ${rendered.events} events, ${rendered.dropped} dropped items and ` +
+        `${rendered.pins} pins; expected 200+, 100, some and 20`,
+    );
   return {
-    inspector_render_ms: { value: round(sorted[Math.floor(sorted.length / 2)]), unit: 'ms', target: 150 },
-    inspector_render_max_ms: { value: round(sorted[sorted.length - 1]), unit: 'ms' },
+    inspector_render_ms: { value: median(first), unit: 'ms', target: 25 },
+    inspector_render_max_ms: { value: round(Math.max(...first)), unit: 'ms' },
+    inspector_render_complete_ms: { value: median(complete), unit: 'ms' },
     inspector_snapshot_kb: { value: round(JSON.stringify(snapshot).length / 1024), unit: 'KB' },
   };
+}
+
+function median(values: number[]): number {
+  const sorted = values.slice().sort((a, b) => a - b);
+  return round(sorted[Math.floor(sorted.length / 2)]);
 }
 
 /** 200 index entries (over the cap, so the cut-off line is drawn), notes, and 100 timeline events. */
@@ -116,10 +149,104 @@ async function benchSnapshot(): Promise<InspectorSnapshot> {
     });
     if (snapshot.memory.entries.filter((e) => e.group === 'private').length !== 200)
       throw new Error('the bench memory folder does not have 200 entries');
-    return snapshot;
+    return withLiveSections(snapshot);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What a long live session adds that a folder on disk does not: pins, "Not relevant" marks on entries, a
+ * review queue, the MCP servers with their tools and the permission rules, and on each compaction what it
+ * did not carry, the instruction files it kept and the pins it carried (the 106 KB snapshot of issue 31).
+ */
+function withLiveSections(s: InspectorSnapshot): InspectorSnapshot {
+  const at = s.now - 3_600_000;
+  s.pins = {
+    pins: Array.from({ length: 20 }, (_, i) => ({
+      id: `pin-${i}`,
+      text: `Pinned ${i}: ${'keep the greeting in British English and never touch src/legacy. '.repeat(2)}`,
+      tokens: 60 + i,
+      source: (['message', 'selection', 'dropped'] as const)[i % 3],
+      role: i % 2 ? 'assistant' : 'user',
+      at: at + i * 60_000,
+      wouldCut: i < 4,
+    })),
+    tokens: 2_235,
+    carriedTokens: 1_990,
+    budget: 2_000,
+    wouldCut: 4,
+  };
+  for (const [i, e] of s.memory.entries.entries())
+    if (i % 10 === 0)
+      Object.assign(e, {
+        uses: i,
+        notRelevant: [
+          ['greeting', 'british'],
+          ['legacy', 'tests'],
+        ],
+      });
+  s.memory.review = {
+    on: true,
+    problems: [],
+    items: Array.from({ length: 5 }, (_, i) => ({
+      id: `pending-${i}`,
+      group: 'private' as const,
+      file: `proposed_${i}.md`,
+      action: i % 2 ? ('update' as const) : ('create' as const),
+      title: `Proposed ${i}`,
+      type: 'project' as const,
+      description: 'what the background agent noticed',
+      content: `---\nname: Proposed ${i}\n---\n${'A fact the agent proposes to keep. '.repeat(8)}`,
+      base: i % 2 ? 'the old text of the file' : null,
+      proposedAt: new Date(at).toISOString(),
+      sessionId: 's',
+      messageId: `msg_${i}`,
+    })),
+  };
+  s.mcp = {
+    trusted: true,
+    problems: [],
+    tokens: 9_600,
+    servers: Array.from({ length: 3 }, (_, i) => ({
+      name: `server-${i}`,
+      source: 'project' as const,
+      file: '/bench/.mcp.json',
+      transport: 'stdio' as const,
+      target: `node server-${i}.js stdio`,
+      state: i === 2 ? ('failed' as const) : ('ready' as const),
+      ...(i === 2 ? { failure: { message: 'exited', exitCode: 1, stderr: ['boom'], at } } : {}),
+      tools: Array.from({ length: 8 }, (_, k) => ({
+        name: `mcp__server-${i}__tool_${k}`,
+        rawName: `tool_${k}`,
+        description: 'Does one thing to the workspace and returns what it found.',
+        tokens: 200,
+        disabled: k === 0,
+      })),
+      tokens: 2_400,
+      shadows: [],
+      fromRepository: true,
+    })),
+  };
+  s.rules = Array.from({ length: 12 }, (_, i) => ({
+    text: `Bash(npm run ${i}:*)`,
+    behavior: i % 4 ? ('allow' as const) : ('deny' as const),
+    source: 'project' as const,
+    file: '/bench/.engram/settings.json',
+  }));
+  for (const e of s.timeline) {
+    if (e.kind !== 'compaction') continue;
+    e.dropped = {
+      paths: Array.from({ length: 4 }, (_, k) => `src/module_${k}/file.ts`),
+      commands: ['npm test -- --grep greeting', 'git diff HEAD~1'],
+      errors: ['TypeError: Cannot read properties of undefined (reading greet)'],
+      userMessages: ['please keep the tests green', 'and do not touch the legacy folder'],
+    };
+    e.keptInstructions = ['CLAUDE.md', 'AGENTS.md'];
+    e.pinsCarried = { count: 26, tokens: 1_990, cut: 4 };
+    e.summaryEdited = e.at % 2 === 0;
+  }
+  return s;
 }
 
 function timeline(n: number): TimelineEntry[] {
@@ -160,14 +287,14 @@ function timeline(n: number): TimelineEntry[] {
       modelCalls: i % 2,
       replacedIds: Array.from({ length: 40 }, (_, k) => `u${i}-${k}`),
       keptFrom: 40,
-      summaryText: `## Request and intent\nCompaction ${i}: ${'the user wants the greeting fixed. '.repeat(20)}`,
+      summaryText: `## Request and intent\nCompaction ${i}: ${'the user wants the greeting fixed. '.repeat(1)}`,
       at,
     };
     return { kind: 'compaction', at, event };
   });
 }
 
-function pageHtml(script: string): string {
+function pageHtml(script: string, uiState: Record<string, unknown>): string {
   const css = ['media/common.css', 'media/inspector.css']
     .map((f) => fs.readFileSync(path.join(root, f), 'utf8'))
     .join('\n');
@@ -177,7 +304,7 @@ function pageHtml(script: string): string {
 <script>window.__posted = [];
 window.acquireVsCodeApi = () => ({
   postMessage: (m) => window.__posted.push(m),
-  getState: () => undefined,
+  getState: () => (${JSON.stringify(uiState)}),
   setState: () => {},
 });
 </script>

@@ -10,6 +10,7 @@ import { renderPinsPane } from './pinsPane';
 import { renderMcpPane, renderRulesPane, type McpActions } from './mcpPane';
 import { renderMemoryPane, type MemoryActions } from './memoryPane';
 import { renderNotesPane } from './notesPane';
+import { drawAllPanes, drawPanes, type Pane } from './paneFill';
 import { renderReviewQueue, type PendingActions } from './pendingPane';
 import { setLanguage, t } from './strings';
 import { renderTimelinePane, type ReplacedState } from './timelinePane';
@@ -26,6 +27,8 @@ registerComponents();
 
 const app = document.getElementById('app')!;
 let current: InspectorSnapshot | undefined;
+/** A snapshot was drawn already: later ones draw every section at once (see paneFill.ts). */
+let drawn = false;
 const replaced = new Map<string, ReplacedState>();
 let nextRequest = 0;
 /** Outlives re-renders, so the outcome of an action stays readable when a snapshot follows it. */
@@ -91,6 +94,7 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
 /** A pane asked for before the first snapshot drew it is shown once it is there. */
 let pendingPane: string | undefined;
 function revealPendingPane(): void {
+  if (pendingPane) drawAllPanes();
   const target = pendingPane ? document.getElementById(`${pendingPane}-section`) : null;
   if (!target) return;
   pendingPane = undefined;
@@ -147,18 +151,8 @@ const mcpActions: McpActions = {
   open: (path) => link.post({ type: 'openFile', path }),
 };
 
-function section(id: string, title: string, body: HTMLElement): HTMLElement {
-  return h(
-    'section',
-    { id, class: 'inspector-section', 'aria-labelledby': `${id}-title`, tabindex: '-1' },
-    h('h2', { id: `${id}-title` }, title),
-    body,
-  );
-}
-
 function render(): void {
   const s = current!;
-  app.setAttribute('aria-busy', 'false');
   // Only when the page has the keyboard: focusing an element would take it from VS Code (and close a
   // quick pick the user is working in).
   const hasFocus = document.hasFocus();
@@ -170,6 +164,37 @@ function render(): void {
       ? ` · ${t('noSession')}`
       : '';
   const sourceText = `${s.source.label}${sessionText}`;
+  const live = s.source.kind === 'current';
+  const panes: Pane[] = [
+    { id: 'gauge-section', title: t('paneContext'), body: () => renderGaugePane(s.gauge) },
+    ...(s.pins
+      ? [
+          {
+            id: 'pins-section',
+            title: t('panePins'),
+            body: () => renderPinsPane(s.pins!, s.now, live ? (id) => link.post({ type: 'unpin', id }) : undefined),
+          },
+        ]
+      : []),
+    {
+      id: 'notes-section',
+      title: t('paneNotes'),
+      body: () => renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path })),
+    },
+    { id: 'memory-section', title: t('paneMemory'), body: () => h('div', { id: 'memory-slot' }), after: renderMemory },
+    {
+      id: 'timeline-section',
+      title: t('paneTimeline'),
+      body: () => h('div', { id: 'timeline-slot' }),
+      after: renderTimeline,
+    },
+    ...(s.mcp
+      ? [{ id: 'mcp-section', title: t('paneMcp'), body: () => renderMcpPane(s.mcp!, live ? mcpActions : undefined) }]
+      : []),
+    ...(s.rules
+      ? [{ id: 'rules-section', title: t('paneRules'), body: () => renderRulesPane(s.rules!, mcpActions.open) }]
+      : []),
+  ];
   app.replaceChildren(
     h(
       'header',
@@ -209,20 +234,11 @@ function render(): void {
     h(
       'nav',
       { class: 'pane-nav', 'aria-label': t('panes') },
-      ...(
-        [
-          ['gauge-section', t('paneContext')],
-          ...(s.pins ? [['pins-section', t('panePins')] as const] : []),
-          ['notes-section', t('paneNotes')],
-          ['memory-section', t('paneMemory')],
-          ['timeline-section', t('paneTimeline')],
-          ...(s.mcp ? [['mcp-section', t('paneMcp')] as const] : []),
-          ...(s.rules ? [['rules-section', t('paneRules')] as const] : []),
-        ] as const
-      ).map(([id, label]) => {
+      ...panes.map(({ id, title: label }) => {
         const a = h('a', { href: `#${id}` }, label);
         a.addEventListener('click', (event) => {
           event.preventDefault();
+          drawAllPanes();
           const target = document.getElementById(id);
           target?.scrollIntoView({ block: 'start' });
           target?.focus({ preventScroll: true });
@@ -231,32 +247,10 @@ function render(): void {
       }),
     ),
     statusLine,
-    section('gauge-section', t('paneContext'), renderGaugePane(s.gauge)),
-    s.pins
-      ? section(
-          'pins-section',
-          t('panePins'),
-          renderPinsPane(
-            s.pins,
-            s.now,
-            s.source.kind === 'current' ? (id) => link.post({ type: 'unpin', id }) : undefined,
-          ),
-        )
-      : '',
-    section(
-      'notes-section',
-      t('paneNotes'),
-      renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path })),
-    ),
-    section('memory-section', t('paneMemory'), h('div', { id: 'memory-slot' })),
-    section('timeline-section', t('paneTimeline'), h('div', { id: 'timeline-slot' })),
-    s.mcp
-      ? section('mcp-section', t('paneMcp'), renderMcpPane(s.mcp, s.source.kind === 'current' ? mcpActions : undefined))
-      : '',
-    s.rules ? section('rules-section', t('paneRules'), renderRulesPane(s.rules, mcpActions.open)) : '',
   );
-  renderMemory();
-  renderTimeline();
+  // The first snapshot shows what is in view first; focus or a pane to reveal needs every section now.
+  drawPanes(app, panes, !drawn && !focusKey && !focusEvent && !pendingPane);
+  drawn = true;
   // Keep the keyboard where it was across refreshes.
   if (focusKey) document.querySelector<HTMLElement>(`#memory-tree [data-key="${CSS.escape(focusKey)}"]`)?.focus();
   if (focusEvent) document.querySelector<HTMLElement>(`.timeline-button[data-id="${CSS.escape(focusEvent)}"]`)?.focus();
