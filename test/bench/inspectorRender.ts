@@ -8,7 +8,6 @@
 // inspector_render_complete_ms runs on until the sections below the fold are there too (#app no longer
 // aria-busy). Each run is a fresh page, so it is a first render every time.
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { CompactionEvent } from '../../src/core/compaction/events';
@@ -16,32 +15,29 @@ import type { InspectorSnapshot } from '../../src/protocol/messages';
 import type { TimelineEntry } from '../../src/core/inspection/timeline';
 import { buildInspectorSnapshot } from '../../src/core/inspection/snapshotBuilder';
 import { defaultSettings } from '../../src/core/settings/engramSettings';
+import { launchChromium, requireTestHost } from './hostSetup';
 import { NOTES_TEXT, writeFile, writeMemoryFolder, writeTranscript } from '../unit/inspection/inspectorFixtures';
 
 type Metrics = Record<string, { value: number; unit: string; target?: number }>;
 
 const root = path.resolve(__dirname, '../..');
 const RUNS = 7;
-
-interface Page {
-  setContent(html: string): Promise<void>;
-  evaluate<T>(expression: string): Promise<T>;
-  waitForFunction(fn: string): Promise<unknown>;
-  close(): Promise<void>;
-}
-interface Browser {
-  newPage(): Promise<Page>;
-  close(): Promise<void>;
-}
+const TARGET_MS = 25;
 
 export async function run(): Promise<Metrics> {
+  const host = requireTestHost({
+    inspector_render_ms: { unit: 'ms', target: TARGET_MS },
+    inspector_render_max_ms: { unit: 'ms' },
+    inspector_render_complete_ms: { unit: 'ms' },
+    inspector_snapshot_kb: { unit: 'KB' },
+  });
   const bundle = path.join(root, 'dist', 'webview', 'inspector.js');
   if (!fs.existsSync(bundle)) throw new Error('dist/webview/inspector.js is missing: run `node esbuild.mjs` first');
   const snapshot = await benchSnapshot();
   // The person left the newest compaction open (the webview's saved state): its dropped list renders too.
   const newest = snapshot.timeline.findLast((e) => e.kind === 'compaction');
   const html = pageHtml(fs.readFileSync(bundle, 'utf8'), { selectedEvent: newest?.id });
-  const browser = await launch();
+  const browser = await launchChromium(host);
   const first: number[] = [];
   const complete: number[] = [];
   let rendered = { entries: 0, events: 0, dropped: 0, pins: 0 };
@@ -94,7 +90,7 @@ export async function run(): Promise<Metrics> {
         `${rendered.pins} pins; expected 200+, 100, some and 20`,
     );
   return {
-    inspector_render_ms: { value: median(first), unit: 'ms', target: 25 },
+    inspector_render_ms: { value: median(first), unit: 'ms', target: TARGET_MS },
     inspector_render_max_ms: { value: round(Math.max(...first)), unit: 'ms' },
     inspector_render_complete_ms: { value: median(complete), unit: 'ms' },
     inspector_snapshot_kb: { value: round(JSON.stringify(snapshot).length / 1024), unit: 'KB' },
@@ -309,29 +305,6 @@ window.acquireVsCodeApi = () => ({
 });
 </script>
 <script>${script.replace(/<\/script/gi, '<\\/script')}</script></body></html>`;
-}
-
-async function launch(): Promise<Browser> {
-  const hostModules = path.join(root, '.vscode-test', 'cs', 'node_modules');
-  if (!fs.existsSync(path.join(hostModules, 'playwright-core')))
-    throw new Error('playwright-core is missing: run `npm run setup:test-host` first');
-  const { chromium } = createRequire(path.join(hostModules, 'noop.js'))('playwright-core') as {
-    chromium: { launch(opts: Record<string, unknown>): Promise<Browser> };
-  };
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 }
 
 function round(n: number): number {

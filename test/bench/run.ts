@@ -1,10 +1,14 @@
 // `npm run bench`: runs every benchmark module, prints a table and writes bench-results.json at the
 // repository root: {"metrics": {name: {value, unit, target}}, "machine": "..."} (DESIGN section 8).
-// A module exports `run(): Promise<Metrics>`. Flags: --only=name,name (module names), --no-host.
+// A module exports `run(): Promise<Metrics>`. Flags: --only=name,name (module names), --no-host (the parts
+// that start the real VS Code host are skipped). A part that needs the test host sets it up through
+// hostSetup.ts, or throws BenchSkipped: its metrics are written as {"skipped": "<reason>"} and the table
+// says "skipped: <reason>" (not a pass, and not a failure: the exit code ignores it).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { BenchSkipped, type PlannedMetrics, requireTestHost } from './hostSetup';
 
 export type Metrics = Record<string, { value: number; unit: string; target?: number; note?: string }>;
 
@@ -13,7 +17,6 @@ const only = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice(7)
   .split(',');
-const skipHost = process.argv.includes('--no-host');
 
 const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['accounting', () => import('./accounting')],
@@ -30,6 +33,7 @@ const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
 
 /** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */
 async function activation(): Promise<Metrics> {
+  requireTestHost({ activation_ms: { unit: 'ms', target: 50 } }, { vscode: true });
   const out = path.join(root, 'test-artifacts', 'bench-activation.json');
   fs.rmSync(out, { force: true });
   const r = spawnSync(process.execPath, [path.join(root, 'test/host/runHost.mjs')], {
@@ -48,11 +52,13 @@ function round(n: number): number {
 async function main(): Promise<void> {
   const metrics: Metrics = {};
   const failures: string[] = [];
+  const skipped: Record<string, PlannedMetrics[string] & { skipped: string }> = {};
+  const skippedParts: string[] = [];
   const runs: Array<[string, () => Promise<Metrics>]> = modules.map(([name, load]) => [
     name,
     async () => (await load()).run(),
   ]);
-  if (!skipHost) runs.push(['activation', activation]);
+  runs.push(['activation', activation]);
   for (const [name, run] of runs) {
     if (only && !only.includes(name)) continue;
     process.stdout.write(`bench ${name} ... `);
@@ -61,6 +67,13 @@ async function main(): Promise<void> {
       Object.assign(metrics, await run());
       console.log(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     } catch (error) {
+      if (error instanceof BenchSkipped) {
+        for (const [metric, planned] of Object.entries(error.metrics))
+          skipped[metric] = { ...planned, skipped: error.reason };
+        skippedParts.push(`${name}: ${error.reason}`);
+        console.log(`skipped: ${error.reason}`);
+        continue;
+      }
       failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
       console.log('FAILED');
     }
@@ -74,7 +87,7 @@ async function main(): Promise<void> {
     : {};
   // Each target says which way it points: a hit rate must reach it, a cost must stay under it.
   const withGoal = Object.fromEntries(
-    Object.entries(metrics).map(([name, m]) => [
+    Object.entries({ ...metrics, ...skipped }).map(([name, m]) => [
       name,
       m.target === undefined ? m : { ...m, goal: isAtLeast(name) ? 'at least' : 'at most' },
     ]),
@@ -92,7 +105,10 @@ async function main(): Promise<void> {
     const ok = m.target === undefined ? '' : isWithin(name, m.value, m.target) ? 'yes' : 'NO';
     console.log(`| ${name} | ${m.value} | ${m.unit} | ${m.target ?? ''} | ${ok} |`);
   }
+  for (const [name, m] of Object.entries(skipped))
+    console.log(`| ${name} | - | ${m.unit} | ${m.target ?? ''} | skipped: ${m.skipped} |`);
   console.log(`\nmachine: ${machine}\nwritten: ${file}`);
+  for (const p of skippedParts) console.log(`bench skipped: ${p}`);
   for (const f of failures) console.error(`bench failed: ${f}`);
   if (failures.length) process.exit(1);
 }
