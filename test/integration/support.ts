@@ -95,7 +95,8 @@ export const SUMMARY_PREVIEW_SETTINGS: Array<[string, string, unknown]> = [
 export async function openInspector(api: EngramApi): Promise<void> {
   await vscode.commands.executeCommand('engram.openInspector');
   await waitUntil('the inspector panel', () => api.inspector() !== undefined);
-  await ui.text('inspector', '#gauge-section');
+  // The first snapshot draws the sections below the fold a moment later; #app is aria-busy until then.
+  await ui.text('inspector', '#app[aria-busy="false"] #gauge-section');
 }
 
 /** Asks the host for a fresh snapshot and waits until the inspector shows `text` in `selector`. */
