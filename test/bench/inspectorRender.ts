@@ -48,7 +48,9 @@ export async function run(): Promise<Metrics> {
       await page.waitForFunction('window.__posted.some((m) => m.type === "ready")');
       // The snapshot arrives as a structured-clone message, as from the host; parsing it is not timed.
       await page.evaluate(`window.__state = ${JSON.stringify(snapshot)}; true`);
-      const result = await page.evaluate<{ first: number; complete: number } & typeof rendered>(`(async () => {
+      const result = await page.evaluate<
+        { first: number; complete: number; shown: string[]; filled: boolean } & typeof rendered
+      >(`(async () => {
         const app = document.getElementById('app');
         const t0 = performance.now();
         window.dispatchEvent(new MessageEvent('message', { data: { type: 'snapshot', state: window.__state } }));
@@ -56,6 +58,9 @@ export async function run(): Promise<Metrics> {
         document.body.getBoundingClientRect();
         void document.body.offsetHeight;
         const first = performance.now() - t0;
+        // What the first frame shows fills the viewport: the sections left for later are below it.
+        const shown = [...app.querySelectorAll('section')].map((el) => el.id);
+        const filled = app.getBoundingClientRect().bottom >= window.innerHeight;
         // The sections below the fold follow in later tasks; #app is aria-busy until they are all there.
         await new Promise((resolve) => {
           if (app.getAttribute('aria-busy') === 'false') return resolve();
@@ -70,12 +75,18 @@ export async function run(): Promise<Metrics> {
         return {
           first,
           complete,
+          shown,
+          filled,
           entries: document.querySelectorAll('#memory-tree .tree-memory').length,
           events: document.querySelectorAll('#timeline-list .timeline-item').length,
           dropped: document.querySelectorAll('#compaction-dropped .dropped-item').length,
           pins: document.querySelectorAll('#pins-body .pin-row').length,
         };
       })()`);
+      if (!result.filled || result.shown[0] !== 'gauge-section')
+        throw new Error(
+          `the first frame showed only ${result.shown.join(', ') || 'no section'}, short of the viewport`,
+        );
       first.push(result.first);
       complete.push(result.complete);
       rendered = result;
