@@ -21,7 +21,7 @@ import { NOTES_TEXT, writeFile, writeMemoryFolder, writeTranscript } from '../un
 type Metrics = Record<string, { value: number; unit: string; target?: number }>;
 
 const root = path.resolve(__dirname, '../..');
-const RUNS = 7;
+const RUNS = 11;
 const TARGET_MS = 25;
 
 export async function run(): Promise<Metrics> {
