@@ -168,6 +168,7 @@ function renderHeader(gauge: GaugeState): void {
       button('', {
         appearance: 'icon',
         icon: 'history',
+        id: 'history',
         ariaLabel: t('resume'),
         title: t('resume'),
         onClick: () => toggleSessions(),
