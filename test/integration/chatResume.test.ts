@@ -67,7 +67,15 @@ suite('a long resumed session in the chat', () => {
     // Only what is near the view is drawn: without windowing this was over 30,000 nodes.
     const nodes = await domNodes();
     assert.ok(nodes < 3_000, `${nodes} DOM nodes in the chat for ${total} items`);
-    assert.ok(await inView(`.item-assistant:last-of-type, [data-kind="assistant"]`), 'a reply is in view');
+    const diag = () =>
+      ui.evaluate<string>(
+        'chat',
+        `(() => { const l = document.querySelector('.chat-items'); const all = document.querySelectorAll('.item-assistant');
+          const last = all[all.length - 1]; const r = last.getBoundingClientRect(); const b = l.getBoundingClientRect();
+          return JSON.stringify({ top: l.scrollTop, h: l.scrollHeight, ch: l.clientHeight, lb: [b.top, b.bottom], r: [r.top, r.bottom],
+            rows: l.querySelectorAll('.chat-row').length, lastRow: l.lastElementChild.previousElementSibling?.getAttribute('aria-posinset'),
+            text: last.textContent.slice(0, 60) }); })()`,
+      );
     await waitUntil('the last reply in view', async () => {
       return ui.evaluate<boolean>(
         'chat',
@@ -75,6 +83,8 @@ suite('a long resumed session in the chat', () => {
           const l = document.querySelector('.chat-items').getBoundingClientRect(); const r = last.getBoundingClientRect();
           return last.textContent.includes(${JSON.stringify(long.lastReply)}) && r.bottom <= l.bottom + 2 && r.bottom > l.top; })()`,
       );
+    }).catch(async (e) => {
+      throw new Error(`${e.message}: ${await diag()}`);
     });
     // Rows say where they are in the whole conversation, for screen readers.
     const feed = await ui.evaluate<{ role: string | null; size: string | null; pos: string | null }>(

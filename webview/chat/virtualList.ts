@@ -36,6 +36,8 @@ export class VirtualList<T> {
   /** The item at the top of the view and how far its top is above the view's top (px). */
   private anchor: { key: string; offset: number } | undefined;
   private following = true;
+  /** The scroll position last seen or set: a scroll up from it leaves the end, content growing does not. */
+  private lastTop = 0;
   /** The row the keyboard returns to (tabindex 0). */
   private active: string | undefined;
   private laying = false;
@@ -183,7 +185,9 @@ export class VirtualList<T> {
   private onScroll(): void {
     if (this.laying) return;
     const el = this.element;
-    this.following = el.scrollHeight - el.scrollTop - el.clientHeight < END_SLACK;
+    const atEnd = el.scrollHeight - el.scrollTop - el.clientHeight < END_SLACK;
+    this.following = atEnd || (this.following && el.scrollTop >= this.lastTop - 1);
+    this.lastTop = el.scrollTop;
     this.anchor = this.anchorAt(el.scrollTop);
     this.layout();
   }
@@ -272,6 +276,7 @@ export class VirtualList<T> {
     }
     // Only a real move is written: writing the same place would stop a smooth scroll under way.
     if (target !== undefined && Math.abs(el.scrollTop - target) > 0.5) el.scrollTop = target;
+    this.lastTop = el.scrollTop;
   }
 
   /** Draws the items from a view above to a view below what shows; true when the drawn set changed. */
