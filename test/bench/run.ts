@@ -52,7 +52,8 @@ async function main(): Promise<void> {
     name,
     async () => (await load()).run(),
   ]);
-  if (!skipHost) runs.push(['activation', activation], ['chatResume', async () => (await import('./chatResume')).run()]);
+  if (!skipHost)
+    runs.push(['activation', activation], ['chatResume', async () => (await import('./chatResume')).run()]);
   for (const [name, run] of runs) {
     if (only && !only.includes(name)) continue;
     process.stdout.write(`bench ${name} ... `);

@@ -86,7 +86,15 @@ suite('a long resumed session in the chat', () => {
     }).catch(async (e) => {
       throw new Error(`${e.message}: ${await diag()}`);
     });
-    // Rows say where they are in the whole conversation, for screen readers.
+    // Rows say where they are in the whole conversation, for screen readers (once the earlier items, sent
+    // after the newest, are in).
+    await waitUntil('the earlier items', async () => {
+      const size = await ui.evaluate<string>(
+        'chat',
+        `document.querySelector('.chat-row')?.getAttribute('aria-setsize')`,
+      );
+      return size === String(total);
+    });
     const feed = await ui.evaluate<{ role: string | null; size: string | null; pos: string | null }>(
       'chat',
       `(() => { const rows = document.querySelectorAll('.chat-items [aria-posinset]'); const last = rows[rows.length - 1];
@@ -166,7 +174,7 @@ suite('a long resumed session in the chat', () => {
     await waitUntil('the resumed session', () => ui.evaluate<boolean>('chat', 'window.__resumeProbe.ms > 0'), 60_000);
     // A moment for what the resume leaves to do after it shows (late measurements, idle callbacks).
     await new Promise((r) => setTimeout(r, 1_000));
-    const probe = await ui.evaluate<{ ms: number; nodes: number }>('chat', 'window.__resumeProbe');
+    const probe = await ui.evaluate<{ ms: number; nodes: number; snapshotMs: number }>('chat', 'window.__resumeProbe');
     const nodes = Math.max(probe.nodes, await domNodes());
     const after = await ui.memory('chat');
 
@@ -181,6 +189,7 @@ suite('a long resumed session in the chat', () => {
       out!,
       JSON.stringify({
         resumeMs: probe.ms,
+        snapshotMs: probe.snapshotMs,
         domNodes: nodes,
         rendererMb: after.rendererRssMb - before.rendererRssMb,
         jsHeapMb: after.jsHeapMb - before.jsHeapMb,
@@ -193,7 +202,10 @@ suite('a long resumed session in the chat', () => {
 /** Sets window.__resumeProbe.ms once the resumed session's last reply shows and the prompt takes text. */
 function probeScript(lastReply: string): string {
   return `(() => {
-    const probe = (window.__resumeProbe = { t0: 0, ms: 0, nodes: 0 });
+    const probe = (window.__resumeProbe = { t0: 0, ms: 0, nodes: 0, snapshotMs: 0 });
+    window.addEventListener('message', (e) => {
+      if (probe.t0 && e.data?.type === 'snapshot' && e.data.state.items.length > 0) probe.snapshotMs = performance.now() - probe.t0;
+    });
     document.addEventListener('click', () => { probe.t0 = performance.now(); }, { capture: true, once: true });
     const check = () => {
       const all = probe.t0 ? document.querySelectorAll('.item-assistant') : [];

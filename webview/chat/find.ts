@@ -125,7 +125,11 @@ export class ChatFind {
 
   private showCount(): void {
     const n = this.matches.length;
-    this.count.textContent = !this.query ? '' : n === 0 ? t('findNone') : t('findCount', String(this.current + 1), String(n));
+    this.count.textContent = !this.query
+      ? ''
+      : n === 0
+        ? t('findNone')
+        : t('findCount', String(this.current + 1), String(n));
   }
 
   /** Marks each occurrence in the row; opens a closed tool card when the words are inside it. */

@@ -59,6 +59,12 @@ const link = connect<HostToChat, ChatToHost>({
     renderAll();
   },
   item: (m) => upsertItem(m.item),
+  // A long conversation's earlier items, above the newest that the snapshot brought.
+  earlierItems: (m) => {
+    if (state.snapshot?.items[0]?.id !== m.before) return;
+    items.prepend(m.items);
+    markLast();
+  },
   textDelta: (m) => appendText(m.id, m.delta),
   busy: (m) => setBusy(m.busy, m.status),
   gauge: (m) => renderHeader(m.gauge),
@@ -251,7 +257,8 @@ function drawItem(item: ChatItem): HTMLElement {
 /** A guess of an item's height before it is drawn (the list measures it once drawn): lines of text. */
 function estimateHeight(item: ChatItem, width: number): number {
   const perLine = Math.max(20, Math.floor((width - 16) / 7));
-  const lines = (text: string) => text.split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / perLine)), 0);
+  const lines = (text: string) =>
+    text.split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / perLine)), 0);
   switch (item.kind) {
     case 'user':
       return 44 + lines(item.text) * 18;

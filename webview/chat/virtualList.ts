@@ -98,6 +98,20 @@ export class VirtualList<T> {
     this.layout();
   }
 
+  /** Adds items before the first (the earlier part of a long conversation); the view stays put. */
+  prepend(earlier: T[]): void {
+    if (earlier.length === 0) return;
+    this.items.unshift(...earlier);
+    this.start += earlier.length;
+    this.end += earlier.length;
+    this.reindex(0);
+    for (const row of this.rows.values()) {
+      row.setAttribute('aria-setsize', String(this.items.length));
+      row.setAttribute('aria-posinset', String((this.index.get(row.dataset.key ?? '') ?? 0) + 1));
+    }
+    this.layout();
+  }
+
   /** Puts `item` in place of the one with the same key, redrawing it if it is drawn; the view stays put. */
   replace(item: T): void {
     const key = this.source.key(item);

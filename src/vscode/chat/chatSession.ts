@@ -18,6 +18,7 @@ import { ChatItemsModel } from './chatItemsModel';
 import { pinFromChat } from './chatPins';
 import { ChatSessionSlot } from './chatSessionSlot';
 import { earlierSessions } from './openChatSession';
+import { postSnapshotInParts } from './snapshotParts';
 import { CompactionFeedback } from './compactionFeedback';
 import { ManualCompactions } from './compactionPreview';
 import { PermissionBridge } from './permissionBridge';
@@ -274,7 +275,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   }
 
   private postSnapshot(): void {
-    this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+    postSnapshotInParts((message) => this.emitter.fire(message), this.snapshot());
   }
 
   private postGauge(): void {
