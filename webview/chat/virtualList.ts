@@ -180,6 +180,7 @@ export class VirtualList<T> {
    */
   private onResize(): void {
     if (this.laying) return;
+    this.sync();
     const width = this.element.clientWidth;
     if (width !== this.width) {
       this.width = width;
@@ -198,12 +199,18 @@ export class VirtualList<T> {
 
   private onScroll(): void {
     if (this.laying) return;
+    this.sync();
+    this.layout();
+  }
+
+  /** Takes a scroll the list did not make (the reader's, or the page's) as the new place to keep. */
+  private sync(): void {
     const el = this.element;
+    if (Math.abs(el.scrollTop - this.lastTop) <= 0.5) return;
     const atEnd = el.scrollHeight - el.scrollTop - el.clientHeight < END_SLACK;
     this.following = atEnd || (this.following && el.scrollTop >= this.lastTop - 1);
     this.lastTop = el.scrollTop;
     this.anchor = this.anchorAt(el.scrollTop);
-    this.layout();
   }
 
   private onKey(event: KeyboardEvent): void {
@@ -250,6 +257,7 @@ export class VirtualList<T> {
   private layout(): void {
     if (this.laying) return;
     this.laying = true;
+    this.sync();
     try {
       for (let round = 0; round < 4; round++) {
         const measured = this.measure();
