@@ -55,7 +55,7 @@ suite('a long resumed session in the chat', () => {
     ['engram.memory', 'extraction.enabled', false],
   ]);
 
-  /** The whole walk: bounded DOM, the end, the top, find, keys. `findLabel` is the find box's label. */
+  /** The whole walk: bounded DOM, the end, the top, find (screenshots `shot`), keys. */
   async function walk(shot: string): Promise<void> {
     const api = await freshChat();
     const long = writeLongSession(process.env.ENGRAM_DATA_DIR!, workspace(), 2_000);
@@ -130,7 +130,12 @@ suite('a long resumed session in the chat', () => {
       );
     });
     assert.match(await ui.text('chat', '#chat-find-count'), /1/);
+    // The find box and its match, in both themes (in Chinese for the zh-cn phase).
+    if (shot.endsWith('zh-cn')) assert.ok((await ui.screenshot(shot)).bytes > 10_000);
+    else await chatInBothThemes(shot);
+    await ui.click('chat', '#chat-find-input');
     await ui.press('Escape');
+    assert.equal(await ui.count('chat', '.chat-find:not([hidden])'), 0, 'Escape closes the find box');
 
     // Keys: Home, then End reach the first and the last message; Page Up walks back one at a time.
     await ui.evaluate('chat', `document.querySelector('.chat-items [aria-posinset]').focus()`);
@@ -144,8 +149,6 @@ suite('a long resumed session in the chat', () => {
     }
     assert.ok(await inView(`[aria-posinset="${total - 3}"]`), 'the focused message is in view');
     assert.ok((await domNodes()) < 3_000, 'the DOM stays bounded after the keys');
-    if (shot.endsWith('zh-cn')) assert.ok((await ui.screenshot(shot)).bytes > 10_000);
-    else await chatInBothThemes(shot);
   }
 
   test('[ui] a resumed 2,000-message session draws a bounded DOM; top, find and keys reach every message', async function () {
