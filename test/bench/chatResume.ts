@@ -5,7 +5,8 @@
 // - chat_resume_2000_ms: from the click until the last reply shows in the list and the prompt takes text,
 //   timed inside the webview with performance.now(); chat_resume_2000_snapshot_ms is the part until the
 //   resumed session's items reach the webview (the host's share: reading the session, sending the items);
-// - chat_resume_2000_dom_nodes: document.querySelectorAll('*').length in the chat's frame;
+// - chat_resume_2000_dom_nodes: document.querySelectorAll('*').length in the chat's frame, the largest of:
+//   when the resume shows, a second later, and after the wheel steps below;
 // - chat_resume_2000_renderer_mb: growth across the resume of the resident memory (Linux /proc VmRSS) of the
 //   browser's renderer processes, after a garbage collection (HeapProfiler.collectGarbage over the Chrome
 //   DevTools Protocol): process memory, which counts the DOM; chat_resume_2000_js_heap_mb is the growth of

@@ -36,6 +36,9 @@ const header = h('div', { class: 'chat-header' });
 // A feed of articles: only the items near the view are drawn (virtualList.ts); each row says its place.
 const list = h('div', { class: 'chat-items', role: 'feed', 'aria-label': t('conversation') });
 const status = h('div', { class: 'chat-status', role: 'status' });
+// The feed is not a live region (rows come and go as the reader scrolls): a finished reply or a warning is
+// read out from here instead.
+const announcer = h('div', { class: 'chat-announcer', 'aria-live': 'polite' });
 const prompt = textArea({ id: 'prompt', placeholder: t('placeholder'), ariaLabel: t('messageLabel') });
 const sendButton = button(t('send'), { id: 'send', icon: 'send', onClick: () => send() });
 const stopButton = button(t('stop'), {
@@ -291,11 +294,23 @@ function upsertItem(item: ChatItem): void {
   list.querySelector('.chat-empty, .chat-setup')?.remove();
   // An update of an item already drawn (Pin, Not relevant, a card answered) keeps the reader where they are;
   // a new item shows at the end.
+  const was = index >= 0 ? state.snapshot.items[index] : undefined;
   if (index >= 0) items.replace(item);
   else items.push(item);
+  announce(item, was);
   markLast();
   if (item.kind === 'permission' && state.snapshot.busy) setBusy(true, busyText);
   if (index < 0) items.scrollToEnd();
+}
+
+/** Reads out a reply once it is whole, and a warning or an error as it comes. */
+function announce(item: ChatItem, was: ChatItem | undefined): void {
+  const finished =
+    item.kind === 'assistant' && !item.streaming && (was === undefined || (was.kind === 'assistant' && was.streaming));
+  const alarm = item.kind === 'notice' && item.level !== 'info' && was === undefined;
+  if (!finished && !alarm) return;
+  const text = item.text.length > 300 ? `${item.text.slice(0, 300)}…` : item.text;
+  announcer.textContent = item.kind === 'assistant' ? `${t('engram')}: ${text}` : text;
 }
 
 function appendText(id: string, delta: string): void {
@@ -334,6 +349,7 @@ app.append(
   find.element,
   list,
   status,
+  announcer,
   h(
     'div',
     { class: 'chat-input' },
