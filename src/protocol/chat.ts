@@ -146,6 +146,8 @@ export interface ChatSnapshot {
 export type HostToChat =
   | { type: 'snapshot'; state: ChatSnapshot }
   | { type: 'item'; item: ChatItem }
+  /** The items before `before` of a long conversation, sent after its snapshot (which has the newest). */
+  | { type: 'earlierItems'; before: string; items: ChatItem[] }
   | { type: 'textDelta'; id: string; delta: string }
   | { type: 'busy'; busy: boolean; status?: string }
   | { type: 'gauge'; gauge: GaugeState }
