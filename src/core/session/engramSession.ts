@@ -21,7 +21,7 @@ import type { McpHub } from '../mcp/mcpHub';
 import type { Logger } from '../ports';
 import type { EngramSettings, SettingsSource } from '../settings/engramSettings';
 import { sessionSystemPrompt, type OpenedSession } from './agentSession';
-import type { PromptCacheTracker } from './promptCacheTracker';
+import { nextPromptOf, type PromptCacheTracker } from './promptCacheTracker';
 import { countPromptTokens } from './promptTokenCount';
 import { markNotRelevant } from './recallFeedback';
 import { say, type SessionEventListener } from './sessionEvents';
@@ -108,6 +108,7 @@ export class EngramSession {
     this.compaction = parts.compaction;
     this.disposers = parts.disposers;
     this.promptCache = opening.promptCache;
+    this.promptCache.follow(() => nextPromptOf(this.agent, (m) => this.compaction.cacheHints.peek(m)));
     this.disposers.push(
       this.agent.on((e) => {
         if (e.type === 'conversationReplaced') this.promptCache.onConversationReplaced();
