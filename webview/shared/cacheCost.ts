@@ -1,6 +1,7 @@
 // The cost line: whether the prompt cache is warm (counting down each second from what the host sent)
 // or cold, and what the next message costs warm and cold, in tokens and dollars, with the breakdown in
-// the tooltip. The chat header and the inspector's gauge pane both render it from GaugeState.cache.
+// the tooltip. The chat header and the inspector's gauge pane both render it from GaugeState.cache, which
+// the session computes in one place (core/session/promptCacheTracker.ts), with the expiry as an instant.
 import type { CacheCost, CacheSplit } from '../../src/protocol/messages';
 import { h, icon } from './components';
 import { costStrings } from './cacheCostStrings';
@@ -21,7 +22,8 @@ let ticker: ReturnType<typeof setInterval> | undefined;
 export function renderCacheCost(cost: CacheCost, id: string): HTMLElement {
   costStrings.setLanguage(document.documentElement.lang);
   const el = h('div', { class: 'cache-cost', id, role: 'group', 'aria-label': t('ariaCost') });
-  const entry: Live = { el, cost, deadline: Date.now() + cost.leftMs };
+  // The host's absolute expiry: the chat and the inspector count down to the same instant.
+  const entry: Live = { el, cost, deadline: cost.expiresAt ?? Date.now() + cost.leftMs };
   fill(entry);
   if (cost.warm) {
     live.add(entry);

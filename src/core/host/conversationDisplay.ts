@@ -74,7 +74,14 @@ function cacheCost(c: NextTurnCost): CacheCost {
     input: t.input,
     ...(t.usd !== undefined ? { usd: t.usd } : {}),
   });
-  return { warm: c.warm, leftMs: c.leftMs, ttl: c.ttl, ifWarm: split(c.ifWarm), ifCold: split(c.ifCold) };
+  return {
+    warm: c.warm,
+    leftMs: c.leftMs,
+    ...(c.warm && c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
+    ttl: c.ttl,
+    ifWarm: split(c.ifWarm),
+    ifCold: split(c.ifCold),
+  };
 }
 
 /**

@@ -53,8 +53,15 @@ interface Entry {
   expiresAt: number;
 }
 
-/** One block's own hash and estimate, computed once per block object. */
-const ownOf = new WeakMap<object, { hash: string; tokens: number }>();
+/** One block's own hash and estimate, computed once per block object, and its key after the prefix it last followed. */
+interface Own {
+  hash: string;
+  tokens: number;
+  after?: string;
+  where?: string;
+  key?: string;
+}
+const ownOf = new WeakMap<object, Own>();
 
 export class PromptCacheModel {
   private readonly entries = new Map<string, Entry>();
@@ -147,7 +154,14 @@ function promptBlocks(prompt: CachedPrompt, ttl: CacheTtl): Block[] {
   const out: Block[] = [];
   let chain = createHash('sha256').update(`model:${prompt.model}`).digest('hex');
   const push = (item: object, where: string, marker: unknown, own = ownBlock(item)): void => {
-    chain = createHash('sha256').update(chain).update(where).update(own.hash).digest('hex');
+    // The same block after the same prefix has the same key: only new blocks are hashed (a long conversation
+    // is asked for on every gauge update).
+    if (own.after !== chain || own.where !== where) {
+      own.after = chain;
+      own.where = where;
+      own.key = createHash('sha256').update(chain).update(where).update(own.hash).digest('hex');
+    }
+    chain = own.key as string;
     out.push({ key: chain, tokens: own.tokens, breakpoint: marker !== undefined });
   };
   for (const [i, t] of prompt.tools.entries()) push(t, 'tool', marked.tools[i].cache_control);
@@ -165,7 +179,7 @@ function cacheControlOf(block: unknown): unknown {
   return (block as { cache_control?: unknown } | undefined)?.cache_control;
 }
 
-function stringBlock(m: ApiMessage, text: string): { hash: string; tokens: number } {
+function stringBlock(m: ApiMessage, text: string): Own {
   let own = ownOf.get(m);
   if (!own) {
     own = { hash: hashOf(stableJson({ type: 'text', text })), tokens: defaultTokenCounter(text) };
@@ -174,7 +188,7 @@ function stringBlock(m: ApiMessage, text: string): { hash: string; tokens: numbe
   return own;
 }
 
-function ownBlock(item: object): { hash: string; tokens: number } {
+function ownBlock(item: object): Own {
   let own = ownOf.get(item);
   if (!own) {
     own = { hash: hashOf(stableJson(item)), tokens: estimate(item as Record<string, unknown>) };

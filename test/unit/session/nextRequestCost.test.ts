@@ -41,6 +41,13 @@ async function changeThenSend(
   assert.ok(shown, 'the session said the context changed');
   assert.deepEqual(sessionGauge(session, session.settings).cache, shown, 'one figure, whenever a view asks');
   assert.equal(shown.warm, true, 'the cache is still warm');
+  // A view that asks a second later (the inspector after the chat) gets the same figures and the same
+  // instant of expiry; only the milliseconds left moved.
+  rig.clock.t += 1_000;
+  const later = sessionGauge(session, session.settings).cache;
+  assert.ok(later && shown.expiresAt !== undefined && shown.expiresAt > rig.clock.t);
+  assert.deepEqual({ ...later, leftMs: 0 }, { ...shown, leftMs: 0 });
+  assert.equal(later.leftMs, shown.leftMs - 1_000);
   rig.server.enqueue({ content: [{ type: 'text', text: 'Done.' }] });
   const before = rig.server.requests.length;
   await session.runTurn(prompt);
