@@ -37,9 +37,11 @@ export interface CacheFacts {
   compacted: boolean;
   /**
    * What the next request reads from the cache, until when, and the tokens it sends after that (the
-   * session's cache model): when given, it decides instead of `lastUsage`, `compacted` and `contextTokens`.
+   * session's cache model): when given, it decides instead of `lastUsage` and `compacted`.
    */
   prefix?: { read: number; expiresAt: number | undefined; rest: number };
+  /** `contextTokens` rests on a usage report that still applies (exact up to the last response). */
+  contextMeasured?: boolean;
 }
 
 export interface TokenSplit {
@@ -80,7 +82,11 @@ export function nextTurnCost(facts: CacheFacts, now: number, newTokens = 0): Nex
 
 function fromPrefix(facts: CacheFacts, prefix: NonNullable<CacheFacts['prefix']>, now: number, newTokens: number) {
   const warm = prefix.expiresAt !== undefined && now < prefix.expiresAt && prefix.read > 0;
-  const total = Math.max(0, prefix.read + prefix.rest + newTokens);
+  // The gauge is exact up to the last response while its report applies; after a rewrite the cache model's
+  // count (the read part exact, the rest estimated and scaled to the API's count) is the closer one.
+  const total = facts.contextMeasured
+    ? Math.max(prefix.read, facts.contextTokens + newTokens)
+    : Math.max(0, prefix.read + prefix.rest + newTokens);
   return costOf(facts, warm, prefix.expiresAt, now, total, prefix.read);
 }
 

@@ -63,8 +63,11 @@ export class PromptCacheTracker {
     this.nextPrompt = nextPrompt;
   }
 
-  /** The state and the next message's cost, given the gauge's tokens now and its fixed part. */
-  cost(model: string, contextTokens: number, fixedTokens: number, newTokens = 0): NextTurnCost {
+  /**
+   * The state and the next message's cost, given the gauge's tokens now, its fixed part, and whether its
+   * count rests on a usage report that still applies (`measured`).
+   */
+  cost(model: string, contextTokens: number, fixedTokens: number, newTokens = 0, measured = false): NextTurnCost {
     const now = this.clock.now();
     const ttl = this.ttl(now);
     const next = this.cache.known ? this.nextPrompt?.() : undefined;
@@ -72,7 +75,7 @@ export class PromptCacheTracker {
       {
         model,
         ttl,
-        ...(next ? { prefix: this.cache.lookup({ ...next, model }, ttl, now) } : {}),
+        ...(next ? { prefix: this.cache.lookup({ ...next, model }, ttl, now), contextMeasured: measured } : {}),
         lastRequestAt: this.last?.at,
         ...(this.last ? { lastTtl: this.last.ttl } : {}),
         lastUsage: this.last?.usage,

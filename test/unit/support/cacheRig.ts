@@ -83,5 +83,6 @@ export function assertNear(estimate: Split, sent: Split, share: number): void {
 export function costNow(session: EngramSession, prompt = ''): ReturnType<EngramSession['promptCache']['cost']> {
   const gauge = session.compaction.gauge;
   const used = gauge.used(session.agent.messages);
-  return session.promptCache.cost(session.settings.model, used, gauge.fixedTokens, estimateTokensFast(prompt) + 4);
+  const words = estimateTokensFast(prompt) + 4;
+  return session.promptCache.cost(session.settings.model, used, gauge.fixedTokens, words, gauge.measured);
 }
