@@ -208,6 +208,9 @@ suite('cost line', () => {
     await openInspector(api);
     await ui.waitForText('inspector', '#inspector-cache-cost', '缓存有效', 20_000);
     assert.match((await assertOneCostLine()).title, /缓存有效时：从缓存读取 [\d,]+ 词元/);
+    // The chat beside the inspector: one line, one countdown.
+    const both = await ui.screenshot('cost-line-both-zh-cn');
+    assert.ok(both.bytes > 10_000);
     await vscode.commands.executeCommand('workbench.action.closeSidebar');
     await ui.evaluate('inspector', `document.getElementById('gauge-section').scrollIntoView({ block: 'start' })`);
     const shot = await ui.screenshot('cost-line-inspector-zh-cn');
