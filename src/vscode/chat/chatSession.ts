@@ -99,7 +99,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   }
 
   gauge(): GaugeState {
-    return sessionGauge(this.session, settings());
+    return sessionGauge(this.session, { ...settings(), offlineDemo: usesOfflineDemo() });
   }
 
   snapshot(): ChatSnapshot {

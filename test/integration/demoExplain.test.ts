@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { engram, freshChat, inThemes, openInspector, sendFromUi } from './support';
+import { ui, waitUntil } from './ui';
+
+// The offline demo as a newcomer meets it (issue 31): the README's first hour has them type
+// `explain @src/greet.js`, which the demo used to answer with "I did not understand" and its tour; now it
+// reads the file with its Read tool and explains it. And the demo is free: its cost line showed dollar
+// prices; in the chat header and the inspector it now shows tokens and says "free (offline demo)".
+// Screenshots in a light and a dark theme, and in the zh-cn phase once more in Simplified Chinese.
+
+const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
+
+function demoSuite(tag: string, zh: boolean): void {
+  suite(`offline demo, explain and free${tag}`, function () {
+    this.timeout(180_000);
+    const saved: Record<string, string | undefined> = {};
+
+    suiteSetup(async () => {
+      // The demo in the settings, as "Keep the offline demo" leaves it; no key (other suites set one).
+      for (const key of ['ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL']) {
+        saved[key] = process.env[key];
+        delete process.env[key];
+      }
+      await vscode.workspace.getConfiguration('engram').update('offlineDemo', true, vscode.ConfigurationTarget.Global);
+      // The sample workspace's greet.js as it ships (other suites edit it).
+      fs.copyFileSync(
+        path.join(process.env.ENGRAM_REPO_ROOT!, 'test', 'fixtures', 'workspace', 'src', 'greet.js'),
+        path.join(workspace(), 'src', 'greet.js'),
+      );
+    });
+
+    suiteTeardown(async () => {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      await vscode.workspace
+        .getConfiguration('workbench')
+        .update('colorTheme', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('engram')
+        .update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
+      const api = await engram();
+      api.inspector()?.dispose();
+      api.chat().newChat();
+    });
+
+    test(`[ui]${tag} the demo explains the README's @src/greet.js with its Read tool, and its cost line shows no prices`, async () => {
+      const api = await freshChat();
+      await sendFromUi(zh ? '解释 @src/greet.js' : 'explain @src/greet.js');
+      await waitUntil(
+        'the demo to answer',
+        () =>
+          api
+            .chat()
+            .snapshot()
+            .items.some((i) => i.kind === 'assistant') && !api.chat().snapshot().busy,
+        60_000,
+      );
+      const items = api.chat().snapshot().items;
+      const read = items.find((i) => i.kind === 'tool' && i.name === 'Read');
+      assert.ok(read && read.kind === 'tool' && read.status === 'done', 'the demo read the file with its Read tool');
+      assert.match(read.input, /src\/greet\.js/);
+      const reply = await ui.evaluate<string>(
+        'chat',
+        "[...document.querySelectorAll('.item-assistant')].pop()?.textContent ?? ''",
+      );
+      assert.doesNotMatch(reply, /did not understand|没有理解/);
+      assert.match(
+        reply,
+        zh
+          ? /src\/greet\.js 是一个 JavaScript 文件，共 5 行[\s\S]*greet\(name\)[\s\S]*Hello, \$\{name\}![\s\S]*导出了 greet/
+          : /src\/greet\.js is a JavaScript file of 5 lines[\s\S]*one function, greet\(name\), which returns `?Hello, \$\{name\}!`?[\s\S]*exports greet/,
+      );
+
+      // The cost line: tokens, "free", and no dollar figure anywhere in it or its tooltip.
+      const free = zh ? '免费（离线演示）' : 'free (offline demo)';
+      const chatLine = await ui.waitForText('chat', '#chat-cache-cost', free, 20_000);
+      assert.match(
+        chatLine,
+        zh
+          ? /有效时 ≈ [\d.]+K? 词元 · 失效时 ≈ [\d.]+K? 词元 · 免费/
+          : /warm ≈ [\d.]+K? tokens · cold ≈ [\d.]+K? tokens · free/,
+      );
+      const tip = await ui.evaluate<string>('chat', "document.getElementById('chat-cache-cost').title");
+      for (const text of [chatLine, tip]) assert.doesNotMatch(text, /\$|price unknown|价格未知/);
+      await openInspector(api);
+      const pane = await ui.waitForText('inspector', '#inspector-cache-cost', free, 20_000);
+      assert.doesNotMatch(pane, /\$|price unknown|价格未知/);
+
+      const shoot = async (kind: string): Promise<void> => {
+        await vscode.commands.executeCommand('engram.focusChat');
+        const chat = await ui.screenshot(`demo-explain-chat-${kind}`);
+        await vscode.commands.executeCommand('engram.openInspector');
+        await ui.evaluate('inspector', "document.getElementById('gauge-section').scrollIntoView({ block: 'start' })");
+        const inspector = await ui.screenshot(`demo-free-inspector-${kind}`);
+        for (const s of [chat, inspector]) assert.ok(s.bytes > 10_000, `${s.file} is too small`);
+      };
+      if (zh) await shoot('zh-cn');
+      else await inThemes('chat', shoot);
+    });
+  });
+}
+
+demoSuite('', false);
+demoSuite(' [zh-cn]', true);
