@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { engram, freshChat, inThemes, openInspector, sendFromUi } from './support';
+import { engram, freshChat, inThemes, openInspector } from './support';
 import { ui, waitUntil } from './ui';
 
 // The offline demo as a newcomer meets it (issue 31): the README's first hour has them type
@@ -50,7 +50,16 @@ function demoSuite(tag: string, zh: boolean): void {
 
     test(`[ui]${tag} the demo explains the README's @src/greet.js with its Read tool, and its cost line shows no prices`, async () => {
       const api = await freshChat();
-      await sendFromUi(zh ? '解释 @src/greet.js' : 'explain @src/greet.js');
+      // As a person types it: the @ list offers the file, Enter takes it, Enter sends.
+      const typed = zh ? '解释 @src/greet.js' : 'explain @src/greet.js';
+      await ui.fill('chat', '#prompt', typed);
+      await ui.waitForText('chat', '#mentions', 'src/greet.js', 20_000);
+      await ui.press('Enter');
+      await waitUntil(
+        'the file taken from the list',
+        async () => (await ui.evaluate<string>('chat', "document.getElementById('prompt').value")) === `${typed} `,
+      );
+      await ui.press('Enter');
       await waitUntil(
         'the demo to answer',
         () =>

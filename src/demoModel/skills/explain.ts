@@ -25,7 +25,7 @@ interface Declared {
   returns?: string;
 }
 
-export interface CodeFacts {
+interface CodeFacts {
   language: string;
   lines: number;
   declared: Declared[];
@@ -39,7 +39,7 @@ const CLASS = /^\s*(?:export\s+(?:default\s+)?)?class\s+([A-Za-z_$][\w$]*)/;
 const DEF_PY = /^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(([^)]*)\)/;
 
 /** What a code file declares, read line by line (no parser: the demo reads as a skimming person does). */
-export function codeFacts(file: string, lines: readonly string[], total: number): CodeFacts | undefined {
+function codeFacts(file: string, lines: readonly string[], total: number): CodeFacts | undefined {
   const language = LANGUAGES[path.extname(file).toLowerCase()];
   if (!language) return undefined;
   const facts: CodeFacts = { language, lines: total, declared: [], exports: [], imports: [] };
@@ -118,7 +118,7 @@ export function explainFile(req: DemoRequest, file: string, lang: Lang): DemoAns
 }
 
 /** The explanation in words, one sentence per kind of fact. */
-export function explanation(shown: string, f: CodeFacts, lang: Lang): string {
+function explanation(shown: string, f: CodeFacts, lang: Lang): string {
   const lines = pick(lang, `${f.lines} line${f.lines === 1 ? '' : 's'}`, `${f.lines} 行`);
   const parts = [
     pick(
