@@ -2,13 +2,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { engram, freshChat, inThemes, openInspector } from './support';
+import { engram, freshChat, inThemes, openInspector, refreshUntil, sendFromUi } from './support';
 import { ui, waitUntil } from './ui';
 
 // The offline demo as a newcomer meets it (issue 31): the README's first hour has them type
 // `explain @src/greet.js`, which the demo used to answer with "I did not understand" and its tour; now it
 // reads the file with its Read tool and explains it. And the demo is free: its cost line showed dollar
-// prices; in the chat header and the inspector it now shows tokens and says "free (offline demo)".
+// prices; in the chat header and the inspector it now shows tokens and says "free (offline demo)". Then a
+// manual /compact at 1% of the window: the timeline's summary said the conversation "grew too long" and
+// quoted the last reply with two full stops ("`tabs indentation`.."); it says the user chose to compact.
 // Screenshots in a light and a dark theme, and in the zh-cn phase once more in Simplified Chinese.
 
 const workspace = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
@@ -25,6 +27,10 @@ function demoSuite(tag: string, zh: boolean): void {
         delete process.env[key];
       }
       await vscode.workspace.getConfiguration('engram').update('offlineDemo', true, vscode.ConfigurationTarget.Global);
+      // /compact applies at once (the preview has tests of its own).
+      await vscode.workspace
+        .getConfiguration('engram.compaction')
+        .update('preview', false, vscode.ConfigurationTarget.Global);
       // The sample workspace's greet.js as it ships (other suites edit it).
       fs.copyFileSync(
         path.join(process.env.ENGRAM_REPO_ROOT!, 'test', 'fixtures', 'workspace', 'src', 'greet.js'),
@@ -43,6 +49,9 @@ function demoSuite(tag: string, zh: boolean): void {
       await vscode.workspace
         .getConfiguration('engram')
         .update('offlineDemo', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('engram.compaction')
+        .update('preview', undefined, vscode.ConfigurationTarget.Global);
       const api = await engram();
       api.inspector()?.dispose();
       api.chat().newChat();
@@ -108,6 +117,44 @@ function demoSuite(tag: string, zh: boolean): void {
       };
       if (zh) await shoot('zh-cn');
       else await inThemes('chat', shoot);
+    });
+
+    test(`[ui]${tag} a manual /compact at 1% says the user chose to compact, and the summary ends its sentences once`, async () => {
+      const api = await engram();
+      // A search that finds nothing: the reply ends with a full stop, which the summary quotes.
+      const before = api.chat().snapshot().items.length;
+      await sendFromUi(zh ? '搜索 tabs indentation' : 'search for tabs indentation');
+      await waitUntil(
+        'the search to be answered',
+        () => api.chat().snapshot().items.length > before + 2 && !api.chat().snapshot().busy,
+        60_000,
+      );
+      await api.chat().idleForTests();
+      // With a focus, /compact writes a summary (the demo's, from the conversation).
+      await sendFromUi('/compact the search');
+      await ui.waitForText('chat', '.item-notice', zh ? '上下文已压缩' : 'Context compacted', 60_000);
+      await openInspector(api);
+      await refreshUntil(api, '#timeline-list', zh ? '压缩' : 'Compaction');
+      await ui.evaluate(
+        'inspector',
+        "[...document.querySelectorAll('.timeline-compaction .timeline-button')].pop().click()",
+      );
+      const summary = await ui.waitForText('inspector', '#compaction-summary', 'the user chose to compact', 20_000);
+      assert.doesNotMatch(summary, /grew too long/);
+      assert.match(summary, zh ? /没有匹配 tabs indentation 的行。/ : /no line matches tabs indentation\./);
+      assert.doesNotMatch(summary, /[^.]\.\.(?!\.)|。\./, 'one full stop at the end of each sentence');
+      await vscode.commands.executeCommand('workbench.action.closeSidebar');
+      const shoot = async (kind: string): Promise<void> => {
+        await ui.evaluate(
+          'inspector',
+          "document.getElementById('compaction-summary').scrollIntoView({ block: 'start' })",
+        );
+        const shot = await ui.screenshot(`demo-manual-compact-${kind}`);
+        assert.ok(shot.bytes > 10_000, `${shot.file} is too small`);
+      };
+      if (zh) await shoot('zh-cn');
+      else await inThemes('inspector', shoot);
+      await vscode.commands.executeCommand('workbench.action.toggleSidebarVisibility');
     });
   });
 }
