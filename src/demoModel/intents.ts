@@ -5,6 +5,7 @@ import { rememberPrompt } from '../core/memory/autoMemory/memoryPrompts';
 
 export type Intent =
   | { kind: 'read'; path: string }
+  | { kind: 'explain'; path: string }
   | { kind: 'search'; text: string; path?: string }
   | { kind: 'list'; dir?: string }
   | { kind: 'replace'; path: string; from: string; to: string }
@@ -74,8 +75,10 @@ export function matchIntent(prompt: string): Intent {
     matchRecall(text) ??
     matchEdit(firstLine) ??
     matchFiles(firstLine) ??
+    matchExplain(firstLine) ??
     matchRun(firstLine) ??
     matchPreference(firstLine) ??
+    matchMention(firstLine) ??
     (/^(?:\/?help|(?:show me )?(?:the )?tour|start|hi|hello|hey|what can you do)\b/i.test(text) ||
     /^(帮助|导览|介绍|你好)/.test(text)
       ? { kind: 'tour' }
@@ -174,7 +177,8 @@ function matchFiles(line: string): Intent | undefined {
     /^(?:读取|阅读|读一下|读|打开|查看|显示)\s*(?:文件\s*)?/.exec(line);
   if (read) {
     const p = takeArg(line.slice(read[0].length));
-    if (p && !/^(?:files?|me|the|tour|help)$/i.test(p.value)) return { kind: 'read', path: p.value };
+    if (p && !/^(?:files?|me|the|tour|help)$/i.test(p.value))
+      return { kind: 'read', path: p.value.replace(/^@(?=[\w.])/, '') };
   }
   const search = /^(?:search|grep|find)\s+(?:for\s+)?/i.exec(line) ?? /^(?:搜索|查找|搜)\s*/.exec(line);
   if (search) {
@@ -194,6 +198,31 @@ function matchFiles(line: string): Intent | undefined {
     return { kind: 'list', ...(dir ? { dir } : {}) };
   }
   return undefined;
+}
+
+const EXPLAIN =
+  /^(?:explain|describe|summari[sz]e|walk me through|what(?:'s| is| does)(?:\s+in)?)\s+(?:the\s+)?(?:file\s+)?/i;
+const EXPLAIN_ZH = /^(?:解释|讲解|说明|介绍)(?:一下)?\s*(?:文件\s*)?/;
+/** `@src/a.ts` as the Chat view's file mention writes it (a path with a folder or an extension). */
+const MENTION = /(?:^|\s)@([\w./-]*[\w-](?:\.\w+|\/[\w.-]+))(?=[\s,.;:!?，。；：！？]|$)/g;
+
+/** "explain @src/greet.js" (the README's first hour), "what does src/a.ts do?", "解释 @src/greet.js". */
+function matchExplain(line: string): Intent | undefined {
+  const head = EXPLAIN.exec(line) ?? EXPLAIN_ZH.exec(line);
+  const arg = head ? takeArg(line.slice(head[0].length)) : undefined;
+  if (arg) {
+    const p = arg.value.replace(/^@/, '');
+    const pathLike = arg.value.startsWith('@') || /[/\\]|\.\w{1,5}$/.test(p);
+    const asks = /^\s*(?:do|does|mean|contain|hold|for)?\s*[?？.。]?\s*$/i.test(arg.rest);
+    if (p && pathLike && (asks || arg.value.startsWith('@'))) return { kind: 'explain', path: p };
+  }
+  return undefined;
+}
+
+/** A message naming exactly one `@file` that asks nothing else the demo knows ("what is this for? @a.js"). */
+function matchMention(line: string): Intent | undefined {
+  const mentions = [...line.matchAll(MENTION)].map((m) => m[1]);
+  return mentions.length === 1 ? { kind: 'explain', path: mentions[0] } : undefined;
 }
 
 function matchRun(line: string): Intent | undefined {

@@ -71,6 +71,16 @@ export function clip(text: string, max: number): string {
   return chars.length > max ? `${chars.slice(0, max).join('')}…` : text;
 }
 
+/**
+ * `text` ended as a sentence: a full stop is added only when it does not already end in one (or in
+ * another closing mark, `!`, `?`, `…`, `:` and their Chinese forms), so quoting a reply that ends with a
+ * period never gives "`tabs indentation`..".
+ */
+export function sentence(text: string): string {
+  const t = text.trimEnd();
+  return /[.!?…:。！？：]$/.test(t) ? t : `${t}.`;
+}
+
 /** `en` or `zh`, whichever the answer is in. */
 export function pick(lang: Lang, en: string, zh: string): string {
   return lang === 'zh' ? zh : en;

@@ -59,7 +59,9 @@ export function blocksOf(content: unknown): Block[] {
 const textOf = (b: Block): string | undefined => (b.type === 'text' && typeof b.text === 'string' ? b.text : undefined);
 
 // Derived from the engine's own wording, so a change there cannot make the demo read a summary as a request.
-const COMPACTED_OPENING = commonPrefix(fullSummaryText('x', { kept: 'nothing' }), notesSummaryText('x'));
+const COMPACTED_OPENING = [true, false]
+  .flatMap((manual) => [fullSummaryText('x', { kept: 'nothing', manual }), notesSummaryText('x', undefined, manual)])
+  .reduce(commonPrefix);
 const DROPPED_NOTE = droppedNoteText(7).split('7')[1].slice(0, 24);
 
 /** Text the engine wrote into a user message, not the user. */

@@ -49,4 +49,6 @@ export interface CacheCost {
   ttl: '5m' | '1h';
   ifWarm: CacheSplit;
   ifCold: CacheSplit;
+  /** The model costs nothing (the offline demo): the line shows tokens and says so, no prices. */
+  free?: boolean;
 }

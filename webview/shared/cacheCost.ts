@@ -105,6 +105,22 @@ function fill(entry: Live): void {
       ),
     ),
   );
+  if (cost.free) showFree(el, cost);
+}
+
+/** The offline demo costs nothing: tokens only, and the line and its tooltip say why there is no price. */
+function showFree(el: HTMLElement, cost: CacheCost): void {
+  const [warm, cold] = el.querySelectorAll('.cache-if');
+  warm.textContent = t('ifWarm', short(total(cost.ifWarm)), '').trimEnd();
+  cold.textContent = t('ifCold', short(total(cost.ifCold)), '').trimEnd();
+  el.querySelector('.cache-next')?.append(' · ', h('span', { class: 'cache-free' }, t('freeDemo')));
+  const { ifWarm: w, ifCold: c } = cost;
+  el.title = [
+    el.title.split('\n')[0],
+    t('tipWarm', groupDigits(w.read), groupDigits(w.write), groupDigits(w.input), t('free')),
+    t('tipCold', groupDigits(c.write), groupDigits(c.input), t('free')),
+    t('tipFree'),
+  ].join('\n');
 }
 
 function total(s: CacheSplit): number {

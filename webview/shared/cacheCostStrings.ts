@@ -17,6 +17,10 @@ const EN = {
   ttl5m: '5-minute',
   ttl1h: '1-hour',
   ariaCost: 'Prompt cache and next message cost',
+  freeDemo: 'free (offline demo)',
+  free: 'free',
+  tipFree:
+    'The offline demo model runs on this machine and costs nothing: no prices. TTL: setting engram.promptCache.ttl.',
 } as const;
 
 const ZH: Record<keyof typeof EN, string> = {
@@ -34,6 +38,9 @@ const ZH: Record<keyof typeof EN, string> = {
   ttl5m: '5 分钟',
   ttl1h: '1 小时',
   ariaCost: '提示缓存与下一条消息的花费',
+  freeDemo: '免费（离线演示）',
+  free: '免费',
+  tipFree: '离线演示模型在本机运行，不产生费用，因此不显示价格。TTL：设置 engram.promptCache.ttl。',
 };
 
 export const costStrings = makeStrings(EN, ZH);

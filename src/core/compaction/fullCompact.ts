@@ -83,6 +83,8 @@ export interface FullCompactOptions {
    * that recent) only the latest user message is kept, when it is a prompt.
    */
   keep?: KeepBounds;
+  /** The user asked for this compaction: the opening message does not say the conversation grew too long. */
+  manual?: boolean;
 }
 
 /** Tries of the summary request; each retry after "prompt is too long" leaves out more old rounds. */
@@ -129,7 +131,7 @@ export async function fullCompact(opts: FullCompactOptions): Promise<StageOutcom
   }
   if (signal.aborted) return failed(opts, new Error('cancelled'));
   const summary = extractSummary(answer.text);
-  const summaryText = fullSummaryText(summary, { kept, reattach: opts.reattach });
+  const summaryText = fullSummaryText(summary, { kept, reattach: opts.reattach, manual: opts.manual });
   const compacted = assembleCompacted(summaryText, entries, keptFrom);
   const tokensAfter = fixed + sumTokens(compacted, tokensOf);
   opts.onProgress?.({ phase: 'done', tokensAfter });

@@ -143,6 +143,7 @@ export async function runCompaction(
           tokensBefore: before,
           reattach: await reattach(),
           catchUp: s.notesCatchUp,
+          manual: !ctx.automatic,
         })
       : unavailable('session-memory', 'no-notes', 'Session notes are not available in this conversation.');
     if (sm.ok) {
@@ -178,6 +179,7 @@ export async function runCompaction(
     micro: { keepRecent: s.keepRecentToolResults, maxChars: s.toolResultChars },
     keep: keepBounds(s),
     reattach: await reattach(),
+    manual: !ctx.automatic,
   });
   if (full.ok) await apply(full.result, startedAt);
   else out.failure = full;

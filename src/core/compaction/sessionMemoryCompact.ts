@@ -10,6 +10,7 @@
 import { withDropped } from './droppedFacts';
 import { assembleCompacted } from './compactedConversation';
 import { widenToKeepInvariants } from './invariants';
+import { compactedBecause } from './summaryPrompt';
 import { findCursorIndex, keepIndexOf, type KeepBounds } from './keepIndex';
 import type { NotesSnapshot, NotesSource } from './notesSource';
 import { sumTokens, unavailable, type CompactionEntry, type StageOutcome, type TokensOf } from './types';
@@ -33,14 +34,15 @@ export interface SessionMemoryCompactOptions {
    * manual compactions; not the reactive stage, whose conversation the API just refused).
    */
   catchUp?: boolean;
+  /** The user asked for this compaction: the opening message does not say the conversation grew too long. */
+  manual?: boolean;
 }
 
-/** The opening message of a conversation compacted with the session notes. */
-export function notesSummaryText(notes: string, reattach?: string): string {
+/** The opening message of a conversation compacted with the session notes (`manual`: the user asked). */
+export function notesSummaryText(notes: string, reattach?: string, manual?: boolean): string {
   const parts = [
-    'This session continues a conversation that grew too long for the context window. Its earlier part ' +
-      'has been replaced by the session notes below, which were kept up to date while it happened; the ' +
-      'most recent messages follow unchanged after this one.',
+    `${compactedBecause(manual)} Its earlier part has been replaced by the session notes below, which were ` +
+      'kept up to date while it happened; the most recent messages follow unchanged after this one.',
     `<session-notes>\n${notes.trim()}\n</session-notes>`,
     'Treat the notes as your own record of the earlier work. Carry on from where the conversation stopped, ' +
       'and do not ask the user to repeat what they already said.',
@@ -81,7 +83,7 @@ export function compactWithNotes(
     );
 
   const fixed = opts.fixedTokens ?? 0;
-  const summaryText = notesSummaryText(notes.text, opts.reattach);
+  const summaryText = notesSummaryText(notes.text, opts.reattach, opts.manual);
   const keptTokens = keptFrom === keep.index ? keep.keptTokens : sumTokens(entries, tokensOf, keptFrom);
   const tokensAfter = fixed + summaryTokens(tokensOf, summaryText) + keptTokens;
   if (tokensAfter >= opts.thresholdTokens) {

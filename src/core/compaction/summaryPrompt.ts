@@ -100,11 +100,25 @@ const AFTER_SUMMARY: Record<KeptPart, string> = {
   recent: `The most recent messages follow unchanged. ${CARRY_ON}, ${NO_REPEATS}`,
 };
 
+/**
+ * How a compacted conversation's opening message says why it was compacted: it grew too long (automatic
+ * and reactive compaction), or the user asked (`/compact`, Compact Now, `engram compact`), maybe at 2% of
+ * the window. The automatic wording is the one prompt caches and benchmarks have always seen.
+ */
+export function compactedBecause(manual: boolean | undefined): string {
+  return manual
+    ? 'This session continues a conversation that the user chose to compact.'
+    : 'This session continues a conversation that grew too long for the context window.';
+}
+
 /** The opening message of a conversation compacted with a model-written summary. */
-export function fullSummaryText(summary: string, opts: { kept: KeptPart; reattach?: string }): string {
+export function fullSummaryText(
+  summary: string,
+  opts: { kept: KeptPart; reattach?: string; manual?: boolean },
+): string {
   const parts = [
-    'This session continues a conversation that grew too long for the context window. Everything before this ' +
-      'point was replaced by the summary below, written when it was compacted.',
+    `${compactedBecause(opts.manual)} Everything before this point was replaced by the summary below, ` +
+      'written when it was compacted.',
     `<summary>\n${summary.trim()}\n</summary>`,
     AFTER_SUMMARY[opts.kept],
   ];

@@ -58,24 +58,25 @@ export function previewText(document: string): string {
 
 /**
  * The gauge a host shows for its session (none open: an empty gauge), framed by the settings: the same
- * numbers compaction decides on, brought up to date with the conversation first.
+ * numbers compaction decides on, brought up to date with the conversation first. With the offline demo
+ * (`settings.offlineDemo`) the cost line carries no prices: the demo is free.
  */
 export function sessionGauge(session: EngramSession | undefined, settings: EngramSettings): GaugeState {
   const state = gaugeState(session?.compaction.gauge, session?.agent, settings);
   if (!session) return state;
   const gauge = session.compaction.gauge;
   const cost = session.promptCache.cost(settings.model, state.usedTokens, gauge.fixedTokens, 0, gauge.measured);
-  return { ...state, cache: cacheCost(cost) };
+  return { ...state, cache: cacheCost(cost, settings.offlineDemo) };
 }
 
-function cacheCost(c: NextTurnCost): CacheCost {
+function cacheCost(c: NextTurnCost, free: boolean): CacheCost {
   const split = (t: TokenSplit): CacheSplit => ({
     read: t.read,
     write: t.write,
     input: t.input,
-    ...(t.usd !== undefined ? { usd: t.usd } : {}),
+    ...(t.usd !== undefined && !free ? { usd: t.usd } : {}),
   });
-  return {
+  const cost: CacheCost = {
     warm: c.warm,
     leftMs: c.leftMs,
     ...(c.warm && c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
@@ -83,6 +84,7 @@ function cacheCost(c: NextTurnCost): CacheCost {
     ifWarm: split(c.ifWarm),
     ifCold: split(c.ifCold),
   };
+  return free ? { ...cost, free: true } : cost;
 }
 
 /**

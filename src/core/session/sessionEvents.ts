@@ -9,6 +9,7 @@ import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import type { McpHubEvent } from '../mcp/types';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { TimelineEntry } from '../inspection/timeline';
+import { stopOnce } from '../../protocol/sentence';
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 /** What a notice offers to do besides its text: `openMemory` opens the inspector's memory pane. */
@@ -26,7 +27,8 @@ export interface NoticeWords {
 
 /** `text` and `words` of a notice; a template is a plain string literal, so tests can list them all. */
 export function say(template: string, ...args: Array<string | number>): { text: string; words: NoticeWords } {
-  const strings = args.map(String);
+  // A reason that ends a sentence itself loses its full stop where the template adds one.
+  const strings = stopOnce(template, args);
   return {
     text: template.replace(/\{(\d+)\}/g, (m, i: string) => strings[Number(i)] ?? m),
     words: { template, args: strings },

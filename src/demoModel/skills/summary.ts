@@ -2,7 +2,7 @@
 // filled from what the conversation shows, so /compact in the demo works as it does with Claude.
 import { SUMMARY_SECTIONS } from '../../core/compaction/summaryPrompt';
 import { digest } from '../digest';
-import { DEMO_PREFIX, type DemoAnswer } from '../reply';
+import { DEMO_PREFIX, sentence, type DemoAnswer } from '../reply';
 import type { DemoRequest } from '../request';
 
 export function compactionSummary(req: DemoRequest): DemoAnswer {
@@ -31,7 +31,7 @@ export function compactionSummary(req: DemoRequest): DemoAnswer {
     ),
     'Pending tasks': d.open ? `A tool call for "${last ?? ''}" had not finished.` : 'None known.',
     'Current work': last
-      ? `Answering "${last}"${d.lastReply ? `; the last reply said: ${d.lastReply}` : ''}.`
+      ? sentence(`Answering "${last}"${d.lastReply ? `; the last reply said: ${d.lastReply}` : ''}`)
       : 'Nothing in progress.',
     'Next step': 'Wait for the next request.',
   };

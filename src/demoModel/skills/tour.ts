@@ -10,7 +10,8 @@ const TOUR_EN = [
   '1. **remember that I prefer tabs over spaces** — saves a typed memory file and its line in `MEMORY.md` ' +
     '(`/remember ...` does the same).',
   '2. **what do you remember?** — answers from the memory index that every session loads.',
-  '3. **read README.md**, **search memory**, **list files** — read-only tools, no prompt needed.',
+  '3. **read README.md**, **explain @src/greet.js**, **search memory**, **list files** — read-only tools, ' +
+    'no prompt needed.',
   '4. **edit README.md: replace "Sample" with "Demo"** or **create notes.txt with hello** — ' +
     'Engram asks first and shows the diff.',
   '5. **run ls** — a command runs after you allow it.',
@@ -25,7 +26,7 @@ const TOUR_ZH = `我是一个离线运行的脚本化 Claude 替身。我的回�
 
 1. **记住：我更喜欢用制表符缩进** —— 保存一个带类型的记忆文件，并在 \`MEMORY.md\` 中添加一行（\`/remember ...\` 效果相同）。
 2. **你记得什么？** —— 根据每个会话都会加载的记忆索引回答。
-3. **读取 README.md**、**搜索 memory**、**列出文件** —— 只读工具，无需确认。
+3. **读取 README.md**、**解释 @src/greet.js**、**搜索 memory**、**列出文件** —— 只读工具，无需确认。
 4. **编辑 README.md：把 Sample 替换为 Demo** 或 **创建 notes.txt 内容为 hello** —— Engram 会先征求同意并显示差异。
 5. **运行 ls** —— 你允许后才会执行命令。
 6. **我更喜欢简短的回答** —— 本轮结束后，后台记忆代理会自动保存它。

@@ -9,7 +9,7 @@ import type { TeamSyncReport } from '../../core/host/team';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 import { liveInspectorContext, type InspectorContext } from '../inspector/inspectorContext';
 import { loadEngine } from '../loadEngine';
-import { modelButtonLabel } from '../modelSetup';
+import { modelButtonLabel, usesOfflineDemo } from '../modelSetup';
 import { settings, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
@@ -99,7 +99,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   }
 
   gauge(): GaugeState {
-    return sessionGauge(this.session, settings());
+    return sessionGauge(this.session, { ...settings(), offlineDemo: usesOfflineDemo() });
   }
 
   snapshot(): ChatSnapshot {

@@ -4,6 +4,7 @@
 // the same session, and the person's "Not relevant" on a memory a turn recalled. Apart from ChatSession,
 // which owns the window's state, because how a turn runs is its own concern.
 import * as vscode from 'vscode';
+import { clause } from '../../protocol/sentence';
 import { loadEngine } from '../loadEngine';
 import { dataDir, workspaceCwd } from '../settings';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
@@ -74,7 +75,7 @@ export class ChatTurns {
           'error',
           vscode.l10n.t(
             'Something went wrong: {0}. See "Engram: Show Log".',
-            error instanceof Error ? error.message : String(error),
+            clause(error instanceof Error ? error.message : String(error)),
           ),
         );
       }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { previewText } from '../../core/host/conversationDisplay';
 import type { ChainStage, EngramSession } from '../../core/host/sessions';
+import { clause } from '../../protocol/sentence';
 import { settings } from '../settings';
 import { droppedNoteLines, registerDroppedLens } from './droppedLens';
 
@@ -152,7 +153,11 @@ export class ManualCompactions implements vscode.Disposable {
     if (!result.ok)
       this.host.notice(
         'warning',
-        vscode.l10n.t('Could not compact ({0}): {1}.', stage, result.reason ?? vscode.l10n.t('no reason given')),
+        vscode.l10n.t(
+          'Could not compact ({0}): {1}.',
+          stage,
+          clause(result.reason ?? vscode.l10n.t('no reason given')),
+        ),
       );
     return result.ok;
   }

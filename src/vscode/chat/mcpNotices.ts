@@ -4,6 +4,7 @@
 // next time one of its tools is used. Status changes only refresh the inspector.
 import * as vscode from 'vscode';
 import type { McpHubEvent } from '../../core/host/mcp';
+import { clause } from '../../protocol/sentence';
 import { loadEngine } from '../loadEngine';
 import type { ChatWindow } from './chatWindow';
 
@@ -70,7 +71,7 @@ export function showMcpEvent(event: McpHubEvent, view: Pick<ChatWindow, 'items' 
           : vscode.l10n.t(
               'MCP server {0} failed: {1}. It restarts the next time one of its tools is used.',
               event.server,
-              failure.message,
+              clause(failure.message),
             );
       const tail = failure.stderr.slice(-STDERR_LINES).join('\n');
       // What a server writes to stderr may hold a token: masked before it is shown.

@@ -74,7 +74,11 @@ describe('the demo model: reading requests', () => {
   });
 
   it('after a compaction, the summary it wrote is not taken for a request', () => {
-    const summary = fullSummaryText('1. All user messages:\n- "read README.md"', { kept: 'nothing' });
+    for (const manual of [false, true])
+      afterCompaction(fullSummaryText('1. All user messages:\n- "read README.md"', { kept: 'nothing', manual }));
+  });
+
+  function afterCompaction(summary: string): void {
     const hello = demoReply(
       requestBody([
         {
@@ -100,7 +104,7 @@ describe('the demo model: reading requests', () => {
       ]),
     );
     assert.deepEqual(callsOf(read), [{ name: 'Read', input: { file_path: 'README.md' } }]);
-  });
+  }
 
   it('never acts on a recalled memory that follows the prompt', () => {
     const attached =

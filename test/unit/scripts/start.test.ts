@@ -152,6 +152,10 @@ describe('npm start', () => {
       child.kill('SIGTERM');
       if (child.exitCode === null) await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
     }
+    // The setup log: each step closes with one line naming it, and npm's line per package stays out.
+    assert.doesNotMatch(out + err, /npm http /);
+    for (const line of out.split('\n').filter((l) => /\bdone\b/.test(l)))
+      assert.match(line, /^\[engram test host\] step \d\/\d done in \d+ s/);
     const urls = out.match(/https?:\/\/\S+/g) ?? [];
     assert.equal(urls.length, 1, out);
     assert.ok(urls[0].startsWith(`http://127.0.0.1:${port}/?folder=`), urls[0]);
