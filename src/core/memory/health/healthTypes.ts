@@ -22,6 +22,13 @@ export interface StaleReference {
   reason: string;
 }
 
+/** A reference the check could not judge, and why (outside the workspace, ignored build output). Never stale. */
+export interface UncheckedReference {
+  ref: string;
+  kind: ReferenceKind;
+  reason: string;
+}
+
 /** How the memory has been used (issue 32 item 4). */
 export interface MemoryUse {
   /** Times recall attached it to a turn. */
@@ -47,4 +54,10 @@ export interface MemoryHealth extends MemoryUse {
   contradicts: string[];
   /** For each contradiction, the subject and both sides in words ("indentation: tabs vs spaces"), when told locally. */
   contradictionNotes?: string[];
+  /** A team memory (its file is then `team/<name>`). */
+  team?: boolean;
+  /** References not checked, with the reason (never counted as stale). */
+  unchecked?: UncheckedReference[];
+  /** Said when the check was partial or the file could not be read ("only the first 500 of its 10000 references were checked"). */
+  notes?: string[];
 }

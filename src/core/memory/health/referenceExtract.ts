@@ -1,0 +1,246 @@
+// The references a memory makes that can go stale: file and folder paths, code symbols in backticks, and
+// commands (npm/yarn/pnpm scripts, make targets, a script run by an interpreter). Built to be precise
+// rather than thorough: a false "stale" on a good memory costs more trust than a missed one, so
+// anything that may be prose, an example or a placeholder is left out:
+// - URLs, domains, versions, globs, placeholders (`<name>`, `{id}`, `$VAR`, `path/to/...`, `...`),
+//   home paths (`~/...`), absolute paths (checked only when inside the workspace, by the checker),
+//   package names (`@scope/pkg`), command-line flags, and plain lowercase words in backticks;
+// - in a fenced code block only shell lines count (commands and the scripts they run, in a `sh`,
+//   `bash`, `shell`, `console` or unlabelled fence); symbols in code fences are examples, not claims;
+// - bare (unquoted) paths in prose need a slash and a file extension, a leading `./`, or a trailing `/`;
+//   `make X` counts only in backticks or shell fences ("make sure" is prose);
+// - a single capitalised word (`Session`) is a class only after "class", "type", "interface",
+//   "component" or "enum"; camelCase, PascalCase with two humps, snake_case, UPPER_SNAKE, `foo()`,
+//   `A.b` and dotted settings keys (`engram.memory.x`) count on their own.
+// Nothing here touches the file system: the text is only matched, with fixed regexes (no regex is ever
+// built from memory text), and at most MAX_REFERENCES_PER_MEMORY references are kept.
+import type { MemoryReference } from './healthTypes';
+
+/** References kept per memory; a file with more is checked on its first ones and says so. */
+export const MAX_REFERENCES_PER_MEMORY = 500;
+/** Longest reference considered (longer tokens are data, not names). */
+const MAX_REF_CHARS = 200;
+
+const FILE_EXTENSIONS = new Set(
+  (
+    'ts tsx js jsx mjs cjs json jsonc md mdx py pyi go rs java kt kts scala c h cc cpp hpp cs rb php swift m mm ' +
+    'sh bash zsh fish ps1 bat cmd yml yaml toml ini cfg conf env lock txt rst html htm css scss sass less vue ' +
+    'svelte astro sql graphql gql proto xml svg png jpg jpeg gif webp ico csv tsv ipynb r jl lua pl ex exs erl ' +
+    'hs ml fs dart zig nim tf hcl gradle properties mk cmake dockerfile gitignore editorconfig npmrc nvmrc snap'
+  ).split(' '),
+);
+const EXTENSIONLESS_FILES = new Set([
+  'Makefile',
+  'Dockerfile',
+  'LICENSE',
+  'README',
+  'CHANGELOG',
+  'Procfile',
+  'Gemfile',
+  'Rakefile',
+  'Jenkinsfile',
+  'Vagrantfile',
+  'CODEOWNERS',
+]);
+const TLDS = /\.(com|org|net|io|dev|ai|co|app|edu|gov|me|sh|xyz|info|cloud|so|ly|gg|tech|us|uk|de|fr|jp|cn)$/i;
+const SHELL_FENCES = new Set(['', 'sh', 'bash', 'shell', 'console', 'zsh', 'terminal', 'cmd', 'powershell', 'ps1']);
+const CLASS_CUES = /\b(class|type|interface|component|enum|struct|trait|model|widget)\s*$/i;
+/** Interpreters whose first argument is a script in the workspace. */
+const INTERPRETERS = new Set([
+  'node',
+  'tsx',
+  'ts-node',
+  'python',
+  'python3',
+  'bash',
+  'sh',
+  'zsh',
+  'deno',
+  'bun',
+  'ruby',
+]);
+/** npm subcommands that run the package.json script of the same name. */
+const NPM_SCRIPT_ALIASES = new Set(['test', 'start', 'stop', 'restart', 't', 'tst']);
+/** yarn/pnpm subcommands that are the tool's own (`yarn add x`, `pnpm install`), not scripts. */
+const PM_BUILTINS = new Set(
+  (
+    'add install i remove rm uninstall up upgrade update dlx exec create init why list ls outdated link unlink ' +
+    'publish pack login logout config cache audit info view version workspace workspaces import patch ' +
+    'rebuild prune store env bin root help set global dedupe fetch'
+  ).split(' '),
+);
+
+/** The references in a topic file's text (front matter description and body), in order, at most the cap. */
+export function extractReferences(text: string): MemoryReference[] {
+  return scanReferences(text).refs;
+}
+
+/** The references and how many were found before the cap (`total > refs.length` when some were left out). */
+export function scanReferences(text: string): { refs: MemoryReference[]; total: number } {
+  const refs: MemoryReference[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  const add = (ref: string, kind: MemoryReference['kind'], line: number): void => {
+    const key = `${kind}\0${ref}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    total++;
+    if (refs.length < MAX_REFERENCES_PER_MEMORY) refs.push({ ref, kind, line });
+  };
+  let fence: { marker: string; shell: boolean } | undefined;
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const opener = /^\s*(`{3,}|~{3,})\s*([\w+-]*)/.exec(line);
+    if (opener && (!fence || line.trim().startsWith(fence.marker))) {
+      fence = fence ? undefined : { marker: opener[1], shell: SHELL_FENCES.has(opener[2].toLowerCase()) };
+      continue;
+    }
+    if (line.length > 20_000) continue; // a data blob, not prose
+    if (fence) {
+      if (fence.shell) shellLine(line.replace(/^\s*[$>#]\s+/, ''), i + 1, add);
+      continue;
+    }
+    proseLine(line, i + 1, add);
+  }
+  return { refs, total };
+}
+
+type Add = (ref: string, kind: MemoryReference['kind'], line: number) => void;
+
+function proseLine(line: string, n: number, add: Add): void {
+  // Backticked spans first; the prose around them is scanned with them blanked out.
+  const spans = /`([^`\n]{1,400})`/g;
+  let m: RegExpExecArray | null;
+  while ((m = spans.exec(line))) codeSpan(m[1].trim(), line.slice(0, m.index), n, add);
+  const prose = line.replace(/`[^`\n]*`/g, ' ');
+  const scripts = /\b(npm|pnpm|yarn)\s+run\s+([\w:.-]+)/g;
+  while ((m = scripts.exec(prose))) add(`${m[1]} run ${m[2]}`, 'command', n);
+  const words = /(?:^|[\s(["'])((?:\.{1,2}\/)?[\w@.-]+(?:\/[\w@.-]+)*\/?)(?=$|[\s)\]"',;:!?]|\.(?:\s|$))/g;
+  while ((m = words.exec(prose))) {
+    const p = bareProsePath(m[1]);
+    if (p) add(p, 'path', n);
+  }
+}
+
+/** A token from prose that is plainly a path: a slash plus an extension, a leading `./`, or a trailing `/`. */
+function bareProsePath(token: string): string | undefined {
+  if (!token.includes('/')) return undefined;
+  const hasExt = extensionOf(token.replace(/\/$/, '')) !== undefined;
+  if (!hasExt && !token.startsWith('./') && !token.endsWith('/')) return undefined;
+  if (!/[A-Za-z]/.test(token)) return undefined; // dates, fractions
+  return pathRef(token);
+}
+
+function codeSpan(span: string, before: string, n: number, add: Add): void {
+  if (span === '' || span.length > MAX_REF_CHARS) return;
+  if (/\s/.test(span)) {
+    shellLine(span, n, add);
+    return;
+  }
+  const p = looksLikePath(span) ? pathRef(span) : undefined;
+  if (p) {
+    add(p, 'path', n);
+    return;
+  }
+  const s = symbolRef(span, before);
+  if (s) add(s, 'symbol', n);
+}
+
+/** A shell command line (a backticked span with spaces, or a line of a shell fence). */
+function shellLine(line: string, n: number, add: Add): void {
+  for (const part of line.split(/&&|\|\||;|\|/)) {
+    const words = part.trim().split(/\s+/).filter(Boolean);
+    while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) words.shift(); // FOO=1 npm test
+    if (words[0] === 'npx' || words[0] === 'sudo') words.shift();
+    const [tool, sub, arg] = words;
+    if (tool === undefined) continue;
+    if ((tool === 'npm' || tool === 'pnpm' || tool === 'yarn') && sub !== undefined) {
+      const viaRun = sub === 'run' || sub === 'run-script';
+      const script = viaRun ? arg : scriptAlias(tool, sub);
+      if (script && /^[\w:.-]+$/.test(script) && !script.startsWith('-'))
+        add(viaRun ? `${tool} run ${script}` : `${tool} ${script}`, 'command', n);
+    } else if (tool === 'make' && sub !== undefined && /^[\w.-]+$/.test(sub) && !sub.startsWith('-')) {
+      if (!sub.includes('=')) add(`make ${sub}`, 'command', n);
+    } else if (INTERPRETERS.has(tool) && sub !== undefined && !sub.startsWith('-')) {
+      const p = looksLikePath(sub) ? pathRef(sub) : undefined;
+      if (p && extensionOf(p) !== undefined) add(`${tool} ${p}`, 'command', n);
+    } else if (/^\.{0,2}\/[\w./-]+$/.test(tool) && tool.includes('/')) {
+      const p = pathRef(tool);
+      if (p) add(p, 'path', n);
+    }
+  }
+}
+
+function scriptAlias(tool: string, sub: string): string | undefined {
+  if (tool === 'npm') return NPM_SCRIPT_ALIASES.has(sub) ? (sub === 't' || sub === 'tst' ? 'test' : sub) : undefined;
+  // `yarn build`, `pnpm lint`: a script, unless it is the tool's own command.
+  return PM_BUILTINS.has(sub) || sub.startsWith('-') ? undefined : sub;
+}
+
+function extensionOf(p: string): string | undefined {
+  const base = p.slice(p.lastIndexOf('/') + 1);
+  const dot = base.lastIndexOf('.');
+  if (dot <= 0 && !(dot === 0 && base.length > 1 && FILE_EXTENSIONS.has(base.slice(1).toLowerCase()))) return undefined;
+  const ext = base.slice(dot + 1).toLowerCase();
+  return FILE_EXTENSIONS.has(ext) ? ext : undefined;
+}
+
+function looksLikePath(s: string): boolean {
+  if (s.includes('/')) return true;
+  return extensionOf(s) !== undefined || EXTENSIONLESS_FILES.has(s);
+}
+
+/**
+ * The path as it will be checked, or undefined when it is not one to check: URLs, domains, globs,
+ * placeholders, home paths, package names, flags, versions. Absolute paths are kept (the checker looks
+ * at them only when they are inside the workspace).
+ */
+function pathRef(raw: string): string | undefined {
+  const s = raw.replace(/[.,;:]+$/, '').replace(/:\d+(?::\d+)?$/, ''); // trailing punctuation, file.ts:12:3
+  if (s === '' || s.length > MAX_REF_CHARS || s === '/' || s === './' || s === '../') return undefined;
+  if (/:\/\/|^www\.|^mailto:|^[A-Za-z]:[\\/]|^~|^@|^-|\\/.test(s)) return undefined;
+  if (/[*?[\]{}<>$%|#=&'"!,()…]/.test(s) || s.includes('...')) return undefined;
+  const segments = s.split('/').filter((x) => x !== '' && x !== '.');
+  if (segments.length === 0) return undefined;
+  const first = segments[0];
+  if (TLDS.test(first) && !looksLikeFileName(first)) return undefined; // github.com/owner/repo
+  if (segments.some(isPlaceholderSegment)) return undefined;
+  if (segments.some((x) => /^v?\d+(\.\d+)+$/.test(x))) return undefined; // versions in a path
+  if (/^\d+$/.test(segments[segments.length - 1])) return undefined; // issue/123
+  return s;
+}
+
+function looksLikeFileName(segment: string): boolean {
+  return extensionOf(segment) !== undefined;
+}
+
+function isPlaceholderSegment(x: string): boolean {
+  const l = x.toLowerCase();
+  return (
+    /^(path|some|your|my|foo|bar|baz|qux|example|sample|xxx+|yyy+)$/.test(l) ||
+    /^(foo|bar|my|your|example)[-_.]/.test(l)
+  );
+}
+
+/** A backticked span that names a code symbol, as it will be looked up, or undefined. */
+function symbolRef(span: string, before: string): string | undefined {
+  const call = /^((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)\(\)$/.exec(span);
+  if (call) return call[1].replace(/^this\./, '');
+  if (!/^[A-Za-z_$][\w$]*(?:(?:\.|#|::)[A-Za-z_$][\w$]*)*$/.test(span)) return undefined;
+  if (span.length < 3) return undefined;
+  const name = span.replace(/#|::/g, '.').replace(/^this\./, '');
+  if (name.includes('.')) {
+    const parts = name.split('.');
+    // `a.b` with two short lowercase words is more often prose or a value (`e.g`, `i.e`); settings keys
+    // and methods carry a capital, an underscore, or three parts.
+    if (parts.some((p) => p.length === 0)) return undefined;
+    if (parts.length === 2 && !/[A-Z_]/.test(name) && parts.every((p) => p.length <= 3)) return undefined;
+    return name;
+  }
+  if (/^[a-z][a-z0-9]*$/.test(name)) return undefined; // plain word: prose, a value, a tool
+  if (/^[A-Z][A-Z0-9]*$/.test(name)) return undefined; // README, JSON, TODO
+  if (/^[A-Z][a-z0-9]+$/.test(name)) return CLASS_CUES.test(before) ? name : undefined; // `Session`
+  if (/^[a-z]+(-[a-z0-9]+)+$/.test(name)) return undefined; // kebab words
+  return name;
+}
