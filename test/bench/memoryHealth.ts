@@ -6,7 +6,7 @@
 // function disappears, a file deleted, a file created), re-checking the memories it touches; the median
 // of 60 events. memory_stale_precision / memory_stale_recall: per memory, flagged stale against the labels
 // of test/bench/staleHistory.ts (a 6-commit history of renames, deletes, removed functions, a renamed
-// script and make target, with 15 memories written at its first commit, 8 truly stale, checked at the last);
+// script and make target, with 16 memories written at its first commit, 8 truly stale, checked at the last);
 // memory_repo_stale_*: the same on this repository's own history (staleRealHistory.ts).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

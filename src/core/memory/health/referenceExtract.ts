@@ -9,6 +9,8 @@
 //   `bash`, `shell`, `console` or unlabelled fence); symbols in code fences are examples, not claims;
 // - bare (unquoted) paths in prose need a slash and a file extension, a leading `./`, or a trailing `/`;
 //   `make X` counts only in backticks or shell fences ("make sure" is prose);
+// - a reference named as removed or to avoid ("never `moment()`", "`old.ts` was removed", "use X
+//   instead of `Y`", "moved from `a` to `b`" for `a`) is not checked: the memory already says it is gone;
 // - a single capitalised word (`Session`) is a class only after "class", "type", "interface",
 //   "component" or "enum"; camelCase, PascalCase with two humps, snake_case, UPPER_SNAKE, `foo()`,
 //   `A.b` and dotted settings keys (`engram.memory.x`) count on their own.
@@ -112,15 +114,38 @@ function proseLine(line: string, n: number, add: Add): void {
   // Backticked spans first; the prose around them is scanned with them blanked out.
   const spans = /`([^`\n]{1,400})`/g;
   let m: RegExpExecArray | null;
-  while ((m = spans.exec(line))) codeSpan(m[1].trim(), line.slice(0, m.index), n, add);
-  const prose = line.replace(/`[^`\n]*`/g, ' ');
-  const scripts = /\b(npm|pnpm|yarn)\s+run\s+([\w:.-]+)/g;
-  while ((m = scripts.exec(prose))) add(`${m[1]} run ${m[2]}`, 'command', n);
+  while ((m = spans.exec(line)))
+    if (!historical(line, m.index, m.index + m[0].length)) codeSpan(m[1].trim(), line.slice(0, m.index), n, add);
+  const prose = line.replace(/`[^`\n]*`/g, (span) => ' '.repeat(span.length)); // offsets kept
+  const scripts = /\b(npm|pnpm|yarn)\s+run\s+([\w:.-]*[\w:-])/g;
+  while ((m = scripts.exec(prose)))
+    if (!historical(line, m.index, m.index + m[0].length)) add(`${m[1]} run ${m[2]}`, 'command', n);
   const words = /(?:^|[\s(["'])((?:\.{1,2}\/)?[\w@.-]+(?:\/[\w@.-]+)*\/?)(?=$|[\s)\]"',;:!?]|\.(?:\s|$))/g;
   while ((m = words.exec(prose))) {
+    const start = m.index + m[0].length - m[1].length;
     const p = bareProsePath(m[1]);
-    if (p) add(p, 'path', n);
+    if (p && !historical(line, start, start + m[1].length)) add(p, 'path', n);
   }
+}
+
+/** Words before a reference that say it is not (or no longer) to be used: "never", "instead of", "moved from". */
+const NEGATED_BEFORE =
+  /\b(never|don['’]t|do not|does not|avoid|instead of|rather than|no longer|deprecated|removed|replaced|formerly|used to|renamed from|moved from|no more|stop using|not use|obsolete)\b/i;
+/** Words after it that say it is gone: "`src/date.ts` was removed". */
+const GONE_AFTER =
+  /^[\s,)]*(was|were|is|are|has been|have been|got)\s+(removed|deleted|renamed|replaced|dropped|deprecated|moved|retired|gone)\b|^[\s,)]*(no longer exists?|is gone)\b/i;
+
+/**
+ * Whether the reference at [start, end) of the line is named as something removed or to avoid ("never
+ * `moment()`", "`old.ts` was removed", "use X instead of `Y`"): a memory that says so is not stale
+ * when it is gone, so it is not checked. Only the clause around it counts (back to the previous code
+ * span or sentence end), so "moved from `a` to `b`" still checks `b`.
+ */
+function historical(line: string, start: number, end: number): boolean {
+  const before = line.slice(0, start);
+  const cut = Math.max(before.lastIndexOf('`'), ...['. ', '; ', '! ', '? ', ': '].map((p) => before.lastIndexOf(p)));
+  if (NEGATED_BEFORE.test(before.slice(cut + 1))) return true;
+  return GONE_AFTER.test(line.slice(end, end + 60));
 }
 
 /** A token from prose that is plainly a path: a slash plus an extension, a leading `./`, or a trailing `/`. */

@@ -52,7 +52,7 @@ describe('stale references against a history of renames and deletes', () => {
   it('leaves valid memories alone: live symbols, scripts, targets, ignored build output, URLs, examples, prose', () => {
     for (const m of memories.filter((x) => !x.stale)) assert.deepEqual(staleOf(m.file), [], m.file);
     const build = index.result('feedback_build.md');
-    assert.deepEqual(build?.unchecked.map((u) => u.ref).sort(), ['.env', 'dist/', 'dist/bundle.js']);
+    assert.deepEqual(build?.unchecked.map((u) => u.ref).sort(), ['.env', 'dist/']); // `dist/bundle.js` follows "never edit"
     assert.match(build?.unchecked[0]?.reason ?? '', /ignored by \.gitignore/);
   });
 
@@ -155,6 +155,16 @@ describe('extractReferences', () => {
       '```',
     ].join('\n');
     assert.deepEqual(refs(text), ['symbol:Session']);
+  });
+
+  it('does not check what a memory names as removed or to avoid', () => {
+    assert.deepEqual(refs('Never call `moment()`; use `formatDate()` instead of `dayjsFormat()`.'), [
+      'symbol:formatDate',
+    ]);
+    assert.deepEqual(refs('The old `src/dates.ts` was removed. Moved from `src/a.ts` to `src/b.ts`.'), [
+      'path:src/b.ts',
+    ]);
+    assert.deepEqual(refs("Don't run npm run legacy; run npm run build."), ['command:npm run build']);
   });
 
   it('caps the references of one file and counts the rest', () => {
