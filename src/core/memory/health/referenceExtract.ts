@@ -12,7 +12,8 @@
 // - a reference named as removed or to avoid ("never `moment()`", "`old.ts` was removed", "use X
 //   instead of `Y`", "moved from `a` to `b`" for `a`) is not checked: the memory already says it is gone;
 // - a single capitalised word (`Session`) is a class only after "class", "type", "interface",
-//   "component" or "enum"; camelCase, PascalCase with two humps, snake_case, UPPER_SNAKE, `foo()`,
+//   "component" or "enum"; UPPER_SNAKE (often an environment variable set elsewhere) only as `FOO()`;
+//   camelCase, PascalCase with two humps, snake_case, `foo()`,
 //   `A.b` and dotted settings keys (`engram.memory.x`) count on their own.
 // Nothing here touches the file system: the text is only matched, with fixed regexes (no regex is ever
 // built from memory text), and at most MAX_REFERENCES_PER_MEMORY references are kept.
@@ -48,6 +49,21 @@ const EXTENSIONLESS_FILES = new Set([
 const TLDS = /\.(com|org|net|io|dev|ai|co|app|edu|gov|me|sh|xyz|info|cloud|so|ly|gg|tech|us|uk|de|fr|jp|cn)$/i;
 const SHELL_FENCES = new Set(['', 'sh', 'bash', 'shell', 'console', 'zsh', 'terminal', 'cmd', 'powershell', 'ps1']);
 const CLASS_CUES = /\b(class|type|interface|component|enum|struct|trait|model|widget)\s*$/i;
+/** Names of styles, languages, products and tools that look like code symbols but are prose in a memory. */
+const NOT_SYMBOLS = new Set(
+  (
+    'camelCase PascalCase snake_case SCREAMING_SNAKE_CASE lowerCamelCase UpperCamelCase TitleCase kebab_case ' +
+    'TypeScript JavaScript CoffeeScript ActionScript GitHub GitLab BitBucket PostgreSQL MySQL SQLite MongoDB ' +
+    'DynamoDB CouchDB MariaDB GraphQL FastAPI OpenAI ChatGPT YouTube LinkedIn WebSocket WebSockets PowerShell ' +
+    'CloudFlare Cloudflare JetBrains IntelliJ WebStorm PyCharm PyPI PyTorch TensorFlow NumPy SciPy LangChain ' +
+    'DevOps macOS iOS iPadOS watchOS tvOS iPhone iPad WebAssembly WebGL WebGPU OAuth JSONSchema NodeJS NextJS ' +
+    'NestJS NuxtJS VueJS ReactJS AngularJS DevTools VSCode VSCodium CodeQL SonarQube CircleCI TravisCI ' +
+    'GitHubActions DockerHub HuggingFace OpenAPI AsyncAPI FreeBSD OpenBSD NetBSD RabbitMQ ZeroMQ ActiveMQ ' +
+    'ElasticSearch Elasticsearch OpenSearch ClickHouse CockroachDB TimescaleDB InfluxDB BigQuery RedShift ' +
+    'SnowFlake DataDog PagerDuty OpsGenie StatusPage LaunchDarkly PostHog FullStory LogRocket TailwindCSS ' +
+    'StyledComponents ESLint TSLint JSHint PostCSS WebPack RollUp SvelteKit SolidJS RxJS ThreeJS ChartJS'
+  ).split(' '),
+);
 /** Interpreters whose first argument is a script in the workspace. */
 const INTERPRETERS = new Set([
   'node',
@@ -256,6 +272,7 @@ function symbolRef(span: string, before: string): string | undefined {
   if (!/^[A-Za-z_$][\w$]*(?:(?:\.|#|::)[A-Za-z_$][\w$]*)*$/.test(span)) return undefined;
   if (span.length < 3) return undefined;
   const name = span.replace(/#|::/g, '.').replace(/^this\./, '');
+  if (NOT_SYMBOLS.has(name)) return undefined;
   if (name.includes('.')) {
     const parts = name.split('.');
     // `a.b` with two short lowercase words is more often prose or a value (`e.g`, `i.e`); settings keys
@@ -265,7 +282,9 @@ function symbolRef(span: string, before: string): string | undefined {
     return name;
   }
   if (/^[a-z][a-z0-9]*$/.test(name)) return undefined; // plain word: prose, a value, a tool
-  if (/^[A-Z][A-Z0-9]*$/.test(name)) return undefined; // README, JSON, TODO
+  // README, JSON, and UPPER_SNAKE: often an environment variable set outside the repository or named only
+  // in its README, so its absence from the source says little.
+  if (/^[A-Z][A-Z0-9_]*$/.test(name)) return undefined;
   if (/^[A-Z][a-z0-9]+$/.test(name)) return CLASS_CUES.test(before) ? name : undefined; // `Session`
   if (/^[a-z]+(-[a-z0-9]+)+$/.test(name)) return undefined; // kebab words
   return name;

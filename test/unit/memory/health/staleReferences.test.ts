@@ -136,7 +136,6 @@ describe('extractReferences', () => {
     );
     assert.deepEqual(refs('Key `engram.memory.recall`, `MAX_FILES`, `readUsage`, `make lint`, `node scripts/x.mjs`'), [
       'symbol:engram.memory.recall',
-      'symbol:MAX_FILES',
       'symbol:readUsage',
       'command:make lint',
       'command:node scripts/x.mjs',
@@ -150,6 +149,7 @@ describe('extractReferences', () => {
       'Globs `src/**/*.ts`, placeholders `<dir>/x.ts`, `path/to/file.ts`, `$HOME/x.sh`, `{id}.json`.',
       'Home `~/notes/a.md`, package `@scope/pkg`, flag `--data-dir`, make sure to run make.',
       'A `Session` word, but the class `Session` counts.',
+      'Style: `camelCase` and `snake_case` names, `TypeScript` on `macOS`, `PostgreSQL` via `GraphQL`.',
       '```ts',
       'const x = exampleHelper(); import "src/example.ts";',
       '```',
