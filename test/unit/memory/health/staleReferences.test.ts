@@ -90,11 +90,19 @@ describe('stale references against a history of renames and deletes', () => {
     assert.deepEqual(staleOf('project_store.md').sort(), ['SessionStore', 'SessionStore.open', 'createSession']);
   });
 
+  it('takes a folder event for every file in the folder (renamed, then deleted)', async () => {
+    fs.renameSync(path.join(root, 'src/auth'), path.join(root, 'src/identity'));
+    await index.onFileEvents([{ kind: 'rename', from: 'src/auth', path: 'src/identity' }]);
+    assert.deepEqual(staleOf('project_session.md'), ['src/auth/session.ts']);
+    assert.ok(index.workspace.files.has('src/identity/session.ts'));
+    assert.ok(!index.workspace.dirs.has('src/auth'));
+    fs.rmSync(path.join(root, 'src/identity'), { recursive: true });
+    await index.onFileEvents([{ kind: 'delete', path: path.join(root, 'src/identity') }]);
+    assert.ok(![...index.workspace.files].some((f) => f.startsWith('src/identity/')));
+  });
+
   it('re-reads a changed memory alone, searching the new words it names', async () => {
-    const check = await index.onMemoryChanged(
-      'user_prefs.md',
-      'Dates go through `formatDateUtc()` in `handleAuthError`.',
-    );
+    const check = await index.onMemoryChanged('user_prefs.md', 'Dates go through `formatDateUtc()` in `parseConfig`.');
     assert.deepEqual(
       check?.stale.map((s) => s.ref),
       ['formatDateUtc'],
