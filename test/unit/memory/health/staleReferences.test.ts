@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { MemoryHealthIndex } from '../../../../src/core/memory/health/healthIndex';
+import { memoryHealth } from '../../../../src/core/memory/health/memoryHealth';
 import {
   extractReferences,
   MAX_REFERENCES_PER_MEMORY,
@@ -125,6 +126,22 @@ describe('stale references against a history of renames and deletes', () => {
       idx.result('a.md')?.stale.map((s) => s.ref),
       ['stopApp', 'src/gone.ts'],
     );
+  });
+});
+
+describe('memoryHealth', () => {
+  it('never prints back a secret a memory holds', async () => {
+    const ws = tempDir('engram-health-ws-');
+    const memoryDir = tempDir('engram-health-mem-');
+    const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
+    fs.writeFileSync(
+      path.join(memoryDir, 'project_token.md'),
+      `The CI token is \`${token}\` and \`missingHelper()\`.\n`,
+    );
+    const [health] = await memoryHealth({ memoryDir }, ws);
+    assert.equal(health.file, 'project_token.md');
+    assert.ok(!JSON.stringify(health).includes(token), JSON.stringify(health));
+    assert.ok(health.stale.some((s) => s.ref === 'missingHelper'));
   });
 });
 
