@@ -174,6 +174,7 @@ describe('extractReferences', () => {
       'Globs `src/**/*.ts`, placeholders `<dir>/x.ts`, `path/to/file.ts`, `$HOME/x.sh`, `{id}.json`.',
       'Home `~/notes/a.md`, package `@scope/pkg`, flag `--data-dir`, make sure to run make.',
       'A `Session` word, but the class `Session` counts.',
+      'Write it to `CLAUDE.md` or .claude/settings.local.json, not `.vscode/launch.json`.',
       'Style: `camelCase` and `snake_case` names, `TypeScript` on `macOS`, `PostgreSQL` via `GraphQL`.',
       '```ts',
       'const x = exampleHelper(); import "src/example.ts";',
