@@ -6,6 +6,7 @@ import { compactCommand } from './compactCommand';
 import { gaugeCommand } from './gaugeCommand';
 import { inspectCommand } from './inspectCommand';
 import { mcpServeCommand } from './mcpServeCommand';
+import { memoryCommand } from './memoryCommand';
 import { mergeCommand } from './mergeCommand';
 import { printCommand } from './printCommand';
 import { teamCommand } from './teamCommand';
@@ -20,6 +21,7 @@ const COMMANDS: Command[] = [
   mergeCommand,
   teamCommand,
   mcpServeCommand,
+  memoryCommand,
 ];
 
 export function overallHelp(): string {

@@ -3,6 +3,10 @@
 // these to show, sync or confine memory; what goes into the files is the memory engine's business.
 // Also the memory other agents reach through a host (`engram mcp`, VS Code's language model tools):
 // search with the chat's recall, remember through the chat's writer, list, read, session notes.
+import path from 'node:path';
+import { findGitRoot } from '../conversation/projectKey';
+import type { MemoryHealth } from '../memory/health/healthTypes';
+import { memoryHealth } from '../memory/health/memoryHealth';
 import {
   autoMemoryDir as memoryDirFor,
   memoryHome as homeOf,
@@ -123,4 +127,28 @@ export function describeMemoryMatches(query: string, matches: readonly MemoryMat
 /** What a remember did (saved with its index line, or waiting for review), in a sentence for the model. */
 export function describeRememberOutcome(outcome: RememberOutcome): string {
   return describeRemembered(outcome);
+}
+
+// ---- Memory health (issue 32): stale references, repeats, use counts ----
+
+export type { MemoryHealth } from '../memory/health/healthTypes';
+
+/** The project's memory checked against its workspace: where each was read from, and each memory's health. */
+export interface ProjectMemoryHealth {
+  /** The private memory folder (its team folder is `team/` inside). */
+  memoryDir: string;
+  /** The workspace the references were checked against: the git root of `cwd`, or `cwd`. */
+  workspace: string;
+  memories: MemoryHealth[];
+}
+
+/**
+ * The health of every memory (private and team) of the project at `cwd` under `dataDir` (Engram's data
+ * dir or Claude Code's `~/.claude`), checked against the workspace as it is now. Reads only.
+ */
+export async function checkProjectMemory(dataDir: string, cwd: string): Promise<ProjectMemoryHealth> {
+  const resolved = path.resolve(cwd);
+  const workspace = (await findGitRoot(resolved)) ?? resolved;
+  const memoryDir = await memoryDirFor(dataDir, resolved);
+  return { memoryDir, workspace, memories: await memoryHealth({ memoryDir }, workspace) };
 }
