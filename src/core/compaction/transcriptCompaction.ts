@@ -50,6 +50,8 @@ export interface TranscriptCompactionInput {
   signal?: AbortSignal;
   /** Append the compaction to the transcript as the chat records it (`--write`). */
   write?: boolean;
+  /** false: every text in memory while compacting (same result; default: long ones read back from disk). */
+  holdBigTexts?: boolean;
 }
 
 export interface TranscriptCompaction {
@@ -95,7 +97,8 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
     contextWindow: input.settings.contextWindow,
     ...keep,
   });
-  const view = await loadTranscriptView(input.file);
+  // A session never compacted is the whole file: its long texts stay on disk until read (heldText.ts).
+  const view = await loadTranscriptView(input.file, { holdBigTexts: input.holdBigTexts ?? true });
   const problems = transcriptProblems(input.file, view);
   if (view.entries.length === 0)
     return { ok: false, reason: 'The transcript holds no conversation to compact.', problems };

@@ -8,6 +8,7 @@ import { CurrentLines, type ChainOptions } from '../conversation/conversationCha
 import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
 import { forEachTranscriptLine, type CorruptLine, type TranscriptLine } from '../conversation/transcriptReader';
 import type { ApiMessage } from '../conversation/types';
+import { holdBigTexts } from './heldText';
 import { readRecords, replayCuts } from './recordedCompactions';
 import type { CompactionEntry } from './types';
 
@@ -24,12 +25,22 @@ export interface TranscriptView {
   replayWarnings: string[];
 }
 
-export async function loadTranscriptView(file: string, opts: ChainOptions = {}): Promise<TranscriptView> {
+export interface ViewOptions extends ChainOptions {
+  /**
+   * Leave long texts on disk, read again whenever they are read (heldText.ts): for a command that reads
+   * the whole conversation of a session that may be hundreds of megabytes. The file must not be rewritten
+   * while the view is in use (appending is fine).
+   */
+  holdBigTexts?: boolean;
+}
+
+export async function loadTranscriptView(file: string, opts: ViewOptions = {}): Promise<TranscriptView> {
   const sidechain = opts.sidechain ?? false;
   const current = new CurrentLines(sidechain);
   const records: TranscriptLine[] = [];
-  const { corrupt, tornTail, lineCount } = await forEachTranscriptLine(file, (line) => {
+  const { corrupt, tornTail, lineCount } = await forEachTranscriptLine(file, (line, _lineNo, place) => {
     if (isCompactionRecord(line, sidechain)) records.push(line);
+    else if (opts.holdBigTexts) holdBigTexts(file, line, place);
     current.add(line);
   });
   const view = viewOfLines(current.lines, opts);

@@ -31,13 +31,18 @@ export interface TranscriptMeasure {
   branches: BranchReport[];
 }
 
-/** Measures with `count` (the inspector's counter); the measure does not depend on the settings. */
+/**
+ * Measures with `count` (the inspector's counter); the measure does not depend on the settings. A session
+ * never compacted is the whole file: its long texts stay on disk until read (heldText.ts), unless
+ * `holdBigTexts` is false (the same measure, with every text in memory).
+ */
 export async function measureTranscript(
   file: string,
   settings: EngramSettings,
   count: TokenCounter,
+  holdBigTexts = true,
 ): Promise<TranscriptMeasure> {
-  const view = await loadTranscriptView(file);
+  const view = await loadTranscriptView(file, { holdBigTexts });
   // Old history is estimated from its length: tokenizing a 200 MB session took minutes (historyEstimator.ts).
   const measured = gaugeOf(view.lines, view.entries, transcriptEstimator(view, count, settings.contextWindow));
   return {
