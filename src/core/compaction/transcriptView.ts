@@ -8,7 +8,7 @@ import { CurrentLines, type ChainOptions } from '../conversation/conversationCha
 import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
 import { forEachTranscriptLine, type CorruptLine, type TranscriptLine } from '../conversation/transcriptReader';
 import type { ApiMessage } from '../conversation/types';
-import { holdBigTexts } from './heldText';
+import { holdBigTexts, releaseHeldTexts } from './heldText';
 import { readRecords, replayCuts } from './recordedCompactions';
 import type { CompactionEntry } from './types';
 
@@ -38,6 +38,8 @@ export async function loadTranscriptView(file: string, opts: ViewOptions = {}): 
   const sidechain = opts.sidechain ?? false;
   const current = new CurrentLines(sidechain);
   const records: TranscriptLine[] = [];
+  // A line kept from an earlier read may be out of date: the file may have been rewritten since.
+  if (opts.holdBigTexts) releaseHeldTexts();
   const { corrupt, tornTail, lineCount } = await forEachTranscriptLine(file, (line, _lineNo, place) => {
     if (isCompactionRecord(line, sidechain)) records.push(line);
     else if (opts.holdBigTexts) holdBigTexts(file, line, place);
