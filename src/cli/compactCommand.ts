@@ -160,8 +160,8 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
   return EXIT_OK;
 }
 
-/** Characters written at once while printing the messages. */
-const WRITE_CHARS = 1 << 20;
+/** Characters written at once while printing the messages (below the size V8 allocates as a large object). */
+const WRITE_CHARS = 1 << 16;
 
 /**
  * `JSON.stringify(result)` and a newline, written a batch of messages at a time: the whole text of a

@@ -6,13 +6,14 @@
 // not kept: the property reads the line again from the file each time it is read, parsed by the same
 // rules, and gives the same value. Code that reads them needs no change and gets the same results; what
 // it keeps of them (a trimmed copy, a count) is all that stays in memory. Assigning one keeps the value.
+import fs from 'node:fs';
 import { readLineAt, type LinePlace, type TranscriptLine } from '../conversation/transcriptReader';
 
 /** Texts at least this long are read again when needed; shorter ones cost less than the way back to them. */
 export const HOLD_CHARS = 1024;
 
-/** The last line read again, since callers read a text several times in a row (its type, then its length). */
-let lastRead: { file: string; offset: number; line: TranscriptLine } | undefined;
+/** The file read from (kept open while a command reads it) and the last line read again from it. */
+let source: { file: string; fd: number; offset?: number; line?: TranscriptLine } | undefined;
 
 type Picker = (line: TranscriptLine) => unknown;
 
@@ -93,17 +94,23 @@ function hold(holder: object, key: string, read: () => unknown): void {
 }
 
 function readAgain(file: string, place: LinePlace, uuid: unknown): TranscriptLine {
-  if (lastRead?.file === file && lastRead.offset === place.offset) return lastRead.line;
-  const line = readLineAt(file, place);
+  if (source?.file === file && source.offset === place.offset && source.line) return source.line;
+  if (source?.file !== file) {
+    releaseHeldTexts();
+    source = { file, fd: fs.openSync(file, 'r') };
+  }
+  const line = readLineAt(source.fd, place);
   if (!line || line.uuid !== uuid)
     throw new Error(
       `${file}:${place.lineNo} changed while it was being read (the transcript was rewritten); run the command again.`,
     );
-  lastRead = { file, offset: place.offset, line };
+  source.offset = place.offset;
+  source.line = line;
   return line;
 }
 
-/** Forgets the line kept for repeated reads (its texts are whole), once a command is done with a file. */
+/** Closes the file and forgets the line kept for repeated reads, once a command is done with a view. */
 export function releaseHeldTexts(): void {
-  lastRead = undefined;
+  if (source) fs.closeSync(source.fd);
+  source = undefined;
 }

@@ -83,19 +83,26 @@ export function decodeLine(buf: Buffer, start: number, end: number, lineNo: numb
   return buf.toString('utf8', start, end);
 }
 
-/** The bytes `offset .. offset + length` of a file, read again (a line splitFileLines reported). */
-export function readFileLine(file: string, offset: number, length: number): Buffer {
-  const buf = Buffer.allocUnsafe(length);
-  const fd = fs.openSync(file, 'r');
-  try {
-    let got = 0;
-    while (got < length) {
-      const n = fs.readSync(fd, buf, got, length - got, offset + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return got === length ? buf : buf.subarray(0, got);
-  } finally {
-    fs.closeSync(fd);
+/** Reused for lines read again (readFileLine), up to this size; longer ones get their own buffer. */
+const SCRATCH_BYTES = 1 << 20;
+let scratch: Buffer | undefined;
+
+/**
+ * The bytes `offset .. offset + length` of an open file, read again (a line splitFileLines reported).
+ * The buffer is valid until the next call: decode it before reading another line.
+ */
+export function readFileLine(fd: number, offset: number, length: number): Buffer {
+  let buf: Buffer;
+  if (length > SCRATCH_BYTES) buf = Buffer.allocUnsafe(length);
+  else {
+    scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES);
+    buf = scratch;
   }
+  let got = 0;
+  while (got < length) {
+    const n = fs.readSync(fd, buf, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
 }

@@ -193,11 +193,11 @@ export async function forEachTranscriptLine(
 }
 
 /**
- * A line forEachTranscriptLine read, read again from the file and parsed by the same rules, so it is
- * the same line (undefined when the file no longer holds a readable line there).
+ * A line forEachTranscriptLine read, read again from the file (open as `fd`) and parsed by the same
+ * rules, so it is the same line (undefined when the file no longer holds a readable line there).
  */
-export function readLineAt(file: string, place: LinePlace): TranscriptLine | undefined {
-  const buf = readFileLine(file, place.offset, place.length);
+export function readLineAt(fd: number, place: LinePlace): TranscriptLine | undefined {
+  const buf = readFileLine(fd, place.offset, place.length);
   let line: TranscriptLine | undefined;
   const sink: LineSink = { line: (l) => void (line = l), corrupt: () => undefined, torn: () => undefined };
   readLine(decodeLine(buf, 0, buf.length, place.lineNo), place.lineNo, true, sink);

@@ -2,6 +2,7 @@
 // live gauge replayed on the current conversation (the last usage report plus what came after it), and
 // per model call what the API reported next to what the engine would have estimated then. `engram gauge`
 // prints it; the inspector shows it for a session read from disk.
+import { releaseHeldTexts } from '../compaction/heldText';
 import { loadTranscriptView } from '../compaction/transcriptView';
 import { findBranches, reportBranches, type BranchReport } from '../conversation/branches';
 import { transcriptProblems, type TranscriptProblem } from '../conversation/transcriptReader';
@@ -43,16 +44,21 @@ export async function measureTranscript(
   holdBigTexts = true,
 ): Promise<TranscriptMeasure> {
   const view = await loadTranscriptView(file, { holdBigTexts });
-  // Old history is estimated from its length: tokenizing a 200 MB session took minutes (historyEstimator.ts).
-  const measured = gaugeOf(view.lines, view.entries, transcriptEstimator(view, count, settings.contextWindow));
-  return {
-    gauge: gaugeState(measured.gauge, { messages: measured.messages }, settings),
-    messages: view.entries.length,
-    estimatedTokens: measured.breakdown.estimated,
-    turns: measured.turns,
-    problems: transcriptProblems(file, view),
-    branches: await reportBranches(file, findBranches(view.lines)),
-  };
+  try {
+    // Old history is estimated from its length: tokenizing a 200 MB session took minutes (historyEstimator.ts).
+    const measured = gaugeOf(view.lines, view.entries, transcriptEstimator(view, count, settings.contextWindow));
+    return {
+      gauge: gaugeState(measured.gauge, { messages: measured.messages }, settings),
+      messages: view.entries.length,
+      estimatedTokens: measured.breakdown.estimated,
+      turns: measured.turns,
+      problems: transcriptProblems(file, view),
+      branches: await reportBranches(file, findBranches(view.lines)),
+    };
+  } finally {
+    // The measure holds no text: the file need not stay open.
+    if (holdBigTexts) releaseHeldTexts();
+  }
 }
 
 /** With the exact tokenizer (loaded first), as a report of token counts should be. */
