@@ -77,7 +77,7 @@ export function droppedFacts(replaced: readonly ApiMessage[], replacement: reado
   // The parts are listed again for each use rather than held: a result kept whole may be a text read
   // back from disk (heldText.ts) each time it is read.
   const parts = (): Iterable<string> => replacementParts(replacement);
-  if (hasReminder(parts())) return notCarried(facts, replacementTextOf(parts()));
+  if (hasReminder(parts()) || fitsOneGroup(parts())) return notCarried(facts, replacementTextOf(parts()));
   // The whole normalised text (hundreds of MB after a microcompact of a long session) is built only for
   // facts no group of parts carries. Small groups: a text of a megabyte or more is allocated where only a
   // full garbage collection frees it.
@@ -104,6 +104,13 @@ function* replacementParts(messages: readonly ApiMessage[]): Generator<string> {
         parts.length = 0;
       }
   }
+}
+
+/** Whether the parts make one group of SEARCH_CHUNK at most: then groups would only search it twice. */
+function fitsOneGroup(parts: Iterable<string>): boolean {
+  let size = 0;
+  for (const p of parts) if ((size += p.length + 1) > SEARCH_CHUNK) return false;
+  return true;
 }
 
 /** A reminder may open in one part and close in a later one: then the text is cleaned whole. */

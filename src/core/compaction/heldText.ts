@@ -11,6 +11,8 @@ import { readLineAt, type LinePlace, type TranscriptLine } from '../conversation
 
 /** Texts at least this long are read again when needed; shorter ones cost less than the way back to them. */
 export const HOLD_CHARS = 1024;
+/** Files from this size on have their long texts left on disk (ViewOptions.holdBigTexts 'big-files'). */
+const HOLD_FILE_BYTES = 32 * 1024 * 1024;
 
 /** The file read from (kept open while a command reads it) and the last line read again from it. */
 let source: { file: string; fd: number; offset?: number; line?: TranscriptLine } | undefined;
@@ -107,6 +109,15 @@ function readAgain(file: string, place: LinePlace, uuid: unknown): TranscriptLin
   source.offset = place.offset;
   source.line = line;
   return line;
+}
+
+/** Whether `file` is big enough to leave its long texts on disk (false when it cannot be read now). */
+export async function isBigFile(file: string): Promise<boolean> {
+  try {
+    return (await fs.promises.stat(file)).size >= HOLD_FILE_BYTES;
+  } catch {
+    return false;
+  }
 }
 
 /** Closes the file and forgets the line kept for repeated reads, once a command is done with a view. */

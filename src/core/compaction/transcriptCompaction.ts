@@ -50,7 +50,7 @@ export interface TranscriptCompactionInput {
   signal?: AbortSignal;
   /** Append the compaction to the transcript as the chat records it (`--write`). */
   write?: boolean;
-  /** false: every text in memory while compacting (same result; default: long ones read back from disk). */
+  /** Long texts read back from disk (heldText.ts): for big files by default; true or false for any size. */
   holdBigTexts?: boolean;
 }
 
@@ -172,7 +172,7 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
  * only when the compaction is to be appended.
  */
 async function measured(input: TranscriptCompactionInput, contextWindow: number) {
-  const loaded = await loadTranscriptView(input.file, { holdBigTexts: input.holdBigTexts ?? true });
+  const loaded = await loadTranscriptView(input.file, { holdBigTexts: input.holdBigTexts ?? 'big-files' });
   const estimator = transcriptEstimator(loaded, countTokens, contextWindow);
   return {
     entries: loaded.entries,

@@ -8,7 +8,7 @@ import { CurrentLines, type ChainOptions } from '../conversation/conversationCha
 import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
 import { forEachTranscriptLine, type CorruptLine, type TranscriptLine } from '../conversation/transcriptReader';
 import type { ApiMessage } from '../conversation/types';
-import { holdBigTexts, releaseHeldTexts } from './heldText';
+import { holdBigTexts, isBigFile, releaseHeldTexts } from './heldText';
 import { readRecords, replayCuts } from './recordedCompactions';
 import type { CompactionEntry } from './types';
 
@@ -28,21 +28,22 @@ export interface TranscriptView {
 export interface ViewOptions extends ChainOptions {
   /**
    * Leave long texts on disk, read again whenever they are read (heldText.ts): for a command that reads
-   * the whole conversation of a session that may be hundreds of megabytes. The file must not be rewritten
-   * while the view is in use (appending is fine).
+   * the whole conversation of a session that may be hundreds of megabytes; 'big-files' does it for files
+   * of HOLD_FILE_BYTES or more. The file must not be rewritten while the view is in use (appending is fine).
    */
-  holdBigTexts?: boolean;
+  holdBigTexts?: boolean | 'big-files';
 }
 
 export async function loadTranscriptView(file: string, opts: ViewOptions = {}): Promise<TranscriptView> {
   const sidechain = opts.sidechain ?? false;
   const current = new CurrentLines(sidechain);
   const records: TranscriptLine[] = [];
+  const hold = opts.holdBigTexts === 'big-files' ? await isBigFile(file) : opts.holdBigTexts === true;
   // A line kept from an earlier read may be out of date: the file may have been rewritten since.
-  if (opts.holdBigTexts) releaseHeldTexts();
+  if (hold) releaseHeldTexts();
   const { corrupt, tornTail, lineCount } = await forEachTranscriptLine(file, (line, _lineNo, place) => {
     if (isCompactionRecord(line, sidechain)) records.push(line);
-    else if (opts.holdBigTexts) holdBigTexts(file, line, place);
+    else if (hold) holdBigTexts(file, line, place);
     current.add(line);
   });
   const view = viewOfLines(current.lines, opts);

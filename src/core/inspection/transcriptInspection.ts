@@ -34,14 +34,14 @@ export interface TranscriptMeasure {
 
 /**
  * Measures with `count` (the inspector's counter); the measure does not depend on the settings. A session
- * never compacted is the whole file: its long texts stay on disk until read (heldText.ts), unless
- * `holdBigTexts` is false (the same measure, with every text in memory).
+ * never compacted is the whole file: the long texts of a big one stay on disk until read (heldText.ts;
+ * `holdBigTexts` true or false decides for any size, with the same measure).
  */
 export async function measureTranscript(
   file: string,
   settings: EngramSettings,
   count: TokenCounter,
-  holdBigTexts = true,
+  holdBigTexts: boolean | 'big-files' = 'big-files',
 ): Promise<TranscriptMeasure> {
   const view = await loadTranscriptView(file, { holdBigTexts });
   try {
@@ -57,7 +57,7 @@ export async function measureTranscript(
     };
   } finally {
     // The measure holds no text: the file need not stay open.
-    if (holdBigTexts) releaseHeldTexts();
+    if (holdBigTexts !== false) releaseHeldTexts();
   }
 }
 

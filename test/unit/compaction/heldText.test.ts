@@ -76,7 +76,7 @@ describe('long texts read back from disk', () => {
       for (const stage of ['micro', 'session-memory', 'auto'] as const) {
         const input = { file, stage, settings, keep, notesFile, env: {} };
         const whole = await compactTranscript({ ...input, holdBigTexts: false });
-        const held = await compactTranscript(input);
+        const held = await compactTranscript({ ...input, holdBigTexts: true });
         assert.deepEqual(plain(held), plain(whole), `${path.basename(file)} ${stage}`);
         if (whole.ok) compared++;
       }
