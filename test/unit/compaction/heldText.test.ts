@@ -83,6 +83,34 @@ describe('long texts read back from disk', () => {
     assert.ok(compared >= 6, `only ${compared} compactions ran`);
   });
 
+  it('append the same compaction with --write', async () => {
+    const dir = tempDir('engram-held-write-');
+    const settings = defaultSettings();
+    const keep = { keepMinTokens: 50, keepMaxTokens: 400, keepMinTextMessages: 1 };
+    const notesFile = path.join(CC_FIXTURES, 'sm-session-memory-summary.md');
+    for (const stage of ['micro', 'session-memory'] as const) {
+      const sent: unknown[] = [];
+      for (const holdBigTexts of [false, true]) {
+        const file = path.join(dir, `${stage}-${holdBigTexts}.jsonl`);
+        fs.writeFileSync(file, `${hostileTranscript()}\n`);
+        const out = await compactTranscript({
+          file,
+          stage,
+          settings,
+          keep,
+          notesFile,
+          env: {},
+          write: true,
+          holdBigTexts,
+        });
+        assert.ok(out.ok && out.result.written?.length === 1, stage);
+        // What a resume sends next, read back from the file.
+        sent.push(plain((await loadTranscriptView(file)).entries.map((e) => e.message)));
+      }
+      assert.deepEqual(sent[1], sent[0], stage);
+    }
+  });
+
   it('are found again where the splitter said, lines across chunks and CRLF included', async () => {
     const dir = tempDir('engram-split-');
     const file = path.join(dir, 'lines.jsonl');
