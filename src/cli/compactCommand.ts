@@ -150,7 +150,7 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
     });
   }
   const result = outcome.result;
-  if (options.json) io.stdout(`${JSON.stringify(result)}\n`);
+  if (options.json) writeJson(io, result);
   else
     io.stdout(
       `${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ` +
@@ -158,6 +158,29 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
         `${result.written ? `, written to ${file}` : ''}\n${notCarriedLine(result.dropped)}`,
     );
   return EXIT_OK;
+}
+
+/** Characters written at once while printing the messages (below the size V8 allocates as a large object). */
+const WRITE_CHARS = 1 << 16;
+
+/**
+ * `JSON.stringify(result)` and a newline, written a batch of messages at a time: the whole text of a
+ * long session's messages held at once, beside its bytes on their way out, was the command's peak.
+ */
+function writeJson(io: Pick<CliIo, 'stdout'>, result: { messages: readonly unknown[] }): void {
+  const marker = ',"messages":[]';
+  const frame = JSON.stringify({ ...result, messages: [] });
+  // Structural: a key's quotes cannot appear unescaped inside the string values before it.
+  const at = frame.indexOf(marker);
+  let batch = `${frame.slice(0, at)},"messages":[`;
+  result.messages.forEach((m, i) => {
+    batch += `${i > 0 ? ',' : ''}${JSON.stringify(m)}`;
+    if (batch.length >= WRITE_CHARS) {
+      io.stdout(batch);
+      batch = '';
+    }
+  });
+  io.stdout(`${batch}]${frame.slice(at + marker.length)}\n`);
 }
 
 /** One line naming what the compaction lost, or nothing when it lost nothing. */

@@ -9,7 +9,10 @@
 import { isFileAttachment, isMemoryAttachment } from '../conversation/attachmentTag';
 import type { ApiMessage, ContentBlock, ToolResultBlock } from '../conversation/types';
 import { isMcpToolName } from '../mcp/toolNames';
+import { notCarried, notCarriedInGroups } from './carriedText';
 import type { CompactionResult, DroppedFacts } from './types';
+
+export { containsWhole, notCarried, pathCarried } from './carriedText';
 
 export type { DroppedFacts };
 
@@ -71,123 +74,100 @@ export function factsOf(messages: readonly ApiMessage[]): DroppedFacts {
 export function droppedFacts(replaced: readonly ApiMessage[], replacement: readonly ApiMessage[]): DroppedFacts {
   const facts = factsOf(replaced);
   if (droppedCount(facts) === 0) return facts;
-  return notCarried(facts, replacementText(replacement));
-}
-
-/** The facts that `text` (a replacement's text, as replacementText gives it) does not carry. */
-export function notCarried(facts: DroppedFacts, text: string): DroppedFacts {
-  const carried = new CarriedText(text);
-  return {
-    paths: facts.paths.filter((p) => !carried.path(p)),
-    commands: facts.commands.filter((c) => !carried.whole(c)),
-    errors: facts.errors.filter((e) => !carried.whole(e)),
-    userMessages: facts.userMessages.filter((u) => !carried.whole(u)),
-  };
-}
-
-/**
- * A replacement's text with the set of its words. A fact found as whole words has each of its words as
- * a whole word of the text too, so a fact with a word the text lacks is turned down without a scan: a
- * compaction of thousands of messages checks thousands of facts against a text of 100K characters or
- * more, and a scan for each was most of its time.
- */
-class CarriedText {
-  private words: Set<string> | undefined;
-  /**
-   * Where the last fact was found. Facts come in order of first appearance and the replacement keeps
-   * most messages in their order, so the next one is usually found after it: looking there first
-   * spares a scan from the start of a text of many megabytes (a whole conversation, after a microcompact).
-   */
-  private cursor = 0;
-
-  constructor(private readonly text: string) {}
-
-  whole(fact: string): boolean {
-    if (!this.hasWords(wordsOf(fact))) return false;
-    const at = wholeAt(this.text, fact, this.cursor);
-    if (at < 0) return false;
-    this.cursor = at;
-    return true;
-  }
-
-  path(p: string): boolean {
-    if (this.whole(p)) return true;
-    const tail = pathTail(p);
-    // The tail's outer words may run on into letters pathCarried allows beside it: only its inner ones count.
-    return tail !== undefined && this.hasWords(wordsOf(tail).slice(1, -1)) && tailCarried(tail, this.text);
-  }
-
-  private hasWords(words: readonly string[]): boolean {
-    if (words.length === 0) return true;
-    this.words ??= wordSet(this.text);
-    const set = this.words;
-    return words.every((w) => set.has(w));
-  }
-}
-
-const WORD_RUNS = /[\p{L}\p{N}_]+/gu;
-
-function wordsOf(text: string): string[] {
-  return text.match(WORD_RUNS) ?? [];
-}
-
-/** The distinct words of `text`, without a list of every word first (millions, for a whole conversation). */
-function wordSet(text: string): Set<string> {
-  const set = new Set<string>();
-  const runs = new RegExp(WORD_RUNS.source, WORD_RUNS.flags);
-  for (let m = runs.exec(text); m !== null; m = runs.exec(text)) set.add(m[0]);
-  return set;
+  // The parts are listed again for each use rather than held: a result kept whole may be a text read
+  // back from disk (heldText.ts) each time it is read.
+  const parts = (): Iterable<string> => replacementParts(replacement);
+  if (hasReminder(parts()) || fitsOneGroup(parts())) return notCarried(facts, replacementTextOf(parts()));
+  // The whole normalised text (hundreds of MB after a microcompact of a long session) is built only for
+  // facts no group of parts carries. Small groups: a text of a megabyte or more is allocated where only a
+  // full garbage collection frees it.
+  return notCarriedInGroups(
+    facts,
+    (visit) => forEachNormalisedGroup(parts(), SEARCH_CHUNK, visit),
+    () => normaliseParts(parts()),
+  );
 }
 
 /** Every text a person or the model reads in these messages, normalised, one message part a line. */
 export function replacementText(messages: readonly ApiMessage[]): string {
+  return replacementTextOf(replacementParts(messages));
+}
+
+function* replacementParts(messages: readonly ApiMessage[]): Generator<string> {
   const parts: string[] = [];
   for (const m of messages) {
-    if (typeof m.content === 'string') parts.push(m.content);
-    else for (const b of m.content) blockTexts(b, parts);
+    if (typeof m.content === 'string') yield m.content;
+    else
+      for (const b of m.content) {
+        blockTexts(b, parts);
+        yield* parts;
+        parts.length = 0;
+      }
   }
-  // A reminder may open in one part and close in a later one: then the text is cleaned whole.
-  if (parts.some((p) => p.includes('<system-reminder>'))) return normaliseFact(withoutReminders(parts.join('\n')));
-  return normaliseParts(parts);
+}
+
+/** Whether the parts make one group of SEARCH_CHUNK at most: then groups would only search it twice. */
+function fitsOneGroup(parts: Iterable<string>): boolean {
+  let size = 0;
+  for (const p of parts) if ((size += p.length + 1) > SEARCH_CHUNK) return false;
+  return true;
+}
+
+/** A reminder may open in one part and close in a later one: then the text is cleaned whole. */
+function hasReminder(parts: Iterable<string>): boolean {
+  for (const p of parts) if (p.includes('<system-reminder>')) return true;
+  return false;
+}
+
+function replacementTextOf(parts: Iterable<string>): string {
+  const all = [...parts];
+  if (hasReminder(all)) return normaliseFact(withoutReminders(all.join('\n')));
+  return normaliseParts(all);
 }
 
 /** Characters normalised at once: one replace over a whole conversation's text held hundreds of MB. */
 const NORMALISE_CHUNK = 1 << 20;
+/** Characters looked in at once for facts (droppedFacts). */
+const SEARCH_CHUNK = 1 << 16;
 
 /**
  * normaliseFact(parts.join('\n')) a group of parts at a time, never holding the whole joined text
  * beside its normalised copy. Whitespace where groups meet (the '\n' between them and the runs at their
  * ends) becomes the one space the whole replace would have made.
  */
-function normaliseParts(parts: readonly string[]): string {
+function normaliseParts(parts: Iterable<string>): string {
   const out: string[] = [];
-  let space = false;
-  const emit = (group: string[]): void => {
-    let n = group.join('\n').replace(/\s+/g, ' ');
-    if (n.startsWith(' ')) [space, n] = [true, n.slice(1)];
-    const trailing = n.endsWith(' ');
-    if (trailing) n = n.slice(0, -1);
-    if (n !== '') {
-      if (space && out.length > 0) out.push(' ');
-      out.push(n);
-      space = false;
-    }
-    // The '\n' before the next group is whitespace too.
-    space = true;
-  };
+  forEachNormalisedGroup(parts, NORMALISE_CHUNK, (n) => {
+    if (out.length > 0) out.push(' ');
+    out.push(n);
+  });
+  return out.join('');
+}
+
+/**
+ * normaliseFact of each group of parts (about `chunk` characters), the non-empty ones in order:
+ * the whole normalised text is them joined by single spaces (whitespace where groups meet, the '\n'
+ * between them included, is one run). `visit` returns false to stop.
+ */
+function forEachNormalisedGroup(
+  parts: Iterable<string>,
+  chunk: number,
+  visit: (normalised: string) => boolean | void,
+): void {
   let group: string[] = [];
   let size = 0;
+  const emit = (): boolean => {
+    const n = normaliseFact(group.join('\n'));
+    group = [];
+    size = 0;
+    return n === '' || visit(n) !== false;
+  };
   for (const part of parts) {
-    if (size > 0 && size + part.length > NORMALISE_CHUNK) {
-      emit(group);
-      group = [];
-      size = 0;
-    }
+    if (size > 0 && size + part.length > chunk && !emit()) return;
     group.push(part);
     size += part.length + 1;
   }
-  emit(group);
-  return out.join('');
+  emit();
 }
 
 const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
@@ -206,51 +186,6 @@ export function withDropped(result: CompactionResult): CompactionResult {
       result.entries.map((e) => e.message),
     ),
   };
-}
-
-/**
- * Whether `fact` appears in `text` not as a piece of a longer word: `ls` is not carried by "tools".
- * The edges are checked only where the fact itself starts or ends with a letter or digit.
- */
-export function containsWhole(text: string, fact: string): boolean {
-  return wholeAt(text, fact, 0) >= 0;
-}
-
-/**
- * Where `fact` appears whole in `text` (-1 when nowhere): occurrences from `from` on are tried first,
- * then those before it, so the answer is the same whatever `from` is; only the time differs.
- */
-function wholeAt(text: string, fact: string, from: number): number {
-  const wordStart = WORD.test(fact[0] ?? '');
-  const wordEnd = WORD.test(fact[fact.length - 1] ?? '');
-  const whole = (at: number): boolean =>
-    !(wordStart && at > 0 && WORD.test(text[at - 1])) && !(wordEnd && WORD.test(text[at + fact.length] ?? ''));
-  for (let at = text.indexOf(fact, from); at >= 0; at = text.indexOf(fact, at + 1)) if (whole(at)) return at;
-  for (let at = text.indexOf(fact); at >= 0 && at < from; at = text.indexOf(fact, at + 1)) if (whole(at)) return at;
-  return -1;
-}
-
-const WORD = /[\p{L}\p{N}_]/u;
-
-export function pathCarried(path: string, text: string): boolean {
-  if (containsWhole(text, path)) return true;
-  const tail = pathTail(path);
-  return tail !== undefined && tailCarried(tail, text);
-}
-
-/** The last two segments of a path of three or more (`src/app.ts`), which summaries name files by. */
-function pathTail(path: string): string | undefined {
-  const segments = path.split('/').filter((s) => s !== '');
-  return segments.length < 3 ? undefined : segments.slice(-2).join('/');
-}
-
-function tailCarried(tail: string, text: string): boolean {
-  for (let at = text.indexOf(tail); at >= 0; at = text.indexOf(tail, at + 1)) {
-    const before = at === 0 ? ' ' : text[at - 1];
-    const after = text[at + tail.length] ?? ' ';
-    if (!/[\w.-]/.test(before) && !/[\w/-]/.test(after)) return true;
-  }
-  return false;
 }
 
 class FactLists {

@@ -22,7 +22,18 @@ export function safeCutIndex(text: string, limit: number): number {
 
 /** `text` cut to at most `limit` UTF-16 units at a clean place. */
 export function cutText(text: string, limit: number): string {
-  return text.slice(0, safeCutIndex(text, limit));
+  const cut = text.slice(0, safeCutIndex(text, limit));
+  // A slice keeps the whole text it was cut from alive; a short cut of a long text is copied instead, so
+  // the text can go (a trimmed tool output read back from disk, heldText.ts).
+  return cut.length < text.length / 2 && text.length > DETACH_CHARS ? detached(cut) : cut;
+}
+
+/** Texts longer than this are not kept alive by a short cut of them. */
+const DETACH_CHARS = 4096;
+
+/** The same characters in a string of their own (JSON keeps lone surrogates, unlike a UTF-8 round trip). */
+function detached(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 function graphemeCut(text: string, limit: number): number | undefined {

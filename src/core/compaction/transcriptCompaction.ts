@@ -50,6 +50,8 @@ export interface TranscriptCompactionInput {
   signal?: AbortSignal;
   /** Append the compaction to the transcript as the chat records it (`--write`). */
   write?: boolean;
+  /** Long texts read back from disk (heldText.ts): for big files by default; true or false for any size. */
+  holdBigTexts?: boolean;
 }
 
 export interface TranscriptCompaction {
@@ -63,7 +65,7 @@ export interface TranscriptCompaction {
   keptFrom: number;
   /** What the conversation that would be sent next no longer carries of the one before (droppedFacts.ts). */
   dropped: DroppedFacts;
-  /** The conversation that would be sent next. */
+  /** The conversation that would be sent next (its long texts may be read back from the file, heldText.ts). */
   messages: ApiMessage[];
   /** Event ids of the compactions appended to the transcript (with `write`). */
   written?: string[];
@@ -95,10 +97,9 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
     contextWindow: input.settings.contextWindow,
     ...keep,
   });
-  const view = await loadTranscriptView(input.file);
-  const problems = transcriptProblems(input.file, view);
-  if (view.entries.length === 0)
-    return { ok: false, reason: 'The transcript holds no conversation to compact.', problems };
+  // A session never compacted is the whole file: its long texts stay on disk until read (heldText.ts).
+  const { entries, problems, estimator, gauge, view } = await measured(input, settings.contextWindow);
+  if (entries.length === 0) return { ok: false, reason: 'The transcript holds no conversation to compact.', problems };
   const notesFile = input.notesFile ?? path.join(sessionMemoryDir(input.file), 'summary.md');
   if (input.notesFile !== undefined) {
     try {
@@ -107,15 +108,12 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
       throw new UnreadableNotesError(notesFile);
     }
   }
-  // Exact counts for the recent part only: old history is estimated from its length (historyEstimator.ts).
-  const estimator = transcriptEstimator(view, countTokens, settings.contextWindow);
-  const gauge = gaugeOf(view.lines, view.entries, estimator);
   const summarizer = standaloneSummarizer(input.env, input.model);
   const chain = input.stage === 'auto' ? planForUsage(gauge.usedTokens, settings) : input.stage;
   const out =
     chain === 'none'
-      ? { applied: [], entries: view.entries }
-      : await runCompaction(chain, view.entries, gauge.usedTokens, {
+      ? { applied: [], entries }
+      : await runCompaction(chain, entries, gauge.usedTokens, {
           settings,
           tokensOf: tokensOfEstimator(estimator),
           // What the usage reports beyond the messages (system prompt, tools) stays in every request.
@@ -132,7 +130,7 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
 
   const last = out.applied[out.applied.length - 1];
   const written =
-    input.write && out.applied.length > 0
+    view && out.applied.length > 0
       ? await writeCompactionBack({
           file: input.file,
           view,
@@ -151,12 +149,12 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
       tokensBefore: gauge.usedTokens,
       tokensAfter: last?.tokensAfter ?? gauge.usedTokens,
       modelCalls: out.applied.reduce((n, r) => n + r.modelCalls, 0),
-      keptFrom: last?.keptFrom ?? view.entries.length,
+      keptFrom: last?.keptFrom ?? entries.length,
       // Over every applied stage at once: a trim and the notes after it may drop different facts.
       dropped:
         out.applied.length > 0
           ? droppedFacts(
-              view.entries.map((e) => e.message),
+              entries.map((e) => e.message),
               out.entries.map((e) => e.message),
             )
           : emptyDropped(),
@@ -164,6 +162,24 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
       ...(written ? { written } : {}),
       problems,
     },
+  };
+}
+
+/**
+ * The conversation's messages and its gauge as a resumed session would keep it. Exact counts for the
+ * recent part only: old history is estimated from its length (historyEstimator.ts). The lines (each
+ * with its session fields; a never-compacted session has every line of its file among them) are kept
+ * only when the compaction is to be appended.
+ */
+async function measured(input: TranscriptCompactionInput, contextWindow: number) {
+  const loaded = await loadTranscriptView(input.file, { holdBigTexts: input.holdBigTexts ?? 'big-files' });
+  const estimator = transcriptEstimator(loaded, countTokens, contextWindow);
+  return {
+    entries: loaded.entries,
+    problems: transcriptProblems(input.file, loaded),
+    estimator,
+    gauge: gaugeOf(loaded.lines, loaded.entries, estimator),
+    view: input.write ? loaded : undefined,
   };
 }
 

@@ -8,6 +8,7 @@ import { CurrentLines, type ChainOptions } from '../conversation/conversationCha
 import { normaliseWithIds, type NormaliseReport } from '../conversation/normalise';
 import { forEachTranscriptLine, type CorruptLine, type TranscriptLine } from '../conversation/transcriptReader';
 import type { ApiMessage } from '../conversation/types';
+import { holdBigTexts, isBigFile, releaseHeldTexts } from './heldText';
 import { readRecords, replayCuts } from './recordedCompactions';
 import type { CompactionEntry } from './types';
 
@@ -24,12 +25,25 @@ export interface TranscriptView {
   replayWarnings: string[];
 }
 
-export async function loadTranscriptView(file: string, opts: ChainOptions = {}): Promise<TranscriptView> {
+export interface ViewOptions extends ChainOptions {
+  /**
+   * Leave long texts on disk, read again whenever they are read (heldText.ts): for a command that reads
+   * the whole conversation of a session that may be hundreds of megabytes; 'big-files' does it for files
+   * of HOLD_FILE_BYTES or more. The file must not be rewritten while the view is in use (appending is fine).
+   */
+  holdBigTexts?: boolean | 'big-files';
+}
+
+export async function loadTranscriptView(file: string, opts: ViewOptions = {}): Promise<TranscriptView> {
   const sidechain = opts.sidechain ?? false;
   const current = new CurrentLines(sidechain);
   const records: TranscriptLine[] = [];
-  const { corrupt, tornTail, lineCount } = await forEachTranscriptLine(file, (line) => {
+  const hold = opts.holdBigTexts === 'big-files' ? await isBigFile(file) : opts.holdBigTexts === true;
+  // A line kept from an earlier read may be out of date: the file may have been rewritten since.
+  if (hold) releaseHeldTexts();
+  const { corrupt, tornTail, lineCount } = await forEachTranscriptLine(file, (line, _lineNo, place) => {
     if (isCompactionRecord(line, sidechain)) records.push(line);
+    else if (hold) holdBigTexts(file, line, place);
     current.add(line);
   });
   const view = viewOfLines(current.lines, opts);

@@ -9,7 +9,8 @@ const CHUNK_BYTES = 1 << 20;
 
 /**
  * Called once per line with its bytes (`buf[start..end)`, newline excluded). `terminated` is false only
- * for a last line that has no trailing newline. Return false to stop reading.
+ * for a last line that has no trailing newline. `offset` is where the line starts in the file (in bytes),
+ * so a caller can read it again later (readFileLine). Return false to stop reading.
  */
 export type LineVisitor = (
   buf: Buffer,
@@ -17,6 +18,7 @@ export type LineVisitor = (
   end: number,
   lineNo: number,
   terminated: boolean,
+  offset: number,
 ) => boolean | void;
 
 export interface SplitStats {
@@ -32,8 +34,11 @@ export async function splitFileLines(file: string, visit: LineVisitor): Promise<
   const pending: Buffer[] = [];
   let bytes = 0;
   let lineNo = 0;
+  /** Where the line being assembled from `pending` starts in the file. */
+  let pendingOffset = 0;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const chunkOffset = bytes;
       bytes += chunk.length;
       let start = 0;
       let nl = chunk.indexOf(10, start);
@@ -44,16 +49,19 @@ export async function splitFileLines(file: string, visit: LineVisitor): Promise<
           pending.push(chunk.subarray(start, nl));
           const whole = Buffer.concat(pending);
           pending.length = 0;
-          cont = visit(whole, 0, whole.length, lineNo, true);
+          cont = visit(whole, 0, whole.length, lineNo, true, pendingOffset);
         } else {
-          cont = visit(chunk, start, nl, lineNo, true);
+          cont = visit(chunk, start, nl, lineNo, true, chunkOffset + start);
         }
         if (cont === false) return { bytes, lines: lineNo, stopped: true };
         start = nl + 1;
         nl = chunk.indexOf(10, start);
       }
       // Copy the remainder: the stream may reuse the chunk's memory.
-      if (start < chunk.length) pending.push(Buffer.from(chunk.subarray(start)));
+      if (start < chunk.length) {
+        if (pending.length === 0) pendingOffset = chunkOffset + start;
+        pending.push(Buffer.from(chunk.subarray(start)));
+      }
     }
   } finally {
     stream.destroy();
@@ -61,7 +69,7 @@ export async function splitFileLines(file: string, visit: LineVisitor): Promise<
   if (pending.length > 0) {
     const whole = Buffer.concat(pending);
     lineNo++;
-    visit(whole, 0, whole.length, lineNo, false);
+    visit(whole, 0, whole.length, lineNo, false, pendingOffset);
   }
   return { bytes, lines: lineNo, stopped: false };
 }
@@ -73,4 +81,28 @@ export function decodeLine(buf: Buffer, start: number, end: number, lineNo: numb
     start += 3;
   }
   return buf.toString('utf8', start, end);
+}
+
+/** Reused for lines read again (readFileLine), up to this size; longer ones get their own buffer. */
+const SCRATCH_BYTES = 1 << 20;
+let scratch: Buffer | undefined;
+
+/**
+ * The bytes `offset .. offset + length` of an open file, read again (a line splitFileLines reported).
+ * The buffer is valid until the next call: decode it before reading another line.
+ */
+export function readFileLine(fd: number, offset: number, length: number): Buffer {
+  let buf: Buffer;
+  if (length > SCRATCH_BYTES) buf = Buffer.allocUnsafe(length);
+  else {
+    scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES);
+    buf = scratch;
+  }
+  let got = 0;
+  while (got < length) {
+    const n = fs.readSync(fd, buf, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
 }

@@ -11,7 +11,7 @@ import { isFileAttachment, isMemoryAttachment } from './attachmentTag';
 import { checkContent, usageProblem } from './contentCheck';
 import { valueNestsDeeper } from './jsonDepth';
 import { lastMessageTime } from './lastMessageTime';
-import { decodeLine, splitFileLines } from './lineSplitter';
+import { decodeLine, readFileLine, splitFileLines } from './lineSplitter';
 import { PIN_LINE_TYPE, pinLineProblem } from './pinLines';
 import type { ConversationLine, OtherLine, UserLine } from './types';
 
@@ -162,21 +162,46 @@ function readLine(text: string, lineNo: number, terminated: boolean, sink: LineS
   return sink.line(glued.line, lineNo);
 }
 
+/** Where a line sits in its file, in bytes (newline excluded), to read it again (readLineAt). */
+export interface LinePlace {
+  offset: number;
+  length: number;
+  lineNo: number;
+}
+
 /**
  * Streams a transcript, calling `visit` for each good line. Memory stays bounded by the longest line
  * (plus what the visitor keeps). Return false from `visit` to stop early.
  */
 export async function forEachTranscriptLine(
   file: string,
-  visit: (line: TranscriptLine, lineNo: number) => boolean | void,
+  visit: (line: TranscriptLine, lineNo: number, place: LinePlace) => boolean | void,
 ): Promise<{ corrupt: CorruptLine[]; tornTail: boolean; lineCount: number; bytes: number }> {
   const corrupt: CorruptLine[] = [];
   let tornTail = false;
-  const sink: LineSink = { line: visit, corrupt: (c) => void corrupt.push(c), torn: () => void (tornTail = true) };
-  const stats = await splitFileLines(file, (buf, start, end, lineNo, terminated) =>
-    readLine(decodeLine(buf, start, end, lineNo), lineNo, terminated, sink),
-  );
+  let place: LinePlace = { offset: 0, length: 0, lineNo: 0 };
+  const sink: LineSink = {
+    line: (line, lineNo) => visit(line, lineNo, place),
+    corrupt: (c) => void corrupt.push(c),
+    torn: () => void (tornTail = true),
+  };
+  const stats = await splitFileLines(file, (buf, start, end, lineNo, terminated, offset) => {
+    place = { offset, length: end - start, lineNo };
+    return readLine(decodeLine(buf, start, end, lineNo), lineNo, terminated, sink);
+  });
   return { corrupt, tornTail, lineCount: stats.lines, bytes: stats.bytes };
+}
+
+/**
+ * A line forEachTranscriptLine read, read again from the file (open as `fd`) and parsed by the same
+ * rules, so it is the same line (undefined when the file no longer holds a readable line there).
+ */
+export function readLineAt(fd: number, place: LinePlace): TranscriptLine | undefined {
+  const buf = readFileLine(fd, place.offset, place.length);
+  let line: TranscriptLine | undefined;
+  const sink: LineSink = { line: (l) => void (line = l), corrupt: () => undefined, torn: () => undefined };
+  readLine(decodeLine(buf, 0, buf.length, place.lineNo), place.lineNo, true, sink);
+  return line;
 }
 
 export async function readTranscript(file: string): Promise<TranscriptReadResult> {

@@ -2,6 +2,7 @@
 // live gauge replayed on the current conversation (the last usage report plus what came after it), and
 // per model call what the API reported next to what the engine would have estimated then. `engram gauge`
 // prints it; the inspector shows it for a session read from disk.
+import { releaseHeldTexts } from '../compaction/heldText';
 import { loadTranscriptView } from '../compaction/transcriptView';
 import { findBranches, reportBranches, type BranchReport } from '../conversation/branches';
 import { transcriptProblems, type TranscriptProblem } from '../conversation/transcriptReader';
@@ -31,23 +32,33 @@ export interface TranscriptMeasure {
   branches: BranchReport[];
 }
 
-/** Measures with `count` (the inspector's counter); the measure does not depend on the settings. */
+/**
+ * Measures with `count` (the inspector's counter); the measure does not depend on the settings. A session
+ * never compacted is the whole file: the long texts of a big one stay on disk until read (heldText.ts;
+ * `holdBigTexts` true or false decides for any size, with the same measure).
+ */
 export async function measureTranscript(
   file: string,
   settings: EngramSettings,
   count: TokenCounter,
+  holdBigTexts: boolean | 'big-files' = 'big-files',
 ): Promise<TranscriptMeasure> {
-  const view = await loadTranscriptView(file);
-  // Old history is estimated from its length: tokenizing a 200 MB session took minutes (historyEstimator.ts).
-  const measured = gaugeOf(view.lines, view.entries, transcriptEstimator(view, count, settings.contextWindow));
-  return {
-    gauge: gaugeState(measured.gauge, { messages: measured.messages }, settings),
-    messages: view.entries.length,
-    estimatedTokens: measured.breakdown.estimated,
-    turns: measured.turns,
-    problems: transcriptProblems(file, view),
-    branches: await reportBranches(file, findBranches(view.lines)),
-  };
+  const view = await loadTranscriptView(file, { holdBigTexts });
+  try {
+    // Old history is estimated from its length: tokenizing a 200 MB session took minutes (historyEstimator.ts).
+    const measured = gaugeOf(view.lines, view.entries, transcriptEstimator(view, count, settings.contextWindow));
+    return {
+      gauge: gaugeState(measured.gauge, { messages: measured.messages }, settings),
+      messages: view.entries.length,
+      estimatedTokens: measured.breakdown.estimated,
+      turns: measured.turns,
+      problems: transcriptProblems(file, view),
+      branches: await reportBranches(file, findBranches(view.lines)),
+    };
+  } finally {
+    // The measure holds no text: the file need not stay open.
+    if (holdBigTexts !== false) releaseHeldTexts();
+  }
 }
 
 /** With the exact tokenizer (loaded first), as a report of token counts should be. */
