@@ -28,7 +28,7 @@ import { memorySystemSlot, teamSystemSlot } from './memoryPrompts';
 import { recordTopicFile, settleIndexEntry, type MemoryProvenance, type Recorded } from './memoryWriter';
 import { cursorFileFor, messageKeys, readTranscriptTail } from './messageCursor';
 import { modelPick } from './modelRecall';
-import { recallForPrompt } from './recall';
+import { recallForPrompt, recalledEventOf, type RecallOptions } from './recall';
 import { recoverUnindexed, type Recovery } from './unindexedRecovery';
 
 export interface AutoMemorySettings {
@@ -44,6 +44,8 @@ export interface AutoMemorySettings {
   recallMaxFiles?: number;
   /** engram.memory.recall.mode: `model` asks the model to pick from the index (one small call a turn). */
   recallMode?: 'local' | 'model';
+  /** engram.memory.staleRecall with its check (health/staleRecall.ts): stale memories get a caveat or are skipped. */
+  staleRecall?: RecallOptions['stale'];
 }
 
 export interface AutoMemoryDeps extends AutoMemorySettings {
@@ -270,14 +272,12 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
       // A file the agent has read and that has not changed since is already in the conversation.
       alreadyInContext: (abs, mtimeMs) => ctx.agent.readFiles.get(abs)?.mtimeMs === mtimeMs,
       ...(deps.recallMode === 'model' ? { pick: pickWithModel(ctx) } : {}),
+      ...(deps.staleRecall ? { stale: deps.staleRecall } : {}),
     });
-    if (result.blocks.length === 0) return;
+    const skipped = result.skipped ?? [];
+    if (result.blocks.length === 0 && skipped.length === 0) return;
     ctx.attachments.push(...result.blocks);
-    emit({
-      type: 'memoryRecalled',
-      files: result.files.map((f) => f.file),
-      matched: result.files.map((f) => ({ file: f.file, title: f.title, words: f.words })),
-    });
+    emit({ type: 'memoryRecalled', ...recalledEventOf(result) });
   };
 
   const pickWithModel = (ctx: BeforeTurnHookContext): ReturnType<typeof modelPick> => {

@@ -42,8 +42,16 @@ export type AutoMemoryEvent =
   | { type: 'memorySaved'; file: string; title: string; by: 'user' | 'extraction'; team?: boolean }
   /** With review on: the run queued `files` (relative to the memory folder); `waiting` items are in the queue now. */
   | { type: 'memoryPending'; files: string[]; waiting: number }
-  /** `matched`: per file, the message's words it matched (as typed), for the chat's attachment line. */
-  | { type: 'memoryRecalled'; files: string[]; matched?: Array<{ file: string; title: string; words: string[] }> }
+  /**
+   * `matched`: per file, the message's words it matched (as typed), for the chat's attachment line;
+   * `stale`: what it names that no longer exists (attached with a caveat); `skipped`: stale files left out.
+   */
+  | {
+      type: 'memoryRecalled';
+      files: string[];
+      matched?: Array<{ file: string; title: string; words: string[]; stale?: string[] }>;
+      skipped?: Array<{ file: string; title: string; stale: string[] }>;
+    }
   | { type: 'extractionStarted'; newMessages: number; trailing: boolean }
   | { type: 'extractionDone'; saved: string[]; modelCalls: number; usage: Usage; reason: string }
   | { type: 'extractionSkipped'; reason: string }
