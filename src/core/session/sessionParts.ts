@@ -15,6 +15,7 @@ import type { Logger } from '../ports';
 import type { SettingsSource } from '../settings/engramSettings';
 import type { OpenedSession } from './agentSession';
 import { listPending } from '../memory/autoMemory/pendingQueue';
+import { extractionHealth } from '../memory/health/extractionHealth';
 import { staleCheckFor } from '../memory/health/staleRecall';
 import { linkMemoryOutcome } from './memoryOutcomeLink';
 import { linkMemoryUse } from './memoryUseLink';
@@ -106,7 +107,10 @@ function wireAutoMemory(
     recallMode: settings.memory.recall.mode,
     // Checking runs git in the workspace: only a trusted one is listed.
     ...(setup.trusted
-      ? { staleRecall: { mode: settings.memory.staleRecall, check: staleCheckFor(paths.cwd, { logger }) } }
+      ? {
+          staleRecall: { mode: settings.memory.staleRecall, check: staleCheckFor(paths.cwd, { logger }) },
+          health: () => extractionHealth({ memoryDir: paths.memoryDir, team: prepared.team !== undefined }, paths.cwd),
+        }
       : {}),
     ...(prepared.team
       ? { team: { dir: prepared.team.dir, repo: prepared.team.repo }, onTeamWrite: () => team.wrote() }

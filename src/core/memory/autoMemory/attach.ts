@@ -11,7 +11,7 @@ import type { Agent, BeforeTurnHookContext, TurnHookContext } from '../../agent/
 import type { ApiMessage } from '../../conversation/types';
 import { silentLogger, type Logger } from '../../ports';
 import { EXTRACTION_EVERY_TURNS, EXTRACTION_MAX_TURNS, RECALL_MAX_FILES } from '../../thresholds';
-import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent } from './extraction';
+import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent, type ExtractorDeps } from './extraction';
 import type { StampedState } from './indexLines';
 import { memoryWriteOf } from './memoryPermissions';
 import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
@@ -54,6 +54,7 @@ export interface AutoMemoryDeps extends AutoMemorySettings {
   team?: TeamMemoryScope;
   /** engram.memory.extraction.review, asked at each extraction run (a toggle applies from the next one). */
   review?: () => boolean;
+  health?: ExtractorDeps['health']; // stale and repeated entries, for the extraction prompt
   /** A Write/Edit into the team folder succeeded (main agent or extractor); names relative to the memory folder. */
   onTeamWrite?(files: string[]): void;
   /** The session transcript: real message uuids for provenance, and where the cursor file goes. */
@@ -179,6 +180,7 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     ...(deps.team ? { team: deps.team } : {}),
     ...(deps.onTeamWrite ? { onTeamWrite: deps.onTeamWrite } : {}),
     ...(deps.review ? { review: deps.review } : {}),
+    ...(deps.health ? { health: deps.health } : {}),
     maxTurns: deps.maxTurns ?? EXTRACTION_MAX_TURNS,
     emit,
     logger,
@@ -274,8 +276,7 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
       ...(deps.recallMode === 'model' ? { pick: pickWithModel(ctx) } : {}),
       ...(deps.staleRecall ? { stale: deps.staleRecall } : {}),
     });
-    const skipped = result.skipped ?? [];
-    if (result.blocks.length === 0 && skipped.length === 0) return;
+    if (result.blocks.length === 0 && !result.skipped) return;
     ctx.attachments.push(...result.blocks);
     emit({ type: 'memoryRecalled', ...recalledEventOf(result) });
   };

@@ -56,6 +56,8 @@ export async function memoryHealth(scope: HealthScope, workspace: string | Memor
       notRelevant: u?.notRelevant?.length ?? 0,
       corrected: u?.corrected ?? 0,
       ...(u?.lastUsed ? { lastUsed: u.lastUsed } : {}),
+      ...(u?.usedEvidence ? { usedEvidence: u.usedEvidence } : {}),
+      ...(u?.corrections ? { corrections: u.corrections } : {}),
       team: t.team,
       unchecked: check?.unchecked ?? [],
       notes: check?.notes ?? [],

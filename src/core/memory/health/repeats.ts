@@ -20,6 +20,10 @@ export const DUPLICATE_SIMILARITY = 0.55;
 /** The weights of commonWords.ts as evidence of sameness: an everyday word counts a fifth of a rare one. */
 const WEIGHTS = { rare: 3, common: 5.5, floor: 0.2 };
 
+/** A path (with a slash) or a file name with a source extension. */
+const PATH_LIKE =
+  /(?:[\w@.-]+\/)+[\w@.-]+|\b[\w-]+\.(?:[cm]?[jt]sx?|json|md|py|go|rs|java|kt|rb|php|cs|ya?ml|toml|sh|css|scss|html|sql)\b/g;
+
 /** A memory as the finder reads it. */
 export interface MemoryDoc {
   file: string;
@@ -54,7 +58,12 @@ export interface Repeats {
 /** The weighted term vector of a text (term -> weight, counts multiplied by rarity). */
 export function termVector(text: string): Map<string, number> {
   const v = new Map<string, number>();
-  for (const raw of recallTokens(text)) {
+  // A path is one term: two memories naming src/auth/session.ts and src/auth/token.ts share no "src" or "ts".
+  const prose = text.replace(PATH_LIKE, (p) => {
+    v.set(p.toLowerCase(), (v.get(p.toLowerCase()) ?? 0) + 1);
+    return ' ';
+  });
+  for (const raw of recallTokens(prose)) {
     const t = recallTerm(raw);
     if (t === null) continue;
     v.set(t, (v.get(t) ?? 0) + commonWordWeight(t, WEIGHTS));
