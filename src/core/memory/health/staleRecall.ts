@@ -8,9 +8,6 @@ import { silentLogger, type Logger } from '../../ports';
 import type { StaleReference } from './healthTypes';
 import { MemoryHealthIndex } from './healthIndex';
 
-/** `engram.memory.staleRecall`: attach a stale memory with a caveat, or skip it. */
-export type StaleRecallMode = 'caveat' | 'skip';
-
 /** A listing of the workspace older than this is made again before the next check. */
 const REFRESH_MS = 60_000;
 
