@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { recallForPrompt, recalledEventOf } from '../../../../src/core/memory/autoMemory/recall';
 import { staleCheckFor } from '../../../../src/core/memory/health/staleRecall';
+import { isRecallNotice, staleRecallNotices } from '../../../../src/core/session/sessionNotices';
 import { recalledMemories } from '../../../../src/vscode/chat/chatItems';
 
 function folders(): { dir: string; ws: string } {
@@ -83,4 +84,20 @@ test('without the check (an untrusted workspace), recall is as before', async ()
   const r = await recallForPrompt(dir, PROMPT, []);
   assert.equal(r.blocks.length, 1);
   assert.doesNotMatch(r.blocks[0].text, /Caveat:/);
+});
+
+test('the CLI notice names the stale memories and what they name, caveated or left out', async () => {
+  const { dir, ws } = folders();
+  const caveat = await recallForPrompt(dir, PROMPT, [], { stale: { check: staleCheckFor(ws), mode: 'caveat' } });
+  const said = staleRecallNotices({ type: 'memoryRecalled', ...recalledEventOf(caveat) });
+  assert.deepEqual(
+    said.map((n) => n.text),
+    [
+      'Stale memories attached with a caveat (what they name no longer exists): project_session.md: src/auth/session.ts.',
+    ],
+  );
+  const skip = await recallForPrompt(dir, PROMPT, [], { stale: { check: staleCheckFor(ws), mode: 'skip' } });
+  const left = staleRecallNotices({ type: 'memoryRecalled', ...recalledEventOf(skip) });
+  assert.match(left[0]?.text ?? '', /^Stale memories left out .*: project_session\.md: src\/auth\/session\.ts\.$/);
+  assert.ok(isRecallNotice(left[0]?.words.template ?? ''), 'the chat shows it in its recall line instead');
 });
