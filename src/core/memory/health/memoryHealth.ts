@@ -81,8 +81,14 @@ function addRepeats(entries: MemoryHealth[], found: Repeats): void {
     ]) {
       const e = byFile.get(self);
       if (!e) continue;
-      if (!e.contradicts.includes(other)) e.contradicts.push(other);
-      e.contradictionNotes = [...(e.contradictionNotes ?? []), c.note];
+      // One note per contradicting file, in the order of `contradicts` (two subjects share a note).
+      const notes = e.contradictionNotes ?? [];
+      const at = e.contradicts.indexOf(other);
+      if (at < 0) {
+        e.contradicts.push(other);
+        notes.push(c.note);
+      } else notes[at] = `${notes[at]}; ${c.note}`;
+      e.contradictionNotes = notes;
     }
   }
 }
