@@ -17,6 +17,12 @@ import { clashes, stancesOf } from './rivalChoices';
  */
 export const DUPLICATE_SIMILARITY = 0.55;
 
+/**
+ * The shared weight a duplicate needs besides its cosine: two one-line memories that share only "pnpm"
+ * ("use pnpm for installs", "run the tests with pnpm test") are close by cosine and still say different things.
+ */
+const MIN_SHARED = 2;
+
 /** The weights of commonWords.ts as evidence of sameness: an everyday word counts a fifth of a rare one. */
 const WEIGHTS = { rare: 3, common: 5.5, floor: 0.2 };
 
@@ -79,6 +85,13 @@ export function similarity(a: ReadonlyMap<string, number>, b: ReadonlyMap<string
   return dot / (norm(a) * norm(b));
 }
 
+/** The weight two vectors share (the sum of the smaller weight of each common term). */
+function shared(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  let sum = 0;
+  for (const [t, w] of a) sum += Math.min(w, b.get(t) ?? 0);
+  return sum;
+}
+
 function norm(v: ReadonlyMap<string, number>): number {
   let s = 0;
   for (const w of v.values()) s += w * w;
@@ -101,7 +114,8 @@ export function findRepeats(docs: readonly MemoryDoc[]): Repeats {
       }
       if (clash.length > 0) continue;
       const s = similarity(vectors[i], vectors[j]);
-      if (s >= DUPLICATE_SIMILARITY) out.duplicates.push({ a, b, similarity: Math.round(s * 100) / 100 });
+      if (s >= DUPLICATE_SIMILARITY && shared(vectors[i], vectors[j]) >= MIN_SHARED)
+        out.duplicates.push({ a, b, similarity: Math.round(s * 100) / 100 });
     }
   }
   return out;

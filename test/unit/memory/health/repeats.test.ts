@@ -167,3 +167,19 @@ test('the extraction agent is told which entries are stale or repeated, to updat
   const plain = extractionPrompt({ memoryDir: dir, newMessages: 2, topics: [], health: { stale: [], duplicates: [] } });
   assert.doesNotMatch(plain, /Entries that need care/);
 });
+
+test('two short memories that share one rare word are not duplicates', () => {
+  const r = findRepeats([
+    { file: 'a.md', text: 'Use pnpm for installs.' },
+    { file: 'b.md', text: 'Run the test suite with pnpm test before pushing.' },
+    { file: 'c.md', text: 'Bugs are tracked in Linear project INGEST.' },
+    {
+      file: 'd.md',
+      text: 'pipeline bugs live in the Linear INGEST project\nCheck Linear (project INGEST) for pipeline bug context.',
+    },
+  ]);
+  assert.deepEqual(
+    r.duplicates.map((d) => [d.a, d.b]),
+    [['c.md', 'd.md']],
+  );
+});
