@@ -183,3 +183,16 @@ test('two short memories that share one rare word are not duplicates', () => {
     [['c.md', 'd.md']],
   );
 });
+
+test('a rule outside the table, given "always" in one memory and "never" in another, is a contradiction', () => {
+  const r = findRepeats([
+    { file: 'a.md', text: 'Integration tests: always mock the database, it is too slow otherwise.' },
+    { file: 'b.md', text: 'Never mock the database in integration tests; mocks hid a broken migration.' },
+    { file: 'c.md', text: 'Always run the linter before committing.' },
+    { file: 'd.md', text: 'Never commit generated files from dist.' },
+  ]);
+  assert.deepEqual(
+    r.contradictions.map((c) => c.note),
+    ['mock database: a.md says always, b.md says never'],
+  );
+});
