@@ -78,11 +78,15 @@ export function termVector(text: string): Map<string, number> {
 }
 
 /** Cosine of two term vectors (0 when either is empty). */
-export function similarity(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+export function similarity(
+  a: ReadonlyMap<string, number>,
+  b: ReadonlyMap<string, number>,
+  norms: readonly [number, number] = [norm(a), norm(b)],
+): number {
   let dot = 0;
   for (const [t, w] of a) dot += w * (b.get(t) ?? 0);
   if (dot === 0) return 0;
-  return dot / (norm(a) * norm(b));
+  return dot / (norms[0] * norms[1]);
 }
 
 /** The weight two vectors share (the sum of the smaller weight of each common term). */
@@ -101,6 +105,7 @@ function norm(v: ReadonlyMap<string, number>): number {
 /** Every duplicate and contradicting pair among `docs` (each pair once, `a` before `b` in the order given). */
 export function findRepeats(docs: readonly MemoryDoc[]): Repeats {
   const vectors = docs.map((d) => termVector(d.text));
+  const norms = vectors.map(norm);
   const stances = docs.map((d) => stancesOf(d.text));
   const out: Repeats = { duplicates: [], contradictions: [] };
   for (let i = 0; i < docs.length; i++) {
@@ -113,7 +118,7 @@ export function findRepeats(docs: readonly MemoryDoc[]): Repeats {
         out.contradictions.push({ a, b, subject: c.subject, sideA: c.a, sideB: c.b, note });
       }
       if (clash.length > 0) continue;
-      const s = similarity(vectors[i], vectors[j]);
+      const s = similarity(vectors[i], vectors[j], [norms[i], norms[j]]);
       if (s >= DUPLICATE_SIMILARITY && shared(vectors[i], vectors[j]) >= MIN_SHARED)
         out.duplicates.push({ a, b, similarity: Math.round(s * 100) / 100 });
     }
