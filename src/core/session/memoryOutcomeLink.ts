@@ -1,8 +1,8 @@
 // What became of the memories recall attached (issue 32 item 4): when a turn ends, each memory recalled
 // for it is counted "used" in the folder's use counts when the reply or the tool calls that followed
 // show its references or distinctive words (the words are kept as the evidence), and each memory
-// recalled for this turn or the one before is counted "corrected" when the person's message corrects
-// it; a correction also queues a proposed update of the memory in the review queue (pendingQueue.ts),
+// recalled for this turn or the last one that recalled any is counted "corrected" when the person's
+// message corrects it; a correction also queues a proposed update of the memory in the review queue (pendingQueue.ts),
 // so nothing changes without the person's yes. The decisions are turnOutcome.ts's; this file only
 // listens to the session's events and writes the counts.
 import path from 'node:path';
