@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { MemoryHealthIndex } from '../../src/core/memory/health/healthIndex';
+import { seededRandom } from './pythonProject';
 
 const MEMORIES = 60;
 
@@ -32,18 +33,6 @@ function gitOk(root: string, ...args: string[]): boolean {
   }
 }
 
-/** A small seeded generator (mulberry32), so the same memories are drawn every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Scores the checker on memories drawn from an old commit of the repository at `root`; undefined without history. */
 export async function scoreRealHistory(root: string): Promise<RealHistoryScore | undefined> {
   const commits = git(root, 'rev-list', '--reverse', 'HEAD').trim().split('\n');
@@ -52,7 +41,7 @@ export async function scoreRealHistory(root: string): Promise<RealHistoryScore |
   const files = git(root, 'ls-tree', '-r', '--name-only', old, '--', 'src')
     .split('\n')
     .filter((f) => /\.ts$/.test(f));
-  const rand = seeded(32);
+  const rand = seededRandom(32);
   const memories: Array<{ file: string; text: string; stale: boolean }> = [];
   const seen = new Set<string>();
   for (let tries = 0; memories.length < MEMORIES && tries < 2000; tries++) {

@@ -15,6 +15,7 @@ import { pendingFor, proposeMemory } from '../memory/autoMemory/pendingQueue';
 import { recordOutcome } from '../memory/autoMemory/usageCounts';
 import { clip, correctedText, correctionOf, usedEvidence, type TurnTrace } from '../memory/health/turnOutcome';
 import type { Logger } from '../ports';
+import { redactSecrets } from '../security/secretScan';
 
 export interface MemoryOutcomeDeps {
   memoryDir: string;
@@ -74,8 +75,10 @@ async function countTurn(deps: MemoryOutcomeDeps, trace: TurnTrace, recalled: st
       const text = await readMemoryText(home.dir, path.join(home.dir, home.file));
       const note = correctionOf(text, trace.prompt);
       if (note) {
-        await recordOutcome(home.dir, home.file, { corrected: clip(trace.prompt, 300) }, { now, logger: deps.logger });
-        await proposeCorrection(deps, file, text, trace.prompt, note, now);
+        // The message is kept in the counts and may become memory: a secret in it never does.
+        const said = (await redactSecrets(trace.prompt)).text;
+        await recordOutcome(home.dir, home.file, { corrected: clip(said, 300) }, { now, logger: deps.logger });
+        await proposeCorrection(deps, file, text, said, note, now);
         continue;
       }
       if (!recalled.includes(file)) continue;

@@ -5,6 +5,8 @@
 // - URLs, domains, versions, globs, placeholders (`<name>`, `{id}`, `$VAR`, `path/to/...`, `...`),
 //   home paths (`~/...`), absolute paths (checked only when inside the workspace, by the checker),
 //   package names (`@scope/pkg`), command-line flags, and plain lowercase words in backticks;
+// - the agents' own files (CLAUDE.md, MEMORY.md, AGENTS.md) and per-person settings folders (.claude/,
+//   .vscode/, .idea/): a memory names them as places to write, and they are often untracked;
 // - in a fenced code block only shell lines count (commands and the scripts they run, in a `sh`,
 //   `bash`, `shell`, `console` or unlabelled fence); symbols in code fences are examples, not claims;
 // - bare (unquoted) paths in prose need a slash and a file extension, a leading `./`, or a trailing `/`;
@@ -49,6 +51,10 @@ const EXTENSIONLESS_FILES = new Set([
 const TLDS = /\.(com|org|net|io|dev|ai|co|app|edu|gov|me|sh|xyz|info|cloud|so|ly|gg|tech|us|uk|de|fr|jp|cn)$/i;
 const SHELL_FENCES = new Set(['', 'sh', 'bash', 'shell', 'console', 'zsh', 'terminal', 'cmd', 'powershell', 'ps1']);
 const CLASS_CUES = /\b(class|type|interface|component|enum|struct|trait|model|widget)\s*$/i;
+/** The agents' own files, which a memory names as places to write to, not as workspace facts. */
+const AGENT_FILES = new Set(['CLAUDE.md', 'CLAUDE.local.md', 'MEMORY.md', 'AGENTS.md', 'GEMINI.md', '.cursorrules']);
+/** Per-person editor and agent settings folders: often untracked, so their absence says little. */
+const LOCAL_CONFIG_DIRS = new Set(['.claude', '.cursor', '.vscode', '.idea', '.engram']);
 /** Names of styles, languages, products and tools that look like code symbols but are prose in a memory. */
 const NOT_SYMBOLS = new Set(
   (
@@ -180,9 +186,9 @@ function codeSpan(span: string, before: string, n: number, add: Add): void {
     shellLine(span, n, add);
     return;
   }
-  const p = looksLikePath(span) ? pathRef(span) : undefined;
-  if (p) {
-    add(p, 'path', n);
+  if (looksLikePath(span)) {
+    const p = pathRef(span); // a path left out on purpose is not a symbol either
+    if (p) add(p, 'path', n);
     return;
   }
   const s = symbolRef(span, before);
@@ -248,6 +254,7 @@ function pathRef(raw: string): string | undefined {
   const first = segments[0];
   if (TLDS.test(first) && !looksLikeFileName(first)) return undefined; // github.com/owner/repo
   if (segments.some(isPlaceholderSegment)) return undefined;
+  if (AGENT_FILES.has(segments[segments.length - 1]) || LOCAL_CONFIG_DIRS.has(first)) return undefined;
   if (segments.some((x) => /^v?\d+(\.\d+)+$/.test(x))) return undefined; // versions in a path
   if (/^\d+$/.test(segments[segments.length - 1])) return undefined; // issue/123
   return s;

@@ -211,3 +211,17 @@ describe('in a real session turn (the test server over HTTP)', () => {
     }
   });
 });
+
+test('a secret in a correcting message is redacted before it is counted or proposed', async () => {
+  const dir = memoryFolder();
+  const s = session(dir);
+  const key = `sk-ant-api03-${'a1B2c3D4e5'.repeat(9)}AA`;
+  await s.turn('install the dependencies', ['project_pm.md'], 'Running npm ci.', [bash('npm ci')]);
+  await s.turn(`no, we use pnpm now; the token is ${key}`, [], 'ok');
+  const u = (await readUsage(dir))['project_pm.md'];
+  assert.equal(u.corrected, 1);
+  assert.ok(!JSON.stringify(u).includes(key), 'not in the counts');
+  const pending = await listPending(dir);
+  assert.ok(!pending.items[0].content.includes(key), 'not in the proposal');
+  assert.match(pending.items[0].content, /no, we use pnpm now/);
+});

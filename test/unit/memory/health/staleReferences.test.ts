@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { MemoryHealthIndex } from '../../../../src/core/memory/health/healthIndex';
+import { memoryHealth } from '../../../../src/core/memory/health/memoryHealth';
 import {
   extractReferences,
   MAX_REFERENCES_PER_MEMORY,
@@ -128,6 +129,22 @@ describe('stale references against a history of renames and deletes', () => {
   });
 });
 
+describe('memoryHealth', () => {
+  it('never prints back a secret a memory holds', async () => {
+    const ws = tempDir('engram-health-ws-');
+    const memoryDir = tempDir('engram-health-mem-');
+    const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
+    fs.writeFileSync(
+      path.join(memoryDir, 'project_token.md'),
+      `The CI token is \`${token}\` and \`missingHelper()\`.\n`,
+    );
+    const [health] = await memoryHealth({ memoryDir }, ws);
+    assert.equal(health.file, 'project_token.md');
+    assert.ok(!JSON.stringify(health).includes(token), JSON.stringify(health));
+    assert.ok(health.stale.some((s) => s.ref === 'missingHelper'));
+  });
+});
+
 describe('extractReferences', () => {
   const refs = (text: string): string[] => extractReferences(text).map((r) => `${r.kind}:${r.ref}`);
 
@@ -157,6 +174,7 @@ describe('extractReferences', () => {
       'Globs `src/**/*.ts`, placeholders `<dir>/x.ts`, `path/to/file.ts`, `$HOME/x.sh`, `{id}.json`.',
       'Home `~/notes/a.md`, package `@scope/pkg`, flag `--data-dir`, make sure to run make.',
       'A `Session` word, but the class `Session` counts.',
+      'Write it to `CLAUDE.md` or .claude/settings.local.json, not `.vscode/launch.json`.',
       'Style: `camelCase` and `snake_case` names, `TypeScript` on `macOS`, `PostgreSQL` via `GraphQL`.',
       '```ts',
       'const x = exampleHelper(); import "src/example.ts";',
