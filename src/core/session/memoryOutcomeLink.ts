@@ -82,7 +82,9 @@ async function countTurn(deps: MemoryOutcomeDeps, trace: TurnTrace, recalled: st
         continue;
       }
       if (!recalled.includes(file)) continue;
-      const evidence = usedEvidence(text, trace);
+      const found = usedEvidence(text, trace);
+      // Evidence is printed by engram memory check: a token the memory holds is not.
+      const evidence = await Promise.all(found.map(async (w) => (await redactSecrets(w)).text));
       if (evidence.length > 0)
         await recordOutcome(home.dir, home.file, { used: evidence }, { now, logger: deps.logger });
     } catch (e) {
