@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { lstatSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isWithin, resolveReal } from '../../fs/pathGuard';
-import { readInside, type WorkspaceFiles } from './workspaceFiles';
+import { GIT_SAFE_CONFIG, readInside, type WorkspaceFiles } from './workspaceFiles';
 
 /** Source files bigger than this are not read by the JS search (minified bundles, data). */
 const MAX_SOURCE_BYTES = 2_000_000;
@@ -175,8 +175,7 @@ function readListed(root: string, rel: string, dirs: Map<string, boolean>): stri
  */
 function gitGrep(root: string, words: string[]): Promise<Map<string, Set<string>>> {
   const args = [
-    '-c',
-    'core.quotepath=off',
+    ...GIT_SAFE_CONFIG,
     'grep',
     '--untracked',
     '--no-recurse-submodules',

@@ -86,12 +86,18 @@ async function gitListing(root: string): Promise<string[] | undefined> {
   }
 }
 
+/**
+ * Settings every git run here starts with: names as they are (no quoting), and no fsmonitor hook, a command
+ * a repository's own config could name, which a memory check must never start.
+ */
+export const GIT_SAFE_CONFIG = ['-c', 'core.quotepath=off', '-c', 'core.fsmonitor=false'];
+
 /** Runs git in `cwd` and returns its standard output; rejects on failure. */
 export function git(cwd: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(
       'git',
-      ['-c', 'core.quotepath=off', ...args],
+      [...GIT_SAFE_CONFIG, ...args],
       { cwd, maxBuffer: 512 * 1024 * 1024, encoding: 'utf8' },
       (err, stdout) => (err ? reject(err) : resolve(stdout)),
     );
