@@ -139,6 +139,8 @@ export interface ChatSnapshot {
   trusted: boolean;
   /** No API key and no choice made yet: the view shows its first-run screen. */
   setupNeeded: boolean;
+  /** What the status line says while nothing runs (a compaction summary waiting for Apply or Cancel). */
+  idleStatus?: string;
 }
 
 export type HostToChat =

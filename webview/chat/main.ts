@@ -10,7 +10,7 @@ import type {
   SessionSummary,
   SetupChoice,
 } from '../../src/protocol/messages';
-import { button, h, progressRing, registerComponents, setDisabled, textArea } from '../shared/components';
+import { button, h, icon, progressRing, registerComponents, setDisabled, textArea } from '../shared/components';
 import { renderGauge } from '../shared/gauge';
 import { connect } from '../shared/host';
 import { renderItem, renderReply, type ItemHandlers } from './items';
@@ -106,7 +106,7 @@ function renderAll(): void {
   if (snap.items.length === 0) list.append(snap.setupNeeded ? setupScreen() : emptyState(snap));
   for (const item of snap.items) list.append(renderItem(item, handlers));
   renderHeader(snap.gauge);
-  setBusy(snap.busy);
+  setBusy(snap.busy, snap.busy ? undefined : snap.idleStatus);
   markLast();
   scrollToEnd();
   watchSizes();
@@ -284,6 +284,8 @@ function setBusy(busy: boolean, text?: string): void {
   const waiting = state.snapshot?.items.some((i) => i.kind === 'permission' && i.answered === undefined);
   const words = waiting ? t('waitingForAnswer') : (text ?? t('working'));
   if (busy) status.append(progressRing(words), h('span', {}, words));
+  // Nothing runs, but something waits for the person (a compaction summary to apply): no spinner then.
+  else if (text) status.append(icon('bell'), h('span', { id: 'idle-status' }, text));
 }
 
 function scrollToEnd(): void {

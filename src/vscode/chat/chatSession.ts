@@ -10,7 +10,7 @@ import type { TeamSyncReport } from '../../core/host/team';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 import { liveInspectorContext, type InspectorContext } from '../inspector/inspectorContext';
 import { loadEngine } from '../loadEngine';
-import { usesOfflineDemo } from '../modelSetup';
+import { modelButtonLabel } from '../modelSetup';
 import { settings, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
@@ -108,7 +108,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       items: this.items.items,
       busy: this.busy,
       gauge: this.gauge(),
-      modelLabel: usesOfflineDemo() ? vscode.l10n.t('offline demo model') : settings().model,
+      modelLabel: modelButtonLabel(this.firstRun.shows),
+      ...this.compactions.waitingStatus(),
       trusted: workspaceTrusted(),
       setupNeeded: this.firstRun.shows,
     };
