@@ -29,6 +29,7 @@ const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['teamSync', () => import('./teamSync')],
   ['recall', () => import('./recall')],
   ['mcpRecall', () => import('./mcpRecall')],
+  ['memoryHealth', () => import('./memoryHealth')],
 ];
 
 /** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */
@@ -116,7 +117,9 @@ async function main(): Promise<void> {
 /** Rates (MB/s), shares that must be whole, counts of good outcomes and floors must reach their target; times and costs must stay under it. */
 /** Figures where more is better: the target is a floor. */
 function isAtLeast(name: string): boolean {
-  return /_mb_s$|^resume_prefix_identical|_hit_rate$|_turns_ok|_edits_ok|_min_kept_tokens|_identical_share$/.test(name);
+  return /_mb_s$|^resume_prefix_identical|_hit_rate$|_stale_precision$|_stale_recall$|_turns_ok|_edits_ok|_min_kept_tokens|_identical_share$/.test(
+    name,
+  );
 }
 
 function isWithin(name: string, value: number, target: number): boolean {

@@ -14,6 +14,8 @@ import type { Pin, PinLine } from '../conversation/pinLines';
 import type { Logger } from '../ports';
 import type { SettingsSource } from '../settings/engramSettings';
 import type { OpenedSession } from './agentSession';
+import { listPending } from '../memory/autoMemory/pendingQueue';
+import { linkMemoryOutcome } from './memoryOutcomeLink';
 import { linkMemoryUse } from './memoryUseLink';
 import { linkPermissionRules } from './permissionRulesLink';
 import type { SessionReporter } from './sessionReporter';
@@ -117,6 +119,20 @@ function wireAutoMemory(
       warn: (said) => reporter.notice('warning', said, undefined, 'openMemory'),
     }),
   );
+  // Used / corrected counts; a correction's proposed update shows like any other waiting for review.
+  const outcome = linkMemoryOutcome({
+    memoryDir: paths.memoryDir,
+    sessionId: opened.agent.sessionId,
+    logger,
+    onAgent: (l) => opened.agent.on(l),
+    onMemory: (l) => memory.on(l),
+    onProposed: (file) =>
+      void listPending(paths.memoryDir).then(
+        (l) => reporter.memoryEvent({ type: 'memoryPending', files: [file], waiting: l.items.length }),
+        (e: unknown) => logger.warn(`Could not list the memory review queue: ${String(e)}`),
+      ),
+  });
+  disposers.push(outcome.dispose);
   return memory;
 }
 

@@ -131,16 +131,17 @@ export class MemoryHealthIndex {
     return rel.split(path.sep).join('/');
   }
 
-  /** A path the listing keeps: present (a file, or a link whose target stays inside) and not ignored. */
+  /**
+   * A path the listing keeps: a file (or a link, as git lists links) present in a folder reached without
+   * passing through a symbolic link, and not ignored. `link/x.ts` with `link` leading out is not.
+   */
   private listable(rel: string): boolean {
-    const abs = path.join(this.workspace.root, rel);
+    const root = this.workspace.root;
+    const abs = path.join(root, rel);
+    const dir = path.dirname(abs);
+    if (resolveReal(dir, root) !== dir) return false;
     try {
-      const st = lstatSync(abs);
-      if (st.isDirectory()) return false; // folders come from the files in them
-      if (st.isSymbolicLink()) {
-        const real = resolveReal(abs, this.workspace.root);
-        if (real === null) return false;
-      }
+      if (lstatSync(abs).isDirectory()) return false; // folders come from the files in them
     } catch {
       return false;
     }

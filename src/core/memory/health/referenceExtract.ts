@@ -20,6 +20,7 @@ import type { MemoryReference } from './healthTypes';
 export const MAX_REFERENCES_PER_MEMORY = 500;
 /** Longest reference considered (longer tokens are data, not names). */
 const MAX_REF_CHARS = 200;
+const MAX_LINE_CHARS = 20_000;
 
 const FILE_EXTENSIONS = new Set(
   (
@@ -90,13 +91,12 @@ export function scanReferences(text: string): { refs: MemoryReference[]; total: 
   let fence: { marker: string; shell: boolean } | undefined;
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
+    const line = lines[i].slice(0, MAX_LINE_CHARS); // beyond this a line is data, not prose
     const opener = /^\s*(`{3,}|~{3,})\s*([\w+-]*)/.exec(line);
     if (opener && (!fence || line.trim().startsWith(fence.marker))) {
       fence = fence ? undefined : { marker: opener[1], shell: SHELL_FENCES.has(opener[2].toLowerCase()) };
       continue;
     }
-    if (line.length > 20_000) continue; // a data blob, not prose
     if (fence) {
       if (fence.shell) shellLine(line.replace(/^\s*[$>#]\s+/, ''), i + 1, add);
       continue;
@@ -124,7 +124,8 @@ function proseLine(line: string, n: number, add: Add): void {
 }
 
 /** A token from prose that is plainly a path: a slash plus an extension, a leading `./`, or a trailing `/`. */
-function bareProsePath(token: string): string | undefined {
+function bareProsePath(raw: string): string | undefined {
+  const token = raw.replace(/[.,;:!?]+$/, '');
   if (!token.includes('/')) return undefined;
   const hasExt = extensionOf(token.replace(/\/$/, '')) !== undefined;
   if (!hasExt && !token.startsWith('./') && !token.endsWith('/')) return undefined;
