@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { findGitRoot } from '../conversation/projectKey';
 import type { MemoryHealth } from '../memory/health/healthTypes';
-import type { MemoryHealthIndex } from '../memory/health/healthIndex';
 import { memoryHealth } from '../memory/health/memoryHealth';
 import {
   autoMemoryDir as memoryDirFor,
@@ -132,14 +131,7 @@ export function describeRememberOutcome(outcome: RememberOutcome): string {
 
 // ---- Memory health (issue 32): stale references, repeats, use counts ----
 
-export type {
-  MemoryHealth,
-  MemoryReference,
-  StaleReference,
-  UncheckedReference,
-} from '../memory/health/healthTypes';
-export type { FileEvent, MemoryCheck } from '../memory/health/healthIndex';
-export { MemoryHealthIndex } from '../memory/health/healthIndex';
+export type { MemoryHealth } from '../memory/health/healthTypes';
 
 /** The project's memory checked against its workspace: where each was read from, and each memory's health. */
 export interface ProjectMemoryHealth {
@@ -159,12 +151,4 @@ export async function checkProjectMemory(dataDir: string, cwd: string): Promise<
   const workspace = (await findGitRoot(resolved)) ?? resolved;
   const memoryDir = await memoryDirFor(dataDir, resolved);
   return { memoryDir, workspace, memories: await memoryHealth({ memoryDir }, workspace) };
-}
-
-/**
- * The health of the scope's memories against a workspace index the host keeps up to date from file
- * events (MemoryHealthIndex.open once, then onFileEvents / onMemoryChanged).
- */
-export function checkScopeMemory(scope: MemoryScope, index: MemoryHealthIndex): Promise<MemoryHealth[]> {
-  return memoryHealth({ memoryDir: scope.memoryDir, team: scope.team }, index);
 }
