@@ -5,8 +5,7 @@
 // and one on the memory folder re-reads the memories when they change. The inspector's Health view
 // draws the last result; the chat says so once per session when memories name things that are gone.
 import * as vscode from 'vscode';
-import type { HealthResult, HealthState, WorkspaceHealth } from '../core/host/inspector';
-import type { FileEvent } from '../core/host/memory';
+import type { FileEvent, HealthResult, HealthState, WorkspaceHealth } from '../core/host/inspector';
 import type { Logger } from '../core/host/sessions';
 import { loadEngine } from './loadEngine';
 import { dataDir, settings, workspaceCwd, workspaceTrusted } from './settings';

@@ -9,6 +9,7 @@ import * as inspectorService from '../inspection/inspectorService';
 export type {
   CompactionEvent,
   DiskSource,
+  FileEvent,
   HealthResult,
   HealthState,
   LiveSession,

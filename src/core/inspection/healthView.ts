@@ -6,6 +6,8 @@ import path from 'node:path';
 import { findGitRoot } from '../conversation/projectKey';
 import { autoMemoryDir, TEAM_DIR_NAME } from '../memory/autoMemory/memoryPaths';
 import { type FileEvent, MemoryHealthIndex } from '../memory/health/healthIndex';
+
+export type { FileEvent };
 import type { MemoryHealth } from '../memory/health/healthTypes';
 import { memoryHealth } from '../memory/health/memoryHealth';
 import type { HealthEntryView, HealthView, MemoryView } from '../../protocol/messages';
