@@ -143,12 +143,13 @@ function row(e: HealthEntryView, now: number, actions?: HealthActions): HTMLElem
         ' ',
         d.title,
         actions && other.group === e.group
-          ? lightButton(t('healthMerge'), {
-              look: 'link',
-              icon: 'merge',
-              title: t('healthMergeTitle', d.title),
-              onClick: () => actions.merge(e.group, e.entryFile, other.file),
-            })
+          ? action(
+              'healthMerge',
+              'health-merge',
+              'merge',
+              () => actions.merge(e.group, e.entryFile, other.file),
+              t('healthMergeTitle', d.title),
+            )
           : null,
       ),
     );
@@ -167,26 +168,25 @@ function row(e: HealthEntryView, now: number, actions?: HealthActions): HTMLElem
   return li;
 }
 
+/** A link-look button with `cls` (tests and styles find each action by it). */
+function action(label: HealthKey, cls: string, iconName: string, onClick: () => void, title?: string): HTMLElement {
+  const el = lightButton(t(label), { look: 'link', icon: iconName, ...(title ? { title } : {}), onClick });
+  el.classList.add(cls);
+  return el;
+}
+
 function buttons(e: HealthEntryView, actions: HealthActions): HTMLElement[] {
-  const out: HTMLElement[] = [
-    lightButton(t('healthOpen'), { look: 'link', icon: 'go-to-file', onClick: () => actions.open(e.path) }),
-  ];
-  if (e.stale.length > 0)
-    out.push(
-      lightButton(t('healthUpdate'), {
-        look: 'link',
-        icon: 'edit',
-        title: t('healthUpdateTitle'),
-        onClick: () => actions.update(e.group, e.entryFile),
-      }),
-    );
-  out.push(
-    lightButton(t('healthPrune'), {
-      look: 'link',
-      icon: 'trash',
-      title: t('healthPruneTitle'),
-      onClick: () => actions.prune(e.group, e.entryFile),
-    }),
-  );
-  return out;
+  return [
+    action('healthOpen', 'health-open', 'go-to-file', () => actions.open(e.path)),
+    e.stale.length > 0
+      ? action(
+          'healthUpdate',
+          'health-update',
+          'edit',
+          () => actions.update(e.group, e.entryFile),
+          t('healthUpdateTitle'),
+        )
+      : null,
+    action('healthPrune', 'health-prune', 'trash', () => actions.prune(e.group, e.entryFile), t('healthPruneTitle')),
+  ].filter((b): b is HTMLElement => b !== null);
 }
