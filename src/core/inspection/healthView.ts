@@ -2,6 +2,7 @@
 // from file events (WorkspaceHealth: the index is listed once, then each batch of events or a changed
 // memory folder re-checks what it touches), and the view the webview draws from its last result (each
 // memory with its title from MEMORY.md, problems first, and the counts of the summary line).
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { findGitRoot } from '../conversation/projectKey';
 import { autoMemoryDir, TEAM_DIR_NAME } from '../memory/autoMemory/memoryPaths';
@@ -35,14 +36,20 @@ export class WorkspaceHealth {
     private readonly memoryDir: string,
     private readonly team: boolean,
     private readonly index: MemoryHealthIndex,
+    /** The folder as the host names it, and as git does (links resolved), when they differ. */
+    private readonly alias?: { from: string; to: string },
   ) {}
 
   /** Lists the workspace (git ls-files, or a walk honouring .gitignore); `check()` does the first check. */
   static async open(dataDir: string, cwd: string, team: boolean): Promise<WorkspaceHealth> {
     const resolved = path.resolve(cwd);
     const root = (await findGitRoot(resolved)) ?? resolved;
-    const [memoryDir, index] = await Promise.all([autoMemoryDir(dataDir, resolved), MemoryHealthIndex.open(root)]);
-    return new WorkspaceHealth(memoryDir, team, index);
+    const [memoryDir, index, real] = await Promise.all([
+      autoMemoryDir(dataDir, resolved),
+      MemoryHealthIndex.open(root),
+      fsp.realpath(resolved).catch(() => resolved),
+    ]);
+    return new WorkspaceHealth(memoryDir, team, index, real !== resolved ? { from: resolved, to: real } : undefined);
   }
 
   /** The workspace root the references are checked against. */
@@ -69,7 +76,26 @@ export class WorkspaceHealth {
 
   /** Applies workspace file events; true when a memory's result may have changed (check() again then). */
   async onFileEvents(events: readonly FileEvent[]): Promise<boolean> {
-    return (await this.index.onFileEvents(events)).length > 0;
+    const inside = (from: string, p: string) => {
+      const rel = path.relative(from, path.resolve(p));
+      return rel.startsWith('..') || path.isAbsolute(rel) ? undefined : rel;
+    };
+    const real = (p: string) => {
+      if (!this.alias || inside(this.root, p) !== undefined) return p;
+      for (const [from, to] of [
+        [this.alias.from, this.alias.to],
+        [this.alias.to, this.alias.from],
+      ]) {
+        const rel = inside(from, p);
+        if (rel !== undefined) return path.join(to, rel);
+      }
+      return p;
+    };
+    // An editor names files by the folder it opened (a link, say); git names them by where they are.
+    const named = events.map((e) =>
+      e.kind === 'rename' ? { ...e, from: real(e.from), path: real(e.path) } : { ...e, path: real(e.path) },
+    );
+    return (await this.index.onFileEvents(named)).length > 0;
   }
 }
 

@@ -151,3 +151,17 @@ test('a duplicate or contradicting pair named from both sides counts once, and s
   const d = view.entries.find((e) => e.file === 'team/d.md')!;
   assert.deepEqual([d.group, d.entryFile, d.contradicts[0].title], ['team', 'd.md', 'c.md']);
 });
+
+test('a folder opened through a link: file events named by the link still reach the index (git names the real path)', async () => {
+  const { repo, data, memoryDir } = await fixture();
+  const link = path.join(path.dirname(repo), 'linked');
+  fs.symlinkSync(repo, link);
+  // Memory is keyed by the folder as opened.
+  fs.cpSync(memoryDir, await autoMemoryDir(data, link), { recursive: true });
+  const health = await WorkspaceHealth.open(data, link, false);
+  await health.check();
+  fs.rmSync(path.join(repo, 'src', 'auth', 'login.ts'));
+  assert.equal(await health.onFileEvents([{ kind: 'delete', path: path.join(link, 'src', 'auth', 'login.ts') }]), true);
+  const stale = (await health.check()).memories.filter((m) => m.stale.length > 0).map((m) => m.file);
+  assert.deepEqual(stale.sort(), ['project_lint.md', 'project_login.md', 'project_session.md']);
+});
