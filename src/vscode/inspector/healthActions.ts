@@ -21,7 +21,12 @@ export function healthHandlers(deps: HealthActionDeps): Pick<Handlers<InspectorR
       if (!health) return;
       const line = Math.max(0, (health.stale.find((s) => s.line !== undefined)?.line ?? 1) - 1);
       const at = new vscode.Range(line, 0, line, 0);
-      await vscode.window.showTextDocument(vscode.Uri.file(health.path), { preview: false, selection: at });
+      // Beside the inspector, which stays in view to show the check once the file is saved.
+      await vscode.window.showTextDocument(vscode.Uri.file(health.path), {
+        preview: false,
+        selection: at,
+        viewColumn: vscode.ViewColumn.Beside,
+      });
     },
     mergePair: async (m) => {
       const first = deps.entry(m.group, m.file);
