@@ -103,7 +103,7 @@ function memoryHealth(tag: string): void {
       const summary = await ui.waitForText(
         'inspector',
         '#health-summary',
-        zh() ? '1 条过时，1 对重复，1 对矛盾' : '1 stale, 1 duplicate pairs, 1 contradictions',
+        zh() ? '1 条过时，1 对重复，1 对矛盾' : '1 stale, 1 duplicate pair, 1 contradiction',
         30_000,
       );
       assert.ok(summary);
@@ -112,7 +112,7 @@ function memoryHealth(tag: string): void {
       await ui.waitForText(
         'inspector',
         '#health-summary',
-        zh() ? '2 条过时，1 对重复，1 对矛盾' : '2 stale, 1 duplicate pairs, 1 contradictions',
+        zh() ? '2 条过时，1 对重复，1 对矛盾' : '2 stale, 1 duplicate pair, 1 contradiction',
         30_000,
       );
       // Problems first: the two stale memories, then the contradiction, then the duplicates.
@@ -191,7 +191,7 @@ function memoryHealth(tag: string): void {
         await ui.waitForText('inspector', '#inspector-status', zh() ? '合并' : 'Merged 2 memories');
         await ui.click('inspector', '#status-undo');
         await waitUntil('the copy to come back', () => fs.existsSync(copy));
-        await ui.waitForText('inspector', '#health-summary', zh() ? '1 对重复' : '1 duplicate pairs', 20_000);
+        await ui.waitForText('inspector', '#health-summary', zh() ? '1 对重复' : '1 duplicate pair', 20_000);
       } finally {
         restore();
       }

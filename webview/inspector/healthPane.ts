@@ -1,5 +1,5 @@
 // The Health view (issue 32): each memory checked against the workspace, problems first. A summary line
-// ("3 stale, 1 duplicate pairs, 1 contradictions"), then per memory what it names that is gone (the
+// ("3 stale, 1 duplicate pair, 1 contradiction"), then per memory what it names that is gone (the
 // reference, its kind and why), the memories it repeats (with Merge) or contradicts (with the note
 // saying both sides), and how it was used; Open, Update (the topic file at its first stale reference)
 // and Prune (undoable, as in the memory tree). Everything shown is data from the host, as text.
@@ -11,6 +11,16 @@ import { healthText, type HealthKey } from './healthStrings';
 /** The text of `key` in the page's language. */
 function t(key: HealthKey, ...args: Array<string | number>): string {
   return healthText(document.documentElement.lang, key, ...args);
+}
+
+/** "3 stale, 1 duplicate pair, 1 contradiction": the kinds of problem found, with their counts. */
+function summaryText(view: HealthView): string {
+  const n = (key: 'healthPairs' | 'healthContradictions', count: number) => t(count === 1 ? `${key}_one` : key, count);
+  return [
+    t('healthStaleCount', view.stale),
+    n('healthPairs', view.duplicatePairs),
+    n('healthContradictions', view.contradictions),
+  ].join(t('healthSeparator'));
 }
 
 export interface HealthActions {
@@ -72,9 +82,7 @@ export function renderHealthPane(view: HealthView, now: number, actions?: Health
       },
       icon(problems > 0 ? 'warning' : 'pass'),
       ' ',
-      problems > 0
-        ? t('healthSummary', view.stale, view.duplicatePairs, view.contradictions)
-        : t('healthAllGood', view.entries.length),
+      problems > 0 ? summaryText(view) : t('healthAllGood', view.entries.length),
     ),
     h('p', { class: 'health-checked' }, t('healthCheckedAt', view.workspace ?? '', clock(view.checkedAt))),
     h(

@@ -2,7 +2,12 @@
 // the table, as in strings.ts). Apart from strings.ts so that file stays small.
 const EN = {
   paneHealth: 'Health',
-  healthSummary: '{0} stale, {1} duplicate pairs, {2} contradictions',
+  healthStaleCount: '{0} stale',
+  healthPairs: '{0} duplicate pairs',
+  healthPairs_one: '{0} duplicate pair',
+  healthContradictions: '{0} contradictions',
+  healthContradictions_one: '{0} contradiction',
+  healthSeparator: ', ',
   healthAllGood: 'All {0} memories check out: every path, symbol and command they name is still there.',
   healthNone: 'No memories to check yet.',
   healthChecking: 'Checking memories against the workspace…',
@@ -32,7 +37,12 @@ const EN = {
 
 const ZH: typeof EN = {
   paneHealth: '健康状况',
-  healthSummary: '{0} 条过时，{1} 对重复，{2} 对矛盾',
+  healthStaleCount: '{0} 条过时',
+  healthPairs: '{0} 对重复',
+  healthPairs_one: '{0} 对重复',
+  healthContradictions: '{0} 对矛盾',
+  healthContradictions_one: '{0} 对矛盾',
+  healthSeparator: '，',
   healthAllGood: '全部 {0} 条记忆都没问题：它们提到的路径、符号和命令都还在。',
   healthNone: '还没有可检查的记忆。',
   healthChecking: '正在对照工作区检查记忆…',

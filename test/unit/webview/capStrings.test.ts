@@ -34,5 +34,5 @@ test('the Health view has every string in both languages, with the same argument
   );
   for (const kind of ['path', 'symbol', 'command'])
     assert.equal(typeof healthText('zh-cn', `kind_${kind}` as never), 'string');
-  assert.equal(healthText('en', 'healthSummary', 3, 1, 1), '3 stale, 1 duplicate pairs, 1 contradictions');
+  assert.equal(healthText('en', 'healthPairs_one', 1), '1 duplicate pair');
 });
