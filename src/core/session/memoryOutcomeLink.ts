@@ -1,8 +1,8 @@
 // What became of the memories recall attached (issue 32 item 4): when a turn ends, each memory recalled
 // for it is counted "used" in the folder's use counts when the reply or the tool calls that followed
 // show its references or distinctive words (the words are kept as the evidence), and each memory
-// recalled for this turn or the one before is counted "corrected" when the person's message corrects
-// it; a correction also queues a proposed update of the memory in the review queue (pendingQueue.ts),
+// recalled for this turn or the last one that recalled any is counted "corrected" when the person's
+// message corrects it; a correction also queues a proposed update of the memory in the review queue (pendingQueue.ts),
 // so nothing changes without the person's yes. The decisions are turnOutcome.ts's; this file only
 // listens to the session's events and writes the counts.
 import path from 'node:path';
@@ -15,6 +15,7 @@ import { pendingFor, proposeMemory } from '../memory/autoMemory/pendingQueue';
 import { recordOutcome } from '../memory/autoMemory/usageCounts';
 import { clip, correctedText, correctionOf, usedEvidence, type TurnTrace } from '../memory/health/turnOutcome';
 import type { Logger } from '../ports';
+import { redactSecrets } from '../security/secretScan';
 
 export interface MemoryOutcomeDeps {
   memoryDir: string;
@@ -74,12 +75,16 @@ async function countTurn(deps: MemoryOutcomeDeps, trace: TurnTrace, recalled: st
       const text = await readMemoryText(home.dir, path.join(home.dir, home.file));
       const note = correctionOf(text, trace.prompt);
       if (note) {
-        await recordOutcome(home.dir, home.file, { corrected: clip(trace.prompt, 300) }, { now, logger: deps.logger });
-        await proposeCorrection(deps, file, text, trace.prompt, note, now);
+        // The message is kept in the counts and may become memory: a secret in it never does.
+        const said = (await redactSecrets(trace.prompt)).text;
+        await recordOutcome(home.dir, home.file, { corrected: clip(said, 300) }, { now, logger: deps.logger });
+        await proposeCorrection(deps, file, text, said, note, now);
         continue;
       }
       if (!recalled.includes(file)) continue;
-      const evidence = usedEvidence(text, trace);
+      const found = usedEvidence(text, trace);
+      // Evidence is printed by engram memory check: a token the memory holds is not.
+      const evidence = await Promise.all(found.map(async (w) => (await redactSecrets(w)).text));
       if (evidence.length > 0)
         await recordOutcome(home.dir, home.file, { used: evidence }, { now, logger: deps.logger });
     } catch (e) {

@@ -15,6 +15,8 @@ import type { Logger } from '../ports';
 import type { SettingsSource } from '../settings/engramSettings';
 import type { OpenedSession } from './agentSession';
 import { listPending } from '../memory/autoMemory/pendingQueue';
+import { extractionHealth } from '../memory/health/extractionHealth';
+import { staleCheckFor } from '../memory/health/staleRecall';
 import { linkMemoryOutcome } from './memoryOutcomeLink';
 import { linkMemoryUse } from './memoryUseLink';
 import { linkPermissionRules } from './permissionRulesLink';
@@ -103,6 +105,13 @@ function wireAutoMemory(
     recall: settings.memory.recall.enabled,
     recallMaxFiles: settings.memory.recall.maxFiles,
     recallMode: settings.memory.recall.mode,
+    // Checking runs git in the workspace: only a trusted one is listed.
+    ...(setup.trusted
+      ? {
+          staleRecall: { mode: settings.memory.staleRecall, check: staleCheckFor(paths.cwd, { logger }) },
+          health: () => extractionHealth({ memoryDir: paths.memoryDir, team: prepared.team !== undefined }, paths.cwd),
+        }
+      : {}),
     ...(prepared.team
       ? { team: { dir: prepared.team.dir, repo: prepared.team.repo }, onTeamWrite: () => team.wrote() }
       : {}),

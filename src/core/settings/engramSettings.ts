@@ -83,6 +83,8 @@ export const SETTING_KEYS = {
   'memory.recall.maxFiles': int(RECALL_MAX_FILES, 0, RECALL_MAX_FILES),
   // local: the relevance bar, no model call; model: one small call picks from the index.
   'memory.recall.mode': oneOf('local', ['local', 'model']),
+  // A memory naming what no longer exists: attached with a one-line caveat, or left out of recall.
+  'memory.staleRecall': oneOf('caveat', ['caveat', 'skip']),
   // Off unless the user opts in: team memory sends files to a server.
   'teamMemory.enabled': bool(false),
   'teamMemory.serverUrl': httpUrl(''),
@@ -149,6 +151,8 @@ export interface EngramSettings {
     enabled: boolean;
     extraction: { enabled: boolean; everyTurns: number; review: boolean };
     recall: { enabled: boolean; maxFiles: number; mode: 'local' | 'model' };
+    /** A stale memory (a reference it makes is gone): attached with a caveat, or skipped. */
+    staleRecall: 'caveat' | 'skip';
   };
   /** Shared memory of the repository (DESIGN 4); on only when enabled and the workspace is trusted. */
   teamMemory: {
@@ -257,6 +261,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
           maxFiles: get('memory.recall.maxFiles'),
           mode: get('memory.recall.mode') === 'model' ? 'model' : 'local',
         },
+        staleRecall: get('memory.staleRecall') === 'skip' ? 'skip' : 'caveat',
       },
       teamMemory: {
         enabled: get('teamMemory.enabled'),

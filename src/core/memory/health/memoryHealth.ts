@@ -11,6 +11,7 @@ import { loadMemoryIndex } from '../autoMemory/memoryIndex';
 import { TEAM_DIR_NAME, teamMemoryDir } from '../autoMemory/memoryPaths';
 import { frontMatterBlock } from '../autoMemory/topicFile';
 import { readUsage } from '../autoMemory/usageCounts';
+import { redactSecrets } from '../../security/secretScan';
 import { MemoryHealthIndex } from './healthIndex';
 import type { MemoryHealth } from './healthTypes';
 import { findRepeats, type Repeats } from './repeats';
@@ -56,12 +57,15 @@ export async function memoryHealth(scope: HealthScope, workspace: string | Memor
       notRelevant: u?.notRelevant?.length ?? 0,
       corrected: u?.corrected ?? 0,
       ...(u?.lastUsed ? { lastUsed: u.lastUsed } : {}),
+      ...(u?.usedEvidence ? { usedEvidence: u.usedEvidence } : {}),
+      ...(u?.corrections ? { corrections: u.corrections } : {}),
       team: t.team,
       unchecked: check?.unchecked ?? [],
       notes: check?.notes ?? [],
     };
   });
   addRepeats(out, findRepeats(texts));
+  await redactReported(out);
   return out.sort((a, b) => Number(b.stale.length > 0) - Number(a.stale.length > 0) || a.file.localeCompare(b.file));
 }
 
@@ -79,10 +83,36 @@ function addRepeats(entries: MemoryHealth[], found: Repeats): void {
     ]) {
       const e = byFile.get(self);
       if (!e) continue;
-      if (!e.contradicts.includes(other)) e.contradicts.push(other);
-      e.contradictionNotes = [...(e.contradictionNotes ?? []), c.note];
+      // One note per contradicting file, in the order of `contradicts` (two subjects share a note).
+      const notes = e.contradictionNotes ?? [];
+      const at = e.contradicts.indexOf(other);
+      if (at < 0) {
+        e.contradicts.push(other);
+        notes.push(c.note);
+      } else notes[at] = `${notes[at]}; ${c.note}`;
+      e.contradictionNotes = notes;
     }
   }
+}
+
+/**
+ * A secret written into a memory (a token in backticks looks like a symbol) must not be printed back by
+ * the check: every reported reference and reason goes through one secret scan, redacted in place.
+ */
+async function redactReported(entries: MemoryHealth[]): Promise<void> {
+  const items = entries.flatMap((e) => [...e.stale, ...(e.unchecked ?? [])]);
+  if (items.length === 0) return;
+  const lines = items.flatMap((i) => [i.ref, i.reason]);
+  const { text, findings } = await redactSecrets(lines.join('\n'));
+  if (findings.length === 0) return;
+  let redacted = text.split('\n');
+  // A finding across a line end would shift the lines: then each line is scanned on its own.
+  if (redacted.length !== lines.length)
+    redacted = await Promise.all(lines.map(async (l) => (await redactSecrets(l)).text));
+  items.forEach((item, k) => {
+    item.ref = redacted[2 * k];
+    item.reason = redacted[2 * k + 1];
+  });
 }
 
 /** Every readable topic file of the private folder and (unless `team` is false) of its team folder. */

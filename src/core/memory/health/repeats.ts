@@ -17,8 +17,18 @@ import { clashes, stancesOf } from './rivalChoices';
  */
 export const DUPLICATE_SIMILARITY = 0.55;
 
+/**
+ * The shared weight a duplicate needs besides its cosine: two one-line memories that share only "pnpm"
+ * ("use pnpm for installs", "run the tests with pnpm test") are close by cosine and still say different things.
+ */
+const MIN_SHARED = 2;
+
 /** The weights of commonWords.ts as evidence of sameness: an everyday word counts a fifth of a rare one. */
 const WEIGHTS = { rare: 3, common: 5.5, floor: 0.2 };
+
+/** A path (with a slash) or a file name with a source extension. */
+const PATH_LIKE =
+  /(?:[\w@.-]+\/)+[\w@.-]+|\b[\w-]+\.(?:[cm]?[jt]sx?|json|md|py|go|rs|java|kt|rb|php|cs|ya?ml|toml|sh|css|scss|html|sql)\b/g;
 
 /** A memory as the finder reads it. */
 export interface MemoryDoc {
@@ -54,7 +64,12 @@ export interface Repeats {
 /** The weighted term vector of a text (term -> weight, counts multiplied by rarity). */
 export function termVector(text: string): Map<string, number> {
   const v = new Map<string, number>();
-  for (const raw of recallTokens(text)) {
+  // A path is one term: two memories naming src/auth/session.ts and src/auth/token.ts share no "src" or "ts".
+  const prose = text.replace(PATH_LIKE, (p) => {
+    v.set(p.toLowerCase(), (v.get(p.toLowerCase()) ?? 0) + 1);
+    return ' ';
+  });
+  for (const raw of recallTokens(prose)) {
     const t = recallTerm(raw);
     if (t === null) continue;
     v.set(t, (v.get(t) ?? 0) + commonWordWeight(t, WEIGHTS));
@@ -63,11 +78,22 @@ export function termVector(text: string): Map<string, number> {
 }
 
 /** Cosine of two term vectors (0 when either is empty). */
-export function similarity(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+export function similarity(
+  a: ReadonlyMap<string, number>,
+  b: ReadonlyMap<string, number>,
+  norms: readonly [number, number] = [norm(a), norm(b)],
+): number {
   let dot = 0;
   for (const [t, w] of a) dot += w * (b.get(t) ?? 0);
   if (dot === 0) return 0;
-  return dot / (norm(a) * norm(b));
+  return dot / (norms[0] * norms[1]);
+}
+
+/** The weight two vectors share (the sum of the smaller weight of each common term). */
+function shared(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  let sum = 0;
+  for (const [t, w] of a) sum += Math.min(w, b.get(t) ?? 0);
+  return sum;
 }
 
 function norm(v: ReadonlyMap<string, number>): number {
@@ -79,6 +105,7 @@ function norm(v: ReadonlyMap<string, number>): number {
 /** Every duplicate and contradicting pair among `docs` (each pair once, `a` before `b` in the order given). */
 export function findRepeats(docs: readonly MemoryDoc[]): Repeats {
   const vectors = docs.map((d) => termVector(d.text));
+  const norms = vectors.map(norm);
   const stances = docs.map((d) => stancesOf(d.text));
   const out: Repeats = { duplicates: [], contradictions: [] };
   for (let i = 0; i < docs.length; i++) {
@@ -91,8 +118,9 @@ export function findRepeats(docs: readonly MemoryDoc[]): Repeats {
         out.contradictions.push({ a, b, subject: c.subject, sideA: c.a, sideB: c.b, note });
       }
       if (clash.length > 0) continue;
-      const s = similarity(vectors[i], vectors[j]);
-      if (s >= DUPLICATE_SIMILARITY) out.duplicates.push({ a, b, similarity: Math.round(s * 100) / 100 });
+      const s = similarity(vectors[i], vectors[j], [norms[i], norms[j]]);
+      if (s >= DUPLICATE_SIMILARITY && shared(vectors[i], vectors[j]) >= MIN_SHARED)
+        out.duplicates.push({ a, b, similarity: Math.round(s * 100) / 100 });
     }
   }
   return out;

@@ -4,9 +4,12 @@
 // appears, and its polarity is read from the words before it in the same clause ("never", "don't",
 // "not", "avoid", "instead of", "rather than", "switched from") or from a rival named in the same
 // clause after "over" / "instead of". Two memories contradict on a subject when one is for a choice
-// the other is against, or each is for a different choice of an exclusive subject. What the table
+// the other is against, or each is for a different choice of an exclusive subject. Outside the table,
+// a rule given with "always" / "must" / "do" in one memory and "never" / "don't" / "avoid" in another
+// about the same two leading words ("mock the database") is a contradiction too. What the table
 // does not know is left to the model check (modelContradictions.ts). Also used to tell a correction
 // ("no, we use pnpm now") from an ordinary message (turnOutcome.ts).
+import { recallTerm, recallTokens } from '../autoMemory/recallText';
 
 /** One subject and its rival choices; `exclusive`: a project uses one of them (so two "for"s clash). */
 interface RivalSubject {
@@ -112,7 +115,56 @@ export function stancesOf(text: string): Stance[] {
       }
     }
   }
+  for (const d of directivesOf(lower)) {
+    const seen = out.get(d.subject);
+    if (!seen || d.polarity === 'against') out.set(d.subject, d);
+  }
   return [...out.values()];
+}
+
+/** A rule given with "always" / "never" (and their kin) in a clause: its polarity and what it is about. */
+const DIRECTIVE =
+  /(?:^\s*(do)\b|\b(always|never|do not|don'?t|must not|mustn'?t|must|should not|shouldn'?t|should|avoid)\b)\s+(.+)/;
+const AGAINST_CUES = new Set([
+  'never',
+  'do not',
+  'dont',
+  "don't",
+  'must not',
+  'mustnt',
+  "mustn't",
+  'should not',
+  'shouldnt',
+  "shouldn't",
+  'avoid',
+]);
+const RULE_PREFIX = 'rule: ';
+
+/**
+ * Rules outside the table ("always mock the database", "never mock the database"): the subject is the
+ * first two words of what follows the cue as recall reads them (stemmed, stop words out), so the same
+ * rule written twice meets whatever the small words around it.
+ */
+function directivesOf(lower: string): Stance[] {
+  const out: Stance[] = [];
+  for (const clause of lower.split(CLAUSE_SPLIT)) {
+    const m = DIRECTIVE.exec(clause);
+    if (!m) continue;
+    const cue = m[1] ?? m[2] ?? '';
+    const words: string[] = [];
+    const typed: string[] = [];
+    for (const raw of recallTokens(m[3])) {
+      const t = recallTerm(raw);
+      if (t === null) continue;
+      words.push(t);
+      typed.push(raw);
+      if (words.length === 2) break;
+    }
+    if (words.length < 2) continue;
+    const polarity: Polarity = AGAINST_CUES.has(cue) ? 'against' : 'for';
+    out.push({ subject: `${RULE_PREFIX}${words.join(' ')}`, choice: typed.join(' '), polarity });
+  }
+  return out;
 }
 
 /** The last few words before a choice: a negation far back in a long clause is about something else. */
@@ -129,6 +181,18 @@ export function clashes(a: readonly Stance[], b: readonly Stance[]): Array<{ sub
     if (sa.length === 0 || sb.length === 0) continue;
     const clash = clashOn(rival, sa, sb);
     if (clash) out.push({ subject: rival.subject, ...clash });
+  }
+  if (out.length > 0) return out;
+  // Rules outside the table: the same rule, one for and one against.
+  for (const ra of a) {
+    if (!ra.subject.startsWith(RULE_PREFIX)) continue;
+    const rb = b.find((s) => s.subject === ra.subject && s.polarity !== ra.polarity);
+    if (rb)
+      out.push({
+        subject: ra.choice,
+        a: ra.polarity === 'for' ? 'always' : 'never',
+        b: rb.polarity === 'for' ? 'always' : 'never',
+      });
   }
   return out;
 }

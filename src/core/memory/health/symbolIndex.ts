@@ -117,9 +117,7 @@ export async function rescanFile(ws: WorkspaceFiles, idx: SymbolIndex, rel: stri
 
 function wordsIn(text: string, wanted: Set<string>): Set<string> {
   const out = new Set<string>();
-  const re = /[A-Za-z0-9_]+/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(text))) if (wanted.has(m[0])) out.add(m[0]);
+  for (const w of text.split(/[^A-Za-z0-9_]+/)) if (wanted.has(w)) out.add(w);
   return out;
 }
 

@@ -6,14 +6,18 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { describe, it, test } from 'node:test';
 import type { AgentEvent } from '../../../../src/core/agent/events';
+import { attachAutoMemory } from '../../../../src/core/memory/autoMemory/attach';
 import type { AutoMemoryEvent } from '../../../../src/core/memory/autoMemory/extraction';
 import { listPending } from '../../../../src/core/memory/autoMemory/pendingQueue';
 import { readUsage, recordUse } from '../../../../src/core/memory/autoMemory/usageCounts';
 import { correctionOf, usedEvidence } from '../../../../src/core/memory/health/turnOutcome';
 import { linkMemoryOutcome } from '../../../../src/core/session/memoryOutcomeLink';
 import { silentLogger } from '../../../../src/core/ports';
+import { startSession } from '../../support/agentHarness';
+import { useTempDirs } from '../../support/tempDirs';
+import { useTestServer } from '../../support/testServerFixture';
 
 const PNPM = `---
 name: Package manager
@@ -159,4 +163,65 @@ test('a use-count file written before the new fields still reads, and keeps its 
   const u = (await readUsage(dir))['project_pm.md'];
   assert.equal(u.recalls, 4);
   assert.equal(u.used, undefined);
+});
+
+describe('in a real session turn (the test server over HTTP)', () => {
+  const server = useTestServer({ demo: true });
+  const tempDir = useTempDirs();
+
+  it('a recalled memory the reply follows counts used; a turn whose reply does not, does not', async () => {
+    const dir = memoryFolder();
+    const harness = await startSession(server, {
+      workspace: tempDir('engram-outcome-ws-'),
+      dataDir: tempDir('engram-outcome-data-'),
+    });
+    const memory = attachAutoMemory(harness.session.agent, { memoryDir: dir, extraction: false });
+    const outcome = linkMemoryOutcome({
+      memoryDir: dir,
+      sessionId: harness.session.agent.sessionId,
+      logger: silentLogger,
+      onAgent: (l) => harness.session.agent.on(l),
+      onMemory: (l) => memory.on(l),
+    });
+    const recalled: string[][] = [];
+    memory.on((e) => e.type === 'memoryRecalled' && recalled.push(e.files));
+    try {
+      server.enqueue({ content: [{ type: 'text', text: 'I cannot tell from here; ask the release owner.' }] });
+      await harness.session.agent.runTurn('How do deploys reach production?');
+      await outcome.idle();
+      assert.deepEqual(recalled, [['project_deploy.md']], 'recalled for the first turn');
+      assert.equal(
+        (await readUsage(dir))['project_deploy.md']?.used,
+        undefined,
+        'a reply without its words is not a use',
+      );
+
+      fs.appendFileSync(path.join(dir, 'project_deploy.md'), '\nSmoke tests gate the promotion.\n'); // attached again
+      server.enqueue({
+        content: [{ type: 'text', text: 'It goes to the staging cluster first; the canary runs an hour.' }],
+      });
+      await harness.session.agent.runTurn('How do deploys reach production, again?');
+      await outcome.idle();
+      const u = (await readUsage(dir))['project_deploy.md'];
+      assert.equal(u?.used, 1);
+      assert.deepEqual(u?.usedEvidence, [['canary', 'cluster']]);
+    } finally {
+      outcome.dispose();
+      memory.dispose();
+    }
+  });
+});
+
+test('a secret in a correcting message is redacted before it is counted or proposed', async () => {
+  const dir = memoryFolder();
+  const s = session(dir);
+  const key = `sk-ant-api03-${'a1B2c3D4e5'.repeat(9)}AA`;
+  await s.turn('install the dependencies', ['project_pm.md'], 'Running npm ci.', [bash('npm ci')]);
+  await s.turn(`no, we use pnpm now; the token is ${key}`, [], 'ok');
+  const u = (await readUsage(dir))['project_pm.md'];
+  assert.equal(u.corrected, 1);
+  assert.ok(!JSON.stringify(u).includes(key), 'not in the counts');
+  const pending = await listPending(dir);
+  assert.ok(!pending.items[0].content.includes(key), 'not in the proposal');
+  assert.match(pending.items[0].content, /no, we use pnpm now/);
 });

@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { recordOutcome } from '../../../../src/core/memory/autoMemory/usageCounts';
+import { extractionPrompt } from '../../../../src/core/memory/autoMemory/memoryPrompts';
+import { extractionHealth } from '../../../../src/core/memory/health/extractionHealth';
 import { memoryHealth } from '../../../../src/core/memory/health/memoryHealth';
 import { DUPLICATE_SIMILARITY, findRepeats, similarity, termVector } from '../../../../src/core/memory/health/repeats';
 import { clashes, stancesOf } from '../../../../src/core/memory/health/rivalChoices';
@@ -139,4 +141,58 @@ test('memoryHealth reports duplicates, contradictions and the used / corrected c
   assert.equal(by.get('feedback_tabs.md')?.used, 1);
   assert.equal(by.get('feedback_tabs.md')?.corrected, 1);
   assert.equal(by.get('feedback_spaces.md')?.used, 0);
+});
+
+test('the extraction agent is told which entries are stale or repeated, to update them rather than add', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-extract-health-'));
+  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-extract-ws-'));
+  const topic = (name: string, body: string) =>
+    fs.writeFileSync(path.join(dir, name), `---\nname: ${name}\ndescription: ${name}\ntype: project\n---\n${body}\n`);
+  topic('project_auth.md', 'Login sessions are kept in src/auth/session.ts.');
+  topic('project_deploy.md', NEAR_DUPLICATES[0][0]);
+  topic('project_canary.md', NEAR_DUPLICATES[0][1]);
+  fs.writeFileSync(
+    path.join(dir, 'MEMORY.md'),
+    ['auth', 'deploy', 'canary'].map((n) => `- [${n}](project_${n}.md) — ${n}\n`).join(''),
+  );
+  const health = await extractionHealth({ memoryDir: dir }, ws);
+  assert.deepEqual(health, {
+    stale: [{ file: 'project_auth.md', refs: ['src/auth/session.ts'] }],
+    duplicates: [['project_canary.md', 'project_deploy.md']],
+  });
+  const prompt = extractionPrompt({ memoryDir: dir, newMessages: 2, topics: [], health });
+  assert.match(prompt, /- project_auth\.md names what is gone from the workspace: src\/auth\/session\.ts\n/);
+  assert.match(prompt, /- project_canary\.md and project_deploy\.md say much the same thing\n/);
+  assert.match(prompt, /Edit that entry .* instead of writing a new file beside it/);
+  const plain = extractionPrompt({ memoryDir: dir, newMessages: 2, topics: [], health: { stale: [], duplicates: [] } });
+  assert.doesNotMatch(plain, /Entries that need care/);
+});
+
+test('two short memories that share one rare word are not duplicates', () => {
+  const r = findRepeats([
+    { file: 'a.md', text: 'Use pnpm for installs.' },
+    { file: 'b.md', text: 'Run the test suite with pnpm test before pushing.' },
+    { file: 'c.md', text: 'Bugs are tracked in Linear project INGEST.' },
+    {
+      file: 'd.md',
+      text: 'pipeline bugs live in the Linear INGEST project\nCheck Linear (project INGEST) for pipeline bug context.',
+    },
+  ]);
+  assert.deepEqual(
+    r.duplicates.map((d) => [d.a, d.b]),
+    [['c.md', 'd.md']],
+  );
+});
+
+test('a rule outside the table, given "always" in one memory and "never" in another, is a contradiction', () => {
+  const r = findRepeats([
+    { file: 'a.md', text: 'Integration tests: always mock the database, it is too slow otherwise.' },
+    { file: 'b.md', text: 'Never mock the database in integration tests; mocks hid a broken migration.' },
+    { file: 'c.md', text: 'Always run the linter before committing.' },
+    { file: 'd.md', text: 'Never commit generated files from dist.' },
+  ]);
+  assert.deepEqual(
+    r.contradictions.map((c) => c.note),
+    ['mock database: a.md says always, b.md says never'],
+  );
 });
