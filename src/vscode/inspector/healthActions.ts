@@ -3,9 +3,16 @@
 // Undo puts both back). Open and Prune are the memory tree's (openFile, pruneEntry).
 import * as vscode from 'vscode';
 import type { EntryGroup, Handlers, InspectorSnapshot, MemoryEntryView } from '../../protocol/messages';
+import type { HealthState } from '../../core/host/inspector';
+import type { MemoryHealthWatch } from '../memoryHealthWatch';
 import type { CapActions } from './capActions';
 import type { InspectorRequest } from './inspectorPanel';
 import type { ActionResult, ActionTarget } from './memoryActions';
+
+/** What the Health view shows: the open workspace's check, for the current session only (its memories). */
+export function healthInput(watch: MemoryHealthWatch, current: boolean): HealthState {
+  return current ? watch.state() : { checking: false, unavailable: 'otherSource' };
+}
 
 export interface HealthActionDeps {
   last(): InspectorSnapshot | undefined;

@@ -15,7 +15,7 @@ import { loadEngine } from '../loadEngine';
 import { type MemoryHealthWatch, memoryHealthWatch } from '../memoryHealthWatch';
 import { settings, settingsStore, workspaceTrusted } from '../settings';
 import { CapActions } from './capActions';
-import { healthHandlers } from './healthActions';
+import { healthHandlers, healthInput } from './healthActions';
 import { canUndoCompactions } from './compactionControl';
 import type { InspectorChat } from './inspectorContext';
 import { InspectorCompactions } from './inspectorCompactions';
@@ -148,9 +148,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
             now,
           })
         : engine.diskSourceInput(this.source, settings(), now);
-    // The Health view checks the open workspace only (its memories are the current session's).
-    input.health =
-      this.source.kind === 'current' ? this.health.state() : { checking: false, unavailable: 'otherSource' };
+    input.health = healthInput(this.health, this.source.kind === 'current');
     const snapshot = await engine.buildInspectorSnapshot(input);
     this.last = snapshot;
     this.refresh.watchMemory(snapshot.memory.dir);
