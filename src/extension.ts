@@ -79,7 +79,8 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     // The chat's `/memory` names a pane to show.
     vscode.commands.registerCommand('engram.openInspector', (pane?: unknown) => {
       const panel = openInspector();
-      if (pane === 'gauge' || pane === 'notes' || pane === 'memory' || pane === 'timeline') panel.revealPane(pane);
+      if (['gauge', 'notes', 'memory', 'timeline', 'health'].includes(pane as string))
+        panel.revealPane(pane as 'gauge' | 'notes' | 'memory' | 'timeline' | 'health');
     }),
     // The inspector's Health view, checked again now (the chat's stale-memory line opens it too).
     vscode.commands.registerCommand('engram.checkMemoryHealth', () => {
