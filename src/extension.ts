@@ -11,6 +11,7 @@ import { disposeOfflineDemo, registerModelCommands } from './vscode/modelSetup';
 import { settingsStore, watchSettings } from './vscode/settings';
 import { registerLmTools } from './vscode/lmTools';
 import { closeMcpHubs } from './vscode/mcp/mcpServers';
+import { disposeMemoryHealthWatch, memoryHealthWatch } from './vscode/memoryHealthWatch';
 import { replaceMcpPromptsForTests, type McpPrompts } from './vscode/mcp/mcpPrompts';
 
 /** Set by the bundle's first and last lines (see esbuild.mjs), so activation time includes loading the bundle. */
@@ -78,8 +79,15 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     // The chat's `/memory` names a pane to show.
     vscode.commands.registerCommand('engram.openInspector', (pane?: unknown) => {
       const panel = openInspector();
-      if (pane === 'gauge' || pane === 'notes' || pane === 'memory' || pane === 'timeline') panel.revealPane(pane);
+      if (['gauge', 'notes', 'memory', 'timeline', 'health'].includes(pane as string))
+        panel.revealPane(pane as 'gauge' | 'notes' | 'memory' | 'timeline' | 'health');
     }),
+    // The inspector's Health view, checked again now (the chat's stale-memory line opens it too).
+    vscode.commands.registerCommand('engram.checkMemoryHealth', () => {
+      openInspector().revealPane('health');
+      return memoryHealthWatch(logger).recheck();
+    }),
+    { dispose: disposeMemoryHealthWatch },
     // The MCP servers a session may use: each with its status, tools and cost, approved or turned off there.
     vscode.commands.registerCommand('engram.manageMcpServers', () => openInspector().revealPane('mcp')),
     // The chat's "memories wait for review" line: the inspector at its review queue.

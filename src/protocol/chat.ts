@@ -97,7 +97,8 @@ export type ChatCommand =
   | 'showLog'
   | 'pickModel'
   | 'openMemory'
-  | 'manageMcpServers';
+  | 'manageMcpServers'
+  | 'checkMemoryHealth';
 
 export interface SessionSummary {
   id: string;
@@ -167,7 +168,10 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   permission: { requestId: 'string', choice: 'enum:allowOnce|allowSession|allowAlways|deny' },
   listSessions: { requestId: 'string' },
   resume: { sessionId: 'string' },
-  runCommand: { command: 'enum:reviewMemories|openInspector|setApiKey|showLog|pickModel|openMemory|manageMcpServers' },
+  runCommand: {
+    command:
+      'enum:reviewMemories|openInspector|setApiKey|showLog|pickModel|openMemory|manageMcpServers|checkMemoryHealth',
+  },
   retry: {},
   editLast: { text: 'string' },
   codeAction: { action: 'enum:copy|insert', code: 'string' },

@@ -3,6 +3,7 @@ import type { GaugeState } from './shared';
 import type { Shapes } from './shapes';
 import type { PinsView } from './pinsView';
 import type { McpServersView, PermissionRuleView } from './mcpView';
+import type { HealthView } from './healthView';
 
 export type MemoryKind = 'user' | 'feedback' | 'project' | 'reference';
 
@@ -284,6 +285,8 @@ export interface InspectorSnapshot {
   mcp?: McpServersView;
   /** The permission rules in force, with where each came from (absent for a source on disk). */
   rules?: PermissionRuleView[];
+  /** The Health view: each memory checked against the workspace (absent while no check was asked for). */
+  health?: HealthView;
   /** The host's clock when the snapshot was taken (ages are relative to it). */
   now: number;
 }
@@ -295,7 +298,7 @@ export interface ReplacedMessageView {
 }
 
 export type EntryGroup = 'private' | 'team';
-export type InspectorPane = 'gauge' | 'notes' | 'memory' | 'timeline' | 'review' | 'mcp';
+export type InspectorPane = 'gauge' | 'notes' | 'memory' | 'timeline' | 'review' | 'mcp' | 'health';
 
 export type InspectorToHost =
   | { type: 'ready' }
@@ -342,6 +345,9 @@ export type InspectorToHost =
   | { type: 'mcpSetServer'; server: string; on: boolean }
   | { type: 'mcpSetTool'; server: string; tool: string; on: boolean }
   | { type: 'mcpRestart'; server: string }
+  /** The Health view: open a memory to fix it (at its first stale reference), merge it with its duplicate. */
+  | { type: 'updateMemory'; group: EntryGroup; file: string }
+  | { type: 'mergePair'; group: EntryGroup; file: string; other: string }
   | { type: 'ping'; requestId: string; text: string };
 
 export type HostToInspector =
@@ -394,5 +400,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   mcpSetServer: { server: 'string', on: 'boolean' },
   mcpSetTool: { server: 'string', tool: 'string', on: 'boolean' },
   mcpRestart: { server: 'string' },
+  updateMemory: ENTRY_REF,
+  mergePair: { group: 'enum:private|team', file: 'string', other: 'string' },
   ping: { requestId: 'string', text: 'string' },
 };

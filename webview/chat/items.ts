@@ -32,6 +32,7 @@ const ACTIONS: Record<string, { label: StringKey; command: ChatCommand }> = {
   openInspector: { label: 'actionOpenInspector', command: 'openInspector' },
   openMemory: { label: 'actionOpenMemory', command: 'openMemory' },
   manageMcpServers: { label: 'actionManageMcpServers', command: 'manageMcpServers' },
+  checkMemoryHealth: { label: 'actionCheckMemoryHealth', command: 'checkMemoryHealth' },
 };
 
 const TOOL_STATUS_ICON: Record<string, string> = {

@@ -6,6 +6,8 @@ import { badge, button, h, lightButton, registerComponents } from '../shared/com
 import { connect } from '../shared/host';
 import { renderMarkdown } from '../shared/markdown';
 import { renderGaugePane } from './gaugePane';
+import { type HealthActions, renderHealthPane } from './healthPane';
+import { healthText } from './healthStrings';
 import { renderPinsPane } from './pinsPane';
 import { renderMcpPane, renderRulesPane, type McpActions } from './mcpPane';
 import { renderMemoryPane, type MemoryActions } from './memoryPane';
@@ -153,6 +155,13 @@ const pendingActions: PendingActions = {
   setReview: (on) => link.post({ type: 'setReview', on }),
 };
 
+const healthActions: HealthActions = {
+  open: (path) => link.post({ type: 'openFile', path }),
+  update: (group, file) => link.post({ type: 'updateMemory', group, file }),
+  merge: (group, file, other) => link.post({ type: 'mergePair', group, file, other }),
+  prune: (group, file) => link.post({ type: 'pruneEntry', group, file }),
+};
+
 const mcpActions: McpActions = {
   approve: (server) => link.post({ type: 'mcpApprove', server }),
   setServer: (server, on) => link.post({ type: 'mcpSetServer', server, on }),
@@ -192,6 +201,15 @@ function render(): void {
       body: () => renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path })),
     },
     { id: 'memory-section', title: t('paneMemory'), body: () => h('div', { id: 'memory-slot' }), after: renderMemory },
+    ...(s.health
+      ? [
+          {
+            id: 'health-section',
+            title: healthText(document.documentElement.lang, 'paneHealth'),
+            body: () => renderHealthPane(s.health!, s.now, live ? healthActions : undefined),
+          },
+        ]
+      : []),
     {
       id: 'timeline-section',
       title: t('paneTimeline'),

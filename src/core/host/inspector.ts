@@ -6,7 +6,16 @@
 // through the lazily loaded engine chunk, and names the types below.
 import * as inspectorService from '../inspection/inspectorService';
 
-export type { CompactionEvent, DiskSource, LiveSession, McpInspection } from '../inspection/inspectorService';
+export type {
+  CompactionEvent,
+  DiskSource,
+  FileEvent,
+  HealthResult,
+  HealthState,
+  LiveSession,
+  McpInspection,
+  WorkspaceHealth,
+} from '../inspection/inspectorService';
 
 /** Every operation of the inspector's engine side (see inspectorService.ts for each contract). */
 export const inspector = inspectorService;

@@ -20,6 +20,7 @@ import { transcriptFacts } from './transcriptFacts';
 
 export { buildInspectorSnapshot } from './snapshotBuilder';
 export { mcpTarget } from './mcpView';
+export { WorkspaceHealth, type FileEvent, type HealthResult, type HealthState } from './healthView';
 export { claudeConfigDir, isSessionId, lineOfMessage, listProjects, sessionPaths, sessionsOf } from './sources';
 export { clipForWebview, replacedDocument } from './replacedMessages';
 export { projectDir };

@@ -11,6 +11,7 @@ import type { GaugeState, InspectorSnapshot, InspectorSourceInfo } from '../../p
 import { gaugeFrame } from './contextSnapshot';
 import type { TimelineEntry } from './timeline';
 import type { RuleInputs } from '../agent/permissionFiles';
+import { buildHealthView, type HealthState } from './healthView';
 import { buildMcpView, type McpInspection } from './mcpView';
 import { buildRulesView } from './rulesView';
 import { buildMemoryView } from './memoryView';
@@ -46,6 +47,8 @@ export interface SnapshotInput {
   /** Where the live session's permission rules are read; absent for a source on disk. */
   rules?: RuleInputs;
   canUndoCompaction: boolean;
+  /** The host's memory health check of the workspace (the Health view); absent: no Health view. */
+  health?: HealthState;
   now: number;
   countTokens?: TokenCounter;
 }
@@ -93,6 +96,7 @@ export async function buildInspectorSnapshot(input: SnapshotInput): Promise<Insp
     ...(pins ? { pins } : {}),
     ...(mcp ? { mcp } : {}),
     ...(rules ? { rules } : {}),
+    ...(input.health ? { health: buildHealthView(input.health, memory) } : {}),
     now,
   };
 }

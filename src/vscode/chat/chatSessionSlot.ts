@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { instructionsShown } from '../../core/host/conversationDisplay';
 import type { EngramSession, LockHolder } from '../../core/host/sessions';
 import { hubClosed } from '../mcp/mcpServers';
+import { noticeStaleMemories } from '../memoryHealthWatch';
 import { workspaceTrusted } from '../settings';
 import { showSessionEvent, type SessionEventView } from './chatSessionEvents';
 import type { ChatWindow } from './chatWindow';
@@ -73,6 +74,8 @@ export class ChatSessionSlot {
     this.announceInstructions(session);
     this.current = session;
     this.unsubscribe = session.on((event) => showSessionEvent(event, this.owner));
+    // In the background: the first memory health check of the window, then a line if memories went stale.
+    void noticeStaleMemories(items, logger);
     logger.info(`Session ${session.sessionId} (${resumeSessionId ? 'resumed' : 'new'}): ${session.transcriptPath}`);
     return session;
   }

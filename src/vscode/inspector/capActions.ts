@@ -116,11 +116,7 @@ export class CapActions {
     entries: readonly MemoryEntryView[],
     undone: (result: ActionResult) => void,
   ): Promise<ActionResult | undefined> {
-    if (target.readOnly)
-      return {
-        text: vscode.l10n.t("Claude Code's folder is read-only here; only pruning is allowed."),
-        level: 'warning',
-      };
+    if (target.readOnly) return readOnlyRefusal();
     const mergeable = entries
       .filter((e) => e.group === group && e.indexed && !e.missing && e.line !== null)
       .sort((a, b) => (a.type ?? '~').localeCompare(b.type ?? '~') || (a.line ?? 0) - (b.line ?? 0));
@@ -142,7 +138,24 @@ export class CapActions {
       },
     );
     if (!picked) return undefined;
-    const chosen = picked.map((p) => p.entry).sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    return this.mergeChosen(
+      target,
+      picked.map((p) => p.entry),
+      undone,
+    );
+  }
+
+  /**
+   * Merges `entries` (two or more of one type, in one group; the Health view's Merge of a duplicate pair)
+   * into the first one in MEMORY.md order, with the same Undo as the banner's Merge.
+   */
+  async mergeChosen(
+    target: ActionTarget,
+    entries: readonly MemoryEntryView[],
+    undone: (result: ActionResult) => void,
+  ): Promise<ActionResult | undefined> {
+    if (target.readOnly) return readOnlyRefusal();
+    const chosen = [...entries].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
     if (chosen.length < 2) return { text: vscode.l10n.t('Pick two or more memories to merge.'), level: 'warning' };
     if (new Set(chosen.map((e) => e.type)).size > 1)
       return { text: vscode.l10n.t('Only memories of one type can be merged.'), level: 'warning' };
@@ -225,6 +238,10 @@ export class CapActions {
     this.changed();
     return { text: errorText(error), level: 'error' };
   }
+}
+
+function readOnlyRefusal(): ActionResult {
+  return { text: vscode.l10n.t("Claude Code's folder is read-only here; only pruning is allowed."), level: 'warning' };
 }
 
 function errorText(error: unknown): string {

@@ -12,8 +12,10 @@ import type {
   MemoryEntryView,
 } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
+import { type MemoryHealthWatch, memoryHealthWatch } from '../memoryHealthWatch';
 import { settings, settingsStore, workspaceTrusted } from '../settings';
 import { CapActions } from './capActions';
+import { healthHandlers, healthInput } from './healthActions';
 import { canUndoCompactions } from './compactionControl';
 import type { InspectorChat } from './inspectorContext';
 import { InspectorCompactions } from './inspectorCompactions';
@@ -48,12 +50,14 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
   private readonly pruned = new Map<string, { file: string; title: string }>();
 
   private prompts: InspectorPrompts = vscodePrompts;
+  private readonly health: MemoryHealthWatch;
 
   constructor(
     private readonly chat: InspectorChat,
     docs: InspectorDocuments,
     logger: Logger,
   ) {
+    this.health = memoryHealthWatch(logger);
     this.actions = new MemoryActions(
       logger,
       () => this.fireChanged(),
@@ -97,6 +101,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (m.type === 'snapshot') this.fireChanged();
       }),
       { dispose: offSettings },
+      this.health.onDidChange(() => this.fireChanged()),
       this.refresh,
       this.gaugeChanged,
     );
@@ -143,6 +148,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
             now,
           })
         : engine.diskSourceInput(this.source, settings(), now);
+    input.health = healthInput(this.health, this.source.kind === 'current');
     const snapshot = await engine.buildInspectorSnapshot(input);
     this.last = snapshot;
     this.refresh.watchMemory(snapshot.memory.dir);
@@ -257,6 +263,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         report,
         () => this.fireChanged(true),
       ),
+      ...healthHandlers({ last: () => this.last, entry: (g, f) => this.entry(g, f), cap: this.cap, report }),
       ...this.pending.handlers((r) =>
         reply({ type: 'status', text: r.text, level: r.level, ...(r.undoReject ? { undoReject: r.undoReject } : {}) }),
       ),
