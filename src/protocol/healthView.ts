@@ -1,6 +1,17 @@
 // The inspector's Health view (issue 32), as the host sends it: each memory's stale references, the
 // memories it repeats or contradicts, and how it has been used, problems first, with a count of each
 // kind of problem for the summary line. File names, references and reasons are data, shown as text.
+import type { Shapes } from './shapes';
+
+/** The Health view's requests: open a memory to fix it (at its first stale reference), merge it with its duplicate. */
+export type HealthToHost =
+  | { type: 'updateMemory'; group: 'private' | 'team'; file: string }
+  | { type: 'mergePair'; group: 'private' | 'team'; file: string; other: string };
+
+export const HEALTH_TO_HOST_SHAPES: Shapes<HealthToHost> = {
+  updateMemory: { group: 'enum:private|team', file: 'string' },
+  mergePair: { group: 'enum:private|team', file: 'string', other: 'string' },
+};
 
 /** A reference a memory makes that no longer holds in the workspace. */
 export interface HealthStaleView {

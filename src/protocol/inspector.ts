@@ -2,8 +2,8 @@
 import type { GaugeState } from './shared';
 import type { Shapes } from './shapes';
 import type { PinsView } from './pinsView';
-import type { McpServersView, PermissionRuleView } from './mcpView';
-import type { HealthView } from './healthView';
+import { MCP_TO_HOST_SHAPES, type McpServersView, type McpToHost, type PermissionRuleView } from './mcpView';
+import { HEALTH_TO_HOST_SHAPES, type HealthToHost, type HealthView } from './healthView';
 
 export type MemoryKind = 'user' | 'feedback' | 'project' | 'reference';
 
@@ -340,14 +340,8 @@ export type InspectorToHost =
   | { type: 'pinText'; text: string; origin: 'dropped' }
   /** Removes a pin of the live session (the pins list's Remove). */
   | { type: 'unpin'; id: string }
-  /** The MCP servers section: approve a repository's server, turn a server or one of its tools off or on, restart. */
-  | { type: 'mcpApprove'; server: string }
-  | { type: 'mcpSetServer'; server: string; on: boolean }
-  | { type: 'mcpSetTool'; server: string; tool: string; on: boolean }
-  | { type: 'mcpRestart'; server: string }
-  /** The Health view: open a memory to fix it (at its first stale reference), merge it with its duplicate. */
-  | { type: 'updateMemory'; group: EntryGroup; file: string }
-  | { type: 'mergePair'; group: EntryGroup; file: string; other: string }
+  | McpToHost
+  | HealthToHost
   | { type: 'ping'; requestId: string; text: string };
 
 export type HostToInspector =
@@ -396,11 +390,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   mergeEntries: { group: 'enum:private|team' },
   pinText: { text: 'string', origin: 'enum:dropped' },
   unpin: { id: 'string' },
-  mcpApprove: { server: 'string' },
-  mcpSetServer: { server: 'string', on: 'boolean' },
-  mcpSetTool: { server: 'string', tool: 'string', on: 'boolean' },
-  mcpRestart: { server: 'string' },
-  updateMemory: ENTRY_REF,
-  mergePair: { group: 'enum:private|team', file: 'string', other: 'string' },
+  ...MCP_TO_HOST_SHAPES,
+  ...HEALTH_TO_HOST_SHAPES,
   ping: { requestId: 'string', text: 'string' },
 };

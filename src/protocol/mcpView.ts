@@ -2,6 +2,21 @@
 // which definition wins when two sources name it), whether it runs and why not, its tools with the tokens
 // each definition adds to every request, and the rules the permission gate applies. Names, commands and
 // tool descriptions come from config files and servers: the webview shows them as text, never as HTML.
+import type { Shapes } from './shapes';
+
+/** The MCP servers section's requests: approve a repository's server, turn a server or one of its tools off or on, restart. */
+export type McpToHost =
+  | { type: 'mcpApprove'; server: string }
+  | { type: 'mcpSetServer'; server: string; on: boolean }
+  | { type: 'mcpSetTool'; server: string; tool: string; on: boolean }
+  | { type: 'mcpRestart'; server: string };
+
+export const MCP_TO_HOST_SHAPES: Shapes<McpToHost> = {
+  mcpApprove: { server: 'string' },
+  mcpSetServer: { server: 'string', on: 'boolean' },
+  mcpSetTool: { server: 'string', tool: 'string', on: 'boolean' },
+  mcpRestart: { server: 'string' },
+};
 
 export type McpSourceView = 'cli' | 'project' | 'vscode' | 'setting' | 'user';
 
