@@ -139,11 +139,15 @@ export interface ChatSnapshot {
   trusted: boolean;
   /** No API key and no choice made yet: the view shows its first-run screen. */
   setupNeeded: boolean;
+  /** What the status line says while nothing runs (a compaction summary waiting for Apply or Cancel). */
+  idleStatus?: string;
 }
 
 export type HostToChat =
   | { type: 'snapshot'; state: ChatSnapshot }
   | { type: 'item'; item: ChatItem }
+  /** The items before `before` of a long conversation, sent after its snapshot (which has the newest). */
+  | { type: 'earlierItems'; before: string; items: ChatItem[] }
   | { type: 'textDelta'; id: string; delta: string }
   | { type: 'busy'; busy: boolean; status?: string }
   | { type: 'gauge'; gauge: GaugeState }

@@ -39,8 +39,13 @@ export interface CacheSplit {
 /** The prompt cache's state and what the next message costs warm or cold (the cost line). */
 export interface CacheCost {
   warm: boolean;
-  /** Milliseconds the cache has left when this was sent (0 when cold): the view counts down from it. */
+  /** Milliseconds the cache has left when this was sent (0 when cold). */
   leftMs: number;
+  /**
+   * When the cache expires (ms since the epoch), while warm: every view counts down to this one instant,
+   * so the chat and the inspector always show the same time left.
+   */
+  expiresAt?: number;
   ttl: '5m' | '1h';
   ifWarm: CacheSplit;
   ifCold: CacheSplit;

@@ -37,6 +37,17 @@ export function usesOfflineDemo(): boolean {
   return settings().offlineDemo || process.env.ENGRAM_OFFLINE_DEMO === '1';
 }
 
+/**
+ * What the chat's model button says: the offline demo, the model in use, or "Choose a model" while the
+ * first-run screen shows and nobody chose one (the default is not a choice, and no model answers yet).
+ */
+export function modelButtonLabel(setupNeeded: boolean): string {
+  if (usesOfflineDemo()) return vscode.l10n.t('offline demo model');
+  const set = vscode.workspace.getConfiguration('engram').inspect<string>('model');
+  const chosen = [set?.globalValue, set?.workspaceValue, set?.workspaceFolderValue].some((v) => v !== undefined);
+  return setupNeeded && !chosen ? vscode.l10n.t('Choose a model') : settings().model;
+}
+
 export async function resolveModel(secrets: vscode.SecretStorage, logger: Logger): Promise<ResolvedModel> {
   const s = settings();
   const given = { model: s.model, maxOutputTokens: s.maxOutputTokens, baseUrl: s.baseUrl };

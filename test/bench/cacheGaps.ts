@@ -145,6 +145,7 @@ async function play(ttl: TtlChoice, played: Played, gaps: number[]): Promise<Out
         shown.usedTokens,
         session.compaction.gauge.fixedTokens,
         session.compaction.gauge.tokensOf({ role: 'user', content: prompt }),
+        session.compaction.gauge.measured,
       );
       const split: CacheSplit = cost.warm ? cost.ifWarm : cost.ifCold;
       const before = server.requests.length;

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     name,
     async () => (await load()).run(),
   ]);
-  runs.push(['activation', activation]);
+  runs.push(['activation', activation], ['chatResume', async () => (await import('./chatResume')).run()]);
   for (const [name, run] of runs) {
     if (only && !only.includes(name)) continue;
     process.stdout.write(`bench ${name} ... `);

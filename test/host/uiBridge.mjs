@@ -146,6 +146,49 @@ export const ops = {
     await page.locator(selector).first().click({ timeout: timeoutMs });
     return true;
   },
+  /**
+   * Turns the mouse wheel over an element of a webview, `steps` times by `dy` pixels, `intervalMs` apart
+   * (what a person's wheel sends), with the pointer over the element's middle.
+   */
+  wheel: (page, { view, selector, steps, dy, intervalMs = 16, timeoutMs = 20_000 }) =>
+    inViewFrame(page, view, timeoutMs, async (frame, left) => {
+      const box = await frame.locator(selector).first().boundingBox({ timeout: left });
+      if (!box) throw new Error(`${selector} has no box to turn the wheel over`);
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      for (let i = 0; i < steps; i++) {
+        await page.mouse.wheel(0, dy);
+        await sleep(intervalMs);
+      }
+      return true;
+    }),
+  /**
+   * The memory of the renderer that runs a webview, after a garbage collection (HeapProfiler.collectGarbage
+   * over the Chrome DevTools Protocol): `jsHeapMb`, Performance.getMetrics' JSHeapUsedSize of the nearest
+   * frame (itself or an ancestor) with a target of its own (a webview's iframe runs out of process), and
+   * `rendererRssMb`, the resident memory of this browser's renderer processes (Linux /proc), which also
+   * counts the DOM (Blink's heap is not the JS heap).
+   */
+  memory: (page, { view, timeoutMs = 20_000 }) =>
+    inViewFrame(page, view, timeoutMs, async (frame) => {
+      let session;
+      for (let f = frame; f && !session; f = f.parentFrame()) {
+        session = await page
+          .context()
+          .newCDPSession(f)
+          .catch(() => undefined);
+      }
+      session ??= await page.context().newCDPSession(page);
+      try {
+        await session.send('HeapProfiler.collectGarbage');
+        await session.send('Performance.enable');
+        const { metrics } = await session.send('Performance.getMetrics');
+        const used = metrics.find((m) => m.name === 'JSHeapUsedSize');
+        if (!used) throw new Error('Performance.getMetrics gave no JSHeapUsedSize');
+        return { jsHeapMb: used.value / 2 ** 20, rendererRssMb: rendererRssKb() / 1024 };
+      } finally {
+        await session.detach().catch(() => {});
+      }
+    }),
   async screenshot(page, { name, dir }) {
     // A name may start with one folder ("walkthrough/01-first-run-light") to keep a set together.
     if (!/^(?:[\w-]+\/)?[\w.-]+$/.test(name)) throw new Error(`bad screenshot name ${name}`);
@@ -191,4 +234,35 @@ export async function createUiBridge({ getPage, screenshots, log }) {
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The resident kB of the Chromium renderer processes started under this process (0 off Linux). */
+function rendererRssKb() {
+  if (!fs.existsSync('/proc/self/stat')) return 0;
+  const parentOf = (pid) => {
+    try {
+      // The second field (the command) may hold spaces; the parent pid is the second field after it.
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return 0;
+    }
+  };
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline;
+    try {
+      cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (!cmdline.includes('--type=renderer')) continue;
+    let pid = Number(entry);
+    while (pid > 1 && pid !== process.pid) pid = parentOf(pid);
+    if (pid !== process.pid) continue;
+    const rss = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${entry}/status`, 'utf8'));
+    total += rss ? Number(rss[1]) : 0;
+  }
+  return total;
 }

@@ -47,11 +47,15 @@ suite('actions on chat messages', () => {
       .snapshot()
       .items.find((i) => i.kind === 'assistant' && i.text.startsWith('Reply 2:'));
     assert.ok(second, 'the second reply');
-    // The reader scrolls up to the second reply, as a person would with the wheel.
+    // The reader scrolls up to the second reply, as a person would with the wheel (the chat draws only what
+    // is near the view: the reply is drawn once the list comes near it).
     await ui.evaluate(
       'chat',
-      `new Promise((done) => { document.querySelector('[data-item="${second.id}"]').scrollIntoView({ block: 'start' });
-        requestAnimationFrame(() => requestAnimationFrame(done)); })`,
+      `new Promise((done) => { const list = document.querySelector('.chat-items');
+        const step = () => { const reply = document.querySelector('[data-item="${second.id}"]');
+          if (!reply) { list.scrollTop -= 200; requestAnimationFrame(step); return; }
+          reply.scrollIntoView({ block: 'start' }); requestAnimationFrame(() => requestAnimationFrame(done)); };
+        step(); })`,
     );
     const before = await scroll();
     assert.ok(before.below > 300, `the chat is scrolled up (${JSON.stringify(before)})`);

@@ -26,6 +26,9 @@ export const ui = {
   clickWorkbench: (selector: string) => call<boolean>('clickWorkbench', { selector }),
   fillWorkbench: (selector: string, value: string) => call<boolean>('fillWorkbench', { selector, value }),
   screenshot: (name: string) => call<{ file: string; bytes: number }>('screenshot', { name }),
+  wheel: (view: ViewId, selector: string, steps: number, dy: number, intervalMs?: number) =>
+    call<boolean>('wheel', { view, selector, steps, dy, intervalMs }),
+  memory: (view: ViewId) => call<{ jsHeapMb: number; rendererRssMb: number }>('memory', { view }),
 };
 
 /** Polls a condition (no fixed sleeps): resolves when it holds, fails with `what` after the timeout. */

@@ -10,14 +10,16 @@ import type {
   SessionSummary,
   SetupChoice,
 } from '../../src/protocol/messages';
-import { button, h, progressRing, registerComponents, setDisabled, textArea } from '../shared/components';
+import { button, h, icon, progressRing, registerComponents, setDisabled, textArea } from '../shared/components';
 import { renderGauge } from '../shared/gauge';
 import { connect } from '../shared/host';
 import { renderItem, renderReply, type ItemHandlers } from './items';
+import { ChatFind } from './find';
 import { FileMentions } from './mentions';
 import { selectionPinButton } from './pins';
 import { renderCacheCost } from '../shared/cacheCost';
 import { setLanguage, t } from './strings';
+import { VirtualList } from './virtualList';
 
 const lang = document.documentElement.lang || undefined;
 setLanguage(document.documentElement.lang);
@@ -31,8 +33,12 @@ const state: { snapshot: ChatSnapshot | undefined; texts: Map<string, string>; e
 };
 
 const header = h('div', { class: 'chat-header' });
-const list = h('div', { class: 'chat-items', role: 'log', 'aria-live': 'polite', 'aria-label': t('conversation') });
+// A feed of articles: only the items near the view are drawn (virtualList.ts); each row says its place.
+const list = h('div', { class: 'chat-items', role: 'feed', 'aria-label': t('conversation') });
 const status = h('div', { class: 'chat-status', role: 'status' });
+// The feed is not a live region (rows come and go as the reader scrolls): a finished reply or a warning is
+// read out from here instead.
+const announcer = h('div', { class: 'chat-announcer', 'aria-live': 'polite' });
 const prompt = textArea({ id: 'prompt', placeholder: t('placeholder'), ariaLabel: t('messageLabel') });
 const sendButton = button(t('send'), { id: 'send', icon: 'send', onClick: () => send() });
 const stopButton = button(t('stop'), {
@@ -56,6 +62,12 @@ const link = connect<HostToChat, ChatToHost>({
     renderAll();
   },
   item: (m) => upsertItem(m.item),
+  // A long conversation's earlier items, above the newest that the snapshot brought.
+  earlierItems: (m) => {
+    if (state.snapshot?.items[0]?.id !== m.before) return;
+    items.prepend(m.items);
+    markLast();
+  },
   textDelta: (m) => appendText(m.id, m.delta),
   busy: (m) => setBusy(m.busy, m.status),
   gauge: (m) => renderHeader(m.gauge),
@@ -102,14 +114,11 @@ function setEditing(editing: boolean, text?: string): void {
 function renderAll(): void {
   const snap = state.snapshot!;
   app.setAttribute('aria-busy', 'false');
-  list.replaceChildren();
+  lastIds.clear();
+  items.reset(snap.items);
   if (snap.items.length === 0) list.append(snap.setupNeeded ? setupScreen() : emptyState(snap));
-  for (const item of snap.items) list.append(renderItem(item, handlers));
   renderHeader(snap.gauge);
-  setBusy(snap.busy);
-  markLast();
-  scrollToEnd();
-  watchSizes();
+  setBusy(snap.busy, snap.busy ? undefined : snap.idleStatus);
 }
 
 function emptyState(snap: ChatSnapshot): HTMLElement {
@@ -168,6 +177,7 @@ function renderHeader(gauge: GaugeState): void {
       button('', {
         appearance: 'icon',
         icon: 'history',
+        id: 'history',
         ariaLabel: t('resume'),
         title: t('resume'),
         onClick: () => toggleSessions(),
@@ -228,38 +238,79 @@ const handlers: ItemHandlers = {
   pin: (itemId, text) => link.post({ type: 'pin', itemId, ...(text !== undefined ? { text } : {}) }),
 };
 
-/** Edit belongs to the last prompt and Retry to the last reply: only those show their buttons. */
-function markLast(): void {
-  for (const kind of ['user', 'turn']) {
-    const nodes = list.querySelectorAll(`[data-kind="${kind}"]`);
-    nodes.forEach((node, i) => {
-      node.classList.toggle('is-last', i === nodes.length - 1);
-    });
+/** The newest prompt and turn line, by kind: Edit belongs to the last prompt and Retry to the last reply. */
+const lastIds = new Map<string, string | undefined>();
+function lastIdOf(kind: string): string | undefined {
+  if (!lastIds.has(kind)) {
+    const all = items.all;
+    let i = all.length - 1;
+    while (i >= 0 && all[i].kind !== kind) i--;
+    lastIds.set(kind, all[i]?.id);
   }
+  return lastIds.get(kind);
+}
+
+/** One row's item, with the "is-last" mark that shows Edit or Retry on it. */
+function drawItem(item: ChatItem): HTMLElement {
+  const node = renderItem(item, handlers);
+  if (item.kind === 'user' || item.kind === 'turn') node.classList.toggle('is-last', item.id === lastIdOf(item.kind));
+  return node;
+}
+
+/** A guess of an item's height before it is drawn (the list measures it once drawn): lines of text. */
+function estimateHeight(item: ChatItem, width: number): number {
+  const perLine = Math.max(20, Math.floor((width - 16) / 7));
+  const lines = (text: string) =>
+    text.split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / perLine)), 0);
+  switch (item.kind) {
+    case 'user':
+      return 44 + lines(item.text) * 18;
+    case 'assistant':
+      return 30 + lines(item.text) * 20 + (item.text.split('```').length >> 1) * 40;
+    case 'tool':
+    case 'thinking':
+    case 'turn':
+      return 34;
+    case 'recall':
+      return 10 + item.files.length * 18;
+    case 'permission':
+      return 140;
+    default:
+      return 40;
+  }
+}
+
+/** Redraws the drawn prompts and turn lines whose "is-last" mark changed. */
+function markLast(): void {
+  lastIds.clear();
+  for (const node of list.querySelectorAll<HTMLElement>('[data-kind="user"], [data-kind="turn"]'))
+    node.classList.toggle('is-last', node.dataset.item === lastIdOf(node.dataset.kind ?? ''));
 }
 
 function upsertItem(item: ChatItem): void {
   if (!state.snapshot) return;
-  const items = state.snapshot.items;
-  const index = items.findIndex((i) => i.id === item.id);
-  if (index >= 0) items[index] = item;
-  else items.push(item);
+  const index = state.snapshot.items.findIndex((i) => i.id === item.id);
   if (item.kind === 'assistant') state.texts.set(item.id, item.text);
-  // An update of an item already drawn (Pin, Not relevant, a card answered) keeps the reader where they are.
-  const stick = index < 0 || atEnd;
-  const node = renderItem(item, handlers);
-  const existing = list.querySelector(`[data-item="${CSS.escape(item.id)}"]`);
   list.querySelector('.chat-empty, .chat-setup')?.remove();
-  if (existing) {
-    keepAtEnd.unobserve(existing);
-    existing.replaceWith(node);
-  } else {
-    list.append(node);
-  }
-  keepAtEnd.observe(node);
+  // An update of an item already drawn (Pin, Not relevant, a card answered) keeps the reader where they are;
+  // a new item shows at the end.
+  const was = index >= 0 ? state.snapshot.items[index] : undefined;
+  if (index >= 0) items.replace(item);
+  else items.push(item);
+  announce(item, was);
   markLast();
   if (item.kind === 'permission' && state.snapshot.busy) setBusy(true, busyText);
-  if (stick) scrollToEnd();
+  if (index < 0) items.scrollToEnd();
+}
+
+/** Reads out a reply once it is whole, and a warning or an error as it comes. */
+function announce(item: ChatItem, was: ChatItem | undefined): void {
+  const finished =
+    item.kind === 'assistant' && !item.streaming && (was === undefined || (was.kind === 'assistant' && was.streaming));
+  const alarm = item.kind === 'notice' && item.level !== 'info' && was === undefined;
+  if (!finished && !alarm) return;
+  const text = item.text.length > 300 ? `${item.text.slice(0, 300)}…` : item.text;
+  announcer.textContent = item.kind === 'assistant' ? `${t('engram')}: ${text}` : text;
 }
 
 function appendText(id: string, delta: string): void {
@@ -267,9 +318,9 @@ function appendText(id: string, delta: string): void {
   state.texts.set(id, text);
   const item = state.snapshot?.items.find((i) => i.id === id);
   if (item && item.kind === 'assistant') item.text = text;
-  const body = list.querySelector(`[data-item="${CSS.escape(id)}"] .markdown`);
+  const body = items.rowOf(id)?.querySelector('.markdown');
   if (body) body.replaceChildren(renderReply(text, handlers));
-  scrollToEnd();
+  items.scrollToEnd();
 }
 
 let busyText: string | undefined;
@@ -284,36 +335,23 @@ function setBusy(busy: boolean, text?: string): void {
   const waiting = state.snapshot?.items.some((i) => i.kind === 'permission' && i.answered === undefined);
   const words = waiting ? t('waitingForAnswer') : (text ?? t('working'));
   if (busy) status.append(progressRing(words), h('span', {}, words));
+  // Nothing runs, but something waits for the person (a compaction summary to apply): no spinner then.
+  else if (text) status.append(icon('bell'), h('span', { id: 'idle-status' }, text));
 }
 
-function scrollToEnd(): void {
-  list.scrollTop = list.scrollHeight;
-}
-
-// The chat stays at its end while the reader is there: an item that grows after it was drawn (a toolkit
-// button or a font that loads, Retry appearing on the last turn) or a status line that comes and goes used
-// to leave the end, the token line of the last reply, a few pixels below the view.
-let atEnd = true;
-list.addEventListener('scroll', () => {
-  atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
-});
-const keepAtEnd = new ResizeObserver(() => {
-  if (atEnd) scrollToEnd();
-});
-
-/** Watches the list and its items for size changes (see keepAtEnd). */
-function watchSizes(): void {
-  keepAtEnd.disconnect();
-  keepAtEnd.observe(list);
-  for (const child of Array.from(list.children)) keepAtEnd.observe(child);
-}
+// The chat stays at its end while the reader is there (an item that grows after it was drawn, a toolkit
+// button or a font that loads, Retry appearing on the last turn): the list follows its end.
+const items = new VirtualList<ChatItem>(list, { key: (item) => item.id, render: drawItem, estimate: estimateHeight });
+const find = new ChatFind(items);
 
 app.append(
   selectionPinButton(handlers.pin),
   header,
   sessionsBox,
+  find.element,
   list,
   status,
+  announcer,
   h(
     'div',
     { class: 'chat-input' },

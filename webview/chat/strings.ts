@@ -119,6 +119,14 @@ const EN = {
   wasAllowed: '{0} was allowed',
   wasDenied: '{0} was denied',
   waitingForAnswer: 'Waiting for your answer',
+  // find in the whole conversation, drawn or not (issue 31)
+  findLabel: 'Find in the conversation',
+  findPlaceholder: 'Find (Enter: next, Shift+Enter: previous)',
+  findCount: '{0} of {1}',
+  findNone: 'No results',
+  findNext: 'Next match',
+  findPrevious: 'Previous match',
+  findClose: 'Close find (Escape)',
 } as const;
 
 export type StringKey = keyof typeof EN;
@@ -227,6 +235,13 @@ const ZH: Record<StringKey, string> = {
   wasAllowed: '已允许 {0} 运行',
   wasDenied: '已拒绝 {0} 运行',
   waitingForAnswer: '正在等待你的答复',
+  findLabel: '在对话中查找',
+  findPlaceholder: '查找（Enter：下一个，Shift+Enter：上一个）',
+  findCount: '第 {0} 个，共 {1} 个',
+  findNone: '无结果',
+  findNext: '下一个匹配项',
+  findPrevious: '上一个匹配项',
+  findClose: '关闭查找（Escape）',
 };
 
 /** Both tables, for the test that checks they name the same keys and fill every one. */

@@ -1,8 +1,9 @@
 // A compaction's "not carried" list in the timeline: what the new conversation no longer carries of the
 // messages it replaced (paths, commands, errors, the person's own messages), counted in one line that
-// opens to the items, each with "Carry it" (asks the host to pin its text so later compactions keep it).
+// opens to the items, each with "Carry it" (asks the host to pin its text so later compactions keep it),
+// which reads "Carried" once the live session holds that pin.
 import type { TimelineView } from '../../src/protocol/messages';
-import { h, lightButton } from '../shared/components';
+import { h, icon, lightButton } from '../shared/components';
 import { t, tn } from './strings';
 
 type Dropped = NonNullable<Extract<TimelineView, { kind: 'compaction' }>['dropped']>;
@@ -31,8 +32,15 @@ export function droppedCounts(d: Dropped): string {
   return t('droppedLine', parts.join(t('listSeparator')));
 }
 
-/** The list; `carry` is absent for a session read from disk (nothing live to pin to): no buttons then. */
-export function renderDropped(d: Dropped | undefined, carry?: (text: string) => void): HTMLElement | string {
+/**
+ * The list; `carry` is absent for a session read from disk (nothing live to pin to): no buttons then.
+ * `carried` says whether the live session pins a text already: its item says "Carried" instead.
+ */
+export function renderDropped(
+  d: Dropped | undefined,
+  carry?: (text: string) => void,
+  carried: (text: string) => boolean = () => false,
+): HTMLElement | string {
   if (!d) return '';
   if (droppedTotal(d) === 0) return h('p', { class: 'dropped-none', id: 'compaction-dropped' }, t('droppedNone'));
   const list = h('ul', { class: 'dropped-items' });
@@ -44,7 +52,7 @@ export function renderDropped(d: Dropped | undefined, carry?: (text: string) => 
           { class: `dropped-item dropped-${kind}` },
           h('span', { class: 'dropped-kind' }, t(KIND_KEY[kind])),
           h('code', { class: 'dropped-text', title: text }, text),
-          carry ? lightButton(t('carryIt'), { icon: 'pin', title: t('carryItLong'), onClick: () => carry(text) }) : '',
+          carry ? carryButton(text, carry, carried(text)) : '',
         ),
       );
   return h(
@@ -53,4 +61,19 @@ export function renderDropped(d: Dropped | undefined, carry?: (text: string) => 
     h('summary', {}, droppedCounts(d)),
     list,
   );
+}
+
+/** "Carry it", or "Carried" once pinned; a click holds the button until the host's answer redraws it. */
+function carryButton(text: string, carry: (text: string) => void, done: boolean): HTMLElement {
+  if (done)
+    return h('span', { class: 'dropped-carried', title: t('carriedLong') }, icon('check'), h('span', {}, t('carried')));
+  const el = lightButton(t('carryIt'), {
+    icon: 'pin',
+    title: t('carryItLong'),
+    onClick: () => {
+      el.disabled = true;
+      carry(text);
+    },
+  });
+  return el;
 }

@@ -54,7 +54,8 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
     if (ui.selectedEvent === m.id) renderTimeline();
   },
   status: (m) => {
-    statusLine.replaceChildren(m.text);
+    // It floats at the foot of the view (inspector.css), so it shows wherever the action was clicked.
+    statusLine.replaceChildren(h('span', { class: 'status-text' }, m.text));
     // A prune's own Undo, beside what it did (the notification's Undo may be out of sight).
     const undo = m.undo;
     if (undo) {
@@ -80,6 +81,15 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
         }),
       );
     }
+    statusLine.append(
+      lightButton('', {
+        icon: 'close',
+        id: 'status-close',
+        ariaLabel: t('statusDismiss'),
+        title: t('statusDismiss'),
+        onClick: () => statusLine.replaceChildren(),
+      }),
+    );
     statusLine.className = `inspector-status status-${m.level}`;
   },
   revealPane: (m) => {
@@ -290,7 +300,10 @@ function renderTimeline(): void {
       openDiff: (id) => link.post({ type: 'openCompactionDiff', id }),
       undo: (id) => link.post({ type: 'undoCompaction', id }),
       ...(s.source.kind === 'current'
-        ? { carry: (text: string) => link.post({ type: 'pinText', text, origin: 'dropped' }) }
+        ? {
+            carry: (text: string) => link.post({ type: 'pinText', text, origin: 'dropped' }),
+            carried: (text: string) => s.pins?.pins.some((p) => p.text === text) === true,
+          }
         : {}),
     }),
   );

@@ -333,6 +333,9 @@ export const EN = {
   ruleSource_local: 'project .engram/settings.local.json',
   ruleSource_cli: 'command line',
   ruleSource_session: 'this session',
+  statusDismiss: 'Dismiss',
+  carried: 'Carried',
+  carriedLong: 'Pinned: every later compaction carries this text (the Pins pane lists it)',
 };
 
 export type StringKey = keyof typeof EN;

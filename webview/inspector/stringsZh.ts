@@ -318,4 +318,7 @@ export const ZH: Record<StringKey, string> = {
   ruleSource_local: '项目 .engram/settings.local.json',
   ruleSource_cli: '命令行',
   ruleSource_session: '本次会话',
+  statusDismiss: '关闭',
+  carried: '已保留',
+  carriedLong: '已固定：之后的每次压缩都会保留这段文字（固定项面板中可见）',
 };

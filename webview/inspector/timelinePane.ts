@@ -16,6 +16,8 @@ export interface TimelineActions {
   undo(id: string): void;
   /** "Carry it" on a dropped item: pin its text (the live session only). */
   carry?(text: string): void;
+  /** Whether the live session pins `text` already (its "Carry it" reads "Carried"). */
+  carried?(text: string): boolean;
 }
 
 export type ReplacedState = 'loading' | { messages: ReplacedMessageView[]; error?: string };
@@ -153,7 +155,7 @@ function detailsOf(
     h('p', { class: 'compaction-numbers' }, numbers),
     e.undone ? h('p', { class: 'compaction-undone', id: 'compaction-undone' }, t('undoneLong')) : '',
     e.focus ? h('p', {}, t('focus', e.focus)) : '',
-    e.stage === 'undo' ? '' : renderDropped(e.dropped, actions.carry),
+    e.stage === 'undo' ? '' : renderDropped(e.dropped, actions.carry, actions.carried),
     // An empty list has nothing to show after the label (the row says "kept: no instruction files").
     e.keptInstructions?.length
       ? h('p', { class: 'compaction-kept', id: 'compaction-kept' }, t('keptLong', e.keptInstructions.join(', ')))

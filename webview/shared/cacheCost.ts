@@ -1,6 +1,7 @@
 // The cost line: whether the prompt cache is warm (counting down each second from what the host sent)
 // or cold, and what the next message costs warm and cold, in tokens and dollars, with the breakdown in
-// the tooltip. The chat header and the inspector's gauge pane both render it from GaugeState.cache.
+// the tooltip. The chat header and the inspector's gauge pane both render it from GaugeState.cache, which
+// the session computes in one place (core/session/promptCacheTracker.ts), with the expiry as an instant.
 import type { CacheCost, CacheSplit } from '../../src/protocol/messages';
 import { h, icon } from './components';
 import { costStrings } from './cacheCostStrings';
@@ -14,31 +15,48 @@ interface Live {
   deadline: number;
 }
 
-/** Every cost line on the page, ticked once a second while any is showing a warm cache. */
+/**
+ * Every cost line on the page, ticked at the instants its seconds change: counted from the host's expiry
+ * time, so the chat and the inspector (two webviews, two timers) turn to the next second together.
+ */
 const live = new Set<Live>();
-let ticker: ReturnType<typeof setInterval> | undefined;
+let ticker: ReturnType<typeof setTimeout> | undefined;
 
 export function renderCacheCost(cost: CacheCost, id: string): HTMLElement {
   costStrings.setLanguage(document.documentElement.lang);
   const el = h('div', { class: 'cache-cost', id, role: 'group', 'aria-label': t('ariaCost') });
-  const entry: Live = { el, cost, deadline: Date.now() + cost.leftMs };
+  // The host's absolute expiry: the chat and the inspector count down to the same instant.
+  const entry: Live = { el, cost, deadline: cost.expiresAt ?? Date.now() + cost.leftMs };
   fill(entry);
   if (cost.warm) {
     live.add(entry);
-    ticker ??= setInterval(tick, 1000);
+    if (ticker !== undefined) clearTimeout(ticker);
+    ticker = undefined;
+    schedule();
   }
   return el;
 }
 
+function schedule(): void {
+  if (ticker !== undefined || live.size === 0) return;
+  const now = Date.now();
+  let delay = 1000;
+  // The shown second (rounded up) changes when the time left reaches a whole second.
+  for (const entry of live) {
+    const left = entry.deadline - now;
+    if (left > 0) delay = Math.min(delay, ((left - 1) % 1000) + 1);
+  }
+  // A few milliseconds past the edge, so the line reads the new second.
+  ticker = setTimeout(tick, delay + 5);
+}
+
 function tick(): void {
+  ticker = undefined;
   for (const entry of live) {
     if (!entry.el.isConnected || !entry.cost.warm) live.delete(entry);
     else fill(entry);
   }
-  if (live.size === 0 && ticker !== undefined) {
-    clearInterval(ticker);
-    ticker = undefined;
-  }
+  schedule();
 }
 
 function fill(entry: Live): void {
@@ -47,6 +65,9 @@ function fill(entry: Live): void {
   if (entry.cost.warm && left === 0) entry.cost = { ...entry.cost, warm: false, leftMs: 0 };
   const { cost, el } = entry;
   el.dataset.warm = String(cost.warm);
+  // The instant it counts down to, the same in every view that shows this line.
+  if (cost.warm) el.dataset.expiresAt = String(entry.deadline);
+  else delete el.dataset.expiresAt;
   const ttl = t(cost.ttl === '1h' ? 'ttl1h' : 'ttl5m');
   el.title = [
     cost.warm ? t('tipState', ttl) : t('tipStateCold', ttl),

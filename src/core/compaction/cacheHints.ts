@@ -25,8 +25,14 @@ export class CacheHints {
 
   /** Hints for the call about to send `messages`; the read point is used once. */
   next(messages: readonly ApiMessage[]): BreakpointOptions | undefined {
-    const read = this.readAt;
+    const hints = this.peek(messages);
     this.readAt = undefined;
+    return hints;
+  }
+
+  /** The hints `next` would give, leaving the read point for the call (the cost line's estimate). */
+  peek(messages: readonly ApiMessage[]): BreakpointOptions | undefined {
+    const read = this.readAt;
     const stableAt = lastTrimmed(messages);
     const readAt = read && messages[read.index] === read.anchor ? read.index : undefined;
     if (stableAt < 0 && readAt === undefined) return undefined;

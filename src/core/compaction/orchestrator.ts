@@ -88,7 +88,7 @@ export class CompactionOrchestrator {
   /** "Compact Now" and `/compact`: prepared, then applied (at once, or after the person reviewed the summary). */
   private readonly manual: ManualCompactions;
   /** Where the next calls can read the cache after a trim (breakpoint hints for the agent). */
-  private readonly cacheHints = new CacheHints();
+  readonly cacheHints = new CacheHints();
 
   constructor(private readonly opts: OrchestratorOptions = {}) {
     this.settingsValue = resolveCompactionSettings(opts.settings);

@@ -64,7 +64,8 @@ export function sessionGauge(session: EngramSession | undefined, settings: Engra
   const state = gaugeState(session?.compaction.gauge, session?.agent, settings);
   if (!session) return state;
   const gauge = session.compaction.gauge;
-  return { ...state, cache: cacheCost(session.promptCache.cost(settings.model, state.usedTokens, gauge.fixedTokens)) };
+  const cost = session.promptCache.cost(settings.model, state.usedTokens, gauge.fixedTokens, 0, gauge.measured);
+  return { ...state, cache: cacheCost(cost) };
 }
 
 function cacheCost(c: NextTurnCost): CacheCost {
@@ -74,7 +75,14 @@ function cacheCost(c: NextTurnCost): CacheCost {
     input: t.input,
     ...(t.usd !== undefined ? { usd: t.usd } : {}),
   });
-  return { warm: c.warm, leftMs: c.leftMs, ttl: c.ttl, ifWarm: split(c.ifWarm), ifCold: split(c.ifCold) };
+  return {
+    warm: c.warm,
+    leftMs: c.leftMs,
+    ...(c.warm && c.expiresAt !== undefined ? { expiresAt: c.expiresAt } : {}),
+    ttl: c.ttl,
+    ifWarm: split(c.ifWarm),
+    ifCold: split(c.ifCold),
+  };
 }
 
 /**

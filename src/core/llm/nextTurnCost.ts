@@ -7,14 +7,17 @@
 // that request's newest user message) is read at the cache-read price, and everything after it (the last
 // answer, anything added since, the new message) is written at the cache-write price of the TTL in use.
 // After a compaction the conversation is new: only the system prompt and tools (the first breakpoint)
-// can still be read. Cold, everything is written. A prompt below the model's minimum cacheable length
+// can still be read. Cold, everything is written. Once the session has sent a request, its model of the
+// cache (session/promptCacheModel.ts) compares the prompt the next request will send with the prefixes
+// the cache holds (`prefix`), so an edited summary, a dropped attachment or a new tool moves the figure;
+// the guess from the last usage is for a session that has sent nothing yet in this process (a resume). A prompt below the model's minimum cacheable length
 // is sent uncached. Output is not counted: nobody knows the answer's length before it is written.
 import type { Usage } from '../conversation/types';
 import { TTL_MS, type CacheTtl } from './cacheTtl';
 import { priceOf } from './modelPrices';
 
 /** The API's shortest cacheable prompt for most models (the test server's default too). */
-const MIN_CACHEABLE_TOKENS = 1_024;
+export const MIN_CACHEABLE_TOKENS = 1_024;
 
 export interface CacheFacts {
   model: string;
@@ -32,6 +35,13 @@ export interface CacheFacts {
   fixedTokens: number;
   /** A compaction replaced the conversation since `lastUsage`. */
   compacted: boolean;
+  /**
+   * What the next request reads from the cache, until when, and the tokens it sends after that (the
+   * session's cache model): when given, it decides instead of `lastUsage` and `compacted`.
+   */
+  prefix?: { read: number; expiresAt: number | undefined; rest: number };
+  /** `contextTokens` rests on a usage report that still applies (exact up to the last response). */
+  contextMeasured?: boolean;
 }
 
 export interface TokenSplit {
@@ -57,6 +67,7 @@ export interface NextTurnCost {
 
 /** The cache's state at `now` and the next message's cost both ways; `newTokens` is the new message's estimate. */
 export function nextTurnCost(facts: CacheFacts, now: number, newTokens = 0): NextTurnCost {
+  if (facts.prefix) return fromPrefix(facts, facts.prefix, now, newTokens);
   const lastTtl = facts.lastTtl ?? facts.ttl;
   const expiresAt = facts.lastRequestAt === undefined ? undefined : facts.lastRequestAt + TTL_MS[lastTtl];
   const lastCached = facts.lastUsage
@@ -66,17 +77,38 @@ export function nextTurnCost(facts: CacheFacts, now: number, newTokens = 0): Nex
   const warm = expiresAt !== undefined && now < expiresAt && lastCached !== 0;
   const total = Math.max(0, facts.contextTokens + newTokens);
   const cached = lastCached !== undefined && !facts.compacted ? lastCached : facts.fixedTokens;
-  const split = (read: number): TokenSplit => {
+  return costOf(facts, warm, expiresAt, now, total, facts.lastRequestAt === undefined ? 0 : cached);
+}
+
+function fromPrefix(facts: CacheFacts, prefix: NonNullable<CacheFacts['prefix']>, now: number, newTokens: number) {
+  const warm = prefix.expiresAt !== undefined && now < prefix.expiresAt && prefix.read > 0;
+  // The gauge is exact up to the last response while its report applies; after a rewrite the cache model's
+  // count (the read part exact, the rest estimated and scaled to the API's count) is the closer one.
+  const total = facts.contextMeasured
+    ? Math.max(prefix.read, facts.contextTokens + newTokens)
+    : Math.max(0, prefix.read + prefix.rest + newTokens);
+  return costOf(facts, warm, prefix.expiresAt, now, total, prefix.read);
+}
+
+function costOf(
+  facts: CacheFacts,
+  warm: boolean,
+  expiresAt: number | undefined,
+  now: number,
+  total: number,
+  read: number,
+): NextTurnCost {
+  const split = (r: number): TokenSplit => {
     if (total < MIN_CACHEABLE_TOKENS) return priced(facts, { read: 0, write: 0, input: total });
-    const r = Math.min(read, total);
-    return priced(facts, { read: r, write: total - r, input: 0 });
+    const kept = Math.min(r, total);
+    return priced(facts, { read: kept, write: total - kept, input: 0 });
   };
   return {
     warm,
     expiresAt,
     leftMs: warm && expiresAt !== undefined ? expiresAt - now : 0,
     ttl: facts.ttl,
-    ifWarm: split(facts.lastRequestAt === undefined ? 0 : cached),
+    ifWarm: split(read),
     ifCold: split(0),
     priceKnown: priceOf(facts.model) !== undefined,
   };

@@ -21,7 +21,7 @@ import type { McpHub } from '../mcp/mcpHub';
 import type { Logger } from '../ports';
 import type { EngramSettings, SettingsSource } from '../settings/engramSettings';
 import { sessionSystemPrompt, type OpenedSession } from './agentSession';
-import type { PromptCacheTracker } from './promptCacheTracker';
+import { nextPromptOf, type PromptCacheTracker } from './promptCacheTracker';
 import { countPromptTokens } from './promptTokenCount';
 import { markNotRelevant } from './recallFeedback';
 import { say, type SessionEventListener } from './sessionEvents';
@@ -97,6 +97,11 @@ export class EngramSession {
     this.notices = memory?.recovery?.notices ?? [];
     this.pins = new SessionPins(opened.agent.transcript, opened.sessionId, opening.pinLines);
     this.pins.on((pins) => this.reporter.emit({ type: 'pins', pins }));
+    // Before the parts' listeners: the surfaces they tell of a swapped conversation read the cost line at once.
+    this.promptCache = opening.promptCache;
+    const replaced = opened.agent.on((e) => {
+      if (e.type === 'conversationReplaced') this.promptCache.onConversationReplaced();
+    });
     const parts = wireSessionParts({
       ...opening,
       reporter: this.reporter,
@@ -106,13 +111,8 @@ export class EngramSession {
     this.memory = parts.memory;
     this.notes = parts.notes;
     this.compaction = parts.compaction;
-    this.disposers = parts.disposers;
-    this.promptCache = opening.promptCache;
-    this.disposers.push(
-      this.agent.on((e) => {
-        if (e.type === 'conversationReplaced') this.promptCache.onConversationReplaced();
-      }),
-    );
+    this.disposers = [replaced, ...parts.disposers];
+    this.promptCache.follow(() => nextPromptOf(this.agent, (m) => this.compaction.cacheHints.peek(m)));
     const hub = opening.setup.mcp;
     if (hub) {
       const toolsChanged = (): void => {

@@ -1,14 +1,23 @@
 // The prompt cache as this session left it: when the conversation's prefix was last written or read, with
 // which TTL and usage, and the pace of the user's prompts (the automatic TTL). It wraps the session's
 // model client, so every request (the main conversation's and the forks') carries the TTL in use on all
-// its breakpoints and is seen as it goes out; a resumed session starts from its transcript's end
-// (conversation/cacheFacts.ts). The cost line (llm/nextTurnCost.ts) is computed from it on demand.
+// its breakpoints and is seen as it goes out, with the usage it reported, by the model of the cache
+// (promptCacheModel.ts); a resumed session starts from its transcript's end (conversation/cacheFacts.ts).
+// The cost line (llm/nextTurnCost.ts) is computed from it on demand, for the prompt the next request
+// will send (`follow`), and only here: the chat and the inspector show the same figures and expiry.
+import type { Agent } from '../agent/agent';
+import { appendPrompt } from '../agent/turnPrompt';
 import type { TranscriptCacheFacts } from '../conversation/cacheFacts';
 import type { ApiMessage, Usage } from '../conversation/types';
 import { chooseTtl, type CacheTtl, type CacheTtlSetting } from '../llm/cacheTtl';
+import type { BreakpointOptions } from '../llm/cacheBreakpoints';
 import type { ModelClient, ModelRequest } from '../llm/modelClient';
 import { nextTurnCost, type NextTurnCost } from '../llm/nextTurnCost';
 import type { Clock } from '../ports';
+import { PromptCacheModel, type CachedPrompt } from './promptCacheModel';
+
+/** The prompt the next request will send, without its model (the cost line's own). */
+export type NextPrompt = Omit<CachedPrompt, 'model'>;
 
 interface LastWrite {
   at: number;
@@ -22,6 +31,8 @@ interface LastWrite {
 export class PromptCacheTracker {
   private readonly promptTimes: number[] = [];
   private last: LastWrite | undefined;
+  private readonly cache = new PromptCacheModel();
+  private nextPrompt: (() => NextPrompt) | undefined;
 
   constructor(
     private readonly setting: () => CacheTtlSetting,
@@ -47,13 +58,24 @@ export class PromptCacheTracker {
     if (this.last) this.last.compacted = true;
   }
 
-  /** The state and the next message's cost, given the gauge's tokens now and its fixed part. */
-  cost(model: string, contextTokens: number, fixedTokens: number, newTokens = 0): NextTurnCost {
+  /** Where the prompt of the next request comes from (the session's agent, as it will send it). */
+  follow(nextPrompt: () => NextPrompt): void {
+    this.nextPrompt = nextPrompt;
+  }
+
+  /**
+   * The state and the next message's cost, given the gauge's tokens now, its fixed part, and whether its
+   * count rests on a usage report that still applies (`measured`).
+   */
+  cost(model: string, contextTokens: number, fixedTokens: number, newTokens = 0, measured = false): NextTurnCost {
     const now = this.clock.now();
+    const ttl = this.ttl(now);
+    const next = this.cache.known ? this.nextPrompt?.() : undefined;
     return nextTurnCost(
       {
         model,
-        ttl: this.ttl(now),
+        ttl,
+        ...(next ? { prefix: this.cache.lookup({ ...next, model }, ttl, now), contextMeasured: measured } : {}),
         lastRequestAt: this.last?.at,
         ...(this.last ? { lastTtl: this.last.ttl } : {}),
         lastUsage: this.last?.usage,
@@ -78,6 +100,7 @@ export class PromptCacheTracker {
         const sent: ModelRequest = { ...req, cache: { ...req.cache, ttl } };
         const response = await client.stream(sent, handlers, signal);
         this.noteResponse(main, at, ttl, response.usage, req.model);
+        if (response.id) this.cache.observe(sent, ttl, response.usage, at);
         return response;
       },
     };
@@ -93,6 +116,26 @@ export class PromptCacheTracker {
     const last = this.last;
     if (last && !last.compacted && read >= cachedTokens(last.usage)) last.at = at;
   }
+}
+
+/**
+ * The request `agent` sends for the next prompt, built as its loop builds it: the system prompt and the
+ * tools offered now, the conversation with the new prompt appended (empty: only where the breakpoints
+ * go depends on it), and compaction's breakpoint hints, looked at without using them up.
+ */
+export function nextPromptOf(
+  agent: Agent,
+  hints?: (messages: readonly ApiMessage[]) => BreakpointOptions | undefined,
+): NextPrompt {
+  const messages = agent.messages.slice();
+  appendPrompt(messages, '');
+  const cache = hints?.(messages);
+  return {
+    system: agent.systemPrompt,
+    tools: agent.offeredTools.map((t) => t.schema),
+    messages,
+    ...(cache ? { cache } : {}),
+  };
 }
 
 function cachedTokens(u: Usage): number {

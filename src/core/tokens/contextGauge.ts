@@ -135,6 +135,11 @@ export class ContextGauge {
     return this.accountant.fixedTokens;
   }
 
+  /** True while the last usage report still covers the start of the list (used() is exact up to it). */
+  get measured(): boolean {
+    return this.reportAnchor !== undefined;
+  }
+
   /** Brings the count up to date with `messages` (the conversation as it will be sent next). */
   sync(messages: readonly ApiMessage[]): void {
     const n = this.seenCount;

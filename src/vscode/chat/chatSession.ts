@@ -1,8 +1,7 @@
 // The chat of one window, as the Chat view, the inspector, the team commands and the extension's commands
 // see it: the window's items, busy state and gauge, and each request handed to the part that carries it
 // out (the session slot opens and closes the engine session, the turns send and resume, the event view
-// shows what the session does, the first-run screen sets a model up). Everything the session does (notes,
-// memory, compaction, the timeline) lives in core; this is the VS Code adapter.
+// shows what the session does, the first-run screen sets a model up). What the session does lives in core.
 import * as vscode from 'vscode';
 import { sessionGauge } from '../../core/host/conversationDisplay';
 import type { ChainStage, EngramSession, Logger } from '../../core/host/sessions';
@@ -10,7 +9,7 @@ import type { TeamSyncReport } from '../../core/host/team';
 import type { ChatSnapshot, GaugeState, HostToChat, PermissionChoice, SessionSummary } from '../../protocol/messages';
 import { liveInspectorContext, type InspectorContext } from '../inspector/inspectorContext';
 import { loadEngine } from '../loadEngine';
-import { usesOfflineDemo } from '../modelSetup';
+import { modelButtonLabel } from '../modelSetup';
 import { settings, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken, type TeamSyncChat } from '../teamMemory';
 import type { ChatBackend } from './chatBackend';
@@ -18,6 +17,7 @@ import { ChatItemsModel } from './chatItemsModel';
 import { pinFromChat } from './chatPins';
 import { ChatSessionSlot } from './chatSessionSlot';
 import { earlierSessions } from './openChatSession';
+import { postSnapshotInParts } from './snapshotParts';
 import { CompactionFeedback } from './compactionFeedback';
 import { ManualCompactions } from './compactionPreview';
 import { PermissionBridge } from './permissionBridge';
@@ -108,7 +108,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       items: this.items.items,
       busy: this.busy,
       gauge: this.gauge(),
-      modelLabel: usesOfflineDemo() ? vscode.l10n.t('offline demo model') : settings().model,
+      modelLabel: modelButtonLabel(this.firstRun.shows),
+      ...this.compactions.waitingStatus(),
       trusted: workspaceTrusted(),
       setupNeeded: this.firstRun.shows,
     };
@@ -274,7 +275,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   }
 
   private postSnapshot(): void {
-    this.emitter.fire({ type: 'snapshot', state: this.snapshot() });
+    postSnapshotInParts((message) => this.emitter.fire(message), this.snapshot());
   }
 
   private postGauge(): void {

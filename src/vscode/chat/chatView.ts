@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../core/host/sessions';
 import { CHAT_TO_HOST_SHAPES, type ChatToHost, type HostToChat } from '../../protocol/messages';
 import type { ChatBackend } from './chatBackend';
+import { postSnapshotInParts } from './snapshotParts';
 import { WebviewChannel } from '../webviewChannel';
 import { renderWebviewHtml, webviewOptions } from '../webviewHtml';
 
@@ -35,7 +36,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       'chat',
       CHAT_TO_HOST_SHAPES,
       {
-        ready: () => channel.post({ type: 'snapshot', state: this.backend().snapshot() }),
+        ready: () => postSnapshotInParts((message) => channel.post(message), this.backend().snapshot()),
         send: (m) => this.backend().send(m.text),
         stop: () => this.backend().stop(),
         newChat: () => this.backend().newChat(),

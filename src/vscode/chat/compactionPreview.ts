@@ -93,8 +93,21 @@ export class ManualCompactions implements vscode.Disposable {
       );
       return false;
     } finally {
-      this.host.setBusy(false);
+      // Once the summary is written and waits in the editor, the chat says so rather than "Writing…".
+      this.host.setBusy(false, this.waitingStatus().idleStatus);
     }
+  }
+
+  /** The chat's status line while a preview waits for Apply or Cancel (nothing otherwise). */
+  waitingStatus(): { idleStatus?: string } {
+    const review = this.open && !this.open.settled ? this.open.prepared.review : undefined;
+    if (!review) return {};
+    return {
+      idleStatus:
+        review.kind === 'summary'
+          ? vscode.l10n.t('Summary ready: review it in the editor, then Apply or Cancel.')
+          : vscode.l10n.t('Session notes ready: review them in the editor, then Apply or Cancel.'),
+    };
   }
 
   /** Applies the open preview with the editor's text ("Engram: Apply Compaction Summary"). */
@@ -199,6 +212,8 @@ export class ManualCompactions implements vscode.Disposable {
   private async close(open: OpenPreview): Promise<void> {
     open.settled = true;
     if (this.open === open) this.open = undefined;
+    // The "Summary ready" line goes with the preview (unless a turn or another compaction runs now).
+    if (!this.host.busy()) this.host.setBusy(false);
     await vscode.commands.executeCommand('setContext', CONTEXT_KEY, false);
     // An untitled editor with text would ask to be saved: revert it, then close it.
     for (const tab of tabsOf(open.document.uri)) {

@@ -4,16 +4,22 @@
 // the first line's lens gives the counts ("Not carried: 3 paths, 1 command, 2 of your messages") and a
 // picker. The list is computed by the core on the text as it is now (cheap, no model call), so it follows
 // each edit: an item added to the summary, or written into it by hand, turns to "carried"; an item the
-// edit drops (a line deleted from the summary) gets its lens on the first line. Adding appends a line
-// naming the item at the end of the summary, which the Apply then carries.
+// edit drops (a line deleted from the summary) gets its lens where its text was (droppedPlaces.ts), and
+// several dropped from one place share one lens that lists them all. Adding appends a line naming the
+// item at the end of the summary, which the Apply then carries.
 import * as vscode from 'vscode';
 import { previewText } from '../../core/host/conversationDisplay';
 import type { EngramSession } from '../../core/host/sessions';
+import { linesWhereItemsWere } from './droppedPlaces';
 
 type Compaction = EngramSession['compaction'];
 type Prepared = Awaited<ReturnType<Compaction['prepareCompaction']>>;
 type Dropped = NonNullable<Prepared['dropped']>;
 type Kind = keyof Dropped;
+interface Item {
+  kind: Kind;
+  text: string;
+}
 
 export const ADD_DROPPED_COMMAND = 'engram.addDroppedToSummary';
 /** Items beyond this many get no line in the note; the first lens's picker reaches them all. */
@@ -80,16 +86,25 @@ export function registerDroppedLens(current: () => ReviewedPreview | undefined):
             });
       const note = noteLinesOf(document);
       const placed = new Set<number>();
-      const lenses = items.map((item) => {
+      // Listed in the note: the lens above the item's own line. Dropped by the edit: where its text was.
+      const byLine = new Map<number, Item[]>();
+      const unlisted: Item[] = [];
+      for (const item of items) {
         const line = note.get(noteLine(item.kind, item.text));
-        if (line !== undefined) placed.add(line);
-        return new vscode.CodeLens(at(line ?? 0), {
-          title: `$(add) ${vscode.l10n.t('Add to the summary')}: ${clip(item.text, 40)}`,
-          tooltip: `${kindLabel(item.kind)}: ${item.text}`,
-          command: ADD_DROPPED_COMMAND,
-          arguments: [item.kind, item.text],
-        });
-      });
+        if (line === undefined) unlisted.push(item);
+        else {
+          placed.add(line);
+          byLine.set(line, [item]);
+        }
+      }
+      const lines = linesWhereItemsWere(
+        open.prepared.review?.text.split('\n') ?? [],
+        document.getText().split(/\r?\n/),
+        summaryStart(document),
+        unlisted.map((item) => item.text),
+      );
+      for (const [i, item] of unlisted.entries()) byLine.set(lines[i], [...(byLine.get(lines[i]) ?? []), item]);
+      const lenses = [...byLine].map(([line, here]) => new vscode.CodeLens(at(line), addCommand(here)));
       // A listed item the summary now carries (added, or written in by hand).
       const carried = [...note.entries()]
         .filter(([text, line]) => /^ {2}- /.test(text) && !placed.has(line))
@@ -100,27 +115,32 @@ export function registerDroppedLens(current: () => ReviewedPreview | undefined):
       return [head, ...lenses, ...carried];
     },
   };
-  const add = async (kind?: Kind, text?: string): Promise<boolean> => {
+  /** One item (a lens of its own), the items one lens lists (several picked at once), or any (the picker). */
+  const add = async (kind?: Kind, text?: string, among?: Item[]): Promise<boolean> => {
     const open = current();
     if (!open) return false;
-    let chosen = kind && text ? { kind, text } : undefined;
-    if (!chosen) {
+    let chosen: Item[] = kind && text ? [{ kind, text }] : [];
+    if (chosen.length === 0) {
       const dropped = droppedNow(open);
-      const picks = KINDS.flatMap((k) =>
-        (dropped?.[k] ?? []).map((t) => ({ label: clip(t, 100), description: kindLabel(k), fact: k, text: t })),
-      );
-      const pick = await vscode.window.showQuickPick(picks, {
+      const offered = among ?? KINDS.flatMap((k) => (dropped?.[k] ?? []).map((t) => ({ kind: k, text: t })));
+      const picks = offered.map((item) => ({ label: clip(item.text, 100), description: kindLabel(item.kind), item }));
+      const options = {
         title: vscode.l10n.t('Add to the summary'),
-        placeHolder: vscode.l10n.t('What the compaction would not carry'),
-      });
-      if (!pick) return false;
-      chosen = { kind: pick.fact, text: pick.text };
+        placeHolder: among
+          ? vscode.l10n.t('What your edit took out of the summary: pick what to add back')
+          : vscode.l10n.t('What the compaction would not carry'),
+      };
+      const picked = among
+        ? await vscode.window.showQuickPick(picks, { ...options, canPickMany: true })
+        : await vscode.window.showQuickPick(picks, options).then((p) => (p ? [p] : undefined));
+      chosen = (picked ?? []).map((p) => p.item);
+      if (chosen.length === 0) return false;
     }
     const doc = open.document;
     const end = doc.lineAt(doc.lineCount - 1).range.end;
     const edit = new vscode.WorkspaceEdit();
     const gap = doc.lineAt(doc.lineCount - 1).text.trim() === '' ? '' : '\n';
-    edit.insert(doc.uri, end, `${gap}${lineFor(chosen.kind, chosen.text)}\n`);
+    edit.insert(doc.uri, end, `${gap}${chosen.map((c) => `${lineFor(c.kind, c.text)}\n`).join('')}`);
     return vscode.workspace.applyEdit(edit);
   };
   return vscode.Disposable.from(
@@ -132,6 +152,29 @@ export function registerDroppedLens(current: () => ReviewedPreview | undefined):
     }),
     vscode.commands.registerCommand(ADD_DROPPED_COMMAND, add),
   );
+}
+
+/** The first line after the note (the HTML comment the preview opens with): where the summary starts. */
+function summaryStart(document: vscode.TextDocument): number {
+  for (let i = 0; i < document.lineCount; i++) if (document.lineAt(i).text.includes('-->')) return i + 1;
+  return 0;
+}
+
+/** "Add to the summary" for one item, or one lens for several the edit took from the same place. */
+function addCommand(items: Item[]): vscode.Command {
+  if (items.length === 1)
+    return {
+      title: `$(add) ${vscode.l10n.t('Add to the summary')}: ${clip(items[0].text, 40)}`,
+      tooltip: `${kindLabel(items[0].kind)}: ${items[0].text}`,
+      command: ADD_DROPPED_COMMAND,
+      arguments: [items[0].kind, items[0].text],
+    };
+  return {
+    title: `$(add) ${vscode.l10n.t('Add to the summary: {0} items your edit took out…', items.length)}`,
+    tooltip: items.map((item) => `${kindLabel(item.kind)}: ${clip(item.text, 100)}`).join('\n'),
+    command: ADD_DROPPED_COMMAND,
+    arguments: [undefined, undefined, items],
+  };
 }
 
 /** "3 paths, 1 command, 2 of your messages" (only the kinds there are). */

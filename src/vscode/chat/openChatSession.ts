@@ -31,8 +31,12 @@ export async function openChatSession(
   }
   const engine = loadEngine();
   const teamToken = await teamMemoryToken(context.secrets);
-  // The tokenizer takes about a second to load: start it while the first request is on its way.
-  void engine.warmUpTokenizer().catch((e: unknown) => logger.warn(`Tokenizer failed to load: ${String(e)}`));
+  // The tokenizer takes about a second to load, and loading it holds the extension host: start it while
+  // the first request is on its way, or, for a resumed session, once its messages are on their way to the
+  // view (a 2,000-message resume took 4.5 s instead of 0.8 s with the tokenizer loading beside it).
+  const warmUp = () =>
+    void engine.warmUpTokenizer().catch((e: unknown) => logger.warn(`Tokenizer failed to load: ${String(e)}`));
+  if (!resumeSessionId) warmUp();
   // MCP servers start in the background: the first request goes out without waiting for them.
   const mcp = await openSessionHub(context, logger).catch((e: unknown) => {
     logger.warn(`MCP servers not started: ${e instanceof Error ? e.message : String(e)}`);
@@ -64,8 +68,12 @@ export async function openChatSession(
       }
       throw e;
     });
+  if (resumeSessionId) setTimeout(warmUp, RESUME_WARM_UP_DELAY_MS);
   return { session };
 }
+
+/** How long after a resumed session opened the tokenizer starts loading: the chat draws it first. */
+const RESUME_WARM_UP_DELAY_MS = 1_500;
 
 /** The workspace's "Earlier sessions": the one the chat shows now (`currentId`) is not among them. */
 export async function earlierSessions(currentId: string | undefined): Promise<SessionSummary[]> {

@@ -3,93 +3,30 @@
 // pace, the cost line's estimate matches the next request's actual usage, the cache expires exactly at
 // its TTL, a compaction makes the next request rewrite the conversation, and a resume keeps the state.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
-import type { PermissionPrompt } from '../../../src/core/ports';
-import type { EngramSession } from '../../../src/core/session/engramSession';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
-import { estimateTokensFast } from '../../../src/core/tokens/tokenizer';
-import { startTestServer, type LoggedRequest, type TestServer } from '../../../src/testServer/anthropicTestServer';
+import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import type { LoggedRequest } from '../../../src/testServer/anthropicTestServer';
+import {
+  allowAll,
+  assertNear,
+  billed,
+  costNow,
+  MIN,
+  QUIET,
+  readTurn,
+  wholePrompt,
+  withRig as withCacheRig,
+  type Rig,
+} from '../support/cacheRig';
 import { useTempDirs } from '../support/tempDirs';
 
 const tempDir = useTempDirs();
-const allowAll: PermissionPrompt = { ask: async () => 'allowOnce' };
-const MIN = 60_000;
-const QUIET: RawSettings = { 'sessionNotes.enabled': false, 'memory.enabled': false };
-
-interface Rig {
-  server: TestServer;
-  clock: { t: number };
-  cwd: string;
-  dataDir: string;
-  open(settings: RawSettings, resumeSessionId?: string): Promise<EngramSession>;
-}
-
-async function withRig(fn: (rig: Rig) => Promise<void>): Promise<void> {
-  const clock = { t: Date.UTC(2026, 11, 4, 9) };
-  const server = await startTestServer({ now: () => clock.t });
-  const cwd = tempDir('engram-cache-ws-');
-  const dataDir = tempDir('engram-cache-data-');
-  // About 5K tokens: above the cache's minimum, so the conversation is cached.
-  fs.writeFileSync(path.join(cwd, 'big.txt'), 'const value = compute(1, 2);\n'.repeat(700));
-  const open = (settings: RawSettings, resumeSessionId?: string): Promise<EngramSession> =>
-    openEngramSession(
-      {
-        cwd,
-        dataDir,
-        client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
-        trusted: true,
-        permissionPrompt: allowAll,
-        version: '0.0.0-test',
-        entrypoint: 'vscode',
-        clock: { now: () => clock.t },
-        ...(resumeSessionId ? { resumeSessionId } : {}),
-      },
-      new SettingsStore({ ...QUIET, ...settings }),
-    );
-  try {
-    await fn({ server, clock, cwd, dataDir, open });
-  } finally {
-    await server.close();
-  }
-}
-
-/** A turn that reads big.txt and answers: the context grows by a tool call, its result and two answers. */
-async function readTurn(rig: Rig, session: EngramSession, prompt: string): Promise<void> {
-  rig.server.enqueue(
-    { content: [{ type: 'tool_use', name: 'Read', input: { file_path: path.join(rig.cwd, 'big.txt') } }] },
-    { content: [{ type: 'text', text: 'It computes one value, seven hundred times.' }] },
-  );
-  await session.runTurn(prompt);
-}
+const withRig = (fn: (rig: Rig) => Promise<void>): Promise<void> => withCacheRig(tempDir, fn);
 
 function cacheControls(r: LoggedRequest): unknown[] {
   return JSON.stringify(r.body).match(/"cache_control":\{[^}]*\}/g) ?? [];
-}
-
-/** What the server billed a request for, by kind. */
-function billed(r: LoggedRequest): { read: number; write: number; input: number } {
-  const u = r.usage;
-  assert.ok(u, 'the request was answered');
-  return { read: u.cache_read_input_tokens ?? 0, write: u.cache_creation_input_tokens ?? 0, input: u.input_tokens };
-}
-
-type Split = { read: number; write: number; input: number };
-const wholePrompt = (s: Split): number => s.read + s.write + s.input;
-
-/** The estimate's whole prompt is within `share` of what the server billed for the request. */
-function assertNear(estimate: Split, sent: Split, share: number): void {
-  const [est, total] = [wholePrompt(estimate), wholePrompt(sent)];
-  assert.ok(Math.abs(est - total) <= share * total, `estimated ${est}, sent ${total}`);
-}
-
-function costNow(session: EngramSession, prompt = ''): ReturnType<EngramSession['promptCache']['cost']> {
-  const gauge = session.compaction.gauge;
-  const used = gauge.used(session.agent.messages);
-  return session.promptCache.cost(session.settings.model, used, gauge.fixedTokens, estimateTokensFast(prompt) + 4);
 }
 
 describe('the prompt cache of a session', () => {
@@ -227,7 +164,8 @@ describe('the prompt cache of a session', () => {
       assert.equal(rig.server.counts.length, 2);
       const after = costNow(session);
       assert.ok(after.warm, 'the system prompt and tools are still cached');
-      assert.equal(after.ifWarm.read, session.compaction.gauge.fixedTokens);
+      const fixed = session.compaction.gauge.fixedTokens;
+      assert.ok(Math.abs(after.ifWarm.read - fixed) <= 0.01 * fixed, `${after.ifWarm.read} vs ${fixed}`);
       assert.ok(after.ifWarm.read < before.ifWarm.read / 2);
       rig.server.enqueue({ content: [{ type: 'text', text: 'on it' }] });
       await session.runTurn('Go on from the summary.');
