@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Usage } from '../../conversation/types';
+import { ModelError } from '../../llm/errors';
 import type { ModelClient } from '../../llm/modelClient';
 import { readMemoryText } from '../autoMemory/memoryFiles';
 import { loadMemoryIndex } from '../autoMemory/memoryIndex';
@@ -95,7 +96,7 @@ export interface TidyInput {
   now?: Date;
 }
 
-/** The model did not give a proposal that can be read; nothing was proposed. */
+/** The model could not be asked, or did not give a proposal that can be read; nothing was proposed. */
 export class TidyAnswerError extends Error {}
 
 /** Asks the model once for a tidy of `input.memoryDir` and returns the checked proposal. */
@@ -110,18 +111,23 @@ export async function proposeTidy(deps: TidyDeps, input: TidyInput): Promise<Tid
   );
   const hints = await renameHints(input.workspace, health);
   const prompt = tidyPrompt(texts, health, hints);
-  const response = await deps.client.stream(
-    {
-      model: deps.model,
-      maxTokens: TIDY_MAX_TOKENS,
-      system: [{ type: 'text', text: SYSTEM_TEXT }],
-      tools: [TIDY_TOOL],
-      messages: [{ role: 'user', content: prompt }],
-      cache: { cacheTail: false },
-    },
-    {},
-    deps.signal ?? new AbortController().signal,
-  );
+  const response = await deps.client
+    .stream(
+      {
+        model: deps.model,
+        maxTokens: TIDY_MAX_TOKENS,
+        system: [{ type: 'text', text: SYSTEM_TEXT }],
+        tools: [TIDY_TOOL],
+        messages: [{ role: 'user', content: prompt }],
+        cache: { cacheTail: false },
+      },
+      {},
+      deps.signal ?? new AbortController().signal,
+    )
+    .catch((e: unknown) => {
+      if (e instanceof ModelError) throw new TidyAnswerError(`The model could not be asked for a tidy: ${e.message}`);
+      throw e;
+    });
   deps.onUsage?.(response.usage);
   if (response.cancelled) throw new TidyAnswerError('The tidy was cancelled; nothing was proposed.');
   const call = response.content.find((b) => b.type === 'tool_use' && b.name === TIDY_TOOL_NAME);

@@ -11,77 +11,24 @@ import { describe, it } from 'node:test';
 import { AnthropicModelClient } from '../../../../src/core/llm/anthropicClient';
 import { applyTidy, listTidies, recoverTidy, undoTidy } from '../../../../src/core/memory/tidy/tidyApply';
 import { keepPendingTidy, noteSessionForTidy, pendingTidy } from '../../../../src/core/memory/tidy/tidyCadence';
-import { proposeTidy, TIDY_REQUEST_MARKER, TIDY_TOOL_NAME } from '../../../../src/core/memory/tidy/tidyPropose';
+import { proposeTidy, TIDY_REQUEST_MARKER } from '../../../../src/core/memory/tidy/tidyPropose';
 import type { TidyProposal } from '../../../../src/core/memory/tidy/tidyTypes';
 import { useTempDirs } from '../../support/tempDirs';
+import { MEMORIES, MERGED, REWRITE, scriptTidy, setupTidyFolder, snapshot, topic } from '../../support/tidyFolder';
 import { useTestServer } from '../../support/testServerFixture';
 
 const server = useTestServer();
 const tempDir = useTempDirs();
 
-const topic = (name: string, body: string): string =>
-  `---\nname: ${name}\ndescription: ${body.split('.')[0]}\ntype: project\n---\n\n${body}\n`;
-
-const MEMORIES: Record<string, string> = {
-  'project_session.md': topic('Sessions', 'Sessions are stored by `saveSession` in src/auth/session.ts.'),
-  'feedback_tabs.md': topic('Tabs', 'Indent with tabs, never spaces.'),
-  'feedback_indent.md': topic('Indentation', 'Use tabs for indentation in every file.'),
-  'project_legacy.md': topic('Legacy deploy', 'Deploy with npm run deploy-legacy from the repository root.'),
-  'project_ok.md': topic('Tests', 'Run the tests with npm test.'),
-};
-
-function setup(): { ws: string; dir: string; outside: string } {
-  const home = tempDir('engram-tidy-');
-  const ws = path.join(home, 'ws');
-  fs.mkdirSync(path.join(ws, 'src', 'session'), { recursive: true });
-  fs.writeFileSync(path.join(ws, 'src', 'session', 'session.ts'), 'export function saveSession() {}\n');
-  fs.writeFileSync(path.join(ws, 'package.json'), JSON.stringify({ scripts: { test: 'node --test' } }));
-  const dir = path.join(home, 'memory');
-  fs.mkdirSync(dir);
-  for (const [file, text] of Object.entries(MEMORIES)) fs.writeFileSync(path.join(dir, file), text);
-  const outside = path.join(home, 'secret.md');
-  fs.writeFileSync(outside, topic('Secret', 'Outside the folder.'));
-  fs.symlinkSync(outside, path.join(dir, 'project_link.md'));
-  const index = [...Object.keys(MEMORIES), 'project_link.md'].map((f) => `- [${f}](${f}) — about ${f}`);
-  fs.writeFileSync(path.join(dir, 'MEMORY.md'), `# Memory\n${index.join('\n')}\n`);
-  return { ws, dir, outside };
-}
-
-const REWRITE = topic('Sessions', 'Sessions are stored by `saveSession` in src/session/session.ts.');
-const MERGED = topic('Tabs', 'Indent with tabs, never spaces, in every file.');
-
-function scriptTidy(): void {
-  const changes = [
-    { kind: 'merge', files: ['feedback_tabs.md', 'feedback_indent.md'], content: MERGED, reason: 'Both say tabs.' },
-    { kind: 'rewrite', files: ['project_session.md'], content: REWRITE, reason: 'The file moved to src/session.' },
-    { kind: 'delete', files: ['project_legacy.md'], reason: 'The deploy-legacy script is gone.' },
-    { kind: 'rewrite', files: ['../x.md'], content: 'pwned', reason: 'hostile' },
-    { kind: 'delete', files: ['/etc/passwd'], reason: 'hostile' },
-    { kind: 'delete', files: ['MEMORY.md'], reason: 'hostile' },
-    { kind: 'rewrite', files: ['project_link.md'], content: 'pwned', reason: 'hostile' },
-  ];
-  server.enqueue({ content: [{ type: 'tool_use', name: TIDY_TOOL_NAME, input: { changes } }] });
-}
-
 async function propose(dir: string, ws: string): Promise<TidyProposal> {
-  scriptTidy();
+  scriptTidy(server);
   const client = new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url });
   return proposeTidy({ client, model: 'claude-test' }, { memoryDir: dir, workspace: ws });
 }
 
-/** Every file of the folder (not the tidy's own), with its bytes. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const f of fs.readdirSync(dir).sort()) {
-    if (f.startsWith('.') || fs.lstatSync(path.join(dir, f)).isSymbolicLink()) continue;
-    out[f] = fs.readFileSync(path.join(dir, f)).toString('base64');
-  }
-  return out;
-}
-
 describe('memory tidy', () => {
   it('asks the model once with the health and hints, and refuses changes that leave the folder', async () => {
-    const { ws, dir, outside } = setup();
+    const { ws, dir, outside } = setupTidyFolder(tempDir('engram-tidy-'));
     const before = server.requests.length;
     const proposal = await propose(dir, ws);
     assert.equal(server.requests.length - before, 1, 'one call');
@@ -117,7 +64,7 @@ describe('memory tidy', () => {
   });
 
   it('applies the accepted subset with MEMORY.md in one step, and undo restores the exact bytes', async () => {
-    const { ws, dir } = setup();
+    const { ws, dir } = setupTidyFolder(tempDir('engram-tidy-'));
     const proposal = await propose(dir, ws);
     const original = snapshot(dir);
     const record = await applyTidy(dir, proposal, ['c2', 'c3']);
@@ -144,7 +91,7 @@ describe('memory tidy', () => {
   });
 
   it('refuses to apply over a file changed since the proposal, and to undo over a later edit', async () => {
-    const { ws, dir } = setup();
+    const { ws, dir } = setupTidyFolder(tempDir('engram-tidy-'));
     const proposal = await propose(dir, ws);
     fs.appendFileSync(path.join(dir, 'project_legacy.md'), 'Edited by hand.\n');
     const edited = snapshot(dir);
@@ -158,7 +105,7 @@ describe('memory tidy', () => {
   });
 
   it('puts everything back when the apply fails between renames', async () => {
-    const { ws, dir } = setup();
+    const { ws, dir } = setupTidyFolder(tempDir('engram-tidy-'));
     const proposal = await propose(dir, ws);
     const original = snapshot(dir);
     const beforeRename = (_file: string, n: number): void => {
@@ -170,7 +117,7 @@ describe('memory tidy', () => {
   });
 
   it('rolls back on the next start a tidy whose process died between renames', async () => {
-    const { ws, dir } = setup();
+    const { ws, dir } = setupTidyFolder(tempDir('engram-tidy-'));
     const proposal = await propose(dir, ws);
     const original = snapshot(dir);
     const proposalFile = path.join(path.dirname(dir), 'proposal.json');
@@ -195,7 +142,7 @@ describe('memory tidy', () => {
   });
 
   it('prepares a background tidy at most once a day after five sessions, only when opted in', async () => {
-    const { dir } = setup();
+    const { dir } = setupTidyFolder(tempDir('engram-tidy-'));
     const t0 = new Date('2026-01-01T10:00:00Z');
     for (let i = 0; i < 6; i++) assert.equal(await noteSessionForTidy(dir, 'off', t0), false);
     const due: boolean[] = [];
