@@ -158,10 +158,9 @@ export async function checkProjectMemory(dataDir: string, cwd: string): Promise<
 
 // ---- Memory tidy (issue 32 item 6): a model-proposed tidy, reviewed, applied as one undoable step ----
 
-export type { TidyChange, TidyFileDiff, TidyProposal } from '../memory/tidy/tidyTypes';
+export type { TidyChange, TidyProposal } from '../memory/tidy/tidyTypes';
 export type { TidyRecord } from '../memory/tidy/tidyApply';
-export type { TidyCadence } from '../memory/tidy/tidyCadence';
-export { applyTidy, listTidies, recoverTidy, tidyDiffs, undoTidy } from '../memory/tidy/tidyApply';
+export { applyTidy, listTidies, tidyDiffs, undoTidy } from '../memory/tidy/tidyApply';
 export { clearPendingTidy, keepPendingTidy, noteSessionForTidy, pendingTidy } from '../memory/tidy/tidyCadence';
 export { TidyAnswerError } from '../memory/tidy/tidyPropose';
 

@@ -83,6 +83,8 @@ export const SETTING_KEYS = {
   'memory.recall.maxFiles': int(RECALL_MAX_FILES, 0, RECALL_MAX_FILES),
   // local: the relevance bar, no model call; model: one small call picks from the index.
   'memory.recall.mode': oneOf('local', ['local', 'model']),
+  // off unless the user opts in: daily prepares a memory tidy for review (never applies it).
+  'memory.tidyCadence': oneOf('off', ['off', 'daily']),
   // Off unless the user opts in: team memory sends files to a server.
   'teamMemory.enabled': bool(false),
   'teamMemory.serverUrl': httpUrl(''),
@@ -149,6 +151,8 @@ export interface EngramSettings {
     enabled: boolean;
     extraction: { enabled: boolean; everyTurns: number; review: boolean };
     recall: { enabled: boolean; maxFiles: number; mode: 'local' | 'model' };
+    /** daily: at most once a day after five sessions, a tidy is prepared for review (never applied). */
+    tidyCadence: 'off' | 'daily';
   };
   /** Shared memory of the repository (DESIGN 4); on only when enabled and the workspace is trusted. */
   teamMemory: {
@@ -257,6 +261,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
           maxFiles: get('memory.recall.maxFiles'),
           mode: get('memory.recall.mode') === 'model' ? 'model' : 'local',
         },
+        tidyCadence: get('memory.tidyCadence') === 'daily' ? 'daily' : 'off',
       },
       teamMemory: {
         enabled: get('teamMemory.enabled'),
