@@ -52,7 +52,7 @@ export class MemoryTidy implements vscode.Disposable {
         return undefined;
       }
       for (const r of proposal.refused) this.logger.warn(`Tidy: refused ${r.kind} ${r.files.join(' + ')}: ${r.reason}`);
-      await this.showChange(proposal, proposal.changes[0]);
+      this.showChangeLater(proposal, proposal.changes[0]);
       const accepted = opts.accept ?? (await this.pick(proposal));
       if (!accepted || accepted.length === 0) {
         void vscode.window.showInformationMessage(vscode.l10n.t('Nothing in memory was changed.'));
@@ -170,7 +170,13 @@ export class MemoryTidy implements vscode.Disposable {
     }
   }
 
-  /** The list: one item per change (none ticked); the active one's diff is shown. */
+  private showChangeLater(proposal: TidyProposal, change: TidyChange): void {
+    this.showChange(proposal, change).catch((e: unknown) =>
+      this.logger.warn(`Tidy: could not show a diff: ${String(e)}`),
+    );
+  }
+
+  /** The list: one item per change (none ticked); an item's button shows its diff. */
   private pick(proposal: TidyProposal): Promise<string[] | undefined> {
     const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { id: string }>();
     qp.canSelectMany = true;
@@ -180,10 +186,11 @@ export class MemoryTidy implements vscode.Disposable {
       id: c.id,
       label: `[${c.id}] ${kindLabel(c)} ${c.files.map((f) => f.file).join(' + ')}`,
       detail: c.reason,
+      buttons: [{ iconPath: new vscode.ThemeIcon('diff'), tooltip: vscode.l10n.t('Show the diff') }],
     }));
-    qp.onDidChangeActive((items) => {
-      const change = proposal.changes.find((c) => c.id === items[0]?.id);
-      if (change) void this.showChange(proposal, change);
+    qp.onDidTriggerItemButton((e) => {
+      const change = proposal.changes.find((c) => c.id === e.item.id);
+      if (change) this.showChangeLater(proposal, change);
     });
     return new Promise((resolve) => {
       let done = false;
