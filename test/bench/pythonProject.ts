@@ -5,7 +5,7 @@
 // dataclasses, loops and error handling in the proportions of a real service; nobody runs it.
 
 /** mulberry32: a small seeded generator, enough for picking names and sizes. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -86,7 +86,11 @@ const MEMORIES: LabelledMemory[] = [
     ['src/auth/token.ts', 'refreshToken'],
     'Call `refreshToken()` before API calls (see src/auth/token.ts).',
   ),
-  m('feedback_dates.md', ['legacyFormat'], 'Dates: use `formatDate()`, never `legacyFormat()`.'),
+  m(
+    'feedback_dates.md',
+    ['legacyFormat'],
+    'Dates for the old API go through `legacyFormat()`, the rest through `formatDate()`.',
+  ),
   m('feedback_lint.md', ['npm run lint'], 'Always run `npm run lint` before committing.'),
   m('project_deploy.md', ['make deploy'], 'Deploy with `make deploy` (it builds the image first).'),
   m('project_release.md', ['./scripts/release.sh'], 'Releases are cut with `./scripts/release.sh`.'),
@@ -114,6 +118,11 @@ const MEMORIES: LabelledMemory[] = [
     'feedback_examples.md',
     [],
     'Name helpers like this:\n\n```ts\nconst s = makeThingFactory();\n```\n\nPersonal notes are in ~/notes/demo.md.',
+  ),
+  m(
+    'feedback_no_moment.md',
+    [],
+    'Never call `moment()` for dates: use `formatDate()` instead of `dayjsFormat()`. The old `src/util/dates.ts` was removed.',
   ),
   m(
     'project_layout.md',

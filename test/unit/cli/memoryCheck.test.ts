@@ -3,6 +3,7 @@
 // shape, stale references carry their reason, the text lists them, a Claude Code folder given as
 // `--data-dir ~/.claude` is read and left unchanged, and the exit code is 0 with or without problems.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -75,6 +76,24 @@ describe('engram memory check', () => {
     assert.match(run.stdout, /5 memories: 5 stale/);
     assert.match(run.stdout, /stale command npm run lint: no script "lint" in package\.json/);
     assert.match(run.stdout, /project_session\.md {2}\(recalled 3, used 0, not relevant 1, corrected 0\)/);
+  });
+
+  const dist = path.resolve('dist/cli.js');
+  it('runs from the built dist/cli.js', {
+    skip: fs.existsSync(dist) ? false : 'dist/cli.js is not built (node esbuild.mjs)',
+  }, async () => {
+    const run = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [dist, 'memory', 'check', '--cwd', root, '--data-dir', dataDir, '--json'],
+        { env: { PATH: process.env.PATH ?? '', HOME: home } },
+        (error, stdout) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout }),
+      );
+    });
+    assert.equal(run.code, 0);
+    const out = JSON.parse(run.stdout) as { memories: Array<{ file: string; stale: unknown[] }> };
+    assert.equal(out.memories.length, 5);
+    assert.ok(out.memories.every((m) => m.stale.length > 0));
   });
 
   it('exits 0 with no memories, and 2 on a bad --cwd', async () => {

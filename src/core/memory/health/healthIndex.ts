@@ -4,7 +4,7 @@
 // checked again (by base name, by a symbol whose presence flipped, or every command when a
 // package.json or Makefile changed). A changed memory is re-read alone, searching only words no other
 // memory named. Used by `engram memory check` (one cold pass) and by a host that watches files.
-import { lstatSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { resolveReal } from '../../fs/pathGuard';
 import type { MemoryReference } from './healthTypes';
@@ -12,6 +12,7 @@ import { checkReferences, type ReferenceCheck } from './referenceCheck';
 import { MAX_REFERENCES_PER_MEMORY, scanReferences } from './referenceExtract';
 import { emptySymbolIndex, rescanFile, searchWords, type SymbolIndex, symbolWords } from './symbolIndex';
 import {
+  ALWAYS_SKIPPED,
   addPath,
   baseOf,
   isIgnored,
@@ -21,6 +22,9 @@ import {
   removePath,
   type WorkspaceFiles,
 } from './workspaceFiles';
+
+/** A folder event looks at most this many files under the folder. */
+const MAX_FOLDER_EVENT_FILES = 50_000;
 
 /** A change to a workspace path (absolute, or relative to the workspace). */
 export type FileEvent =
@@ -89,8 +93,12 @@ export class MemoryHealthIndex {
     const flipped = new Set<string>();
     let manifests = false;
     const seen = async (abs: string): Promise<void> => {
-      const rel = this.relative(abs);
-      if (rel === undefined) return;
+      const top = this.relative(abs);
+      if (top === undefined) return;
+      // A folder event (deleted, renamed, created with its files) stands for every file in it.
+      for (const rel of this.filesAt(top)) await seenFile(rel);
+    };
+    const seenFile = async (rel: string): Promise<void> => {
       for (const seg of rel.split('/')) touchedNames.add(seg);
       const present = this.listable(rel);
       if (present) addPath(this.workspace, rel);
@@ -121,6 +129,35 @@ export class MemoryHealthIndex {
         ? [`only the first ${MAX_REFERENCES_PER_MEMORY} of its ${total} references were checked`]
         : [];
     return { refs, total, notes, ...checkReferences(refs, this.workspace, this.symbols) };
+  }
+
+  /**
+   * The file paths an event on `rel` concerns: `rel` itself, the files listed under it (a folder that
+   * went away), and the files now on disk under it (a folder that arrived), never through a link.
+   */
+  private filesAt(rel: string): string[] {
+    const out = new Set<string>([rel]);
+    const prefix = `${rel}/`;
+    if (this.workspace.dirs.has(rel)) for (const f of this.workspace.files) if (f.startsWith(prefix)) out.add(f);
+    const pending = [rel];
+    while (pending.length > 0 && out.size < MAX_FOLDER_EVENT_FILES) {
+      const dir = pending.pop() as string;
+      const abs = path.join(this.workspace.root, dir);
+      if (resolveReal(abs, this.workspace.root) !== abs) continue; // a link, or through one
+      let entries: Dirent[];
+      try {
+        entries = readdirSync(abs, { withFileTypes: true });
+      } catch {
+        continue; // not a folder (or gone)
+      }
+      for (const e of entries) {
+        const child = `${dir}/${e.name}`;
+        if (ALWAYS_SKIPPED.has(e.name) || isIgnored(this.workspace, child)) continue;
+        if (e.isDirectory()) pending.push(child);
+        else out.add(child);
+      }
+    }
+    return [...out];
   }
 
   /** Relative path of an event's path inside the workspace, or undefined when it is outside. */

@@ -11,6 +11,7 @@ import { loadMemoryIndex } from '../autoMemory/memoryIndex';
 import { TEAM_DIR_NAME, teamMemoryDir } from '../autoMemory/memoryPaths';
 import { frontMatterBlock } from '../autoMemory/topicFile';
 import { readUsage } from '../autoMemory/usageCounts';
+import { redactSecrets } from '../../security/secretScan';
 import { MemoryHealthIndex } from './healthIndex';
 import type { MemoryHealth } from './healthTypes';
 
@@ -61,7 +62,28 @@ export async function memoryHealth(scope: HealthScope, workspace: string | Memor
     };
   });
   addRepeatsAndUse(out, texts);
+  await redactReported(out);
   return out.sort((a, b) => Number(b.stale.length > 0) - Number(a.stale.length > 0) || a.file.localeCompare(b.file));
+}
+
+/**
+ * A secret written into a memory (a token in backticks looks like a symbol) must not be printed back by
+ * the check: every reported reference and reason goes through one secret scan, redacted in place.
+ */
+async function redactReported(entries: MemoryHealth[]): Promise<void> {
+  const items = entries.flatMap((e) => [...e.stale, ...(e.unchecked ?? [])]);
+  if (items.length === 0) return;
+  const lines = items.flatMap((i) => [i.ref, i.reason]);
+  const { text, findings } = await redactSecrets(lines.join('\n'));
+  if (findings.length === 0) return;
+  let redacted = text.split('\n');
+  // A finding across a line end would shift the lines: then each line is scanned on its own.
+  if (redacted.length !== lines.length)
+    redacted = await Promise.all(lines.map(async (l) => (await redactSecrets(l)).text));
+  items.forEach((item, k) => {
+    item.ref = redacted[2 * k];
+    item.reason = redacted[2 * k + 1];
+  });
 }
 
 /**

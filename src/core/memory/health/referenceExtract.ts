@@ -5,12 +5,17 @@
 // - URLs, domains, versions, globs, placeholders (`<name>`, `{id}`, `$VAR`, `path/to/...`, `...`),
 //   home paths (`~/...`), absolute paths (checked only when inside the workspace, by the checker),
 //   package names (`@scope/pkg`), command-line flags, and plain lowercase words in backticks;
+// - the agents' own files (CLAUDE.md, MEMORY.md, AGENTS.md) and per-person settings folders (.claude/,
+//   .vscode/, .idea/): a memory names them as places to write, and they are often untracked;
 // - in a fenced code block only shell lines count (commands and the scripts they run, in a `sh`,
 //   `bash`, `shell`, `console` or unlabelled fence); symbols in code fences are examples, not claims;
 // - bare (unquoted) paths in prose need a slash and a file extension, a leading `./`, or a trailing `/`;
 //   `make X` counts only in backticks or shell fences ("make sure" is prose);
+// - a reference named as removed or to avoid ("never `moment()`", "`old.ts` was removed", "use X
+//   instead of `Y`", "moved from `a` to `b`" for `a`) is not checked: the memory already says it is gone;
 // - a single capitalised word (`Session`) is a class only after "class", "type", "interface",
-//   "component" or "enum"; camelCase, PascalCase with two humps, snake_case, UPPER_SNAKE, `foo()`,
+//   "component" or "enum"; UPPER_SNAKE (often an environment variable set elsewhere) only as `FOO()`;
+//   camelCase, PascalCase with two humps, snake_case, `foo()`,
 //   `A.b` and dotted settings keys (`engram.memory.x`) count on their own.
 // Nothing here touches the file system: the text is only matched, with fixed regexes (no regex is ever
 // built from memory text), and at most MAX_REFERENCES_PER_MEMORY references are kept.
@@ -46,6 +51,25 @@ const EXTENSIONLESS_FILES = new Set([
 const TLDS = /\.(com|org|net|io|dev|ai|co|app|edu|gov|me|sh|xyz|info|cloud|so|ly|gg|tech|us|uk|de|fr|jp|cn)$/i;
 const SHELL_FENCES = new Set(['', 'sh', 'bash', 'shell', 'console', 'zsh', 'terminal', 'cmd', 'powershell', 'ps1']);
 const CLASS_CUES = /\b(class|type|interface|component|enum|struct|trait|model|widget)\s*$/i;
+/** The agents' own files, which a memory names as places to write to, not as workspace facts. */
+const AGENT_FILES = new Set(['CLAUDE.md', 'CLAUDE.local.md', 'MEMORY.md', 'AGENTS.md', 'GEMINI.md', '.cursorrules']);
+/** Per-person editor and agent settings folders: often untracked, so their absence says little. */
+const LOCAL_CONFIG_DIRS = new Set(['.claude', '.cursor', '.vscode', '.idea', '.engram']);
+/** Names of styles, languages, products and tools that look like code symbols but are prose in a memory. */
+const NOT_SYMBOLS = new Set(
+  (
+    'camelCase PascalCase snake_case SCREAMING_SNAKE_CASE lowerCamelCase UpperCamelCase TitleCase kebab_case ' +
+    'TypeScript JavaScript CoffeeScript ActionScript GitHub GitLab BitBucket PostgreSQL MySQL SQLite MongoDB ' +
+    'DynamoDB CouchDB MariaDB GraphQL FastAPI OpenAI ChatGPT YouTube LinkedIn WebSocket WebSockets PowerShell ' +
+    'CloudFlare Cloudflare JetBrains IntelliJ WebStorm PyCharm PyPI PyTorch TensorFlow NumPy SciPy LangChain ' +
+    'DevOps macOS iOS iPadOS watchOS tvOS iPhone iPad WebAssembly WebGL WebGPU OAuth JSONSchema NodeJS NextJS ' +
+    'NestJS NuxtJS VueJS ReactJS AngularJS DevTools VSCode VSCodium CodeQL SonarQube CircleCI TravisCI ' +
+    'GitHubActions DockerHub HuggingFace OpenAPI AsyncAPI FreeBSD OpenBSD NetBSD RabbitMQ ZeroMQ ActiveMQ ' +
+    'ElasticSearch Elasticsearch OpenSearch ClickHouse CockroachDB TimescaleDB InfluxDB BigQuery RedShift ' +
+    'SnowFlake DataDog PagerDuty OpsGenie StatusPage LaunchDarkly PostHog FullStory LogRocket TailwindCSS ' +
+    'StyledComponents ESLint TSLint JSHint PostCSS WebPack RollUp SvelteKit SolidJS RxJS ThreeJS ChartJS'
+  ).split(' '),
+);
 /** Interpreters whose first argument is a script in the workspace. */
 const INTERPRETERS = new Set([
   'node',
@@ -112,15 +136,38 @@ function proseLine(line: string, n: number, add: Add): void {
   // Backticked spans first; the prose around them is scanned with them blanked out.
   const spans = /`([^`\n]{1,400})`/g;
   let m: RegExpExecArray | null;
-  while ((m = spans.exec(line))) codeSpan(m[1].trim(), line.slice(0, m.index), n, add);
-  const prose = line.replace(/`[^`\n]*`/g, ' ');
-  const scripts = /\b(npm|pnpm|yarn)\s+run\s+([\w:.-]+)/g;
-  while ((m = scripts.exec(prose))) add(`${m[1]} run ${m[2]}`, 'command', n);
+  while ((m = spans.exec(line)))
+    if (!historical(line, m.index, m.index + m[0].length)) codeSpan(m[1].trim(), line.slice(0, m.index), n, add);
+  const prose = line.replace(/`[^`\n]*`/g, (span) => ' '.repeat(span.length)); // offsets kept
+  const scripts = /\b(npm|pnpm|yarn)\s+run\s+([\w:.-]*[\w:-])/g;
+  while ((m = scripts.exec(prose)))
+    if (!historical(line, m.index, m.index + m[0].length)) add(`${m[1]} run ${m[2]}`, 'command', n);
   const words = /(?:^|[\s(["'])((?:\.{1,2}\/)?[\w@.-]+(?:\/[\w@.-]+)*\/?)(?=$|[\s)\]"',;:!?]|\.(?:\s|$))/g;
   while ((m = words.exec(prose))) {
+    const start = m.index + m[0].length - m[1].length;
     const p = bareProsePath(m[1]);
-    if (p) add(p, 'path', n);
+    if (p && !historical(line, start, start + m[1].length)) add(p, 'path', n);
   }
+}
+
+/** Words before a reference that say it is not (or no longer) to be used: "never", "instead of", "moved from". */
+const NEGATED_BEFORE =
+  /\b(never|don['’]t|do not|does not|avoid|instead of|rather than|no longer|deprecated|removed|replaced|formerly|used to|renamed from|moved from|no more|stop using|not use|obsolete)\b/i;
+/** Words after it that say it is gone: "`src/date.ts` was removed". */
+const GONE_AFTER =
+  /^[\s,)]*(was|were|is|are|has been|have been|got)\s+(removed|deleted|renamed|replaced|dropped|deprecated|moved|retired|gone)\b|^[\s,)]*(no longer exists?|is gone)\b/i;
+
+/**
+ * Whether the reference at [start, end) of the line is named as something removed or to avoid ("never
+ * `moment()`", "`old.ts` was removed", "use X instead of `Y`"): a memory that says so is not stale
+ * when it is gone, so it is not checked. Only the clause around it counts (back to the previous code
+ * span or sentence end), so "moved from `a` to `b`" still checks `b`.
+ */
+function historical(line: string, start: number, end: number): boolean {
+  const before = line.slice(0, start);
+  const cut = Math.max(before.lastIndexOf('`'), ...['. ', '; ', '! ', '? ', ': '].map((p) => before.lastIndexOf(p)));
+  if (NEGATED_BEFORE.test(before.slice(cut + 1))) return true;
+  return GONE_AFTER.test(line.slice(end, end + 60));
 }
 
 /** A token from prose that is plainly a path: a slash plus an extension, a leading `./`, or a trailing `/`. */
@@ -139,9 +186,9 @@ function codeSpan(span: string, before: string, n: number, add: Add): void {
     shellLine(span, n, add);
     return;
   }
-  const p = looksLikePath(span) ? pathRef(span) : undefined;
-  if (p) {
-    add(p, 'path', n);
+  if (looksLikePath(span)) {
+    const p = pathRef(span); // a path left out on purpose is not a symbol either
+    if (p) add(p, 'path', n);
     return;
   }
   const s = symbolRef(span, before);
@@ -207,6 +254,7 @@ function pathRef(raw: string): string | undefined {
   const first = segments[0];
   if (TLDS.test(first) && !looksLikeFileName(first)) return undefined; // github.com/owner/repo
   if (segments.some(isPlaceholderSegment)) return undefined;
+  if (AGENT_FILES.has(segments[segments.length - 1]) || LOCAL_CONFIG_DIRS.has(first)) return undefined;
   if (segments.some((x) => /^v?\d+(\.\d+)+$/.test(x))) return undefined; // versions in a path
   if (/^\d+$/.test(segments[segments.length - 1])) return undefined; // issue/123
   return s;
@@ -231,6 +279,7 @@ function symbolRef(span: string, before: string): string | undefined {
   if (!/^[A-Za-z_$][\w$]*(?:(?:\.|#|::)[A-Za-z_$][\w$]*)*$/.test(span)) return undefined;
   if (span.length < 3) return undefined;
   const name = span.replace(/#|::/g, '.').replace(/^this\./, '');
+  if (NOT_SYMBOLS.has(name)) return undefined;
   if (name.includes('.')) {
     const parts = name.split('.');
     // `a.b` with two short lowercase words is more often prose or a value (`e.g`, `i.e`); settings keys
@@ -240,7 +289,9 @@ function symbolRef(span: string, before: string): string | undefined {
     return name;
   }
   if (/^[a-z][a-z0-9]*$/.test(name)) return undefined; // plain word: prose, a value, a tool
-  if (/^[A-Z][A-Z0-9]*$/.test(name)) return undefined; // README, JSON, TODO
+  // README, JSON, and UPPER_SNAKE: often an environment variable set outside the repository or named only
+  // in its README, so its absence from the source says little.
+  if (/^[A-Z][A-Z0-9_]*$/.test(name)) return undefined;
   if (/^[A-Z][a-z0-9]+$/.test(name)) return CLASS_CUES.test(before) ? name : undefined; // `Session`
   if (/^[a-z]+(-[a-z0-9]+)+$/.test(name)) return undefined; // kebab words
   return name;

@@ -74,8 +74,12 @@ async function gitListing(root: string): Promise<string[] | undefined> {
   try {
     const top = (await git(root, ['rev-parse', '--show-toplevel'])).trim();
     if ((resolveReal(top) ?? top) !== root) return undefined; // a folder inside a repository: walk it
-    const present = (await git(root, ['ls-files', '-z', '-c', '-o', '--exclude-standard'])).split('\0');
-    const deleted = new Set((await git(root, ['ls-files', '-z', '-d'])).split('\0'));
+    const [listed, gone] = await Promise.all([
+      git(root, ['ls-files', '-z', '-c', '-o', '--exclude-standard']),
+      git(root, ['ls-files', '-z', '-d']),
+    ]);
+    const present = listed.split('\0');
+    const deleted = new Set(gone.split('\0'));
     return [...new Set(present)].filter((f) => f !== '' && !deleted.has(f));
   } catch {
     return undefined;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { MemoryHealthIndex } from '../../../../src/core/memory/health/healthIndex';
+import { memoryHealth } from '../../../../src/core/memory/health/memoryHealth';
 import {
   extractReferences,
   MAX_REFERENCES_PER_MEMORY,
@@ -52,7 +53,7 @@ describe('stale references against a history of renames and deletes', () => {
   it('leaves valid memories alone: live symbols, scripts, targets, ignored build output, URLs, examples, prose', () => {
     for (const m of memories.filter((x) => !x.stale)) assert.deepEqual(staleOf(m.file), [], m.file);
     const build = index.result('feedback_build.md');
-    assert.deepEqual(build?.unchecked.map((u) => u.ref).sort(), ['.env', 'dist/', 'dist/bundle.js']);
+    assert.deepEqual(build?.unchecked.map((u) => u.ref).sort(), ['.env', 'dist/']); // `dist/bundle.js` follows "never edit"
     assert.match(build?.unchecked[0]?.reason ?? '', /ignored by \.gitignore/);
   });
 
@@ -90,11 +91,19 @@ describe('stale references against a history of renames and deletes', () => {
     assert.deepEqual(staleOf('project_store.md').sort(), ['SessionStore', 'SessionStore.open', 'createSession']);
   });
 
+  it('takes a folder event for every file in the folder (renamed, then deleted)', async () => {
+    fs.renameSync(path.join(root, 'src/auth'), path.join(root, 'src/identity'));
+    await index.onFileEvents([{ kind: 'rename', from: 'src/auth', path: 'src/identity' }]);
+    assert.deepEqual(staleOf('project_session.md'), ['src/auth/session.ts']);
+    assert.ok(index.workspace.files.has('src/identity/session.ts'));
+    assert.ok(!index.workspace.dirs.has('src/auth'));
+    fs.rmSync(path.join(root, 'src/identity'), { recursive: true });
+    await index.onFileEvents([{ kind: 'delete', path: path.join(root, 'src/identity') }]);
+    assert.ok(![...index.workspace.files].some((f) => f.startsWith('src/identity/')));
+  });
+
   it('re-reads a changed memory alone, searching the new words it names', async () => {
-    const check = await index.onMemoryChanged(
-      'user_prefs.md',
-      'Dates go through `formatDateUtc()` in `handleAuthError`.',
-    );
+    const check = await index.onMemoryChanged('user_prefs.md', 'Dates go through `formatDateUtc()` in `parseConfig`.');
     assert.deepEqual(
       check?.stale.map((s) => s.ref),
       ['formatDateUtc'],
@@ -120,6 +129,22 @@ describe('stale references against a history of renames and deletes', () => {
   });
 });
 
+describe('memoryHealth', () => {
+  it('never prints back a secret a memory holds', async () => {
+    const ws = tempDir('engram-health-ws-');
+    const memoryDir = tempDir('engram-health-mem-');
+    const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
+    fs.writeFileSync(
+      path.join(memoryDir, 'project_token.md'),
+      `The CI token is \`${token}\` and \`missingHelper()\`.\n`,
+    );
+    const [health] = await memoryHealth({ memoryDir }, ws);
+    assert.equal(health.file, 'project_token.md');
+    assert.ok(!JSON.stringify(health).includes(token), JSON.stringify(health));
+    assert.ok(health.stale.some((s) => s.ref === 'missingHelper'));
+  });
+});
+
 describe('extractReferences', () => {
   const refs = (text: string): string[] => extractReferences(text).map((r) => `${r.kind}:${r.ref}`);
 
@@ -136,7 +161,6 @@ describe('extractReferences', () => {
     );
     assert.deepEqual(refs('Key `engram.memory.recall`, `MAX_FILES`, `readUsage`, `make lint`, `node scripts/x.mjs`'), [
       'symbol:engram.memory.recall',
-      'symbol:MAX_FILES',
       'symbol:readUsage',
       'command:make lint',
       'command:node scripts/x.mjs',
@@ -150,11 +174,23 @@ describe('extractReferences', () => {
       'Globs `src/**/*.ts`, placeholders `<dir>/x.ts`, `path/to/file.ts`, `$HOME/x.sh`, `{id}.json`.',
       'Home `~/notes/a.md`, package `@scope/pkg`, flag `--data-dir`, make sure to run make.',
       'A `Session` word, but the class `Session` counts.',
+      'Write it to `CLAUDE.md` or .claude/settings.local.json, not `.vscode/launch.json`.',
+      'Style: `camelCase` and `snake_case` names, `TypeScript` on `macOS`, `PostgreSQL` via `GraphQL`.',
       '```ts',
       'const x = exampleHelper(); import "src/example.ts";',
       '```',
     ].join('\n');
     assert.deepEqual(refs(text), ['symbol:Session']);
+  });
+
+  it('does not check what a memory names as removed or to avoid', () => {
+    assert.deepEqual(refs('Never call `moment()`; use `formatDate()` instead of `dayjsFormat()`.'), [
+      'symbol:formatDate',
+    ]);
+    assert.deepEqual(refs('The old `src/dates.ts` was removed. Moved from `src/a.ts` to `src/b.ts`.'), [
+      'path:src/b.ts',
+    ]);
+    assert.deepEqual(refs("Don't run npm run legacy; run npm run build."), ['command:npm run build']);
   });
 
   it('caps the references of one file and counts the rest', () => {
