@@ -82,6 +82,9 @@ export interface RecalledMemory {
   title: string;
   words: string[];
   notRelevant?: boolean;
+  /** What it names that no longer exists in the workspace: attached with a caveat, or with `staleSkipped` left out. */
+  stale?: string[];
+  staleSkipped?: boolean;
 }
 
 /** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */

@@ -299,22 +299,33 @@ function linkButton(link: { label: string; path: string }, handlers: ItemHandler
 
 /** One recalled memory: its title and file, the words it matched, and Not relevant (or, once said, Undo). */
 function recalledLine(itemId: string, memory: RecalledMemory, handlers: ItemHandlers): HTMLElement {
-  const words = memory.words.length > 0 ? t('recalledMatched', memory.words.join(', ')) : t('recalledNoWords');
-  const action = memory.notRelevant
-    ? lightButton(t('undo'), {
-        icon: 'discard',
-        look: 'link',
-        onClick: () => handlers.notRelevant(itemId, memory.file, true),
-      })
-    : lightButton(t('notRelevant'), {
-        icon: 'close',
-        title: t('notRelevantTitle'),
-        look: 'link',
-        onClick: () => handlers.notRelevant(itemId, memory.file, false),
-      });
+  const matched = memory.words.length > 0 ? t('recalledMatched', memory.words.join(', ')) : t('recalledNoWords');
+  const stale = memory.stale?.join(', ') ?? '';
+  const words = memory.staleSkipped
+    ? t('recalledStaleSkipped', stale)
+    : stale
+      ? `${matched} · ${t('recalledStale', stale)}`
+      : matched;
+  const action = memory.staleSkipped
+    ? null
+    : memory.notRelevant
+      ? lightButton(t('undo'), {
+          icon: 'discard',
+          look: 'link',
+          onClick: () => handlers.notRelevant(itemId, memory.file, true),
+        })
+      : lightButton(t('notRelevant'), {
+          icon: 'close',
+          title: t('notRelevantTitle'),
+          look: 'link',
+          onClick: () => handlers.notRelevant(itemId, memory.file, false),
+        });
   return h(
     'div',
-    { class: `recall-line${memory.notRelevant ? ' recall-dropped' : ''}`, 'data-file': memory.file },
+    {
+      class: `recall-line${memory.notRelevant || memory.staleSkipped ? ' recall-dropped' : ''}`,
+      'data-file': memory.file,
+    },
     icon('book'),
     h('span', { class: 'recall-title' }, ` ${memory.title}`),
     h('span', { class: 'recall-file' }, ` ${memory.file}`),

@@ -59,9 +59,24 @@ export function compactionNotice(event: OrchestratorEvent): Notice | undefined {
 const RECALLED_ONE = 'Recalled 1 memory for this message.';
 const RECALLED_MANY = 'Recalled {0} memories for this message.';
 
-/** The recall notice's template: a host that lists the recalled memories itself leaves the line out. */
+const STALE_CAVEAT = 'Stale memories attached with a caveat (what they name no longer exists): {0}.';
+const STALE_SKIPPED = 'Stale memories left out (what they name no longer exists; engram.memory.staleRecall): {0}.';
+
+/** The recall notices' templates: a host that lists the recalled memories itself leaves these lines out. */
 export function isRecallNotice(template: string): boolean {
-  return template === RECALLED_ONE || template === RECALLED_MANY;
+  return [RECALLED_ONE, RECALLED_MANY, STALE_CAVEAT, STALE_SKIPPED].includes(template);
+}
+
+/** Recalled memories that name what no longer exists: attached with a caveat, or left out (issue 32). */
+export function staleRecallNotices(event: AutoMemoryEvent): Notice[] {
+  if (event.type !== 'memoryRecalled') return [];
+  const named = (xs: ReadonlyArray<{ file: string; stale?: string[] }>): string =>
+    xs.map((x) => `${x.file}: ${(x.stale ?? []).join(', ')}`).join('; ');
+  const caveat = (event.matched ?? []).filter((m) => m.stale && m.stale.length > 0);
+  const out: Notice[] = [];
+  if (caveat.length > 0) out.push({ level: 'warning', ...say(STALE_CAVEAT, named(caveat)) });
+  if (event.skipped?.length) out.push({ level: 'warning', ...say(STALE_SKIPPED, named(event.skipped)) });
+  return out;
 }
 
 /** A saved or recalled memory. */

@@ -14,6 +14,10 @@ import type { Pin, PinLine } from '../conversation/pinLines';
 import type { Logger } from '../ports';
 import type { SettingsSource } from '../settings/engramSettings';
 import type { OpenedSession } from './agentSession';
+import { listPending } from '../memory/autoMemory/pendingQueue';
+import { extractionHealth } from '../memory/health/extractionHealth';
+import { staleCheckFor } from '../memory/health/staleRecall';
+import { linkMemoryOutcome } from './memoryOutcomeLink';
 import { linkMemoryUse } from './memoryUseLink';
 import { linkPermissionRules } from './permissionRulesLink';
 import type { SessionReporter } from './sessionReporter';
@@ -101,6 +105,13 @@ function wireAutoMemory(
     recall: settings.memory.recall.enabled,
     recallMaxFiles: settings.memory.recall.maxFiles,
     recallMode: settings.memory.recall.mode,
+    // Checking runs git in the workspace: only a trusted one is listed.
+    ...(setup.trusted
+      ? {
+          staleRecall: { mode: settings.memory.staleRecall, check: staleCheckFor(paths.cwd, { logger }) },
+          health: () => extractionHealth({ memoryDir: paths.memoryDir, team: prepared.team !== undefined }, paths.cwd),
+        }
+      : {}),
     ...(prepared.team
       ? { team: { dir: prepared.team.dir, repo: prepared.team.repo }, onTeamWrite: () => team.wrote() }
       : {}),
@@ -117,6 +128,20 @@ function wireAutoMemory(
       warn: (said) => reporter.notice('warning', said, undefined, 'openMemory'),
     }),
   );
+  // Used / corrected counts; a correction's proposed update shows like any other waiting for review.
+  const outcome = linkMemoryOutcome({
+    memoryDir: paths.memoryDir,
+    sessionId: opened.agent.sessionId,
+    logger,
+    onAgent: (l) => opened.agent.on(l),
+    onMemory: (l) => memory.on(l),
+    onProposed: (file) =>
+      void listPending(paths.memoryDir).then(
+        (l) => reporter.memoryEvent({ type: 'memoryPending', files: [file], waiting: l.items.length }),
+        (e: unknown) => logger.warn(`Could not list the memory review queue: ${String(e)}`),
+      ),
+  });
+  disposers.push(outcome.dispose);
   return memory;
 }
 

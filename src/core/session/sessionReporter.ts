@@ -16,7 +16,7 @@ import {
   type SessionEvent,
   type SessionEventListener,
 } from './sessionEvents';
-import { compactionNotice, memoryNotice, notesNotice } from './sessionNotices';
+import { compactionNotice, memoryNotice, notesNotice, staleRecallNotices } from './sessionNotices';
 import { teamSyncNotice } from './teamMemoryLink';
 
 export class SessionReporter {
@@ -53,6 +53,7 @@ export class SessionReporter {
     }
     const told = memoryNotice(event);
     if (told) this.notice(told.level, told, told.file);
+    for (const stale of staleRecallNotices(event)) this.notice(stale.level, stale);
     if (event.type === 'extractionFailed') this.logger.warn(`Memory extraction failed: ${event.error}`);
   }
 

@@ -85,6 +85,8 @@ export const SETTING_KEYS = {
   'memory.recall.mode': oneOf('local', ['local', 'model']),
   // off unless the user opts in: daily prepares a memory tidy for review (never applies it).
   'memory.tidyCadence': oneOf('off', ['off', 'daily']),
+  // A memory naming what no longer exists: attached with a one-line caveat, or left out of recall.
+  'memory.staleRecall': oneOf('caveat', ['caveat', 'skip']),
   // Off unless the user opts in: team memory sends files to a server.
   'teamMemory.enabled': bool(false),
   'teamMemory.serverUrl': httpUrl(''),
@@ -153,6 +155,8 @@ export interface EngramSettings {
     recall: { enabled: boolean; maxFiles: number; mode: 'local' | 'model' };
     /** daily: at most once a day after five sessions, a tidy is prepared for review (never applied). */
     tidyCadence: 'off' | 'daily';
+    /** A stale memory (a reference it makes is gone): attached with a caveat, or skipped. */
+    staleRecall: 'caveat' | 'skip';
   };
   /** Shared memory of the repository (DESIGN 4); on only when enabled and the workspace is trusted. */
   teamMemory: {
@@ -262,6 +266,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
           mode: get('memory.recall.mode') === 'model' ? 'model' : 'local',
         },
         tidyCadence: get('memory.tidyCadence') === 'daily' ? 'daily' : 'off',
+        staleRecall: get('memory.staleRecall') === 'skip' ? 'skip' : 'caveat',
       },
       teamMemory: {
         enabled: get('teamMemory.enabled'),

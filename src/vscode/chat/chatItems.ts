@@ -17,12 +17,16 @@ export function clip(text: string, max = MAX_SHOWN_CHARS): string {
 /** A recall event's files as the chat's recall line lists them (a file without its words lists none). */
 export function recalledMemories(event: {
   files: string[];
-  matched?: Array<{ file: string; title?: string; words: string[] }>;
+  matched?: Array<{ file: string; title?: string; words: string[]; stale?: string[] }>;
+  skipped?: Array<{ file: string; title: string; stale: string[] }>;
 }): RecalledMemory[] {
-  return event.files.map((file) => {
+  const attached = event.files.map((file): RecalledMemory => {
     const m = event.matched?.find((x) => x.file === file);
-    return { file, title: m?.title || file, words: m?.words ?? [] };
+    return { file, title: m?.title || file, words: m?.words ?? [], ...(m?.stale ? { stale: m.stale } : {}) };
   });
+  // Stale memories left out (engram.memory.staleRecall "skip") are listed too, saying so.
+  const skipped = (event.skipped ?? []).map((s) => ({ ...s, words: [], staleSkipped: true }));
+  return [...attached, ...skipped];
 }
 
 /** A turn's usage (summed over its model calls) as the reply's footer counts it. */

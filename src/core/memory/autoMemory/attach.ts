@@ -11,7 +11,7 @@ import type { Agent, BeforeTurnHookContext, TurnHookContext } from '../../agent/
 import type { ApiMessage } from '../../conversation/types';
 import { silentLogger, type Logger } from '../../ports';
 import { EXTRACTION_EVERY_TURNS, EXTRACTION_MAX_TURNS, RECALL_MAX_FILES } from '../../thresholds';
-import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent } from './extraction';
+import { MemoryExtractor, memoryWritesIn, type AutoMemoryEvent, type ExtractorDeps } from './extraction';
 import type { StampedState } from './indexLines';
 import { memoryWriteOf } from './memoryPermissions';
 import { loadMemoryIndex, type LoadIndexOptions, type MemoryIndex } from './memoryIndex';
@@ -28,7 +28,7 @@ import { memorySystemSlot, teamSystemSlot } from './memoryPrompts';
 import { recordTopicFile, settleIndexEntry, type MemoryProvenance, type Recorded } from './memoryWriter';
 import { cursorFileFor, messageKeys, readTranscriptTail } from './messageCursor';
 import { modelPick } from './modelRecall';
-import { recallForPrompt } from './recall';
+import { recallForPrompt, recalledEventOf, type RecallOptions } from './recall';
 import { recoverUnindexed, type Recovery } from './unindexedRecovery';
 
 export interface AutoMemorySettings {
@@ -44,6 +44,8 @@ export interface AutoMemorySettings {
   recallMaxFiles?: number;
   /** engram.memory.recall.mode: `model` asks the model to pick from the index (one small call a turn). */
   recallMode?: 'local' | 'model';
+  /** engram.memory.staleRecall with its check (health/staleRecall.ts): stale memories get a caveat or are skipped. */
+  staleRecall?: RecallOptions['stale'];
 }
 
 export interface AutoMemoryDeps extends AutoMemorySettings {
@@ -52,6 +54,7 @@ export interface AutoMemoryDeps extends AutoMemorySettings {
   team?: TeamMemoryScope;
   /** engram.memory.extraction.review, asked at each extraction run (a toggle applies from the next one). */
   review?: () => boolean;
+  health?: ExtractorDeps['health']; // stale and repeated entries, for the extraction prompt
   /** A Write/Edit into the team folder succeeded (main agent or extractor); names relative to the memory folder. */
   onTeamWrite?(files: string[]): void;
   /** The session transcript: real message uuids for provenance, and where the cursor file goes. */
@@ -177,6 +180,7 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
     ...(deps.team ? { team: deps.team } : {}),
     ...(deps.onTeamWrite ? { onTeamWrite: deps.onTeamWrite } : {}),
     ...(deps.review ? { review: deps.review } : {}),
+    ...(deps.health ? { health: deps.health } : {}),
     maxTurns: deps.maxTurns ?? EXTRACTION_MAX_TURNS,
     emit,
     logger,
@@ -270,14 +274,11 @@ export function attachAutoMemory(agent: Agent, deps: AutoMemoryDeps): AutoMemory
       // A file the agent has read and that has not changed since is already in the conversation.
       alreadyInContext: (abs, mtimeMs) => ctx.agent.readFiles.get(abs)?.mtimeMs === mtimeMs,
       ...(deps.recallMode === 'model' ? { pick: pickWithModel(ctx) } : {}),
+      ...(deps.staleRecall ? { stale: deps.staleRecall } : {}),
     });
-    if (result.blocks.length === 0) return;
+    if (result.blocks.length === 0 && !result.skipped) return;
     ctx.attachments.push(...result.blocks);
-    emit({
-      type: 'memoryRecalled',
-      files: result.files.map((f) => f.file),
-      matched: result.files.map((f) => ({ file: f.file, title: f.title, words: f.words })),
-    });
+    emit({ type: 'memoryRecalled', ...recalledEventOf(result) });
   };
 
   const pickWithModel = (ctx: BeforeTurnHookContext): ReturnType<typeof modelPick> => {

@@ -24,7 +24,7 @@ import { EXTRACTION_MAX_TURNS } from '../../thresholds';
 import { loadMemoryIndex } from './memoryIndex';
 import { isIndexName, memoryHome, type TeamMemoryScope } from './memoryPaths';
 import { memoryWriteOf, extractionCanUseTool } from './memoryPermissions';
-import { extractionPrompt } from './memoryPrompts';
+import { extractionPrompt, type ExtractionHealth } from './memoryPrompts';
 import { recordTopicFile, settleIndexEntry } from './memoryWriter';
 import { listPending } from './pendingQueue';
 import { reviewTools } from './pendingTools';
@@ -42,8 +42,16 @@ export type AutoMemoryEvent =
   | { type: 'memorySaved'; file: string; title: string; by: 'user' | 'extraction'; team?: boolean }
   /** With review on: the run queued `files` (relative to the memory folder); `waiting` items are in the queue now. */
   | { type: 'memoryPending'; files: string[]; waiting: number }
-  /** `matched`: per file, the message's words it matched (as typed), for the chat's attachment line. */
-  | { type: 'memoryRecalled'; files: string[]; matched?: Array<{ file: string; title: string; words: string[] }> }
+  /**
+   * `matched`: per file, the message's words it matched (as typed), for the chat's attachment line;
+   * `stale`: what it names that no longer exists (attached with a caveat); `skipped`: stale files left out.
+   */
+  | {
+      type: 'memoryRecalled';
+      files: string[];
+      matched?: Array<{ file: string; title: string; words: string[]; stale?: string[] }>;
+      skipped?: Array<{ file: string; title: string; stale: string[] }>;
+    }
   | { type: 'extractionStarted'; newMessages: number; trailing: boolean }
   | { type: 'extractionDone'; saved: string[]; modelCalls: number; usage: Usage; reason: string }
   | { type: 'extractionSkipped'; reason: string }
@@ -65,6 +73,8 @@ export interface ExtractorDeps {
   review?: () => boolean;
   /** The run wrote into the team folder (names relative to the memory folder). */
   onTeamWrite?(files: string[]): void;
+  /** Stale and repeated entries now (health/extractionHealth.ts), told to the agent so it updates, not adds. */
+  health?(): Promise<ExtractionHealth | undefined>;
   emit(event: AutoMemoryEvent): void;
   logger: Logger;
 }
@@ -174,6 +184,10 @@ export class MemoryExtractor {
     const index = await loadMemoryIndex(d.memoryDir);
     const team = d.team ? { ...d.team, topics: (await loadMemoryIndex(d.team.dir)).topics } : undefined;
     const waiting = review ? (await listPending(d.memoryDir)).items.map((i) => i.file) : [];
+    const health = await d.health?.().catch((e: unknown) => {
+      d.logger.warn(`Memory health for the extraction prompt failed: ${String(e)}`);
+      return undefined;
+    });
     d.emit({ type: 'extractionStarted', newMessages: fresh.length, trailing });
     const result = await fork({
       parent,
@@ -184,6 +198,7 @@ export class MemoryExtractor {
         maxTurns: d.maxTurns,
         ...(team ? { team } : {}),
         ...(review ? { review: { waiting } } : {}),
+        ...(health ? { health } : {}),
       }),
       canUseTool: extractionCanUseTool(d.memoryDir, d.cwd, { team: team !== undefined }),
       maxTurns: d.maxTurns ?? EXTRACTION_MAX_TURNS,

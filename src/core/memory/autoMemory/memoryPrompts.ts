@@ -80,6 +80,31 @@ export interface ExtractionPromptInput {
    * queue's files.
    */
   review?: { waiting: readonly string[] };
+  /** Entries the health check found stale or repeated (issue 32): the agent updates them rather than adding. */
+  health?: ExtractionHealth;
+}
+
+/** What the memory health check says about the current entries, for the extraction prompt. */
+export interface ExtractionHealth {
+  /** Entries naming paths, symbols or commands that no longer exist, with those references. */
+  stale: ReadonlyArray<{ file: string; refs: readonly string[] }>;
+  /** Pairs of entries that say much the same thing. */
+  duplicates: ReadonlyArray<readonly [string, string]>;
+}
+
+/** The prompt's section on entries that need care; empty when there are none. */
+function healthSection(health: ExtractionHealth | undefined): string {
+  if (!health || (health.stale.length === 0 && health.duplicates.length === 0)) return '';
+  const lines = [
+    ...health.stale.map((s) => `- ${s.file} names what is gone from the workspace: ${s.refs.join(', ')}`),
+    ...health.duplicates.map(([a, b]) => `- ${a} and ${b} say much the same thing`),
+  ];
+  return (
+    '\n\nEntries that need care (checked against the workspace just now):\n' +
+    `${lines.join('\n')}\n` +
+    'When the conversation bears on one of them, Edit that entry (correct the gone reference, or fold the pair ' +
+    'into one file) instead of writing a new file beside it; never copy a gone reference into a new memory.'
+  );
 }
 
 /**
@@ -140,7 +165,7 @@ export function extractionPrompt(input: ExtractionPromptInput): string {
     'details of this task only, anything already saved, secrets.\n' +
     '\n' +
     'Topic files there now:\n' +
-    `${manifest}${team}${review}\n` +
+    `${manifest}${team}${review}${healthSection(input.health)}\n` +
     '\n' +
     `You have ${turns} model calls and the tool calls of one response run together, so:\n` +
     `1. First response: Read ${indexes} and every topic file you may change, all at once (Write and Edit need a ` +

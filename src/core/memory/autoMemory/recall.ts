@@ -10,11 +10,15 @@
 // user message (Agent TurnOptions.attachments), so every later request repeats them byte for byte and
 // the prompt cache keeps hitting. With team memory on, the team folder's topic files compete in the same
 // ranking, named `team/<file>` and labelled as team content written by other people (data, not
-// instructions).
+// instructions). With `stale` (issue 32) a file about to be attached is checked against the workspace:
+// one naming what no longer exists gets a caveat line above its body, or is left out and reported.
 import path from 'node:path';
 import { isMemoryAttachment, MEMORY_ATTACHMENT_TAG } from '../../conversation/attachmentTag';
 import type { ApiMessage, TextBlock } from '../../conversation/types';
 import { RECALL_MAX_FILES } from '../../thresholds';
+import type { StaleReference } from '../health/healthTypes';
+import { staleCaveat } from '../health/staleRecall';
+import type { AutoMemoryEvent } from './extraction';
 import { memoryHome } from './memoryPaths';
 import { recallIndexFor, type RecallDoc, type RecallIndex } from './recallIndex';
 import { clearBar, rankRecall, type RankedTopic } from './recallRank';
@@ -35,6 +39,11 @@ export interface RecallOptions {
    * and a test for files not yet in the context, returns the files to attach, best first.
    */
   pick?(input: RecallPickInput): Promise<RankedTopic[]>;
+  /**
+   * Checks each file about to be attached against the workspace (health/staleRecall.ts): a stale one is
+   * attached with a caveat line, or left out (`skip`), and the result says which (issue 32).
+   */
+  stale?: { check(file: string, text: string): Promise<StaleReference[]>; mode: 'caveat' | 'skip' };
 }
 
 export interface RecallPickInput {
@@ -54,11 +63,15 @@ export interface RecalledFile {
   words: string[];
   /** Its index line's title, else its front matter name. */
   title: string;
+  /** What it names that no longer exists (attached with a caveat saying so). */
+  stale?: StaleReference[];
 }
 
 export interface RecallResult {
   blocks: TextBlock[];
   files: RecalledFile[];
+  /** Relevant but left out as stale (`stale.mode` "skip"). */
+  skipped?: RecalledFile[];
 }
 
 export { isMemoryAttachment };
@@ -129,6 +142,7 @@ export async function recallForPrompt(
     : clearBar(ranked, ranked.length).filter(fresh);
   const blocks: TextBlock[] = [];
   const files: RecalledFile[] = [];
+  const skipped: RecalledFile[] = [];
   for (const { file, score, words } of picked) {
     if (blocks.length >= max) break;
     // The text as the index read it, through memoryFiles.ts (never through a link out of the folder),
@@ -136,10 +150,42 @@ export async function recallForPrompt(
     // has another stat key and was read again (or left out) by recallIndexFor.
     const doc = index.docs.get(file);
     if (!doc || attached.get(file) === doc.hash) continue;
-    blocks.push({ type: 'text', text: attachmentText(file, doc.hash, doc.attachBody, memoryHome(dir, file).team) });
-    files.push({ file, score, hash: doc.hash, words: typedWords(prompt, words), title: doc.title || doc.name });
+    const stale = opts.stale ? await opts.stale.check(file, doc.attachBody) : [];
+    const recalled: RecalledFile = {
+      file,
+      score,
+      hash: doc.hash,
+      words: typedWords(prompt, words),
+      title: doc.title || doc.name,
+      ...(stale.length > 0 ? { stale } : {}),
+    };
+    if (stale.length > 0 && opts.stale?.mode === 'skip') {
+      skipped.push(recalled);
+      continue;
+    }
+    const body = stale.length > 0 ? `${staleCaveat(stale)}\n${doc.attachBody}` : doc.attachBody;
+    blocks.push({ type: 'text', text: attachmentText(file, doc.hash, body, memoryHome(dir, file).team) });
+    files.push(recalled);
   }
-  return { blocks, files };
+  return { blocks, files, ...(skipped.length > 0 ? { skipped } : {}) };
+}
+
+/** A recall's files as the `memoryRecalled` event reports them: matched words, stale references, stale files skipped. */
+export function recalledEventOf(
+  result: RecallResult,
+): Omit<Extract<AutoMemoryEvent, { type: 'memoryRecalled' }>, 'type'> {
+  const refs = (f: RecalledFile): string[] => (f.stale ?? []).map((s) => s.ref);
+  const skipped = result.skipped ?? [];
+  return {
+    files: result.files.map((f) => f.file),
+    matched: result.files.map((f) => ({
+      file: f.file,
+      title: f.title,
+      words: f.words,
+      ...(f.stale ? { stale: refs(f) } : {}),
+    })),
+    ...(skipped.length > 0 ? { skipped: skipped.map((f) => ({ file: f.file, title: f.title, stale: refs(f) })) } : {}),
+  };
 }
 
 /**

@@ -27,7 +27,18 @@ export interface EntryUsage {
    * recall leaves it out of a message it would match through these words only.
    */
   notRelevant?: string[][];
+  /** Turns that recalled it and acted in line with it (issue 32): absent in files written before. */
+  used?: number;
+  /** The evidence of the newest such turns: the memory's words or references found in the reply or tool calls. */
+  usedEvidence?: string[][];
+  /** Later user messages that corrected it. */
+  corrected?: number;
+  /** The newest corrections: when, and the person's message (clipped). */
+  corrections?: Array<{ at: string; message: string }>;
 }
+
+/** How many pieces of evidence and corrections are kept per memory (the counts go on). */
+const MAX_KEPT = 5;
 
 const Count = z.number().int().nonnegative();
 const UsageEntry = z.object({
@@ -35,6 +46,10 @@ const UsageEntry = z.object({
   reads: Count,
   lastUsed: z.string().datetime(),
   notRelevant: z.array(z.array(z.string())).optional(),
+  used: Count.optional(),
+  usedEvidence: z.array(z.array(z.string())).optional(),
+  corrected: Count.optional(),
+  corrections: z.array(z.object({ at: z.string(), message: z.string() })).optional(),
 });
 const UsageFile = z.object({ version: z.literal(1), entries: z.record(z.string(), UsageEntry) });
 
@@ -121,6 +136,41 @@ export async function recordUse(
   }
 }
 
+/** What a turn showed about a recalled memory: acted on (with the evidence), or corrected by the person. */
+export type UseOutcome = { used: readonly string[] } | { corrected: string };
+
+/** Counts one turn's outcome for `file` (relative to `dir`); never throws, like recordUse. */
+export async function recordOutcome(
+  dir: string,
+  file: string,
+  outcome: UseOutcome,
+  opts: { now?: Date; logger?: Logger } = {},
+): Promise<void> {
+  const logger = opts.logger ?? silentLogger;
+  const name = normaliseName(file);
+  const at = (opts.now ?? new Date()).toISOString();
+  try {
+    await editUsage(dir, logger, (entries) => {
+      const u = entries[name] ?? { recalls: 0, reads: 0, lastUsed: at };
+      entries[name] =
+        'used' in outcome
+          ? {
+              ...u,
+              used: (u.used ?? 0) + 1,
+              usedEvidence: [...(u.usedEvidence ?? []), [...outcome.used]].slice(-MAX_KEPT),
+              lastUsed: at > u.lastUsed ? at : u.lastUsed,
+            }
+          : {
+              ...u,
+              corrected: (u.corrected ?? 0) + 1,
+              corrections: [...(u.corrections ?? []), { at, message: outcome.corrected }].slice(-MAX_KEPT),
+            };
+    });
+  } catch (e) {
+    logger.warn(`Could not count the outcome for ${name}: ${(e as Error).message}`);
+  }
+}
+
 /**
  * Records (or with `undo` takes back) that `file` was not relevant to a message it matched through
  * `words`. Unlike a count, this is the person's word: a failure is thrown for the caller to show.
@@ -165,12 +215,23 @@ export async function foldUsage(
             recalls: sum.recalls + u.recalls,
             reads: sum.reads + u.reads,
             lastUsed: u.lastUsed > sum.lastUsed ? u.lastUsed : sum.lastUsed,
+            ...optionalSum('used', sum.used, u.used),
+            ...optionalSum('corrected', sum.corrected, u.corrected),
           }
         : { ...u };
       delete entries[name];
     }
     if (sum) entries[target] = sum;
   });
+}
+
+/** `{[key]: a + b}` when either was counted, else nothing (old files stay as they were). */
+function optionalSum<K extends string>(
+  key: K,
+  a: number | undefined,
+  b: number | undefined,
+): Partial<Record<K, number>> {
+  return a === undefined && b === undefined ? {} : ({ [key]: (a ?? 0) + (b ?? 0) } as Record<K, number>);
 }
 
 function trimmed(entries: Record<string, EntryUsage>): Record<string, EntryUsage> {

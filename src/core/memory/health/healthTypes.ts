@@ -41,6 +41,10 @@ export interface MemoryUse {
   corrected: number;
   /** ISO time of the newest use, when there was one. */
   lastUsed?: string;
+  /** The evidence of the newest "used" turns (the memory's words or references found in the reply or tool calls). */
+  usedEvidence?: string[][];
+  /** The newest corrections: when, and the person's message. */
+  corrections?: Array<{ at: string; message: string }>;
 }
 
 /** The health of one memory: `engram memory check --json` prints an array of these under `memories`. */

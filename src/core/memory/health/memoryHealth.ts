@@ -3,8 +3,8 @@
 // references, its repeats and contradictions, and its use counts. Read only: topic files are opened
 // through the memory folder's confinement (memoryFiles.ts), the use counts are read, never written,
 // so it runs as well on Claude Code's folders (`--data-dir ~/.claude`).
-// `memoryHealth` is the one entry point; the repeat/contradiction finder and the "used"/"corrected"
-// counts (duplicates, contradicts, used, corrected) are filled in by `addRepeatsAndUse` below.
+// `memoryHealth` is the one entry point; duplicates and contradictions come from repeats.ts, the
+// "used" / "corrected" counts from the use counts (written by session/memoryOutcomeLink.ts).
 import path from 'node:path';
 import { readMemoryText } from '../autoMemory/memoryFiles';
 import { loadMemoryIndex } from '../autoMemory/memoryIndex';
@@ -14,6 +14,7 @@ import { readUsage } from '../autoMemory/usageCounts';
 import { redactSecrets } from '../../security/secretScan';
 import { MemoryHealthIndex } from './healthIndex';
 import type { MemoryHealth } from './healthTypes';
+import { findRepeats, type Repeats } from './repeats';
 
 /** The memory folders to check: the private folder, and its team folder (when `team` is not false and it exists). */
 export interface HealthScope {
@@ -52,18 +53,46 @@ export async function memoryHealth(scope: HealthScope, workspace: string | Memor
       duplicates: [],
       contradicts: [],
       recalled: u?.recalls ?? 0,
-      used: 0,
+      used: u?.used ?? 0,
       notRelevant: u?.notRelevant?.length ?? 0,
-      corrected: 0,
+      corrected: u?.corrected ?? 0,
       ...(u?.lastUsed ? { lastUsed: u.lastUsed } : {}),
+      ...(u?.usedEvidence ? { usedEvidence: u.usedEvidence } : {}),
+      ...(u?.corrections ? { corrections: u.corrections } : {}),
       team: t.team,
       unchecked: check?.unchecked ?? [],
       notes: check?.notes ?? [],
     };
   });
-  addRepeatsAndUse(out, texts);
+  addRepeats(out, findRepeats(texts));
   await redactReported(out);
   return out.sort((a, b) => Number(b.stale.length > 0) - Number(a.stale.length > 0) || a.file.localeCompare(b.file));
+}
+
+/** Fills `duplicates`, `contradicts` and `contradictionNotes` of each entry from the pairs found (repeats.ts). */
+function addRepeats(entries: MemoryHealth[], found: Repeats): void {
+  const byFile = new Map(entries.map((e) => [e.file, e]));
+  for (const d of found.duplicates) {
+    byFile.get(d.a)?.duplicates.push(d.b);
+    byFile.get(d.b)?.duplicates.push(d.a);
+  }
+  for (const c of found.contradictions) {
+    for (const [self, other] of [
+      [c.a, c.b],
+      [c.b, c.a],
+    ]) {
+      const e = byFile.get(self);
+      if (!e) continue;
+      // One note per contradicting file, in the order of `contradicts` (two subjects share a note).
+      const notes = e.contradictionNotes ?? [];
+      const at = e.contradicts.indexOf(other);
+      if (at < 0) {
+        e.contradicts.push(other);
+        notes.push(c.note);
+      } else notes[at] = `${notes[at]}; ${c.note}`;
+      e.contradictionNotes = notes;
+    }
+  }
 }
 
 /**
@@ -85,13 +114,6 @@ async function redactReported(entries: MemoryHealth[]): Promise<void> {
     item.reason = redacted[2 * k + 1];
   });
 }
-
-/**
- * Hook for the repeat and contradiction finder and the "used" / "corrected" counts (helper m2):
- * fills `duplicates`, `contradicts`, `contradictionNotes`, `used` and `corrected` of each entry from
- * the memories' texts. Until then they stay empty / 0.
- */
-function addRepeatsAndUse(_entries: MemoryHealth[], _texts: readonly MemoryText[]): void {}
 
 /** Every readable topic file of the private folder and (unless `team` is false) of its team folder. */
 export async function readMemoryTexts(scope: HealthScope): Promise<MemoryText[]> {
