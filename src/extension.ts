@@ -13,6 +13,7 @@ import { registerLmTools } from './vscode/lmTools';
 import { closeMcpHubs } from './vscode/mcp/mcpServers';
 import { disposeMemoryHealthWatch, memoryHealthWatch } from './vscode/memoryHealthWatch';
 import { replaceMcpPromptsForTests, type McpPrompts } from './vscode/mcp/mcpPrompts';
+import { MemoryTidy } from './vscode/memoryTidy';
 
 /** Set by the bundle's first and last lines (see esbuild.mjs), so activation time includes loading the bundle. */
 declare const __engramLoadStart: number | undefined;
@@ -47,11 +48,14 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
       });
       session.onTeamSync((report) => team.announce(report));
       context.subscriptions.push(session);
+      // With engram.memory.tidyCadence "daily": counts this session, prepares a tidy for review when due.
+      void tidy.prepareInBackground().catch((e: unknown) => logger.warn(`Memory tidy: ${String(e)}`));
     }
     return session;
   };
   // Built after chat(), which only runs later (the session tells it of every team sync).
   const team = new TeamMemoryCommands(context, chat, statusBar, logger);
+  const tidy = new MemoryTidy(context, logger);
   const chatView = new ChatViewProvider(context.extensionUri, chat, logger);
   // A changed window or mark moves the status bar at once, with or without a chat open.
   const showLastTeamSync = () =>
@@ -69,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
   context.subscriptions.push(
     logger,
     statusBar,
+    tidy,
     watchSettings(logger),
     { dispose: offSettings },
     { dispose: () => clearTimeout(lastSyncTimer) },

@@ -11,6 +11,7 @@ import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from '.
 import { dataDirOf } from './cliSettings';
 import { count } from './cliText';
 import { EXIT_OK, type CliIo, type Command } from './command';
+import { runTidy } from './memoryTidyCommand';
 
 const CHECK_OPTIONS = {
   cwd: { type: 'string', valueName: 'DIR', help: 'A folder of the project (default: the current folder).' },
@@ -47,9 +48,10 @@ Exit codes: 0 checked (whether or not problems were found), 2 usage error.`;
 const MEMORY_HELP = `Usage: engram memory <subcommand> [options]
 
 Subcommands:
-  check   Find memories that went stale, repeat or contradict each other (engram memory check --help).`;
+  check   Find memories that went stale, repeat or contradict each other (engram memory check --help).
+  tidy    Have the model propose merges, rewrites and deletions; apply what you accept (engram memory tidy --help).`;
 
-const SUBCOMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { check: runCheck };
+const SUBCOMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = { check: runCheck, tidy: runTidy };
 
 export const memoryCommand: Command = {
   name: 'memory',

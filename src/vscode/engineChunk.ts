@@ -15,7 +15,16 @@ export {
 export { startTestServer } from '../testServer/anthropicTestServer';
 export { inspector } from '../core/host/inspector';
 export {
+  applyTidy,
   autoMemoryDir,
+  clearPendingTidy,
+  keepPendingTidy,
+  listTidies,
+  noteSessionForTidy,
+  pendingTidy,
+  proposeProjectTidy,
+  tidyDiffs,
+  undoTidy,
   describeMemoryMatches,
   describeRememberOutcome,
   memoryScope,

@@ -7,6 +7,9 @@ import path from 'node:path';
 import { findGitRoot } from '../conversation/projectKey';
 import type { MemoryHealth } from '../memory/health/healthTypes';
 import { memoryHealth } from '../memory/health/memoryHealth';
+import { recoverTidy } from '../memory/tidy/tidyApply';
+import { proposeTidy, type TidyDeps } from '../memory/tidy/tidyPropose';
+import type { TidyProposal } from '../memory/tidy/tidyTypes';
 import {
   autoMemoryDir as memoryDirFor,
   memoryHome as homeOf,
@@ -151,4 +154,29 @@ export async function checkProjectMemory(dataDir: string, cwd: string): Promise<
   const workspace = (await findGitRoot(resolved)) ?? resolved;
   const memoryDir = await memoryDirFor(dataDir, resolved);
   return { memoryDir, workspace, memories: await memoryHealth({ memoryDir }, workspace) };
+}
+
+// ---- Memory tidy (issue 32 item 6): a model-proposed tidy, reviewed, applied as one undoable step ----
+
+export type { TidyChange, TidyProposal } from '../memory/tidy/tidyTypes';
+export type { TidyRecord } from '../memory/tidy/tidyApply';
+export { applyTidy, listTidies, tidyDiffs, undoTidy } from '../memory/tidy/tidyApply';
+export { clearPendingTidy, keepPendingTidy, noteSessionForTidy, pendingTidy } from '../memory/tidy/tidyCadence';
+export { TidyAnswerError } from '../memory/tidy/tidyPropose';
+
+/**
+ * Asks the model once for a tidy of the private memory of the project at `cwd` under `dataDir`
+ * (merges, rewrites of stale entries, deletions), checked against the workspace. Writes nothing; a
+ * crash-interrupted earlier tidy is rolled back first.
+ */
+export async function proposeProjectTidy(
+  dataDir: string,
+  cwd: string,
+  deps: TidyDeps,
+): Promise<{ proposal: TidyProposal; recovered: string[] }> {
+  const resolved = path.resolve(cwd);
+  const workspace = (await findGitRoot(resolved)) ?? resolved;
+  const memoryDir = await memoryDirFor(dataDir, resolved);
+  const recovered = await recoverTidy(memoryDir);
+  return { proposal: await proposeTidy(deps, { memoryDir, workspace }), recovered };
 }

@@ -83,6 +83,8 @@ export const SETTING_KEYS = {
   'memory.recall.maxFiles': int(RECALL_MAX_FILES, 0, RECALL_MAX_FILES),
   // local: the relevance bar, no model call; model: one small call picks from the index.
   'memory.recall.mode': oneOf('local', ['local', 'model']),
+  // off unless the user opts in: daily prepares a memory tidy for review (never applies it).
+  'memory.tidyCadence': oneOf('off', ['off', 'daily']),
   // A memory naming what no longer exists: attached with a one-line caveat, or left out of recall.
   'memory.staleRecall': oneOf('caveat', ['caveat', 'skip']),
   // Off unless the user opts in: team memory sends files to a server.
@@ -151,6 +153,8 @@ export interface EngramSettings {
     enabled: boolean;
     extraction: { enabled: boolean; everyTurns: number; review: boolean };
     recall: { enabled: boolean; maxFiles: number; mode: 'local' | 'model' };
+    /** daily: at most once a day after five sessions, a tidy is prepared for review (never applied). */
+    tidyCadence: 'off' | 'daily';
     /** A stale memory (a reference it makes is gone): attached with a caveat, or skipped. */
     staleRecall: 'caveat' | 'skip';
   };
@@ -261,6 +265,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
           maxFiles: get('memory.recall.maxFiles'),
           mode: get('memory.recall.mode') === 'model' ? 'model' : 'local',
         },
+        tidyCadence: get('memory.tidyCadence') === 'daily' ? 'daily' : 'off',
         staleRecall: get('memory.staleRecall') === 'skip' ? 'skip' : 'caveat',
       },
       teamMemory: {
