@@ -6,11 +6,14 @@ import type { Shapes } from './shapes';
 /** The Health view's requests: open a memory to fix it (at its first stale reference), merge it with its duplicate. */
 export type HealthToHost =
   | { type: 'updateMemory'; group: 'private' | 'team'; file: string }
-  | { type: 'mergePair'; group: 'private' | 'team'; file: string; other: string };
+  | { type: 'mergePair'; group: 'private' | 'team'; file: string; other: string }
+  /** The Health view's "Tidy memory…": runs Engram: Tidy Memory (the model proposes, the person accepts). */
+  | { type: 'tidyMemory' };
 
 export const HEALTH_TO_HOST_SHAPES: Shapes<HealthToHost> = {
   updateMemory: { group: 'enum:private|team', file: 'string' },
   mergePair: { group: 'enum:private|team', file: 'string', other: 'string' },
+  tidyMemory: {},
 };
 
 /** A reference a memory makes that no longer holds in the workspace. */

@@ -138,9 +138,27 @@ suite('a long resumed session in the chat', () => {
     assert.equal(await ui.count('chat', '.chat-find:not([hidden])'), 0, 'Escape closes the find box');
 
     // Keys: Home, then End reach the first and the last message; Page Up walks back one at a time.
-    await ui.evaluate('chat', `document.querySelector('.chat-items [aria-posinset]').focus()`);
-    await ui.press('Home');
-    await waitUntil('the first message focused', async () => (await focusedPosition()) === 1);
+    // A click gives the chat's frame the browser's focus (focus() from a script does not move it into the
+    // frame when the page has it elsewhere); then the message takes it, and the keys go to the message.
+    await ui.click('chat', '#prompt');
+    await waitUntil('the chat frame focused', () => ui.evaluate<boolean>('chat', 'document.hasFocus()'));
+    // A row drawn for the find may still be replaced while the list settles after Escape: focus a row that
+    // is in the list now, then Home, until a message holds the focus when the key arrives.
+    for (let attempt = 1; ; attempt++) {
+      await ui.evaluate('chat', `document.querySelector('.chat-items [aria-posinset]').focus()`);
+      if ((await focusedPosition()) > 0) await ui.press('Home');
+      const reached = await waitUntil('the first message focused', async () => (await focusedPosition()) === 1, 5_000)
+        .then(() => true)
+        .catch(() => false);
+      if (reached) break;
+      if (attempt === 3) {
+        const where = await ui.evaluate<string>(
+          'chat',
+          `document.hasFocus() + ' ' + (document.activeElement?.outerHTML ?? 'none').slice(0, 300)`,
+        );
+        throw new Error(`Home did not reach the first message in 3 tries; focus: ${where}`);
+      }
+    }
     await ui.press('End');
     await waitUntil('the last message focused', async () => (await focusedPosition()) === total);
     for (let i = 1; i <= 3; i++) {

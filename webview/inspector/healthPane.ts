@@ -28,6 +28,8 @@ export interface HealthActions {
   update(group: HealthEntryView['group'], file: string): void;
   merge(group: HealthEntryView['group'], file: string, other: string): void;
   prune(group: HealthEntryView['group'], file: string): void;
+  /** Tidy memory: the model proposes merges, rewrites and deletions, each shown as a diff to accept (issue 32). */
+  tidy(): void;
 }
 
 /** The pane's body; `actions` is absent when nothing may be changed (the buttons are then not drawn). */
@@ -84,7 +86,25 @@ export function renderHealthPane(view: HealthView, now: number, actions?: Health
       ' ',
       problems > 0 ? summaryText(view) : t('healthAllGood', view.entries.length),
     ),
-    h('p', { class: 'health-checked' }, t('healthCheckedAt', view.workspace ?? '', clock(view.checkedAt))),
+    h(
+      'p',
+      { class: 'health-checked' },
+      t('healthCheckedAt', view.workspace ?? '', clock(view.checkedAt)),
+      actions
+        ? h(
+            'span',
+            { class: 'health-tidy' },
+            ' ',
+            lightButton(t('healthTidy'), {
+              look: 'link',
+              icon: 'sparkle',
+              id: 'health-tidy',
+              title: t('healthTidyTitle'),
+              onClick: () => actions.tidy(),
+            }),
+          )
+        : null,
+    ),
     h(
       'ul',
       { class: 'health-list', id: 'health-list', 'aria-label': t('paneHealth') },

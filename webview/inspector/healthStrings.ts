@@ -33,6 +33,9 @@ const EN = {
   healthPrune: 'Prune',
   healthPruneTitle: 'Prune: its line leaves MEMORY.md and the file goes to the trash (Undo restores it)',
   healthTeam: 'team',
+  healthTidy: 'Tidy memory…',
+  healthTidyTitle:
+    'Ask the model for merges, rewrites of stale entries and deletions, each shown as a diff; nothing changes until you apply it',
 };
 
 const ZH: typeof EN = {
@@ -68,6 +71,8 @@ const ZH: typeof EN = {
   healthPrune: '修剪',
   healthPruneTitle: '修剪：它的行离开 MEMORY.md，文件移入回收站（撤销可恢复）',
   healthTeam: '团队',
+  healthTidy: '整理记忆…',
+  healthTidyTitle: '请模型提出合并、改写过时条目和删除的建议，每项都以差异显示；应用之前不会改动任何内容',
 };
 
 /** Both tables, for the test that checks they hold the same keys and arguments. */

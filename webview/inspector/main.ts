@@ -160,6 +160,7 @@ const healthActions: HealthActions = {
   update: (group, file) => link.post({ type: 'updateMemory', group, file }),
   merge: (group, file, other) => link.post({ type: 'mergePair', group, file, other }),
   prune: (group, file) => link.post({ type: 'pruneEntry', group, file }),
+  tidy: () => link.post({ type: 'tidyMemory' }),
 };
 
 const mcpActions: McpActions = {

@@ -21,8 +21,13 @@ export interface HealthActionDeps {
   report(result: ActionResult | undefined, group?: EntryGroup): void;
 }
 
-export function healthHandlers(deps: HealthActionDeps): Pick<Handlers<InspectorRequest>, 'updateMemory' | 'mergePair'> {
+export function healthHandlers(
+  deps: HealthActionDeps,
+): Pick<Handlers<InspectorRequest>, 'updateMemory' | 'mergePair' | 'tidyMemory'> {
   return {
+    tidyMemory: async () => {
+      await vscode.commands.executeCommand('engram.tidyMemory');
+    },
     updateMemory: async (m) => {
       const health = deps.last()?.health?.entries.find((e) => e.group === m.group && e.entryFile === m.file);
       if (!health) return;
