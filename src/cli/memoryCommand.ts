@@ -5,12 +5,19 @@
 // Further `engram memory` subcommands register in SUBCOMMANDS.
 import os from 'node:os';
 import path from 'node:path';
-import { checkProjectMemory, type MemoryHealth, type ProjectMemoryHealth } from '../core/host/memory';
+import { resolveModelConfig } from '../core/host/config';
+import {
+  checkProjectMemory,
+  checkProjectMemoryWithModel,
+  type MemoryHealth,
+  type ProjectMemoryHealth,
+} from '../core/host/memory';
+import { createAnthropicClient } from '../core/host/sessions';
 import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
-import { dataDirOf } from './cliSettings';
-import { count } from './cliText';
-import { EXIT_OK, type CliIo, type Command } from './command';
+import { dataDirOf, settingsFromFlags } from './cliSettings';
+import { count, noApiKeyText } from './cliText';
+import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { runTidy } from './memoryTidyCommand';
 
 const CHECK_OPTIONS = {
@@ -24,10 +31,14 @@ const CHECK_OPTIONS = {
     type: 'boolean',
     help: 'Print {"memories":[{"file","stale":[{"ref","kind","reason"}],"duplicates","contradicts","recalled","used","notRelevant","corrected",...}]}.',
   },
+  model: {
+    type: 'boolean',
+    help: 'Also ask the model once (ANTHROPIC_API_KEY) which memories contradict each other beyond the local rules.',
+  },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;
 
-const CHECK_HELP = `Usage: engram memory check [--cwd DIR] [--data-dir DIR] [--json]
+const CHECK_HELP = `Usage: engram memory check [--cwd DIR] [--data-dir DIR] [--json] [--model]
 
 Checks every memory of the project (the private memory folder and its team folder) against the
 workspace as it is now (the git repository holding --cwd, or --cwd itself):
@@ -43,7 +54,7 @@ was recalled and marked not relevant. Nothing is changed.
 Options:
 ${formatOptions(CHECK_OPTIONS)}
 
-Exit codes: 0 checked (whether or not problems were found), 2 usage error.`;
+Exit codes: 0 checked (whether or not problems were found), 1 the model check failed (--model), 2 usage error.`;
 
 const MEMORY_HELP = `Usage: engram memory <subcommand> [options]
 
@@ -82,9 +93,31 @@ async function runCheck(argv: string[], io: CliIo): Promise<number> {
   if (!(await isDirectory(cwd))) throw new UsageError(`--cwd ${cwd} is not a folder`);
   const flag = options['data-dir'];
   const dataDir = dataDirOf(io, flag === undefined ? undefined : expandHome(flag, io.cwd));
-  const result = await checkProjectMemory(dataDir, cwd);
+  const result = options.model ? await checkWithModel(io, dataDir, cwd) : await checkProjectMemory(dataDir, cwd);
+  if (!result) return EXIT_MODEL_ERROR;
   io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));
   return EXIT_OK;
+}
+
+/** The check with the model's contradiction check; undefined (with the reason on stderr) when the model is not reachable. */
+async function checkWithModel(io: CliIo, dataDir: string, cwd: string): Promise<ProjectMemoryHealth | undefined> {
+  const settings = settingsFromFlags({});
+  const config = resolveModelConfig(
+    { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
+    io.env,
+    undefined,
+  );
+  if (!config.apiKey) {
+    io.stderr(noApiKeyText(io.command));
+    return undefined;
+  }
+  try {
+    const client = createAnthropicClient(config);
+    return await checkProjectMemoryWithModel(dataDir, cwd, { client, model: config.model, signal: io.signal });
+  } catch (e) {
+    io.stderr(`engram: the model's contradiction check failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    return undefined;
+  }
 }
 
 function expandHome(p: string, cwd: string): string {

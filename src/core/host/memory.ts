@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { findGitRoot } from '../conversation/projectKey';
 import type { MemoryHealth } from '../memory/health/healthTypes';
-import { memoryHealth } from '../memory/health/memoryHealth';
+import { memoryHealth, readMemoryTexts } from '../memory/health/memoryHealth';
+import { type ModelCheckDeps, modelContradictions } from '../memory/health/modelContradictions';
 import { recoverTidy } from '../memory/tidy/tidyApply';
 import { proposeTidy, type TidyDeps } from '../memory/tidy/tidyPropose';
 import type { TidyProposal } from '../memory/tidy/tidyTypes';
@@ -154,6 +155,40 @@ export async function checkProjectMemory(dataDir: string, cwd: string): Promise<
   const workspace = (await findGitRoot(resolved)) ?? resolved;
   const memoryDir = await memoryDirFor(dataDir, resolved);
   return { memoryDir, workspace, memories: await memoryHealth({ memoryDir }, workspace) };
+}
+
+/**
+ * checkProjectMemory, then one model call (`engram memory check --model`) for contradictions the local
+ * rules cannot tell: each pair the model names joins both memories' `contradicts`, its note marked
+ * "(model)". A failed call or a malformed answer rejects with the reason; the local check is not lost
+ * to the caller, who can fall back to checkProjectMemory.
+ */
+export async function checkProjectMemoryWithModel(
+  dataDir: string,
+  cwd: string,
+  deps: ModelCheckDeps,
+): Promise<ProjectMemoryHealth> {
+  const result = await checkProjectMemory(dataDir, cwd);
+  const texts = await readMemoryTexts({ memoryDir: result.memoryDir });
+  const pairs = await modelContradictions(
+    texts.map((t) => ({ file: t.file, text: t.text })),
+    deps,
+  );
+  const byFile = new Map(result.memories.map((m) => [m.file, m]));
+  for (const pair of pairs)
+    for (const [one, other] of [
+      [pair.a, pair.b],
+      [pair.b, pair.a],
+    ]) {
+      const m = byFile.get(one);
+      if (!m || m.contradicts.includes(other)) continue;
+      // One note per contradicting file, in the same order (a pair found locally may have none).
+      const notes = [...(m.contradictionNotes ?? [])];
+      while (notes.length < m.contradicts.length) notes.push('');
+      m.contradicts.push(other);
+      m.contradictionNotes = [...notes, `${pair.note} (model)`];
+    }
+  return result;
 }
 
 // ---- Memory tidy (issue 32 item 6): a model-proposed tidy, reviewed, applied as one undoable step ----

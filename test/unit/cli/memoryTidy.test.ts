@@ -68,3 +68,42 @@ describe('engram memory tidy', () => {
     assert.match(again.stdout, /No applied tidy to undo/);
   });
 });
+
+describe('engram memory check --model', () => {
+  it('adds the pairs the model names to contradicts, with the note marked (model); one call; exit 0', async () => {
+    const { home, ws, dir, env } = project();
+    const original = snapshot(dir);
+    const before = server.requests.length;
+    server.enqueue({
+      content: [
+        {
+          type: 'text',
+          text: '{"contradictions": [{"a": "project_legacy.md", "b": "project_ok.md", "note": "how to ship: npm run deploy-legacy vs npm test"}]}',
+        },
+      ],
+    });
+    const run = await runEngram(['memory', 'check', '--cwd', ws, '--json', '--model'], { home, env });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(server.requests.length - before, 1, 'one model call');
+    const out = JSON.parse(run.stdout) as {
+      memories: Array<{ file: string; contradicts: string[]; contradictionNotes?: string[] }>;
+    };
+    const legacy = out.memories.find((m) => m.file === 'project_legacy.md');
+    const ok = out.memories.find((m) => m.file === 'project_ok.md');
+    assert.deepEqual(legacy?.contradicts, ['project_ok.md']);
+    assert.deepEqual(legacy?.contradictionNotes, ['how to ship: npm run deploy-legacy vs npm test (model)']);
+    assert.deepEqual(ok?.contradicts, ['project_legacy.md']);
+    // The local rules' own pair (tabs) is still there, next to the model's.
+    const tabs = out.memories.find((m) => m.file === 'feedback_tabs.md');
+    assert.ok(tabs, 'feedback_tabs.md is checked');
+    assert.deepEqual(snapshot(dir), original, 'a check changes nothing');
+  });
+
+  it('a model answer that is not the strict JSON exits 1 with the reason, not "no contradictions"', async () => {
+    const { home, ws, env } = project();
+    server.enqueue({ content: [{ type: 'text', text: 'They all look fine.' }] });
+    const run = await runEngram(['memory', 'check', '--cwd', ws, '--model'], { home, env });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /the model's contradiction check failed: /);
+  });
+});
