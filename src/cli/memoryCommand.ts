@@ -5,20 +5,18 @@
 // Further `engram memory` subcommands register in SUBCOMMANDS.
 import os from 'node:os';
 import path from 'node:path';
-import { resolveModelConfig } from '../core/host/config';
 import {
   checkProjectMemory,
   checkProjectMemoryWithModel,
   type MemoryHealth,
   type ProjectMemoryHealth,
 } from '../core/host/memory';
-import { createAnthropicClient } from '../core/host/sessions';
 import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
-import { dataDirOf, settingsFromFlags } from './cliSettings';
-import { count, noApiKeyText } from './cliText';
+import { dataDirOf } from './cliSettings';
+import { count } from './cliText';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
-import { runTidy } from './memoryTidyCommand';
+import { cliModel, runTidy } from './memoryTidyCommand';
 
 const CHECK_OPTIONS = {
   cwd: { type: 'string', valueName: 'DIR', help: 'A folder of the project (default: the current folder).' },
@@ -101,19 +99,10 @@ async function runCheck(argv: string[], io: CliIo): Promise<number> {
 
 /** The check with the model's contradiction check; undefined (with the reason on stderr) when the model is not reachable. */
 async function checkWithModel(io: CliIo, dataDir: string, cwd: string): Promise<ProjectMemoryHealth | undefined> {
-  const settings = settingsFromFlags({});
-  const config = resolveModelConfig(
-    { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
-    io.env,
-    undefined,
-  );
-  if (!config.apiKey) {
-    io.stderr(noApiKeyText(io.command));
-    return undefined;
-  }
+  const model = cliModel(io);
+  if (!model) return undefined;
   try {
-    const client = createAnthropicClient(config);
-    return await checkProjectMemoryWithModel(dataDir, cwd, { client, model: config.model, signal: io.signal });
+    return await checkProjectMemoryWithModel(dataDir, cwd, { ...model, signal: io.signal });
   } catch (e) {
     io.stderr(`engram: the model's contradiction check failed: ${e instanceof Error ? e.message : String(e)}\n`);
     return undefined;

@@ -53,6 +53,24 @@ ${formatOptions(TIDY_OPTIONS)}
 
 Exit codes: 0 done (whether or not anything was applied), 1 the model failed, 2 usage error.`;
 
+/**
+ * The model a memory command asks (the settings' model, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); undefined,
+ * with how to set a key on stderr, when there is no key.
+ */
+export function cliModel(io: CliIo): { client: ReturnType<typeof createAnthropicClient>; model: string } | undefined {
+  const settings = settingsFromFlags({});
+  const config = resolveModelConfig(
+    { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
+    io.env,
+    undefined,
+  );
+  if (!config.apiKey) {
+    io.stderr(noApiKeyText(io.command));
+    return undefined;
+  }
+  return { client: createAnthropicClient(config), model: config.model };
+}
+
 export async function runTidy(argv: string[], io: CliIo): Promise<number> {
   const { options, positionals } = parseCommandArgs(argv, TIDY_OPTIONS);
   if (options.help) {
@@ -65,21 +83,12 @@ export async function runTidy(argv: string[], io: CliIo): Promise<number> {
   const flag = options['data-dir'];
   const dataDir = dataDirOf(io, flag === undefined ? undefined : expandHome(flag, io.cwd));
   if (options.undo) return undoLast(io, dataDir, cwd);
-  const settings = settingsFromFlags({});
-  const config = resolveModelConfig(
-    { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
-    io.env,
-    undefined,
-  );
-  if (!config.apiKey) {
-    io.stderr(noApiKeyText(io.command));
-    return EXIT_MODEL_ERROR;
-  }
+  const model = cliModel(io);
+  if (!model) return EXIT_MODEL_ERROR;
   if (!options.json) io.stderr('Asking the model for a tidy proposal...\n');
   let proposal: TidyProposal;
   try {
-    const client = createAnthropicClient(config);
-    const result = await proposeProjectTidy(dataDir, cwd, { client, model: config.model, signal: io.signal });
+    const result = await proposeProjectTidy(dataDir, cwd, { ...model, signal: io.signal });
     for (const line of result.recovered) io.stderr(`${line}\n`);
     proposal = result.proposal;
   } catch (e) {
