@@ -6,6 +6,7 @@ import { EXTRACTION_MARKER } from '../core/memory/autoMemory/memoryPrompts';
 import { RECALL_PICK_MARKER } from '../core/memory/autoMemory/modelRecall';
 import { NOTES_UPDATE_MARKER } from '../core/memory/sessionNotes/prompts';
 import { SUMMARY_REQUEST_MARKER } from '../core/compaction/summaryPrompt';
+import { TIDY_REQUEST_MARKER } from '../core/memory/tidy/tidyPropose';
 import { FORK_MARKERS } from './digest';
 import { matchIntent } from './intents';
 import { DEMO_PREFIX, langOf, type DemoAnswer } from './reply';
@@ -19,17 +20,19 @@ import { recall, remember } from './skills/remember';
 import { recallPick } from './skills/recallPick';
 import { runCommand } from './skills/run';
 import { compactionSummary } from './skills/summary';
+import { tidyProposal } from './skills/tidy';
 import { preferenceNoted, tour } from './skills/tour';
 
 /** A turn that keeps calling tools past this many responses is stopped with words. */
 const MAX_ROUNDS = 4;
 
 export function demoReply(body: Record<string, unknown>): DemoAnswer {
-  const req = readRequest(body, FORK_MARKERS);
+  const req = readRequest(body, [...FORK_MARKERS, TIDY_REQUEST_MARKER]);
   if (req.prompt.startsWith(SUMMARY_REQUEST_MARKER)) return compactionSummary(req);
   if (req.prompt.startsWith(NOTES_UPDATE_MARKER)) return updateNotes(req);
   if (req.prompt.startsWith(EXTRACTION_MARKER)) return extractMemories(req);
   if (req.prompt.startsWith(RECALL_PICK_MARKER)) return recallPick(req);
+  if (req.prompt.startsWith(TIDY_REQUEST_MARKER)) return tidyProposal(req);
   const lang = langOf(req.prompt);
   if (req.rounds.length >= MAX_ROUNDS)
     return {
