@@ -12,6 +12,11 @@ export const EXIT_INTERRUPTED = 130;
 export interface CliIo {
   stdout(text: string): void;
   stderr(text: string): void;
+  /**
+   * Resolves once what was written to stdout has left the process (a slow reader: a pipe); long outputs
+   * wait on it between parts, so they are not all held in memory on their way out. Default: at once.
+   */
+  drained?(): Promise<void>;
   env: Env;
   /** The process's working directory (the default project). */
   cwd: string;

@@ -150,7 +150,7 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
     });
   }
   const result = outcome.result;
-  if (options.json) writeJson(io, result);
+  if (options.json) await writeJson(io, result);
   else
     io.stdout(
       `${result.stage}: ${result.tokensBefore} -> ${result.tokensAfter} tokens, ` +
@@ -164,22 +164,27 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
 const WRITE_CHARS = 1 << 16;
 
 /**
- * `JSON.stringify(result)` and a newline, written a batch of messages at a time: the whole text of a
- * long session's messages held at once, beside its bytes on their way out, was the command's peak.
+ * `JSON.stringify(result)` and a newline, written a batch of messages at a time, each after the one before
+ * has left: the whole text of a long session's messages held at once, beside its bytes on their way out,
+ * was the command's peak.
  */
-function writeJson(io: Pick<CliIo, 'stdout'>, result: { messages: readonly unknown[] }): void {
+async function writeJson(
+  io: Pick<CliIo, 'stdout' | 'drained'>,
+  result: { messages: readonly unknown[] },
+): Promise<void> {
   const marker = ',"messages":[]';
   const frame = JSON.stringify({ ...result, messages: [] });
   // Structural: a key's quotes cannot appear unescaped inside the string values before it.
   const at = frame.indexOf(marker);
   let batch = `${frame.slice(0, at)},"messages":[`;
-  result.messages.forEach((m, i) => {
+  for (const [i, m] of result.messages.entries()) {
     batch += `${i > 0 ? ',' : ''}${JSON.stringify(m)}`;
-    if (batch.length >= WRITE_CHARS) {
-      io.stdout(batch);
-      batch = '';
-    }
-  });
+    if (batch.length < WRITE_CHARS) continue;
+    io.stdout(batch);
+    batch = '';
+    // A slow reader (a pipe) would otherwise leave every part queued in this process at once.
+    await io.drained?.();
+  }
   io.stdout(`${batch}]${frame.slice(at + marker.length)}\n`);
 }
 

@@ -18,6 +18,8 @@ async function main(): Promise<void> {
   });
   const code = await runCli(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
+    drained: () =>
+      process.stdout.writableNeedDrain ? new Promise((done) => process.stdout.once('drain', done)) : Promise.resolve(),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     cwd: process.cwd(),
