@@ -359,9 +359,9 @@ function walkthrough(tag: string): void {
       assert.deepEqual(fs.readFileSync(file), bytes);
       await waitUntil('the Undo to go once used', async () => (await ui.count('inspector', '#status-undo')) === 0);
       await api.inspector()!.refresh();
-      await ui.text('inspector', `[data-file="${remembered}"]`);
+      await ui.text('inspector', `#memory-tree [data-file="${remembered}"]`);
       assert.equal(
-        await ui.count('inspector', `[data-file="${remembered}"]`),
+        await ui.count('inspector', `#memory-tree [data-file="${remembered}"]`),
         1,
         'the restored entry is back in the tree',
       );
