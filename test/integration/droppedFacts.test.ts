@@ -109,6 +109,8 @@ suite('what a compaction dropped', () => {
   async function compactWithPreview(
     zh: boolean,
   ): Promise<{ api: EngramApi; doc: vscode.TextDocument; turns: () => ApiMessage[] }> {
+    // An earlier test's preview left open has the same file name: this test's preview must be the one read.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const api = await freshChat();
     const server = testServer();
     const main: ScriptedReply[] = [];
