@@ -10,9 +10,10 @@ import { ensureTokenizer } from '../../../../src/core/tokens/tokenizer';
 import { startSession } from '../../support/agentHarness';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';
-import { ScriptedModel, standardForkReply, type ForkScript } from './sessionNotesHarness';
+import { ScriptedModel, settleNotesAfterEach, standardForkReply, type ForkScript } from './sessionNotesHarness';
 
 const server = useTestServer();
+const settle = settleNotesAfterEach();
 const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
@@ -48,6 +49,7 @@ async function setup(forkScript: (notesPath: string) => ForkScript, opts: { trus
       if (e.type === 'notesUpdateStarted') started.push(`${e.kind} ${model.turn}.${model.step}`);
     },
   });
+  settle(notes);
   return { session, paths, model, notes, events, started };
 }
 

@@ -12,9 +12,17 @@ import { createDefaultTools } from '../../../../src/core/tools/defaultTools';
 import { startSession } from '../../support/agentHarness';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';
-import { CURRENT_GUIDE, lastToolResults, ScriptedModel, WORKLOG_GUIDE, type ForkCall } from './sessionNotesHarness';
+import {
+  CURRENT_GUIDE,
+  lastToolResults,
+  ScriptedModel,
+  settleNotesAfterEach,
+  WORKLOG_GUIDE,
+  type ForkCall,
+} from './sessionNotesHarness';
 
 const server = useTestServer();
+const settle = settleNotesAfterEach();
 const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
@@ -83,7 +91,7 @@ describe('the notes updater permission rule', () => {
       };
     });
     server.setResponder(model.responder);
-    attachSessionNotes(session.agent, { dataDir, thresholds: { initTokens: 1_000 }, awaitUpdates: true });
+    settle(attachSessionNotes(session.agent, { dataDir, thresholds: { initTokens: 1_000 }, awaitUpdates: true }));
     model.startTurn(1, [{ toolCalls: 0, grow: 1_500 }]);
     const result = await session.agent.runTurn('go');
     assert.equal(result.reason, 'end_turn');

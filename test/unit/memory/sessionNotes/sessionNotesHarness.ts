@@ -2,12 +2,34 @@
 // the notes updater's forks, told apart by the updater's marker. Main replies come from a per-turn plan
 // with usage numbers that make the context size exact; fork replies are Edit calls on the notes file
 // unless a test scripts its own.
+import { afterEach } from 'node:test';
 import type { ContentBlock } from '../../../../src/core/conversation/types';
 import { NOTES_UPDATE_MARKER } from '../../../../src/core/memory/sessionNotes/prompts';
+import type { SessionNotes } from '../../../../src/core/memory/sessionNotes/updater';
 import type { MessagesRequestBody, ScriptedBlock, ScriptedReply } from '../../../../src/testServer/anthropicTestServer';
 
 export const CURRENT_GUIDE = '_What is in progress right now, what is still open, and the very next step_';
 export const WORKLOG_GUIDE = '_One terse line per step: what was tried, what was done_';
+
+/**
+ * After each test, lets the notes it attached finish writing (a running update, the last turn's state
+ * flush) and detaches them. Register it before useTempDirs(), so this runs before the folders go; pass
+ * each attached SessionNotes to the returned function.
+ */
+export function settleNotesAfterEach(): (notes: SessionNotes) => SessionNotes {
+  const attached: SessionNotes[] = [];
+  afterEach(async () => {
+    for (const notes of attached.splice(0)) {
+      await notes.waitForUpdate(10_000);
+      await notes.flushState();
+      notes.dispose();
+    }
+  });
+  return (notes) => {
+    attached.push(notes);
+    return notes;
+  };
+}
 
 export interface MainStep {
   /** tool_use blocks in this response (0: a plain answer that ends the turn). */

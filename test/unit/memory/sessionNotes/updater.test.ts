@@ -14,9 +14,10 @@ import { NOTES_SECTION_CAP_TOKENS } from '../../../../src/core/thresholds';
 import { startSession } from '../../support/agentHarness';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';
-import { ScriptedModel, WORKLOG_GUIDE, type MainStep } from './sessionNotesHarness';
+import { ScriptedModel, settleNotesAfterEach, WORKLOG_GUIDE, type MainStep } from './sessionNotesHarness';
 
 const server = useTestServer();
+const settle = settleNotesAfterEach();
 const tempDir = useTempDirs();
 let workspace: string;
 let dataDir: string;
@@ -42,6 +43,7 @@ async function setup(model?: (notesPath: string) => ScriptedModel) {
       if (e.type === 'notesUpdateStarted') started.push(`${scripted.turn}.${scripted.step}`);
     },
   });
+  settle(notes);
   return { session, paths, model: scripted, notes, events, started };
 }
 
