@@ -30,6 +30,7 @@ const CORE_LAYERS = [
   ['conversation'],
   ['tokens', 'llm'],
   ['settings'], // its defaults come from llm/modelConfig.ts
+  ['checkpoints'], // the shadow git of each workspace: what each turn changed, and code rewinds
   ['tools'],
   ['mcp'], // the MCP client: config, connections, server tools adapted to the Tool contract
   ['agent'],
