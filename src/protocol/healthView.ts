@@ -74,7 +74,7 @@ export interface HealthView {
   /** A check is running (the first one after the session opened, or one after file changes). */
   checking: boolean;
   /** Why there is no result: memory is off, no folder is open, or the source is not the current workspace's. */
-  unavailable?: 'memoryOff' | 'noWorkspace' | 'otherSource';
+  unavailable?: 'memoryOff' | 'noWorkspace' | 'otherSource' | 'untrusted';
   /** The check failed: why. */
   error?: string;
 }

@@ -42,6 +42,9 @@ export class MemoryHealthWatch implements vscode.Disposable {
   private memoryChanged = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
+  /** Trusting the folder later makes the view check (it said "not checked" until then). */
+  private readonly trust = vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire());
+
   constructor(private readonly logger: Logger) {}
 
   /** Fires when a check starts or ends (the inspector redraws). */
@@ -80,7 +83,9 @@ export class MemoryHealthWatch implements vscode.Disposable {
   private unavailable(): HealthState['unavailable'] {
     if (!settings().memory.enabled) return 'memoryOff';
     const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
-    return folder ? undefined : 'noWorkspace';
+    if (!folder) return 'noWorkspace';
+    // The check runs git and reads the workspace's files: not before the person trusts the folder.
+    return workspaceTrusted() ? undefined : 'untrusted';
   }
 
   private currentKey(): string {
@@ -185,6 +190,7 @@ export class MemoryHealthWatch implements vscode.Disposable {
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     for (const w of this.watchers.splice(0)) w.dispose();
+    this.trust.dispose();
     this.changed.dispose();
   }
 }

@@ -201,3 +201,26 @@ function memoryHealth(tag: string): void {
 
 memoryHealth('');
 memoryHealth(' [zh-cn]');
+
+suite('memory health in Restricted Mode', () => {
+  let api: EngramApi;
+  suiteSetup(async () => {
+    seed();
+    api = await freshChat();
+  });
+  suiteTeardown(() => {
+    api.inspector()?.dispose();
+    fs.rmSync(memoryDir(), { recursive: true, force: true });
+    fs.rmSync(manifest(), { force: true });
+    fs.rmSync(path.join(workspace(), 'src', 'legacy'), { recursive: true, force: true });
+  });
+
+  test('[ui] [untrusted] the Health view says it checks nothing until the folder is trusted', async () => {
+    assert.equal(vscode.workspace.isTrusted, false, 'the runner opened this folder in Restricted Mode');
+    await vscode.commands.executeCommand('engram.checkMemoryHealth');
+    await waitUntil('the inspector panel', () => api.inspector() !== undefined);
+    const why = await ui.waitForText('inspector', '#health-unavailable', 'untrusted workspace', 30_000);
+    assert.match(why, /trust the folder/);
+    assert.equal(await ui.count('inspector', '#health-summary'), 0, 'no result: nothing was checked');
+  });
+});

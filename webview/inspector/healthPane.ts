@@ -32,18 +32,17 @@ export interface HealthActions {
   tidy(): void;
 }
 
+const UNAVAILABLE_TEXT = {
+  memoryOff: 'healthMemoryOff',
+  noWorkspace: 'healthNoWorkspace',
+  otherSource: 'healthOtherSource',
+  untrusted: 'healthUntrusted',
+} as const;
+
 /** The pane's body; `actions` is absent when nothing may be changed (the buttons are then not drawn). */
 export function renderHealthPane(view: HealthView, now: number, actions?: HealthActions): HTMLElement {
   const body = h('div', { id: 'health-body', class: 'health-pane' });
-  const why = view.unavailable
-    ? t(
-        view.unavailable === 'memoryOff'
-          ? 'healthMemoryOff'
-          : view.unavailable === 'noWorkspace'
-            ? 'healthNoWorkspace'
-            : 'healthOtherSource',
-      )
-    : undefined;
+  const why = view.unavailable ? t(UNAVAILABLE_TEXT[view.unavailable]) : undefined;
   if (why) {
     body.append(h('p', { class: 'empty', id: 'health-unavailable' }, why));
     return body;

@@ -15,6 +15,8 @@ const EN = {
   healthMemoryOff: 'Memory is turned off (engram.memory.enabled), so nothing is checked.',
   healthNoWorkspace: 'Open a folder to check its memories against it.',
   healthOtherSource: 'Health is checked for the open workspace only: switch to the current session to see it.',
+  healthUntrusted:
+    'Not checked in an untrusted workspace (Restricted Mode): trust the folder to check its memories against it.',
   healthError: 'The check failed: {0}',
   healthStale: 'Names what no longer exists',
   healthDuplicates: 'Says the same as',
@@ -53,6 +55,7 @@ const ZH: typeof EN = {
   healthMemoryOff: '记忆已关闭（engram.memory.enabled），因此不做检查。',
   healthNoWorkspace: '请打开一个文件夹，以便对照它检查记忆。',
   healthOtherSource: '只检查当前打开的工作区：切换到当前会话即可查看。',
+  healthUntrusted: '不受信任的工作区（受限模式）中不做检查：信任此文件夹后即可对照它检查记忆。',
   healthError: '检查失败：{0}',
   healthStale: '提到的东西已不存在',
   healthDuplicates: '与之内容相同',
