@@ -6,7 +6,7 @@
 import { promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isErrno } from '../core/host/toolPolicy';
+import { isDirectory, isErrno } from '../core/host/toolPolicy';
 import {
   type Env,
   resolveSettings,
@@ -15,7 +15,7 @@ import {
   type RawSettings,
   type SettingId,
 } from '../core/host/config';
-import { UsageError } from './args';
+import { UsageError, type OptionSpec } from './args';
 
 /** `--context-window N` and friends: flag name -> setting id. */
 export type FlagMap = Partial<Record<SettingId, { flag: string; value: string | boolean | undefined }>>;
@@ -139,4 +139,30 @@ export function dataDirOf(io: { cwd: string; env: Env }, flag: string | undefine
     io.cwd,
     flag ?? (setting || io.env.ENGRAM_DATA_DIR?.trim() || path.join(os.homedir(), '.engram')),
   );
+}
+
+/** `~` and `~/…` as the home folder, anything else relative to `cwd`. */
+export function expandHome(p: string, cwd: string): string {
+  if (p === '~') return os.homedir();
+  if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
+  return path.resolve(cwd, p);
+}
+
+/** The `--cwd DIR` and `--data-dir DIR` options of the commands that work on one project's files. */
+export function projectOptions(dataDirHelp: string): { cwd: OptionSpec; 'data-dir': OptionSpec } {
+  return {
+    cwd: { type: 'string', valueName: 'DIR', help: 'A folder of the project (default: the current folder).' },
+    'data-dir': { type: 'string', valueName: 'DIR', help: dataDirHelp },
+  };
+}
+
+/** The project folder (`--cwd`, checked to be a folder) and the data folder (`--data-dir`, as dataDirOf). */
+export async function projectFolders(
+  io: { cwd: string; env: Env },
+  options: { cwd?: string | undefined; 'data-dir'?: string | undefined },
+): Promise<{ cwd: string; dataDir: string }> {
+  const cwd = expandHome(options.cwd ?? '.', io.cwd);
+  if (!(await isDirectory(cwd))) throw new UsageError(`--cwd ${cwd} is not a folder`);
+  const flag = options['data-dir'];
+  return { cwd, dataDir: dataDirOf(io, flag === undefined ? undefined : expandHome(flag, io.cwd)) };
 }

@@ -16,6 +16,7 @@ import {
 import { isDirectory } from '../core/host/toolPolicy';
 import { hiddenCharsOf, markHiddenChars } from '../core/host/conversationDisplay';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
+import { expandHome } from './cliSettings';
 import { count } from './cliText';
 import { EXIT_OK, type CliIo, type Command } from './command';
 
@@ -84,12 +85,6 @@ async function runInspect(argv: string[], io: CliIo): Promise<number> {
   }
   io.stdout(options.json ? `${JSON.stringify(inspectionJson(result), null, 2)}\n` : formatText(result));
   return EXIT_OK;
-}
-
-function expandHome(p: string, cwd: string): string {
-  if (p === '~') return os.homedir();
-  if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
-  return path.resolve(cwd, p);
 }
 
 /**

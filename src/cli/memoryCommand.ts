@@ -3,28 +3,20 @@
 // renamed or deleted, a function removed, a script gone), its repeats and contradictions, and how often
 // it was recalled. Read only, so it works on Claude Code's folders too (`--data-dir ~/.claude`).
 // Further `engram memory` subcommands register in SUBCOMMANDS.
-import os from 'node:os';
-import path from 'node:path';
 import {
   checkProjectMemory,
   checkProjectMemoryWithModel,
   type MemoryHealth,
   type ProjectMemoryHealth,
 } from '../core/host/memory';
-import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
-import { dataDirOf } from './cliSettings';
+import { projectFolders, projectOptions } from './cliSettings';
 import { count } from './cliText';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command } from './command';
 import { cliModel, runTidy } from './memoryTidyCommand';
 
 const CHECK_OPTIONS = {
-  cwd: { type: 'string', valueName: 'DIR', help: 'A folder of the project (default: the current folder).' },
-  'data-dir': {
-    type: 'string',
-    valueName: 'DIR',
-    help: "Where memory lives (default: $ENGRAM_DATA_DIR or ~/.engram; ~/.claude reads Claude Code's).",
-  },
+  ...projectOptions("Where memory lives (default: $ENGRAM_DATA_DIR or ~/.engram; ~/.claude reads Claude Code's)."),
   json: {
     type: 'boolean',
     help: 'Print {"memories":[{"file","stale":[{"ref","kind","reason"}],"duplicates","contradicts","recalled","used","notRelevant","corrected",...}]}.',
@@ -87,10 +79,7 @@ async function runCheck(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]}`);
-  const cwd = expandHome(options.cwd ?? '.', io.cwd);
-  if (!(await isDirectory(cwd))) throw new UsageError(`--cwd ${cwd} is not a folder`);
-  const flag = options['data-dir'];
-  const dataDir = dataDirOf(io, flag === undefined ? undefined : expandHome(flag, io.cwd));
+  const { cwd, dataDir } = await projectFolders(io, options);
   const result = options.model ? await checkWithModel(io, dataDir, cwd) : await checkProjectMemory(dataDir, cwd);
   if (!result) return EXIT_MODEL_ERROR;
   io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatCheck(result));
@@ -107,12 +96,6 @@ async function checkWithModel(io: CliIo, dataDir: string, cwd: string): Promise<
     io.stderr(`engram: the model's contradiction check failed: ${e instanceof Error ? e.message : String(e)}\n`);
     return undefined;
   }
-}
-
-function expandHome(p: string, cwd: string): string {
-  if (p === '~') return os.homedir();
-  if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
-  return path.resolve(cwd, p);
 }
 
 /** The check as text: a summary line, then each memory with a problem, then the healthy ones by name. */

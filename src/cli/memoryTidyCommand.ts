@@ -3,8 +3,6 @@
 // unified diff of the memory folder (MEMORY.md too), and applies only what the person says yes to:
 // `--yes` applies every change, a terminal asks y/N per change, anything else applies nothing and says
 // how to. What is applied is one step, undone with `engram memory tidy --undo`.
-import os from 'node:os';
-import path from 'node:path';
 import readline from 'node:readline/promises';
 import { createTwoFilesPatch } from 'diff';
 import { resolveModelConfig } from '../core/host/config';
@@ -20,19 +18,13 @@ import {
   type TidyProposal,
 } from '../core/host/memory';
 import { createAnthropicClient } from '../core/host/sessions';
-import { isDirectory } from '../core/host/toolPolicy';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
-import { dataDirOf, settingsFromFlags } from './cliSettings';
+import { projectFolders, projectOptions, settingsFromFlags } from './cliSettings';
 import { noApiKeyText } from './cliText';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo } from './command';
 
 const TIDY_OPTIONS = {
-  cwd: { type: 'string', valueName: 'DIR', help: 'A folder of the project (default: the current folder).' },
-  'data-dir': {
-    type: 'string',
-    valueName: 'DIR',
-    help: 'Where memory lives (default: $ENGRAM_DATA_DIR or ~/.engram).',
-  },
+  ...projectOptions('Where memory lives (default: $ENGRAM_DATA_DIR or ~/.engram).'),
   yes: { type: 'boolean', help: 'Apply every proposed change without asking.' },
   json: { type: 'boolean', help: 'Print {"proposal", "applied"} as JSON (applies only with --yes).' },
   undo: { type: 'boolean', help: 'Undo the last applied tidy (changes nothing else).' },
@@ -78,10 +70,7 @@ export async function runTidy(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
   if (positionals.length > 0) throw new UsageError(`Unexpected argument: ${positionals[0]}`);
-  const cwd = expandHome(options.cwd ?? '.', io.cwd);
-  if (!(await isDirectory(cwd))) throw new UsageError(`--cwd ${cwd} is not a folder`);
-  const flag = options['data-dir'];
-  const dataDir = dataDirOf(io, flag === undefined ? undefined : expandHome(flag, io.cwd));
+  const { cwd, dataDir } = await projectFolders(io, options);
   if (options.undo) return undoLast(io, dataDir, cwd);
   const model = cliModel(io);
   if (!model) return EXIT_MODEL_ERROR;
@@ -171,10 +160,4 @@ async function askEach(changes: readonly TidyChange[]): Promise<string[]> {
     rl.close();
   }
   return yes;
-}
-
-function expandHome(p: string, cwd: string): string {
-  if (p === '~') return os.homedir();
-  if (p.startsWith('~/')) return path.join(os.homedir(), p.slice(2));
-  return path.resolve(cwd, p);
 }
