@@ -186,7 +186,7 @@ export class CheckpointStore implements Checkpoints {
   }
 
   async list(): Promise<TurnCheckpoint[]> {
-    return (await readLog(this.paths.log, this.opts.logger)).map(publicTurn);
+    return (await readLog(this.paths.log, this.opts.logger)).filter((l) => !l.rewind).map(publicTurn);
   }
 
   async planCodeRewind(toTurn: number, promptUuid?: string): Promise<CodeRewindPlan> {

@@ -11,7 +11,7 @@ import type { Logger } from '../ports';
 import { diskState, readBlobs, removeState, storeBlob, writeState } from './fileState';
 import type { RepoPaths } from './repository';
 import { blockedReason, formatBytes, oidOf } from './rewindPlan';
-import type { LogLine } from './sessionLog';
+import { appendLog, type LogLine, logOf } from './sessionLog';
 import type { ShadowGit } from './shadowGit';
 import type { CodeRewindPlan, CodeRewindResult } from './types';
 
@@ -164,8 +164,32 @@ async function run(
   await saveJournal(paths, journal);
   const done = await perform(git, entries, maxBytes, 'any');
   const result = { ...done, conflicts, failed: [...failed, ...done.failed] };
+  await logRewind(paths, journal, done);
   await saveJournal(paths, { ...journal, state: 'done', result });
   return { id: journal.id, ...result };
+}
+
+/** The rewind's line in its session's log: what it changed, so later plans count it as the agent's. */
+async function logRewind(
+  paths: RepoPaths,
+  j: Journal,
+  done: { readonly written: readonly string[]; readonly deleted: readonly string[] },
+): Promise<void> {
+  const changed = new Set([...done.written, ...done.deleted]);
+  const entries = j.entries.filter((e) => changed.has(e.path));
+  if (!entries.length) return;
+  await appendLog(logOf(paths.log, j.sessionId), {
+    sessionId: j.sessionId,
+    turn: 0,
+    at: Date.now(),
+    rewind: j.id,
+    files: entries.map((e) => ({
+      path: e.path,
+      change: e.before === null ? 'added' : e.after === null ? 'deleted' : 'modified',
+    })),
+    skipped: [],
+    blobs: Object.fromEntries(entries.map((e) => [e.path, [e.before, e.after] as const])),
+  });
 }
 
 /** The `mode oid` a log recorded for a path with this oid (the mode a restored file gets). */
@@ -255,6 +279,7 @@ export async function recoverJournals(git: ShadowGit, paths: RepoPaths, logger: 
     }
     if (j.state !== 'applying' || (j.hostname === os.hostname() && alive(j.pid) && !stale(j.at))) continue;
     const done = await perform(git, j.entries, Number.MAX_SAFE_INTEGER, 'before');
+    await logRewind(paths, j, done);
     await saveJournal(paths, { ...j, state: 'done', result: { ...done, conflicts: [] } });
     const what = j.kind === 'undo' ? 'An undo of a rewind' : 'A rewind';
     said.push(

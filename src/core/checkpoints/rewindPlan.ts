@@ -64,7 +64,8 @@ export async function blockedReason(workspace: string, rel: string): Promise<str
 }
 
 interface Touch {
-  turn: number;
+  /** "turn 3", or "the rewind" for a line a rewind wrote. */
+  by: string;
   from: string | null;
   to: string | null;
 }
@@ -72,10 +73,10 @@ interface Touch {
 /** The log line the rewind goes back to (-1: before the first turn). */
 function targetIndex(lines: readonly LogLine[], toTurn: number, promptUuid?: string): number {
   if (toTurn === 0) return -1;
-  const byUuid = promptUuid ? lines.findLastIndex((l) => l.promptUuid === promptUuid) : -1;
-  const index = byUuid !== -1 ? byUuid : lines.findLastIndex((l) => l.turn === toTurn);
+  const byUuid = promptUuid ? lines.findLastIndex((l) => !l.rewind && l.promptUuid === promptUuid) : -1;
+  const index = byUuid !== -1 ? byUuid : lines.findLastIndex((l) => !l.rewind && l.turn === toTurn);
   if (index === -1) {
-    const known = lines.map((l) => l.turn);
+    const known = lines.filter((l) => !l.rewind).map((l) => l.turn);
     throw new Error(
       `Turn ${toTurn} has no checkpoint in this session` +
         (known.length ? ` (it has turns ${Math.min(...known)} to ${Math.max(...known)}).` : ' (it has none yet).'),
@@ -87,11 +88,11 @@ function targetIndex(lines: readonly LogLine[], toTurn: number, promptUuid?: str
 function conflictOf(touches: readonly Touch[], now: string | null): string | undefined {
   for (let i = 1; i < touches.length; i++) {
     const [a, b] = [touches[i - 1] as Touch, touches[i] as Touch];
-    if (a.to !== b.from) return `changed by you between turn ${a.turn} and turn ${b.turn}`;
+    if (a.to !== b.from) return `changed by you between ${a.by} and ${b.by}`;
   }
   const last = touches[touches.length - 1] as Touch;
   if (last.to === now) return undefined;
-  return now === null ? `deleted by you after turn ${last.turn}` : `changed by you after turn ${last.turn}`;
+  return now === null ? `deleted by you after ${last.by}` : `changed by you after ${last.by}`;
 }
 
 export async function planRewind(
@@ -106,7 +107,7 @@ export async function planRewind(
   for (const line of undone)
     for (const [p, [from, to]] of Object.entries(line.blobs ?? {})) {
       const list = touches.get(p) ?? [];
-      list.push({ turn: line.turn, from, to });
+      list.push({ by: line.rewind ? 'the last rewind' : `turn ${line.turn}`, from, to });
       touches.set(p, list);
     }
   const paths = [...touches.keys()].sort();
@@ -140,7 +141,7 @@ export async function planRewind(
   return {
     sessionId,
     toTurn: to.toTurn,
-    turns: undone.map((l) => l.turn),
+    turns: undone.filter((l) => !l.rewind).map((l) => l.turn),
     files,
     skipped: [...skipped.values()],
     now: now.commit,

@@ -11,6 +11,12 @@ import type { TurnCheckpoint } from './types';
 /** A log line: the contract's TurnCheckpoint plus the `mode oid` of each changed file (unset: no file). */
 export interface LogLine extends TurnCheckpoint {
   readonly blobs?: Readonly<Record<string, readonly [string | null, string | null]>>;
+  /**
+   * Set on the line a code rewind (or its undo) writes, naming its journal: what it changed counts as the
+   * agent's in later plans, so rewinding again (back or forward) does not take it for the person's work.
+   * Such lines are not turns: list() leaves them out.
+   */
+  readonly rewind?: string;
 }
 
 function isLogLine(v: unknown): v is LogLine {
@@ -69,6 +75,11 @@ export async function appendLog(file: string, line: LogLine): Promise<void> {
 
 /** The contract's view of a line (the blobs stay inside the store). */
 export function publicTurn(line: LogLine): TurnCheckpoint {
-  const { blobs: _blobs, ...turn } = line;
+  const { blobs: _blobs, rewind: _rewind, ...turn } = line;
   return turn;
+}
+
+/** The log of another session of the same workspace (a journal names its session). */
+export function logOf(ownLog: string, sessionId: string): string {
+  return path.join(path.dirname(ownLog), `${sessionId}.jsonl`);
 }
