@@ -12,7 +12,7 @@ import { applyRewind, recoverJournals, undoRewind } from './rewindApply';
 import { planRewind } from './rewindPlan';
 import { appendLog, type LogLine, publicTurn, readLog } from './sessionLog';
 import { GitError, gitOnPath, ShadowGit } from './shadowGit';
-import { diffSnapshots, type Snapshot, takeSnapshot } from './snapshot';
+import { type Snapshot, takeSnapshot } from './snapshot';
 import type {
   Checkpoints,
   CheckpointsUnavailable,
@@ -38,6 +38,10 @@ export interface OpenCheckpointsOptions {
 const DEFAULT_MAX_FILES = 100_000;
 /** Loose objects past this count are packed in the background. */
 const LOOSE_OBJECTS_TO_PACK = 2_000;
+/** How long the session must be quiet before packing starts. */
+const PACK_WHEN_IDLE_MS = 1_500;
+/** More packs than this are merged into one. */
+const PACKS_TO_MERGE = 20;
 
 /** A snapshot nobody waits for: the baseline, and where a failed one leaves the turn. */
 type Pending = Promise<Snapshot | undefined>;
@@ -91,6 +95,9 @@ export class CheckpointStore implements Checkpoints {
   private baselineDone: Pending = Promise.resolve(undefined);
   private current: { turn: number; promptUuid?: string; at: number; before?: Pending } | undefined;
   private maintenance: Promise<void> | undefined;
+  private packTimer: NodeJS.Timeout | undefined;
+  /** Until the first snapshot, the index may hold another session's files (it is seeded from theirs). */
+  private indexMatchesParent = false;
   private disposed = false;
 
   constructor(
@@ -123,11 +130,16 @@ export class CheckpointStore implements Checkpoints {
   }
 
   /** A snapshot, or undefined (with a warning) when git failed: a turn is never stopped by a checkpoint. */
-  private snapshot(message: string, reportExcluded: boolean): Pending {
+  private snapshot(message: string, reportExcluded: boolean, diffFrom?: string): Pending {
     return this.serial(async () => {
       const place = { git: this.git, ...this.paths, maxFileBytes: this.opts.maxFileBytes };
-      const snap = await takeSnapshot(place, this.parent, message, { reportExcluded });
+      const snap = await takeSnapshot(place, this.parent, message, {
+        reportExcluded,
+        indexMatchesParent: this.indexMatchesParent,
+        ...(diffFrom ? { diffFrom } : {}),
+      });
       this.parent = { commit: snap.commit, tree: snap.tree };
+      this.indexMatchesParent = true;
       return snap;
     }).catch((e: unknown) => {
       this.opts.logger.warn(`Checkpoints: the ${message} snapshot failed: ${e instanceof Error ? e.message : e}`);
@@ -136,6 +148,7 @@ export class CheckpointStore implements Checkpoints {
   }
 
   beginTurn(turn: number, promptUuid?: string): void {
+    if (this.packTimer) this.packLater();
     this.current = { turn, at: Date.now(), ...(promptUuid ? { promptUuid } : {}) };
   }
 
@@ -157,7 +170,7 @@ export class CheckpointStore implements Checkpoints {
     if (!turn) return undefined;
     this.current = undefined;
     const before = await (turn.before ?? Promise.resolve(undefined));
-    const after = before ? await this.snapshot(`after turn ${turn.turn}`, true) : undefined;
+    const after = before ? await this.snapshot(`after turn ${turn.turn}`, true, before.commit) : undefined;
     const base = { sessionId: this.opts.sessionId, turn: turn.turn, at: turn.at };
     let line: LogLine = {
       ...base,
@@ -168,7 +181,7 @@ export class CheckpointStore implements Checkpoints {
     if (before && after) {
       const skipped = mergeSkipped(before.skipped, after.skipped);
       const left = new Set(after.skipped.map((s) => s.path));
-      const changes = (await diffSnapshots(this.git, before.commit, after.commit)).filter(
+      const changes = (after.changes ?? []).filter(
         (c) => !(c.change === 'deleted' && left.has(c.path)), // grew past the limit: reported as skipped
       );
       line = {
@@ -219,32 +232,55 @@ export class CheckpointStore implements Checkpoints {
     }
   }
 
+  /** Waits for the snapshots under way, then packs what is left loose. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    clearTimeout(this.packTimer);
     await this.baselineDone;
     await this.queue;
-    await this.maintenance;
+    await this.packNow();
   }
 
-  /** Packs the loose objects in the background once they pile up (under the shared lock; never pruned). */
+  /**
+   * Packs the loose objects in the background once they pile up (under the shared lock; nothing is ever
+   * pruned), when the session has been quiet for PACK_WHEN_IDLE_MS: packing takes seconds of disk and CPU,
+   * which belong in the gaps between turns, not in them.
+   */
   private packLater(): void {
-    if (this.maintenance || this.disposed) return;
-    this.maintenance = this.pack()
+    if (this.disposed) return;
+    clearTimeout(this.packTimer);
+    this.packTimer = setTimeout(() => {
+      if (this.current?.before !== undefined) this.packLater(); // a turn is changing files: later
+      else void this.packNow();
+    }, PACK_WHEN_IDLE_MS);
+    this.packTimer.unref();
+  }
+
+  private packNow(): Promise<void> {
+    this.maintenance ??= this.pack()
       .catch((e: unknown) => this.opts.logger.warn(`Checkpoints: packing the shadow repository failed: ${e}`))
       .finally(() => {
         this.maintenance = undefined;
       });
+    return this.maintenance;
   }
 
   private async pack(): Promise<void> {
     const counts = await this.git.text(['count-objects', '-v']);
     const loose = Number(/^count: (\d+)$/m.exec(counts)?.[1] ?? 0);
-    if (loose <= LOOSE_OBJECTS_TO_PACK) return;
+    const packs = Number(/^packs: (\d+)$/m.exec(counts)?.[1] ?? 0);
+    if (loose <= LOOSE_OBJECTS_TO_PACK && packs <= PACKS_TO_MERGE) return;
     const lock = await lockShared(this.paths.repo, 0).catch(() => undefined);
     if (!lock) return; // another window is packing
+    // One thread, so a core stays free for the agent's turns. A workspace's first pack is mostly
+    // different files, where a delta search costs seconds and saves little: none then. Merging packs
+    // keeps what no ref reaches (what a rewind overwrote, a snapshot another window is taking).
+    const big = loose > 5 * LOOSE_OBJECTS_TO_PACK;
+    const config = ['pack.threads=1', ...(big ? ['pack.window=0', 'pack.compression=1'] : [])];
+    const args = packs > PACKS_TO_MERGE ? ['-a', '--keep-unreachable'] : [];
     try {
-      await this.git.run(['repack', '-d', '-q']);
-      await this.git.run(['prune-packed', '-q']);
+      await this.git.run(['repack', '-d', '-q', ...args], { background: true, config });
+      await this.git.run(['prune-packed', '-q'], { background: true });
     } finally {
       await lock.release();
     }

@@ -4,6 +4,7 @@
 // fsmonitor, hooks, autocrlf or global excludes cannot change what a checkpoint holds or run anything.
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import os from 'node:os';
 
 /** Settings every shadow-git call runs with (they win over any configuration file). */
 const SAFE_CONFIG = [
@@ -43,6 +44,8 @@ export interface GitCall {
   okCodes?: readonly number[];
   /** Without GIT_WORK_TREE (`init --bare`). */
   bare?: boolean;
+  /** At a lower CPU priority (background packing must not slow the agent's turns). */
+  background?: boolean;
 }
 
 /** The environment a shadow-git call sees: the process's, minus every GIT_* variable, plus our own. */
@@ -98,6 +101,13 @@ export class ShadowGit {
         },
       );
       if (call.input !== undefined) child.stdin?.end(call.input);
+      if (call.background && child.pid) {
+        try {
+          os.setPriority(child.pid, 15);
+        } catch {
+          // not allowed here: it runs at normal priority
+        }
+      }
     });
   }
 
