@@ -101,6 +101,16 @@ describe('checkpoints leave out', () => {
     assert.deepEqual(look(), before);
   });
 
+  it('leaves out its own data folder when it lies inside the workspace', async () => {
+    const ws = tempDir();
+    writeFiles(ws, { 'a.txt': 'a\n' });
+    const store = await open(path.join(ws, '.engram-data'), ws);
+    const t = await turn(store, 1, () => writeFiles(ws, { 'a.txt': 'b\n' }));
+    assert.deepEqual(t.files, [{ path: 'a.txt', change: 'modified' }]);
+    assert.deepEqual(t.skipped, [{ path: '.engram-data/', reason: 'excluded' }]);
+    await store.dispose();
+  });
+
   it('turns off with a plain reason for too many files or no git', async () => {
     const ws = tempDir();
     writeFiles(ws, Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}.txt`, `${i}\n`])));
