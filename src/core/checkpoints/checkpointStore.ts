@@ -58,25 +58,32 @@ export async function openCheckpoints(opts: OpenCheckpointsOptions): Promise<Che
   const workspace = await fsp.realpath(opts.workspace).catch(() => undefined);
   if (!workspace) return { available: false, reason: `Checkpoints: the workspace ${opts.workspace} is not there.` };
   const paths = repoPaths(opts.dataDir, path.resolve(opts.workspace), opts.sessionId);
-  const git = new ShadowGit(paths.repo, workspace, await emptyGlobalConfig(opts.dataDir));
-  await prepareRepository(git, opts.dataDir, paths);
-  await seedIndex(paths.index);
-  const maxFiles = opts.maxFiles ?? DEFAULT_MAX_FILES;
-  const count = await git.countZ(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], maxFiles, {
-    index: paths.index,
-    config: [`core.excludesFile=${paths.baseExcludes}`],
-  });
-  if (count > maxFiles)
-    return {
-      available: false,
-      reason:
-        `Checkpoints are off for this workspace: it has more than ${maxFiles.toLocaleString('en-US')} files ` +
-        'outside .gitignore and node_modules. Add the large folders to .gitignore to turn them on.',
-    };
-  const recovered = await recoverJournals(git, paths, opts.logger);
-  const store = new CheckpointStore(git, paths, opts, recovered);
-  await store.start();
-  return store;
+  try {
+    const git = new ShadowGit(paths.repo, workspace, await emptyGlobalConfig(opts.dataDir));
+    await prepareRepository(git, opts.dataDir, paths);
+    await seedIndex(paths.index);
+    const maxFiles = opts.maxFiles ?? DEFAULT_MAX_FILES;
+    const count = await git.countZ(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], maxFiles, {
+      index: paths.index,
+      config: [`core.excludesFile=${paths.baseExcludes}`],
+    });
+    if (count > maxFiles)
+      return {
+        available: false,
+        reason:
+          `Checkpoints are off for this workspace: it has more than ${maxFiles.toLocaleString('en-US')} files ` +
+          'outside .gitignore and node_modules. Add the large folders to .gitignore to turn them on.',
+      };
+    const lock = await lockShared(paths.repo);
+    const recovered = await recoverJournals(git, paths, opts.logger).finally(() => lock.release());
+    const store = new CheckpointStore(git, paths, opts, recovered);
+    await store.start();
+    return store;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    opts.logger.warn(`Checkpoints: could not open ${paths.repo}: ${why}`);
+    return { available: false, reason: `Checkpoints could not open their repository (${paths.repo}): ${why}` };
+  }
 }
 
 /** Timings of the baseline snapshot, for the benchmark and the log. */
@@ -250,7 +257,8 @@ export class CheckpointStore implements Checkpoints {
     if (this.disposed) return;
     clearTimeout(this.packTimer);
     this.packTimer = setTimeout(() => {
-      if (this.current?.before !== undefined) this.packLater(); // a turn is changing files: later
+      if (this.current?.before !== undefined)
+        this.packLater(); // a turn is changing files: later
       else void this.packNow();
     }, PACK_WHEN_IDLE_MS);
     this.packTimer.unref();

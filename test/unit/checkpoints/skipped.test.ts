@@ -124,6 +124,16 @@ describe('checkpoints leave out', () => {
     });
     assert.equal(tooMany.available, false);
     assert.match(!tooMany.available ? tooMany.reason : '', /more than 20 files/);
+    const notAFolder = path.join(tempDir(), 'data');
+    fs.writeFileSync(notAFolder, '');
+    const broken = await openCheckpoints({
+      dataDir: notAFolder,
+      workspace: ws,
+      sessionId: 's',
+      maxFileBytes: 1e6,
+      logger: silentLogger,
+    });
+    assert.match(!broken.available ? broken.reason : '', /^Checkpoints could not open their repository .*ENOTDIR/);
     const path0 = process.env.PATH;
     process.env.PATH = tempDir();
     try {
