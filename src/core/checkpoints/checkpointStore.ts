@@ -43,8 +43,8 @@ const PACK_WHEN_IDLE_MS = 1_500;
 /** More packs than this are merged into one. */
 const PACKS_TO_MERGE = 20;
 
-/** A snapshot nobody waits for: the baseline, and where a failed one leaves the turn. */
-type Pending = Promise<Snapshot | undefined>;
+/** A snapshot, or why it failed (never a rejection: a checkpoint does not stop the agent's turn). */
+type Pending = Promise<Snapshot | Error>;
 
 /**
  * Opens the checkpoints of a session: makes the workspace's shadow repository if needed, finishes a
@@ -99,7 +99,7 @@ export class CheckpointStore implements Checkpoints {
   readonly baseline: BaselineTiming = {};
   private parent: { commit: string; tree: string } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
-  private baselineDone: Pending = Promise.resolve(undefined);
+  private baselineDone: Pending = Promise.resolve(new Error('not started'));
   private current: { turn: number; promptUuid?: string; at: number; before?: Pending } | undefined;
   private maintenance: Promise<void> | undefined;
   private packTimer: NodeJS.Timeout | undefined;
@@ -136,7 +136,7 @@ export class CheckpointStore implements Checkpoints {
     return run;
   }
 
-  /** A snapshot, or undefined (with a warning) when git failed: a turn is never stopped by a checkpoint. */
+  /** A snapshot, or the Error (logged as a warning) when git failed. */
   private snapshot(message: string, reportExcluded: boolean, diffFrom?: string): Pending {
     return this.serial(async () => {
       const place = { git: this.git, ...this.paths, maxFileBytes: this.opts.maxFileBytes };
@@ -149,8 +149,9 @@ export class CheckpointStore implements Checkpoints {
       this.indexMatchesParent = true;
       return snap;
     }).catch((e: unknown) => {
-      this.opts.logger.warn(`Checkpoints: the ${message} snapshot failed: ${e instanceof Error ? e.message : e}`);
-      return undefined;
+      const error = e instanceof Error ? e : new Error(String(e));
+      this.opts.logger.warn(`Checkpoints: the ${message} snapshot failed: ${error.message}`);
+      return error;
     });
   }
 
@@ -169,7 +170,8 @@ export class CheckpointStore implements Checkpoints {
         return this.snapshot(`before turn ${turn.turn}`, false);
       });
     }
-    await turn.before;
+    const before = await turn.before;
+    if (before instanceof Error) throw new Error(`the snapshot before the change failed: ${before.message}`);
   }
 
   async endTurn(): Promise<TurnCheckpoint | undefined> {
@@ -177,7 +179,10 @@ export class CheckpointStore implements Checkpoints {
     if (!turn) return undefined;
     this.current = undefined;
     const before = await (turn.before ?? Promise.resolve(undefined));
-    const after = before ? await this.snapshot(`after turn ${turn.turn}`, true, before.commit) : undefined;
+    const after =
+      before && !(before instanceof Error)
+        ? await this.snapshot(`after turn ${turn.turn}`, true, before.commit)
+        : undefined;
     const base = { sessionId: this.opts.sessionId, turn: turn.turn, at: turn.at };
     let line: LogLine = {
       ...base,
@@ -185,7 +190,7 @@ export class CheckpointStore implements Checkpoints {
       files: [],
       skipped: [],
     };
-    if (before && after) {
+    if (before && !(before instanceof Error) && after && !(after instanceof Error)) {
       const skipped = mergeSkipped(before.skipped, after.skipped);
       const left = new Set(after.skipped.map((s) => s.path));
       const changes = (after.changes ?? []).filter(
@@ -202,6 +207,8 @@ export class CheckpointStore implements Checkpoints {
     }
     await appendLog(this.paths.log, line);
     this.packLater();
+    // The line is written (the turn is listed, without snapshots); the caller hears the turn is not covered.
+    if (after instanceof Error) throw new Error(`the snapshot at the end of the turn failed: ${after.message}`);
     return publicTurn(line);
   }
 
@@ -213,7 +220,8 @@ export class CheckpointStore implements Checkpoints {
     const lines = await readLog(this.paths.log, this.opts.logger);
     await this.baselineDone;
     const now = await this.snapshot('rewind preview', false);
-    if (!now) throw new Error('Checkpoints could not take a snapshot of the workspace as it is now (see the log).');
+    if (now instanceof Error)
+      throw new Error(`Checkpoints could not take a snapshot of the workspace as it is now: ${now.message}`);
     return planRewind(this.git, this.opts.sessionId, lines, { toTurn, ...(promptUuid ? { promptUuid } : {}) }, now);
   }
 
