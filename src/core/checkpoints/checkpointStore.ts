@@ -105,6 +105,7 @@ export class CheckpointStore implements Checkpoints {
   private packTimer: NodeJS.Timeout | undefined;
   /** Until the first snapshot, the index may hold another session's files (it is seeded from theirs). */
   private indexMatchesParent = false;
+  private stamp: string | undefined;
   private disposed = false;
 
   constructor(
@@ -117,16 +118,27 @@ export class CheckpointStore implements Checkpoints {
 
   /** Reads the session's newest snapshot and starts the baseline in the background. */
   async start(): Promise<void> {
-    const head = await this.git
-      .text(['rev-parse', '--verify', '-q', `${this.paths.ref}^{commit}`], { okCodes: [1] })
-      .catch(() => '');
-    if (head) this.parent = { commit: head, tree: await this.git.text(['rev-parse', `${head}^{tree}`]) };
+    await this.readParent();
     const started = Date.now();
     this.baselineDone = this.snapshot('baseline', false).then((s) => {
       this.baseline.tookMs = Date.now() - started;
       this.packLater();
       return s;
     });
+  }
+
+  /** The session's newest snapshot, as its ref says. */
+  private async readParent(): Promise<void> {
+    const head = await this.git
+      .text(['rev-parse', '--verify', '-q', `${this.paths.ref}^{commit}`], { okCodes: [1] })
+      .catch(() => '');
+    this.parent = head ? { commit: head, tree: await this.git.text(['rev-parse', `${head}^{tree}`]) } : undefined;
+  }
+
+  /** Tells the session index as this store last left it from one another process wrote. */
+  private async indexStamp(): Promise<string> {
+    const st = await fsp.stat(this.paths.index).catch(() => undefined);
+    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
   }
 
   /** Runs snapshots (and anything else using the session index) one at a time. */
@@ -140,6 +152,11 @@ export class CheckpointStore implements Checkpoints {
   private snapshot(message: string, reportExcluded: boolean, diffFrom?: string): Pending {
     return this.serial(async () => {
       const place = { git: this.git, ...this.paths, maxFileBytes: this.opts.maxFileBytes };
+      if ((await this.indexStamp()) !== this.stamp) {
+        // Another process of this session (`engram rewind` while the window runs) wrote the index.
+        this.indexMatchesParent = false;
+        await this.readParent();
+      }
       const snap = await takeSnapshot(place, this.parent, message, {
         reportExcluded,
         indexMatchesParent: this.indexMatchesParent,
@@ -147,6 +164,7 @@ export class CheckpointStore implements Checkpoints {
       });
       this.parent = { commit: snap.commit, tree: snap.tree };
       this.indexMatchesParent = true;
+      this.stamp = await this.indexStamp();
       return snap;
     }).catch((e: unknown) => {
       const error = e instanceof Error ? e : new Error(String(e));

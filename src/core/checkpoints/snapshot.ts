@@ -168,15 +168,38 @@ export async function takeSnapshot(
           .list(['diff-index', '--cached', '-r', '-z', '--no-renames', opts.diffFrom], { index: place.index })
           .then(parseRawDiff);
   const tree = same ? parent.tree : await git.text(['write-tree'], { index: place.index });
-  let commit = parent?.commit;
-  if (!parent || parent.tree !== tree) {
-    commit = await git.text(['commit-tree', tree, ...(parent ? ['-p', parent.commit] : []), '-m', message]);
-    await git.run(['update-ref', place.ref, commit, ...(parent ? [parent.commit] : [])]);
-  }
+  const commit =
+    parent && parent.tree === tree ? parent.commit : await commitOnRef(place, tree, parent?.commit, message);
   const known = new Set(skipped.map((s) => s.path));
   skipped.push(...(await excluded).filter((s) => !known.has(s.path)));
   skipped.sort(byPath);
-  return { commit: commit as string, tree, skipped, ...(opts.diffFrom !== undefined ? { changes: await diff } : {}) };
+  return { commit, tree, skipped, ...(opts.diffFrom !== undefined ? { changes: await diff } : {}) };
+}
+
+/**
+ * A commit of `tree` on the session's ref, child of the ref's newest commit. The ref moves only from the
+ * value this store knows; when another process of the same session (`engram rewind` while the window
+ * runs) moved it meanwhile, the commit is made again on top of that one.
+ */
+async function commitOnRef(
+  place: SnapshotPlace,
+  tree: string,
+  parent: string | undefined,
+  message: string,
+): Promise<string> {
+  const { git } = place;
+  for (let attempt = 0; ; attempt++) {
+    const commit = await git.text(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message]);
+    try {
+      await git.run(['update-ref', place.ref, commit, parent ?? '']);
+      return commit;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      const now = await git.text(['rev-parse', '--verify', '-q', `${place.ref}^{commit}`], { okCodes: [1] });
+      if ((now || undefined) === parent) throw e; // not a moved ref: a real failure
+      parent = now || undefined;
+    }
+  }
 }
 
 /** What changed between two snapshots, per path: the old and new `mode oid` (undefined: no file). */
