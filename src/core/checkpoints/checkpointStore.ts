@@ -75,7 +75,7 @@ export async function openCheckpoints(opts: OpenCheckpointsOptions): Promise<Che
           'outside .gitignore and node_modules. Add the large folders to .gitignore to turn them on.',
       };
     const lock = await lockShared(paths.repo);
-    const recovered = await recoverJournals(git, paths, opts.logger).finally(() => lock.release());
+    const recovered = await recoverJournals(git, paths, opts.maxFileBytes, opts.logger).finally(() => lock.release());
     const store = new CheckpointStore(git, paths, opts, recovered);
     await store.start();
     return store;
