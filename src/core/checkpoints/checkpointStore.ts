@@ -6,6 +6,7 @@
 // pile up. Rewinds are planned from the log (rewindPlan.ts) and written under a journal (rewindApply.ts).
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { acquireWriterLock } from '../fs/writerLock';
 import type { Logger } from '../ports';
 import { lockShared, prepareRepository, type RepoPaths, repoPaths, emptyGlobalConfig, seedIndex } from './repository';
 import { applyRewind, recoverJournals, undoRewind } from './rewindApply';
@@ -151,26 +152,37 @@ export class CheckpointStore implements Checkpoints {
   /** A snapshot, or the Error (logged as a warning) when git failed. */
   private snapshot(message: string, reportExcluded: boolean, diffFrom?: string): Pending {
     return this.serial(async () => {
-      const place = { git: this.git, ...this.paths, maxFileBytes: this.opts.maxFileBytes };
-      if ((await this.indexStamp()) !== this.stamp) {
-        // Another process of this session (`engram rewind` while the window runs) wrote the index.
-        this.indexMatchesParent = false;
-        await this.readParent();
+      // One snapshot at a time per session across processes too (the CLI's store and the window's).
+      const lock = await acquireWriterLock(`${this.paths.index}.snapshot`, { waitMs: 60_000, pollMs: 20 });
+      try {
+        return await this.snapshotLocked(message, reportExcluded, diffFrom);
+      } finally {
+        await lock.release();
       }
-      const snap = await takeSnapshot(place, this.parent, message, {
-        reportExcluded,
-        indexMatchesParent: this.indexMatchesParent,
-        ...(diffFrom ? { diffFrom } : {}),
-      });
-      this.parent = { commit: snap.commit, tree: snap.tree };
-      this.indexMatchesParent = true;
-      this.stamp = await this.indexStamp();
-      return snap;
     }).catch((e: unknown) => {
       const error = e instanceof Error ? e : new Error(String(e));
       this.opts.logger.warn(`Checkpoints: the ${message} snapshot failed: ${error.message}`);
       return error;
     });
+  }
+
+  /** A snapshot, holding the session's snapshot lock. */
+  private async snapshotLocked(message: string, reportExcluded: boolean, diffFrom?: string): Promise<Snapshot> {
+    const place = { git: this.git, ...this.paths, maxFileBytes: this.opts.maxFileBytes };
+    if ((await this.indexStamp()) !== this.stamp) {
+      // Another process of this session (`engram rewind` while the window runs) wrote the index.
+      this.indexMatchesParent = false;
+      await this.readParent();
+    }
+    const snap = await takeSnapshot(place, this.parent, message, {
+      reportExcluded,
+      indexMatchesParent: this.indexMatchesParent,
+      ...(diffFrom ? { diffFrom } : {}),
+    });
+    this.parent = { commit: snap.commit, tree: snap.tree };
+    this.indexMatchesParent = true;
+    this.stamp = await this.indexStamp();
+    return snap;
   }
 
   beginTurn(turn: number, promptUuid?: string): void {
@@ -189,7 +201,8 @@ export class CheckpointStore implements Checkpoints {
       });
     }
     const before = await turn.before;
-    if (before instanceof Error) throw new Error(`the snapshot before the change failed: ${before.message}`);
+    // The details went to the log; the person hears it in a few words.
+    if (before instanceof Error) throw new Error('the snapshot before its first change failed (the log says why)');
   }
 
   async endTurn(): Promise<TurnCheckpoint | undefined> {
@@ -226,7 +239,7 @@ export class CheckpointStore implements Checkpoints {
     await appendLog(this.paths.log, line);
     this.packLater();
     // The line is written (the turn is listed, without snapshots); the caller hears the turn is not covered.
-    if (after instanceof Error) throw new Error(`the snapshot at the end of the turn failed: ${after.message}`);
+    if (after instanceof Error) throw new Error('the snapshot at the end of the turn failed (the log says why)');
     return publicTurn(line);
   }
 
