@@ -2,8 +2,9 @@
 // agent's first change in a turn and one as the turn ends, each a commit in the workspace's shadow
 // repository on the session's own ref, with the session's own index and log, so two windows on one
 // workspace never share either. A baseline snapshot is taken in the background as the store opens (the
-// first full hashing of the workspace), and the loose objects are packed in the background once they
-// pile up. Rewinds are planned from the log (rewindPlan.ts) and written under a journal (rewindApply.ts).
+// first full hashing of the workspace; the first turn's snapshot waits for it), and the loose objects are
+// packed once they pile up, at low priority in a quiet gap between turns. Rewinds are planned from the log
+// (rewindPlan.ts) and written under a journal (rewindApply.ts).
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { acquireWriterLock } from '../fs/writerLock';
@@ -44,7 +45,7 @@ const PACK_WHEN_IDLE_MS = 1_500;
 /** More packs than this are merged into one. */
 const PACKS_TO_MERGE = 20;
 
-/** A snapshot, or why it failed (never a rejection: a checkpoint does not stop the agent's turn). */
+/** A snapshot, or why it failed (kept as a value: a turn's callers share it, and the turn goes on). */
 type Pending = Promise<Snapshot | Error>;
 
 /**
