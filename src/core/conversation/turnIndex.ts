@@ -67,19 +67,6 @@ export async function readTurnIndex(file: string): Promise<TurnIndex> {
   return indexOf(skeletons, newestMarker ? reopenedBy(newestMarker) : []);
 }
 
-/** The same for lines already in memory (tests, the inspector). */
-export function turnIndexOf(lines: readonly TranscriptLine[]): TurnIndex {
-  const skeletons: Skeleton[] = [];
-  let reopened: string[] = [];
-  for (const line of lines) {
-    const s = skeletonOf(line);
-    if (!s) continue;
-    skeletons.push(s);
-    if (isRewindLine(line)) reopened = reopenedBy(line);
-  }
-  return indexOf(skeletons, reopened);
-}
-
 function skeletonOf(line: TranscriptLine): Skeleton | undefined {
   if (typeof line.uuid !== 'string' || line.isSidechain) return undefined;
   if (line.type !== 'user' && line.type !== 'assistant' && line.type !== 'system') return undefined;

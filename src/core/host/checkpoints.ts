@@ -24,16 +24,6 @@ import {
 import type { EngramSettings } from '../settings/engramSettings';
 import { ENGRAM_VERSION } from '../version';
 
-export type {
-  ChangedFile,
-  Checkpoints,
-  CheckpointsUnavailable,
-  CodeRewindPlan,
-  CodeRewindResult,
-  RewindFile,
-  SkippedPath,
-  TurnCheckpoint,
-} from '../checkpoints/types';
 export type { RewindForce, RewindOutcome, RewindPlan, RewindRequest, SessionTurn };
 
 /** A session on disk, rewound without opening it (the CLI). */
