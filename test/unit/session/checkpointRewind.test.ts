@@ -146,4 +146,46 @@ describe('checkpoints and rewinds of a session', () => {
     await running;
     await session.finish();
   });
+
+  it('rewinds the conversation behind a full compaction to the uncompacted turn, live and resumed, and undoes it', async () => {
+    const cwd = tempDir('engram-cp-ws-');
+    const dataDir = tempDir('engram-cp-data-');
+    const session = await openTestSession(server.url, { cwd, dataDir }, SETTINGS);
+    await turn(session, 'write a', 'Write', { file_path: path.join(cwd, 'a.txt'), content: 'one\n' });
+    await turn(session, 'write b', 'Write', { file_path: path.join(cwd, 'b.txt'), content: 'two\n' });
+    server.enqueue({
+      content: [
+        { type: 'text', text: '<analysis>a</analysis>\n<summary>\n1. Primary Request: SUMMARISED\n</summary>' },
+      ],
+    });
+    assert.ok((await session.compactNow('full')).ok);
+    await turn(session, 'write c', 'Write', { file_path: path.join(cwd, 'c.txt'), content: 'three\n' });
+    assert.match(JSON.stringify(session.agent.messages), /SUMMARISED/);
+    assert.deepEqual(
+      (await session.turns()).map((t) => [t.turn, t.prompt, t.compactedAway]),
+      [
+        [1, 'write a', false],
+        [2, 'write b', false],
+        [3, 'write c', false],
+      ],
+    );
+    const plan = await session.planRewind({ toTurn: 1, code: true, conversation: true });
+    assert.deepEqual(plan.conversation, { droppedTurns: 2 });
+    const outcome = await session.applyRewind(plan);
+    assert.deepEqual(promptsOf(session), ['write a']);
+    assert.doesNotMatch(JSON.stringify(session.agent.messages), /SUMMARISED/, 'the turn as it was, uncompacted');
+    assert.deepEqual(fs.readdirSync(cwd).sort(), ['a.txt']);
+
+    await turn(session, 'write d', 'Write', { file_path: path.join(cwd, 'd.txt'), content: 'four\n' });
+    await session.finish();
+    const resumed = await openTestSession(server.url, { cwd, dataDir }, SETTINGS, session.sessionId);
+    assert.deepEqual(promptsOf(resumed), ['write a', 'write d']);
+    await resumed.undoRewind(outcome.id);
+    assert.match(JSON.stringify(resumed.agent.messages), /SUMMARISED/, 'the compacted conversation is back');
+    assert.deepEqual(
+      promptsOf(resumed).filter((t) => !t.includes('SUMMARISED')),
+      ['write c'],
+    );
+    await resumed.finish();
+  });
 });
