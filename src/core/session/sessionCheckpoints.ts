@@ -56,6 +56,7 @@ export class SessionCheckpoints {
   private begun = false;
   private notCovered: string | undefined;
   private readonly disposers: Array<() => void>;
+  private closed: Promise<void> | undefined;
 
   constructor(
     private readonly agent: Agent,
@@ -96,9 +97,17 @@ export class SessionCheckpoints {
     if (this.count !== undefined) this.count = Math.max(0, this.count - 1);
   }
 
-  dispose(): void {
+  /** Detaches from the agent and lets go of the store (its background snapshot and locks); once. */
+  close(): Promise<void> {
     for (const d of this.disposers.splice(0)) d();
-    void this.store.dispose().catch((e: unknown) => this.logger.warn(`Could not close the checkpoints: ${String(e)}`));
+    this.closed ??= this.store
+      .dispose()
+      .catch((e: unknown) => this.logger.warn(`Could not close the checkpoints: ${String(e)}`));
+    return this.closed;
+  }
+
+  dispose(): void {
+    void this.close();
   }
 
   private begin(): void {
