@@ -74,6 +74,26 @@ export class SessionCheckpoints {
       agent.hooks.beforeChange.add('checkpoints', () => this.beforeChange()),
       agent.hooks.afterTurn.add('checkpoints', () => this.endTurn()),
     ];
+    void this.listEarlier();
+  }
+
+  /** The checkpoints a resumed session had already, on its timeline (in order) as the session opens. */
+  private async listEarlier(): Promise<void> {
+    let earlier: TurnCheckpoint[];
+    try {
+      earlier = await this.store.list();
+    } catch (e) {
+      this.logger.warn(`Could not list the session's checkpoints: ${String(e)}`);
+      return;
+    }
+    const timeline = this.reporter.timeline;
+    for (const c of earlier) {
+      if (c.files.length === 0 || timeline.some((t) => t.kind === 'checkpoint' && t.at === c.at)) continue;
+      const entry = { kind: 'checkpoint' as const, at: c.at, turn: c.turn, files: c.files, skipped: c.skipped };
+      const at = timeline.findIndex((t) => t.at > c.at);
+      timeline.splice(at < 0 ? timeline.length : at, 0, c.promptUuid ? { ...entry, promptUuid: c.promptUuid } : entry);
+      this.reporter.emit({ type: 'timeline', entry });
+    }
   }
 
   /** Turns in the current conversation so far (read from the transcript once, then counted). */
@@ -146,7 +166,7 @@ export class SessionCheckpoints {
     if (!checkpoint || checkpoint.files.length === 0) return;
     const { files, skipped, promptUuid } = checkpoint;
     const uuid = promptUuid ? { promptUuid } : {};
-    this.reporter.addTimeline({ kind: 'checkpoint', at: Date.now(), turn, ...uuid, files, skipped });
+    this.reporter.addTimeline({ kind: 'checkpoint', at: checkpoint.at, turn, ...uuid, files, skipped });
     this.reporter.emit({ type: 'checkpoint', turn, ...uuid, files, skipped });
   }
 }

@@ -114,6 +114,9 @@ describe('checkpoints and rewinds of a session', () => {
       promptsOf(resumed).filter((t) => !t.startsWith('done')),
       ['write a', 'write d'],
     );
+    const listed = (): number[] => resumed.timeline.flatMap((t) => (t.kind === 'checkpoint' ? [t.turn] : []));
+    for (let i = 0; i < 100 && listed().length < 4; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(listed(), [1, 2, 3, 2], "the timeline lists the session's checkpoints, the dropped turns' too");
     const file = fs.readFileSync(session.transcriptPath, 'utf8');
     assert.ok(file.includes('edit a, remove b') && file.includes('write c'), 'the dropped turns stay on disk');
 
