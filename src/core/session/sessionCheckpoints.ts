@@ -54,6 +54,7 @@ export async function openSessionCheckpoints(o: {
 export class SessionCheckpoints {
   private count: number | undefined;
   private begun = false;
+  private changeAsked = false;
   private notCovered: string | undefined;
   private readonly disposers: Array<() => void>;
   private closed: Promise<void> | undefined;
@@ -132,12 +133,14 @@ export class SessionCheckpoints {
 
   private begin(): void {
     if (this.begun) return;
+    this.changeAsked = false;
     this.begun = true;
     this.store.beginTurn((this.count ?? 0) + 1, this.agent.promptUuid);
   }
 
   private async beforeChange(): Promise<void> {
     this.begin();
+    this.changeAsked = true;
     try {
       await this.store.beforeChange();
     } catch (e) {
@@ -157,6 +160,9 @@ export class SessionCheckpoints {
       this.logger.warn(`The turn's checkpoint could not be finished: ${String(e)}`);
       this.notCovered ??= e instanceof Error ? e.message : String(e);
     }
+    // The store logs a snapshot that failed and goes on: a turn that asked for one and has none is not covered.
+    if (this.changeAsked && checkpoint?.before === undefined)
+      this.notCovered ??= 'the snapshot before its first change failed (the log says why)';
     if (this.notCovered !== undefined) {
       this.reporter.notice(
         'warning',

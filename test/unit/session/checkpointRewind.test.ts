@@ -191,4 +191,24 @@ describe('checkpoints and rewinds of a session', () => {
     );
     await resumed.finish();
   });
+
+  it('lets the tool run when the checkpoint fails, and says the turn is not covered', async () => {
+    const cwd = tempDir('engram-cp-ws-');
+    const dataDir = tempDir('engram-cp-data-');
+    const session = await openTestSession(server.url, { cwd, dataDir }, SETTINGS);
+    const notices: string[] = [];
+    session.on((e) => {
+      if (e.type === 'notice') notices.push(e.text);
+    });
+    await turn(session, 'write a', 'Write', { file_path: path.join(cwd, 'a.txt'), content: 'one\n' });
+    assert.deepEqual(notices, []);
+    // The shadow repository goes away under the session: the next snapshot fails.
+    fs.rmSync(path.join(dataDir, 'checkpoints'), { recursive: true, force: true });
+    await turn(session, 'write b', 'Write', { file_path: path.join(cwd, 'b.txt'), content: 'two\n' });
+    assert.equal(fs.readFileSync(path.join(cwd, 'b.txt'), 'utf8'), 'two\n', 'the tool ran');
+    assert.deepEqual(notices, [
+      'Turn 2 is not covered by a checkpoint: the snapshot before its first change failed (the log says why). Its changes cannot be rewound.',
+    ]);
+    await session.finish();
+  });
 });
