@@ -211,4 +211,27 @@ describe('checkpoints and rewinds of a session', () => {
     ]);
     await session.finish();
   });
+
+  it('numbers a retried turn as the one it replaces, and rewinds over both', async () => {
+    const cwd = tempDir('engram-cp-ws-');
+    const session = await openTestSession(server.url, { cwd, dataDir: tempDir('engram-cp-data-') }, SETTINGS);
+    await turn(session, 'write a', 'Write', { file_path: path.join(cwd, 'a.txt'), content: 'one\n' });
+    await turn(session, 'write b', 'Write', { file_path: path.join(cwd, 'b.txt'), content: 'two\n' });
+    assert.deepEqual(session.rewindLastTurn(), { prompt: 'write b' });
+    await turn(session, 'write c', 'Write', { file_path: path.join(cwd, 'c.txt'), content: 'three\n' });
+    const turns = await session.turns();
+    assert.deepEqual(
+      turns.map((t) => [t.turn, t.prompt, t.checkpoint?.files.map((f) => f.path)]),
+      [
+        [1, 'write a', ['a.txt']],
+        [2, 'write c', ['c.txt']],
+      ],
+    );
+    const plan = await session.planRewind({ toTurn: 1, code: true, conversation: true });
+    assert.deepEqual(plan.conversation, { droppedTurns: 1 });
+    await session.applyRewind(plan);
+    assert.deepEqual(fs.readdirSync(cwd).sort(), ['a.txt'], 'the retried turn’s file and the dropped one’s go');
+    assert.deepEqual(promptsOf(session), ['write a']);
+    await session.finish();
+  });
 });
