@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { EngramSession } from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
-import type { RawSettings } from '../../../src/core/settings/engramSettings';
+import { type RawSettings, SettingsStore } from '../../../src/core/settings/engramSettings';
 import { openTestSession } from '../support/engramSessions';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
@@ -232,6 +234,33 @@ describe('checkpoints and rewinds of a session', () => {
     await session.applyRewind(plan);
     assert.deepEqual(fs.readdirSync(cwd).sort(), ['a.txt'], 'the retried turn’s file and the dropped one’s go');
     assert.deepEqual(promptsOf(session), ['write a']);
+    await session.finish();
+  });
+
+  it('keeps no checkpoints in an untrusted workspace, and still rewinds the conversation', async () => {
+    const cwd = tempDir('engram-cp-ws-');
+    const session = await openEngramSession(
+      {
+        cwd,
+        dataDir: tempDir('engram-cp-data-'),
+        client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+        trusted: false,
+        permissionPrompt: { ask: async () => 'allowOnce' },
+        version: '0.0.0-test',
+        entrypoint: 'test',
+      },
+      new SettingsStore(SETTINGS),
+    );
+    assert.equal(session.checkpoints, undefined);
+    for (const p of ['first', 'second']) {
+      server.enqueue({ content: [{ type: 'text', text: `answer to ${p}` }] });
+      await session.runTurn(p);
+    }
+    const plan = await session.planRewind({ toTurn: 1, code: true, conversation: true });
+    assert.equal(plan.codeUnavailable, 'Checkpoints are not kept for this session (the workspace is not trusted).');
+    const outcome = await session.applyRewind(plan);
+    assert.equal(outcome.summary, 'Rewound the conversation (1 later turn dropped) to right after turn 1.');
+    assert.deepEqual(promptsOf(session), ['first']);
     await session.finish();
   });
 });
