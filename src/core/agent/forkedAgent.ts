@@ -7,7 +7,8 @@ import type { ApiMessage, ContentBlock, ToolResultBlock, ToolUseBlock, Usage } f
 import type { ModelError } from '../llm/errors';
 import type { Tool } from '../tools/tool';
 import { ReadFileState } from '../tools/readFileState';
-import type { Agent, ForkParent } from './agent';
+import type { Agent } from './agent';
+import type { ForkParent } from './forkParent';
 import type { AgentEventListener, TurnEndReason } from './events';
 import type { ToolDecision, ToolGate } from './permissions';
 import { runLoop, type LoopConfig } from './queryLoop';
