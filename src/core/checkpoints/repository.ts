@@ -1,0 +1,111 @@
+// Where a workspace's shadow repository lives and how it is set up: `<dataDir>/checkpoints/<project key>/`,
+// a bare git repository (made once, under a lock, for every window and session of the workspace) with
+// Engram's own files in its `engram/` folder: the session indexes, the session logs, the rewind journals
+// and the shared excludes file.
+import { promises as fsp } from 'node:fs';
+import path from 'node:path';
+import { projectKey } from '../conversation/projectKey';
+import { writeFileAtomic } from '../fs/atomicWrite';
+import { isErrno } from '../fs/errno';
+import { acquireWriterLock, type WriterLock } from '../fs/writerLock';
+import type { ShadowGit } from './shadowGit';
+import { exactPattern, HEAVY_FOLDERS } from './snapshot';
+
+/** The files of one workspace's shadow repository, as one session uses them. */
+export interface RepoPaths {
+  repo: string;
+  index: string;
+  log: string;
+  baseExcludes: string;
+  sessionExcludes: string;
+  rewinds: string;
+  ref: string;
+}
+
+export function repoPaths(dataDir: string, workspace: string, sessionId: string): RepoPaths {
+  const repo = path.join(dataDir, 'checkpoints', projectKey(workspace));
+  const own = path.join(repo, 'engram');
+  return {
+    repo,
+    index: path.join(own, 'index', sessionId),
+    log: path.join(own, 'sessions', `${sessionId}.jsonl`),
+    baseExcludes: path.join(own, 'excludes'),
+    sessionExcludes: path.join(own, 'excludes.d', sessionId),
+    rewinds: path.join(own, 'rewinds'),
+    ref: `refs/engram/sessions/${sessionId}`,
+  };
+}
+
+/** Locks what all sessions of the workspace share (making the repository, repacking it). */
+export function lockShared(repo: string, waitMs = 30_000): Promise<WriterLock> {
+  return acquireWriterLock(path.join(repo, 'engram', 'shared'), { waitMs });
+}
+
+/**
+ * Makes the shadow repository when it is not there yet and rewrites the shared excludes file: the heavy
+ * folders, the person's `.git/info/exclude` (their repository is only read), and the data folder itself
+ * when it lies inside the workspace.
+ */
+export async function prepareRepository(git: ShadowGit, dataDir: string, paths: RepoPaths): Promise<void> {
+  await fsp.mkdir(path.join(paths.repo, 'engram'), { recursive: true });
+  const lock = await lockShared(paths.repo);
+  try {
+    const made = await fsp
+      .stat(path.join(paths.repo, 'HEAD'))
+      .then(() => true)
+      .catch(() => false);
+    if (!made) await git.run(['init', '--bare', '-q'], { bare: true });
+    const lines = ['# Engram checkpoints: left out of every snapshot', ...HEAVY_FOLDERS];
+    const info = await fsp.readFile(path.join(git.workspace, '.git', 'info', 'exclude'), 'utf8').catch(() => '');
+    if (info.trim()) lines.push("# the workspace's .git/info/exclude", info);
+    const rel = path.relative(git.workspace, path.resolve(dataDir));
+    if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) {
+      const pattern = exactPattern(`${rel.split(path.sep).join('/')}/`);
+      if (pattern) lines.push('# the data folder', pattern);
+    }
+    const text = `${lines.join('\n')}\n`;
+    const old = await fsp.readFile(paths.baseExcludes, 'utf8').catch(() => undefined);
+    if (old !== text) await writeFileAtomic(paths.baseExcludes, text);
+  } finally {
+    await lock.release();
+  }
+  await fsp.mkdir(path.dirname(paths.sessionExcludes), { recursive: true });
+  await fsp.mkdir(paths.rewinds, { recursive: true });
+}
+
+/** A new session's index starts as a copy of the newest one, so unchanged files are not hashed again. */
+export async function seedIndex(index: string): Promise<void> {
+  const dir = path.dirname(index);
+  await fsp.mkdir(dir, { recursive: true });
+  try {
+    await fsp.access(index);
+    return;
+  } catch {
+    // not there yet
+  }
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  let newest: { file: string; mtime: number } | undefined;
+  for (const name of names) {
+    if (name.endsWith('.lock')) continue;
+    const st = await fsp.stat(path.join(dir, name)).catch(() => undefined);
+    if (st?.isFile() && (!newest || st.mtimeMs > newest.mtime))
+      newest = { file: path.join(dir, name), mtime: st.mtimeMs };
+  }
+  if (!newest) return;
+  const tmp = `${index}.seed`;
+  try {
+    await fsp.copyFile(newest.file, tmp);
+    await fsp.rename(tmp, index);
+  } catch (e) {
+    await fsp.rm(tmp, { force: true });
+    if (!isErrno(e, 'ENOENT')) throw e; // the newest one went away: start empty
+  }
+}
+
+/** The empty file that stands in for the person's ~/.gitconfig. */
+export async function emptyGlobalConfig(dataDir: string): Promise<string> {
+  const file = path.join(dataDir, 'checkpoints', 'empty.gitconfig');
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  await fsp.writeFile(file, '', { flag: 'a' });
+  return file;
+}
