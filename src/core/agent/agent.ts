@@ -14,6 +14,7 @@ import { ReadFileState } from '../tools/readFileState';
 import type { PathOp } from '../fs/pathGuard';
 import type { Tool } from '../tools/tool';
 import type { AgentEvent, AgentEventListener, TurnEndReason } from './events';
+import type { ForkParent } from './forkedAgent';
 import { HookList } from './hooks';
 import { SessionPermissions, type ToolGate } from './permissions';
 import { runLoop, transcriptFailure } from './queryLoop';
@@ -116,21 +117,7 @@ export interface TurnHookContext {
   messages: readonly ApiMessage[];
 }
 
-/** What a forked agent needs from its parent to share the prompt cache (forkedAgent.ts). */
-export interface ForkParent {
-  client: ModelClient;
-  model: string;
-  maxTokens: number;
-  thinking?: ThinkingConfig;
-  system: SystemBlock[];
-  tools: Tool[];
-  messages: readonly ApiMessage[];
-  cwd: string;
-  logger: Logger;
-  retry?: Omit<RetryOptions, 'onRetry'>;
-  pathGuard?: (absPath: string, op: PathOp) => string | null;
-  openSubagentTranscript?(agentId: string): TranscriptWriter;
-}
+export type { ForkParent } from './forkedAgent';
 
 const UNTRUSTED_REASON = 'Tools are disabled because this workspace is not trusted.';
 
@@ -140,6 +127,8 @@ export class Agent {
     beforeTurn: new HookList<BeforeTurnHookContext>(),
     afterModelResponse: new HookList<ModelResponseHookContext>(),
     afterTurn: new HookList<TurnHookContext>(),
+    /** Before a tool that may change files runs (after the gate allowed it): the turn's checkpoint. */
+    beforeChange: new HookList<{ agent: Agent }>(),
   };
   readonly permissions: SessionPermissions;
   readonly readFiles: ReadFileState;
@@ -156,6 +145,8 @@ export class Agent {
   private readonly holds = new Set<Promise<unknown>>();
   /** Where the newest turn began, so it can be taken back (retry, edit); gone once the list is swapped. */
   private lastTurn: TurnStart | undefined;
+  /** The transcript line of the newest turn's prompt (its checkpoint names it). */
+  promptUuid: string | undefined;
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
@@ -309,7 +300,9 @@ export class Agent {
     const stored = withAttachments(prompt, attachments);
     this.lastTurn = turnStartOf(this.history, o.transcript?.lastUuid ?? null, display);
     appendPrompt(this.history, stored);
-    await this.write(() => o.transcript?.appendUserPrompt(stored));
+    const written = o.transcript?.appendUserPrompt(stored);
+    this.promptUuid = o.transcript?.lastUuid ?? undefined;
+    await this.write(() => written);
 
     const gate: ToolGate = !o.trusted
       ? async () => ({ allow: false, reason: UNTRUSTED_REASON })
@@ -342,6 +335,7 @@ export class Agent {
           },
           ...(hints ? { cacheHints: hints } : {}),
           sendRepeatsOnce: this.sendRepeatsOnce,
+          beforeChange: () => this.hooks.beforeChange.run({ agent: this }, this.logger),
           afterModelResponse: (response) =>
             this.hooks.afterModelResponse.run({ agent: this, response, messages: this.history }, this.logger),
         },

@@ -68,6 +68,8 @@ export interface LoopConfig {
    * earlier call (repeatedResults.ts); the transcript keeps the full output and the note beside it.
    */
   sendRepeatsOnce?: boolean;
+  /** Before a tool that may change files runs: the turn's checkpoint (toolRunner.ts ToolRunDeps.beforeChange). */
+  beforeChange?(): Promise<void>;
 }
 
 function cacheOf(cfg: LoopConfig, messages: readonly ApiMessage[]): { cache?: BreakpointOptions } {
@@ -239,6 +241,7 @@ export async function runLoop(cfg: LoopConfig, messages: ApiMessage[], signal: A
       gate: cfg.gate,
       context: cfg.toolContext,
       signal,
+      ...(cfg.beforeChange ? { beforeChange: cfg.beforeChange } : {}),
       onResult: (o) => recordResult(cfg, o, repeats && noteOfRepeat(repeats, o, toolMap)),
     });
     messages.push({ role: 'user', content: outcomes.map((o) => o.block) });

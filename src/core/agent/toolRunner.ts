@@ -4,6 +4,7 @@
 // redacted here, before the model, the listeners (chat, events) and the transcript see it (issue #13).
 import type { ToolResultBlock, ToolUseBlock } from '../conversation/types';
 import { redactSecrets } from '../security/secretScan';
+import { isReadOnlyCommand } from '../tools/bashReadOnly';
 import type { Tool, ToolContext, ToolResult } from '../tools/tool';
 import type { ToolGate } from './permissions';
 
@@ -23,6 +24,11 @@ export interface ToolRunDeps {
   signal: AbortSignal;
   /** Called as each call is answered (in completion order), so transcripts and UIs keep up. */
   onResult?(outcome: ToolCallOutcome): void;
+  /**
+   * Awaited before a call that may change files runs (the gate allowed it): the turn's checkpoint
+   * (issue 33). It must not throw; if it does anyway, the call still runs.
+   */
+  beforeChange?(): Promise<void>;
 }
 
 /** One-line description of a call, safe for any input (summarize may assume a valid one). */
@@ -90,6 +96,8 @@ async function execute(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResul
   const tool = deps.tools.get(call.name);
   if (!tool) return errorResult(`There is no tool named "${call.name}".`);
   if (deps.signal.aborted) return cancelledResult();
+  if (deps.beforeChange && mayChangeFiles(tool, call.input)) await deps.beforeChange().catch(() => undefined);
+  if (deps.signal.aborted) return cancelledResult();
   const run = tool
     .run(call.input, { ...deps.context, signal: deps.signal })
     .catch(
@@ -108,6 +116,13 @@ async function execute(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResul
     // One listener per call would pile up on the turn's signal over a long turn.
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** A tool that is not read-only, except a Bash command the project reads as read-only (bashReadOnly.ts). */
+function mayChangeFiles(tool: Tool, input: unknown): boolean {
+  if (tool.readOnly) return false;
+  const command = (input as { command?: unknown } | null)?.command;
+  return !(tool.name === 'Bash' && typeof command === 'string' && isReadOnlyCommand(command).ok);
 }
 
 async function finish(call: ToolUseBlock, raw: ToolResult, deps: ToolRunDeps): Promise<ToolCallOutcome> {

@@ -12,10 +12,12 @@
 // - Lines before the last boundary are out of reach (CurrentLines drops them), except that segment: a
 //   message id or tool result is never completed from lines an earlier compaction cut off.
 // - A retry or edit writes a rewind marker (rewindLine.ts) off the line it went back to: while it is the
-//   newest, the conversation ends there and the taken-back turn is a dead branch.
+//   newest, the conversation ends there and the taken-back turn is a dead branch. A rewind to a turn
+//   before a compaction lists the boundaries it goes behind (`reopens`): while the newest marker lists a
+//   boundary, that boundary is left out, as if the compaction had not happened (reopenedBoundaries).
 // - Lines of other types may carry a uuid and sit in the chain (e.g. progress lines): the walk passes
 //   through them; they are never sent to the model.
-import { isRewindLine } from './rewindLine';
+import { isRewindLine, reopenedBy } from './rewindLine';
 import type { AssistantLine, ConversationLine, SystemLine, UserLine } from './types';
 import type { TranscriptLine } from './transcriptReader';
 
@@ -67,7 +69,7 @@ export function pickSide(lines: readonly TranscriptLine[], opts: ChainOptions = 
 export function buildChain(lines: readonly TranscriptLine[], opts: ChainOptions = {}): ConversationChain {
   const sidechain = pickSide(lines, opts);
   const onSide = (l: TranscriptLine): boolean => Boolean(l.isSidechain) === sidechain;
-  const reachable = new CurrentLines(sidechain);
+  const reachable = new CurrentLines(sidechain, reopenedBoundaries(lines, sidechain));
   for (const line of lines) reachable.add(line);
 
   const byUuid = new Map<string, IndexedLine>();
@@ -188,7 +190,11 @@ function segmentIntact(byUuid: Map<string, IndexedLine>, seg: PreservedSegment):
 export class CurrentLines {
   private kept: TranscriptLine[] = [];
 
-  constructor(private readonly sidechain: boolean) {}
+  /** `reopened`: boundaries the newest rewind marker goes behind; they and their cut are left out. */
+  constructor(
+    private readonly sidechain: boolean,
+    private readonly reopened: ReadonlySet<string> = new Set(),
+  ) {}
 
   get lines(): readonly TranscriptLine[] {
     return this.kept;
@@ -196,10 +202,28 @@ export class CurrentLines {
 
   add(line: TranscriptLine): void {
     // Lines without a uuid (queue operations, snapshots, last-prompt) are never part of the conversation.
-    if (typeof line.uuid !== 'string') return;
+    if (typeof line.uuid !== 'string' || this.reopened.has(line.uuid)) return;
     if (isCompactBoundary(line) && Boolean(line.isSidechain) === this.sidechain)
       this.kept = keptAcross(this.kept, line);
     this.kept.push(line);
+  }
+}
+
+/** The boundaries the newest rewind marker of the side reopens (rewindLine.ts), in a file's lines. */
+export function reopenedBoundaries(lines: Iterable<TranscriptLine>, sidechain: boolean): Set<string> {
+  const newest = new NewestRewind(sidechain);
+  for (const line of lines) newest.see(line);
+  return newest.reopened;
+}
+
+/** Follows a file line by line for its newest rewind marker on one side (the loader streams). */
+export class NewestRewind {
+  reopened = new Set<string>();
+
+  constructor(private readonly sidechain: boolean) {}
+
+  see(line: TranscriptLine): void {
+    if (isRewindLine(line) && Boolean(line.isSidechain) === this.sidechain) this.reopened = new Set(reopenedBy(line));
   }
 }
 

@@ -3,7 +3,7 @@
 // so a session of any length resumes. The result is the same as normalising the whole file
 // (the rules are CurrentLines', shared with the normaliser so both read the same conversation).
 import { type BranchPoint, findBranches } from './branches';
-import { type ChainOptions, CurrentLines, isCompactBoundary } from './conversationChain';
+import { type ChainOptions, CurrentLines, isCompactBoundary, NewestRewind } from './conversationChain';
 import { type NormaliseResult, normaliseWithIds } from './normalise';
 import { type CorruptLine, forEachTranscriptLine, type TranscriptLine } from './transcriptReader';
 import type { UserLine } from './types';
@@ -41,12 +41,22 @@ export function isCompactionRecord(line: TranscriptLine, sidechain: boolean): bo
 export async function loadConversation(file: string, opts: ChainOptions = {}): Promise<LoadedConversation> {
   // The side is not known before reading; on the wrong side boundaries are ignored, which only keeps more.
   const sidechain = opts.sidechain ?? false;
-  const current = new CurrentLines(sidechain);
-  const compactionRecords: TranscriptLine[] = [];
+  const newest = new NewestRewind(sidechain);
+  let current = new CurrentLines(sidechain);
+  let compactionRecords: TranscriptLine[] = [];
   const { corrupt, tornTail, lineCount, bytes } = await forEachTranscriptLine(file, (line) => {
     if (isCompactionRecord(line, sidechain)) compactionRecords.push(line);
     current.add(line);
+    newest.see(line);
   });
+  // A rewind behind a compaction (rewindLine.ts): read again without the boundaries it reopens, which
+  // cut lines the first pass already let go of. Rare, and only then is the file read twice.
+  const reopened = newest.reopened;
+  if (reopened.size > 0) {
+    current = new CurrentLines(sidechain, reopened);
+    await forEachTranscriptLine(file, (line) => current.add(line));
+    compactionRecords = compactionRecords.filter((l) => typeof l.uuid !== 'string' || !reopened.has(l.uuid));
+  }
   return {
     ...normaliseWithIds(current.lines, opts),
     corrupt,

@@ -121,6 +121,9 @@ export const SETTING_KEYS = {
   // Permission rules in Claude Code's syntax (`Bash(npm test:*)`, `Edit(src/**)`, `mcp__github`); deny wins.
   'permissions.allow': strings(),
   'permissions.deny': strings(),
+  // A checkpoint per turn in a shadow repository under the data folder (issue 33), files over the size left out.
+  'checkpoints.enabled': bool(true),
+  'checkpoints.maxFileSizeMB': int(10, 1, 1_024),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;
@@ -198,6 +201,8 @@ export interface EngramSettings {
   };
   /** Rules from the user's settings (the project's own come from `.engram/settings.json`). */
   permissions: { allow: readonly string[]; deny: readonly string[] };
+  /** Checkpoints of each turn (a trusted workspace only), and the size over which a file is left out. */
+  checkpoints: { enabled: boolean; maxFileSizeMB: number };
 }
 
 export interface ResolvedSettings {
@@ -297,6 +302,7 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         maxOutputTokens: get('mcp.maxOutputTokens'),
       },
       permissions: { allow: get('permissions.allow'), deny: get('permissions.deny') },
+      checkpoints: { enabled: get('checkpoints.enabled'), maxFileSizeMB: get('checkpoints.maxFileSizeMB') },
     },
   };
 }

@@ -157,3 +157,38 @@ describe('runToolCalls and secrets (issue #13)', () => {
     }
   });
 });
+
+describe('runToolCalls beforeChange (checkpoints, issue 33)', () => {
+  it('is awaited before a tool that may change files, not before read-only ones or a read-only Bash command', async () => {
+    const order: string[] = [];
+    const writer = { ...tool('Write', async () => (order.push('Write ran'), { content: '', isError: false })) };
+    writer.readOnly = false;
+    writer.concurrencySafe = false;
+    const bash = { ...tool('Bash', async () => (order.push('Bash ran'), { content: '', isError: false })) };
+    bash.readOnly = false;
+    bash.concurrencySafe = false;
+    const reader = tool('Read', async () => (order.push('Read ran'), { content: '', isError: false }));
+    const denied: ToolGate = async (t, input) =>
+      (input as { deny?: boolean }).deny ? { allow: false, reason: 'no' } : { allow: t.name !== '' };
+    await runToolCalls(
+      [
+        call('1', 'Read'),
+        call('2', 'Bash', { command: 'ls -la' }),
+        call('3', 'Write', { deny: true }),
+        call('4', 'Bash', { command: "sed -i 's/a/b/' f.txt" }),
+        call('5', 'Write'),
+      ],
+      {
+        tools: new Map([writer, bash, reader].map((t) => [t.name, t])),
+        gate: denied,
+        context: { cwd: process.cwd(), readFiles: new ReadFileState() },
+        signal: new AbortController().signal,
+        beforeChange: async () => {
+          order.push('checkpoint');
+          throw new Error('the store failed');
+        },
+      },
+    );
+    assert.deepEqual(order, ['Read ran', 'Bash ran', 'checkpoint', 'Bash ran', 'checkpoint', 'Write ran']);
+  });
+});
