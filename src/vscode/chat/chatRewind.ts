@@ -17,6 +17,8 @@ type RewindWindow = Pick<ChatWindow, 'items' | 'logger' | 'busy' | 'postSnapshot
 export class ChatCheckpoints {
   /** Plans, shows, applies and undoes rewinds for this window (the palette's commands too). */
   readonly flow: RewindFlow;
+  /** Why the files cannot be rewound, as the view was last told (a snapshot carries it). */
+  private shownOff: string | undefined;
 
   constructor(
     private readonly window: RewindWindow,
@@ -37,6 +39,7 @@ export class ChatCheckpoints {
   /** What the chat's snapshot says of checkpoints: why the files cannot be rewound, when they cannot. */
   snapshotPart(): { checkpointsOff?: string } {
     const off = checkpointsOff(this.session());
+    this.shownOff = off;
     return off ? { checkpointsOff: off } : {};
   }
 
@@ -60,13 +63,13 @@ export class ChatCheckpoints {
   /** Marks the prompts with their turns and draws the changes lines (after a turn, a resume, a rewind). */
   async refresh(): Promise<void> {
     const turns = await this.turns();
-    if (turns.length === 0) return;
     const { items } = this.window;
     const before = items.items;
     const next = withTurns(before, turns);
     const changed = changedItems(before, next);
     items.reset(next);
-    if (changed === 'all') this.window.postSnapshot();
+    // The session opened (or its checkpoints changed) since the view was told: the snapshot says why not.
+    if (changed === 'all' || checkpointsOff(this.session()) !== this.shownOff) this.window.postSnapshot();
     else for (const item of changed) items.update(item);
   }
 

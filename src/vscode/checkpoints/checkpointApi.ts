@@ -83,7 +83,7 @@ export interface RewindableSession {
   turns(): Promise<SessionTurn[]>;
   planRewind(req: { toTurn: number; promptUuid?: string; code: boolean; conversation: boolean }): Promise<RewindPlan>;
   applyRewind(plan: RewindPlan, opts?: Force): Promise<RewindOutcome>;
-  undoRewind(id: string, opts?: Force): Promise<Partial<RewindOutcome> | CodeRewindResult | undefined>;
+  undoRewind(id: string, opts?: Force): Promise<RewindOutcome>;
 }
 
 /** The session's rewind side; undefined when this build's session has none (checkpoints not wired). */
@@ -98,6 +98,8 @@ export function rewindable(session: EngramSession | undefined): RewindableSessio
 export function checkpointsOff(session: EngramSession | undefined): string | undefined {
   const r = rewindable(session);
   if (session && !r) return 'Checkpoints are not available in this build.';
-  const c = r?.checkpoints;
-  return c && !c.available ? c.reason : undefined;
+  if (!r) return undefined;
+  const c = r.checkpoints;
+  if (!c) return 'Checkpoints are not kept for this session (the workspace is not trusted).';
+  return c.available ? undefined : c.reason;
 }

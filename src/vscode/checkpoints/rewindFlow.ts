@@ -196,15 +196,12 @@ export class RewindFlow {
       await prompts.tell('info', vscode.l10n.t('There is no rewind to undo in this chat.'));
       return;
     }
-    const undone = this.last?.id === id ? this.last : undefined;
     try {
       const result = await session.undoRewind(id);
       if (this.last?.id === id) this.last = undefined;
-      if (undone?.conversation) await this.host.conversationChanged();
+      if (result.conversation) await this.host.conversationChanged();
       await this.host.changed();
-      const summary =
-        result && 'summary' in result && result.summary ? result.summary : vscode.l10n.t('The rewind was undone.');
-      await prompts.tell('info', summary);
+      await prompts.tell('info', result.summary || vscode.l10n.t('The rewind was undone.'));
     } catch (e) {
       this.host.logger.error('Undoing a rewind failed', e);
       await prompts.tell('error', vscode.l10n.t('Could not undo the rewind: {0}', message(e)));
