@@ -292,6 +292,10 @@ export type TimelineView =
       conflicts?: string[];
       /** A later undo took it back. */
       undone?: boolean;
+      /** This row is the undo of an earlier rewind (`files` put back, `toTurn` the turns the conversation has again). */
+      undo?: boolean;
+      /** The session's own sentence of what was done. */
+      summary?: string;
     };
 
 export interface InspectorSnapshot {

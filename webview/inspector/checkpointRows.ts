@@ -16,13 +16,15 @@ export function describeCheckpoint(e: CheckpointView | RewindView): string {
     const skipped = e.skipped.length > 0 ? ` · ${tn('checkpointSkipped', e.skipped.length)}` : '';
     return `${t('checkpointTurn', e.turn)}: ${tn('checkpointFiles', e.files.length)}${skipped}`;
   }
+  if (e.undo) return `${t('rewindUndo')}: ${tn('rewindFiles', e.files)}`;
   const parts = [tn('rewindFiles', e.files), tn('rewindDropped', e.droppedTurns)];
   if (e.conflicts?.length) parts.push(tn('rewindConflicts', e.conflicts.length));
   return `${t('rewindTo', e.toTurn)}: ${parts.join(', ')}${e.undone ? ` (${t('undone')})` : ''}`;
 }
 
 export function checkpointIcon(e: CheckpointView | RewindView): string {
-  return e.kind === 'checkpoint' ? 'git-commit' : 'history';
+  if (e.kind === 'checkpoint') return 'git-commit';
+  return e.undo ? 'discard' : 'history';
 }
 
 const MARK = { added: 'diff-added', modified: 'diff-modified', deleted: 'diff-removed' } as const;
@@ -32,6 +34,7 @@ export function checkpointDetails(e: CheckpointView | RewindView, open: OpenChec
   if (e.kind === 'rewind') {
     return [
       h('h3', {}, describeCheckpoint(e)),
+      e.summary ? h('p', { class: 'rewind-summary', id: 'rewind-summary' }, e.summary) : h('span', {}),
       e.conflicts?.length
         ? h(
             'p',

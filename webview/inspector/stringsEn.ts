@@ -351,6 +351,7 @@ export const EN = {
   skipped_excluded: 'excluded (.gitignore or a heavy folder)',
   'skipped_outside-workspace': 'outside the workspace',
   'skipped_not-a-file': 'not a regular file',
+  rewindUndo: 'A rewind undone',
   rewindTo: 'Rewound to turn {0}',
   rewindFiles: '{0} files',
   rewindFiles_one: '{0} file',

@@ -335,6 +335,7 @@ export const ZH: Record<StringKey, string> = {
   skipped_excluded: '已排除（.gitignore 或大型文件夹）',
   'skipped_outside-workspace': '在工作区之外',
   'skipped_not-a-file': '不是普通文件',
+  rewindUndo: '撤销了一次回退',
   rewindTo: '已回退到第 {0} 轮',
   rewindFiles: '{0} 个文件',
   rewindFiles_one: '{0} 个文件',
