@@ -14,7 +14,7 @@ import { ReadFileState } from '../tools/readFileState';
 import type { PathOp } from '../fs/pathGuard';
 import type { Tool } from '../tools/tool';
 import type { AgentEvent, AgentEventListener, TurnEndReason } from './events';
-import type { ForkParent } from './forkedAgent';
+import type { ForkParent } from './forkParent';
 import { HookList } from './hooks';
 import { SessionPermissions, type ToolGate } from './permissions';
 import { runLoop, transcriptFailure } from './queryLoop';
@@ -117,7 +117,7 @@ export interface TurnHookContext {
   messages: readonly ApiMessage[];
 }
 
-export type { ForkParent } from './forkedAgent';
+export type { ForkParent } from './forkParent';
 
 const UNTRUSTED_REASON = 'Tools are disabled because this workspace is not trusted.';
 

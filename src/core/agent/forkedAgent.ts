@@ -8,31 +8,10 @@ import type { ModelError } from '../llm/errors';
 import type { Tool } from '../tools/tool';
 import { ReadFileState } from '../tools/readFileState';
 import type { Agent } from './agent';
-import type { SystemBlock } from '../conversation/types';
-import type { TranscriptWriter } from '../conversation/transcriptWriter';
-import type { PathOp } from '../fs/pathGuard';
-import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
-import type { RetryOptions } from '../llm/retry';
-import type { Logger } from '../ports';
+import type { ForkParent } from './forkParent';
 import type { AgentEventListener, TurnEndReason } from './events';
 import type { ToolDecision, ToolGate } from './permissions';
 import { runLoop, type LoopConfig } from './queryLoop';
-
-/** What a forked agent needs from its parent to share the prompt cache (forkedAgent.ts). */
-export interface ForkParent {
-  client: ModelClient;
-  model: string;
-  maxTokens: number;
-  thinking?: ThinkingConfig;
-  system: SystemBlock[];
-  tools: Tool[];
-  messages: readonly ApiMessage[];
-  cwd: string;
-  logger: Logger;
-  retry?: Omit<RetryOptions, 'onRetry'>;
-  pathGuard?: (absPath: string, op: PathOp) => string | null;
-  openSubagentTranscript?(agentId: string): TranscriptWriter;
-}
 
 export interface ForkOptions {
   parent: Agent | ForkParent;

@@ -94,7 +94,11 @@ export async function recordRewindUndo(
     if (line.uuid === markerUuid && line.type === 'system' && line.subtype === REWIND_SUBTYPE) marker = line;
   });
   const dropped = marker?.droppedLeafUuid;
-  if (!marker || typeof marker.toTurn !== 'number' || typeof dropped !== 'string')
+  if (
+    !marker ||
+    (typeof marker.toTurn !== 'number' && typeof marker.undoes !== 'string') ||
+    typeof dropped !== 'string'
+  )
     throw new Error(`There is no conversation rewind ${markerUuid} in this session's transcript.`);
   const before = Array.isArray(marker.droppedReopens) ? marker.droppedReopens.filter((u) => typeof u === 'string') : [];
   const line = await recordRewind(writer, dropped, writer.lastUuid ?? index.leafUuid ?? null, {

@@ -72,7 +72,7 @@ export function recordRewind(
     ...(droppedFrom ? { droppedLeafUuid: droppedFrom } : {}),
     ...extra,
     ...(reopens.length > 0 ? { reopens } : {}),
-    ...(before.length > 0 && extra.toTurn !== undefined ? { droppedReopens: [...before] } : {}),
+    ...(before.length > 0 ? { droppedReopens: [...before] } : {}),
   };
   writer.setParent(to);
   const written = writer.appendSystem({

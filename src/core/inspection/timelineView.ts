@@ -83,6 +83,8 @@ export function buildTimeline(input: TimelineInput): TimelineView[] {
 
 function liveView(entry: TimelineEntry, i: number, cwd: string | undefined): TimelineView | undefined {
   if (entry.kind === 'compaction') return compactionView(entry.event, cwd);
+  // Their view (protocol/inspector.ts) is the inspector's, built from the entries where the pane is.
+  if (entry.kind === 'checkpoint' || entry.kind === 'rewind') return undefined;
   if (entry.kind === 'notes') {
     const e = entry.event;
     const id = `notes-${i}`;

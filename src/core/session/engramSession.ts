@@ -29,6 +29,16 @@ import { wireSessionParts, type OpenedParts } from './sessionParts';
 import { SessionPins } from './sessionPins';
 import { wireMcp } from './sessionMcp';
 import { SessionReporter } from './sessionReporter';
+import type { SessionCheckpoints, SessionCheckpointStore } from './sessionCheckpoints';
+import type { RewindForce, RewindOutcome, RewindPlan, RewindRequest, SessionTurn } from './rewindTypes';
+import {
+  applySessionRewind,
+  liveRewindTarget,
+  planSessionRewind,
+  sessionTurns,
+  undoSessionRewind,
+  type RewindTarget,
+} from './sessionRewind';
 import type { EngramSessionSetup } from './sessionSetup';
 import type { TeamMemoryLink, TeamMemoryState } from './teamMemoryLink';
 import type { TranscriptGuard } from './transcriptGuard';
@@ -61,6 +71,9 @@ export class EngramSession {
   readonly timeline: TimelineEntry[];
   /** What the person pinned: recorded in the transcript, carried after every summary. */
   readonly pins: SessionPins;
+  /** The workspace's checkpoints for this session (issue 33); undefined when not opened (untrusted). */
+  readonly checkpoints: SessionCheckpointStore | undefined;
+  private readonly checkpointTurns: SessionCheckpoints | undefined;
   private readonly reporter: SessionReporter;
   private readonly disposers: Array<() => void>;
   private finished = false;
@@ -111,6 +124,8 @@ export class EngramSession {
     this.memory = parts.memory;
     this.notes = parts.notes;
     this.compaction = parts.compaction;
+    this.checkpoints = opening.checkpoints;
+    this.checkpointTurns = parts.checkpoints;
     this.disposers = [replaced, ...parts.disposers];
     this.promptCache.follow(() => nextPromptOf(this.agent, (m) => this.compaction.cacheHints.peek(m)));
     const hub = opening.setup.mcp;
@@ -204,7 +219,40 @@ export class EngramSession {
   /** Takes back the newest turn (retry, edit): the prompt it began with, or undefined when it cannot. */
   rewindLastTurn(): { prompt: string } | undefined {
     if (this.finished) return undefined;
-    return this.agent.rewindLastTurn();
+    const taken = this.agent.rewindLastTurn();
+    if (taken) this.checkpointTurns?.turnTakenBack();
+    return taken;
+  }
+
+  /** The turns of the current conversation, each with its checkpoint (sessionRewind.ts). */
+  async turns(): Promise<SessionTurn[]> {
+    return (await sessionTurns(this.rewindTarget())).turns;
+  }
+
+  /** What going back to the state right after a turn would do (code, conversation or both); writes nothing. */
+  planRewind(req: RewindRequest): Promise<RewindPlan> {
+    return planSessionRewind(this.rewindTarget(), req);
+  }
+
+  /** Applies a plan (refused while a turn runs); conflicts are restored only when forced. */
+  applyRewind(plan: RewindPlan, opts?: RewindForce): Promise<RewindOutcome> {
+    return this.asWriter(() => applySessionRewind(this.rewindTarget(), plan, opts));
+  }
+
+  /** Undoes the rewind an outcome's id names. */
+  undoRewind(id: string, opts?: RewindForce): Promise<RewindOutcome> {
+    return this.asWriter(() => undoSessionRewind(this.rewindTarget(), id, opts));
+  }
+
+  private rewindTarget(): RewindTarget {
+    return liveRewindTarget({
+      agent: this.agent,
+      transcriptPath: this.transcriptPath,
+      checkpoints: this.checkpoints,
+      link: this.checkpointTurns,
+      reporter: this.reporter,
+      finished: () => this.finished,
+    });
   }
 
   /** "Remember ...": the main agent saves the memory file and its index line in a turn of its own. */

@@ -2,7 +2,8 @@
 // (the one place they are derived, memory/sessionPaths.ts), then whether team memory is on and its first
 // pull (so the prompt has what the team knows), the memory folder's index (recovering files without an
 // index line), the agent on its transcript with the memory write gate, a sweep of temp files a killed
-// writer left, and last the EngramSession that wires the rest (engramSession.ts).
+// writer left, the workspace's checkpoints (a trusted workspace), and last the EngramSession that wires
+// the rest (engramSession.ts).
 import type { Agent } from '../agent/agent';
 import { readCacheFacts, type TranscriptCacheFacts } from '../conversation/cacheFacts';
 import type { ToolGate } from '../agent/permissions';
@@ -14,6 +15,7 @@ import { silentLogger, systemClock, type Logger } from '../ports';
 import { SettingsStore, type EngramSettings, type SettingsSource } from '../settings/engramSettings';
 import { checkedSessionId, openSession, type OpenedSession } from './agentSession';
 import { EngramSession } from './engramSession';
+import { openSessionCheckpoints } from './sessionCheckpoints';
 import { readPinLines } from './sessionPins';
 import { mcpToolsOf } from './sessionMcp';
 import { PromptCacheTracker } from './promptCacheTracker';
@@ -60,6 +62,14 @@ export async function openEngramSession(
     throw e;
   }
   await removeLeftoverTemps(paths, memory !== undefined, logger);
+  const checkpoints = await openSessionCheckpoints({
+    trusted: setup.trusted,
+    settings: store.settings,
+    dataDir: setup.dataDir,
+    cwd: setup.cwd,
+    sessionId: opened.sessionId,
+    logger,
+  });
   // Pins of a resumed session: the lines the reader could not read are among its warnings already.
   const pinLines = setup.resumeSessionId !== undefined ? await readPinLines(paths.transcript) : [];
   return new EngramSession({
@@ -73,6 +83,7 @@ export async function openEngramSession(
     teamWarnings,
     logger,
     promptCache,
+    checkpoints,
   });
 }
 

@@ -1,5 +1,6 @@
 // What an Engram session tells its host (the Chat view, `engram -p`, tests): one stream of data events,
 // so every host hears the same things in the same order and only decides how to show them.
+import type { ChangedFile, SkippedPath } from '../checkpoints/types';
 import type { Pin } from '../conversation/pinLines';
 import type { AgentEvent } from '../agent/events';
 import type { OrchestratorEvent } from '../compaction/orchestrator';
@@ -9,6 +10,7 @@ import type { TeamSyncReport } from '../memory/team/teamSyncTypes';
 import type { McpHubEvent } from '../mcp/types';
 import type { EngramSettings } from '../settings/engramSettings';
 import type { TimelineEntry } from '../inspection/timeline';
+import type { RewindOutcome } from './rewindTypes';
 import { stopOnce } from '../../protocol/sentence';
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
@@ -59,7 +61,17 @@ export type SessionEvent =
   /** A pin was added or removed: the pins in force now, oldest first. */
   | { type: 'pins'; pins: readonly Pin[] }
   /** What the session's MCP hub said: a server's status, a failure, a change of the offered tools. */
-  | { type: 'mcp'; event: McpHubEvent };
+  | { type: 'mcp'; event: McpHubEvent }
+  /** A turn changed files (issue 33): its checkpoint, for the chat's "3 files changed" line under the turn. */
+  | {
+      type: 'checkpoint';
+      turn: number;
+      promptUuid?: string;
+      files: readonly ChangedFile[];
+      skipped: readonly SkippedPath[];
+    }
+  /** A rewind or its undo was applied (sessionRewind.ts); the conversation may have been replaced too. */
+  | { type: 'rewind'; outcome: RewindOutcome; undo: boolean };
 
 export type SessionEventListener = (event: SessionEvent) => void;
 

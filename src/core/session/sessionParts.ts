@@ -1,7 +1,7 @@
 // The session's wiring: each part the engine puts around the agent, attached one at a time and in this
 // order (the order listeners hear the agent in): the agent's own events, auto memory and the memory-use
 // warnings, team memory's sync reports, the session notes, the compaction orchestrator (with what a
-// resumed transcript recorded), and the settings' changes. Every part gets the session's paths as they
+// resumed transcript recorded), the settings' changes, and the checkpoint of each turn. Every part gets the session's paths as they
 // were worked out when it opened (memory/sessionPaths.ts), and reports through the SessionReporter.
 import type { Agent } from '../agent/agent';
 import { CompactionOrchestrator } from '../compaction/orchestrator';
@@ -20,6 +20,7 @@ import { staleCheckFor } from '../memory/health/staleRecall';
 import { linkMemoryOutcome } from './memoryOutcomeLink';
 import { linkMemoryUse } from './memoryUseLink';
 import { linkPermissionRules } from './permissionRulesLink';
+import { SessionCheckpoints, type SessionCheckpointStore } from './sessionCheckpoints';
 import type { SessionReporter } from './sessionReporter';
 import { compactionSettingsOf, notesThresholdsOf, type EngramSessionSetup } from './sessionSetup';
 import type { TeamMemoryLink } from './teamMemoryLink';
@@ -37,6 +38,8 @@ export interface OpenedParts {
   logger: Logger;
   /** The pin lines a resumed transcript holds (sessionPins.ts). */
   pinLines: readonly PinLine[];
+  /** The workspace's checkpoints for this session (sessionCheckpoints.ts); undefined when untrusted. */
+  checkpoints: SessionCheckpointStore | undefined;
 }
 
 /** The same, with where the parts report and what the session does after a compaction. */
@@ -53,6 +56,8 @@ export interface SessionParts {
   memory: AutoMemoryHandle | undefined;
   notes: SessionNotes | undefined;
   compaction: CompactionOrchestrator;
+  /** The checkpoint per turn, when the store is open. */
+  checkpoints: SessionCheckpoints | undefined;
   disposers: Array<() => void>;
 }
 
@@ -67,7 +72,12 @@ export function wireSessionParts(w: SessionWiring): SessionParts {
   const compaction = wireCompaction(w, notes, disposers);
   disposers.push(listenToSettings(w, compaction, notes));
   disposers.push(linkPermissionRules({ ...w, agent }));
-  return { memory, notes, compaction, disposers };
+  const store = w.checkpoints?.available ? w.checkpoints : undefined;
+  const checkpoints = store
+    ? new SessionCheckpoints(agent, store, w.opened.transcriptPath, w.reporter, w.logger)
+    : undefined;
+  if (checkpoints) disposers.push(() => checkpoints.dispose());
+  return { memory, notes, compaction, checkpoints, disposers };
 }
 
 /** Agent events reach the host; a swapped or grown conversation tells the surfaces the context changed. */

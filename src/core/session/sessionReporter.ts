@@ -97,7 +97,8 @@ export class SessionReporter {
     });
   }
 
-  private addTimeline(entry: TimelineEntry): void {
+  /** Adds an entry to the timeline and tells the host (checkpoints and rewinds add theirs from outside). */
+  addTimeline(entry: TimelineEntry): void {
     this.timeline.push(entry);
     this.emit({ type: 'timeline', entry });
   }

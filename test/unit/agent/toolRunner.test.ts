@@ -168,8 +168,8 @@ describe('runToolCalls beforeChange (checkpoints, issue 33)', () => {
     bash.readOnly = false;
     bash.concurrencySafe = false;
     const reader = tool('Read', async () => (order.push('Read ran'), { content: '', isError: false }));
-    const denied: ToolGate = async (t, input) =>
-      (input as { deny?: boolean }).deny ? { allow: false, reason: 'no' } : { allow: t.name !== '' };
+    const denied: ToolGate = async (_t, input) =>
+      (input as { deny?: boolean }).deny ? { allow: false, reason: 'no' } : { allow: true };
     await runToolCalls(
       [
         call('1', 'Read'),
