@@ -97,3 +97,16 @@ export function turnOf(items: readonly ChatItem[], itemId: string): { turn: numb
   if (item?.kind === 'changes') return { turn: item.turn, ...(item.promptUuid ? { promptUuid: item.promptUuid } : {}) };
   return undefined;
 }
+
+/** The newest rewind on a session's timeline that no undo took back yet (an undo takes back the newest). */
+export function lastRewindId(
+  timeline: ReadonlyArray<{ kind: string; rewindId?: string; undo?: boolean }>,
+): string | undefined {
+  const open: string[] = [];
+  for (const e of timeline) {
+    if (e.kind !== 'rewind' || !e.rewindId) continue;
+    if (e.undo) open.pop();
+    else open.push(e.rewindId);
+  }
+  return open[open.length - 1];
+}

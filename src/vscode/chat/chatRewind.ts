@@ -8,7 +8,7 @@ import { checkpointsOff, rewindable, type RewindableSession, type SessionTurn } 
 import { openTurnDiff } from '../checkpoints/checkpointDiff';
 import { RewindFlow } from '../checkpoints/rewindFlow';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
-import { changedItems, turnOf, withTurns } from './chatCheckpoints';
+import { changedItems, lastRewindId, turnOf, withTurns } from './chatCheckpoints';
 import { withPinMarks } from './chatPins';
 import type { ChatWindow } from './chatWindow';
 
@@ -33,6 +33,7 @@ export class ChatCheckpoints {
         await this.refresh();
         window.inspectorChanged();
       },
+      lastRewindId: () => lastRewindId(this.session()?.timeline ?? []),
     });
   }
 

@@ -86,20 +86,15 @@ export interface RewindableSession {
   undoRewind(id: string, opts?: Force): Promise<RewindOutcome>;
 }
 
-/** The session's rewind side; undefined when this build's session has none (checkpoints not wired). */
+/** The session's rewind side, as the VS Code side uses it (undefined without a session). */
 export function rewindable(session: EngramSession | undefined): RewindableSession | undefined {
-  const s = session as unknown as Partial<RewindableSession> | undefined;
-  return s && typeof s.turns === 'function' && typeof s.planRewind === 'function'
-    ? (s as RewindableSession)
-    : undefined;
+  return session;
 }
 
-/** Why the files of this session cannot be rewound, or undefined when they can (or nothing is known yet). */
+/** Why the files of this session cannot be rewound, or undefined when they can (or there is no session). */
 export function checkpointsOff(session: EngramSession | undefined): string | undefined {
-  const r = rewindable(session);
-  if (session && !r) return 'Checkpoints are not available in this build.';
-  if (!r) return undefined;
-  const c = r.checkpoints;
+  if (!session) return undefined;
+  const c = session.checkpoints;
   if (!c) return 'Checkpoints are not kept for this session (the workspace is not trusted).';
   return c.available ? undefined : c.reason;
 }

@@ -20,6 +20,8 @@ export interface RewindHost {
   conversationChanged(): Promise<void>;
   /** Files or the timeline changed: the chat's marks and the inspector are redrawn. */
   changed(): Promise<void>;
+  /** The newest rewind of the session not undone yet (from its timeline), for an Undo after a reload. */
+  lastRewindId(): string | undefined;
 }
 const message = (e: unknown) => clause(e instanceof Error ? e.message : String(e));
 
@@ -189,7 +191,7 @@ export class RewindFlow {
   }
 
   /** Takes the rewind `id` back (the newest one without an id); says what it did. */
-  async undo(id = this.last?.id): Promise<void> {
+  async undo(id = this.last?.id ?? this.host.lastRewindId()): Promise<void> {
     const prompts = rewindPrompts();
     const session = this.host.session();
     if (!session || !id) {

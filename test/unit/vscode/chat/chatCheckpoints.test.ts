@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatItem } from '../../../../src/protocol/messages';
 import type { SessionTurn } from '../../../../src/vscode/checkpoints/checkpointApi';
-import { changedItems, turnOf, withTurns } from '../../../../src/vscode/chat/chatCheckpoints';
+import { changedItems, lastRewindId, turnOf, withTurns } from '../../../../src/vscode/chat/chatCheckpoints';
 
 const user = (id: string, text: string): ChatItem => ({ kind: 'user', id, text });
 const reply = (id: string, text: string): ChatItem => ({ kind: 'assistant', id, text, streaming: false });
@@ -72,4 +72,12 @@ test('the turn of a prompt or of a changes line, and none for an unmarked item',
   assert.deepEqual(turnOf(items, 'a'), { turn: 1, promptUuid: 'u1' });
   assert.deepEqual(turnOf(items, 'changes-1-u1'), { turn: 1, promptUuid: 'u1' });
   assert.equal(turnOf(items, 'b'), undefined);
+});
+
+test('Undo Last Rewind after a reload: the newest rewind on the timeline that no undo took back', () => {
+  const rewind = (id: string, undo = false) => ({ kind: 'rewind', rewindId: id, undo });
+  assert.equal(lastRewindId([]), undefined);
+  assert.equal(lastRewindId([rewind('a'), { kind: 'notes' }, rewind('b')]), 'b');
+  assert.equal(lastRewindId([rewind('a'), rewind('b'), rewind('u', true)]), 'a');
+  assert.equal(lastRewindId([rewind('a'), rewind('u', true)]), undefined);
 });
