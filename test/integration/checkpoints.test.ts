@@ -60,7 +60,7 @@ async function twoTurns(api: EngramApi, server: ReturnType<ReturnType<typeof use
   fs.mkdirSync(path.join(root(), DIR), { recursive: true });
   fs.writeFileSync(file('notes.txt'), 'line one\nline two\n');
   fs.writeFileSync(file('old.txt'), 'an old file\n');
-  fs.writeFileSync(file('shared.txt'), 'alpha\n');
+  fs.writeFileSync(file('shared.txt'), 'alpha two\n');
   fs.writeFileSync(file('mine.txt'), 'my own file\n');
   const main: ScriptedReply[] = [
     tool('Write', { file_path: `${DIR}/new.txt`, content: 'written in turn 1\n' }),
@@ -102,10 +102,17 @@ suite('checkpoints in the chat', () => {
     await chatInBothThemes('checkpoints-chat');
 
     // The "files changed" line of turn 2 opens its diff in the multi-file diff editor.
-    await ui.click('chat', '.item-changes:last-of-type .changes-open');
-    await waitUntil('the turn diff to open', () =>
-      vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => /Turn 2/.test(t.label))),
-    );
+    const line = api
+      .chat()
+      .snapshot()
+      .items.find((i) => i.kind === 'changes' && i.turn === 2);
+    assert.ok(line, 'the changes line of turn 2');
+    await ui.click('chat', `[data-item="${line.id}"] .changes-open`);
+    const labels = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
+    await waitUntil('the turn diff to open', () => labels().some((l) => /Turn 2/.test(l))).catch((e: unknown) => {
+      throw new Error(`${String(e)}; tabs: ${JSON.stringify(labels())}`);
+    });
+    await ui.screenshot('checkpoints-turn-diff');
 
     // The person's own edits: one file the agent never touched, and one it changed in turn 2 (a conflict).
     fs.writeFileSync(file('mine.txt'), 'my own file, edited by hand\n');
