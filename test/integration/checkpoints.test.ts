@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
 import type { EngramApi } from '../../src/extension';
+import { snapshotUri } from '../../src/vscode/checkpoints/checkpointDiff';
 import type { RewindPrompts } from '../../src/vscode/checkpoints/rewindPrompts';
 import {
   answerBackground,
@@ -112,6 +113,14 @@ suite('checkpoints in the chat', () => {
     await waitUntil('the turn diff to open', () => labels().some((l) => /Turn 2/.test(l))).catch((e: unknown) => {
       throw new Error(`${String(e)}; tabs: ${JSON.stringify(labels())}`);
     });
+    // Its sides are the turn's snapshots, served read-only: notes.txt before the sed and after it.
+    await ui.workbenchText('.multiDiffEditor .monaco-editor .view-lines', 30_000);
+    const turn2 = (await api.chat().checkpoints.turns()).find((t) => t.turn === 2)?.checkpoint;
+    assert.ok(turn2?.before && turn2.after, 'turn 2 has both snapshots');
+    const side = async (commit: string) =>
+      (await vscode.workspace.openTextDocument(snapshotUri(commit, `${DIR}/notes.txt`))).getText();
+    assert.equal(await side(turn2.before), 'line one\nline two\n');
+    assert.equal(await side(turn2.after), 'line one\nline TWO\n');
     await ui.screenshot('checkpoints-turn-diff');
 
     // The person's own edits: one file the agent never touched, and one it changed in turn 2 (a conflict).
@@ -153,6 +162,7 @@ suite('checkpoints in the chat', () => {
         async () => (await ui.evaluate<string>('chat', "document.querySelector('#prompt').value")) === '',
       );
       assert.equal(await ui.count('chat', '.item-changes'), 1);
+      await chatInBothThemes('checkpoints-after-rewind');
 
       // The inspector's timeline shows the turns' checkpoints and the rewind.
       await openInspector(api);

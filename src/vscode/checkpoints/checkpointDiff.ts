@@ -79,13 +79,15 @@ export function targetCommit(turns: readonly SessionTurn[], toTurn: number, path
   return undefined;
 }
 
-/** The preview of a code rewind: each file now against what the rewind writes back ("now ↔ after turn N"). */
+/** The preview of a code rewind: each file it writes now against what it writes back ("now ↔ after turn N"). */
 export async function openRewindPreview(plan: CodeRewindPlan, turns: readonly SessionTurn[]): Promise<void> {
-  if (plan.files.length === 0) return;
+  // A conflict is left as the person made it: it is named in the question, not shown as a change.
+  const files = plan.files.filter((f) => !f.conflict);
+  if (files.length === 0) return;
   await vscode.commands.executeCommand(
     'vscode.changes',
     vscode.l10n.t('Now ↔ after turn {0}', plan.toTurn),
-    plan.files.map((f) => [
+    files.map((f) => [
       workspaceUri(f.path),
       snapshotUri(f.now === undefined ? undefined : plan.now, f.path),
       snapshotUri(f.action === 'delete' ? undefined : targetCommit(turns, plan.toTurn, f.path), f.path),
