@@ -38,7 +38,7 @@ const file = (name: string) => path.join(root(), DIR, name);
 const read = (name: string) => (fs.existsSync(file(name)) ? fs.readFileSync(file(name), 'utf8') : undefined);
 
 /** Answers the rewind's modal and notifications (VS Code shows neither while extension tests run). */
-function answerRewind(api: EngramApi, answers: { confirm: boolean; outcome?: string }) {
+function answerRewind(api: EngramApi, answers: { confirm: boolean; outcome?: string; pick?: string[] }) {
   const asked: string[] = [];
   const restore = api.replaceRewindPromptsForTests({
     confirm: async (message, detail) => {
@@ -51,7 +51,10 @@ function answerRewind(api: EngramApi, answers: { confirm: boolean; outcome?: str
       answers.outcome = undefined;
       return answer && actions?.includes(answer) ? answer : undefined;
     },
-    pickFiles: async () => undefined,
+    pickFiles: async (title, files) => {
+      asked.push(`pick: ${title} [${files.join(', ')}]`);
+      return answers.pick;
+    },
   } satisfies RewindPrompts);
   return { asked, restore };
 }
@@ -182,6 +185,45 @@ suite('checkpoints in the chat', () => {
           .snapshot()
           .items.some((i) => i.kind === 'user' && i.text === 'Edit notes and remove the old file'),
       );
+    } finally {
+      prompts.restore();
+      fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
+    }
+  });
+
+  test('[ui] Rewind to a Turn from the palette, code only: Restore anyway on the conflict, and a resumed chat shows the lines', async function () {
+    this.timeout(300_000);
+    const api = await freshChat();
+    await twoTurns(api, testServer());
+    fs.writeFileSync(file('shared.txt'), 'alpha, edited by hand\n');
+    const prompts = answerRewind(api, { confirm: true, outcome: 'Restore Anyway…', pick: [`${DIR}/shared.txt`] });
+    try {
+      await ui.palette('Engram: Rewind to a Turn…');
+      await ui.quickPick('Turn 1');
+      await ui.quickPick('Code only');
+      await waitUntil('the rewind', () => read('old.txt') !== undefined, 30_000);
+      // The notification's "Restore Anyway…" and the pick of the conflict: the person's edit is overwritten.
+      await waitUntil('the conflict restored anyway', () => read('shared.txt') === 'alpha two\n', 30_000);
+      assert.ok(
+        prompts.asked.some((a) => a.startsWith('pick:') && a.includes(`${DIR}/shared.txt`)),
+        prompts.asked.join('\n'),
+      );
+      assert.equal(read('notes.txt'), 'line one\nline two\n');
+      // Code only: the conversation keeps both turns.
+      const users = () =>
+        api
+          .chat()
+          .snapshot()
+          .items.filter((i) => i.kind === 'user').length;
+      assert.equal(users(), 2);
+      // A resumed session shows its turns' lines too (from the session's turns).
+      const sessionId = api.chat().currentSessionId!;
+      await api.chat().resume(sessionId);
+      await waitUntil(
+        'the resumed chat to show both lines',
+        async () => (await ui.count('chat', '.item-changes')) === 2,
+      );
+      assert.equal(users(), 2);
     } finally {
       prompts.restore();
       fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
