@@ -30,6 +30,7 @@ const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['recall', () => import('./recall')],
   ['mcpRecall', () => import('./mcpRecall')],
   ['memoryHealth', () => import('./memoryHealth')],
+  ['checkpoints', () => import('./checkpoints')],
 ];
 
 /** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */

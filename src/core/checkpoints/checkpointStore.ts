@@ -12,7 +12,7 @@ import { applyRewind, recoverJournals, undoRewind } from './rewindApply';
 import { planRewind } from './rewindPlan';
 import { appendLog, type LogLine, publicTurn, readLog } from './sessionLog';
 import { GitError, gitOnPath, ShadowGit } from './shadowGit';
-import { diffSnapshots, type Snapshot, takeSnapshot } from './snapshot';
+import { type Snapshot, takeSnapshot } from './snapshot';
 import type {
   Checkpoints,
   CheckpointsUnavailable,
@@ -38,9 +38,13 @@ export interface OpenCheckpointsOptions {
 const DEFAULT_MAX_FILES = 100_000;
 /** Loose objects past this count are packed in the background. */
 const LOOSE_OBJECTS_TO_PACK = 2_000;
+/** How long the session must be quiet before packing starts. */
+const PACK_WHEN_IDLE_MS = 1_500;
+/** More packs than this are merged into one. */
+const PACKS_TO_MERGE = 20;
 
-/** A snapshot nobody waits for: the baseline, and where a failed one leaves the turn. */
-type Pending = Promise<Snapshot | undefined>;
+/** A snapshot, or why it failed (never a rejection: a checkpoint does not stop the agent's turn). */
+type Pending = Promise<Snapshot | Error>;
 
 /**
  * Opens the checkpoints of a session: makes the workspace's shadow repository if needed, finishes a
@@ -54,25 +58,32 @@ export async function openCheckpoints(opts: OpenCheckpointsOptions): Promise<Che
   const workspace = await fsp.realpath(opts.workspace).catch(() => undefined);
   if (!workspace) return { available: false, reason: `Checkpoints: the workspace ${opts.workspace} is not there.` };
   const paths = repoPaths(opts.dataDir, path.resolve(opts.workspace), opts.sessionId);
-  const git = new ShadowGit(paths.repo, workspace, await emptyGlobalConfig(opts.dataDir));
-  await prepareRepository(git, opts.dataDir, paths);
-  await seedIndex(paths.index);
-  const maxFiles = opts.maxFiles ?? DEFAULT_MAX_FILES;
-  const count = await git.countZ(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], maxFiles, {
-    index: paths.index,
-    config: [`core.excludesFile=${paths.baseExcludes}`],
-  });
-  if (count > maxFiles)
-    return {
-      available: false,
-      reason:
-        `Checkpoints are off for this workspace: it has more than ${maxFiles.toLocaleString('en-US')} files ` +
-        'outside .gitignore and node_modules. Add the large folders to .gitignore to turn them on.',
-    };
-  const recovered = await recoverJournals(git, paths, opts.logger);
-  const store = new CheckpointStore(git, paths, opts, recovered);
-  await store.start();
-  return store;
+  try {
+    const git = new ShadowGit(paths.repo, workspace, await emptyGlobalConfig(opts.dataDir));
+    await prepareRepository(git, opts.dataDir, paths);
+    await seedIndex(paths.index);
+    const maxFiles = opts.maxFiles ?? DEFAULT_MAX_FILES;
+    const count = await git.countZ(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], maxFiles, {
+      index: paths.index,
+      config: [`core.excludesFile=${paths.baseExcludes}`],
+    });
+    if (count > maxFiles)
+      return {
+        available: false,
+        reason:
+          `Checkpoints are off for this workspace: it has more than ${maxFiles.toLocaleString('en-US')} files ` +
+          'outside .gitignore and node_modules. Add the large folders to .gitignore to turn them on.',
+      };
+    const lock = await lockShared(paths.repo);
+    const recovered = await recoverJournals(git, paths, opts.logger).finally(() => lock.release());
+    const store = new CheckpointStore(git, paths, opts, recovered);
+    await store.start();
+    return store;
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    opts.logger.warn(`Checkpoints: could not open ${paths.repo}: ${why}`);
+    return { available: false, reason: `Checkpoints could not open their repository (${paths.repo}): ${why}` };
+  }
 }
 
 /** Timings of the baseline snapshot, for the benchmark and the log. */
@@ -88,9 +99,13 @@ export class CheckpointStore implements Checkpoints {
   readonly baseline: BaselineTiming = {};
   private parent: { commit: string; tree: string } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
-  private baselineDone: Pending = Promise.resolve(undefined);
+  private baselineDone: Pending = Promise.resolve(new Error('not started'));
   private current: { turn: number; promptUuid?: string; at: number; before?: Pending } | undefined;
   private maintenance: Promise<void> | undefined;
+  private packTimer: NodeJS.Timeout | undefined;
+  /** Until the first snapshot, the index may hold another session's files (it is seeded from theirs). */
+  private indexMatchesParent = false;
+  private stamp: string | undefined;
   private disposed = false;
 
   constructor(
@@ -103,16 +118,27 @@ export class CheckpointStore implements Checkpoints {
 
   /** Reads the session's newest snapshot and starts the baseline in the background. */
   async start(): Promise<void> {
-    const head = await this.git
-      .text(['rev-parse', '--verify', '-q', `${this.paths.ref}^{commit}`], { okCodes: [1] })
-      .catch(() => '');
-    if (head) this.parent = { commit: head, tree: await this.git.text(['rev-parse', `${head}^{tree}`]) };
+    await this.readParent();
     const started = Date.now();
     this.baselineDone = this.snapshot('baseline', false).then((s) => {
       this.baseline.tookMs = Date.now() - started;
       this.packLater();
       return s;
     });
+  }
+
+  /** The session's newest snapshot, as its ref says. */
+  private async readParent(): Promise<void> {
+    const head = await this.git
+      .text(['rev-parse', '--verify', '-q', `${this.paths.ref}^{commit}`], { okCodes: [1] })
+      .catch(() => '');
+    this.parent = head ? { commit: head, tree: await this.git.text(['rev-parse', `${head}^{tree}`]) } : undefined;
+  }
+
+  /** Tells the session index as this store last left it from one another process wrote. */
+  private async indexStamp(): Promise<string> {
+    const st = await fsp.stat(this.paths.index).catch(() => undefined);
+    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
   }
 
   /** Runs snapshots (and anything else using the session index) one at a time. */
@@ -122,20 +148,33 @@ export class CheckpointStore implements Checkpoints {
     return run;
   }
 
-  /** A snapshot, or undefined (with a warning) when git failed: a turn is never stopped by a checkpoint. */
-  private snapshot(message: string, reportExcluded: boolean): Pending {
+  /** A snapshot, or the Error (logged as a warning) when git failed. */
+  private snapshot(message: string, reportExcluded: boolean, diffFrom?: string): Pending {
     return this.serial(async () => {
       const place = { git: this.git, ...this.paths, maxFileBytes: this.opts.maxFileBytes };
-      const snap = await takeSnapshot(place, this.parent, message, { reportExcluded });
+      if ((await this.indexStamp()) !== this.stamp) {
+        // Another process of this session (`engram rewind` while the window runs) wrote the index.
+        this.indexMatchesParent = false;
+        await this.readParent();
+      }
+      const snap = await takeSnapshot(place, this.parent, message, {
+        reportExcluded,
+        indexMatchesParent: this.indexMatchesParent,
+        ...(diffFrom ? { diffFrom } : {}),
+      });
       this.parent = { commit: snap.commit, tree: snap.tree };
+      this.indexMatchesParent = true;
+      this.stamp = await this.indexStamp();
       return snap;
     }).catch((e: unknown) => {
-      this.opts.logger.warn(`Checkpoints: the ${message} snapshot failed: ${e instanceof Error ? e.message : e}`);
-      return undefined;
+      const error = e instanceof Error ? e : new Error(String(e));
+      this.opts.logger.warn(`Checkpoints: the ${message} snapshot failed: ${error.message}`);
+      return error;
     });
   }
 
   beginTurn(turn: number, promptUuid?: string): void {
+    if (this.packTimer) this.packLater();
     this.current = { turn, at: Date.now(), ...(promptUuid ? { promptUuid } : {}) };
   }
 
@@ -149,7 +188,8 @@ export class CheckpointStore implements Checkpoints {
         return this.snapshot(`before turn ${turn.turn}`, false);
       });
     }
-    await turn.before;
+    const before = await turn.before;
+    if (before instanceof Error) throw new Error(`the snapshot before the change failed: ${before.message}`);
   }
 
   async endTurn(): Promise<TurnCheckpoint | undefined> {
@@ -157,7 +197,10 @@ export class CheckpointStore implements Checkpoints {
     if (!turn) return undefined;
     this.current = undefined;
     const before = await (turn.before ?? Promise.resolve(undefined));
-    const after = before ? await this.snapshot(`after turn ${turn.turn}`, true) : undefined;
+    const after =
+      before && !(before instanceof Error)
+        ? await this.snapshot(`after turn ${turn.turn}`, true, before.commit)
+        : undefined;
     const base = { sessionId: this.opts.sessionId, turn: turn.turn, at: turn.at };
     let line: LogLine = {
       ...base,
@@ -165,10 +208,10 @@ export class CheckpointStore implements Checkpoints {
       files: [],
       skipped: [],
     };
-    if (before && after) {
+    if (before && !(before instanceof Error) && after && !(after instanceof Error)) {
       const skipped = mergeSkipped(before.skipped, after.skipped);
       const left = new Set(after.skipped.map((s) => s.path));
-      const changes = (await diffSnapshots(this.git, before.commit, after.commit)).filter(
+      const changes = (after.changes ?? []).filter(
         (c) => !(c.change === 'deleted' && left.has(c.path)), // grew past the limit: reported as skipped
       );
       line = {
@@ -182,6 +225,8 @@ export class CheckpointStore implements Checkpoints {
     }
     await appendLog(this.paths.log, line);
     this.packLater();
+    // The line is written (the turn is listed, without snapshots); the caller hears the turn is not covered.
+    if (after instanceof Error) throw new Error(`the snapshot at the end of the turn failed: ${after.message}`);
     return publicTurn(line);
   }
 
@@ -193,7 +238,8 @@ export class CheckpointStore implements Checkpoints {
     const lines = await readLog(this.paths.log, this.opts.logger);
     await this.baselineDone;
     const now = await this.snapshot('rewind preview', false);
-    if (!now) throw new Error('Checkpoints could not take a snapshot of the workspace as it is now (see the log).');
+    if (now instanceof Error)
+      throw new Error(`Checkpoints could not take a snapshot of the workspace as it is now: ${now.message}`);
     return planRewind(this.git, this.opts.sessionId, lines, { toTurn, ...(promptUuid ? { promptUuid } : {}) }, now);
   }
 
@@ -219,32 +265,56 @@ export class CheckpointStore implements Checkpoints {
     }
   }
 
+  /** Waits for the snapshots under way, then packs what is left loose. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    clearTimeout(this.packTimer);
     await this.baselineDone;
     await this.queue;
-    await this.maintenance;
+    await this.packNow();
   }
 
-  /** Packs the loose objects in the background once they pile up (under the shared lock; never pruned). */
+  /**
+   * Packs the loose objects in the background once they pile up (under the shared lock; nothing is ever
+   * pruned), when the session has been quiet for PACK_WHEN_IDLE_MS: packing takes seconds of disk and CPU,
+   * which belong in the gaps between turns, not in them.
+   */
   private packLater(): void {
-    if (this.maintenance || this.disposed) return;
-    this.maintenance = this.pack()
+    if (this.disposed) return;
+    clearTimeout(this.packTimer);
+    this.packTimer = setTimeout(() => {
+      if (this.current?.before !== undefined)
+        this.packLater(); // a turn is changing files: later
+      else void this.packNow();
+    }, PACK_WHEN_IDLE_MS);
+    this.packTimer.unref();
+  }
+
+  private packNow(): Promise<void> {
+    this.maintenance ??= this.pack()
       .catch((e: unknown) => this.opts.logger.warn(`Checkpoints: packing the shadow repository failed: ${e}`))
       .finally(() => {
         this.maintenance = undefined;
       });
+    return this.maintenance;
   }
 
   private async pack(): Promise<void> {
     const counts = await this.git.text(['count-objects', '-v']);
     const loose = Number(/^count: (\d+)$/m.exec(counts)?.[1] ?? 0);
-    if (loose <= LOOSE_OBJECTS_TO_PACK) return;
+    const packs = Number(/^packs: (\d+)$/m.exec(counts)?.[1] ?? 0);
+    if (loose <= LOOSE_OBJECTS_TO_PACK && packs <= PACKS_TO_MERGE) return;
     const lock = await lockShared(this.paths.repo, 0).catch(() => undefined);
     if (!lock) return; // another window is packing
+    // One thread, so a core stays free for the agent's turns. A workspace's first pack is mostly
+    // different files, where a delta search costs seconds and saves little: none then. Merging packs
+    // keeps what no ref reaches (what a rewind overwrote, a snapshot another window is taking).
+    const big = loose > 5 * LOOSE_OBJECTS_TO_PACK;
+    const config = ['pack.threads=1', ...(big ? ['pack.window=0', 'pack.compression=1'] : [])];
+    const args = packs > PACKS_TO_MERGE ? ['-a', '--keep-unreachable'] : [];
     try {
-      await this.git.run(['repack', '-d', '-q']);
-      await this.git.run(['prune-packed', '-q']);
+      await this.git.run(['repack', '-d', '-q', ...args], { background: true, config });
+      await this.git.run(['prune-packed', '-q'], { background: true });
     } finally {
       await lock.release();
     }

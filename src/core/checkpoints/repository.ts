@@ -17,7 +17,6 @@ export interface RepoPaths {
   index: string;
   log: string;
   baseExcludes: string;
-  sessionExcludes: string;
   rewinds: string;
   ref: string;
 }
@@ -30,7 +29,6 @@ export function repoPaths(dataDir: string, workspace: string, sessionId: string)
     index: path.join(own, 'index', sessionId),
     log: path.join(own, 'sessions', `${sessionId}.jsonl`),
     baseExcludes: path.join(own, 'excludes'),
-    sessionExcludes: path.join(own, 'excludes.d', sessionId),
     rewinds: path.join(own, 'rewinds'),
     ref: `refs/engram/sessions/${sessionId}`,
   };
@@ -69,7 +67,6 @@ export async function prepareRepository(git: ShadowGit, dataDir: string, paths: 
   } finally {
     await lock.release();
   }
-  await fsp.mkdir(path.dirname(paths.sessionExcludes), { recursive: true });
   await fsp.mkdir(paths.rewinds, { recursive: true });
 }
 

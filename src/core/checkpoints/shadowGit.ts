@@ -4,6 +4,8 @@
 // fsmonitor, hooks, autocrlf or global excludes cannot change what a checkpoint holds or run anything.
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import os from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** Settings every shadow-git call runs with (they win over any configuration file). */
 const SAFE_CONFIG = [
@@ -43,6 +45,8 @@ export interface GitCall {
   okCodes?: readonly number[];
   /** Without GIT_WORK_TREE (`init --bare`). */
   bare?: boolean;
+  /** At a lower CPU priority (background packing must not slow the agent's turns). */
+  background?: boolean;
 }
 
 /** The environment a shadow-git call sees: the process's, minus every GIT_* variable, plus our own. */
@@ -77,8 +81,27 @@ export class ShadowGit {
     return [...SAFE_CONFIG, ...(call.config ?? []).flatMap((c) => ['-c', c]), ...args];
   }
 
-  /** Runs git and resolves with its stdout (bytes); rejects with GitError on a non-zero exit. */
-  run(args: readonly string[], call: GitCall = {}): Promise<Buffer> {
+  /**
+   * Runs git and resolves with its stdout (bytes); rejects with GitError on a non-zero exit. A lock file
+   * another process holds for a moment (`index.lock`, a ref's lock) is waited for, briefly.
+   */
+  async run(args: readonly string[], call: GitCall = {}): Promise<Buffer> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.runOnce(args, call);
+      } catch (e) {
+        if (
+          !(e instanceof GitError) ||
+          attempt >= 20 ||
+          !/\.lock'?: File exists|Unable to create '.*\.lock'/.test(e.stderr)
+        )
+          throw e;
+        await delay(50 + attempt * 25);
+      }
+    }
+  }
+
+  private runOnce(args: readonly string[], call: GitCall): Promise<Buffer> {
     return new Promise((resolve, reject) => {
       const child = execFile(
         'git',
@@ -98,6 +121,13 @@ export class ShadowGit {
         },
       );
       if (call.input !== undefined) child.stdin?.end(call.input);
+      if (call.background && child.pid) {
+        try {
+          os.setPriority(child.pid, 15);
+        } catch {
+          // not allowed here: it runs at normal priority
+        }
+      }
     });
   }
 

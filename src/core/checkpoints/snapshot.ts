@@ -1,12 +1,13 @@
-// One snapshot of the workspace into the shadow repository: the session's own index takes in every file
-// (`git add -A`, so unchanged files cost a stat, not a hash), then a tree and a commit on the session's
-// ref. Files over the size limit, sockets and nested repositories are left out through a per-session
-// excludes file and reported; the workspace's .gitignore files and a short list of heavy folders are
-// honoured and the ignored paths reported on request.
-import { promises as fsp } from 'node:fs';
+// One snapshot of the workspace into the shadow repository: one walk of the workspace lists what is new
+// or changed against the session's own index (`ls-files --others --modified`, honouring .gitignore files,
+// the person's .git/info/exclude and a short list of heavy folders), those paths alone are brought up to
+// date (`update-index --stdin`, so an unchanged file costs a stat, not a hash), then a tree and a commit
+// on the session's ref. Files over the size limit, sockets and nested repositories are left out and
+// reported; the ignored paths are reported on request.
+import { constants as fsConstants, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { SkippedPath } from './types';
-import { GitError, type ShadowGit } from './shadowGit';
+import type { ShadowGit } from './shadowGit';
 
 /**
  * Folders left out of every checkpoint: installed packages, virtual environments and caches that tools
@@ -35,8 +36,6 @@ export interface SnapshotPlace {
   index: string;
   /** Shared excludes: heavy folders, the person's .git/info/exclude, the data folder when inside. */
   baseExcludes: string;
-  /** This session's excludes: the base ones plus this snapshot's too-big and odd files. */
-  sessionExcludes: string;
   maxFileBytes: number;
   ref: string;
 }
@@ -45,6 +44,8 @@ export interface Snapshot {
   commit: string;
   tree: string;
   skipped: SkippedPath[];
+  /** What changed since `diffFrom` (when asked for). */
+  changes?: TreeChange[];
 }
 
 /** A gitignore pattern matching exactly this workspace-relative path (anchored, wildcards escaped). */
@@ -57,46 +58,78 @@ export function exactPattern(rel: string): string | undefined {
   return `/${body}${dir ? '/' : ''}`;
 }
 
-/** The files that may go into the index this time, checked against the size limit. */
-async function checkCandidates(place: SnapshotPlace): Promise<{ skipped: SkippedPath[]; tracked: string[] }> {
+const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+interface Candidates {
+  /** Paths to bring up to date in the index (added, changed, or removed when gone). */
+  update: string[];
+  /** Paths that leave the index: gone, behind a link now, or grown past the limit (excludes do not drop them). */
+  drop: string[];
+  skipped: SkippedPath[];
+}
+
+/**
+ * The one walk of the workspace per snapshot: files not in the index yet (minus .gitignore'd ones and
+ * the heavy folders) and indexed files whose stat changed, each checked against the size limit.
+ */
+async function listCandidates(place: SnapshotPlace): Promise<Candidates> {
   const { git } = place;
-  const candidates = await git.list(['ls-files', '-z', '--others', '--modified', '--exclude-standard'], {
+  const listed = await git.list(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], {
     index: place.index,
     config: [`core.excludesFile=${place.baseExcludes}`],
   });
-  const skipped: SkippedPath[] = [];
-  const tracked: string[] = []; // in the index already: an exclude pattern does not drop them
-  const unique = [...new Set(candidates)];
-  for (let i = 0; i < unique.length; i += 256) {
+  const tagged = new Map<string, boolean>(); // path -> in the index already
+  for (const entry of listed) tagged.set(entry.slice(2), (tagged.get(entry.slice(2)) ?? false) || entry[0] !== '?');
+  const out: Candidates = { update: [], drop: [], skipped: [] };
+  const linked = new Map<string, Promise<boolean>>(); // folder -> reached through a symbolic link
+  const throughLink = (dir: string): Promise<boolean> => {
+    let known = linked.get(dir);
+    if (!known) {
+      known = fsp.realpath(dir).then(
+        (real) => real !== dir,
+        () => false,
+      );
+      linked.set(dir, known);
+    }
+    return known;
+  };
+  const entries = [...tagged];
+  for (let i = 0; i < entries.length; i += 256) {
     await Promise.all(
-      unique.slice(i, i + 256).map(async (rel) => {
-        if (rel.endsWith('/')) {
-          skipped.push({ path: rel, reason: 'not-a-file' }); // a repository of its own inside the workspace
-          return;
-        }
-        const st = await fsp.lstat(path.join(git.workspace, rel)).catch(() => undefined);
-        if (!st) return; // deleted: `add -A` records that
-        if (st.isFile() && st.size > place.maxFileBytes) skipped.push({ path: rel, reason: 'too-big', bytes: st.size });
-        else if (!st.isFile() && !st.isSymbolicLink() && !st.isDirectory())
-          skipped.push({ path: rel, reason: 'not-a-file' });
-        else return;
-        tracked.push(rel);
+      entries.slice(i, i + 256).map(async ([rel, indexed]) => {
+        if (rel.endsWith('/')) return void out.skipped.push({ path: rel, reason: 'not-a-file' }); // a nested repository
+        const abs = path.join(git.workspace, rel);
+        const st = await fsp.lstat(abs).catch(() => undefined);
+        if (!st) return void out.update.push(rel); // gone: `--remove` takes it out
+        if (await throughLink(path.dirname(abs))) return void out.drop.push(rel); // behind a link now
+        let skip: SkippedPath | undefined;
+        if (st.isFile() && st.size > place.maxFileBytes) skip = { path: rel, reason: 'too-big', bytes: st.size };
+        else if (!st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) skip = { path: rel, reason: 'not-a-file' };
+        else if (
+          st.isFile() &&
+          !(await fsp.access(abs, fsConstants.R_OK).then(
+            () => true,
+            () => false,
+          ))
+        )
+          skip = { path: rel, reason: 'not-a-file' }; // unreadable
+        if (!skip) return void out.update.push(rel);
+        out.skipped.push(skip);
+        if (indexed) out.drop.push(rel);
       }),
     );
   }
-  skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { skipped, tracked };
+  out.skipped.sort(byPath);
+  return out;
 }
 
 /** Paths .gitignore files and the heavy-folder list keep out (folders once, with a trailing slash). */
-async function listExcluded(place: SnapshotPlace, skipped: readonly SkippedPath[]): Promise<SkippedPath[]> {
+async function listExcluded(place: SnapshotPlace): Promise<SkippedPath[]> {
   const out = await place.git.list(
     ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'],
-    { index: place.index, config: [`core.excludesFile=${place.sessionExcludes}`] },
+    { index: place.index, config: [`core.excludesFile=${place.baseExcludes}`] },
   );
-  const already = new Set(skipped.map((s) => s.path));
   return out
-    .filter((p) => !already.has(p))
     .sort()
     .slice(0, MAX_EXCLUDED_REPORTED)
     .map((p) => ({ path: p, reason: 'excluded' as const }));
@@ -104,39 +137,69 @@ async function listExcluded(place: SnapshotPlace, skipped: readonly SkippedPath[
 
 /**
  * Takes a snapshot. `parent` is the session's newest snapshot (its commit and tree): when nothing
- * changed, that commit is the snapshot and nothing is written.
+ * changed, that commit is the snapshot and nothing is written. `indexMatchesParent`: the index holds
+ * exactly the parent's tree (false for an index copied from another session). `diffFrom`: a snapshot to
+ * list the changes against (read from the index while the tree and commit are written).
  */
 export async function takeSnapshot(
   place: SnapshotPlace,
   parent: { commit: string; tree: string } | undefined,
   message: string,
-  opts: { reportExcluded: boolean },
+  opts: { reportExcluded: boolean; indexMatchesParent: boolean; diffFrom?: string },
 ): Promise<Snapshot> {
   const { git } = place;
-  const { skipped, tracked } = await checkCandidates(place);
-  const base = await fsp.readFile(place.baseExcludes, 'utf8').catch(() => '');
-  const own = skipped.map((s) => exactPattern(s.path)).filter((p): p is string => p !== undefined);
-  await fsp.writeFile(place.sessionExcludes, `${base}\n${own.join('\n')}\n`);
-  if (tracked.length)
+  const excluded = opts.reportExcluded ? listExcluded(place) : Promise.resolve([]);
+  const { update, drop, skipped } = await listCandidates(place);
+  if (drop.length)
     await git.run(['update-index', '-z', '--force-remove', '--stdin'], {
       index: place.index,
-      input: `${tracked.join('\0')}\0`,
+      input: `${drop.join('\0')}\0`,
     });
-  try {
-    await git.run(['add', '-A', '--ignore-errors', '--', '.'], {
+  if (update.length)
+    await git.run(['update-index', '-z', '--add', '--remove', '--replace', '--stdin'], {
       index: place.index,
-      config: [`core.excludesFile=${place.sessionExcludes}`],
+      input: `${update.join('\0')}\0`,
     });
-  } catch (e) {
-    // A file that vanished or cannot be read mid-add: the others are in the index; write-tree tells.
-    if (!(e instanceof GitError)) throw e;
+  const same = parent && opts.indexMatchesParent && !drop.length && !update.length;
+  const diff =
+    opts.diffFrom === undefined || (same && opts.diffFrom === parent.commit)
+      ? Promise.resolve([])
+      : git
+          .list(['diff-index', '--cached', '-r', '-z', '--no-renames', opts.diffFrom], { index: place.index })
+          .then(parseRawDiff);
+  const tree = same ? parent.tree : await git.text(['write-tree'], { index: place.index });
+  const commit =
+    parent && parent.tree === tree ? parent.commit : await commitOnRef(place, tree, parent?.commit, message);
+  const known = new Set(skipped.map((s) => s.path));
+  skipped.push(...(await excluded).filter((s) => !known.has(s.path)));
+  skipped.sort(byPath);
+  return { commit, tree, skipped, ...(opts.diffFrom !== undefined ? { changes: await diff } : {}) };
+}
+
+/**
+ * A commit of `tree` on the session's ref, child of the ref's newest commit. The ref moves only from the
+ * value this store knows; when another process of the same session (`engram rewind` while the window
+ * runs) moved it meanwhile, the commit is made again on top of that one.
+ */
+async function commitOnRef(
+  place: SnapshotPlace,
+  tree: string,
+  parent: string | undefined,
+  message: string,
+): Promise<string> {
+  const { git } = place;
+  for (let attempt = 0; ; attempt++) {
+    const commit = await git.text(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message]);
+    try {
+      await git.run(['update-ref', place.ref, commit, parent ?? '']);
+      return commit;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      const now = await git.text(['rev-parse', '--verify', '-q', `${place.ref}^{commit}`], { okCodes: [1] });
+      if ((now || undefined) === parent) throw e; // not a moved ref: a real failure
+      parent = now || undefined;
+    }
   }
-  const tree = await git.text(['write-tree'], { index: place.index });
-  if (opts.reportExcluded) skipped.push(...(await listExcluded(place, skipped)));
-  if (parent && parent.tree === tree) return { commit: parent.commit, tree, skipped };
-  const commit = await git.text(['commit-tree', tree, ...(parent ? ['-p', parent.commit] : []), '-m', message]);
-  await git.run(['update-ref', place.ref, commit, ...(parent ? [parent.commit] : [])]);
-  return { commit, tree, skipped };
 }
 
 /** What changed between two snapshots, per path: the old and new `mode oid` (undefined: no file). */
@@ -147,9 +210,8 @@ export interface TreeChange {
   to?: string;
 }
 
-export async function diffSnapshots(git: ShadowGit, before: string, after: string): Promise<TreeChange[]> {
-  if (before === after) return [];
-  const out = await git.list(['diff-tree', '-r', '-z', '--no-renames', '--no-commit-id', before, after]);
+/** `--raw -z` diff output (diff-tree, diff-index) as changes, sorted by path. */
+function parseRawDiff(out: readonly string[]): TreeChange[] {
   const changes: TreeChange[] = [];
   for (let i = 0; i + 1 < out.length; i += 2) {
     // ":<old mode> <new mode> <old oid> <new oid> <status>" then the path
@@ -160,5 +222,5 @@ export async function diffSnapshots(git: ShadowGit, before: string, after: strin
     const change = status === 'A' ? 'added' : status === 'D' ? 'deleted' : 'modified';
     changes.push({ path: p, change, ...(from ? { from } : {}), ...(to ? { to } : {}) });
   }
-  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return changes.sort(byPath);
 }

@@ -79,6 +79,11 @@ export interface CodeRewindResult {
 /** A workspace's checkpoints as one session sees them. */
 export interface Checkpoints {
   readonly available: true;
+  /**
+   * Set when opening the store finished a rewind (or an undo) that a crash had stopped halfway: one
+   * sentence saying what it did, to be said once to the person.
+   */
+  readonly recovered?: string;
   /** A turn starts (the agent calls no tool yet): no snapshot is taken until beforeChange. */
   beginTurn(turn: number, promptUuid?: string): void;
   /** Before a tool that may change files runs: the turn's before-snapshot, taken once per turn. */

@@ -125,4 +125,23 @@ describe('code rewind faults', () => {
     assert.equal(read(ws, 'a.txt'), 'a0\n');
     await store.dispose();
   });
+
+  it('tells the turn it is not covered when a snapshot fails, and still lists the turn', async () => {
+    const ws = tempDir();
+    const data = tempDir();
+    writeFiles(ws, { 'a.txt': 'a0\n' });
+    const store = await open(data, ws, 's');
+    await turn(store, 1, () => writeFiles(ws, { 'a.txt': 'a1\n' }));
+    const key = fs.readdirSync(path.join(data, 'checkpoints')).find((n) => n.startsWith('-')) as string;
+    fs.writeFileSync(path.join(data, 'checkpoints', key, 'engram', 'index', 's'), 'not an index');
+    store.beginTurn(2);
+    await assert.rejects(store.beforeChange(), /the snapshot before the change failed: .*index/);
+    const line = await store.endTurn();
+    assert.deepEqual([line?.turn, line?.before, line?.files], [2, undefined, []]);
+    assert.deepEqual(
+      (await store.list()).map((t) => t.turn),
+      [1, 2],
+    );
+    await store.dispose();
+  });
 });

@@ -148,4 +148,19 @@ describe('code rewind', () => {
     assert.equal(read(ws, 'a.txt'), 'typed while the preview was open\n');
     await store.dispose();
   });
+
+  it('leaves a file changed since the rewind when undoing it, unless forced', async () => {
+    const ws = tempDir();
+    const store = await threeTurns(ws, tempDir());
+    const r = await store.applyCodeRewind(await store.planCodeRewind(0));
+    fs.writeFileSync(path.join(ws, 'b.txt'), 'mine, after the rewind\n');
+    const undo = await store.undoCodeRewind(r.id);
+    assert.deepEqual(undo.conflicts, ['b.txt']);
+    assert.equal(read(ws, 'b.txt'), 'mine, after the rewind\n');
+    assert.equal(read(ws, 'a.txt'), 'a3\n', 'the others are put back');
+    const forced = await store.undoCodeRewind(r.id, { force: ['b.txt'] });
+    assert.deepEqual(forced.written, ['b.txt']);
+    assert.equal(read(ws, 'b.txt'), 'b2\n');
+    await store.dispose();
+  });
 });

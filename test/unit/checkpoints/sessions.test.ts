@@ -77,4 +77,23 @@ describe('two sessions on one workspace', () => {
     assert.deepEqual([read(ws, 'x.txt'), read(ws, 'y.txt')], ['x2\n', 'y0\n']);
     await Promise.all([a.dispose(), b.dispose()]);
   });
+
+  it('keep one chain when one session is open twice (the CLI while the window runs)', async () => {
+    const ws = tempDir();
+    const data = tempDir();
+    writeFiles(ws, { 'a.txt': 'a0\n' });
+    const window = await open(data, ws, 'same');
+    const cli = await open(data, ws, 'same');
+    await turn(window, 1, () => writeFiles(ws, { 'a.txt': 'a1\n' }));
+    await turn(cli, 2, () => writeFiles(ws, { 'a.txt': 'a2\n' }));
+    const t3 = await turn(window, 3, () => writeFiles(ws, { 'a.txt': 'a3\n' })); // its ref moved under it
+    assert.deepEqual(t3.files, [{ path: 'a.txt', change: 'modified' }]);
+    assert.deepEqual(
+      (await cli.list()).map((t) => t.turn),
+      [1, 2, 3],
+    );
+    await cli.applyCodeRewind(await cli.planCodeRewind(1));
+    assert.equal(read(ws, 'a.txt'), 'a1\n');
+    await Promise.all([window.dispose(), cli.dispose()]);
+  });
 });

@@ -101,6 +101,16 @@ describe('checkpoints leave out', () => {
     assert.deepEqual(look(), before);
   });
 
+  it('leaves out its own data folder when it lies inside the workspace', async () => {
+    const ws = tempDir();
+    writeFiles(ws, { 'a.txt': 'a\n' });
+    const store = await open(path.join(ws, '.engram-data'), ws);
+    const t = await turn(store, 1, () => writeFiles(ws, { 'a.txt': 'b\n' }));
+    assert.deepEqual(t.files, [{ path: 'a.txt', change: 'modified' }]);
+    assert.deepEqual(t.skipped, [{ path: '.engram-data/', reason: 'excluded' }]);
+    await store.dispose();
+  });
+
   it('turns off with a plain reason for too many files or no git', async () => {
     const ws = tempDir();
     writeFiles(ws, Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}.txt`, `${i}\n`])));
@@ -114,6 +124,16 @@ describe('checkpoints leave out', () => {
     });
     assert.equal(tooMany.available, false);
     assert.match(!tooMany.available ? tooMany.reason : '', /more than 20 files/);
+    const notAFolder = path.join(tempDir(), 'data');
+    fs.writeFileSync(notAFolder, '');
+    const broken = await openCheckpoints({
+      dataDir: notAFolder,
+      workspace: ws,
+      sessionId: 's',
+      maxFileBytes: 1e6,
+      logger: silentLogger,
+    });
+    assert.match(!broken.available ? broken.reason : '', /^Checkpoints could not open their repository .*ENOTDIR/);
     const path0 = process.env.PATH;
     process.env.PATH = tempDir();
     try {
