@@ -9,6 +9,7 @@ import { mcpServeCommand } from './mcpServeCommand';
 import { memoryCommand } from './memoryCommand';
 import { mergeCommand } from './mergeCommand';
 import { printCommand } from './printCommand';
+import { rewindCommand } from './rewindCommand';
 import { teamCommand } from './teamCommand';
 
 /** The command run when the first argument is not a subcommand name. */
@@ -22,6 +23,7 @@ const COMMANDS: Command[] = [
   teamCommand,
   mcpServeCommand,
   memoryCommand,
+  rewindCommand,
 ];
 
 export function overallHelp(): string {

@@ -118,9 +118,12 @@ async function execute(call: ToolUseBlock, deps: ToolRunDeps): Promise<ToolResul
   }
 }
 
-/** A tool that is not read-only, except a Bash command the project reads as read-only (bashReadOnly.ts). */
+/**
+ * A tool that is not read-only, except a Bash command the project reads as read-only (bashReadOnly.ts) and
+ * an MCP tool its server annotates read-only.
+ */
 function mayChangeFiles(tool: Tool, input: unknown): boolean {
-  if (tool.readOnly) return false;
+  if (tool.readOnly || tool.mcp?.readOnlyHint === true) return false;
   const command = (input as { command?: unknown } | null)?.command;
   return !(tool.name === 'Bash' && typeof command === 'string' && isReadOnlyCommand(command).ok);
 }

@@ -13,6 +13,7 @@
 // parentUuid) names a line the file lacks, as in a transcript another tool trimmed or copied from its
 // newest compaction on. The index then says the walk was cut (`cut`); how many turns went is known only
 // to the checkpoints, which number every turn as it ran.
+import { promises as fsp } from 'node:fs';
 import { isCompactBoundary } from './conversationChain';
 import { isRewindLine, reopenedBy } from './rewindLine';
 import { forEachTranscriptLine, promptText, type TranscriptLine } from './transcriptReader';
@@ -52,8 +53,26 @@ interface Skeleton {
   leafCandidate: boolean;
 }
 
-/** Reads the turn index of a transcript file (streamed: a skeleton per line is kept). */
+/** The newest index read of a few files, by size and time: the chat asks for the turns often. */
+const recent = new Map<string, { size: number; mtimeMs: number; index: TurnIndex }>();
+const RECENT_FILES = 8;
+
+/**
+ * Reads the turn index of a transcript file (streamed: a skeleton per line is kept). The result is
+ * shared with later calls while the file is unchanged: read it, do not change it.
+ */
 export async function readTurnIndex(file: string): Promise<TurnIndex> {
+  const stat = await fsp.stat(file);
+  const known = recent.get(file);
+  if (known && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return known.index;
+  const index = await scanTurnIndex(file);
+  recent.delete(file);
+  recent.set(file, { size: stat.size, mtimeMs: stat.mtimeMs, index });
+  if (recent.size > RECENT_FILES) recent.delete(recent.keys().next().value as string);
+  return index;
+}
+
+async function scanTurnIndex(file: string): Promise<TurnIndex> {
   const lines: TranscriptLine[] = [];
   const skeletons: Skeleton[] = [];
   await forEachTranscriptLine(file, (line) => {
@@ -65,19 +84,6 @@ export async function readTurnIndex(file: string): Promise<TurnIndex> {
   });
   const newestMarker = lines[lines.length - 1];
   return indexOf(skeletons, newestMarker ? reopenedBy(newestMarker) : []);
-}
-
-/** The same for lines already in memory (tests, the inspector). */
-export function turnIndexOf(lines: readonly TranscriptLine[]): TurnIndex {
-  const skeletons: Skeleton[] = [];
-  let reopened: string[] = [];
-  for (const line of lines) {
-    const s = skeletonOf(line);
-    if (!s) continue;
-    skeletons.push(s);
-    if (isRewindLine(line)) reopened = reopenedBy(line);
-  }
-  return indexOf(skeletons, reopened);
 }
 
 function skeletonOf(line: TranscriptLine): Skeleton | undefined {

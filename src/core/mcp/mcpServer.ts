@@ -260,7 +260,9 @@ export class McpServer {
       });
       adapted.set(
         tool.name,
-        createMcpTool(this.name, tool.name, checked.schema, (raw, input, signal) => this.call(raw, input, signal)),
+        createMcpTool(this.name, tool.name, checked.schema, (raw, input, signal) => this.call(raw, input, signal), {
+          readOnlyHint: (tool.annotations as { readOnlyHint?: unknown } | undefined)?.readOnlyHint === true,
+        }),
       );
     }
     this.infos = infos;

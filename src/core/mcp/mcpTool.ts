@@ -10,13 +10,19 @@ export type McpCall = (rawTool: string, input: Record<string, unknown>, signal: 
 
 const SUMMARY_ARGS_CHARS = 120;
 
-export function createMcpTool(server: string, rawTool: string, schema: ToolSchema, call: McpCall): Tool {
+export function createMcpTool(
+  server: string,
+  rawTool: string,
+  schema: ToolSchema,
+  call: McpCall,
+  hints: { readOnlyHint?: boolean } = {},
+): Tool {
   return {
     name: schema.name,
     schema,
     readOnly: false,
     concurrencySafe: false,
-    mcp: { server, tool: rawTool },
+    mcp: { server, tool: rawTool, ...(hints.readOnlyHint ? { readOnlyHint: true } : {}) },
     validate(input: unknown): string | null {
       return input !== null && typeof input === 'object' && !Array.isArray(input)
         ? null

@@ -17,6 +17,8 @@ export interface ListedTool {
   name: string;
   description?: string;
   inputSchema?: unknown;
+  /** The server's hints (`readOnlyHint`: the tool changes nothing), read as claims, never as permissions. */
+  annotations?: unknown;
 }
 
 /** The definition sent to the model, or why the tool is left out. */

@@ -3,7 +3,8 @@
 // system prompt rebuilt after a compaction, the timeline as data and one event stream (sessionReporter.ts).
 // The Chat view and `engram -p` open it with `openEngramSession` (openEngramSession.ts) and only translate
 // its events for their surface, so both behave alike and the behaviour is tested once. This file holds
-// what a host drives: turns, compactions, undo, team syncs, and the end of the session.
+// what a host drives: turns, compactions, undo, rewinds to a turn (sessionRewind.ts), team syncs, and the
+// end of the session.
 //
 //   openEngramSession --> open --runTurn/compactNow/undo...--> open --finish()--> finished
 //   settings changes (SettingsStore.onChange) reach the orchestrator and the gauge while open.
@@ -297,6 +298,7 @@ export class EngramSession {
       await this.team.flush();
       await this.notes?.flushState();
       await this.setup.mcp?.close();
+      await this.checkpointTurns?.close();
     } finally {
       this.dispose();
       await this.guard?.release();

@@ -54,8 +54,10 @@ export async function openSessionCheckpoints(o: {
 export class SessionCheckpoints {
   private count: number | undefined;
   private begun = false;
+  private changeAsked = false;
   private notCovered: string | undefined;
   private readonly disposers: Array<() => void>;
+  private closed: Promise<void> | undefined;
 
   constructor(
     private readonly agent: Agent,
@@ -73,6 +75,26 @@ export class SessionCheckpoints {
       agent.hooks.beforeChange.add('checkpoints', () => this.beforeChange()),
       agent.hooks.afterTurn.add('checkpoints', () => this.endTurn()),
     ];
+    void this.listEarlier();
+  }
+
+  /** The checkpoints a resumed session had already, on its timeline (in order) as the session opens. */
+  private async listEarlier(): Promise<void> {
+    let earlier: TurnCheckpoint[];
+    try {
+      earlier = await this.store.list();
+    } catch (e) {
+      this.logger.warn(`Could not list the session's checkpoints: ${String(e)}`);
+      return;
+    }
+    const timeline = this.reporter.timeline;
+    for (const c of earlier) {
+      if (c.files.length === 0 || timeline.some((t) => t.kind === 'checkpoint' && t.at === c.at)) continue;
+      const entry = { kind: 'checkpoint' as const, at: c.at, turn: c.turn, files: c.files, skipped: c.skipped };
+      const at = timeline.findIndex((t) => t.at > c.at);
+      timeline.splice(at < 0 ? timeline.length : at, 0, c.promptUuid ? { ...entry, promptUuid: c.promptUuid } : entry);
+      this.reporter.emit({ type: 'timeline', entry });
+    }
   }
 
   /** Turns in the current conversation so far (read from the transcript once, then counted). */
@@ -96,19 +118,29 @@ export class SessionCheckpoints {
     if (this.count !== undefined) this.count = Math.max(0, this.count - 1);
   }
 
-  dispose(): void {
+  /** Detaches from the agent and lets go of the store (its background snapshot and locks); once. */
+  close(): Promise<void> {
     for (const d of this.disposers.splice(0)) d();
-    void this.store.dispose().catch((e: unknown) => this.logger.warn(`Could not close the checkpoints: ${String(e)}`));
+    this.closed ??= this.store
+      .dispose()
+      .catch((e: unknown) => this.logger.warn(`Could not close the checkpoints: ${String(e)}`));
+    return this.closed;
+  }
+
+  dispose(): void {
+    void this.close();
   }
 
   private begin(): void {
     if (this.begun) return;
+    this.changeAsked = false;
     this.begun = true;
     this.store.beginTurn((this.count ?? 0) + 1, this.agent.promptUuid);
   }
 
   private async beforeChange(): Promise<void> {
     this.begin();
+    this.changeAsked = true;
     try {
       await this.store.beforeChange();
     } catch (e) {
@@ -128,6 +160,9 @@ export class SessionCheckpoints {
       this.logger.warn(`The turn's checkpoint could not be finished: ${String(e)}`);
       this.notCovered ??= e instanceof Error ? e.message : String(e);
     }
+    // The store logs a snapshot that failed and goes on: a turn that asked for one and has none is not covered.
+    if (this.changeAsked && checkpoint?.before === undefined)
+      this.notCovered ??= 'the snapshot before its first change failed (the log says why)';
     if (this.notCovered !== undefined) {
       this.reporter.notice(
         'warning',
@@ -137,7 +172,7 @@ export class SessionCheckpoints {
     if (!checkpoint || checkpoint.files.length === 0) return;
     const { files, skipped, promptUuid } = checkpoint;
     const uuid = promptUuid ? { promptUuid } : {};
-    this.reporter.addTimeline({ kind: 'checkpoint', at: Date.now(), turn, ...uuid, files, skipped });
+    this.reporter.addTimeline({ kind: 'checkpoint', at: checkpoint.at, turn, ...uuid, files, skipped });
     this.reporter.emit({ type: 'checkpoint', turn, ...uuid, files, skipped });
   }
 }

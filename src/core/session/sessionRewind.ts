@@ -78,21 +78,23 @@ export async function planSessionRewind(target: RewindTarget, req: RewindRequest
       `There is no turn ${req.toTurn} in this session: it has ${latest} turn${latest === 1 ? '' : 's'} ` +
         `(1 is the first prompt; 0 goes back to before it).`,
     );
-  const plan: RewindPlan = { toTurn: req.toTurn, ...(req.promptUuid ? { promptUuid: req.promptUuid } : {}) };
+  // A turn number two branches share (a rewind, then new turns) means the one in the conversation now.
+  const promptUuid = req.promptUuid ?? turns.find((t) => t.turn === req.toTurn)?.promptUuid;
+  const plan: RewindPlan = { toTurn: req.toTurn, ...(promptUuid ? { promptUuid } : {}) };
   if (req.code) {
     const store = target.checkpoints;
     if (!store) plan.codeUnavailable = 'Checkpoints are not kept for this session (the workspace is not trusted).';
     else if (!store.available) plan.codeUnavailable = store.reason;
     else {
       try {
-        plan.code = await store.planCodeRewind(req.toTurn, req.promptUuid);
+        plan.code = await store.planCodeRewind(req.toTurn, promptUuid);
       } catch (e) {
         plan.codeUnavailable = e instanceof Error ? e.message : String(e);
       }
     }
   }
   if (req.conversation) {
-    const c = planConversationRewind(index, numbered, req.toTurn, req.promptUuid);
+    const c = planConversationRewind(index, numbered, req.toTurn, promptUuid);
     plan.conversation = { droppedTurns: c.droppedTurns, ...(c.unavailable ? { compactedAway: c.unavailable } : {}) };
   }
   return plan;

@@ -34,8 +34,11 @@ export interface Tool<I = Record<string, unknown>> {
   validate(input: unknown): string | null;
   /** One line for permission prompts and tool-call headers. */
   summarize(input: I): string;
-  /** Set on a tool an MCP server provides: the server's name and its own name for the tool (for cards and the gauge). */
-  mcp?: { server: string; tool: string };
+  /**
+   * Set on a tool an MCP server provides: the server's name and its own name for the tool (for cards and the
+   * gauge); `readOnlyHint` when the server says the tool changes nothing (no checkpoint before it, issue 33).
+   */
+  mcp?: { server: string; tool: string; readOnlyHint?: boolean };
   /** The paths a call reads (relative ones against the cwd), so a read outside the workspace can ask first. */
   readPaths?(input: I): string[];
   run(input: I, ctx: ToolContext): Promise<ToolResult>;

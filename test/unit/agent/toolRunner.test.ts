@@ -168,18 +168,24 @@ describe('runToolCalls beforeChange (checkpoints, issue 33)', () => {
     bash.readOnly = false;
     bash.concurrencySafe = false;
     const reader = tool('Read', async () => (order.push('Read ran'), { content: '', isError: false }));
+    const lookup = {
+      ...tool('mcp__s__lookup', async () => (order.push('lookup ran'), { content: '', isError: false })),
+    };
+    lookup.readOnly = false;
+    lookup.mcp = { server: 's', tool: 'lookup', readOnlyHint: true };
     const denied: ToolGate = async (_t, input) =>
       (input as { deny?: boolean }).deny ? { allow: false, reason: 'no' } : { allow: true };
     await runToolCalls(
       [
         call('1', 'Read'),
+        call('0', 'mcp__s__lookup'),
         call('2', 'Bash', { command: 'ls -la' }),
         call('3', 'Write', { deny: true }),
         call('4', 'Bash', { command: "sed -i 's/a/b/' f.txt" }),
         call('5', 'Write'),
       ],
       {
-        tools: new Map([writer, bash, reader].map((t) => [t.name, t])),
+        tools: new Map([writer, bash, reader, lookup].map((t) => [t.name, t])),
         gate: denied,
         context: { cwd: process.cwd(), readFiles: new ReadFileState() },
         signal: new AbortController().signal,
@@ -189,6 +195,14 @@ describe('runToolCalls beforeChange (checkpoints, issue 33)', () => {
         },
       },
     );
-    assert.deepEqual(order, ['Read ran', 'Bash ran', 'checkpoint', 'Bash ran', 'checkpoint', 'Write ran']);
+    assert.deepEqual(order, [
+      'Read ran',
+      'lookup ran',
+      'Bash ran',
+      'checkpoint',
+      'Bash ran',
+      'checkpoint',
+      'Write ran',
+    ]);
   });
 });

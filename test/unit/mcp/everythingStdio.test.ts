@@ -26,7 +26,8 @@ describe('MCP hub against server-everything over stdio', () => {
     assert.ok(names.includes('mcp__everything__echo'), names.join(','));
     assert.ok(names.includes('mcp__everything__get-sum'));
     const echo = t.hub.tools().find((x) => x.name === 'mcp__everything__echo');
-    assert.deepEqual(echo?.mcp, { server: 'everything', tool: 'echo' });
+    // echo is annotated read-only: no checkpoint before it (issue 33), yet it still asks like any MCP call.
+    assert.deepEqual(echo?.mcp, { server: 'everything', tool: 'echo', readOnlyHint: true });
     assert.equal(echo?.readOnly, false);
     assert.equal(echo?.schema.input_schema.type, 'object');
     assert.ok(status.tools.every((x) => x.tokens > 0 || x.rejected));
