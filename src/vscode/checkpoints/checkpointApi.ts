@@ -1,79 +1,16 @@
 // The session's checkpoint API as the VS Code side uses it (issue 33): turns with their checkpoints, a
-// rewind planned, applied and undone. The types mirror the session's (src/core/host/checkpoints.ts); this
+// rewind planned, applied and undone. The types are the session's (src/core/host/checkpoints.ts); this
 // module is the one place the VS Code side reaches them, so the chat, the commands and the inspector
 // share one view of a session that can rewind.
+import type { RewindForce, RewindOutcome, RewindPlan, RewindRequest, SessionTurn } from '../../core/host/checkpoints';
 import type { EngramSession } from '../../core/host/sessions';
 
-export interface ChangedFile {
-  readonly path: string;
-  readonly change: 'added' | 'modified' | 'deleted';
-}
+export type { RewindOutcome, RewindPlan, SessionTurn } from '../../core/host/checkpoints';
 
-export interface SkippedPath {
-  readonly path: string;
-  readonly reason: 'too-big' | 'excluded' | 'outside-workspace' | 'not-a-file';
-  readonly bytes?: number;
-}
-
-export interface TurnCheckpoint {
-  readonly turn: number;
-  readonly promptUuid?: string;
-  readonly at: number;
-  readonly before?: string;
-  readonly after?: string;
-  readonly files: readonly ChangedFile[];
-  readonly skipped: readonly SkippedPath[];
-}
-
-export interface SessionTurn {
-  turn: number;
-  promptUuid?: string;
-  prompt: string;
-  compactedAway: boolean;
-  checkpoint?: TurnCheckpoint;
-}
-
-export interface RewindFile {
-  readonly path: string;
-  readonly action: 'restore' | 'delete' | 'recreate';
-  readonly conflict?: string;
-  readonly now?: string;
-  readonly target?: string;
-}
-
-export interface CodeRewindPlan {
-  readonly toTurn: number;
-  readonly turns: readonly number[];
-  readonly files: readonly RewindFile[];
-  readonly skipped: readonly SkippedPath[];
-  readonly now: string;
-}
-
-export interface CodeRewindResult {
-  readonly id: string;
-  readonly written: readonly string[];
-  readonly deleted: readonly string[];
-  readonly conflicts: readonly string[];
-  readonly failed: ReadonlyArray<{ readonly path: string; readonly message: string }>;
-}
-
-export interface RewindPlan {
-  toTurn: number;
-  code?: CodeRewindPlan;
-  codeUnavailable?: string;
-  conversation?: { droppedTurns: number; compactedAway?: string };
-}
-
-export interface RewindOutcome {
-  id: string;
-  toTurn: number;
-  code?: CodeRewindResult;
-  conversation?: { droppedTurns: number };
-  summary: string;
-}
-
-export type Force = { force?: boolean | readonly string[] };
-
+/** One turn's checkpoint: what it changed (before -> after) and what it skipped. */
+export type TurnCheckpoint = NonNullable<SessionTurn['checkpoint']>;
+/** The code part of a rewind plan: each file, its action and its conflict. */
+export type CodeRewindPlan = NonNullable<RewindPlan['code']>;
 /** What the VS Code side calls of a session's checkpoints. */
 export interface RewindableSession {
   readonly checkpoints:
@@ -81,9 +18,9 @@ export interface RewindableSession {
     | { readonly available: false; readonly reason: string }
     | undefined;
   turns(): Promise<SessionTurn[]>;
-  planRewind(req: { toTurn: number; promptUuid?: string; code: boolean; conversation: boolean }): Promise<RewindPlan>;
-  applyRewind(plan: RewindPlan, opts?: Force): Promise<RewindOutcome>;
-  undoRewind(id: string, opts?: Force): Promise<RewindOutcome>;
+  planRewind(req: RewindRequest): Promise<RewindPlan>;
+  applyRewind(plan: RewindPlan, opts?: RewindForce): Promise<RewindOutcome>;
+  undoRewind(id: string, opts?: RewindForce): Promise<RewindOutcome>;
 }
 
 /** The session's rewind side, as the VS Code side uses it (undefined without a session). */

@@ -15,7 +15,13 @@ function turn(n: number, prompt: string, files: string[] = [], compactedAway = f
     promptUuid: `u${n}`,
     prompt,
     compactedAway,
-    checkpoint: { turn: n, at: n, files: files.map((path) => ({ path, change: 'modified' as const })), skipped: [] },
+    checkpoint: {
+      sessionId: 's',
+      turn: n,
+      at: n,
+      files: files.map((path) => ({ path, change: 'modified' as const })),
+      skipped: [],
+    },
   };
 }
 
