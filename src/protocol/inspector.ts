@@ -294,8 +294,6 @@ export type TimelineView =
       undone?: boolean;
       /** This row is the undo of an earlier rewind (`files` put back, `toTurn` the turns the conversation has again). */
       undo?: boolean;
-      /** The session's own sentence of what was done. */
-      summary?: string;
     };
 
 export interface InspectorSnapshot {

@@ -172,6 +172,15 @@ suite('checkpoints in the chat', () => {
       await refreshUntil(api, '#timeline-section', 'Rewound to turn 1');
       await ui.click('inspector', '.timeline-checkpoint .timeline-button');
       await ui.waitForText('inspector', '#checkpoint-files', 'new.txt');
+      // A file of the checkpoint row opens its diff in that turn.
+      await ui.click('inspector', '#checkpoint-files .light-button');
+      await waitUntil('the file diff to open', () =>
+        vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.label.includes('new.txt: turn 1'))),
+      );
+      await openInspector(api);
+      // The rewind's row names the file it left as the person changed it.
+      await ui.click('inspector', '.timeline-rewind .timeline-button');
+      await ui.waitForText('inspector', '#rewind-conflicts', 'shared.txt');
       await inspectorInBothThemes('checkpoints-timeline', 'timeline-section');
 
       // Undo (the command, as the notification's Undo does): the agent's turn-2 changes are back.

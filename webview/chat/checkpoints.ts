@@ -26,15 +26,18 @@ export function rewindActions(
   if (item.turn === undefined) return null;
   const off = handlers.checkpointsOff();
   const buttons = ACTIONS.map((a) => {
-    const touchesFiles = a.what !== 'conversation';
+    // Off: the file actions stay focusable (aria-disabled), so their tooltip saying why can be reached.
+    const blocked = a.what !== 'conversation' && off !== undefined;
     const button = lightButton(t(a.label), {
       icon: a.icon,
-      title: touchesFiles && off ? t('rewindOff', off) : t(a.title),
+      title: blocked ? t('rewindOff', off) : t(a.title),
       look: 'link',
-      onClick: () => handlers.rewind(item.id, a.what),
+      onClick: () => {
+        if (!blocked) handlers.rewind(item.id, a.what);
+      },
     });
     button.classList.add(`rewind-${a.what}`);
-    if (touchesFiles && off) button.disabled = true;
+    if (blocked) button.setAttribute('aria-disabled', 'true');
     return button;
   });
   return h(

@@ -274,12 +274,13 @@ function estimateHeight(item: ChatItem, width: number): number {
     text.split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / perLine)), 0);
   switch (item.kind) {
     case 'user':
-      return 44 + lines(item.text) * 18;
+      return 44 + lines(item.text) * 18 + (item.turn !== undefined ? 20 : 0);
     case 'assistant':
       return 30 + lines(item.text) * 20 + (item.text.split('```').length >> 1) * 40;
     case 'tool':
     case 'thinking':
     case 'turn':
+    case 'changes':
       return 34;
     case 'recall':
       return 10 + item.files.length * 18;

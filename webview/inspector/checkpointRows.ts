@@ -34,7 +34,6 @@ export function checkpointDetails(e: CheckpointView | RewindView, open: OpenChec
   if (e.kind === 'rewind') {
     return [
       h('h3', {}, describeCheckpoint(e)),
-      e.summary ? h('p', { class: 'rewind-summary', id: 'rewind-summary' }, e.summary) : h('span', {}),
       e.conflicts?.length
         ? h(
             'p',

@@ -1,30 +1,12 @@
 // The timeline's checkpoint and rewind rows (issue 33), from the session's entries: a turn that changed
 // files, a rewind, and the undo of one (which marks the rewind before it undone). Plain Node: unit-tested.
-import type { ChangedFile, SkippedPath } from '../checkpoints/types';
 import type { TimelineView } from '../../protocol/messages';
+import type { TimelineEntry } from './timeline';
 
 /** A checkpoint entry as the session records it (timeline.ts). */
-export interface CheckpointEntry {
-  kind: 'checkpoint';
-  at: number;
-  turn: number;
-  promptUuid?: string;
-  files: readonly ChangedFile[];
-  skipped: readonly SkippedPath[];
-}
-
+type CheckpointEntry = Extract<TimelineEntry, { kind: 'checkpoint' }>;
 /** A rewind entry (or, with `undo`, the undo of one) as the session records it. */
-export interface RewindEntry {
-  kind: 'rewind';
-  at: number;
-  toTurn: number;
-  rewindId: string;
-  summary: string;
-  undo: boolean;
-  files: number;
-  droppedTurns: number;
-  conflicts: readonly string[];
-}
+export type RewindEntry = Extract<TimelineEntry, { kind: 'rewind' }>;
 
 type View = Extract<TimelineView, { kind: 'checkpoint' | 'rewind' }>;
 
@@ -48,7 +30,6 @@ export function checkpointTimelineView(entry: CheckpointEntry | RewindEntry, i: 
     droppedTurns: entry.droppedTurns,
     ...(entry.conflicts.length > 0 ? { conflicts: [...entry.conflicts] } : {}),
     ...(entry.undo ? { undo: true } : {}),
-    summary: entry.summary,
   };
 }
 

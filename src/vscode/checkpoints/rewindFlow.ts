@@ -82,6 +82,25 @@ function question(code: number, conversation: boolean, toTurn: number): string {
   return vscode.l10n.t('Rewind the conversation to after turn {0}?', toTurn);
 }
 
+/** What a rewind (or its undo) did, in the person's language: its files, its conflicts, its turns. */
+function outcomeWords(outcome: RewindOutcome, undo: boolean): string {
+  const parts: string[] = [];
+  const code = outcome.code;
+  if (code) {
+    parts.push(vscode.l10n.t('{0} files written back, {1} deleted', code.written.length, code.deleted.length));
+    if (code.conflicts.length > 0)
+      parts.push(vscode.l10n.t('left as you changed them: {0}', code.conflicts.join(', ')));
+  }
+  if (outcome.conversation && !undo)
+    parts.push(vscode.l10n.t('{0} later turns dropped from the conversation', outcome.conversation.droppedTurns));
+  if (outcome.conversation && undo) parts.push(vscode.l10n.t('the conversation is back'));
+  const what = parts.join('; ');
+  if (undo) return what ? vscode.l10n.t('The rewind was undone: {0}.', what) : vscode.l10n.t('The rewind was undone.');
+  return what
+    ? vscode.l10n.t('Rewound to right after turn {0}: {1}.', outcome.toTurn, what)
+    : vscode.l10n.t('Nothing was rewound.');
+}
+
 export class RewindFlow {
   /** The newest rewind of this window ("Engram: Undo Last Rewind"). */
   private last: RewindOutcome | undefined;
@@ -160,7 +179,8 @@ export class RewindFlow {
     const conflicts = outcome.code?.conflicts ?? [];
     const failed = outcome.code?.failed ?? [];
     const failures = failed.map((f) => `${f.path}: ${clause(f.message)}`).join('; ');
-    const text = failures ? `${outcome.summary} ${vscode.l10n.t('Not rewound: {0}', failures)}` : outcome.summary;
+    const said = outcomeWords(outcome, false);
+    const text = failures ? `${said} ${vscode.l10n.t('Not rewound: {0}', failures)}` : said;
     const choice = await prompts.tell(
       failed.length > 0 ? 'warning' : 'info',
       text,
@@ -183,7 +203,7 @@ export class RewindFlow {
       );
       this.last = outcome;
       await this.host.changed();
-      await prompts.tell('info', outcome.summary);
+      await prompts.tell('info', outcomeWords(outcome, false));
     } catch (e) {
       this.host.logger.error('Restoring conflict files failed', e);
       await prompts.tell('error', vscode.l10n.t('Could not restore them: {0}', message(e)));
@@ -203,7 +223,7 @@ export class RewindFlow {
       if (this.last?.id === id) this.last = undefined;
       if (result.conversation) await this.host.conversationChanged();
       await this.host.changed();
-      await prompts.tell('info', result.summary || vscode.l10n.t('The rewind was undone.'));
+      await prompts.tell('info', outcomeWords(result, true));
     } catch (e) {
       this.host.logger.error('Undoing a rewind failed', e);
       await prompts.tell('error', vscode.l10n.t('Could not undo the rewind: {0}', message(e)));
