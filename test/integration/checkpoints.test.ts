@@ -248,6 +248,13 @@ suite('checkpoints in the chat', () => {
       await ui.waitForText('chat', '.item-changes', '更改了 3 个文件');
       await ui.waitForText('chat', '.item-user .rewind-both', '全部回退');
       assert.ok((await ui.screenshot('checkpoints-chat-zh-cn')).bytes > 10_000);
+      // The inspector's timeline in Chinese too.
+      await openInspector(api);
+      await refreshUntil(api, '#timeline-section', '第 2 轮：更改了 3 个文件');
+      await ui.click('inspector', '.timeline-checkpoint:last-of-type .timeline-button');
+      await ui.waitForText('inspector', '#checkpoint-files', '删除');
+      await ui.evaluate('inspector', "document.getElementById('timeline-section').scrollIntoView({ block: 'start' })");
+      assert.ok((await ui.screenshot('checkpoints-timeline-zh-cn')).bytes > 10_000);
     } finally {
       fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
     }

@@ -14,12 +14,12 @@ export type OpenCheckpointDiff = (turn: number, promptUuid: string | undefined, 
 export function describeCheckpoint(e: CheckpointView | RewindView): string {
   if (e.kind === 'checkpoint') {
     const skipped = e.skipped.length > 0 ? ` · ${tn('checkpointSkipped', e.skipped.length)}` : '';
-    return `${t('checkpointTurn', e.turn)}: ${tn('checkpointFiles', e.files.length)}${skipped}`;
+    return t('checkpointTurn', e.turn, `${tn('checkpointFiles', e.files.length)}${skipped}`);
   }
-  if (e.undo) return `${t('rewindUndo')}: ${tn('rewindFiles', e.files)}`;
+  if (e.undo) return t('rewindUndo', tn('rewindFiles', e.files));
   const parts = [tn('rewindFiles', e.files), tn('rewindDropped', e.droppedTurns)];
   if (e.conflicts?.length) parts.push(tn('rewindConflicts', e.conflicts.length));
-  return `${t('rewindTo', e.toTurn)}: ${parts.join(', ')}${e.undone ? ` (${t('undone')})` : ''}`;
+  return `${t('rewindTo', e.toTurn, parts.join(t('listComma')))}${e.undone ? ` (${t('undone')})` : ''}`;
 }
 
 export function checkpointIcon(e: CheckpointView | RewindView): string {
