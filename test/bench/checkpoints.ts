@@ -3,8 +3,9 @@
 // a 12 MB generated file (over the 10 MB limit) and an ignored 4 MB bundle; 20 turns that each change 30
 // files by plain fs calls, as Bash would (24 edits, 3 new files, 3 deletions), between beforeChange and
 // endTurn. The first turn starts right as the store opens, so it waits for the baseline snapshot.
-// checkpoint_turn_ms: the slowest turn's beforeChange + endTurn (the max over the 20 turns; turn 1 without
-// its wait for the baseline, reported as checkpoint_baseline_wait_ms). checkpoint_disk_mb: the shadow
+// checkpoint_turn_ms: beforeChange + endTurn per turn, the p95 over the 20 turns (nearest rank; the median
+// and the max are in the note; turn 1 without its wait for the baseline, reported as
+// checkpoint_baseline_wait_ms). checkpoint_disk_mb: the shadow
 // repository's real disk use (st_blocks * 512) after the 20 turns, once the background repack settled.
 // checkpoint_baseline_ms: the first full snapshot. rewind_20_turns_ms: plan + apply of a rewind of all 20
 // turns (back to before turn 1) by a store opened afresh; the workspace must then match the first commit.
@@ -184,13 +185,15 @@ export async function run(): Promise<Metrics> {
     if (status.trim() || result.conflicts.length || result.failed.length)
       throw new Error(`the rewind did not bring the workspace back: ${status.slice(0, 300)}`);
     const sorted = [...turnMs].sort((a, b) => a - b);
-    const p50 = sorted[Math.floor(sorted.length / 2)] ?? 0;
+    const rank = (q: number): number => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0;
     return {
       checkpoint_turn_ms: {
-        value: round(Math.max(...turnMs)),
+        value: round(rank(0.95)),
         unit: 'ms',
         target: 300,
-        note: `max of beforeChange+endTurn over ${TURNS} turns of ${PER_TURN} files, ${FILES}-file workspace (median ${round(p50)} ms)`,
+        note:
+          `p95 (nearest rank) of beforeChange+endTurn over ${TURNS} turns of ${PER_TURN} files, ${FILES}-file ` +
+          `workspace; median ${round(rank(0.5))} ms, max ${round(sorted[sorted.length - 1] ?? 0)} ms`,
       },
       checkpoint_disk_mb: {
         value: round(diskMb),

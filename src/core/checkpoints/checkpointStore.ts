@@ -2,10 +2,12 @@
 // agent's first change in a turn and one as the turn ends, each a commit in the workspace's shadow
 // repository on the session's own ref, with the session's own index and log, so two windows on one
 // workspace never share either. A baseline snapshot is taken in the background as the store opens (the
-// first full hashing of the workspace), and the loose objects are packed in the background once they
-// pile up. Rewinds are planned from the log (rewindPlan.ts) and written under a journal (rewindApply.ts).
+// first full hashing of the workspace; the first turn's snapshot waits for it), and the loose objects are
+// packed once they pile up, at low priority in a quiet gap between turns. Rewinds are planned from the log
+// (rewindPlan.ts) and written under a journal (rewindApply.ts).
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
+import { acquireWriterLock } from '../fs/writerLock';
 import type { Logger } from '../ports';
 import { lockShared, prepareRepository, type RepoPaths, repoPaths, emptyGlobalConfig, seedIndex } from './repository';
 import { applyRewind, recoverJournals, undoRewind } from './rewindApply';
@@ -43,7 +45,7 @@ const PACK_WHEN_IDLE_MS = 1_500;
 /** More packs than this are merged into one. */
 const PACKS_TO_MERGE = 20;
 
-/** A snapshot, or why it failed (never a rejection: a checkpoint does not stop the agent's turn). */
+/** A snapshot, or why it failed (kept as a value: a turn's callers share it, and the turn goes on). */
 type Pending = Promise<Snapshot | Error>;
 
 /**
@@ -75,7 +77,7 @@ export async function openCheckpoints(opts: OpenCheckpointsOptions): Promise<Che
           'outside .gitignore and node_modules. Add the large folders to .gitignore to turn them on.',
       };
     const lock = await lockShared(paths.repo);
-    const recovered = await recoverJournals(git, paths, opts.logger).finally(() => lock.release());
+    const recovered = await recoverJournals(git, paths, opts.maxFileBytes, opts.logger).finally(() => lock.release());
     const store = new CheckpointStore(git, paths, opts, recovered);
     await store.start();
     return store;
@@ -151,26 +153,37 @@ export class CheckpointStore implements Checkpoints {
   /** A snapshot, or the Error (logged as a warning) when git failed. */
   private snapshot(message: string, reportExcluded: boolean, diffFrom?: string): Pending {
     return this.serial(async () => {
-      const place = { git: this.git, ...this.paths, maxFileBytes: this.opts.maxFileBytes };
-      if ((await this.indexStamp()) !== this.stamp) {
-        // Another process of this session (`engram rewind` while the window runs) wrote the index.
-        this.indexMatchesParent = false;
-        await this.readParent();
+      // One snapshot at a time per session across processes too (the CLI's store and the window's).
+      const lock = await acquireWriterLock(`${this.paths.index}.snapshot`, { waitMs: 60_000, pollMs: 20 });
+      try {
+        return await this.snapshotLocked(message, reportExcluded, diffFrom);
+      } finally {
+        await lock.release();
       }
-      const snap = await takeSnapshot(place, this.parent, message, {
-        reportExcluded,
-        indexMatchesParent: this.indexMatchesParent,
-        ...(diffFrom ? { diffFrom } : {}),
-      });
-      this.parent = { commit: snap.commit, tree: snap.tree };
-      this.indexMatchesParent = true;
-      this.stamp = await this.indexStamp();
-      return snap;
     }).catch((e: unknown) => {
       const error = e instanceof Error ? e : new Error(String(e));
       this.opts.logger.warn(`Checkpoints: the ${message} snapshot failed: ${error.message}`);
       return error;
     });
+  }
+
+  /** A snapshot, holding the session's snapshot lock. */
+  private async snapshotLocked(message: string, reportExcluded: boolean, diffFrom?: string): Promise<Snapshot> {
+    const place = { git: this.git, ...this.paths, maxFileBytes: this.opts.maxFileBytes };
+    if ((await this.indexStamp()) !== this.stamp) {
+      // Another process of this session (`engram rewind` while the window runs) wrote the index.
+      this.indexMatchesParent = false;
+      await this.readParent();
+    }
+    const snap = await takeSnapshot(place, this.parent, message, {
+      reportExcluded,
+      indexMatchesParent: this.indexMatchesParent,
+      ...(diffFrom ? { diffFrom } : {}),
+    });
+    this.parent = { commit: snap.commit, tree: snap.tree };
+    this.indexMatchesParent = true;
+    this.stamp = await this.indexStamp();
+    return snap;
   }
 
   beginTurn(turn: number, promptUuid?: string): void {
@@ -189,7 +202,8 @@ export class CheckpointStore implements Checkpoints {
       });
     }
     const before = await turn.before;
-    if (before instanceof Error) throw new Error(`the snapshot before the change failed: ${before.message}`);
+    // The details went to the log; the person hears it in a few words.
+    if (before instanceof Error) throw new Error('the snapshot before its first change failed (the log says why)');
   }
 
   async endTurn(): Promise<TurnCheckpoint | undefined> {
@@ -226,7 +240,7 @@ export class CheckpointStore implements Checkpoints {
     await appendLog(this.paths.log, line);
     this.packLater();
     // The line is written (the turn is listed, without snapshots); the caller hears the turn is not covered.
-    if (after instanceof Error) throw new Error(`the snapshot at the end of the turn failed: ${after.message}`);
+    if (after instanceof Error) throw new Error('the snapshot at the end of the turn failed (the log says why)');
     return publicTurn(line);
   }
 

@@ -4,7 +4,7 @@
 // and the shared excludes file.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { projectKey } from '../conversation/projectKey';
+import { findGitRoot, projectKey } from '../conversation/projectKey';
 import { writeFileAtomic } from '../fs/atomicWrite';
 import { isErrno } from '../fs/errno';
 import { acquireWriterLock, type WriterLock } from '../fs/writerLock';
@@ -54,8 +54,8 @@ export async function prepareRepository(git: ShadowGit, dataDir: string, paths: 
       .catch(() => false);
     if (!made) await git.run(['init', '--bare', '-q'], { bare: true });
     const lines = ['# Engram checkpoints: left out of every snapshot', ...HEAVY_FOLDERS];
-    const info = await fsp.readFile(path.join(git.workspace, '.git', 'info', 'exclude'), 'utf8').catch(() => '');
-    if (info.trim()) lines.push("# the workspace's .git/info/exclude", info);
+    const info = await personalExcludes(git.workspace);
+    if (info.trim()) lines.push("# the person's .git/info/exclude", info);
     const rel = path.relative(git.workspace, path.resolve(dataDir));
     if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) {
       const pattern = exactPattern(`${rel.split(path.sep).join('/')}/`);
@@ -68,6 +68,22 @@ export async function prepareRepository(git: ShadowGit, dataDir: string, paths: 
     await lock.release();
   }
   await fsp.mkdir(paths.rewinds, { recursive: true });
+}
+
+/**
+ * The patterns of the person's `.git/info/exclude` that apply to the workspace: all of them when the
+ * workspace is the repository's top folder; when it is a folder inside, those not tied to a place (no
+ * slash before their end), since the others are relative to the top folder.
+ */
+async function personalExcludes(workspace: string): Promise<string> {
+  const root = await findGitRoot(workspace);
+  if (!root) return '';
+  const text = await fsp.readFile(path.join(root, '.git', 'info', 'exclude'), 'utf8').catch(() => '');
+  if (path.resolve(root) === path.resolve(workspace)) return text;
+  return text
+    .split('\n')
+    .filter((line) => !line.startsWith('#') && !line.replace(/\/$/, '').includes('/'))
+    .join('\n');
 }
 
 /** A new session's index starts as a copy of the newest one, so unchanged files are not hashed again. */

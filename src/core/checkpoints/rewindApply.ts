@@ -266,7 +266,12 @@ function alive(pid: number): boolean {
  * still as it was gets its new state, a file already new is left, one changed since is reported. Returns
  * what it did in one sentence, or undefined when there was nothing to finish.
  */
-export async function recoverJournals(git: ShadowGit, paths: RepoPaths, logger: Logger): Promise<string | undefined> {
+export async function recoverJournals(
+  git: ShadowGit,
+  paths: RepoPaths,
+  maxBytes: number,
+  logger: Logger,
+): Promise<string | undefined> {
   const names = await fsp.readdir(paths.rewinds).catch(() => [] as string[]);
   const said: string[] = [];
   for (const name of names.filter((n) => n.endsWith('.json'))) {
@@ -278,7 +283,7 @@ export async function recoverJournals(git: ShadowGit, paths: RepoPaths, logger: 
       continue;
     }
     if (j.state !== 'applying' || (j.hostname === os.hostname() && alive(j.pid) && !stale(j.at))) continue;
-    const done = await perform(git, j.entries, Number.MAX_SAFE_INTEGER, 'before');
+    const done = await perform(git, j.entries, maxBytes, 'before');
     await logRewind(paths, j, done);
     await saveJournal(paths, { ...j, state: 'done', result: { ...done, conflicts: [] } });
     const what = j.kind === 'undo' ? 'An undo of a rewind' : 'A rewind';

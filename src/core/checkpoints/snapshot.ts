@@ -101,10 +101,11 @@ async function listCandidates(place: SnapshotPlace): Promise<Candidates> {
         const abs = path.join(git.workspace, rel);
         const st = await fsp.lstat(abs).catch(() => undefined);
         if (!st) return void out.update.push(rel); // gone: `--remove` takes it out
-        if (await throughLink(path.dirname(abs))) return void out.drop.push(rel); // behind a link now
+        // Behind a link now, or a folder now (its files are listed on their own): out of the index first.
+        if (st.isDirectory() || (await throughLink(path.dirname(abs)))) return void out.drop.push(rel);
         let skip: SkippedPath | undefined;
         if (st.isFile() && st.size > place.maxFileBytes) skip = { path: rel, reason: 'too-big', bytes: st.size };
-        else if (!st.isFile() && !st.isSymbolicLink() && !st.isDirectory()) skip = { path: rel, reason: 'not-a-file' };
+        else if (!st.isFile() && !st.isSymbolicLink()) skip = { path: rel, reason: 'not-a-file' };
         else if (
           st.isFile() &&
           !(await fsp.access(abs, fsConstants.R_OK).then(
@@ -120,6 +121,7 @@ async function listCandidates(place: SnapshotPlace): Promise<Candidates> {
     );
   }
   out.skipped.sort(byPath);
+  out.update.sort();
   return out;
 }
 

@@ -130,12 +130,14 @@ describe('code rewind faults', () => {
     const ws = tempDir();
     const data = tempDir();
     writeFiles(ws, { 'a.txt': 'a0\n' });
-    const store = await open(data, ws, 's');
+    const logger = recordingLogger();
+    const store = await open(data, ws, 's', { logger });
     await turn(store, 1, () => writeFiles(ws, { 'a.txt': 'a1\n' }));
     const key = fs.readdirSync(path.join(data, 'checkpoints')).find((n) => n.startsWith('-')) as string;
     fs.writeFileSync(path.join(data, 'checkpoints', key, 'engram', 'index', 's'), 'not an index');
     store.beginTurn(2);
-    await assert.rejects(store.beforeChange(), /the snapshot before the change failed: .*index/);
+    await assert.rejects(store.beforeChange(), /the snapshot before its first change failed \(the log says why\)/);
+    assert.ok(logger.warnings.some((w) => /the before turn 2 snapshot failed: git .*index/.test(w)));
     const line = await store.endTurn();
     assert.deepEqual([line?.turn, line?.before, line?.files], [2, undefined, []]);
     assert.deepEqual(
