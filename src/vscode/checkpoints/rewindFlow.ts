@@ -131,7 +131,12 @@ export class RewindFlow {
     }
     const words = planWords(plan, what);
     if (words.code === 0 && !words.conversation) {
-      await prompts.tell('info', words.lines.join(' ') || vscode.l10n.t('Nothing to rewind.'));
+      // Only files the person changed are left: they can still be restored anyway, file by file.
+      const conflicts = (plan.code?.files ?? []).filter((f) => f.conflict).map((f) => f.path);
+      const restore = vscode.l10n.t('Restore Anyway…');
+      const text = words.lines.join(' ') || vscode.l10n.t('Nothing to rewind.');
+      const choice = await prompts.tell('info', text, conflicts.length > 0 ? [restore] : []);
+      if (choice === restore) await this.restoreAnyway(session, toTurn, conflicts);
       return undefined;
     }
     if (plan.code && plan.code.files.length > 0)
