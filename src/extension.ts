@@ -14,6 +14,8 @@ import { closeMcpHubs } from './vscode/mcp/mcpServers';
 import { disposeMemoryHealthWatch, memoryHealthWatch } from './vscode/memoryHealthWatch';
 import { replaceMcpPromptsForTests, type McpPrompts } from './vscode/mcp/mcpPrompts';
 import { MemoryTidy } from './vscode/memoryTidy';
+import { registerRewindCommands } from './vscode/checkpoints/rewindCommands';
+import { replaceRewindPromptsForTests, type RewindPrompts } from './vscode/checkpoints/rewindPrompts';
 
 /** Set by the bundle's first and last lines (see esbuild.mjs), so activation time includes loading the bundle. */
 declare const __engramLoadStart: number | undefined;
@@ -28,6 +30,8 @@ export interface EngramApi {
   inspector(): InspectorPanel | undefined;
   /** TEST-ONLY HOOK: answers the MCP approval modal and input boxes (VS Code refuses modals in tests). */
   replaceMcpPromptsForTests(prompts: McpPrompts): () => void;
+  /** TEST-ONLY HOOK: answers a rewind's modal, notifications and pick of conflict files (issue 33). */
+  replaceRewindPromptsForTests(prompts: RewindPrompts): () => void;
 }
 
 export function activate(context: vscode.ExtensionContext): EngramApi {
@@ -135,6 +139,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     ...registerModelCommands(),
     ...team.register(),
     ...registerLmTools(),
+    ...registerRewindCommands(chat),
   );
 
   const activateMs = performance.now() - started;
@@ -150,6 +155,7 @@ export function activate(context: vscode.ExtensionContext): EngramApi {
     chat,
     inspector: () => InspectorPanel.instance,
     replaceMcpPromptsForTests,
+    replaceRewindPromptsForTests,
   };
 }
 

@@ -26,7 +26,11 @@ export interface TurnTokens {
 /** One rendered item of the chat transcript. */
 export type ChatItem =
   /** `files`: workspace files the person attached with @ (their content went with the prompt). */
-  | { kind: 'user'; id: string; text: string; files?: string[]; pinned?: boolean }
+  /**
+   * `turn`: the prompt's turn in the session (1 is the first prompt), with its transcript line, once the
+   * host knows it: the message then offers Rewind code / conversation / both.
+   */
+  | { kind: 'user'; id: string; text: string; files?: string[]; pinned?: boolean; turn?: number; promptUuid?: string }
   /** `pinned`: a pin holds this message or a selection of it (it is carried through every compaction). */
   | { kind: 'assistant'; id: string; text: string; streaming: boolean; pinned?: boolean }
   | { kind: 'thinking'; id: string; text: string }
@@ -75,7 +79,18 @@ export type ChatItem =
    * The instruction files the session's system prompt holds (as the session opened); `skipped`: the
    * workspace is not trusted, so the project's CLAUDE.md and AGENTS.md were not read.
    */
-  | { kind: 'instructions'; id: string; files: Array<{ label: string; path: string }>; skipped: boolean };
+  | { kind: 'instructions'; id: string; files: Array<{ label: string; path: string }>; skipped: boolean }
+  /** Under a turn that changed files: "3 files changed", which opens the turn's diff (checkpoints, issue 33). */
+  | { kind: 'changes'; id: string; turn: number; promptUuid?: string; files: ChangedFileView[]; skipped: number };
+
+/** One file a turn changed, as the chat and the inspector list it. */
+export interface ChangedFileView {
+  path: string;
+  change: 'added' | 'modified' | 'deleted';
+}
+
+/** What a rewind from the chat takes back: the files, the conversation, or both. */
+export type RewindWhat = 'code' | 'conversation' | 'both';
 
 export interface RecalledMemory {
   file: string;
@@ -132,6 +147,10 @@ export type ChatToHost =
   | { type: 'notRelevant'; itemId: string; file: string; undo: boolean }
   /** Pins the message `itemId`, or `text` selected in it, to be carried through every compaction. */
   | { type: 'pin'; itemId: string; text?: string }
+  /** Rewind code, conversation or both to right after the turn of the prompt `itemId` (checkpoints, issue 33). */
+  | { type: 'rewind'; itemId: string; what: RewindWhat }
+  /** A "3 files changed" line: the turn's changes in the multi-file diff editor. */
+  | { type: 'openTurnDiff'; itemId: string }
   | { type: 'ping'; requestId: string; text: string };
 
 export interface ChatSnapshot {
@@ -145,6 +164,8 @@ export interface ChatSnapshot {
   setupNeeded: boolean;
   /** What the status line says while nothing runs (a compaction summary waiting for Apply or Cancel). */
   idleStatus?: string;
+  /** Why the files cannot be rewound in this workspace (checkpoints off): the tooltip of the disabled actions. */
+  checkpointsOff?: string;
 }
 
 export type HostToChat =
@@ -158,7 +179,9 @@ export type HostToChat =
   | { type: 'sessions'; requestId: string; sessions: SessionSummary[] }
   /** Workspace-relative paths for @ completion, best first. */
   | { type: 'files'; requestId: string; files: string[] }
-  | { type: 'pong'; requestId: string; text: string };
+  | { type: 'pong'; requestId: string; text: string }
+  /** A conversation rewind was applied: the prompt box is emptied (and an Edit in progress ends). */
+  | { type: 'rewound' };
 
 export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   ready: {},
@@ -180,5 +203,7 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   openPath: { path: 'string' },
   notRelevant: { itemId: 'string', file: 'string', undo: 'boolean' },
   pin: { itemId: 'string', text: 'string?' },
+  rewind: { itemId: 'string', what: 'enum:code|conversation|both' },
+  openTurnDiff: { itemId: 'string' },
   ping: { requestId: 'string', text: 'string' },
 };

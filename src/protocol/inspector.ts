@@ -1,4 +1,5 @@
 // The memory inspector's messages.
+import type { ChangedFileView } from './chat';
 import type { GaugeState } from './shared';
 import type { Shapes } from './shapes';
 import type { PinsView } from './pinsView';
@@ -268,6 +269,31 @@ export type TimelineView =
       undone?: boolean;
       /** The pins it carried after its summary, and how many the budget left out. */
       pinsCarried?: { count: number; tokens: number; cut: number };
+    }
+  /** A turn that changed files (checkpoints, issue 33): what it changed, and what its checkpoint skipped. */
+  | {
+      kind: 'checkpoint';
+      id: string;
+      at: number;
+      turn: number;
+      promptUuid?: string;
+      files: ChangedFileView[];
+      skipped: Array<{ path: string; reason: 'too-big' | 'excluded' | 'outside-workspace' | 'not-a-file' }>;
+    }
+  /** A rewind: to right after `toTurn`, with how many files it wrote back and how many turns it dropped. */
+  | {
+      kind: 'rewind';
+      id: string;
+      at: number;
+      toTurn: number;
+      files: number;
+      droppedTurns: number;
+      /** Files left as they were because the person changed them (restored only when asked). */
+      conflicts?: string[];
+      /** A later undo took it back. */
+      undone?: boolean;
+      /** This row is the undo of an earlier rewind (`files` put back, `toTurn` the turns the conversation has again). */
+      undo?: boolean;
     };
 
 export interface InspectorSnapshot {
@@ -340,6 +366,8 @@ export type InspectorToHost =
   | { type: 'pinText'; text: string; origin: 'dropped' }
   /** Removes a pin of the live session (the pins list's Remove). */
   | { type: 'unpin'; id: string }
+  /** A checkpoint row's file (or, without `path`, all its files): the turn's change in a diff editor. */
+  | { type: 'openCheckpointDiff'; turn: number; promptUuid?: string; path?: string }
   | McpToHost
   | HealthToHost
   | { type: 'ping'; requestId: string; text: string };
@@ -390,6 +418,7 @@ export const INSPECTOR_TO_HOST_SHAPES: Shapes<InspectorToHost> = {
   mergeEntries: { group: 'enum:private|team' },
   pinText: { text: 'string', origin: 'enum:dropped' },
   unpin: { id: 'string' },
+  openCheckpointDiff: { turn: 'number', promptUuid: 'string?', path: 'string?' },
   ...MCP_TO_HOST_SHAPES,
   ...HEALTH_TO_HOST_SHAPES,
   ping: { requestId: 'string', text: 'string' },

@@ -33,6 +33,8 @@ suite('webview protocol', () => {
         pin() {},
         retry() {},
         editLast() {},
+        rewind() {},
+        openTurnDiff() {},
         codeAction() {},
         findFiles() {},
         setup() {},

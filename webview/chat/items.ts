@@ -10,10 +10,11 @@ import { button, h, icon, lightButton } from '../shared/components';
 import { groupDigits } from '../shared/gauge';
 import { renderMarkdown } from '../shared/markdown';
 import { renderContext, renderHelp } from './localAnswers';
+import { changesLine, type CheckpointHandlers, rewindActions } from './checkpoints';
 import { pinControl } from './pins';
 import { t, type StringKey } from './strings';
 
-export interface ItemHandlers {
+export interface ItemHandlers extends CheckpointHandlers {
   permission(requestId: string, choice: PermissionChoice): void;
   runCommand(command: ChatCommand): void;
   openPath(path: string): void;
@@ -96,6 +97,7 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
         item.files?.length
           ? h('div', { class: 'item-files' }, icon('file'), ` ${t('attached', item.files.join(', '))}`)
           : null,
+        rewindActions(item, handlers),
       );
     case 'assistant': {
       const body = h('div', { class: 'markdown' });
@@ -210,6 +212,8 @@ function renderBody(item: ChatItem, handlers: ItemHandlers): HTMLElement {
       return renderContext(item.gauge);
     case 'instructions':
       return instructionsLine(item, handlers);
+    case 'changes':
+      return changesLine(item, handlers);
   }
 }
 

@@ -76,6 +76,11 @@ const link = connect<HostToChat, ChatToHost>({
   pong: (m) => {
     status.textContent = m.text;
   },
+  // A conversation rewind: the conversation ends at the turn, and nothing half-typed is sent into it.
+  rewound: () => {
+    setEditing(false);
+    prompt.value = '';
+  },
 });
 
 const mentions = new FileMentions(prompt, (requestId, query) => link.post({ type: 'findFiles', requestId, query }));
@@ -236,6 +241,11 @@ const handlers: ItemHandlers = {
   },
   edit: (text) => setEditing(true, text),
   pin: (itemId, text) => link.post({ type: 'pin', itemId, ...(text !== undefined ? { text } : {}) }),
+  rewind: (itemId, what) => {
+    if (!state.snapshot?.busy) link.post({ type: 'rewind', itemId, what });
+  },
+  openTurnDiff: (itemId) => link.post({ type: 'openTurnDiff', itemId }),
+  checkpointsOff: () => state.snapshot?.checkpointsOff,
 };
 
 /** The newest prompt and turn line, by kind: Edit belongs to the last prompt and Retry to the last reply. */
@@ -264,12 +274,13 @@ function estimateHeight(item: ChatItem, width: number): number {
     text.split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / perLine)), 0);
   switch (item.kind) {
     case 'user':
-      return 44 + lines(item.text) * 18;
+      return 44 + lines(item.text) * 18 + (item.turn !== undefined ? 20 : 0);
     case 'assistant':
       return 30 + lines(item.text) * 20 + (item.text.split('```').length >> 1) * 40;
     case 'tool':
     case 'thinking':
     case 'turn':
+    case 'changes':
       return 34;
     case 'recall':
       return 10 + item.files.length * 18;

@@ -130,6 +130,20 @@ const EN = {
   findNext: 'Next match',
   findPrevious: 'Previous match',
   findClose: 'Close find (Escape)',
+  // checkpoints: rewind a turn, and what a turn changed (issue 33)
+  rewindCode: 'Rewind code',
+  rewindConversation: 'Rewind conversation',
+  rewindBoth: 'Rewind both',
+  rewindCodeTitle:
+    'Put the files back as they were right after this turn (files you changed yourself are left as they are)',
+  rewindConversationTitle: 'Go back to the conversation as it was right after this turn (later turns stay on disk)',
+  rewindBothTitle: 'Rewind the files and the conversation to right after this turn',
+  rewindGroup: 'Rewind to turn {0}',
+  rewindOff: 'The files cannot be rewound: {0}',
+  filesChanged1: '1 file changed',
+  filesChanged: '{0} files changed',
+  filesChangedTitle: 'Turn {0} changed: {1}. Open the diff',
+  filesSkipped: '{0} not covered',
 } as const;
 
 export type StringKey = keyof typeof EN;
@@ -248,6 +262,18 @@ const ZH: Record<StringKey, string> = {
   findNext: '下一个匹配项',
   findPrevious: '上一个匹配项',
   findClose: '关闭查找（Escape）',
+  rewindCode: '回退代码',
+  rewindConversation: '回退对话',
+  rewindBoth: '全部回退',
+  rewindCodeTitle: '将文件恢复到这一轮刚结束时的样子（你自己改过的文件保持不变）',
+  rewindConversationTitle: '回到这一轮刚结束时的对话（之后的轮次仍保存在磁盘上）',
+  rewindBothTitle: '将文件和对话都回退到这一轮刚结束时',
+  rewindGroup: '回退到第 {0} 轮',
+  rewindOff: '无法回退文件：{0}',
+  filesChanged1: '更改了 1 个文件',
+  filesChanged: '更改了 {0} 个文件',
+  filesChangedTitle: '第 {0} 轮更改了：{1}。打开差异',
+  filesSkipped: '{0} 个未纳入检查点',
 };
 
 /** Both tables, for the test that checks they name the same keys and fill every one. */

@@ -322,6 +322,8 @@ function renderTimeline(): void {
         ? {
             carry: (text: string) => link.post({ type: 'pinText', text, origin: 'dropped' }),
             carried: (text: string) => s.pins?.pins.some((p) => p.text === text) === true,
+            openCheckpointDiff: (turn: number, promptUuid: string | undefined, path: string) =>
+              link.post({ type: 'openCheckpointDiff', turn, ...(promptUuid ? { promptUuid } : {}), path }),
           }
         : {}),
     }),

@@ -9,6 +9,7 @@ import { clock, dateTime, num } from './format';
 import { t, tn, tOr } from './strings';
 import { summaryParts } from './summaryParts';
 import { droppedTotal, renderDropped } from './droppedList';
+import { checkpointDetails, checkpointIcon, describeCheckpoint, type OpenCheckpointDiff } from './checkpointRows';
 
 export interface TimelineActions {
   select(id: string): void;
@@ -18,6 +19,8 @@ export interface TimelineActions {
   carry?(text: string): void;
   /** Whether the live session pins `text` already (its "Carry it" reads "Carried"). */
   carried?(text: string): boolean;
+  /** A checkpoint row's file: the turn's diff of it (the live session only). */
+  openCheckpointDiff?: OpenCheckpointDiff;
 }
 
 export type ReplacedState = 'loading' | { messages: ReplacedMessageView[]; error?: string };
@@ -51,7 +54,7 @@ export function renderTimelinePane(
   for (const e of timeline) {
     const label = describe(e);
     const li = template.cloneNode(true) as HTMLElement;
-    li.className = `timeline-item timeline-${e.kind} status-${'status' in e ? e.status : e.stage}`;
+    li.className = `timeline-item timeline-${e.kind} status-${'status' in e ? e.status : 'stage' in e ? e.stage : e.kind}`;
     li.dataset.id = e.id;
     const el = li.firstChild as HTMLButtonElement;
     const [glyph, time, text] = Array.from(el.children) as HTMLElement[];
@@ -117,6 +120,7 @@ function detailsOf(
   replaced: ReplacedState | undefined,
   actions: TimelineActions,
 ): Array<Node | string> {
+  if (e?.kind === 'checkpoint' || e?.kind === 'rewind') return checkpointDetails(e, actions.openCheckpointDiff);
   if (!e || e.kind !== 'compaction') {
     if (e) return [h('h3', {}, describe(e)), e.detail ? h('p', { class: 'timeline-detail' }, e.detail) : ''];
     return [h('p', { class: 'empty' }, t('selectCompaction'))];
@@ -213,6 +217,7 @@ function summaryNodes(message: string): HTMLElement[] {
 }
 
 export function describe(e: TimelineView): string {
+  if (e.kind === 'checkpoint' || e.kind === 'rewind') return describeCheckpoint(e);
   if (e.kind === 'notes') {
     if (e.status === 'created') return t('notes_created', e.detail ?? 'default');
     if (e.status === 'failed') return t('notes_failed', e.detail ?? '');
@@ -251,6 +256,7 @@ function keptLine(e: TimelineView): string {
 function iconOf(e: TimelineView): string {
   if (e.kind === 'notes') return e.status === 'failed' ? 'warning' : 'note';
   if (e.kind === 'memory') return e.status === 'failed' ? 'warning' : 'save';
+  if (e.kind === 'checkpoint' || e.kind === 'rewind') return checkpointIcon(e);
   return e.stage === 'undo' ? 'discard' : 'fold';
 }
 

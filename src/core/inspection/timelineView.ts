@@ -5,6 +5,7 @@
 import type { CompactionEvent } from '../compaction/events';
 import { instructionLabel } from '../memory/instructions';
 import type { MemoryEntryView, TimelineView } from '../../protocol/messages';
+import { checkpointTimelineView, markUndoneRewinds } from './checkpointTimeline';
 import type { TimelineEntry } from './timeline';
 import type { CompactionFact, TranscriptFacts } from './transcriptFacts';
 
@@ -71,6 +72,7 @@ export function buildTimeline(input: TimelineInput): TimelineView[] {
     }
   }
   out.sort((a, b) => a.at - b.at);
+  markUndoneRewinds(out);
   // Only the newest compaction can be undone, and not one already undone (or an undo itself).
   const compactions = out.filter((t): t is Extract<TimelineView, { kind: 'compaction' }> => t.kind === 'compaction');
   const latest = compactions[compactions.length - 1];
@@ -83,8 +85,7 @@ export function buildTimeline(input: TimelineInput): TimelineView[] {
 
 function liveView(entry: TimelineEntry, i: number, cwd: string | undefined): TimelineView | undefined {
   if (entry.kind === 'compaction') return compactionView(entry.event, cwd);
-  // Their view (protocol/inspector.ts) is the inspector's, built from the entries where the pane is.
-  if (entry.kind === 'checkpoint' || entry.kind === 'rewind') return undefined;
+  if (entry.kind === 'checkpoint' || entry.kind === 'rewind') return checkpointTimelineView(entry, i);
   if (entry.kind === 'notes') {
     const e = entry.event;
     const id = `notes-${i}`;

@@ -1,4 +1,11 @@
-import type { ChatSnapshot, HostToChat, PermissionChoice, SessionSummary, SetupChoice } from '../../protocol/messages';
+import type {
+  ChatSnapshot,
+  HostToChat,
+  PermissionChoice,
+  RewindWhat,
+  SessionSummary,
+  SetupChoice,
+} from '../../protocol/messages';
 
 /** What the Chat view needs from the agent side; implemented by ChatSession over the core engine. */
 export interface ChatBackend {
@@ -19,5 +26,10 @@ export interface ChatBackend {
   codeAction(action: 'copy' | 'insert', code: string): Promise<unknown>;
   suggestFiles(query: string): Promise<string[]>;
   setup(choice: SetupChoice): Promise<void>;
+  /** Rewinds and turn diffs from the chat's messages (checkpoints, issue 33). */
+  readonly checkpoints: {
+    rewind(itemId: string, what: RewindWhat): Promise<void>;
+    openTurnDiff(itemId: string): Promise<void>;
+  };
   onEvent(listener: (message: HostToChat) => void): { dispose(): void };
 }

@@ -43,6 +43,11 @@ export class ChatItemsModel {
     this.thinking = undefined;
   }
 
+  /** Posts a message that is no item (a conversation rewind empties the prompt box). */
+  tell(message: HostToChat): void {
+    this.post(message);
+  }
+
   find(id: string): ChatItem | undefined {
     return this.list.find((i) => i.id === id);
   }

@@ -23,10 +23,11 @@ import { ManualCompactions } from './compactionPreview';
 import { PermissionBridge } from './permissionBridge';
 import { copyCode, insertCode } from './codeActions';
 import { ChatTurns } from './chatTurns';
+import { ChatCheckpoints } from './chatRewind';
 import type { ChatWindow } from './chatWindow';
 import { followChatWindowChanges } from './chatWindowChanges';
 import { FirstRunScreen } from './firstRunScreen';
-import { WorkspaceFiles } from './workspaceFiles';
+import { openLinkedPath, WorkspaceFiles } from './workspaceFiles';
 
 export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable {
   private busy = false;
@@ -56,6 +57,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   });
   private readonly disposables: vscode.Disposable[] = [];
   private readonly turns: ChatTurns;
+  readonly checkpoints: ChatCheckpoints;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -85,7 +87,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       refreshSetup: () => this.refreshSetup(),
     };
     this.slot = new ChatSessionSlot(window);
-    this.turns = new ChatTurns(window, this.slot);
+    this.checkpoints = new ChatCheckpoints(window, () => this.slot.session);
+    this.turns = new ChatTurns(window, this.slot, this.checkpoints);
     this.disposables.push(...followChatWindowChanges(window, this.slot), this.firstRun);
     void this.refreshSetup();
   }
@@ -112,6 +115,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
       ...this.compactions.waitingStatus(),
       trusted: workspaceTrusted(),
       setupNeeded: this.firstRun.shows,
+      ...this.checkpoints.snapshotPart(),
     };
   }
 
@@ -208,12 +212,8 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     return pinFromChat(this.items, this.session, itemId, text);
   }
 
-  async openPath(path: string): Promise<void> {
-    if (!this.items.linkedPaths.has(path)) {
-      this.logger.warn(`chat: refused to open a path it did not link: ${path}`);
-      return;
-    }
-    await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true });
+  openPath(path: string): Promise<void> {
+    return openLinkedPath(this.items.linkedPaths, path, this.logger);
   }
 
   answerPermission = (requestId: string, choice: PermissionChoice): void => this.permissions.answer(requestId, choice);

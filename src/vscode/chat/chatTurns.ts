@@ -26,6 +26,8 @@ export class ChatTurns {
   constructor(
     private readonly window: ChatTurnWindow,
     private readonly slot: ChatSessionSlot,
+    /** Marks prompts with their turns and draws the "files changed" lines (chatRewind.ts). */
+    private readonly marks: { refresh(): Promise<void> },
   ) {}
 
   /** Stop: ends the running turn, or the wait for another process's turn. */
@@ -85,6 +87,7 @@ export class ChatTurns {
       this.window.setBusy(false);
       this.window.inspectorChanged();
     }
+    await this.marks.refresh();
     if (changedElsewhere) await this.continueAfterOthers(changedElsewhere, text, display);
   }
 
@@ -145,6 +148,7 @@ export class ChatTurns {
         items.reset(withPinMarks(read, session.pins.list()));
         this.slot.announceInstructions(session);
         this.window.postSnapshot();
+        await this.marks.refresh();
       }
     } finally {
       this.window.setBusy(false);

@@ -54,6 +54,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         pin: (m) => this.backend().pin(m.itemId, m.text),
         retry: () => this.backend().retry(),
         editLast: (m) => this.backend().editLast(m.text),
+        rewind: (m) => this.backend().checkpoints.rewind(m.itemId, m.what),
+        openTurnDiff: (m) => this.backend().checkpoints.openTurnDiff(m.itemId),
         codeAction: async (m) => {
           await this.backend().codeAction(m.action, m.code);
         },

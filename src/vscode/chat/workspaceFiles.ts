@@ -4,6 +4,7 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { Logger } from '../../core/host/sessions';
 import { loadEngine } from '../loadEngine';
 import { workspaceCwd } from '../settings';
 import { fileAttachmentText, mentionedPaths, rankFiles } from './fileMentions';
@@ -81,4 +82,13 @@ export class WorkspaceFiles {
     }
     return this.listed.files;
   }
+}
+
+/** Opens a file the chat itself linked (notes, a memory, an instruction file); any other path is refused. */
+export async function openLinkedPath(linked: ReadonlySet<string>, path: string, logger: Logger): Promise<void> {
+  if (!linked.has(path)) {
+    logger.warn(`chat: refused to open a path it did not link: ${path}`);
+    return;
+  }
+  await vscode.window.showTextDocument(vscode.Uri.file(path), { preview: true });
 }

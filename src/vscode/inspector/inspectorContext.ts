@@ -35,4 +35,6 @@ export interface InspectorChat {
   onInspectorChange(listener: () => void): vscode.Disposable;
   onEvent(listener: (message: HostToChat) => void): vscode.Disposable;
   snapshot(): ChatSnapshot;
+  /** The timeline's checkpoint rows open a turn's diff through the chat (issue 33). */
+  readonly checkpoints: { openDiff(target: { turn: number; promptUuid?: string }, path?: string): Promise<void> };
 }

@@ -18,6 +18,7 @@ import { CapActions } from './capActions';
 import { healthHandlers, healthInput } from './healthActions';
 import { canUndoCompactions } from './compactionControl';
 import type { InspectorChat } from './inspectorContext';
+import { checkpointHandlers } from './checkpointActions';
 import { InspectorCompactions } from './inspectorCompactions';
 import type { InspectorDocuments } from './inspectorDocuments';
 import { InspectorFiles } from './inspectorFiles';
@@ -31,9 +32,8 @@ import { pinHandlers } from './pinActions';
 import { pickInspectorSource, type InspectorSourceState } from './sourcePicker';
 
 /**
- * The Memory Inspector's host side: what the panel shows (built by the engine chunk from the live
- * session or a source on disk) and what its buttons do. Files are opened only when the last snapshot
- * named them; everything the webview sends is a request to be checked, not an order.
+ * The Memory Inspector's host side: what the panel shows (built by the engine chunk from the live session or a source
+ * on disk) and what its buttons do. Files open only when the last snapshot named them; requests are checked first.
  */
 export class InspectorController implements InspectorSource, vscode.Disposable {
   private source: InspectorSourceState = { kind: 'current' };
@@ -251,6 +251,7 @@ export class InspectorController implements InspectorSource, vscode.Disposable {
         if (outcome) report({ text: outcome.text, level: outcome.ok ? 'info' : 'warning' });
         this.fireChanged(true);
       },
+      ...checkpointHandlers(this.chat, () => this.source),
       ...pinHandlers(
         this.chat,
         () => this.source,

@@ -36,6 +36,9 @@ test('every host string of the chat, the key and model setup has a zh-cn transla
     path.join(root, 'src/vscode/modelSetup.ts'),
     path.join(root, 'src/vscode/lmTools.ts'),
     ...fs.readdirSync(path.join(root, 'src/vscode/mcp')).map((f) => path.join(root, 'src/vscode/mcp', f)),
+    ...fs
+      .readdirSync(path.join(root, 'src/vscode/checkpoints'))
+      .map((f) => path.join(root, 'src/vscode/checkpoints', f)),
   ];
   const missing: string[] = [];
   let seen = 0;

@@ -1,0 +1,262 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { ScriptedReply } from '../../src/testServer/anthropicTestServer';
+import type { EngramApi } from '../../src/extension';
+import { snapshotUri } from '../../src/vscode/checkpoints/checkpointDiff';
+import type { RewindPrompts } from '../../src/vscode/checkpoints/rewindPrompts';
+import {
+  answerBackground,
+  chatInBothThemes,
+  freshChat,
+  inspectorInBothThemes,
+  openInspector,
+  refreshUntil,
+  sendFromUi,
+  useSettings,
+  useTestServer,
+} from './support';
+import { ui, waitUntil } from './ui';
+
+// Issue 33, checkpoints: turn 1 Writes a file, turn 2 runs `sed -i` and `rm` through Bash, then the person
+// edits a file of their own and one the agent changed. "Rewind both" on the first prompt puts the agent's
+// files back as they were right after turn 1, leaves the person's edits (the agent-changed one listed as a
+// conflict), shows the conversation as after turn 1 with the prompt box empty, and the inspector's timeline
+// shows the rewind; Undo puts it all back. The "files changed" line opens the turn's multi-file diff.
+
+const usage = { input_tokens: 2_000, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+const reply = (text: string): ScriptedReply => ({ content: [{ type: 'text', text }], usage });
+const tool = (name: string, input: Record<string, unknown>): ScriptedReply => ({
+  content: [{ type: 'tool_use', name, input }],
+  usage,
+});
+
+const DIR = 'rewind-demo';
+const root = () => vscode.workspace.workspaceFolders![0].uri.fsPath;
+const file = (name: string) => path.join(root(), DIR, name);
+const read = (name: string) => (fs.existsSync(file(name)) ? fs.readFileSync(file(name), 'utf8') : undefined);
+
+/** Answers the rewind's modal and notifications (VS Code shows neither while extension tests run). */
+function answerRewind(api: EngramApi, answers: { confirm: boolean; outcome?: string; pick?: string[] }) {
+  const asked: string[] = [];
+  const restore = api.replaceRewindPromptsForTests({
+    confirm: async (message, detail) => {
+      asked.push(`confirm: ${message} | ${detail}`);
+      return answers.confirm;
+    },
+    tell: async (level, message, actions) => {
+      asked.push(`${level}: ${message} [${(actions ?? []).join(', ')}]`);
+      const answer = answers.outcome;
+      answers.outcome = undefined;
+      return answer && actions?.includes(answer) ? answer : undefined;
+    },
+    pickFiles: async (title, files) => {
+      asked.push(`pick: ${title} [${files.join(', ')}]`);
+      return answers.pick;
+    },
+  } satisfies RewindPrompts);
+  return { asked, restore };
+}
+
+async function twoTurns(api: EngramApi, server: ReturnType<ReturnType<typeof useTestServer>>): Promise<void> {
+  fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
+  fs.mkdirSync(path.join(root(), DIR), { recursive: true });
+  fs.writeFileSync(file('notes.txt'), 'line one\nline two\n');
+  fs.writeFileSync(file('old.txt'), 'an old file\n');
+  fs.writeFileSync(file('shared.txt'), 'alpha two\n');
+  fs.writeFileSync(file('mine.txt'), 'my own file\n');
+  const main: ScriptedReply[] = [
+    tool('Write', { file_path: `${DIR}/new.txt`, content: 'written in turn 1\n' }),
+    reply('new.txt is written.'),
+    tool('Bash', { command: `sed -i 's/two/TWO/' ${DIR}/notes.txt ${DIR}/shared.txt && rm ${DIR}/old.txt` }),
+    reply('notes.txt is edited and old.txt removed.'),
+  ];
+  server.setResponder((body) => answerBackground(body) ?? main.shift() ?? reply('(no scripted reply left)'));
+  await sendFromUi('Write the new file');
+  await ui.waitForText('chat', '.item-assistant', 'new.txt is written', 60_000);
+  await waitUntil('turn 1 to end', () => !api.chat().snapshot().busy, 60_000);
+  await sendFromUi('Edit notes and remove the old file');
+  await ui.waitForText('chat', '.item-assistant', 'old.txt removed', 60_000);
+  await waitUntil('turn 2 to end', () => !api.chat().snapshot().busy, 60_000);
+  assert.equal(read('notes.txt'), 'line one\nline TWO\n', 'sed ran');
+  assert.equal(read('old.txt'), undefined, 'rm ran');
+  // Both turns' lines: "1 file changed" under turn 1, "3 files changed" under turn 2.
+  await ui.waitForText('chat', '.item-changes', '1', 20_000);
+  await waitUntil('both turns to show their changes', async () => (await ui.count('chat', '.item-changes')) === 2);
+}
+
+suite('checkpoints in the chat', () => {
+  const testServer = useTestServer();
+  useSettings([
+    ['engram.sessionNotes', 'enabled', false],
+    ['engram.memory', 'extraction.enabled', false],
+    ['engram.permissions', 'allow', ['Write', 'Bash']],
+  ]);
+
+  test('[ui] rewind code and conversation from the chat: files back, the hand edits kept, the conflict listed, Undo', async function () {
+    this.timeout(300_000);
+    const api = await freshChat();
+    await twoTurns(api, testServer());
+    const changes = await ui.evaluate<string[]>(
+      'chat',
+      "[...document.querySelectorAll('.item-changes')].map((n) => n.textContent.trim())",
+    );
+    assert.deepEqual(changes, ['1 file changed', '3 files changed']);
+    await chatInBothThemes('checkpoints-chat');
+
+    // The "files changed" line of turn 2 opens its diff in the multi-file diff editor.
+    const line = api
+      .chat()
+      .snapshot()
+      .items.find((i) => i.kind === 'changes' && i.turn === 2);
+    assert.ok(line, 'the changes line of turn 2');
+    await ui.click('chat', `[data-item="${line.id}"] .changes-open`);
+    const labels = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
+    await waitUntil('the turn diff to open', () => labels().some((l) => /Turn 2/.test(l))).catch((e: unknown) => {
+      throw new Error(`${String(e)}; tabs: ${JSON.stringify(labels())}`);
+    });
+    // Its sides are the turn's snapshots, served read-only: notes.txt before the sed and after it.
+    await ui.workbenchText('.multiDiffEditor .monaco-editor .view-lines', 30_000);
+    const turn2 = (await api.chat().checkpoints.turns()).find((t) => t.turn === 2)?.checkpoint;
+    assert.ok(turn2?.before && turn2.after, 'turn 2 has both snapshots');
+    const side = async (commit: string) =>
+      (await vscode.workspace.openTextDocument(snapshotUri(commit, `${DIR}/notes.txt`))).getText();
+    assert.equal(await side(turn2.before), 'line one\nline two\n');
+    assert.equal(await side(turn2.after), 'line one\nline TWO\n');
+    await ui.screenshot('checkpoints-turn-diff');
+
+    // The person's own edits: one file the agent never touched, and one it changed in turn 2 (a conflict).
+    fs.writeFileSync(file('mine.txt'), 'my own file, edited by hand\n');
+    fs.writeFileSync(file('shared.txt'), 'alpha, edited by hand\n');
+
+    const prompts = answerRewind(api, { confirm: true });
+    try {
+      await ui.fill('chat', '#prompt', 'a draft the rewind clears');
+      const first = api
+        .chat()
+        .snapshot()
+        .items.find((i) => i.kind === 'user' && i.text === 'Write the new file');
+      assert.ok(first?.kind === 'user' && first.turn === 1, `the first prompt is turn 1: ${JSON.stringify(first)}`);
+      await ui.click('chat', `[data-item="${first.id}"] .rewind-both`);
+      await waitUntil('the rewind to be applied', () => read('old.txt') !== undefined, 30_000);
+      await waitUntil('the outcome to be told', () => prompts.asked.some((a) => a.startsWith('info:')));
+
+      assert.equal(read('notes.txt'), 'line one\nline two\n', 'the sed was undone');
+      assert.equal(read('old.txt'), 'an old file\n', 'the removed file is back');
+      assert.equal(read('new.txt'), 'written in turn 1\n', 'turn 1 is kept');
+      assert.equal(read('mine.txt'), 'my own file, edited by hand\n', 'the hand edit is kept');
+      assert.equal(read('shared.txt'), 'alpha, edited by hand\n', 'the conflict is left as the person made it');
+      const confirm = prompts.asked.find((a) => a.startsWith('confirm:')) ?? '';
+      assert.match(confirm, /Rewind 2 files and the conversation to after turn 1\?/);
+      assert.match(confirm, /shared\.txt/, `the conflict is listed: ${confirm}`);
+      assert.match(confirm, /1 later turn leaves the conversation/);
+
+      // The chat shows the conversation as after turn 1, and the prompt box is empty.
+      await waitUntil('the chat to show turn 1 only', () => {
+        const users = api
+          .chat()
+          .snapshot()
+          .items.filter((i) => i.kind === 'user');
+        return users.length === 1 && users[0].kind === 'user' && users[0].text === 'Write the new file';
+      });
+      await waitUntil(
+        'the prompt box to be empty',
+        async () => (await ui.evaluate<string>('chat', "document.querySelector('#prompt').value")) === '',
+      );
+      assert.equal(await ui.count('chat', '.item-changes'), 1);
+      await chatInBothThemes('checkpoints-after-rewind');
+
+      // The inspector's timeline shows the turns' checkpoints and the rewind.
+      await openInspector(api);
+      await refreshUntil(api, '#timeline-section', 'Rewound to turn 1');
+      await ui.click('inspector', '.timeline-checkpoint .timeline-button');
+      await ui.waitForText('inspector', '#checkpoint-files', 'new.txt');
+      // A file of the checkpoint row opens its diff in that turn.
+      await ui.click('inspector', '#checkpoint-files .light-button');
+      await waitUntil('the file diff to open', () =>
+        vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => t.label.includes('new.txt: turn 1'))),
+      );
+      await openInspector(api);
+      // The rewind's row names the file it left as the person changed it.
+      await ui.click('inspector', '.timeline-rewind .timeline-button');
+      await ui.waitForText('inspector', '#rewind-conflicts', 'shared.txt');
+      await inspectorInBothThemes('checkpoints-timeline', 'timeline-section');
+
+      // Undo (the command, as the notification's Undo does): the agent's turn-2 changes are back.
+      await vscode.commands.executeCommand('engram.undoRewind');
+      await waitUntil('the undo', () => read('old.txt') === undefined, 30_000);
+      assert.equal(read('notes.txt'), 'line one\nline TWO\n');
+      assert.equal(read('shared.txt'), 'alpha, edited by hand\n', 'the hand edit survives the undo too');
+      await waitUntil('the chat to show both turns again', () =>
+        api
+          .chat()
+          .snapshot()
+          .items.some((i) => i.kind === 'user' && i.text === 'Edit notes and remove the old file'),
+      );
+    } finally {
+      prompts.restore();
+      fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
+    }
+  });
+
+  test('[ui] Rewind to a Turn from the palette, code only: Restore anyway on the conflict, and a resumed chat shows the lines', async function () {
+    this.timeout(300_000);
+    const api = await freshChat();
+    await twoTurns(api, testServer());
+    fs.writeFileSync(file('shared.txt'), 'alpha, edited by hand\n');
+    const prompts = answerRewind(api, { confirm: true, outcome: 'Restore Anyway…', pick: [`${DIR}/shared.txt`] });
+    try {
+      await ui.palette('Engram: Rewind to a Turn…');
+      await ui.quickPick('Turn 1');
+      await ui.quickPick('Code only');
+      await waitUntil('the rewind', () => read('old.txt') !== undefined, 30_000);
+      // The notification's "Restore Anyway…" and the pick of the conflict: the person's edit is overwritten.
+      await waitUntil('the conflict restored anyway', () => read('shared.txt') === 'alpha two\n', 30_000);
+      assert.ok(
+        prompts.asked.some((a) => a.startsWith('pick:') && a.includes(`${DIR}/shared.txt`)),
+        prompts.asked.join('\n'),
+      );
+      assert.equal(read('notes.txt'), 'line one\nline two\n');
+      // Code only: the conversation keeps both turns.
+      const users = () =>
+        api
+          .chat()
+          .snapshot()
+          .items.filter((i) => i.kind === 'user').length;
+      assert.equal(users(), 2);
+      // A resumed session shows its turns' lines too (from the session's turns).
+      const sessionId = api.chat().currentSessionId!;
+      await api.chat().resume(sessionId);
+      await waitUntil(
+        'the resumed chat to show both lines',
+        async () => (await ui.count('chat', '.item-changes')) === 2,
+      );
+      assert.equal(users(), 2);
+    } finally {
+      prompts.restore();
+      fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
+    }
+  });
+
+  test('[ui] [zh-cn] the rewind actions and the files-changed lines in Simplified Chinese', async function () {
+    this.timeout(300_000);
+    assert.equal(vscode.env.language, 'zh-cn');
+    const api = await freshChat();
+    try {
+      await twoTurns(api, testServer());
+      await ui.waitForText('chat', '.item-changes', '更改了 3 个文件');
+      await ui.waitForText('chat', '.item-user .rewind-both', '全部回退');
+      assert.ok((await ui.screenshot('checkpoints-chat-zh-cn')).bytes > 10_000);
+      // The inspector's timeline in Chinese too.
+      await openInspector(api);
+      await refreshUntil(api, '#timeline-section', '第 2 轮：更改了 3 个文件');
+      await ui.click('inspector', '.timeline-checkpoint:last-of-type .timeline-button');
+      await ui.waitForText('inspector', '#checkpoint-files', '删除');
+      await ui.evaluate('inspector', "document.getElementById('timeline-section').scrollIntoView({ block: 'start' })");
+      assert.ok((await ui.screenshot('checkpoints-timeline-zh-cn')).bytes > 10_000);
+    } finally {
+      fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
+    }
+  });
+});
