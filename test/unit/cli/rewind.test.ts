@@ -147,4 +147,38 @@ describe('engram rewind', () => {
     assert.match(talk.stdout, /Code: not rewound: Checkpoints need git/);
     assert.match(talk.stdout, /Rewound the conversation \(1 later turn dropped\) to right after turn 2\./);
   });
+
+  it('rewinds turns that engram -p ran (each its own process, --resume), code and conversation', async () => {
+    const home = tempDir('engram-rewind-p-');
+    const ws = path.join(home, 'ws');
+    const dataDir = path.join(home, 'data');
+    fs.mkdirSync(ws);
+    fs.writeFileSync(path.join(ws, 'b.txt'), 'bee\n');
+    const env = { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k', ENGRAM_DATA_DIR: dataDir };
+    const steps: Array<[string, string, Record<string, unknown>]> = [
+      ['write a', 'Write', { file_path: path.join(ws, 'a.txt'), content: 'one\n' }],
+      ['edit a, remove b', 'Bash', { command: "sed -i 's/one/two/' a.txt && rm b.txt" }],
+    ];
+    let sessionId: string | undefined;
+    for (const [i, [prompt, name, input]] of steps.entries()) {
+      server.enqueue(
+        { content: [{ type: 'tool_use', id: `toolu_p${i}`, name, input }] },
+        { content: [{ type: 'text', text: `done ${i}` }] },
+      );
+      const resume = sessionId ? ['--resume', sessionId] : [];
+      const args = ['-p', prompt, ...resume, '--allowed-tools', 'Write,Bash', '--output-format', 'json'];
+      const run = await runEngram([...args, '--cwd', ws, '--no-memory'], { home, env });
+      assert.equal(run.code, 0, run.stderr);
+      sessionId = (JSON.parse(run.stdout) as { sessionId: string }).sessionId;
+    }
+    assert.deepEqual(files(ws), { 'a.txt': 'two\n' });
+    const id = sessionId as string;
+    const run = await runEngram(['rewind', id, '--to-turn', '1', '--cwd', ws, '--yes', '--json'], { home, env });
+    assert.equal(run.code, 0, run.stderr);
+    const out = JSON.parse(run.stdout) as { outcome: { conversation: { droppedTurns: number } } };
+    assert.deepEqual(out.outcome.conversation, { droppedTurns: 1 });
+    assert.deepEqual(files(ws), { 'a.txt': 'one\n', 'b.txt': 'bee\n' });
+    const back = await runEngram(['rewind', id, '--to-turn', '0', '--cwd', ws, '--dry-run'], { home, env });
+    assert.match(back.stdout, /Code: 1 file:\n {4}delete {3}a\.txt\n[\s\S]*Conversation: 1 later turn dropped/);
+  });
 });

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { EngramSession } from '../../../src/core/session/engramSession';
+import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
-import type { RawSettings } from '../../../src/core/settings/engramSettings';
+import { type RawSettings, SettingsStore } from '../../../src/core/settings/engramSettings';
 import { openTestSession } from '../support/engramSessions';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
@@ -209,6 +211,56 @@ describe('checkpoints and rewinds of a session', () => {
     assert.deepEqual(notices, [
       'Turn 2 is not covered by a checkpoint: the snapshot before its first change failed (the log says why). Its changes cannot be rewound.',
     ]);
+    await session.finish();
+  });
+
+  it('numbers a retried turn as the one it replaces, and rewinds over both', async () => {
+    const cwd = tempDir('engram-cp-ws-');
+    const session = await openTestSession(server.url, { cwd, dataDir: tempDir('engram-cp-data-') }, SETTINGS);
+    await turn(session, 'write a', 'Write', { file_path: path.join(cwd, 'a.txt'), content: 'one\n' });
+    await turn(session, 'write b', 'Write', { file_path: path.join(cwd, 'b.txt'), content: 'two\n' });
+    assert.deepEqual(session.rewindLastTurn(), { prompt: 'write b' });
+    await turn(session, 'write c', 'Write', { file_path: path.join(cwd, 'c.txt'), content: 'three\n' });
+    const turns = await session.turns();
+    assert.deepEqual(
+      turns.map((t) => [t.turn, t.prompt, t.checkpoint?.files.map((f) => f.path)]),
+      [
+        [1, 'write a', ['a.txt']],
+        [2, 'write c', ['c.txt']],
+      ],
+    );
+    const plan = await session.planRewind({ toTurn: 1, code: true, conversation: true });
+    assert.deepEqual(plan.conversation, { droppedTurns: 1 });
+    await session.applyRewind(plan);
+    assert.deepEqual(fs.readdirSync(cwd).sort(), ['a.txt'], 'the retried turn’s file and the dropped one’s go');
+    assert.deepEqual(promptsOf(session), ['write a']);
+    await session.finish();
+  });
+
+  it('keeps no checkpoints in an untrusted workspace, and still rewinds the conversation', async () => {
+    const cwd = tempDir('engram-cp-ws-');
+    const session = await openEngramSession(
+      {
+        cwd,
+        dataDir: tempDir('engram-cp-data-'),
+        client: new AnthropicModelClient({ apiKey: 'k', baseUrl: server.url }),
+        trusted: false,
+        permissionPrompt: { ask: async () => 'allowOnce' },
+        version: '0.0.0-test',
+        entrypoint: 'test',
+      },
+      new SettingsStore(SETTINGS),
+    );
+    assert.equal(session.checkpoints, undefined);
+    for (const p of ['first', 'second']) {
+      server.enqueue({ content: [{ type: 'text', text: `answer to ${p}` }] });
+      await session.runTurn(p);
+    }
+    const plan = await session.planRewind({ toTurn: 1, code: true, conversation: true });
+    assert.equal(plan.codeUnavailable, 'Checkpoints are not kept for this session (the workspace is not trusted).');
+    const outcome = await session.applyRewind(plan);
+    assert.equal(outcome.summary, 'Rewound the conversation (1 later turn dropped) to right after turn 1.');
+    assert.deepEqual(promptsOf(session), ['first']);
     await session.finish();
   });
 });
