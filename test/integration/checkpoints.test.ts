@@ -239,6 +239,41 @@ suite('checkpoints in the chat', () => {
     }
   });
 
+  test('[ui] with checkpoints off, Rewind code and Rewind both say why and do nothing; Rewind conversation stays', async function () {
+    this.timeout(120_000);
+    const setting = vscode.workspace.getConfiguration('engram.checkpoints');
+    await setting.update('enabled', false, vscode.ConfigurationTarget.Global);
+    try {
+      const api = await freshChat();
+      testServer().setResponder((body) => answerBackground(body) ?? reply('Nothing to change.'));
+      await sendFromUi('Just answer');
+      await ui.waitForText('chat', '.item-assistant', 'Nothing to change', 60_000);
+      await waitUntil('the turn to end', () => !api.chat().snapshot().busy, 60_000);
+      await ui.waitForText('chat', '.item-user .rewind-conversation', 'Rewind conversation');
+      const code = await ui.evaluate<{ disabled: string | null; title: string }>(
+        'chat',
+        `(() => { const b = document.querySelector('.item-user .rewind-code');
+          return { disabled: b.getAttribute('aria-disabled'), title: b.title }; })()`,
+      );
+      assert.equal(code.disabled, 'true');
+      assert.match(code.title, /cannot be rewound: Checkpoints are turned off/);
+      const prompts = answerRewind(api, { confirm: true });
+      try {
+        // Playwright will not click an aria-disabled button; a press of Enter on it clicks it all the same.
+        await ui.evaluate('chat', "document.querySelector('.item-user .rewind-code').click()");
+        await new Promise((r) => setTimeout(r, 500));
+        assert.deepEqual(prompts.asked, [], 'a blocked action asks and does nothing');
+        // Rewind conversation still works: on the only turn there is nothing to drop, and it says so.
+        await ui.click('chat', '.item-user .rewind-conversation');
+        await waitUntil('the answer', () => prompts.asked.some((a) => a.includes('already ends at turn 1')));
+      } finally {
+        prompts.restore();
+      }
+    } finally {
+      await setting.update('enabled', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   test('[ui] [zh-cn] the rewind actions and the files-changed lines in Simplified Chinese', async function () {
     this.timeout(300_000);
     assert.equal(vscode.env.language, 'zh-cn');

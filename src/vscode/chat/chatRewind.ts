@@ -66,7 +66,8 @@ export class ChatCheckpoints {
     const turns = await this.turns();
     const { items } = this.window;
     const before = items.items;
-    const next = withTurns(before, turns);
+    // No turns read (none yet, or the read failed): the marks already drawn stay.
+    const next = turns.length > 0 ? withTurns(before, turns) : before;
     const changed = changedItems(before, next);
     items.reset(next);
     // The session opened (or its checkpoints changed) since the view was told: the snapshot says why not.
