@@ -5,8 +5,9 @@
 // endTurn. The first turn starts right as the store opens, so it waits for the baseline snapshot.
 // checkpoint_turn_ms: beforeChange + endTurn per turn, the p95 over the 20 turns (nearest rank; the median
 // and the max are in the note; turn 1 without its wait for the baseline, reported as
-// checkpoint_baseline_wait_ms). checkpoint_disk_mb: the shadow
-// repository's real disk use (st_blocks * 512) after the 20 turns, once the background repack settled.
+// checkpoint_baseline_wait_ms). checkpoint_disk_mb: the shadow repository's real disk use (st_blocks * 512)
+// after the 20 turns, once packing settled (the store packs in a quiet gap between turns; these turns come
+// back to back, so it packs as the store is disposed, which waits for it).
 // checkpoint_baseline_ms: the first full snapshot. rewind_20_turns_ms: plan + apply of a rewind of all 20
 // turns (back to before turn 1) by a store opened afresh; the workspace must then match the first commit.
 import { execFileSync } from 'node:child_process';

@@ -45,6 +45,14 @@ const PACK_WHEN_IDLE_MS = 1_500;
 /** More packs than this are merged into one. */
 const PACKS_TO_MERGE = 20;
 
+/** The turn under way: begun, and its before-snapshot once a change was announced. */
+interface OpenTurn {
+  turn: number;
+  promptUuid?: string;
+  at: number;
+  before?: Pending;
+}
+
 /** A snapshot, or why it failed (kept as a value: a turn's callers share it, and the turn goes on). */
 type Pending = Promise<Snapshot | Error>;
 
@@ -102,7 +110,9 @@ export class CheckpointStore implements Checkpoints {
   private parent: { commit: string; tree: string } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private baselineDone: Pending = Promise.resolve(new Error('not started'));
-  private current: { turn: number; promptUuid?: string; at: number; before?: Pending } | undefined;
+  private current: OpenTurn | undefined;
+  /** An endTurn is taking its snapshot. */
+  private ending = false;
   private maintenance: Promise<void> | undefined;
   private packTimer: NodeJS.Timeout | undefined;
   /** Until the first snapshot, the index may hold another session's files (it is seeded from theirs). */
@@ -210,6 +220,16 @@ export class CheckpointStore implements Checkpoints {
     const turn = this.current;
     if (!turn) return undefined;
     this.current = undefined;
+    this.ending = true;
+    try {
+      return await this.finishTurn(turn);
+    } finally {
+      this.ending = false;
+    }
+  }
+
+  /** The turn's after-snapshot, its changes and its line in the log. */
+  private async finishTurn(turn: OpenTurn): Promise<TurnCheckpoint> {
     const before = await (turn.before ?? Promise.resolve(undefined));
     const after =
       before && !(before instanceof Error)
@@ -290,15 +310,15 @@ export class CheckpointStore implements Checkpoints {
 
   /**
    * Packs the loose objects in the background once they pile up (under the shared lock; nothing is ever
-   * pruned), when the session has been quiet for PACK_WHEN_IDLE_MS: packing takes seconds of disk and CPU,
+   * pruned), when no turn is under way and none was for PACK_WHEN_IDLE_MS: packing takes seconds of disk and CPU,
    * which belong in the gaps between turns, not in them.
    */
   private packLater(): void {
     if (this.disposed) return;
     clearTimeout(this.packTimer);
     this.packTimer = setTimeout(() => {
-      if (this.current?.before !== undefined)
-        this.packLater(); // a turn is changing files: later
+      if (this.current !== undefined || this.ending)
+        this.packLater(); // a turn is under way: later
       else void this.packNow();
     }, PACK_WHEN_IDLE_MS);
     this.packTimer.unref();

@@ -66,21 +66,17 @@ interface Candidates {
   /** Paths that leave the index: gone, behind a link now, or grown past the limit (excludes do not drop them). */
   drop: string[];
   skipped: SkippedPath[];
+  /** Ignored paths (only when asked for). */
+  excluded: SkippedPath[];
 }
 
 /**
  * The one walk of the workspace per snapshot: files not in the index yet (minus .gitignore'd ones and
  * the heavy folders) and indexed files whose stat changed, each checked against the size limit.
  */
-async function listCandidates(place: SnapshotPlace): Promise<Candidates> {
-  const { git } = place;
-  const listed = await git.list(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], {
-    index: place.index,
-    config: [`core.excludesFile=${place.baseExcludes}`],
-  });
-  const tagged = new Map<string, boolean>(); // path -> in the index already
-  for (const entry of listed) tagged.set(entry.slice(2), (tagged.get(entry.slice(2)) ?? false) || entry[0] !== '?');
-  const out: Candidates = { update: [], drop: [], skipped: [] };
+async function listCandidates(place: SnapshotPlace, withExcluded: boolean): Promise<Candidates> {
+  const { tagged, excluded } = await (withExcluded ? walkWithExcluded(place) : walk(place));
+  const out: Candidates = { update: [], drop: [], skipped: [], excluded };
   const linked = new Map<string, Promise<boolean>>(); // folder -> reached through a symbolic link
   const throughLink = (dir: string): Promise<boolean> => {
     let known = linked.get(dir);
@@ -98,7 +94,7 @@ async function listCandidates(place: SnapshotPlace): Promise<Candidates> {
     await Promise.all(
       entries.slice(i, i + 256).map(async ([rel, indexed]) => {
         if (rel.endsWith('/')) return void out.skipped.push({ path: rel, reason: 'not-a-file' }); // a nested repository
-        const abs = path.join(git.workspace, rel);
+        const abs = path.join(place.git.workspace, rel);
         const st = await fsp.lstat(abs).catch(() => undefined);
         if (!st) return void out.update.push(rel); // gone: `--remove` takes it out
         // Behind a link now, or a folder now (its files are listed on their own): out of the index first.
@@ -125,16 +121,46 @@ async function listCandidates(place: SnapshotPlace): Promise<Candidates> {
   return out;
 }
 
-/** Paths .gitignore files and the heavy-folder list keep out (folders once, with a trailing slash). */
-async function listExcluded(place: SnapshotPlace): Promise<SkippedPath[]> {
-  const out = await place.git.list(
-    ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory', '--no-empty-directory'],
+/** What a walk found: path -> whether the index has it already; and the ignored paths, when asked for. */
+interface Walk {
+  tagged: Map<string, boolean>;
+  excluded: SkippedPath[];
+}
+
+/** Files not in the index yet and indexed files whose stat changed (`ls-files -t`: `?` is not indexed). */
+async function walk(place: SnapshotPlace): Promise<Walk> {
+  const listed = await place.git.list(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], {
+    index: place.index,
+    config: [`core.excludesFile=${place.baseExcludes}`],
+  });
+  const tagged = new Map<string, boolean>();
+  for (const entry of listed) tagged.set(entry.slice(2), (tagged.get(entry.slice(2)) ?? false) || entry[0] !== '?');
+  return { tagged, excluded: [] };
+}
+
+/**
+ * The same in one walk with the paths .gitignore files and the heavy-folder list keep out (an ignored
+ * folder once, with a trailing slash): `status` against the shadow repository's unborn HEAD, where every
+ * indexed file reads `A` and its second letter says how the file differs from the index.
+ */
+async function walkWithExcluded(place: SnapshotPlace): Promise<Walk> {
+  const listed = await place.git.list(
+    ['status', '--porcelain', '-z', '--untracked-files=all', '--ignored=matching', '--no-renames'],
     { index: place.index, config: [`core.excludesFile=${place.baseExcludes}`] },
   );
-  return out
+  const tagged = new Map<string, boolean>();
+  const ignored: string[] = [];
+  for (const entry of listed) {
+    const [xy, rel] = [entry.slice(0, 2), entry.slice(3)];
+    if (xy === '!!') ignored.push(rel);
+    else if (xy === '??') tagged.set(rel, false);
+    else if (xy[1] !== ' ') tagged.set(rel, true);
+  }
+  const excluded = ignored
     .sort()
     .slice(0, MAX_EXCLUDED_REPORTED)
     .map((p) => ({ path: p, reason: 'excluded' as const }));
+  return { tagged, excluded };
 }
 
 /**
@@ -150,8 +176,7 @@ export async function takeSnapshot(
   opts: { reportExcluded: boolean; indexMatchesParent: boolean; diffFrom?: string },
 ): Promise<Snapshot> {
   const { git } = place;
-  const excluded = opts.reportExcluded ? listExcluded(place) : Promise.resolve([]);
-  const { update, drop, skipped } = await listCandidates(place);
+  const { update, drop, skipped, excluded } = await listCandidates(place, opts.reportExcluded);
   if (drop.length)
     await git.run(['update-index', '-z', '--force-remove', '--stdin'], {
       index: place.index,
@@ -173,7 +198,7 @@ export async function takeSnapshot(
   const commit =
     parent && parent.tree === tree ? parent.commit : await commitOnRef(place, tree, parent?.commit, message);
   const known = new Set(skipped.map((s) => s.path));
-  skipped.push(...(await excluded).filter((s) => !known.has(s.path)));
+  skipped.push(...excluded.filter((s) => !known.has(s.path)));
   skipped.sort(byPath);
   return { commit, tree, skipped, ...(opts.diffFrom !== undefined ? { changes: await diff } : {}) };
 }

@@ -101,6 +101,19 @@ describe('checkpoints leave out', () => {
     assert.deepEqual(look(), before);
   });
 
+  it("honours the place-free patterns of the repository's info/exclude in a workspace inside it", async () => {
+    const repo = tempDir();
+    writeFiles(repo, { 'app/a.txt': 'a\n' });
+    userRepo(repo);
+    fs.writeFileSync(path.join(repo, '.git', 'info', 'exclude'), '*.secret\n/app/b.txt\n');
+    const ws = path.join(repo, 'app');
+    const store = await open(tempDir(), ws);
+    const t = await turn(store, 1, () => writeFiles(ws, { 'k.secret': 'x\n', 'b.txt': 'b\n' }));
+    assert.deepEqual(t.files, [{ path: 'b.txt', change: 'added' }], 'an anchored pattern is the top folder’s');
+    assert.deepEqual(t.skipped, [{ path: 'k.secret', reason: 'excluded' }]);
+    await store.dispose();
+  });
+
   it('leaves out its own data folder when it lies inside the workspace', async () => {
     const ws = tempDir();
     writeFiles(ws, { 'a.txt': 'a\n' });
