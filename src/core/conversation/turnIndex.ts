@@ -91,7 +91,7 @@ function skeletonOf(line: TranscriptLine): Skeleton | undefined {
   if (line.type !== 'user' && line.type !== 'assistant' && line.type !== 'system') return undefined;
   const boundary = isCompactBoundary(line);
   const summary = line.type === 'user' && (line as UserLine).isCompactSummary === true;
-  const prompt = line.type === 'user' ? promptText(line as UserLine) : undefined;
+  const prompt = line.type === 'user' ? promptOf(line as UserLine) : undefined;
   return {
     uuid: line.uuid,
     parentUuid: typeof line.parentUuid === 'string' ? line.parentUuid : null,
@@ -103,6 +103,18 @@ function skeletonOf(line: TranscriptLine): Skeleton | undefined {
     message: (line.type === 'user' && !summary && line.isMeta !== true) || line.type === 'assistant',
     leafCandidate: line.type !== 'system' || boundary || isRewindLine(line),
   };
+}
+
+/**
+ * The text of a line that starts a turn: every prompt the agent writes (one per turn, so the numbers match
+ * the session's count), its text as promptText reads it, or '' for a prompt of attachments only.
+ */
+function promptOf(line: UserLine): string | undefined {
+  const text = promptText(line);
+  if (text !== undefined || line.isMeta || line.isCompactSummary) return text;
+  const c = line.message.content;
+  if (typeof c === 'string') return /^\s*<(local-command-|command-name>)/.test(c) ? undefined : '';
+  return c.some((b) => b.type === 'tool_result') ? undefined : '';
 }
 
 function indexOf(skeletons: readonly Skeleton[], reopened: string[]): TurnIndex {

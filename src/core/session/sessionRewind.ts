@@ -109,13 +109,13 @@ export async function applySessionRewind(
   refuseWhileBusy(target);
   const wantsConversation =
     plan.conversation !== undefined && !plan.conversation.compactedAway && plan.conversation.droppedTurns > 0;
-  // Planned again from the file as it is now, before anything is written: a plan can be old.
+  if (wantsConversation) await target.beforeConversationWrite?.();
+  // Planned again from the file as it is now (as its writer), before anything is written: a plan can be old.
   const fresh = wantsConversation ? await sessionTurns(target) : undefined;
   const conversation = fresh
     ? planConversationRewind(fresh.index, fresh.numbered, plan.toTurn, plan.promptUuid)
     : undefined;
   if (conversation?.unavailable) throw new Error(conversation.unavailable);
-  if (fresh) await target.beforeConversationWrite?.();
   const ids: string[] = [];
   let code: CodeRewindResult | undefined;
   if (plan.code) {
@@ -249,6 +249,10 @@ export function liveRewindTarget(o: {
     writer: () => {
       if (!agent.transcript) throw new Error('This session has no transcript to rewind.');
       return agent.transcript;
+    },
+    // Lines still on their way (a pin, a compaction's records) are in the file before it is read.
+    beforeConversationWrite: async () => {
+      await agent.transcript?.flush();
     },
     busy: () =>
       o.finished()

@@ -130,4 +130,22 @@ describe('turn index and conversation rewind', () => {
       'Turn 2 was compacted away: its conversation cannot be restored; the code can still be rewound.',
     );
   });
+
+  it('counts a prompt of attachments only as a turn (the session counts every prompt it writes)', async () => {
+    const file = path.join(tempDir(), 's.jsonl');
+    const w = new TranscriptWriter({ file, sessionId: 's', cwd: '/p', version: '0' });
+    await writeTurn(w, 'one', 0);
+    await w.appendUserPrompt([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+    ]);
+    await writeTurn(w, 'three', 0);
+    assert.deepEqual(
+      (await readTurnIndex(file)).turns.map((t) => [t.turn, t.prompt]),
+      [
+        [1, 'one'],
+        [2, ''],
+        [3, 'three'],
+      ],
+    );
+  });
 });
