@@ -399,6 +399,8 @@ function walkthrough(tag: string): void {
 
     test(`[ui] walkthrough${tag} 9: Rewind code puts greet.js back as it was before the edit, and Undo takes it back`, async () => {
       await ensureDemo();
+      // The chat beside the rewind's diff (the inspector is closed, as the preview would cover it).
+      api.inspector()?.dispose();
       await vscode.commands.executeCommand('engram.focusChat');
       const file = path.join(workspace(), 'src', 'greet.js');
       const edited = fs.readFileSync(file, 'utf8');
