@@ -255,6 +255,24 @@ suite('checkpoints in the chat', () => {
         async () => (await ui.count('chat', '.item-changes')) === 2,
       );
       assert.equal(users(), 2);
+      // A conversation rewind of the resumed chat (its items read from disk): the chat ends at turn 1.
+      const ids = (n: number) =>
+        api
+          .chat()
+          .snapshot()
+          .items.slice(0, n)
+          .map((i) => i.id);
+      const turn1 = api
+        .chat()
+        .snapshot()
+        .items.findIndex((i) => i.kind === 'changes');
+      const kept = ids(turn1 + 1);
+      await ui.palette('Engram: Rewind to a Turn…');
+      await ui.quickPick('Turn 1');
+      await ui.quickPick('Conversation only');
+      await waitUntil('the resumed chat to end at turn 1', () => users() === 1, 30_000);
+      assert.deepEqual(ids(kept.length + 1), kept, 'the chat is turn 1 as it was drawn, and nothing after');
+      assert.equal(await ui.count('chat', '.item-changes'), 1);
     } finally {
       prompts.restore();
       fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
