@@ -138,6 +138,15 @@ suite('checkpoints in the chat', () => {
         .snapshot()
         .items.find((i) => i.kind === 'user' && i.text === 'Write the new file');
       assert.ok(first?.kind === 'user' && first.turn === 1, `the first prompt is turn 1: ${JSON.stringify(first)}`);
+      // Turn 1's footer (its tokens), which the rewind keeps as it was.
+      const footers = () =>
+        api
+          .chat()
+          .snapshot()
+          .items.filter((i) => i.kind === 'turn' && i.tokens);
+      assert.equal(footers().length, 2, 'both turns show their tokens');
+      const footer = footers()[0];
+      const footerText = await ui.text('chat', `[data-item="${footer.id}"] .turn-tokens`);
       await ui.click('chat', `[data-item="${first.id}"] .rewind-both`);
       await waitUntil('the rewind to be applied', () => read('old.txt') !== undefined, 30_000);
       await waitUntil('the outcome to be told', () => prompts.asked.some((a) => a.startsWith('info:')));
@@ -165,6 +174,12 @@ suite('checkpoints in the chat', () => {
         async () => (await ui.evaluate<string>('chat', "document.querySelector('#prompt').value")) === '',
       );
       assert.equal(await ui.count('chat', '.item-changes'), 1);
+      // The kept turn is drawn as it was: its footer with its tokens, not rebuilt from the messages.
+      assert.deepEqual(
+        footers().map((i) => i.id),
+        [footer.id],
+      );
+      assert.equal(await ui.text('chat', `[data-item="${footer.id}"] .turn-tokens`), footerText);
       await chatInBothThemes('checkpoints-after-rewind');
 
       // The inspector's timeline shows the turns' checkpoints and the rewind.
@@ -193,6 +208,13 @@ suite('checkpoints in the chat', () => {
           .chat()
           .snapshot()
           .items.some((i) => i.kind === 'user' && i.text === 'Edit notes and remove the old file'),
+      );
+      // The turn the rewind dropped comes back as it was drawn, its footer too.
+      assert.equal(footers().length, 2, 'both footers are back after the undo');
+      assert.equal(
+        await ui.text('chat', `[data-item="${footers()[1].id}"] .turn-tokens`),
+        footerText,
+        'the same usage',
       );
     } finally {
       prompts.restore();
@@ -233,6 +255,24 @@ suite('checkpoints in the chat', () => {
         async () => (await ui.count('chat', '.item-changes')) === 2,
       );
       assert.equal(users(), 2);
+      // A conversation rewind of the resumed chat (its items read from disk): the chat ends at turn 1.
+      const ids = (n: number) =>
+        api
+          .chat()
+          .snapshot()
+          .items.slice(0, n)
+          .map((i) => i.id);
+      const turn1 = api
+        .chat()
+        .snapshot()
+        .items.findIndex((i) => i.kind === 'changes');
+      const kept = ids(turn1 + 1);
+      await ui.palette('Engram: Rewind to a Turn…');
+      await ui.quickPick('Turn 1');
+      await ui.quickPick('Conversation only');
+      await waitUntil('the resumed chat to end at turn 1', () => users() === 1, 30_000);
+      assert.deepEqual(ids(kept.length + 1), kept, 'the chat is turn 1 as it was drawn, and nothing after');
+      assert.equal(await ui.count('chat', '.item-changes'), 1);
     } finally {
       prompts.restore();
       fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });

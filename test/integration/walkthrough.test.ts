@@ -106,6 +106,26 @@ function notesContent(text: string): string[] {
     .filter((l) => l !== '' && !template.has(l));
 }
 
+/** The labels of the editor tabs. */
+const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
+
+/** Answers the rewind's modal (VS Code shows none while extension tests run): Rewind, and what it asked. */
+function confirmRewinds(api: EngramApi): { asked: string[]; restore: () => void } {
+  const asked: string[] = [];
+  const restore = api.replaceRewindPromptsForTests({
+    confirm: async (message, detail) => {
+      asked.push(`${message} ${detail}`);
+      return true;
+    },
+    tell: async (_level, message) => {
+      asked.push(message);
+      return undefined;
+    },
+    pickFiles: async () => undefined,
+  });
+  return { asked, restore };
+}
+
 function topicFiles(): string[] {
   if (!fs.existsSync(memoryDir())) return [];
   return fs.readdirSync(memoryDir()).filter((f) => f.endsWith('.md') && f !== 'MEMORY.md');
@@ -255,6 +275,15 @@ function walkthrough(tag: string): void {
       );
       assert.equal(fs.readFileSync(file, 'utf8'), before.replace('Hello', 'Welcome'));
       assert.match(await ui.text('chat', '.permission-answer'), say(/Allowed once/, /允许/));
+      // The turn's checkpoint: "1 file changed" under it, which opens the turn's diff of greet.js.
+      await ui.waitForText('chat', '.item-changes', chinese() ? '更改了 1 个文件' : '1 file changed', 20_000);
+      await ui.click('chat', '.item-changes .changes-open');
+      await waitUntil('the turn diff of greet.js to open', () => tabs().some((l) => l.includes('greet.js'))).catch(
+        (e: unknown) => {
+          throw new Error(`${String(e)}; tabs: ${JSON.stringify(tabs())}`);
+        },
+      );
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     });
 
     test(`[ui] walkthrough${tag} 5: the session notes fill with what happened, in the file and the inspector`, async () => {
@@ -366,6 +395,57 @@ function walkthrough(tag: string): void {
         'the restored entry is back in the tree',
       );
       await shoot(api, '08-restored');
+    });
+
+    test(`[ui] walkthrough${tag} 9: Rewind code puts greet.js back as it was before the edit, and Undo takes it back`, async () => {
+      await ensureDemo();
+      // The chat beside the rewind's diff (the inspector is closed, as the preview would cover it).
+      api.inspector()?.dispose();
+      await vscode.commands.executeCommand('engram.focusChat');
+      const file = path.join(workspace(), 'src', 'greet.js');
+      const edited = fs.readFileSync(file, 'utf8');
+      assert.match(edited, /Welcome/, 'step 4 left greet.js edited');
+      // "To right after a turn": the edit is undone from the message before it, the recall of step 3.
+      const recall = api
+        .chat()
+        .snapshot()
+        .items.find((i) => i.kind === 'user' && i.text === typed('recall'));
+      assert.ok(
+        recall?.kind === 'user' && recall.turn !== undefined,
+        `the recall is no turn: ${JSON.stringify(recall)}`,
+      );
+      const prompts = confirmRewinds(api);
+      try {
+        // The recall is near the top of the chat: scrolled there, as a person would.
+        await ui.evaluate('chat', "document.querySelector('.virtual-list').scrollTop = 0");
+        await ui.click('chat', `[data-item="${recall.id}"] .rewind-code`);
+        await waitUntil(
+          'greet.js to be rewound',
+          () => fs.readFileSync(file, 'utf8') === edited.replace('Welcome', 'Hello'),
+          30_000,
+        );
+        // What will change was shown first: "Now ↔ after turn 2" in the diff editor, and the question.
+        assert.ok(
+          tabs().some((l) => l.includes('↔')),
+          `no preview of the rewind among the tabs: ${JSON.stringify(tabs())}`,
+        );
+        assert.match(prompts.asked[0] ?? '', say(/Rewind 1 file to after turn 2\?/, /将 1 个文件回退到第 2 轮之后/));
+        await waitUntil('the outcome to be told', () => prompts.asked.length >= 2);
+        assert.match(prompts.asked[1], say(/Rewound to right after turn 2/, /2/), prompts.asked.join('\n'));
+        // Code only: the conversation keeps the edit's turn.
+        assert.ok(
+          api
+            .chat()
+            .snapshot()
+            .items.some((i) => i.kind === 'user' && i.text === typed('edit')),
+        );
+        await shoot(api, '09-rewind-code');
+        await vscode.commands.executeCommand('engram.undoRewind');
+        await waitUntil('the edit to be back', () => fs.readFileSync(file, 'utf8') === edited, 30_000);
+      } finally {
+        prompts.restore();
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      }
     });
   });
 }

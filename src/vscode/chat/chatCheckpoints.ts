@@ -110,3 +110,29 @@ export function lastRewindId(
   }
   return open[open.length - 1];
 }
+
+const sameTurn = (item: ChatItem, turn: SessionTurn) =>
+  item.kind === 'user' && item.turn === turn.turn && (item.promptUuid ?? '') === (turn.promptUuid ?? '');
+
+/**
+ * The chat's items for a conversation that now ends at the last of `turns` (after a conversation rewind,
+ * or its undo with the dropped items put back after `items`): every item up to that turn's last one, as it
+ * was (token footers, notices, tool cards), marked anew; with `keepTail` (an undo) the items after it stay
+ * too. Undefined when the items cannot be matched to the turns (that turn's prompt is not in the chat, or a
+ * kept turn's prompt is missing, as in a resumed chat that shows only what a compaction kept): the caller
+ * then rebuilds the chat from the conversation.
+ */
+export function keptThroughTurns(
+  items: readonly ChatItem[],
+  turns: readonly SessionTurn[],
+  keepTail = false,
+): ChatItem[] | undefined {
+  const last = turns[turns.length - 1];
+  const at = last ? items.findLastIndex((i) => sameTurn(i, last)) : -1;
+  if (last && at < 0) return undefined;
+  // The next prompt after that turn's (a later turn, a slash command) starts what the conversation lost.
+  const next = keepTail ? -1 : items.findIndex((i, k) => k > at && i.kind === 'user');
+  const kept = withTurns(next < 0 ? items : items.slice(0, next), turns);
+  const marked = kept.filter((i) => i.kind === 'user' && i.turn !== undefined).length;
+  return marked === turns.filter((t) => !t.compactedAway).length ? kept : undefined;
+}

@@ -1,14 +1,16 @@
 // A chat window's checkpoints (issue 33): its prompts marked with their turns and its "3 files changed"
 // lines (after each turn, and for a resumed session), the rewind of a message's turn (code, conversation
-// or both) with the chat redrawn as the conversation now is, and the turn's diff. Apart from ChatSession,
+// or both) with the chat cut back to the kept turns' items as they were (or, when they cannot be matched,
+// rebuilt from the conversation), and the turn's diff. Apart from ChatSession,
 // which only hands requests here.
 import type { EngramSession } from '../../core/host/sessions';
 import type { RewindWhat } from '../../protocol/messages';
 import { checkpointsOff, rewindable, type RewindableSession, type SessionTurn } from '../checkpoints/checkpointApi';
 import { openTurnDiff } from '../checkpoints/checkpointDiff';
 import { RewindFlow } from '../checkpoints/rewindFlow';
+import type { ChatItem } from '../../protocol/messages';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
-import { changedItems, lastRewindId, turnOf, withTurns } from './chatCheckpoints';
+import { changedItems, keptThroughTurns, lastRewindId, turnOf, withTurns } from './chatCheckpoints';
 import { withPinMarks } from './chatPins';
 import type { ChatWindow } from './chatWindow';
 
@@ -19,6 +21,8 @@ export class ChatCheckpoints {
   readonly flow: RewindFlow;
   /** Why the files cannot be rewound, as the view was last told (a snapshot carries it). */
   private shownOff: string | undefined;
+  /** The items the newest conversation rewind of this window dropped, put back when it is undone. */
+  private dropped: { rewindId: string; kept: string[]; items: ChatItem[] } | undefined;
 
   constructor(
     private readonly window: RewindWindow,
@@ -28,7 +32,7 @@ export class ChatCheckpoints {
       logger: window.logger,
       session: () => rewindable(this.session()),
       busy: () => window.busy(),
-      conversationChanged: () => this.redraw(),
+      conversationChanged: (change) => this.redraw(change),
       changed: async () => {
         await this.refresh();
         window.inspectorChanged();
@@ -100,17 +104,41 @@ export class ChatCheckpoints {
     return this.openDiff(turnOf(this.window.items.items, itemId));
   }
 
-  /** The chat as the conversation now is (after a conversation rewind or its undo), the prompt box empty. */
-  private async redraw(): Promise<void> {
+  /**
+   * The chat as the conversation now is (after a conversation rewind or its undo), the prompt box empty:
+   * the kept turns' items as they were, or, when they cannot be matched, the chat rebuilt from the messages.
+   */
+  private async redraw(change: { rewindId: string; undo: boolean }): Promise<void> {
     const session = this.session();
     if (!session) return;
-    const read = itemsFromMessages(
-      session.agent.messages,
-      toolSummarizer(session.agent.offeredTools),
-      session.resumed?.fullOutputs,
-    );
     const { items } = this.window;
-    items.reset(withTurns(withPinMarks(read, session.pins.list()), await this.turns()));
+    const before = items.items;
+    const turns = await this.turns();
+    const stash = this.dropped;
+    const ids = (list: readonly ChatItem[]) => list.filter((i) => i.kind !== 'changes').map((i) => i.id);
+    // An undo of this window's rewind, with nothing sent since: the dropped items come back after the kept.
+    const back =
+      change.undo && stash?.rewindId === change.rewindId && ids(before).join('\n') === stash.kept.join('\n')
+        ? [...before, ...stash.items]
+        : undefined;
+    // No turns read (a failed read, or none left): the chat is drawn from the messages.
+    let next =
+      turns.length === 0 ? undefined : back ? keptThroughTurns(back, turns, true) : keptThroughTurns(before, turns);
+    this.dropped = undefined;
+    if (next && !change.undo) {
+      const kept = new Set(next.map((i) => i.id));
+      this.dropped = { rewindId: change.rewindId, kept: ids(next), items: before.filter((i) => !kept.has(i.id)) };
+    }
+    if (!next) {
+      this.window.logger.info('chat: the rewound conversation is drawn anew from its messages');
+      const read = itemsFromMessages(
+        session.agent.messages,
+        toolSummarizer(session.agent.offeredTools),
+        session.resumed?.fullOutputs,
+      );
+      next = withTurns(withPinMarks(read, session.pins.list()), turns);
+    }
+    items.reset(next);
     this.window.postSnapshot();
     items.tell({ type: 'rewound' });
   }

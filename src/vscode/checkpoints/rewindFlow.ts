@@ -16,8 +16,8 @@ export interface RewindHost {
   readonly logger: Logger;
   session(): RewindableSession | undefined;
   busy(): boolean;
-  /** The conversation changed (a rewind, its undo): the chat shows it as it now is. */
-  conversationChanged(): Promise<void>;
+  /** The conversation changed (the rewind `rewindId`, or its undo): the chat shows it as it now is. */
+  conversationChanged(change: { rewindId: string; undo: boolean }): Promise<void>;
   /** Files or the timeline changed: the chat's marks and the inspector are redrawn. */
   changed(): Promise<void>;
   /** The newest rewind of the session not undone yet (from its timeline), for an Undo after a reload. */
@@ -170,7 +170,7 @@ export class RewindFlow {
       return undefined;
     }
     this.last = outcome;
-    if (outcome.conversation) await this.host.conversationChanged();
+    if (outcome.conversation) await this.host.conversationChanged({ rewindId: outcome.id, undo: false });
     await this.host.changed();
     void this.tellOutcome(session, outcome);
     return outcome;
@@ -226,7 +226,7 @@ export class RewindFlow {
     try {
       const result = await session.undoRewind(id);
       if (this.last?.id === id) this.last = undefined;
-      if (result.conversation) await this.host.conversationChanged();
+      if (result.conversation) await this.host.conversationChanged({ rewindId: id, undo: true });
       await this.host.changed();
       await prompts.tell('info', outcomeWords(result, true));
     } catch (e) {

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ChatItem } from '../../../../src/protocol/messages';
 import type { SessionTurn } from '../../../../src/vscode/checkpoints/checkpointApi';
-import { changedItems, lastRewindId, turnOf, withTurns } from '../../../../src/vscode/chat/chatCheckpoints';
+import {
+  changedItems,
+  keptThroughTurns,
+  lastRewindId,
+  turnOf,
+  withTurns,
+} from '../../../../src/vscode/chat/chatCheckpoints';
 
 const user = (id: string, text: string): ChatItem => ({ kind: 'user', id, text });
 const reply = (id: string, text: string): ChatItem => ({ kind: 'assistant', id, text, streaming: false });
@@ -86,4 +92,51 @@ test('Undo Last Rewind after a reload: the newest rewind on the timeline that no
   assert.equal(lastRewindId([rewind('a'), { kind: 'notes' }, rewind('b')]), 'b');
   assert.equal(lastRewindId([rewind('a'), rewind('b'), rewind('u', true)]), 'a');
   assert.equal(lastRewindId([rewind('a'), rewind('u', true)]), undefined);
+});
+
+test('a conversation rewind keeps the kept turns items as they were and drops what came after', () => {
+  const footer: ChatItem = { kind: 'turn', id: 'f1', tokens: { input: 10, output: 2, cacheRead: 0, cacheWrite: 0 } };
+  const notice: ChatItem = { kind: 'notice', id: 'n1', level: 'info', text: 'Saved a memory.' };
+  const marked = withTurns(
+    [user('a', 'one'), reply('b', 'r1'), footer, notice, user('c', 'two'), reply('d', 'r2'), user('e', '/help')],
+    [turn(1, 'one', ['x.txt']), turn(2, 'two')],
+  );
+  const kept = keptThroughTurns(marked, [turn(1, 'one', ['x.txt'])]);
+  assert.ok(kept, 'the items match the turns');
+  assert.deepEqual(
+    kept.map((i) => i.id),
+    ['a', 'b', 'f1', 'n1', 'changes-1-u1'],
+  );
+  assert.equal(kept[2], footer, 'the footer is the same item');
+  // Its undo: the dropped items back after the kept ones, and the conversation at turn 2 again.
+  const back = keptThroughTurns([...kept, ...marked.slice(5)], [turn(1, 'one', ['x.txt']), turn(2, 'two')], true);
+  assert.deepEqual(
+    back?.map((i) => i.id),
+    ['a', 'b', 'f1', 'n1', 'changes-1-u1', 'c', 'd', 'e'],
+  );
+});
+
+test('a rewind whose kept turns the chat does not show (a resumed, compacted chat) asks for a rebuild', () => {
+  // The chat shows the compaction's summary and turn 3 only; the rewound conversation ends at turn 2.
+  const items = withTurns(
+    [user('s', 'Summary of the earlier conversation'), user('a', 'three'), reply('b', 'r3')],
+    [turn(1, 'one', [], true), turn(2, 'two', [], true), turn(3, 'three')],
+  );
+  assert.equal(keptThroughTurns(items, [turn(1, 'one'), turn(2, 'two')]), undefined);
+  // A turn whose prompt is in the chat, but an earlier kept one is missing: a rebuild too.
+  const partial = withTurns(
+    [user('c', 'two'), reply('d', 'r2'), user('e', 'three')],
+    [turn(2, 'two'), turn(3, 'three')],
+  );
+  assert.equal(keptThroughTurns(partial, [turn(1, 'one'), turn(2, 'two')]), undefined);
+  // An unmarked chat (the turns could not be read when it was drawn): a rebuild.
+  assert.equal(keptThroughTurns([user('a', 'one'), reply('b', 'r1')], [turn(1, 'one')]), undefined);
+});
+
+test('a rewind to before the first prompt keeps only what came before it', () => {
+  const items: ChatItem[] = [{ kind: 'instructions', id: 'i', files: [], skipped: true }, user('a', 'one')];
+  assert.deepEqual(
+    keptThroughTurns(items, [])?.map((i) => i.id),
+    ['i'],
+  );
 });
