@@ -247,8 +247,12 @@ describe('replacementText on a long conversation', () => {
     // Over a megabyte of parts, with whitespace runs at the ends of parts and parts of only whitespace,
     // so runs meet where the chunks are cut.
     const parts = ['  lead'];
-    for (let i = 0; parts.join('\n').length < 3 * 1024 * 1024; i++)
-      parts.push(i % 7 === 0 ? ' \t\n ' : `${'x'.repeat(i % 50)} word${i}  \n\t tail${i}${i % 3 === 0 ? '   ' : ''}`);
+    // The joined length kept as it grows (joining at each step made this test take minutes).
+    for (let i = 0, length = parts[0].length; length < 3 * 1024 * 1024; i++) {
+      const part = i % 7 === 0 ? ' \t\n ' : `${'x'.repeat(i % 50)} word${i}  \n\t tail${i}${i % 3 === 0 ? '   ' : ''}`;
+      parts.push(part);
+      length += 1 + part.length;
+    }
     parts.push('end  ');
     const messages: ApiMessage[] = parts.map((text) => ({ role: 'assistant', content: [{ type: 'text', text }] }));
     const text = replacementText(messages);
