@@ -180,8 +180,11 @@ export type HostToChat =
   /** Workspace-relative paths for @ completion, best first. */
   | { type: 'files'; requestId: string; files: string[] }
   | { type: 'pong'; requestId: string; text: string }
-  /** A conversation rewind was applied: the prompt box is emptied (and an Edit in progress ends). */
-  | { type: 'rewound' };
+  /**
+   * A conversation rewind was applied: an Edit in progress ends, and the prompt box holds `text` (the
+   * message the rewind went back to before, to edit and send again) or is emptied.
+   */
+  | { type: 'rewound'; text?: string };
 
 export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   ready: {},

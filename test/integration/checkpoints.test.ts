@@ -20,10 +20,11 @@ import {
 import { ui, waitUntil } from './ui';
 
 // Issue 33, checkpoints: turn 1 Writes a file, turn 2 runs `sed -i` and `rm` through Bash, then the person
-// edits a file of their own and one the agent changed. "Rewind both" on the first prompt puts the agent's
-// files back as they were right after turn 1, leaves the person's edits (the agent-changed one listed as a
-// conflict), shows the conversation as after turn 1 with the prompt box empty, and the inspector's timeline
-// shows the rewind; Undo puts it all back. The "files changed" line opens the turn's multi-file diff.
+// edits a file of their own and one the agent changed. "Rewind both" on the second prompt puts the agent's
+// files back as they were before it (right after turn 1), leaves the person's edits (the agent-changed one
+// listed as a conflict), shows the conversation as before that message with its text back in the prompt
+// box, and the inspector's timeline shows the rewind; Undo puts it all back. The "files changed" line opens
+// the turn's multi-file diff. On the first prompt, a message's rewind goes back to before it: turn 0.
 
 const usage = { input_tokens: 2_000, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 const reply = (text: string): ScriptedReply => ({ content: [{ type: 'text', text }], usage });
@@ -58,6 +59,9 @@ function answerRewind(api: EngramApi, answers: { confirm: boolean; outcome?: str
   } satisfies RewindPrompts);
   return { asked, restore };
 }
+
+/** What the chat's prompt box holds. */
+const promptBox = () => ui.evaluate<string>('chat', "document.querySelector('#prompt').value");
 
 async function twoTurns(api: EngramApi, server: ReturnType<ReturnType<typeof useTestServer>>): Promise<void> {
   fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
@@ -132,12 +136,17 @@ suite('checkpoints in the chat', () => {
 
     const prompts = answerRewind(api, { confirm: true });
     try {
-      await ui.fill('chat', '#prompt', 'a draft the rewind clears');
-      const first = api
+      await ui.fill('chat', '#prompt', 'a draft the rewind replaces');
+      const second = api
         .chat()
         .snapshot()
-        .items.find((i) => i.kind === 'user' && i.text === 'Write the new file');
-      assert.ok(first?.kind === 'user' && first.turn === 1, `the first prompt is turn 1: ${JSON.stringify(first)}`);
+        .items.find((i) => i.kind === 'user' && i.text === 'Edit notes and remove the old file');
+      assert.ok(second?.kind === 'user' && second.turn === 2, `the second prompt is turn 2: ${JSON.stringify(second)}`);
+      const title = await ui.evaluate<string>(
+        'chat',
+        `document.querySelector('[data-item="${second.id}"] .rewind-code').title`,
+      );
+      assert.match(title, /^Put the files back as they were before this message/);
       // Turn 1's footer (its tokens), which the rewind keeps as it was.
       const footers = () =>
         api
@@ -147,7 +156,7 @@ suite('checkpoints in the chat', () => {
       assert.equal(footers().length, 2, 'both turns show their tokens');
       const footer = footers()[0];
       const footerText = await ui.text('chat', `[data-item="${footer.id}"] .turn-tokens`);
-      await ui.click('chat', `[data-item="${first.id}"] .rewind-both`);
+      await ui.click('chat', `[data-item="${second.id}"] .rewind-both`);
       await waitUntil('the rewind to be applied', () => read('old.txt') !== undefined, 30_000);
       await waitUntil('the outcome to be told', () => prompts.asked.some((a) => a.startsWith('info:')));
 
@@ -157,11 +166,13 @@ suite('checkpoints in the chat', () => {
       assert.equal(read('mine.txt'), 'my own file, edited by hand\n', 'the hand edit is kept');
       assert.equal(read('shared.txt'), 'alpha, edited by hand\n', 'the conflict is left as the person made it');
       const confirm = prompts.asked.find((a) => a.startsWith('confirm:')) ?? '';
-      assert.match(confirm, /Rewind 2 files and the conversation to after turn 1\?/);
+      assert.match(confirm, /Rewind 2 files and the conversation to before this message \(turn 2\)\?/);
       assert.match(confirm, /shared\.txt/, `the conflict is listed: ${confirm}`);
       assert.match(confirm, /1 later turn leaves the conversation/);
 
-      // The chat shows the conversation as after turn 1, and the prompt box is empty.
+      const told = prompts.asked.find((a) => a.startsWith('info:')) ?? '';
+      assert.match(told, /^info: Rewound to before this message \(turn 2\): .*1 later turns dropped/);
+      // The chat shows the conversation as before the message, and the prompt box holds its text to edit.
       await waitUntil('the chat to show turn 1 only', () => {
         const users = api
           .chat()
@@ -170,8 +181,8 @@ suite('checkpoints in the chat', () => {
         return users.length === 1 && users[0].kind === 'user' && users[0].text === 'Write the new file';
       });
       await waitUntil(
-        'the prompt box to be empty',
-        async () => (await ui.evaluate<string>('chat', "document.querySelector('#prompt').value")) === '',
+        "the prompt box to hold the message's text",
+        async () => (await promptBox()) === 'Edit notes and remove the old file',
       );
       assert.equal(await ui.count('chat', '.item-changes'), 1);
       // The kept turn is drawn as it was: its footer with its tokens, not rebuilt from the messages.
@@ -273,6 +284,16 @@ suite('checkpoints in the chat', () => {
       await waitUntil('the resumed chat to end at turn 1', () => users() === 1, 30_000);
       assert.deepEqual(ids(kept.length + 1), kept, 'the chat is turn 1 as it was drawn, and nothing after');
       assert.equal(await ui.count('chat', '.item-changes'), 1);
+      // The pick's last entry, before the first prompt (turn 0): the conversation is empty.
+      await ui.palette('Engram: Rewind to a Turn…');
+      await ui.quickPick('Before the first prompt');
+      await ui.quickPick('Conversation only');
+      await waitUntil('the chat to have no prompt left', () => users() === 0, 30_000);
+      assert.equal(api.chat().currentSessionId, sessionId, 'the same session');
+      assert.ok(
+        prompts.asked.some((a) => a.startsWith('info: Rewound to before the first prompt: 1 later turns dropped')),
+        prompts.asked.join('\n'),
+      );
     } finally {
       prompts.restore();
       fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
@@ -303,9 +324,20 @@ suite('checkpoints in the chat', () => {
         await ui.evaluate('chat', "document.querySelector('.item-user .rewind-code').click()");
         await new Promise((r) => setTimeout(r, 500));
         assert.deepEqual(prompts.asked, [], 'a blocked action asks and does nothing');
-        // Rewind conversation still works: on the only turn there is nothing to drop, and it says so.
+        // Rewind conversation still works: on the first prompt it goes back to before it (turn 0), the chat
+        // empty and the prompt box holding the message to send again.
         await ui.click('chat', '.item-user .rewind-conversation');
-        await waitUntil('the answer', () => prompts.asked.some((a) => a.includes('already ends at turn 1')));
+        await waitUntil(
+          'the rewind',
+          () =>
+            !api
+              .chat()
+              .snapshot()
+              .items.some((i) => i.kind === 'user'),
+          30_000,
+        );
+        assert.match(prompts.asked[0] ?? '', /^confirm: Rewind the conversation to before this message \(turn 1\)\?/);
+        await waitUntil('the prompt box to hold the message', async () => (await promptBox()) === 'Just answer');
       } finally {
         prompts.restore();
       }
@@ -322,6 +354,8 @@ suite('checkpoints in the chat', () => {
       await twoTurns(api, testServer());
       await ui.waitForText('chat', '.item-changes', '更改了 3 个文件');
       await ui.waitForText('chat', '.item-user .rewind-both', '全部回退');
+      const title = await ui.evaluate<string>('chat', "document.querySelector('.item-user .rewind-code').title");
+      assert.match(title, /^将文件恢复到这条消息之前的样子/);
       assert.ok((await ui.screenshot('checkpoints-chat-zh-cn')).bytes > 10_000);
       // The inspector's timeline in Chinese too.
       await openInspector(api);

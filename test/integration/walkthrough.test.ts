@@ -405,40 +405,50 @@ function walkthrough(tag: string): void {
       const file = path.join(workspace(), 'src', 'greet.js');
       const edited = fs.readFileSync(file, 'utf8');
       assert.match(edited, /Welcome/, 'step 4 left greet.js edited');
-      // "To right after a turn": the edit is undone from the message before it, the recall of step 3.
-      const recall = api
+      // "Before this message": Rewind code on the edit's own message puts greet.js back as it was before it.
+      const edit = api
         .chat()
         .snapshot()
-        .items.find((i) => i.kind === 'user' && i.text === typed('recall'));
-      assert.ok(
-        recall?.kind === 'user' && recall.turn !== undefined,
-        `the recall is no turn: ${JSON.stringify(recall)}`,
-      );
+        .items.find((i) => i.kind === 'user' && i.text === typed('edit'));
+      assert.ok(edit?.kind === 'user' && edit.turn !== undefined, `the edit is no turn: ${JSON.stringify(edit)}`);
+      const users = () =>
+        api
+          .chat()
+          .snapshot()
+          .items.filter((i) => i.kind === 'user')
+          .map((i) => i.id);
+      const conversation = users();
       const prompts = confirmRewinds(api);
       try {
-        // The recall is near the top of the chat: scrolled there, as a person would.
+        // The edit is near the top of the chat: scrolled there, as a person would.
         await ui.evaluate('chat', "document.querySelector('.virtual-list').scrollTop = 0");
-        await ui.click('chat', `[data-item="${recall.id}"] .rewind-code`);
+        await ui.click('chat', `[data-item="${edit.id}"] .rewind-code`);
         await waitUntil(
           'greet.js to be rewound',
           () => fs.readFileSync(file, 'utf8') === edited.replace('Welcome', 'Hello'),
           30_000,
         );
-        // What will change was shown first: "Now ↔ after turn 2" in the diff editor, and the question.
+        // What will change was shown first: "Now ↔ after turn N" in the diff editor, and the question.
         assert.ok(
           tabs().some((l) => l.includes('↔')),
           `no preview of the rewind among the tabs: ${JSON.stringify(tabs())}`,
         );
-        assert.match(prompts.asked[0] ?? '', say(/Rewind 1 file to after turn 2\?/, /将 1 个文件回退到第 2 轮之后/));
-        await waitUntil('the outcome to be told', () => prompts.asked.length >= 2);
-        assert.match(prompts.asked[1], say(/Rewound to right after turn 2/, /2/), prompts.asked.join('\n'));
-        // Code only: the conversation keeps the edit's turn.
-        assert.ok(
-          api
-            .chat()
-            .snapshot()
-            .items.some((i) => i.kind === 'user' && i.text === typed('edit')),
+        const turn = edit.turn;
+        assert.match(
+          prompts.asked[0] ?? '',
+          say(
+            new RegExp(`Rewind 1 file to before this message \\(turn ${turn}\\)\\?`),
+            new RegExp(`将 1 个文件回退到这条消息之前（第 ${turn} 轮）`),
+          ),
         );
+        await waitUntil('the outcome to be told', () => prompts.asked.length >= 2);
+        assert.match(
+          prompts.asked[1],
+          say(new RegExp(`Rewound to before this message \\(turn ${turn}\\)`), /已回退到这条消息之前/),
+          prompts.asked.join('\n'),
+        );
+        // Code only: the conversation is as it was, the edit's turn in it.
+        assert.deepEqual(users(), conversation);
         await shoot(api, '09-rewind-code');
         await vscode.commands.executeCommand('engram.undoRewind');
         await waitUntil('the edit to be back', () => fs.readFileSync(file, 'utf8') === edited, 30_000);

@@ -1,6 +1,7 @@
 // Checkpoints in the chat (issue 33): on each prompt whose turn is known, Rewind code / conversation / both
-// (to right after that turn; hidden while a turn runs, the file actions disabled with the reason when
-// checkpoints are off), and under a turn that changed files, "3 files changed", which opens its diff.
+// (to before that message, its turn undone; hidden while a turn runs, the file actions disabled with the
+// reason when checkpoints are off), and under a turn that changed files, "3 files changed", which opens
+// its diff.
 import type { ChatItem, RewindWhat } from '../../src/protocol/messages';
 import { h, icon, lightButton } from '../shared/components';
 import { t, type StringKey } from './strings';

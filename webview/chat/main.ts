@@ -76,10 +76,11 @@ const link = connect<HostToChat, ChatToHost>({
   pong: (m) => {
     status.textContent = m.text;
   },
-  // A conversation rewind: the conversation ends at the turn, and nothing half-typed is sent into it.
-  rewound: () => {
+  // A conversation rewind: nothing half-typed is sent into it; a message's own rewind gives back its text.
+  rewound: (m) => {
     setEditing(false);
-    prompt.value = '';
+    prompt.value = m.text ?? '';
+    if (m.text !== undefined) prompt.focus();
   },
 });
 

@@ -222,8 +222,9 @@ function rewindSummary(toTurn: number, code: CodeRewindResult | undefined, dropp
   const parts: string[] = [];
   if (code) parts.push(`the code (${codeClause(code)})`);
   if (droppedTurns !== undefined) parts.push(`the conversation (${plural(droppedTurns, 'later turn')} dropped)`);
-  if (parts.length === 0) return `Nothing to rewind: the session is already as it was right after turn ${toTurn}.`;
-  return `Rewound ${parts.join(' and ')} to right after turn ${toTurn}.`;
+  const at = toTurn === 0 ? 'before the first prompt' : `right after turn ${toTurn}`;
+  if (parts.length === 0) return `Nothing to rewind: the session is already as it was ${at}.`;
+  return `Rewound ${parts.join(' and ')} to ${at}.`;
 }
 
 function undoSummary(code: CodeRewindResult | undefined, turns: number | undefined): string {

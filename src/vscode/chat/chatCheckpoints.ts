@@ -98,6 +98,40 @@ export function turnOf(items: readonly ChatItem[], itemId: string): { turn: numb
   return undefined;
 }
 
+/** Where a message's rewind goes: right after the turn before its own (0: before the first prompt). */
+export interface BeforeMessage {
+  /** The message's own turn, which the rewind undoes with every later one. */
+  turn: number;
+  toTurn: number;
+  /** The transcript line of turn `toTurn` in the conversation now, when it has one. */
+  promptUuid?: string;
+  /** The message's text, for the prompt box after a conversation rewind. */
+  text: string;
+}
+
+/**
+ * The rewind of the prompt `itemId` ("before this message"): to the turn before its own in `turns` (the
+ * session's, oldest first), found by the prompt's transcript line. Undefined when the chat knows no turn
+ * for it, or the session no longer has that turn.
+ */
+export function beforeMessage(
+  items: readonly ChatItem[],
+  itemId: string,
+  turns: readonly SessionTurn[],
+): BeforeMessage | undefined {
+  const item = items.find((i) => i.id === itemId);
+  if (item?.kind !== 'user' || item.turn === undefined) return undefined;
+  const at = turns.findIndex((t) => t.turn === item.turn && (t.promptUuid ?? '') === (item.promptUuid ?? ''));
+  if (at < 0) return undefined;
+  const previous = turns[at - 1];
+  return {
+    turn: item.turn,
+    toTurn: item.turn - 1,
+    ...(previous?.promptUuid ? { promptUuid: previous.promptUuid } : {}),
+    text: item.text,
+  };
+}
+
 /** The newest rewind on a session's timeline that no undo took back yet (an undo takes back the newest). */
 export function lastRewindId(
   timeline: ReadonlyArray<{ kind: string; rewindId?: string; undo?: boolean }>,

@@ -1,7 +1,8 @@
 // A chat window's checkpoints (issue 33): its prompts marked with their turns and its "3 files changed"
-// lines (after each turn, and for a resumed session), the rewind of a message's turn (code, conversation
+// lines (after each turn, and for a resumed session), a message's rewind to before it (code, conversation
 // or both) with the chat cut back to the kept turns' items as they were (or, when they cannot be matched,
-// rebuilt from the conversation), and the turn's diff. Apart from ChatSession,
+// rebuilt from the conversation) and the message's text back in the prompt box, and the turn's diff.
+// Apart from ChatSession,
 // which only hands requests here.
 import type { EngramSession } from '../../core/host/sessions';
 import type { RewindWhat } from '../../protocol/messages';
@@ -10,7 +11,7 @@ import { openTurnDiff } from '../checkpoints/checkpointDiff';
 import { RewindFlow } from '../checkpoints/rewindFlow';
 import type { ChatItem } from '../../protocol/messages';
 import { itemsFromMessages, toolSummarizer } from './chatItems';
-import { changedItems, keptThroughTurns, lastRewindId, turnOf, withTurns } from './chatCheckpoints';
+import { beforeMessage, changedItems, keptThroughTurns, lastRewindId, turnOf, withTurns } from './chatCheckpoints';
 import { withPinMarks } from './chatPins';
 import type { ChatWindow } from './chatWindow';
 
@@ -79,14 +80,14 @@ export class ChatCheckpoints {
     else for (const item of changed) items.update(item);
   }
 
-  /** A message's Rewind code / conversation / both: to right after that message's turn. */
+  /** A message's Rewind code / conversation / both: to before that message (right after the turn before it). */
   async rewind(itemId: string, what: RewindWhat): Promise<void> {
-    const target = turnOf(this.window.items.items, itemId);
+    const target = beforeMessage(this.window.items.items, itemId, await this.turns());
     if (!target) {
-      this.window.logger.warn(`chat: no turn is known for item ${itemId}`);
+      this.window.logger.warn(`chat: no turn of the session is known for item ${itemId}`);
       return;
     }
-    await this.flow.rewind(target.turn, target.promptUuid, what);
+    await this.flow.rewind(target.toTurn, target.promptUuid, what, { turn: target.turn, text: target.text });
   }
 
   /** A "3 files changed" line: the turn's diff, or (with `path`) one file's. */
@@ -105,10 +106,11 @@ export class ChatCheckpoints {
   }
 
   /**
-   * The chat as the conversation now is (after a conversation rewind or its undo), the prompt box empty:
-   * the kept turns' items as they were, or, when they cannot be matched, the chat rebuilt from the messages.
+   * The chat as the conversation now is (after a conversation rewind or its undo), the prompt box holding
+   * `change.prompt` (or empty): the kept turns' items as they were, or, when they cannot be matched, the
+   * chat rebuilt from the messages.
    */
-  private async redraw(change: { rewindId: string; undo: boolean }): Promise<void> {
+  private async redraw(change: { rewindId: string; undo: boolean; prompt?: string }): Promise<void> {
     const session = this.session();
     if (!session) return;
     const { items } = this.window;
@@ -121,9 +123,9 @@ export class ChatCheckpoints {
       change.undo && stash?.rewindId === change.rewindId && ids(before).join('\n') === stash.kept.join('\n')
         ? [...before, ...stash.items]
         : undefined;
-    // No turns read (a failed read, or none left): the chat is drawn from the messages.
-    let next =
-      turns.length === 0 ? undefined : back ? keptThroughTurns(back, turns, true) : keptThroughTurns(before, turns);
+    // No turns read while the conversation has messages (a failed read): the chat is drawn from them.
+    const unread = turns.length === 0 && session.agent.messages.length > 0;
+    let next = unread ? undefined : back ? keptThroughTurns(back, turns, true) : keptThroughTurns(before, turns);
     this.dropped = undefined;
     if (next && !change.undo) {
       const kept = new Set(next.map((i) => i.id));
@@ -140,6 +142,6 @@ export class ChatCheckpoints {
     }
     items.reset(next);
     this.window.postSnapshot();
-    items.tell({ type: 'rewound' });
+    items.tell({ type: 'rewound', ...(change.prompt !== undefined ? { text: change.prompt } : {}) });
   }
 }

@@ -1,6 +1,6 @@
 // The palette's rewind commands (issue 33): "Engram: Rewind to a Turn…" (a pick of the chat session's
-// turns, then of what to rewind) and "Engram: Undo Last Rewind", with the read-only documents the diff
-// views of checkpoints are served from.
+// turns, "right after turn N", or before the first prompt; then of what to rewind) and "Engram: Undo Last
+// Rewind", with the read-only documents the diff views of checkpoints are served from.
 import * as vscode from 'vscode';
 import type { RewindableSession, SessionTurn } from './checkpointApi';
 import { CheckpointDocuments } from './checkpointDiff';
@@ -28,13 +28,23 @@ async function pickTurn(chat: RewindChat): Promise<SessionTurn | undefined> {
     void vscode.window.showInformationMessage(vscode.l10n.t('There is nothing to rewind: this chat has no turns yet.'));
     return undefined;
   }
+  // Turn 0, last (the oldest, and not what a hasty Enter picks): as before the first prompt was sent.
+  const start: SessionTurn = { turn: 0, prompt: '', compactedAway: false };
   const picked = await vscode.window.showQuickPick(
-    [...turns].reverse().map((turn) => ({
-      label: vscode.l10n.t('Turn {0}', turn.turn),
-      description: turn.prompt.replace(/\s+/g, ' ').slice(0, 80),
-      detail: turn.compactedAway ? `${filesChanged(turn)} · ${vscode.l10n.t('compacted away')}` : filesChanged(turn),
-      turn,
-    })),
+    [
+      ...[...turns].reverse().map((turn) => ({
+        label: vscode.l10n.t('Turn {0}', turn.turn),
+        description: turn.prompt.replace(/\s+/g, ' ').slice(0, 80),
+        detail: turn.compactedAway ? `${filesChanged(turn)} · ${vscode.l10n.t('compacted away')}` : filesChanged(turn),
+        turn,
+      })),
+      {
+        label: vscode.l10n.t('Before the first prompt'),
+        description: vscode.l10n.t('Turn 0'),
+        detail: vscode.l10n.t('as the session started'),
+        turn: start,
+      },
+    ],
     { title: vscode.l10n.t('Rewind to right after which turn?'), matchOnDescription: true },
   );
   return picked?.turn;

@@ -1,7 +1,8 @@
 // A rewind from VS Code (issue 33): planned, shown (the multi-file diff "now ↔ after turn N" and a modal
 // saying what changes, what is left as the person's own work and what the conversation loses), applied,
-// then told with Undo, and with "Restore anyway" for the files left as conflicts. The chat, its actions on
-// a message and the palette's "Engram: Rewind to a Turn…" all go through here.
+// then told with Undo, and with "Restore anyway" for the files left as conflicts. The chat's actions on a
+// message (to before that message: right after the turn before it) and the palette's "Engram: Rewind to a
+// Turn…" (to right after the turn picked) all go through here.
 import * as vscode from 'vscode';
 import type { Logger } from '../../core/host/sessions';
 import { clause } from '../../protocol/sentence';
@@ -11,13 +12,22 @@ import { rewindPrompts } from './rewindPrompts';
 
 export type RewindWhat = 'code' | 'conversation' | 'both';
 
+/** The chat message a rewind goes to before: its turn (undone with every later one) and its text. */
+export interface RewoundMessage {
+  turn: number;
+  text: string;
+}
+
 /** What a rewind needs of the window it runs in. */
 export interface RewindHost {
   readonly logger: Logger;
   session(): RewindableSession | undefined;
   busy(): boolean;
-  /** The conversation changed (the rewind `rewindId`, or its undo): the chat shows it as it now is. */
-  conversationChanged(change: { rewindId: string; undo: boolean }): Promise<void>;
+  /**
+   * The conversation changed (the rewind `rewindId`, or its undo): the chat shows it as it now is, with
+   * `prompt` (the text of the message it went back to before) in the prompt box.
+   */
+  conversationChanged(change: { rewindId: string; undo: boolean; prompt?: string }): Promise<void>;
   /** Files or the timeline changed: the chat's marks and the inspector are redrawn. */
   changed(): Promise<void>;
   /** The newest rewind of the session not undone yet (from its timeline), for an Undo after a reload. */
@@ -25,8 +35,12 @@ export interface RewindHost {
 }
 const message = (e: unknown) => clause(e instanceof Error ? e.message : String(e));
 
-/** What the modal says beside its question: each part of the plan in a sentence. */
-function planWords(plan: RewindPlan, what: RewindWhat): { lines: string[]; code: number; conversation: boolean } {
+/** What the modal says beside its question: each part of the plan in a sentence (`before`: a message's turn). */
+function planWords(
+  plan: RewindPlan,
+  what: RewindWhat,
+  before?: number,
+): { lines: string[]; code: number; conversation: boolean } {
   const lines: string[] = [];
   const files = plan.code?.files ?? [];
   const conflicts = files.filter((f) => f.conflict);
@@ -35,7 +49,11 @@ function planWords(plan: RewindPlan, what: RewindWhat): { lines: string[]; code:
     if (plan.codeUnavailable)
       lines.push(vscode.l10n.t('The files cannot be rewound: {0}', clause(plan.codeUnavailable)));
     else if (files.length === 0)
-      lines.push(vscode.l10n.t('No file changed after turn {0}: the files stay as they are.', plan.toTurn));
+      lines.push(
+        before === undefined
+          ? vscode.l10n.t('No file changed after turn {0}: the files stay as they are.', plan.toTurn)
+          : vscode.l10n.t('No file changed from this message (turn {0}) on: the files stay as they are.', before),
+      );
     if (conflicts.length > 0)
       lines.push(
         conflicts.length === 1
@@ -70,20 +88,39 @@ function planWords(plan: RewindPlan, what: RewindWhat): { lines: string[]; code:
   return { lines, code, conversation: !!conv && !conv.compactedAway && conv.droppedTurns > 0 };
 }
 
-function question(code: number, conversation: boolean, toTurn: number): string {
-  if (code > 0 && conversation)
-    return code === 1
-      ? vscode.l10n.t('Rewind 1 file and the conversation to after turn {0}?', toTurn)
-      : vscode.l10n.t('Rewind {0} files and the conversation to after turn {1}?', code, toTurn);
-  if (code > 0)
-    return code === 1
-      ? vscode.l10n.t('Rewind 1 file to after turn {0}?', toTurn)
-      : vscode.l10n.t('Rewind {0} files to after turn {1}?', code, toTurn);
-  return vscode.l10n.t('Rewind the conversation to after turn {0}?', toTurn);
+/** The modal's question: to right after `toTurn`, or (`before`, a message's turn) to before that message. */
+function question(code: number, conversation: boolean, toTurn: number, before?: number): string {
+  // Each: 1 file and the conversation, N files and the conversation, 1 file, N files, the conversation.
+  const asks =
+    before === undefined
+      ? [
+          vscode.l10n.t('Rewind 1 file and the conversation to after turn {0}?', toTurn),
+          vscode.l10n.t('Rewind {0} files and the conversation to after turn {1}?', code, toTurn),
+          vscode.l10n.t('Rewind 1 file to after turn {0}?', toTurn),
+          vscode.l10n.t('Rewind {0} files to after turn {1}?', code, toTurn),
+          vscode.l10n.t('Rewind the conversation to after turn {0}?', toTurn),
+        ]
+      : [
+          vscode.l10n.t('Rewind 1 file and the conversation to before this message (turn {0})?', before),
+          vscode.l10n.t('Rewind {0} files and the conversation to before this message (turn {1})?', code, before),
+          vscode.l10n.t('Rewind 1 file to before this message (turn {0})?', before),
+          vscode.l10n.t('Rewind {0} files to before this message (turn {1})?', code, before),
+          vscode.l10n.t('Rewind the conversation to before this message (turn {0})?', before),
+        ];
+  const files = code === 1 ? 0 : 1;
+  if (code > 0) return asks[(conversation ? 0 : 2) + files];
+  return asks[4];
+}
+
+/** Where a rewind went, for its summary: before a message's turn, or right after a turn. */
+function rewoundTo(toTurn: number, before: number | undefined, what: string): string {
+  if (before !== undefined) return vscode.l10n.t('Rewound to before this message (turn {0}): {1}.', before, what);
+  if (toTurn === 0) return vscode.l10n.t('Rewound to before the first prompt: {0}.', what);
+  return vscode.l10n.t('Rewound to right after turn {0}: {1}.', toTurn, what);
 }
 
 /** What a rewind (or its undo) did, in the person's language: its files, its conflicts, its turns. */
-function outcomeWords(outcome: RewindOutcome, undo: boolean): string {
+function outcomeWords(outcome: RewindOutcome, undo: boolean, before?: number): string {
   const parts: string[] = [];
   const code = outcome.code;
   if (code) {
@@ -96,9 +133,7 @@ function outcomeWords(outcome: RewindOutcome, undo: boolean): string {
   if (outcome.conversation && undo) parts.push(vscode.l10n.t('the conversation is back'));
   const what = parts.join('; ');
   if (undo) return what ? vscode.l10n.t('The rewind was undone: {0}.', what) : vscode.l10n.t('The rewind was undone.');
-  return what
-    ? vscode.l10n.t('Rewound to right after turn {0}: {1}.', outcome.toTurn, what)
-    : vscode.l10n.t('Nothing was rewound.');
+  return what ? rewoundTo(outcome.toTurn, before, what) : vscode.l10n.t('Nothing was rewound.');
 }
 
 export class RewindFlow {
@@ -107,8 +142,17 @@ export class RewindFlow {
 
   constructor(private readonly host: RewindHost) {}
 
-  /** Rewinds `what` to right after `toTurn` (its prompt's transcript line picks it when two share the number). */
-  async rewind(toTurn: number, promptUuid: string | undefined, what: RewindWhat): Promise<RewindOutcome | undefined> {
+  /**
+   * Rewinds `what` to right after `toTurn` (its prompt's transcript line picks it when two share the
+   * number). With `from` (a chat message's action, `toTurn` the turn before its own) the words say
+   * "before this message", and a conversation rewind puts the message's text back in the prompt box.
+   */
+  async rewind(
+    toTurn: number,
+    promptUuid: string | undefined,
+    what: RewindWhat,
+    from?: RewoundMessage,
+  ): Promise<RewindOutcome | undefined> {
     const prompts = rewindPrompts();
     const session = this.host.session();
     if (!session) {
@@ -129,7 +173,7 @@ export class RewindFlow {
       await prompts.tell('error', vscode.l10n.t('Could not plan the rewind: {0}', message(e)));
       return undefined;
     }
-    const words = planWords(plan, what);
+    const words = planWords(plan, what, from?.turn);
     if (words.code === 0 && !words.conversation) {
       // Only files the person changed are left: they can still be restored anyway, file by file.
       const conflicts = (plan.code?.files ?? []).filter((f) => f.conflict).map((f) => f.path);
@@ -144,7 +188,7 @@ export class RewindFlow {
         this.host.logger.warn(`The rewind preview did not open: ${String(e)}`),
       );
     const ok = await prompts.confirm(
-      question(words.code, words.conversation, toTurn),
+      question(words.code, words.conversation, toTurn, from?.turn),
       words.lines.join('\n\n'),
       vscode.l10n.t('Rewind'),
     );
@@ -155,10 +199,14 @@ export class RewindFlow {
       ...(words.code > 0 && plan.code ? { code: plan.code } : {}),
       ...(words.conversation && plan.conversation ? { conversation: plan.conversation } : {}),
     };
-    return this.apply(session, apply);
+    return this.apply(session, apply, from);
   }
 
-  private async apply(session: RewindableSession, plan: RewindPlan): Promise<RewindOutcome | undefined> {
+  private async apply(
+    session: RewindableSession,
+    plan: RewindPlan,
+    from: RewoundMessage | undefined,
+  ): Promise<RewindOutcome | undefined> {
     const prompts = rewindPrompts();
     let outcome: RewindOutcome;
     try {
@@ -170,21 +218,26 @@ export class RewindFlow {
       return undefined;
     }
     this.last = outcome;
-    if (outcome.conversation) await this.host.conversationChanged({ rewindId: outcome.id, undo: false });
+    if (outcome.conversation)
+      await this.host.conversationChanged({
+        rewindId: outcome.id,
+        undo: false,
+        ...(from ? { prompt: from.text } : {}),
+      });
     await this.host.changed();
-    void this.tellOutcome(session, outcome);
+    void this.tellOutcome(session, outcome, from?.turn);
     return outcome;
   }
 
   /** The outcome's summary, with Undo and (when files were left as conflicts) Restore anyway. */
-  private async tellOutcome(session: RewindableSession, outcome: RewindOutcome): Promise<void> {
+  private async tellOutcome(session: RewindableSession, outcome: RewindOutcome, before?: number): Promise<void> {
     const prompts = rewindPrompts();
     const undo = vscode.l10n.t('Undo');
     const restore = vscode.l10n.t('Restore Anyway…');
     const conflicts = outcome.code?.conflicts ?? [];
     const failed = outcome.code?.failed ?? [];
     const failures = failed.map((f) => `${f.path}: ${clause(f.message)}`).join('; ');
-    const said = outcomeWords(outcome, false);
+    const said = outcomeWords(outcome, false, before);
     const text = failures ? `${said} ${vscode.l10n.t('Not rewound: {0}', failures)}` : said;
     const choice = await prompts.tell(
       failed.length > 0 ? 'warning' : 'info',

@@ -134,6 +134,46 @@ describe('checkpoints and rewinds of a session', () => {
     await resumed.finish();
   });
 
+  it('rewinds code and conversation to turn 0 (before the first prompt), goes on from there, resumes, and undoes it', async () => {
+    const { session, cwd, dataDir } = await scriptedSession();
+    const plan = await session.planRewind({ toTurn: 0, code: true, conversation: true });
+    assert.deepEqual(plan.conversation, { droppedTurns: 3 });
+    const files = Object.fromEntries((plan.code?.files ?? []).map((f) => [f.path, f.action]));
+    assert.deepEqual(files, { 'a.txt': 'delete', 'b.txt': 'recreate', 'c.txt': 'delete' });
+    const outcome = await session.applyRewind(plan);
+    assert.equal(read(cwd, 'a.txt'), undefined, 'the file turn 1 wrote is gone');
+    assert.equal(read(cwd, 'b.txt'), 'bee\n');
+    assert.equal(read(cwd, 'c.txt'), 'my own\n', 'the person’s edit is left as it is');
+    assert.deepEqual(outcome.conversation, { droppedTurns: 3 });
+    assert.match(
+      outcome.summary,
+      /^Rewound the code \(.*\) and the conversation \(3 later turns dropped\) to before the first prompt\.$/,
+    );
+    assert.deepEqual(session.agent.messages, [], 'the conversation is empty');
+    assert.deepEqual(await session.turns(), []);
+
+    // The next prompt is turn 1 again; a resume reads only it, and the undo brings the 3 turns back.
+    await turn(session, 'write d', 'Write', { file_path: path.join(cwd, 'd.txt'), content: 'dee\n' });
+    assert.deepEqual(
+      (await session.turns()).map((t) => [t.turn, t.prompt]),
+      [[1, 'write d']],
+    );
+    await session.finish();
+    const resumed = await openTestSession(server.url, { cwd, dataDir }, SETTINGS, session.sessionId);
+    assert.deepEqual(
+      promptsOf(resumed).filter((t) => !t.startsWith('done')),
+      ['write d'],
+    );
+    await resumed.undoRewind(outcome.id);
+    assert.equal(read(cwd, 'a.txt'), 'two\n');
+    assert.equal(read(cwd, 'b.txt'), undefined);
+    assert.deepEqual(
+      promptsOf(resumed).filter((t) => !t.startsWith('done')),
+      ['write a', 'edit a, remove b', 'write c'],
+    );
+    await resumed.finish();
+  });
+
   it('refuses while a turn runs, and says when a turn is out of range', async () => {
     const cwd = tempDir('engram-cp-ws-');
     const session = await openTestSession(server.url, { cwd, dataDir: tempDir('engram-cp-data-') }, SETTINGS);

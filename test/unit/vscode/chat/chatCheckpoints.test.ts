@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import type { ChatItem } from '../../../../src/protocol/messages';
 import type { SessionTurn } from '../../../../src/vscode/checkpoints/checkpointApi';
 import {
+  beforeMessage,
   changedItems,
   keptThroughTurns,
   lastRewindId,
@@ -84,6 +85,21 @@ test('the turn of a prompt or of a changes line, and none for an unmarked item',
   assert.deepEqual(turnOf(items, 'a'), { turn: 1, promptUuid: 'u1' });
   assert.deepEqual(turnOf(items, 'changes-1-u1'), { turn: 1, promptUuid: 'u1' });
   assert.equal(turnOf(items, 'b'), undefined);
+});
+
+test("a message's rewind goes to before it: the turn before its own, 0 for the first prompt", () => {
+  const turns = [turn(1, 'one', ['f']), turn(2, 'two'), turn(3, 'three', ['g'])];
+  const items = withTurns([user('a', 'one'), reply('b', 'r1'), user('c', 'two'), user('d', 'three')], turns);
+  assert.deepEqual(beforeMessage(items, 'a', turns), { turn: 1, toTurn: 0, text: 'one' });
+  assert.deepEqual(beforeMessage(items, 'd', turns), { turn: 3, toTurn: 2, promptUuid: 'u2', text: 'three' });
+  // A turn before it that compaction took away has no transcript line: the session picks it by number.
+  const compacted = [turn(1, '', [], true), turn(2, 'two'), turn(3, 'three')].map((t) =>
+    t.compactedAway ? { ...t, promptUuid: undefined } : t,
+  );
+  assert.deepEqual(beforeMessage(items, 'c', compacted), { turn: 2, toTurn: 1, text: 'two' });
+  // A reply, or a prompt whose turn the session no longer has (another branch): no rewind.
+  assert.equal(beforeMessage(items, 'b', turns), undefined);
+  assert.equal(beforeMessage(items, 'd', [turn(1, 'one'), turn(2, 'two')]), undefined);
 });
 
 test('Undo Last Rewind after a reload: the newest rewind on the timeline that no undo took back', () => {
