@@ -420,8 +420,17 @@ function walkthrough(tag: string): void {
       const conversation = users();
       const prompts = confirmRewinds(api);
       try {
-        // The edit is near the top of the chat: scrolled there, as a person would.
-        await ui.evaluate('chat', "document.querySelector('.virtual-list').scrollTop = 0");
+        // The edit is near the top of the chat: scrolled there from the top, as a person would (the chat
+        // draws only what is near the view: the message is drawn once the list comes near it).
+        await ui.evaluate(
+          'chat',
+          `new Promise((done) => { const list = document.querySelector('.virtual-list'); list.scrollTop = 0;
+            const step = () => { const item = document.querySelector('[data-item="${edit.id}"]');
+              const end = list.scrollTop + list.clientHeight >= list.scrollHeight - 1;
+              if (!item && !end) { list.scrollTop += 200; requestAnimationFrame(step); return; }
+              item?.scrollIntoView({ block: 'center' }); requestAnimationFrame(() => requestAnimationFrame(done)); };
+            requestAnimationFrame(step); })`,
+        );
         await ui.click('chat', `[data-item="${edit.id}"] .rewind-code`);
         await waitUntil(
           'greet.js to be rewound',
