@@ -364,6 +364,24 @@ suite('checkpoints in the chat', () => {
       await ui.waitForText('inspector', '#checkpoint-files', '删除');
       await ui.evaluate('inspector', "document.getElementById('timeline-section').scrollIntoView({ block: 'start' })");
       assert.ok((await ui.screenshot('checkpoints-timeline-zh-cn')).bytes > 10_000);
+      // Rewind both on the second message, in Chinese: back to before it, its text in the prompt box.
+      const second = api
+        .chat()
+        .snapshot()
+        .items.find((i) => i.kind === 'user' && i.turn === 2);
+      assert.ok(second?.kind === 'user', 'the second prompt');
+      const prompts = answerRewind(api, { confirm: true });
+      try {
+        await ui.click('chat', `[data-item="${second.id}"] .rewind-both`);
+        await waitUntil('the rewind', () => read('old.txt') !== undefined, 30_000);
+        assert.match(prompts.asked[0] ?? '', /^confirm: 将 3 个文件和对话回退到这条消息之前（第 2 轮）？/);
+        await waitUntil('the outcome', () =>
+          prompts.asked.some((a) => a.startsWith('info: 已回退到这条消息之前（第 2 轮）')),
+        );
+        await waitUntil('the prompt box to hold the message', async () => (await promptBox()) === second.text);
+      } finally {
+        prompts.restore();
+      }
     } finally {
       fs.rmSync(path.join(root(), DIR), { recursive: true, force: true });
     }
