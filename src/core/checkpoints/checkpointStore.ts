@@ -9,7 +9,15 @@ import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { acquireWriterLock } from '../fs/writerLock';
 import type { Logger } from '../ports';
-import { lockShared, prepareRepository, type RepoPaths, repoPaths, emptyGlobalConfig, seedIndex } from './repository';
+import {
+  lockPacking,
+  lockShared,
+  prepareRepository,
+  type RepoPaths,
+  repoPaths,
+  emptyGlobalConfig,
+  seedIndex,
+} from './repository';
 import { applyRewind, recoverJournals, undoRewind } from './rewindApply';
 import { planRewind } from './rewindPlan';
 import { appendLog, type LogLine, publicTurn, readLog } from './sessionLog';
@@ -309,7 +317,7 @@ export class CheckpointStore implements Checkpoints {
   }
 
   /**
-   * Packs the loose objects in the background once they pile up (under the shared lock; nothing is ever
+   * Packs the loose objects in the background once they pile up (under the packing lock; nothing is ever
    * pruned), when no turn is under way and none was for PACK_WHEN_IDLE_MS: packing takes seconds of disk and CPU,
    * which belong in the gaps between turns, not in them.
    */
@@ -338,7 +346,7 @@ export class CheckpointStore implements Checkpoints {
     const loose = Number(/^count: (\d+)$/m.exec(counts)?.[1] ?? 0);
     const packs = Number(/^packs: (\d+)$/m.exec(counts)?.[1] ?? 0);
     if (loose <= LOOSE_OBJECTS_TO_PACK && packs <= PACKS_TO_MERGE) return;
-    const lock = await lockShared(this.paths.repo, 0).catch(() => undefined);
+    const lock = await lockPacking(this.paths.repo).catch(() => undefined);
     if (!lock) return; // another window is packing
     // One thread, so a core stays free for the agent's turns. A workspace's first pack is mostly
     // different files, where a delta search costs seconds and saves little: none then. Merging packs

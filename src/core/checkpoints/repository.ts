@@ -34,9 +34,18 @@ export function repoPaths(dataDir: string, workspace: string, sessionId: string)
   };
 }
 
-/** Locks what all sessions of the workspace share (making the repository, repacking it). */
+/** Locks what all sessions of the workspace share: making the repository, finishing a crashed rewind. */
 export function lockShared(repo: string, waitMs = 30_000): Promise<WriterLock> {
   return acquireWriterLock(path.join(repo, 'engram', 'shared'), { waitMs });
+}
+
+/**
+ * Locks repacking, one window at a time, and never waits. Its own lock: a pack takes seconds (more under
+ * load, at low priority), and a session opening, which takes the shared lock, must not wait for one
+ * (git itself keeps packing safe beside object writes and reads).
+ */
+export function lockPacking(repo: string): Promise<WriterLock> {
+  return acquireWriterLock(path.join(repo, 'engram', 'pack'), { waitMs: 0 });
 }
 
 /**

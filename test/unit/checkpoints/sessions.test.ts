@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { lockPacking } from '../../../src/core/checkpoints/repository';
 import { useTempDirs } from '../support/tempDirs';
 import { open, read, turn, writeFiles } from './support';
 
@@ -95,5 +96,23 @@ describe('two sessions on one workspace', () => {
     await cli.applyCodeRewind(await cli.planCodeRewind(1));
     assert.equal(read(ws, 'a.txt'), 'a1\n');
     await Promise.all([window.dispose(), cli.dispose()]);
+  });
+
+  it('a session opening never waits for another window packing the repository', async () => {
+    const ws = tempDir();
+    const data = tempDir();
+    writeFiles(ws, { 'a.txt': 'a0\n' });
+    const first = await open(data, ws, 'session-a');
+    const repo = path.join(data, 'checkpoints', fs.readdirSync(path.join(data, 'checkpoints'))[0] as string);
+    // Another window is packing (it holds the packing lock for as long as a big pack takes).
+    const packing = await lockPacking(repo);
+    try {
+      const second = await open(data, ws, 'session-b'); // would wait out the lock, then say it cannot open
+      await turn(second, 1, () => writeFiles(ws, { 'a.txt': 'a1\n' }));
+      await second.dispose();
+    } finally {
+      await packing.release();
+    }
+    await first.dispose();
   });
 });
