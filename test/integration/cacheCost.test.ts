@@ -161,7 +161,7 @@ suite('cost line', () => {
     const line = await assertOneCostLine();
     await chatInBothThemes('cost-line-not-relevant-chat');
     await inspectorInBothThemes('cost-line-not-relevant-inspector', 'gauge-section');
-    assert.deepEqual(await shownLine('inspector'), await shownLine('chat'), 'still one line after the theme changes');
+    await assertOneCostLine(); // still one line after the theme changes (read as the countdown ticks)
 
     // The next request reads what the line said and writes the rest: the memory's message and what followed.
     const shown = api.chat().gauge().cache;

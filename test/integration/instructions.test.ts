@@ -66,7 +66,7 @@ suite('instruction files: AGENTS.md beside CLAUDE.md', () => {
     });
     const turns = await ui.count('chat', '.item-turn');
     await sendFromUi(text);
-    await waitUntil('the reply', async () => (await ui.count('chat', '.item-turn')) > turns, 30_000);
+    await waitUntil('the reply', async () => (await ui.count('chat', '.item-turn')) > turns, 90_000);
     assert.equal(mains.length, 1);
     return mains[0];
   }

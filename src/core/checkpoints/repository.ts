@@ -35,7 +35,9 @@ export function repoPaths(dataDir: string, workspace: string, sessionId: string)
 }
 
 /** Locks what all sessions of the workspace share: making the repository, finishing a crashed rewind. */
-export function lockShared(repo: string, waitMs = 30_000): Promise<WriterLock> {
+// Held only for moments (an init, a crashed rewind's few files): a session opening waits a little, then
+// goes on without checkpoints (saying why) rather than holding up the person's first message.
+export function lockShared(repo: string, waitMs = 5_000): Promise<WriterLock> {
   return acquireWriterLock(path.join(repo, 'engram', 'shared'), { waitMs });
 }
 
