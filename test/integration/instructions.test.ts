@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { MessagesRequestBody } from '../../src/testServer/anthropicTestServer';
 import { expandGroup } from './inspectorSteps';
 import {
+  engram,
   answerBackground,
   freshChat,
   inspectorInBothThemes,
@@ -64,9 +65,11 @@ suite('instruction files: AGENTS.md beside CLAUDE.md', () => {
       mains.push(body);
       return { content: [{ type: 'text', text: `Noted: ${text}` }] };
     });
-    const turns = await ui.count('chat', '.item-turn');
+    const api = await engram();
     await sendFromUi(text);
-    await waitUntil('the reply', async () => (await ui.count('chat', '.item-turn')) > turns, 90_000);
+    // The request reached the model and the turn ended (the chat draws only the rows in view, so a
+    // count of rendered turns can stay the same while a long chat scrolls).
+    await waitUntil('the reply', () => mains.length >= 1 && !api.chat().snapshot().busy, 60_000);
     assert.equal(mains.length, 1);
     return mains[0];
   }
