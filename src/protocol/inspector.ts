@@ -1,5 +1,5 @@
 // The memory inspector's messages.
-import type { ChangedFileView } from './chat';
+import type { CheckpointRowView, RewindRowView } from './checkpointRows';
 import type { GaugeState } from './shared';
 import type { Shapes } from './shapes';
 import type { PinsView } from './pinsView';
@@ -263,38 +263,13 @@ export type TimelineView =
       dropped?: { paths: string[]; commands: string[]; errors: string[]; userMessages: string[] };
       /** The instruction files in the system prompt after it, as labels (kept: CLAUDE.md, AGENTS.md). */
       keptInstructions?: string[];
-      /** The newest compaction of the live session, when the session can undo it. */
+      /** The newest compaction of the live session, when the session can undo it; `undone`: a later undo took it back. */
       undoable: boolean;
-      /** A later undo took it back: what it replaced is in the conversation again. */
       undone?: boolean;
-      /** The pins it carried after its summary, and how many the budget left out. */
-      pinsCarried?: { count: number; tokens: number; cut: number };
+      pinsCarried?: { count: number; tokens: number; cut: number }; // pins carried after its summary, and left out
     }
-  /** A turn that changed files (checkpoints, issue 33): what it changed, and what its checkpoint skipped. */
-  | {
-      kind: 'checkpoint';
-      id: string;
-      at: number;
-      turn: number;
-      promptUuid?: string;
-      files: ChangedFileView[];
-      skipped: Array<{ path: string; reason: 'too-big' | 'excluded' | 'outside-workspace' | 'not-a-file' }>;
-    }
-  /** A rewind: to right after `toTurn`, with how many files it wrote back and how many turns it dropped. */
-  | {
-      kind: 'rewind';
-      id: string;
-      at: number;
-      toTurn: number;
-      files: number;
-      droppedTurns: number;
-      /** Files left as they were because the person changed them (restored only when asked). */
-      conflicts?: string[];
-      /** A later undo took it back. */
-      undone?: boolean;
-      /** This row is the undo of an earlier rewind (`files` put back, `toTurn` the turns the conversation has again). */
-      undo?: boolean;
-    };
+  | CheckpointRowView // checkpoints and rewinds (issue 33): checkpointRows.ts
+  | RewindRowView;
 
 export interface InspectorSnapshot {
   source: InspectorSourceInfo;
