@@ -106,7 +106,7 @@ export interface TestServer {
   pending(): number;
   /** Forgets every cached prefix. */
   resetCache(): void;
-  /** Every Vertex access token accepted so far is answered 401 from now on (it ran out, or was revoked). */
+  /** Every Vertex token the metadata emulation issued so far is answered 401 from now on (ran out, or revoked). */
   expireVertexTokens(): void;
   /** Changes what the GCE metadata emulation does from now on. */
   setVertexMetadata(mode: 'ok' | 'missing' | 'expired'): void;
@@ -359,7 +359,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     setResponder: (fn) => void (responder = fn),
     pending: () => queue.length,
     resetCache: () => cache.clear(),
-    expireVertexTokens: () => vertexTokens.expireAll(),
+    expireVertexTokens: () => vertexTokens.expireIssued(),
     setVertexMetadata: (mode) => void (metadata.mode = mode),
     close: () =>
       new Promise<void>((resolve) => {

@@ -184,10 +184,10 @@ export class VertexTokens {
     (expired ? this.expired : this.valid).add(token);
   }
 
-  /** Every token accepted so far answers as expired from now on (a token that ran out, or was revoked). */
-  expireAll(): void {
-    for (const t of this.valid) this.expired.add(t);
-    this.valid.clear();
+  /** Every token issued so far answers as expired from now on (it ran out, or was revoked); configured ones stay. */
+  expireIssued(): void {
+    const configured = new Set(this.opts.tokens ?? []);
+    for (const t of this.valid) if (!configured.has(t)) this.expired.add(t);
   }
 
   check(headers: Record<string, string>): WireReply | null {
