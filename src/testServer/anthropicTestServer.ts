@@ -53,7 +53,7 @@ import {
 } from './wire';
 
 export type { ScriptedBlock, ScriptedReply } from './scriptedReply';
-export type { AwsTestCredential, ProviderAuthOptions } from './providerAuth';
+export type { ProviderAuthOptions } from './providerAuth';
 export type { ProviderId } from './wire';
 
 /** A Messages request as received (only requests that passed validation are sure to match). */

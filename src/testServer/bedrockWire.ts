@@ -18,7 +18,6 @@
 
 import { randomUUID } from 'node:crypto';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
-import type { MessageHeaders } from '@smithy/types';
 import type { ApiResponseMessage } from './scriptedReply';
 import type { SseEvent } from './sse';
 import type { Wire, WireError, WireReply } from './wire';
@@ -151,10 +150,13 @@ const codec = new EventStreamCodec(
 
 const str = (value: string) => ({ type: 'string' as const, value });
 
+/** Frame headers, as the codec takes them (string-typed values only here). */
+type FrameHeaders = Record<string, ReturnType<typeof str>>;
+
 /** One `chunk` frame carrying `payload` (an Anthropic stream event) base64-encoded. */
 export function chunkFrame(payload: unknown): Uint8Array {
   const json = typeof payload === 'string' ? payload : JSON.stringify(payload);
-  const headers: MessageHeaders = {
+  const headers: FrameHeaders = {
     ':event-type': str('chunk'),
     ':content-type': str('application/json'),
     ':message-type': str('event'),
@@ -165,7 +167,7 @@ export function chunkFrame(payload: unknown): Uint8Array {
 
 /** An `exception` frame, as Bedrock ends a stream that failed after its 200. */
 export function exceptionFrame(exceptionName: string, message: string): Uint8Array {
-  const headers: MessageHeaders = {
+  const headers: FrameHeaders = {
     ':exception-type': str(exceptionName.charAt(0).toLowerCase() + exceptionName.slice(1)),
     ':content-type': str('application/json'),
     ':message-type': str('exception'),
