@@ -30,8 +30,12 @@ export const BEDROCK_ANTHROPIC_VERSIONS: readonly string[] = ['bedrock-2023-05-3
 
 const ERRORTYPE_SUFFIX = ':http://internal.amazon.com/coral/com.amazon.bedrock/';
 
-/** A Bedrock model id: a foundation model, a geography-prefixed inference profile, or an ARN. */
-const MODEL_ID = /^(?:(?:us|eu|apac|jp|au|us-gov|global)\.)?anthropic\.claude-[a-z0-9.-]+-v\d+(?::\d+)?$/;
+/**
+ * A Bedrock model id: a foundation model or a geography-prefixed inference profile. Older ids end in a
+ * version (`-v1:0`), Opus 4.6 in `-v1`, newer ones in nothing (`us.anthropic.claude-opus-4-8`; public
+ * reports in ziatdinovmax/SciLink#246 and binbashar/le-tf-infra-aws#1098 list them).
+ */
+const MODEL_ID = /^(?:(?:us|eu|apac|jp|au|ca|us-gov|global)\.)?anthropic\.claude-[a-z0-9.-]+?(?:-v\d+(?::\d+)?)?$/;
 const MODEL_ARN =
   /^arn:aws(?:-[a-z]+)*:bedrock:[a-z0-9-]+:\d{12}:(?:inference-profile|application-inference-profile|foundation-model|provisioned-model|custom-model)\/\S+$/;
 

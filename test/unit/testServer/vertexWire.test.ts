@@ -12,11 +12,9 @@ import {
 } from '@anthropic-ai/sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';
+import { applyEnv, providerEnv } from '../support/providerEnv';
 import { useTestServer } from '../support/testServerFixture';
 
 const MODEL = 'claude-sonnet-4-5@20250929';
@@ -26,34 +24,15 @@ const STATIC_TOKEN = 'ya29.engram-static-test-token';
 
 const server = useTestServer({ providers: { vertex: { projectId: PROJECT, tokens: [STATIC_TOKEN] } } });
 
-const ENV = [
-  'GCE_METADATA_HOST',
-  'CLOUDSDK_CONFIG',
-  'GOOGLE_APPLICATION_CREDENTIALS',
-  'GOOGLE_CLOUD_PROJECT',
-  'GCLOUD_PROJECT',
-];
-const saved = new Map(ENV.map((k) => [k, process.env[k]]));
-let emptyGcloudConfig: string;
+let restoreEnv: () => void;
 
 before(async () => {
   await server.ready();
-  // ADC must find nothing before the metadata server: no key file, an empty gcloud configuration.
-  emptyGcloudConfig = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-gcloud-'));
-  for (const k of ENV) delete process.env[k];
-  process.env.GCE_METADATA_HOST = `127.0.0.1:${server.port}`;
-  process.env.CLOUDSDK_CONFIG = emptyGcloudConfig;
-  // google-auth-library looks for a project id too; naming it spares a `gcloud` lookup on every client.
-  process.env.GOOGLE_CLOUD_PROJECT = PROJECT;
+  // ADC finds nothing before the metadata emulation: no key file, an empty gcloud configuration.
+  restoreEnv = applyEnv(providerEnv('vertex', server, { projectId: PROJECT, region: REGION }));
 });
 
-after(() => {
-  for (const [k, v] of saved) {
-    if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
-  }
-  fs.rmSync(emptyGcloudConfig, { recursive: true, force: true });
-});
+after(() => restoreEnv());
 
 /** A client on Application Default Credentials (the metadata emulation), or with the given auth client. */
 const adcClient = (opts: Record<string, unknown> = {}) =>
