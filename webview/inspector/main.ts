@@ -4,7 +4,6 @@
 import type { HostToInspector, InspectorSnapshot, InspectorToHost } from '../../src/protocol/messages';
 import { badge, button, h, lightButton, registerComponents } from '../shared/components';
 import { connect } from '../shared/host';
-import { renderMarkdown } from '../shared/markdown';
 import { renderGaugePane } from './gaugePane';
 import { type HealthActions, renderHealthPane } from './healthPane';
 import { healthText } from './healthStrings';
@@ -16,6 +15,7 @@ import { drawAllPanes, drawPanes, type Pane } from './paneFill';
 import { renderReviewQueue, type PendingActions } from './pendingPane';
 import { setLanguage, t } from './strings';
 import { renderTimelinePane, type ReplacedState } from './timelinePane';
+import { warmUp } from './warmUp';
 
 interface UiState {
   grouping: 'type' | 'line';
@@ -338,16 +338,4 @@ function selectEvent(id: string): void {
 }
 
 link.post({ type: 'ready' });
-warmUp();
-
-/**
- * While the host builds the first snapshot: the Markdown renderer and the toolkit's button compile on
- * first use, which would otherwise fall on the first render.
- */
-function warmUp(): void {
-  renderMarkdown('*warm* [up](#x)\n\n- a `b`');
-  const probe = button('', { onClick: () => undefined });
-  probe.hidden = true;
-  document.body.append(probe);
-  probe.remove();
-}
+warmUp(() => drawn);
