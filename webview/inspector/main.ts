@@ -103,6 +103,33 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
   },
 });
 
+/**
+ * The header's toolkit buttons are the same in every render: made once, while the host builds the first
+ * snapshot, and moved into each header (a toolkit button is slow to make and to connect the first time).
+ */
+const headerButtons = {
+  useCurrent: button(t('currentSession'), {
+    appearance: 'secondary',
+    icon: 'comment-discussion',
+    id: 'use-current',
+    onClick: () => link.post({ type: 'useCurrentSession' }),
+  }),
+  pickSource: button(t('changeSource'), {
+    appearance: 'secondary',
+    icon: 'folder-opened',
+    id: 'pick-source',
+    onClick: () => link.post({ type: 'pickSource' }),
+  }),
+  refresh: button('', {
+    appearance: 'icon',
+    icon: 'refresh',
+    id: 'refresh',
+    ariaLabel: t('refresh'),
+    title: t('refresh'),
+    onClick: () => link.post({ type: 'refresh' }),
+  }),
+};
+
 /** A pane asked for before the first snapshot drew it is shown once it is there. */
 let pendingPane: string | undefined;
 function revealPendingPane(): void {
@@ -237,28 +264,9 @@ function render(): void {
         h('span', { class: 'data-folder', id: 'data-folder' }, t('dataFolder', s.source.root)),
       ),
       s.source.readOnly ? h('span', { title: t('readOnlyHint') }, badge(t('readOnly'))) : null,
-      s.source.kind !== 'current'
-        ? button(t('currentSession'), {
-            appearance: 'secondary',
-            icon: 'comment-discussion',
-            id: 'use-current',
-            onClick: () => link.post({ type: 'useCurrentSession' }),
-          })
-        : null,
-      button(t('changeSource'), {
-        appearance: 'secondary',
-        icon: 'folder-opened',
-        id: 'pick-source',
-        onClick: () => link.post({ type: 'pickSource' }),
-      }),
-      button('', {
-        appearance: 'icon',
-        icon: 'refresh',
-        id: 'refresh',
-        ariaLabel: t('refresh'),
-        title: t('refresh'),
-        onClick: () => link.post({ type: 'refresh' }),
-      }),
+      s.source.kind !== 'current' ? headerButtons.useCurrent : null,
+      headerButtons.pickSource,
+      headerButtons.refresh,
     ),
     h(
       'nav',
@@ -338,4 +346,4 @@ function selectEvent(id: string): void {
 }
 
 link.post({ type: 'ready' });
-warmUp(() => drawn);
+warmUp(() => drawn, Object.values(headerButtons));

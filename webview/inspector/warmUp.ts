@@ -5,16 +5,18 @@
 // sample of the panes on the first screen (a section heading, the gauge, a pin) is built and laid out once,
 // out of sight (`.warm-up`: absolutely placed, invisible, hidden from screen readers), and taken out again
 // in the same task, so nothing of it is ever painted, focused or read.
-import { button, h } from '../shared/components';
+import { h } from '../shared/components';
 import { renderMarkdown } from '../shared/markdown';
 import { renderGaugePane } from './gaugePane';
 import { renderPinsPane } from './pinsPane';
 
 /**
- * Runs once, right after the page says it is ready (the host starts on the snapshot meanwhile). `drawn`
- * says whether a snapshot is on screen already: the second pass is pointless then.
+ * Runs once, right after the page says it is ready (the host starts on the snapshot meanwhile). `buttons`
+ * are the header's toolkit buttons, made once and kept (main.ts): laid out here, they are set up before
+ * the first render moves them into the header. `drawn` says whether a snapshot is on screen already; the
+ * second pass must not take the buttons out of the header then (and is pointless).
  */
-export function warmUp(drawn: () => boolean): void {
+export function warmUp(drawn: () => boolean, buttons: readonly HTMLElement[]): void {
   const now = Date.now();
   const sample = h(
     'div',
@@ -59,24 +61,14 @@ export function warmUp(drawn: () => boolean): void {
       ),
     ),
     renderMarkdown('*warm* **up** [up](#x)\n\n- a `b`'),
-    toolkitButtons(),
+    ...buttons,
   );
   layOut(sample);
   // The toolkit sets its design tokens (the button's font among them) in its first animation frame, after
   // the pass above: the header's buttons would load that font in the first render.
   requestAnimationFrame(() => {
-    if (!drawn()) layOut(h('div', { class: 'warm-up', 'aria-hidden': 'true' }, toolkitButtons()));
+    if (!drawn()) layOut(h('div', { class: 'warm-up', 'aria-hidden': 'true' }, ...buttons));
   });
-}
-
-/** The header's kinds of toolkit button: with a label and an icon, and an icon alone. */
-function toolkitButtons(): DocumentFragment {
-  const buttons = document.createDocumentFragment();
-  buttons.append(
-    button('Change source', { appearance: 'secondary', icon: 'folder-opened', onClick: () => undefined }),
-    button('', { appearance: 'icon', icon: 'refresh', ariaLabel: 'Refresh', onClick: () => undefined }),
-  );
-  return buttons;
 }
 
 /** Puts the sample in the page, lays it out and takes it out: the layout loads the fonts and shapes the text. */
