@@ -11,7 +11,7 @@ import { renderPinsPane } from './pinsPane';
 import { renderMcpPane, renderRulesPane, type McpActions } from './mcpPane';
 import { renderMemoryPane, type MemoryActions } from './memoryPane';
 import { renderNotesPane } from './notesPane';
-import { drawAllPanes, drawPanes, type Pane } from './paneFill';
+import { drawAllPanes, drawPanes, type Fold, type Pane } from './paneFill';
 import { renderReviewQueue, type PendingActions } from './pendingPane';
 import { setLanguage, t } from './strings';
 import { renderTimelinePane, type ReplacedState } from './timelinePane';
@@ -219,7 +219,8 @@ function render(): void {
           {
             id: 'pins-section',
             title: t('panePins'),
-            body: () => renderPinsPane(s.pins!, s.now, live ? (id) => link.post({ type: 'unpin', id }) : undefined),
+            body: (fold: Fold) =>
+              renderPinsPane(s.pins!, s.now, live ? (id) => link.post({ type: 'unpin', id }) : undefined, fold),
           },
         ]
       : []),
