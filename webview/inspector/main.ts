@@ -227,7 +227,7 @@ function render(): void {
     {
       id: 'notes-section',
       title: t('paneNotes'),
-      body: () => renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path })),
+      body: (fold: Fold) => renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path }), fold),
     },
     { id: 'memory-section', title: t('paneMemory'), body: () => h('div', { id: 'memory-slot' }), after: renderMemory },
     ...(s.health

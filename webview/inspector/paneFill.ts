@@ -13,6 +13,22 @@ export interface Fold {
   later(draw: () => void): void;
 }
 
+/**
+ * Appends a row per item to `parent`: all of them now, or with a `fold` the first `first` now and the
+ * rest through it (after the first frame, when the section reaches past the viewport without them).
+ */
+export function appendRows<T>(
+  parent: HTMLElement,
+  items: readonly T[],
+  row: (item: T) => Node,
+  fold: Fold | undefined,
+  first: number,
+): void {
+  const now = fold ? items.slice(0, first) : items;
+  parent.append(...now.map(row));
+  if (now.length < items.length) fold?.later(() => parent.append(...items.slice(now.length).map(row)));
+}
+
 /** One section: its id and heading, its body, and what fills it once it is in the page. */
 export interface Pane {
   id: string;

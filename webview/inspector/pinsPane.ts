@@ -4,7 +4,7 @@
 import type { PinView, PinsView } from '../../src/protocol/messages';
 import { h, icon, lightButton } from '../shared/components';
 import { age, num } from './format';
-import type { Fold } from './paneFill';
+import { appendRows, type Fold } from './paneFill';
 import { t, tn, type StringKey } from './strings';
 
 const SOURCE: Record<string, StringKey> = {
@@ -49,15 +49,9 @@ export function renderPinsPane(view: PinsView, now: number, remove?: (id: string
     );
   else if (view.tokens >= view.budget * NEAR_BUDGET)
     body.append(h('p', { class: 'pins-near', id: 'pins-near' }, t('pinsNear', num(view.budget - view.tokens))));
-  const first = fold ? view.pins.slice(0, FIRST_ROWS) : view.pins;
-  const list = h(
-    'ul',
-    { class: 'pins-list', 'aria-label': t('panePins') },
-    ...first.map((p) => pinRow(p, now, remove)),
-  );
+  const list = h('ul', { class: 'pins-list', 'aria-label': t('panePins') });
+  appendRows(list, view.pins, (p) => pinRow(p, now, remove), fold, FIRST_ROWS);
   body.append(list);
-  if (first.length < view.pins.length)
-    fold?.later(() => list.append(...view.pins.slice(first.length).map((p) => pinRow(p, now, remove))));
   return body;
 }
 
