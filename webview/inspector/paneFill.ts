@@ -1,10 +1,10 @@
 // Draws the inspector's sections in order. On the first snapshot only what is in view is built at once
 // (a 100 KB snapshot builds thousands of nodes, most of them below the fold): the sections up to the first
-// one that reaches past the bottom of the viewport, and of that one, when it is a long list (the pins),
-// only its first rows. The rest follows once the first frame is shown, in tasks of about 12 ms, so the
-// page answers input meanwhile. `#app` stays aria-busy until everything is there; a click in the pane
-// list or a pane to reveal draws it all at once. Later snapshots draw everything at once, so the page
-// keeps its scroll position.
+// one that reaches past the bottom of the viewport, and of that one, when it is a list (the pins, the notes
+// sections), only its first rows. The rest follows once the first frame is shown, in tasks of about 12 ms,
+// so the page answers input meanwhile. `#app` stays aria-busy until everything is there; a click in the
+// pane list or a pane to reveal draws it all at once. Later snapshots draw everything at once, so the
+// page keeps its scroll position.
 import { h } from '../shared/components';
 
 /** Lets a section's body leave what may lie below the fold (a long list's later rows) for later. */
