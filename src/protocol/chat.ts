@@ -102,8 +102,8 @@ export interface RecalledMemory {
   staleSkipped?: boolean;
 }
 
-/** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */
-export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo';
+/** What the chat's first-run screen offers: an API key, a base URL, the offline demo, or a cloud provider. */
+export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo' | 'bedrock' | 'vertex' | 'foundry';
 /** `openMemory`: the Memory Inspector at its memory pane (the cap warning's action). */
 export type ChatCommand =
   | 'reviewMemories'
@@ -202,7 +202,7 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   editLast: { text: 'string' },
   codeAction: { action: 'enum:copy|insert', code: 'string' },
   findFiles: { requestId: 'string', query: 'string' },
-  setup: { choice: 'enum:apiKey|baseUrl|demo' },
+  setup: { choice: 'enum:apiKey|baseUrl|demo|bedrock|vertex|foundry' },
   openPath: { path: 'string' },
   notRelevant: { itemId: 'string', file: 'string', undo: 'boolean' },
   pin: { itemId: 'string', text: 'string?' },

@@ -20,7 +20,7 @@ export class ChatSessionSlot {
   private unsubscribe: (() => void) | undefined;
   /** Continue this session with the next message (after the workspace was trusted). */
   private resumeOnNextSend: string | undefined;
-  /** `engram.model` changed while a session was open: the next message reopens it on the new model. */
+  /** `engram.model` or a provider setting changed while a session was open: the next message reopens it. */
   private modelChanged = false;
 
   constructor(private readonly owner: SessionSlotOwner) {}
@@ -52,7 +52,7 @@ export class ChatSessionSlot {
     this.resumeOnNextSend = sessionId;
   }
 
-  /** The model setting changed: a session open now is reopened on the new model by the next message. */
+  /** The model or provider settings changed: a session open now is reopened on them by the next message. */
   modelSettingChanged(): void {
     this.modelChanged = this.current !== undefined;
   }

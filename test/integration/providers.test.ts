@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import {
+  answerBackground,
+  chatInBothThemes,
+  freshChat,
+  lastUserText,
+  sendFromUi,
+  useSettings,
+  useTestServer,
+} from './support';
+import { ui, waitUntil } from './ui';
+
+// Claude through a cloud (issue 34), in the real Chat view against the project's test server over real
+// HTTP: the first-run screen offers Amazon Bedrock, Google Vertex AI and Microsoft Foundry beside the API
+// key; choosing Bedrock asks for the region (prefilled from AWS_REGION) and writes the settings; a tool turn
+// then goes to Bedrock's invoke-with-response-stream route signed with SigV4 by AWS's real credential chain
+// (static keys in this extension host's environment); switching `engram.provider` to Vertex continues the
+// same conversation on Vertex's streamRawPredict route; and unsetting it goes back to the Anthropic API.
+
+/** AWS's documented example key id shape (AKIA + 16): a static key the default chain reads from the environment. */
+const AWS_KEY_ID = 'AKIAENGRAMTEST000001';
+const REGION = 'us-west-2';
+
+/** The variables this suite sets or clears; put back as they were afterwards. */
+const TOUCHED_ENV = [
+  'ANTHROPIC_API_KEY',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_PROFILE',
+  'AWS_REGION',
+  'AWS_DEFAULT_REGION',
+  'AWS_BEARER_TOKEN_BEDROCK',
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+  'CLAUDE_CODE_USE_FOUNDRY',
+  'CLAUDE_CODE_SKIP_VERTEX_AUTH',
+];
+const PROVIDER_SETTINGS = [
+  'provider',
+  'bedrock.region',
+  'bedrock.baseUrl',
+  'vertex.region',
+  'vertex.projectId',
+  'vertex.baseUrl',
+];
+
+function keepEnv(): () => void {
+  const saved = new Map(TOUCHED_ENV.map((k) => [k, process.env[k]]));
+  for (const k of TOUCHED_ENV) if (k !== 'ANTHROPIC_API_KEY') delete process.env[k];
+  return () => {
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  };
+}
+
+async function resetProviderSettings(): Promise<void> {
+  const config = vscode.workspace.getConfiguration('engram');
+  for (const key of PROVIDER_SETTINGS) await config.update(key, undefined, vscode.ConfigurationTarget.Global);
+}
+
+/** Shows the first-run screen: no key stored or in the environment, no choice made. */
+async function showFirstRun(api: Awaited<ReturnType<typeof freshChat>>): Promise<void> {
+  delete process.env.ANTHROPIC_API_KEY;
+  await vscode.commands.executeCommand('engram.clearApiKey');
+  await api.chat().refreshSetup();
+  await ui.waitForText('chat', '#setup', 'Microsoft Foundry');
+}
+
+suite('providers in the Chat view', () => {
+  const testServer = useTestServer();
+  // Background passes would take the scripted replies; each turn here is the conversation's.
+  useSettings([
+    ['engram.memory', 'extraction.enabled', false],
+    ['engram.sessionNotes', 'enabled', false],
+  ]);
+
+  test('[ui] providers: Bedrock chosen on the first-run screen, a SigV4-signed tool turn, then Vertex, then the API', async () => {
+    const api = await freshChat();
+    const server = testServer();
+    const restoreEnv = keepEnv();
+    const config = vscode.workspace.getConfiguration('engram');
+    server.setResponder(answerBackground);
+    try {
+      process.env.AWS_ACCESS_KEY_ID = AWS_KEY_ID;
+      process.env.AWS_SECRET_ACCESS_KEY = 'engram-test-secret-key';
+      process.env.AWS_REGION = REGION;
+      await showFirstRun(api);
+      assert.match(
+        await ui.text('chat', '#setup'),
+        /Anthropic API key[\s\S]*Amazon Bedrock[\s\S]*Google Vertex AI[\s\S]*Microsoft Foundry[\s\S]*offline demo/,
+      );
+      await chatInBothThemes('chat-first-run-providers');
+
+      // "Amazon Bedrock…" asks for the region, prefilled from AWS_REGION; Enter keeps it.
+      await config.update('bedrock.baseUrl', server.url, vscode.ConfigurationTarget.Global);
+      await ui.click('chat', '#setup-bedrock');
+      await ui.workbenchText('.quick-input-widget .quick-input-box input');
+      await ui.press('Enter');
+      await waitUntil(
+        'the provider setting',
+        () => vscode.workspace.getConfiguration('engram').get('provider') === 'bedrock',
+      );
+      assert.equal(vscode.workspace.getConfiguration('engram').get('bedrock.region'), REGION);
+      await waitUntil('the first-run screen to go', async () => (await ui.count('chat', '#setup')) === 0);
+      await ui.waitForText('chat', '#model-picker', 'Bedrock');
+      // The note names the credentials in use and the login command (never a secret).
+      await waitUntil('the credentials note', async () =>
+        /AWS_ACCESS_KEY_ID[\s\S]*aws sso login/.test(await ui.workbenchText('.notifications-toasts')),
+      );
+      await vscode.commands.executeCommand('notifications.clearAll');
+
+      // A tool turn on Bedrock: Read, then the answer; both requests signed by the AWS chain.
+      server.enqueue(
+        { content: [{ type: 'tool_use', name: 'Read', input: { file_path: 'src/greet.js' } }] },
+        { content: [{ type: 'text', text: 'Bedrock read greet.js.' }] },
+      );
+      let sent = server.requests.length;
+      await sendFromUi('what is in src/greet.js?');
+      await ui.waitForText('chat', '.item-assistant', 'Bedrock read greet.js.', 30_000);
+      await waitUntil('the Bedrock turn to end', () => !api.chat().snapshot().busy);
+      const bedrock = server.requests.slice(sent);
+      assert.equal(bedrock.length, 2, 'the tool call and the answer');
+      for (const r of bedrock) {
+        assert.match(r.path, /^\/model\/[^/]*claude-sonnet-4-6[^/]*\/invoke-with-response-stream$/);
+        assert.match(
+          r.headers.authorization ?? '',
+          new RegExp(`^AWS4-HMAC-SHA256 Credential=${AWS_KEY_ID}/\\d{8}/${REGION}/bedrock/aws4_request, `),
+        );
+        assert.ok(r.headers['x-amz-date'], 'SigV4 dates the request');
+        assert.equal(r.headers['x-api-key'], undefined, 'no Anthropic key goes to AWS');
+        assert.equal((r.body as { model?: string }).model, undefined, 'Bedrock takes the model in the path');
+      }
+      assert.match(JSON.stringify(bedrock[1].body.messages), /tool_result/);
+      const read = api
+        .chat()
+        .snapshot()
+        .items.find((i) => i.kind === 'tool');
+      assert.ok(read?.kind === 'tool' && read.status === 'done', 'the Read tool ran');
+      await api.chat().idleForTests();
+
+      // Vertex from the settings: the next message continues the same conversation there.
+      process.env.CLAUDE_CODE_SKIP_VERTEX_AUTH = '1';
+      await config.update('vertex.baseUrl', `${server.url}/v1`, vscode.ConfigurationTarget.Global);
+      await config.update('vertex.projectId', 'engram-test', vscode.ConfigurationTarget.Global);
+      await config.update('vertex.region', 'us-east5', vscode.ConfigurationTarget.Global);
+      await config.update('provider', 'vertex', vscode.ConfigurationTarget.Global);
+      await ui.waitForText('chat', '#model-picker', 'Vertex AI');
+      server.enqueue({ content: [{ type: 'text', text: 'Vertex continues.' }] });
+      sent = server.requests.length;
+      await sendFromUi('and now on Vertex?');
+      await ui.waitForText('chat', '.item-assistant', 'Vertex continues.', 30_000);
+      await waitUntil('the Vertex turn to end', () => !api.chat().snapshot().busy);
+      const vertex = server.requests[sent];
+      assert.match(
+        vertex.path,
+        /^\/v1\/projects\/engram-test\/locations\/us-east5\/publishers\/anthropic\/models\/claude-sonnet-4-6[^/]*:streamRawPredict$/,
+      );
+      assert.equal(vertex.headers['x-api-key'], undefined);
+      assert.deepEqual(
+        vertex.body.messages.map((m) => m.role),
+        ['user', 'assistant', 'user', 'assistant', 'user'],
+        'the conversation so far went along',
+      );
+      assert.equal(lastUserText(vertex.body), 'and now on Vertex?');
+      await api.chat().idleForTests();
+
+      // Unset, with no CLAUDE_CODE_USE_* in the environment: the Anthropic API again.
+      restoreEnv();
+      await resetProviderSettings();
+      await waitUntil(
+        'the model button without a cloud',
+        async () => !/Bedrock|Vertex/.test(await ui.text('chat', '#model-picker')),
+      );
+      server.enqueue({ content: [{ type: 'text', text: 'Back on the API.' }] });
+      sent = server.requests.length;
+      await sendFromUi('and on the API?');
+      await ui.waitForText('chat', '.item-assistant', 'Back on the API.', 30_000);
+      assert.equal(server.requests[sent].path, '/v1/messages');
+      assert.equal(server.requests[sent].headers['x-api-key'], process.env.ANTHROPIC_API_KEY);
+      assert.equal(server.requests[sent].body.messages.length, 7);
+      await waitUntil('the last turn to end', () => !api.chat().snapshot().busy);
+    } finally {
+      restoreEnv();
+      server.setResponder(undefined);
+      await resetProviderSettings();
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await api.chat().refreshSetup();
+    }
+  });
+
+  test('[ui] [zh-cn] providers: the first-run screen with the clouds, in Simplified Chinese', async () => {
+    const api = await freshChat();
+    const restoreEnv = keepEnv();
+    try {
+      await showFirstRun(api);
+      await ui.waitForText('chat', '#setup', '通过你的云平台使用 Claude');
+      assert.match(await ui.text('chat', '#setup'), /Amazon Bedrock[\s\S]*Google Vertex AI[\s\S]*Microsoft Foundry/);
+      const shot = await ui.screenshot('chat-first-run-providers-zh-cn');
+      assert.ok(shot.bytes > 10_000, `${shot.file} is too small`);
+    } finally {
+      restoreEnv();
+      await api.chat().refreshSetup();
+    }
+  });
+});
