@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import {
   answerBackground,
@@ -15,12 +18,16 @@ import { ui, waitUntil } from './ui';
 // HTTP: the first-run screen offers Amazon Bedrock, Google Vertex AI and Microsoft Foundry beside the API
 // key; choosing Bedrock asks for the region (prefilled from AWS_REGION) and writes the settings; a tool turn
 // then goes to Bedrock's invoke-with-response-stream route signed with SigV4 by AWS's real credential chain
-// (static keys in this extension host's environment); switching `engram.provider` to Vertex continues the
-// same conversation on Vertex's streamRawPredict route; and unsetting it goes back to the Anthropic API.
+// (static keys in this extension host's environment, the signature checked by the server); switching
+// `engram.provider` to Vertex continues the same conversation on Vertex's streamRawPredict route with a token
+// Google's Application Default Credentials got from the server's GCE metadata emulation; and unsetting it
+// goes back to the Anthropic API.
 
 /** AWS's documented example key id shape (AKIA + 16): a static key the default chain reads from the environment. */
 const AWS_KEY_ID = 'AKIAENGRAMTEST000001';
+const AWS_SECRET = 'engram-test-secret-key';
 const REGION = 'us-west-2';
+const PROJECT = 'engram-test';
 
 /** The variables this suite sets or clears; put back as they were afterwards. */
 const TOUCHED_ENV = [
@@ -35,7 +42,11 @@ const TOUCHED_ENV = [
   'CLAUDE_CODE_USE_BEDROCK',
   'CLAUDE_CODE_USE_VERTEX',
   'CLAUDE_CODE_USE_FOUNDRY',
+  'CLAUDE_CODE_SKIP_BEDROCK_AUTH',
   'CLAUDE_CODE_SKIP_VERTEX_AUTH',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'GCE_METADATA_HOST',
+  'CLOUDSDK_CONFIG',
 ];
 const PROVIDER_SETTINGS = [
   'provider',
@@ -71,7 +82,13 @@ async function showFirstRun(api: Awaited<ReturnType<typeof freshChat>>): Promise
 }
 
 suite('providers in the Chat view', () => {
-  const testServer = useTestServer();
+  // Signed and token-carrying requests only: the Bedrock signature is recomputed with the key's secret.
+  const testServer = useTestServer({
+    providers: {
+      bedrock: { credentials: [{ accessKeyId: AWS_KEY_ID, secretAccessKey: AWS_SECRET }], acceptUnsigned: false },
+      vertex: { projectId: PROJECT, acceptUnsigned: false },
+    },
+  });
   // Background passes would take the scripted replies; each turn here is the conversation's.
   useSettings([
     ['engram.memory', 'extraction.enabled', false],
@@ -83,10 +100,12 @@ suite('providers in the Chat view', () => {
     const server = testServer();
     const restoreEnv = keepEnv();
     const config = vscode.workspace.getConfiguration('engram');
+    // An empty gcloud folder: ADC finds no login there and goes on to the metadata server.
+    const gcloud = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-gcloud-'));
     server.setResponder(answerBackground);
     try {
       process.env.AWS_ACCESS_KEY_ID = AWS_KEY_ID;
-      process.env.AWS_SECRET_ACCESS_KEY = 'engram-test-secret-key';
+      process.env.AWS_SECRET_ACCESS_KEY = AWS_SECRET;
       process.env.AWS_REGION = REGION;
       await showFirstRun(api);
       assert.match(
@@ -107,12 +126,6 @@ suite('providers in the Chat view', () => {
       assert.equal(vscode.workspace.getConfiguration('engram').get('bedrock.region'), REGION);
       await waitUntil('the first-run screen to go', async () => (await ui.count('chat', '#setup')) === 0);
       await ui.waitForText('chat', '#model-picker', 'Bedrock');
-      // The note names the credentials in use and the login command (never a secret).
-      await waitUntil('the credentials note', async () =>
-        /AWS_ACCESS_KEY_ID[\s\S]*aws sso login/.test(await ui.workbenchText('.notifications-toasts')),
-      );
-      await vscode.commands.executeCommand('notifications.clearAll');
-
       // A tool turn on Bedrock: Read, then the answer; both requests signed by the AWS chain.
       server.enqueue(
         { content: [{ type: 'tool_use', name: 'Read', input: { file_path: 'src/greet.js' } }] },
@@ -122,10 +135,12 @@ suite('providers in the Chat view', () => {
       await sendFromUi('what is in src/greet.js?');
       await ui.waitForText('chat', '.item-assistant', 'Bedrock read greet.js.', 30_000);
       await waitUntil('the Bedrock turn to end', () => !api.chat().snapshot().busy);
-      const bedrock = server.requests.slice(sent);
+      const bedrock = server.requests.slice(sent).filter((r) => !answerBackground(r.body));
       assert.equal(bedrock.length, 2, 'the tool call and the answer');
       for (const r of bedrock) {
-        assert.match(r.path, /^\/model\/[^/]*claude-sonnet-4-6[^/]*\/invoke-with-response-stream$/);
+        assert.equal(r.status, 200, r.error);
+        assert.equal(r.provider, 'bedrock');
+        assert.equal(r.path, '/model/us.anthropic.claude-sonnet-4-6/invoke-with-response-stream');
         assert.match(
           r.headers.authorization ?? '',
           new RegExp(`^AWS4-HMAC-SHA256 Credential=${AWS_KEY_ID}/\\d{8}/${REGION}/bedrock/aws4_request, `),
@@ -142,10 +157,12 @@ suite('providers in the Chat view', () => {
       assert.ok(read?.kind === 'tool' && read.status === 'done', 'the Read tool ran');
       await api.chat().idleForTests();
 
-      // Vertex from the settings: the next message continues the same conversation there.
-      process.env.CLAUDE_CODE_SKIP_VERTEX_AUTH = '1';
+      // Vertex from the settings: the next message continues the same conversation there, with a token from
+      // Application Default Credentials, which find no key file or gcloud login and ask the metadata server.
+      process.env.GCE_METADATA_HOST = new URL(server.url).host;
+      process.env.CLOUDSDK_CONFIG = gcloud;
       await config.update('vertex.baseUrl', `${server.url}/v1`, vscode.ConfigurationTarget.Global);
-      await config.update('vertex.projectId', 'engram-test', vscode.ConfigurationTarget.Global);
+      await config.update('vertex.projectId', PROJECT, vscode.ConfigurationTarget.Global);
       await config.update('vertex.region', 'us-east5', vscode.ConfigurationTarget.Global);
       await config.update('provider', 'vertex', vscode.ConfigurationTarget.Global);
       await ui.waitForText('chat', '#model-picker', 'Vertex AI');
@@ -154,10 +171,16 @@ suite('providers in the Chat view', () => {
       await sendFromUi('and now on Vertex?');
       await ui.waitForText('chat', '.item-assistant', 'Vertex continues.', 30_000);
       await waitUntil('the Vertex turn to end', () => !api.chat().snapshot().busy);
-      const vertex = server.requests[sent];
-      assert.match(
+      const vertex = server.requests.slice(sent).filter((r) => !answerBackground(r.body))[0];
+      assert.equal(vertex.status, 200, vertex.error);
+      assert.equal(
         vertex.path,
-        /^\/v1\/projects\/engram-test\/locations\/us-east5\/publishers\/anthropic\/models\/claude-sonnet-4-6[^/]*:streamRawPredict$/,
+        `/v1/projects/${PROJECT}/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-6:streamRawPredict`,
+      );
+      assert.match(vertex.headers.authorization ?? '', /^Bearer \S+$/);
+      assert.ok(
+        server.metadataRequests.some((p) => p.endsWith('/token')),
+        'ADC asked the metadata server',
       );
       assert.equal(vertex.headers['x-api-key'], undefined);
       assert.deepEqual(
@@ -185,6 +208,7 @@ suite('providers in the Chat view', () => {
       await waitUntil('the last turn to end', () => !api.chat().snapshot().busy);
     } finally {
       restoreEnv();
+      fs.rmSync(gcloud, { recursive: true, force: true });
       server.setResponder(undefined);
       await resetProviderSettings();
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
