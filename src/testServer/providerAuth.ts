@@ -41,6 +41,8 @@ export interface ProviderAuthOptions {
     tokens?: string[];
     /** Tokens answered as expired (401). */
     expiredTokens?: string[];
+    /** Accept any Bearer token not known to be expired (a stand-in for Google's front end that checks nothing). */
+    acceptAnyToken?: boolean;
     /** What the GCE metadata emulation does: issue good tokens (default), have none, or issue expired ones. */
     metadata?: 'ok' | 'missing' | 'expired';
     /** The project the metadata emulation reports; when set, other projects in the path get 403. */
@@ -194,7 +196,8 @@ export class VertexTokens {
     const auth = headers.authorization;
     if (!auth) return this.opts.acceptUnsigned === false ? vertexAuthErrors.missing() : null;
     const m = /^Bearer (\S+)$/.exec(auth);
-    if (!m || !this.valid.has(m[1]) || this.expired.has(m[1])) return vertexAuthErrors.invalid();
+    if (!m || this.expired.has(m[1])) return vertexAuthErrors.invalid();
+    if (!this.valid.has(m[1]) && !this.opts.acceptAnyToken) return vertexAuthErrors.invalid();
     return null;
   }
 }

@@ -197,6 +197,27 @@ describe('Vertex: what it rejects', () => {
     }
   });
 
+  it('takes any token but a known expired one when told to accept any (the standalone server does)', async () => {
+    const lenient = await startTestServer({
+      providers: { vertex: { acceptAnyToken: true, expiredTokens: ['ya29.old'] } },
+    });
+    try {
+      lenient.enqueue({ content: [{ type: 'text', text: 'any token' }] });
+      const at = (token: string) =>
+        new AnthropicVertex({
+          baseURL: `${lenient.url}/v1`,
+          region: REGION,
+          maxRetries: 0,
+          ...fixedAuth({ authorization: `Bearer ${token}` }),
+        });
+      const message = await at('ya29.from-a-real-gcloud-login').messages.create(ask('hi'));
+      assert.deepEqual(message.content, [{ type: 'text', text: 'any token' }]);
+      await expectError(at('ya29.old').messages.create(ask('hi')), AuthenticationError, 401, invalidCredentials);
+    } finally {
+      await lenient.close();
+    }
+  });
+
   it('refuses another project with 403 and an unknown model with 404, in Google shapes', async () => {
     await expectError(
       adcClient({ projectId: 'someone-else' }).messages.create(ask('hi')),
