@@ -53,7 +53,7 @@ import {
 } from './wire';
 
 export type { ScriptedBlock, ScriptedReply } from './scriptedReply';
-export type { AwsTestCredential, ProviderAuthOptions } from './providerAuth';
+export type { ProviderAuthOptions } from './providerAuth';
 export type { ProviderId } from './wire';
 
 /** A Messages request as received (only requests that passed validation are sure to match). */
@@ -106,7 +106,7 @@ export interface TestServer {
   pending(): number;
   /** Forgets every cached prefix. */
   resetCache(): void;
-  /** Every Vertex access token accepted so far is answered 401 from now on (it ran out, or was revoked). */
+  /** Every Vertex token the metadata emulation issued so far is answered 401 from now on (ran out, or revoked). */
   expireVertexTokens(): void;
   /** Changes what the GCE metadata emulation does from now on. */
   setVertexMetadata(mode: 'ok' | 'missing' | 'expired'): void;
@@ -359,7 +359,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     setResponder: (fn) => void (responder = fn),
     pending: () => queue.length,
     resetCache: () => cache.clear(),
-    expireVertexTokens: () => vertexTokens.expireAll(),
+    expireVertexTokens: () => vertexTokens.expireIssued(),
     setVertexMetadata: (mode) => void (metadata.mode = mode),
     close: () =>
       new Promise<void>((resolve) => {

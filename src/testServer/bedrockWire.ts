@@ -18,7 +18,6 @@
 
 import { randomUUID } from 'node:crypto';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
-import type { MessageHeaders } from '@smithy/types';
 import type { ApiResponseMessage } from './scriptedReply';
 import type { SseEvent } from './sse';
 import type { Wire, WireError, WireReply } from './wire';
@@ -31,8 +30,12 @@ export const BEDROCK_ANTHROPIC_VERSIONS: readonly string[] = ['bedrock-2023-05-3
 
 const ERRORTYPE_SUFFIX = ':http://internal.amazon.com/coral/com.amazon.bedrock/';
 
-/** A Bedrock model id: a foundation model, a geography-prefixed inference profile, or an ARN. */
-const MODEL_ID = /^(?:(?:us|eu|apac|jp|au|us-gov|global)\.)?anthropic\.claude-[a-z0-9.-]+-v\d+(?::\d+)?$/;
+/**
+ * A Bedrock model id: a foundation model or a geography-prefixed inference profile. Older ids end in a
+ * version (`-v1:0`), Opus 4.6 in `-v1`, newer ones in nothing (`us.anthropic.claude-opus-4-8`; public
+ * reports in ziatdinovmax/SciLink#246 and binbashar/le-tf-infra-aws#1098 list them).
+ */
+const MODEL_ID = /^(?:(?:us|eu|apac|jp|au|ca|us-gov|global)\.)?anthropic\.claude-[a-z0-9.-]+?(?:-v\d+(?::\d+)?)?$/;
 const MODEL_ARN =
   /^arn:aws(?:-[a-z]+)*:bedrock:[a-z0-9-]+:\d{12}:(?:inference-profile|application-inference-profile|foundation-model|provisioned-model|custom-model)\/\S+$/;
 
@@ -151,10 +154,13 @@ const codec = new EventStreamCodec(
 
 const str = (value: string) => ({ type: 'string' as const, value });
 
+/** Frame headers, as the codec takes them (string-typed values only here). */
+type FrameHeaders = Record<string, ReturnType<typeof str>>;
+
 /** One `chunk` frame carrying `payload` (an Anthropic stream event) base64-encoded. */
 export function chunkFrame(payload: unknown): Uint8Array {
   const json = typeof payload === 'string' ? payload : JSON.stringify(payload);
-  const headers: MessageHeaders = {
+  const headers: FrameHeaders = {
     ':event-type': str('chunk'),
     ':content-type': str('application/json'),
     ':message-type': str('event'),
@@ -165,7 +171,7 @@ export function chunkFrame(payload: unknown): Uint8Array {
 
 /** An `exception` frame, as Bedrock ends a stream that failed after its 200. */
 export function exceptionFrame(exceptionName: string, message: string): Uint8Array {
-  const headers: MessageHeaders = {
+  const headers: FrameHeaders = {
     ':exception-type': str(exceptionName.charAt(0).toLowerCase() + exceptionName.slice(1)),
     ':content-type': str('application/json'),
     ':message-type': str('exception'),

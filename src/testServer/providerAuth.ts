@@ -41,6 +41,8 @@ export interface ProviderAuthOptions {
     tokens?: string[];
     /** Tokens answered as expired (401). */
     expiredTokens?: string[];
+    /** Accept any Bearer token not known to be expired (a stand-in for Google's front end that checks nothing). */
+    acceptAnyToken?: boolean;
     /** What the GCE metadata emulation does: issue good tokens (default), have none, or issue expired ones. */
     metadata?: 'ok' | 'missing' | 'expired';
     /** The project the metadata emulation reports; when set, other projects in the path get 403. */
@@ -184,17 +186,18 @@ export class VertexTokens {
     (expired ? this.expired : this.valid).add(token);
   }
 
-  /** Every token accepted so far answers as expired from now on (a token that ran out, or was revoked). */
-  expireAll(): void {
-    for (const t of this.valid) this.expired.add(t);
-    this.valid.clear();
+  /** Every token issued so far answers as expired from now on (it ran out, or was revoked); configured ones stay. */
+  expireIssued(): void {
+    const configured = new Set(this.opts.tokens ?? []);
+    for (const t of this.valid) if (!configured.has(t)) this.expired.add(t);
   }
 
   check(headers: Record<string, string>): WireReply | null {
     const auth = headers.authorization;
     if (!auth) return this.opts.acceptUnsigned === false ? vertexAuthErrors.missing() : null;
     const m = /^Bearer (\S+)$/.exec(auth);
-    if (!m || !this.valid.has(m[1]) || this.expired.has(m[1])) return vertexAuthErrors.invalid();
+    if (!m || this.expired.has(m[1])) return vertexAuthErrors.invalid();
+    if (!this.valid.has(m[1]) && !this.opts.acceptAnyToken) return vertexAuthErrors.invalid();
     return null;
   }
 }

@@ -12,6 +12,7 @@ import {
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { applyEnv, providerEnv } from '../support/providerEnv';
 import { useTestServer } from '../support/testServerFixture';
 
 const MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
@@ -139,32 +140,18 @@ describe('Bedrock: a tool turn over event-stream frames', () => {
   });
 
   it('signs with the AWS environment credentials when no keys are passed', async () => {
-    const saved = {
-      id: process.env.AWS_ACCESS_KEY_ID,
-      secret: process.env.AWS_SECRET_ACCESS_KEY,
-      profile: process.env.AWS_PROFILE,
-    };
-    process.env.AWS_ACCESS_KEY_ID = KEY.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY = KEY.secretAccessKey;
-    delete process.env.AWS_PROFILE;
+    const restoreEnv = applyEnv(providerEnv('bedrock', server, { aws: KEY, region: 'eu-west-1' }));
     try {
       server.enqueue({ content: [{ type: 'text', text: 'from env' }] });
-      const env = new AnthropicBedrock({ baseURL: server.url, awsRegion: 'eu-west-1', maxRetries: 0 });
+      const env = new AnthropicBedrock({ maxRetries: 0 }); // base URL and region from the environment too
       const msg = await env.messages.create(ask('hi'));
       assert.deepEqual(msg.content, [{ type: 'text', text: 'from env' }]);
       assert.match(server.requests.at(-1)?.headers.authorization ?? '', /\/eu-west-1\/bedrock\/aws4_request/);
     } finally {
-      restore('AWS_ACCESS_KEY_ID', saved.id);
-      restore('AWS_SECRET_ACCESS_KEY', saved.secret);
-      restore('AWS_PROFILE', saved.profile);
+      restoreEnv();
     }
   });
 });
-
-function restore(name: string, value: string | undefined): void {
-  if (value === undefined) delete process.env[name];
-  else process.env[name] = value;
-}
 
 describe('Bedrock: what it rejects', () => {
   it('refuses a wrong signature, an unknown key, an expired key and a missing signature with 403', async () => {
