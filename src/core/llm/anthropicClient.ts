@@ -13,7 +13,7 @@ import type { ModelConfig } from './modelConfig';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers, TokenCountRequest } from './modelClient';
 import { createProviderSdk, type ProviderSdk } from './providerClient';
 import { credentialFailure } from './providerErrors';
-import { providerModelId } from './providerModels';
+import { hourCacheOn, providerModelId } from './providerModels';
 import type { ProviderConfig } from './providerTypes';
 import { stallGuardedFetch } from './stallGuard';
 
@@ -58,7 +58,7 @@ export class AnthropicModelClient implements ModelClient {
   private readonly sdk: ProviderSdk | undefined;
   /** Why there is no SDK client (a missing key), said on use. */
   private readonly missing: string | undefined;
-  private readonly provider: ProviderConfig;
+  readonly provider: ProviderConfig;
   private readonly logger: Logger;
   /** Where requests go, for error messages: "Could not reach <this>" says what to check. */
   private readonly endpoint: string;
@@ -90,7 +90,7 @@ export class AnthropicModelClient implements ModelClient {
     let events: AsyncIterable<RawMessageStreamEvent>;
     try {
       const { data, request_id } = await this.sdk.messages
-        .create(toRequestParams(this.onProvider(req)), { signal })
+        .create(toRequestParams(this.onProvider(this.cacheOffered(req))), { signal })
         .withResponse();
       events = data;
       state.requestId = request_id ?? undefined;
@@ -116,6 +116,12 @@ export class AnthropicModelClient implements ModelClient {
       throw new ConnectionDroppedError(DROPPED_MID_ANSWER, { partial, requestId: state.requestId });
     }
     return state.result({});
+  }
+
+  /** The request with a 5-minute cache where the provider keeps no 1-hour one for its model (Bedrock's older models). */
+  private cacheOffered(req: ModelRequest): ModelRequest {
+    if (req.cache?.ttl !== '1h' || hourCacheOn(req.model, this.provider)) return req;
+    return { ...req, cache: { ...req.cache, ttl: '5m' } };
   }
 
   /** The request with the provider's id of its model (a canonical id becomes e.g. a Bedrock profile). */
