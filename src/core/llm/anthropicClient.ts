@@ -11,7 +11,7 @@ import { ResponseState } from './anthropicResponse';
 import { AuthError, ConnectionDroppedError, ConnectionError, isModelError, requestNotBuilt } from './errors';
 import type { ModelConfig } from './modelConfig';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers, TokenCountRequest } from './modelClient';
-import { createProviderSdk, type ProviderSdk } from './providerClient';
+import { countsTokens, createProviderSdk, type ProviderSdk } from './providerClient';
 import { credentialFailure } from './providerErrors';
 import { hourCacheOn, providerModelId } from './providerModels';
 import type { ProviderConfig } from './providerTypes';
@@ -79,7 +79,8 @@ export class AnthropicModelClient implements ModelClient {
     this.missing = typeof built === 'string' ? built : undefined;
     const base = (this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '');
     this.endpoint = this.provider.id === 'anthropic' ? `${base}/v1/messages` : base;
-    if (this.sdk?.messages.countTokens) this.countTokens = (req, signal) => this.count(req, signal);
+    if (this.sdk?.messages.countTokens && countsTokens(this.provider))
+      this.countTokens = (req, signal) => this.count(req, signal);
   }
 
   async stream(req: ModelRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<ModelResponse> {
