@@ -22,6 +22,15 @@ export interface ProviderSdk {
   baseURL: string;
 }
 
+/**
+ * Whether the provider answers count_tokens: the Anthropic API, Foundry (Anthropic's own infrastructure)
+ * and Vertex (`count-tokens:rawPredict`, which the vertex SDK maps to) do; Bedrock's runtime API has none
+ * (the bedrock SDK's types leave `countTokens` out; the method it inherits would only get an error).
+ */
+export function countsTokens(provider: ProviderConfig): boolean {
+  return provider.id !== 'bedrock';
+}
+
 /** Microsoft Entra ID's scope for Foundry, per the foundry SDK's README. */
 const FOUNDRY_SCOPE = 'https://ai.azure.com/.default';
 
