@@ -16,7 +16,14 @@ import type { SetupChoice } from '../protocol/messages';
 import type { TestServer } from '../testServer/anthropicTestServer';
 import { API_KEY_SECRET, SETUP_CHOSEN } from './apiKey';
 import { loadEngine } from './loadEngine';
-import { currentProvider, providerSettings, providerShortName, setByPerson, setUpCloudProvider } from './providerSetup';
+import {
+  currentProvider,
+  providerSettings,
+  providerShortName,
+  setByPerson,
+  setUpCloudProvider,
+  showCloudCredentials,
+} from './providerSetup';
 import { settings } from './settings';
 
 export interface ResolvedModel extends ModelConfig {
@@ -127,6 +134,14 @@ export async function runSetupChoice(context: vscode.ExtensionContext, choice: S
  */
 export function registerModelCommands(): vscode.Disposable[] {
   return [
+    // A cloud's auth error in the chat: whose credentials are used and how to log in (not in the palette).
+    vscode.commands.registerCommand('engram.cloudLogin', () => {
+      const provider = currentProvider();
+      return showCloudCredentials(
+        provider,
+        vscode.l10n.t('Engram: the chat talks to Claude on {0}.', providerName(provider.id)),
+      );
+    }),
     vscode.commands.registerCommand('engram.pickModel', async () => {
       const current = settings().model;
       const provider = currentProvider();

@@ -16,7 +16,8 @@ import { ui, waitUntil } from './ui';
 
 // Claude through a cloud (issue 34), in the real Chat view against the project's test server over real
 // HTTP: the first-run screen offers Amazon Bedrock, Google Vertex AI and Microsoft Foundry beside the API
-// key; choosing Bedrock asks for the region (prefilled from AWS_REGION) and writes the settings; a tool turn
+// key; choosing Bedrock asks for the region (prefilled from AWS_REGION) and writes the settings; a key AWS
+// does not know shows as an error naming `aws sso login`, with a "How to Log In" action; a tool turn
 // then goes to Bedrock's invoke-with-response-stream route signed with SigV4 by AWS's real credential chain
 // (static keys in this extension host's environment, the signature checked by the server); switching
 // `engram.provider` to Vertex continues the same conversation on Vertex's streamRawPredict route with a token
@@ -49,6 +50,7 @@ const TOUCHED_ENV = [
   'CLOUDSDK_CONFIG',
 ];
 const PROVIDER_SETTINGS = [
+  'model',
   'provider',
   'bedrock.region',
   'bedrock.baseUrl',
@@ -95,7 +97,7 @@ suite('providers in the Chat view', () => {
     ['engram.sessionNotes', 'enabled', false],
   ]);
 
-  test('[ui] providers: Bedrock chosen on the first-run screen, a SigV4-signed tool turn, then Vertex, then the API', async () => {
+  test('[ui] providers: Bedrock from the first-run screen, a rejected key, a SigV4-signed tool turn, then Vertex, then the API', async () => {
     const api = await freshChat();
     const server = testServer();
     const restoreEnv = keepEnv();
@@ -126,13 +128,28 @@ suite('providers in the Chat view', () => {
       assert.equal(vscode.workspace.getConfiguration('engram').get('bedrock.region'), REGION);
       await waitUntil('the first-run screen to go', async () => (await ui.count('chat', '#setup')) === 0);
       await ui.waitForText('chat', '#model-picker', 'Bedrock');
-      // A tool turn on Bedrock: Read, then the answer; both requests signed by the AWS chain.
+      // A key AWS does not know: the chat says so, names the login command, and offers how to log in.
+      process.env.AWS_ACCESS_KEY_ID = 'AKIAENGRAMUNKNOWN001';
+      let sent = server.requests.length;
+      await sendFromUi('what is in src/greet.js?');
+      await ui.waitForText('chat', '.item-notice', 'aws sso login', 30_000);
+      assert.match(await ui.text('chat', '.item-notice'), /Amazon Bedrock: AWS did not accept the credentials/);
+      assert.doesNotMatch(await ui.text('chat', '.item-notice'), /engram-test-secret/, 'no secret in the message');
+      await ui.waitForText('chat', '.item-notice .notice-action', 'How to Log In');
+      const shot = await ui.screenshot('chat-bedrock-rejected-key');
+      assert.ok(shot.bytes > 10_000, `${shot.file} is too small`);
+      await ui.click('chat', '.item-notice .notice-action vscode-button');
+      assert.equal(server.requests[sent]?.status, 403);
+      await waitUntil('the failed turn to end', () => !api.chat().snapshot().busy);
+
+      // With the right key, Retry sends it again: a tool turn (Read, then the answer), each request signed.
+      process.env.AWS_ACCESS_KEY_ID = AWS_KEY_ID;
       server.enqueue(
         { content: [{ type: 'tool_use', name: 'Read', input: { file_path: 'src/greet.js' } }] },
         { content: [{ type: 'text', text: 'Bedrock read greet.js.' }] },
       );
-      let sent = server.requests.length;
-      await sendFromUi('what is in src/greet.js?');
+      sent = server.requests.length;
+      await ui.click('chat', '.item-turn.is-last .light-button');
       await ui.waitForText('chat', '.item-assistant', 'Bedrock read greet.js.', 30_000);
       await waitUntil('the Bedrock turn to end', () => !api.chat().snapshot().busy);
       const bedrock = server.requests.slice(sent).filter((r) => !answerBackground(r.body));
@@ -166,6 +183,13 @@ suite('providers in the Chat view', () => {
       await config.update('vertex.region', 'us-east5', vscode.ConfigurationTarget.Global);
       await config.update('provider', 'vertex', vscode.ConfigurationTarget.Global);
       await ui.waitForText('chat', '#model-picker', 'Vertex AI');
+      // The model picker lists Vertex's names; the chosen one is kept as its API name, sent as Vertex's.
+      await ui.click('chat', '#model-picker');
+      await ui.quickPick('claude-haiku-4-5@20251001');
+      await waitUntil(
+        'the model setting',
+        () => vscode.workspace.getConfiguration('engram').get('model') === 'claude-haiku-4-5-20251001',
+      );
       server.enqueue({ content: [{ type: 'text', text: 'Vertex continues.' }] });
       sent = server.requests.length;
       await sendFromUi('and now on Vertex?');
@@ -175,7 +199,7 @@ suite('providers in the Chat view', () => {
       assert.equal(vertex.status, 200, vertex.error);
       assert.equal(
         vertex.path,
-        `/v1/projects/${PROJECT}/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-6:streamRawPredict`,
+        `/v1/projects/${PROJECT}/locations/us-east5/publishers/anthropic/models/claude-haiku-4-5@20251001:streamRawPredict`,
       );
       assert.match(vertex.headers.authorization ?? '', /^Bearer \S+$/);
       assert.ok(
