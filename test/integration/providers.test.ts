@@ -22,13 +22,15 @@ import { ui, waitUntil } from './ui';
 // (static keys in this extension host's environment, the signature checked by the server); switching
 // `engram.provider` to Vertex continues the same conversation on Vertex's streamRawPredict route with a token
 // Google's Application Default Credentials got from the server's GCE metadata emulation; and unsetting it
-// goes back to the Anthropic API.
+// goes back to the Anthropic API. Microsoft Foundry, chosen on the screen with its endpoint already set,
+// answers with the key from ANTHROPIC_FOUNDRY_API_KEY (the server accepts only that key).
 
 /** AWS's documented example key id shape (AKIA + 16): a static key the default chain reads from the environment. */
 const AWS_KEY_ID = 'AKIAENGRAMTEST000001';
 const AWS_SECRET = 'engram-test-secret-key';
 const REGION = 'us-west-2';
 const PROJECT = 'engram-test';
+const FOUNDRY_KEY = 'engram-foundry-test-key';
 
 /** The variables this suite sets or clears; put back as they were afterwards. */
 const TOUCHED_ENV = [
@@ -48,6 +50,9 @@ const TOUCHED_ENV = [
   'GOOGLE_APPLICATION_CREDENTIALS',
   'GCE_METADATA_HOST',
   'CLOUDSDK_CONFIG',
+  'ANTHROPIC_FOUNDRY_API_KEY',
+  'ANTHROPIC_FOUNDRY_RESOURCE',
+  'ANTHROPIC_FOUNDRY_BASE_URL',
 ];
 const PROVIDER_SETTINGS = [
   'model',
@@ -57,6 +62,7 @@ const PROVIDER_SETTINGS = [
   'vertex.region',
   'vertex.projectId',
   'vertex.baseUrl',
+  'foundry.baseUrl',
 ];
 
 function keepEnv(): () => void {
@@ -89,6 +95,7 @@ suite('providers in the Chat view', () => {
     providers: {
       bedrock: { credentials: [{ accessKeyId: AWS_KEY_ID, secretAccessKey: AWS_SECRET }], acceptUnsigned: false },
       vertex: { projectId: PROJECT, acceptUnsigned: false },
+      foundry: { apiKeys: [FOUNDRY_KEY], acceptUnsigned: false },
     },
   });
   // Background passes would take the scripted replies; each turn here is the conversation's.
@@ -244,6 +251,42 @@ suite('providers in the Chat view', () => {
       await resetProviderSettings();
       await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
       await vscode.commands.executeCommand('notifications.clearAll');
+      await api.chat().refreshSetup();
+    }
+  });
+
+  test('[ui] providers: Microsoft Foundry from the first-run screen, with the key in ANTHROPIC_FOUNDRY_API_KEY', async () => {
+    const api = await freshChat();
+    const server = testServer();
+    const restoreEnv = keepEnv();
+    const config = vscode.workspace.getConfiguration('engram');
+    server.setResponder(answerBackground);
+    try {
+      process.env.ANTHROPIC_FOUNDRY_API_KEY = FOUNDRY_KEY;
+      await showFirstRun(api);
+      // With the endpoint already set there is nothing to ask: the choice writes the provider at once.
+      await config.update('foundry.baseUrl', `${server.url}/anthropic`, vscode.ConfigurationTarget.Global);
+      await ui.click('chat', '#setup-foundry');
+      await waitUntil(
+        'the provider setting',
+        () => vscode.workspace.getConfiguration('engram').get('provider') === 'foundry',
+      );
+      await waitUntil('the first-run screen to go', async () => (await ui.count('chat', '#setup')) === 0);
+      await ui.waitForText('chat', '#model-picker', 'claude-sonnet-4-6 · Foundry');
+      server.enqueue({ content: [{ type: 'text', text: 'Foundry answers.' }] });
+      const sent = server.requests.length;
+      await sendFromUi('hello from Foundry');
+      await ui.waitForText('chat', '.item-assistant', 'Foundry answers.', 30_000);
+      const foundry = server.requests.slice(sent).filter((r) => !answerBackground(r.body))[0];
+      assert.equal(foundry.status, 200, foundry.error);
+      assert.equal(foundry.provider, 'foundry');
+      assert.equal(foundry.path, '/anthropic/v1/messages');
+      assert.equal(foundry.body.model, 'claude-sonnet-4-6');
+      await waitUntil('the Foundry turn to end', () => !api.chat().snapshot().busy);
+    } finally {
+      restoreEnv();
+      server.setResponder(undefined);
+      await resetProviderSettings();
       await api.chat().refreshSetup();
     }
   });
