@@ -11,7 +11,7 @@
 
 import type http from 'node:http';
 import { base62 } from './scriptedReply';
-import type { VertexTokens } from './providerAuth';
+import type { IssuedTokens } from './providerAuth';
 
 export const METADATA_PREFIX = '/computeMetadata/v1';
 
@@ -23,7 +23,7 @@ const TOKEN_LIFETIME_SECONDS = 3599;
 export interface MetadataState {
   mode: 'ok' | 'missing' | 'expired';
   projectId: string;
-  tokens: VertexTokens;
+  tokens: IssuedTokens;
   /** Paths asked for, in order (tests check ADC really came here). */
   log: string[];
 }

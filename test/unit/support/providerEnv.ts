@@ -5,7 +5,7 @@
 //   bedrock  AWS keys in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; the AWS config files point nowhere
 //   vertex   Application Default Credentials through the server's GCE metadata emulation (GCE_METADATA_HOST),
 //            an empty gcloud configuration (CLOUDSDK_CONFIG), no GOOGLE_APPLICATION_CREDENTIALS
-//   foundry  ANTHROPIC_FOUNDRY_API_KEY
+//   foundry  ANTHROPIC_FOUNDRY_API_KEY, or (entra) Azure's chain through the server's managed identity emulation
 
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +24,11 @@ export interface ProviderEnvOptions {
   region?: string;
   /** Foundry: the key (default a test key the server accepts unless `providers.foundry.apiKeys` says else). */
   foundryKey?: string;
+  /**
+   * Foundry: sign in with Entra ID through Azure's credential chain instead of a key; its managed identity
+   * source gets tokens from the server's App Service identity emulation (IDENTITY_ENDPOINT, IDENTITY_HEADER).
+   */
+  entra?: boolean;
   /** An empty directory for the gcloud configuration and AWS files (default: a new temp directory). */
   emptyDir?: string;
 }
@@ -34,6 +39,18 @@ const CLEARED_GOOGLE = [
   'GCLOUD_PROJECT',
   'GCE_METADATA_IP',
   'METADATA_SERVER_DETECTION',
+];
+const CLEARED_AZURE = [
+  'AZURE_CLIENT_ID',
+  'AZURE_TENANT_ID',
+  'AZURE_CLIENT_SECRET',
+  'AZURE_CLIENT_CERTIFICATE_PATH',
+  'AZURE_USERNAME',
+  'AZURE_FEDERATED_TOKEN_FILE',
+  'MSI_ENDPOINT',
+  'MSI_SECRET',
+  'IDENTITY_SERVER_THUMBPRINT',
+  'IMDS_ENDPOINT',
 ];
 const CLEARED_USE = ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'];
 
@@ -78,9 +95,16 @@ export function providerEnv(
     Object.assign(env, {
       CLAUDE_CODE_USE_FOUNDRY: '1',
       ANTHROPIC_FOUNDRY_BASE_URL: `${server.url}/anthropic`,
-      ANTHROPIC_FOUNDRY_API_KEY: opts.foundryKey ?? 'engram-foundry-test-key',
+      ANTHROPIC_FOUNDRY_API_KEY: opts.entra ? undefined : (opts.foundryKey ?? 'engram-foundry-test-key'),
       ANTHROPIC_FOUNDRY_RESOURCE: undefined,
     });
+    if (opts.entra) {
+      // The chain's environment and workload identity sources come first: they must find nothing.
+      for (const k of CLEARED_AZURE) env[k] = undefined;
+      env.IDENTITY_ENDPOINT = `${server.url}/msi/token`;
+      env.IDENTITY_HEADER = 'engram-test-identity-header';
+      env.AZURE_CONFIG_DIR = empty; // an Azure CLI, if installed, finds no login
+    }
   }
   return env;
 }
