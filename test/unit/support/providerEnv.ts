@@ -7,15 +7,29 @@
 //            an empty gcloud configuration (CLOUDSDK_CONFIG), no GOOGLE_APPLICATION_CREDENTIALS
 //   foundry  ANTHROPIC_FOUNDRY_API_KEY, or (entra) Azure's chain through the server's managed identity emulation
 
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 export type Env = Record<string, string | undefined>;
 
+export interface AwsKeys {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
 export interface ProviderEnvOptions {
   /** Bedrock: the keys to sign with (give the server the same in `providers.bedrock.credentials`). */
-  aws?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  aws?: AwsKeys;
+  /**
+   * Bedrock: a named profile (AWS_PROFILE) in a config file written to the empty directory, instead of keys
+   * in the environment: `process` gives its keys through `credential_process` (expired when `expiration` is
+   * in the past); `ssoExpired` makes it an IAM Identity Center profile whose cached login has run out, so the
+   * chain says to run `aws sso login` (HOME moves to the empty directory, where the SSO cache is looked for).
+   */
+  awsProfile?: { name?: string; process?: AwsKeys & { expiration?: Date }; ssoExpired?: boolean };
   /** Bedrock and Vertex: CLAUDE_CODE_SKIP_*_AUTH=1 (a gateway adds credentials). */
   skipAuth?: boolean;
   /** Vertex: the project (default the server's metadata default, engram-test-project). */
@@ -76,6 +90,7 @@ export function providerEnv(
       AWS_SHARED_CREDENTIALS_FILE: path.join(empty, 'aws-credentials'),
       AWS_EC2_METADATA_DISABLED: 'true',
     });
+    if (opts.awsProfile) Object.assign(env, awsProfileEnv(opts.awsProfile, empty));
     if (opts.skipAuth) env.CLAUDE_CODE_SKIP_BEDROCK_AUTH = '1';
   } else if (provider === 'vertex') {
     for (const k of CLEARED_GOOGLE) env[k] = undefined;
@@ -106,6 +121,38 @@ export function providerEnv(
       env.AZURE_CONFIG_DIR = empty; // an Azure CLI, if installed, finds no login
     }
   }
+  return env;
+}
+
+const SSO_SESSION = 'engram-test';
+
+/** Writes the AWS config file for `profile` into `dir`; the environment that selects it. */
+function awsProfileEnv(profile: NonNullable<ProviderEnvOptions['awsProfile']>, dir: string): Env {
+  const name = profile.name ?? 'engram-test';
+  const lines = [`[profile ${name}]`, 'region = us-east-1'];
+  const env: Env = { AWS_PROFILE: name, AWS_ACCESS_KEY_ID: undefined, AWS_SECRET_ACCESS_KEY: undefined };
+  if (profile.process) {
+    const { accessKeyId, secretAccessKey, sessionToken, expiration } = profile.process;
+    const output = path.join(dir, 'aws-process-output.json');
+    const body = { Version: 1, AccessKeyId: accessKeyId, SecretAccessKey: secretAccessKey, SessionToken: sessionToken };
+    fs.writeFileSync(output, JSON.stringify({ ...body, Expiration: expiration?.toISOString() }));
+    const script = "process.stdout.write(require('fs').readFileSync(process.argv[1], 'utf8'))";
+    lines.push(`credential_process = "${process.execPath}" -e "${script}" "${output}"`);
+  }
+  if (profile.ssoExpired) {
+    const startUrl = 'https://engram-test.awsapps.com/start';
+    lines.push(`sso_session = ${SSO_SESSION}`, 'sso_account_id = 123456789012', 'sso_role_name = EngramTest', '');
+    lines.push(`[sso-session ${SSO_SESSION}]`, `sso_start_url = ${startUrl}`, 'sso_region = us-east-1');
+    // The SDK finds the login at ~/.aws/sso/cache/<sha1 of the session name>.json.
+    const cache = path.join(dir, '.aws', 'sso', 'cache');
+    fs.mkdirSync(cache, { recursive: true });
+    const file = `${createHash('sha1').update(SSO_SESSION).digest('hex')}.json`;
+    const token = { accessToken: 'expired', expiresAt: '2020-01-01T00:00:00Z', region: 'us-east-1', startUrl };
+    fs.writeFileSync(path.join(cache, file), JSON.stringify(token));
+    env.HOME = dir;
+    env.USERPROFILE = dir;
+  }
+  fs.writeFileSync(path.join(dir, 'aws-config'), `${lines.join('\n')}\n`);
   return env;
 }
 
