@@ -7,6 +7,8 @@
 // routes accept it until it is expired. A test that points the chain here must keep the chain from finding
 // real credentials first: unset AZURE_CLIENT_ID / AZURE_TENANT_ID / AZURE_CLIENT_SECRET /
 // AZURE_FEDERATED_TOKEN_FILE (the environment and workload identity sources come before managed identity).
+// MSAL keeps managed identity tokens for the whole process, across credential objects: a test of a missing
+// identity must run before any sign-in succeeds in that process.
 // Modes: 'ok' issues tokens the Foundry routes accept; 'missing' answers 400 as an App Service without an
 // identity does; 'expired' issues tokens the Foundry routes answer 401 to.
 

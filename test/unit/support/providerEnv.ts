@@ -30,6 +30,8 @@ export interface ProviderEnvOptions {
    * chain says to run `aws sso login` (HOME moves to the empty directory, where the SSO cache is looked for).
    */
   awsProfile?: { name?: string; process?: AwsKeys & { expiration?: Date }; ssoExpired?: boolean };
+  /** Vertex: no Application Default Credentials at all (no metadata server either), as on a laptop never logged in. */
+  noAdc?: boolean;
   /** Bedrock and Vertex: CLAUDE_CODE_SKIP_*_AUTH=1 (a gateway adds credentials). */
   skipAuth?: boolean;
   /** Vertex: the project (default the server's metadata default, engram-test-project). */
@@ -105,6 +107,10 @@ export function providerEnv(
       GCE_METADATA_HOST: `127.0.0.1:${server.port}`,
       CLOUDSDK_CONFIG: empty,
     });
+    if (opts.noAdc) {
+      env.GCE_METADATA_HOST = undefined;
+      env.METADATA_SERVER_DETECTION = 'none';
+    }
     if (opts.skipAuth) env.CLAUDE_CODE_SKIP_VERTEX_AUTH = '1';
   } else {
     Object.assign(env, {
