@@ -203,7 +203,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     const entry: LoggedRequest = {
       path,
       provider: route?.provider ?? 'anthropic',
-      ...(route?.model !== undefined ? { model: route.model } : {}),
+      ...modelOf(route?.model, parsed),
       headers,
       body: parsed as MessagesRequestBody,
       receivedAt: Date.now(),
@@ -244,7 +244,6 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     });
     if (invalid) return fail(invalid);
     const body = canonical as MessagesRequestBody;
-    entry.model ??= body.model;
 
     if (isCount) {
       const inputTokens = approximateInputTokens(body);
@@ -371,6 +370,13 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         server.closeAllConnections();
       }),
   };
+}
+
+/** The model a request names: the path's (Bedrock, Vertex), else the body's when it has one. */
+function modelOf(pathModel: string | undefined, body: unknown): { model?: string } {
+  const fromBody = (body as { model?: unknown } | null)?.model;
+  const model = pathModel ?? (typeof fromBody === 'string' ? fromBody : undefined);
+  return model === undefined ? {} : { model };
 }
 
 function sleep(ms: number): Promise<void> {
