@@ -6,10 +6,12 @@
 //   bedrock    POST /model/{id}/invoke, /model/{id}/invoke-with-response-stream (bedrockWire.ts)
 //   vertex     POST /v1/projects/{p}/locations/{r}/publishers/anthropic/models/{m}:streamRawPredict|:rawPredict,
 //              .../models/count-tokens:rawPredict (vertexWire.ts)
+// Beside them, the credential emulations the clouds' chains are pointed at: GET /computeMetadata/v1/...
+// (gceMetadata.ts) and GET /msi/token (azureIdentity.ts).
 
-import { bedrockError, bedrockWire, checkBedrockBody, isBedrockModelId, matchBedrockPath } from './bedrockWire';
 import type http from 'node:http';
 import { handleIdentity, IDENTITY_PATH, type IdentityState } from './azureIdentity';
+import { bedrockError, bedrockWire, checkBedrockBody, isBedrockModelId, matchBedrockPath } from './bedrockWire';
 import { DEFAULT_VERTEX_PROJECT, handleMetadata, METADATA_PREFIX, type MetadataState } from './gceMetadata';
 import {
   checkBedrockAuth,
