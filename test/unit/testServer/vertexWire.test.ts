@@ -177,6 +177,19 @@ describe('Vertex: what it rejects', () => {
     }
   });
 
+  it('says there are no default credentials when ADC finds none', async () => {
+    const restoreNone = applyEnv(providerEnv('vertex', server, { projectId: PROJECT, region: REGION, noAdc: true }));
+    try {
+      await adcClient().messages.create(ask('hi'));
+      assert.fail('expected the request to fail');
+    } catch (err) {
+      assert.ok(err instanceof APIConnectionError, String(err));
+      assert.match(String((err.cause as Error).message), /^Could not load the default credentials/);
+    } finally {
+      restoreNone();
+    }
+  });
+
   it('refuses a request without credentials when gateway mode is off', async () => {
     const strict = await startTestServer({ providers: { vertex: { acceptUnsigned: false } } });
     try {
