@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { priceOf } from '../../../src/core/llm/modelPrices';
 import { resolveModelConfig } from '../../../src/core/llm/modelConfig';
+import { createProviderSdk } from '../../../src/core/llm/providerClient';
 import { resolveProvider } from '../../../src/core/llm/providerConfig';
 import { canonicalModelId, providerModelId, suggestedModels } from '../../../src/core/llm/providerModels';
 import type { ProviderConfig } from '../../../src/core/llm/providerTypes';
@@ -189,5 +190,42 @@ describe('model ids by provider', () => {
       for (const m of models) assert.equal(canonicalModelId(m.id), m.canonical, `${p.id} ${m.id}`);
     }
     assert.ok(suggestedModels(foundry).every((m) => !m.id.includes('claude-3')));
+  });
+});
+
+describe('where each client sends its requests', () => {
+  const endpoint = (provider: ProviderConfig): string => {
+    const sdk = createProviderSdk({ provider, apiKey: undefined, baseUrl: '' }, { timeout: 1_000, fetch });
+    return typeof sdk === 'string' ? sdk : sdk.baseURL;
+  };
+
+  it("uses the cloud's endpoint for the region, never the Anthropic API's, unless a base URL is set", () => {
+    const saved = { b: process.env.ANTHROPIC_BEDROCK_BASE_URL, v: process.env.ANTHROPIC_VERTEX_BASE_URL };
+    // The SDKs read these themselves; the resolved config must be what counts.
+    process.env.ANTHROPIC_BEDROCK_BASE_URL = 'http://stale.example';
+    process.env.ANTHROPIC_VERTEX_BASE_URL = 'http://stale.example';
+    try {
+      assert.equal(endpoint(bedrock('eu-west-1')), 'https://bedrock-runtime.eu-west-1.amazonaws.com');
+      assert.equal(
+        endpoint({ ...bedrock('eu-west-1'), baseUrl: 'http://gw.example' } as ProviderConfig),
+        'http://gw.example',
+      );
+      assert.equal(endpoint(vertex), 'https://aiplatform.googleapis.com/v1');
+      assert.equal(
+        endpoint({ ...vertex, region: 'us-east5' } as ProviderConfig),
+        'https://us-east5-aiplatform.googleapis.com/v1',
+      );
+      assert.equal(endpoint(foundry), 'https://r.services.ai.azure.com/anthropic/');
+      assert.match(endpoint({ id: 'foundry', skipAuth: false }), /ANTHROPIC_FOUNDRY_RESOURCE/);
+      assert.match(endpoint({ id: 'anthropic' }), /No Anthropic API key/);
+    } finally {
+      for (const [k, v] of [
+        ['ANTHROPIC_BEDROCK_BASE_URL', saved.b],
+        ['ANTHROPIC_VERTEX_BASE_URL', saved.v],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 });
