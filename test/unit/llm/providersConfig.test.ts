@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { priceOf } from '../../../src/core/llm/modelPrices';
 import { resolveModelConfig } from '../../../src/core/llm/modelConfig';
 import { createProviderSdk } from '../../../src/core/llm/providerClient';
-import { resolveProvider } from '../../../src/core/llm/providerConfig';
+import { cloudSecrets, resolveProvider } from '../../../src/core/llm/providerConfig';
 import { canonicalModelId, providerModelId, suggestedModels } from '../../../src/core/llm/providerModels';
 import type { ProviderConfig } from '../../../src/core/llm/providerTypes';
 import { modelLimits } from '../../../src/core/settings/modelLimits';
@@ -112,6 +112,18 @@ describe('provider resolution', () => {
     });
     const url = resolveProvider({ provider: 'foundry', foundryBaseUrl: 'http://f.example/anthropic/' }, env).config;
     assert.deepEqual(url, { id: 'foundry', baseUrl: 'http://f.example/anthropic', apiKey: 'key', skipAuth: false });
+  });
+
+  it('lists the cloud credentials in the environment that a session redacts, by provider', () => {
+    const env = {
+      AWS_SECRET_ACCESS_KEY: 'aws-secret-value',
+      AWS_SESSION_TOKEN: ' aws-session-token ',
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      ANTHROPIC_FOUNDRY_API_KEY: 'foundry-key-value',
+    };
+    assert.deepEqual(cloudSecrets(bedrock('us-east-1'), env), ['aws-secret-value', 'aws-session-token']);
+    assert.deepEqual(cloudSecrets(foundry, env), ['foundry-key-value']);
+    assert.deepEqual(cloudSecrets({ id: 'anthropic' }, env), []);
   });
 
   it('fills the model config: provider, its source, and ANTHROPIC_MODEL when no model is set', () => {

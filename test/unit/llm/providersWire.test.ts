@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fullCompact } from '../../../src/core/compaction/fullCompact';
 import { createAnthropicClient } from '../../../src/core/llm/anthropicClient';
-import { AuthError, RateLimitError } from '../../../src/core/llm/errors';
+import { AuthError, InvalidRequestError, RateLimitError } from '../../../src/core/llm/errors';
 import type { ModelClient, ModelRequest } from '../../../src/core/llm/modelClient';
 import { resolveModelConfig, type ModelConfig } from '../../../src/core/llm/modelConfig';
 import { streamWithRetry, type RetryInfo } from '../../../src/core/llm/retry';
@@ -156,6 +156,20 @@ for (const c of CASES) {
       assert.ok(retries[0]?.error instanceof RateLimitError, retries[0]?.error.message);
     });
 
+    it('retries a throttle that arrives inside the stream, before any content', async () => {
+      server.enqueue(
+        { error: { status: 429, type: 'rate_limit_error', message: 'slow down', inStream: true } },
+        { content: [{ type: 'text', text: 'second try' }] },
+      );
+      const retries: RetryInfo[] = [];
+      const answer = await streamWithRetry(client, request(config.model, 'hi'), {}, never, {
+        ...fast,
+        onRetry: (r) => retries.push(r),
+      });
+      assert.deepEqual(answer.content, [{ type: 'text', text: 'second try' }]);
+      assert.ok(retries[0]?.error instanceof RateLimitError, retries[0]?.error.message);
+    });
+
     it(
       c.counts ? 'counts tokens with the provider' : 'has no token count: callers keep the local estimate',
       async () => {
@@ -193,6 +207,20 @@ for (const c of CASES) {
       assert.ok(out.ok, JSON.stringify(out));
       assert.match(out.result.summaryText ?? '', /Request and intent: test/);
       assert.equal(server.requests.at(-1)?.provider, c.provider);
+    });
+
+    it('names a model id the provider rejects, with how to choose another', async () => {
+      const id = c.provider === 'bedrock' ? 'claude-sonnet-4-6-typo' : 'claude-nonexistent-9';
+      if (c.provider !== 'bedrock')
+        server.enqueue({ error: { status: 404, type: 'not_found_error', message: `model: ${id}` } });
+      try {
+        await client.stream(request(id, 'hi'), {}, never);
+        assert.fail('the request went through');
+      } catch (e) {
+        assert.ok(e instanceof InvalidRequestError, String(e));
+        assert.ok(e.message.includes(`did not accept the model id "${id}"`), e.message);
+        assert.match(e.message, /Engram: Choose Model/);
+      }
     });
 
     it('says which credential expired and the command that fixes it', async () => {
