@@ -4,6 +4,9 @@
 // throttled request retried by Engram's own loop, an expired credential's message, the token count where
 // the provider has one, and a full compaction's summary call.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fullCompact } from '../../../src/core/compaction/fullCompact';
 import { createAnthropicClient } from '../../../src/core/llm/anthropicClient';
@@ -239,3 +242,41 @@ for (const c of CASES) {
     });
   });
 }
+
+describe('bedrock with a named AWS profile', () => {
+  let server: TestServer;
+  let restore: (() => void) | undefined;
+  before(async () => {
+    server = await startTestServer({ providers: { bedrock: { credentials: [KEY], acceptUnsigned: false } } });
+  });
+  after(async () => {
+    restore?.();
+    await server.close();
+  });
+
+  it("signs with the profile's credential_process, as the AWS chain resolves it", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-aws-profile-'));
+    const script = path.join(dir, 'creds.js');
+    fs.writeFileSync(
+      script,
+      `process.stdout.write(JSON.stringify({ Version: 1, AccessKeyId: ${JSON.stringify(KEY.accessKeyId)}, ` +
+        `SecretAccessKey: ${JSON.stringify(KEY.secretAccessKey)} }));\n`,
+    );
+    const env = providerEnv('bedrock', server, { emptyDir: dir });
+    fs.writeFileSync(
+      path.join(dir, 'aws-config'),
+      `[profile team]\ncredential_process = ${JSON.stringify(process.execPath)} ${JSON.stringify(script)}\n`,
+    );
+    env.AWS_ACCESS_KEY_ID = undefined;
+    env.AWS_SECRET_ACCESS_KEY = undefined;
+    env.AWS_PROFILE = 'team';
+    restore = applyEnv(env);
+    const config = resolveModelConfig({}, env, undefined);
+    assert.equal(config.provider.id === 'bedrock' && config.provider.profile, 'team');
+    server.enqueue({ content: [{ type: 'text', text: 'signed by the profile' }] });
+    const answer = await createAnthropicClient(config).stream(request(config.model, 'hi'), {}, never);
+    assert.deepEqual(answer.content, [{ type: 'text', text: 'signed by the profile' }]);
+    assert.match(server.requests.at(-1)?.headers.authorization ?? '', /Credential=AKIAENGRAMP2TEST0001\//);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
