@@ -168,6 +168,16 @@ describe('model ids by provider', () => {
     );
   });
 
+  it("turns another cloud's id of a known model into this provider's (a setting kept after a switch)", () => {
+    assert.equal(providerModelId('us.anthropic.claude-opus-4-1-20250805-v1:0', vertex), 'claude-opus-4-1@20250805');
+    assert.equal(
+      providerModelId('claude-sonnet-4-5@20250929', bedrock('eu-west-1')),
+      'eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    );
+    const arn = 'arn:aws:bedrock:us-east-2:123456789012:application-inference-profile/abc123';
+    assert.equal(providerModelId(arn, vertex), arn);
+  });
+
   it("sends Vertex its names and Foundry Anthropic's", () => {
     assert.equal(providerModelId('claude-sonnet-4-6', vertex), 'claude-sonnet-4-6');
     assert.equal(providerModelId('claude-opus-4-1', vertex), 'claude-opus-4-1@20250805');
