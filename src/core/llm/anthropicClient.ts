@@ -1,7 +1,9 @@
-// The ModelClient adapter on @anthropic-ai/sdk: it sends one request and reads its stream. SDK types never
-// leave the anthropic* files: the request is built from core types (anthropicRequest.ts), the stream comes
-// back as a core ModelResponse (anthropicResponse.ts) and failures as core ModelErrors (anthropicErrors.ts),
-// STYLE habit 8.
+// The ModelClient adapter on @anthropic-ai/sdk: it sends one request and reads its stream, through the
+// Anthropic API's client or Bedrock's, Vertex's or Foundry's (providerClient.ts), with the provider's id of
+// the model (providerModels.ts). SDK types never leave the anthropic* and provider* files: the request is
+// built from core types (anthropicRequest.ts), the stream comes back as a core ModelResponse
+// (anthropicResponse.ts) and failures as core ModelErrors (anthropicErrors.ts, providerErrors.ts), STYLE
+// habit 8.
 import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { silentLogger, type Logger } from '../ports';

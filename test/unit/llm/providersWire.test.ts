@@ -4,10 +4,13 @@
 // throttled request retried by Engram's own loop, an expired credential's message, the token count where
 // the provider has one, and a full compaction's summary call.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fullCompact } from '../../../src/core/compaction/fullCompact';
 import { createAnthropicClient } from '../../../src/core/llm/anthropicClient';
-import { AuthError, RateLimitError } from '../../../src/core/llm/errors';
+import { AuthError, InvalidRequestError, RateLimitError } from '../../../src/core/llm/errors';
 import type { ModelClient, ModelRequest } from '../../../src/core/llm/modelClient';
 import { resolveModelConfig, type ModelConfig } from '../../../src/core/llm/modelConfig';
 import { streamWithRetry, type RetryInfo } from '../../../src/core/llm/retry';
@@ -156,6 +159,20 @@ for (const c of CASES) {
       assert.ok(retries[0]?.error instanceof RateLimitError, retries[0]?.error.message);
     });
 
+    it('retries a throttle that arrives inside the stream, before any content', async () => {
+      server.enqueue(
+        { error: { status: 429, type: 'rate_limit_error', message: 'slow down', inStream: true } },
+        { content: [{ type: 'text', text: 'second try' }] },
+      );
+      const retries: RetryInfo[] = [];
+      const answer = await streamWithRetry(client, request(config.model, 'hi'), {}, never, {
+        ...fast,
+        onRetry: (r) => retries.push(r),
+      });
+      assert.deepEqual(answer.content, [{ type: 'text', text: 'second try' }]);
+      assert.ok(retries[0]?.error instanceof RateLimitError, retries[0]?.error.message);
+    });
+
     it(
       c.counts ? 'counts tokens with the provider' : 'has no token count: callers keep the local estimate',
       async () => {
@@ -195,6 +212,20 @@ for (const c of CASES) {
       assert.equal(server.requests.at(-1)?.provider, c.provider);
     });
 
+    it('names a model id the provider rejects, with how to choose another', async () => {
+      const id = c.provider === 'bedrock' ? 'claude-sonnet-4-6-typo' : 'claude-nonexistent-9';
+      if (c.provider !== 'bedrock')
+        server.enqueue({ error: { status: 404, type: 'not_found_error', message: `model: ${id}` } });
+      try {
+        await client.stream(request(id, 'hi'), {}, never);
+        assert.fail('the request went through');
+      } catch (e) {
+        assert.ok(e instanceof InvalidRequestError, String(e));
+        assert.ok(e.message.includes(`did not accept the model id "${id}"`), e.message);
+        assert.match(e.message, /Engram: Choose Model/);
+      }
+    });
+
     it('says which credential expired and the command that fixes it', async () => {
       useEnv(c.expire(server));
       try {
@@ -211,3 +242,41 @@ for (const c of CASES) {
     });
   });
 }
+
+describe('bedrock with a named AWS profile', () => {
+  let server: TestServer;
+  let restore: (() => void) | undefined;
+  before(async () => {
+    server = await startTestServer({ providers: { bedrock: { credentials: [KEY], acceptUnsigned: false } } });
+  });
+  after(async () => {
+    restore?.();
+    await server.close();
+  });
+
+  it("signs with the profile's credential_process, as the AWS chain resolves it", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engram-aws-profile-'));
+    const script = path.join(dir, 'creds.js');
+    fs.writeFileSync(
+      script,
+      `process.stdout.write(JSON.stringify({ Version: 1, AccessKeyId: ${JSON.stringify(KEY.accessKeyId)}, ` +
+        `SecretAccessKey: ${JSON.stringify(KEY.secretAccessKey)} }));\n`,
+    );
+    const env = providerEnv('bedrock', server, { emptyDir: dir });
+    fs.writeFileSync(
+      path.join(dir, 'aws-config'),
+      `[profile team]\ncredential_process = ${JSON.stringify(process.execPath)} ${JSON.stringify(script)}\n`,
+    );
+    env.AWS_ACCESS_KEY_ID = undefined;
+    env.AWS_SECRET_ACCESS_KEY = undefined;
+    env.AWS_PROFILE = 'team';
+    restore = applyEnv(env);
+    const config = resolveModelConfig({}, env, undefined);
+    assert.equal(config.provider.id === 'bedrock' && config.provider.profile, 'team');
+    server.enqueue({ content: [{ type: 'text', text: 'signed by the profile' }] });
+    const answer = await createAnthropicClient(config).stream(request(config.model, 'hi'), {}, never);
+    assert.deepEqual(answer.content, [{ type: 'text', text: 'signed by the profile' }]);
+    assert.match(server.requests.at(-1)?.headers.authorization ?? '', /Credential=AKIAENGRAMP2TEST0001\//);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
