@@ -3,6 +3,7 @@
 
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import {
+  APIConnectionError,
   APIError,
   BadRequestError,
   InternalServerError,
@@ -139,6 +140,16 @@ describe('Bedrock: a tool turn over event-stream frames', () => {
     assert.equal(server.requests.at(-1)?.headers.authorization, `Bearer ${API_KEY}`);
   });
 
+  it('takes an application inference profile ARN as the model, signed over its encoded path', async () => {
+    const arn = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6';
+    server.enqueue({ content: [{ type: 'text', text: 'via a profile ARN' }] });
+    const message = await client().messages.create({ ...ask('hi'), model: arn });
+    assert.deepEqual(message.content, [{ type: 'text', text: 'via a profile ARN' }]);
+    const logged = server.requests.at(-1);
+    assert.equal(logged?.model, arn);
+    assert.match(logged?.path ?? '', /application-inference-profile%2Fa1b2c3d4e5f6\/invoke$/);
+  });
+
   it('signs with the AWS environment credentials when no keys are passed', async () => {
     const restoreEnv = applyEnv(providerEnv('bedrock', server, { aws: KEY, region: 'eu-west-1' }));
     try {
@@ -147,6 +158,31 @@ describe('Bedrock: a tool turn over event-stream frames', () => {
       const msg = await env.messages.create(ask('hi'));
       assert.deepEqual(msg.content, [{ type: 'text', text: 'from env' }]);
       assert.match(server.requests.at(-1)?.headers.authorization ?? '', /\/eu-west-1\/bedrock\/aws4_request/);
+    } finally {
+      restoreEnv();
+    }
+  });
+});
+
+describe('Bedrock: credentials from an AWS profile', () => {
+  it('signs with keys a credential_process profile gives, and says to run aws sso login for an expired SSO login', async () => {
+    let restoreEnv = applyEnv(providerEnv('bedrock', server, { awsProfile: { process: KEY } }));
+    try {
+      server.enqueue({ content: [{ type: 'text', text: 'from a profile' }] });
+      const message = await new AnthropicBedrock({ maxRetries: 0 }).messages.create(ask('hi'));
+      assert.deepEqual(message.content, [{ type: 'text', text: 'from a profile' }]);
+      assert.match(server.requests.at(-1)?.headers.authorization ?? '', /Credential=AKIAENGRAMTEST000001\//);
+    } finally {
+      restoreEnv();
+    }
+    restoreEnv = applyEnv(providerEnv('bedrock', server, { awsProfile: { ssoExpired: true } }));
+    try {
+      await new AnthropicBedrock({ maxRetries: 0 }).messages.create(ask('hi'));
+      assert.fail('expected the credential chain to fail');
+    } catch (err) {
+      assert.ok(err instanceof APIConnectionError, String(err));
+      assert.equal(err.message, 'Failed to resolve AWS credentials from the credential provider chain.');
+      assert.match(String((err.cause as Error).message), /run 'aws sso login'/);
     } finally {
       restoreEnv();
     }
@@ -246,18 +282,23 @@ describe('Bedrock: scripted errors in Bedrock shapes', () => {
     assert.match(err.headers?.get('x-amzn-errortype') ?? '', /^ThrottlingException:/);
   });
 
-  it('reports too long a prompt as ValidationException with the token numbers', async () => {
+  it('reports too long a prompt as ValidationException with the token numbers (a lenient server: any key, or none)', async () => {
     const tiny = await import('../../../src/testServer/anthropicTestServer').then((m) =>
       m.startTestServer({ contextWindow: 5 }),
     );
     try {
-      const c = client({ baseURL: tiny.url, skipAuth: true });
-      await expectError(
-        c.messages.create(ask('this prompt is surely longer than five tokens')),
-        BadRequestError,
-        400,
-        'The model returned the following errors: prompt is too long: 12 tokens > 5 maximum',
-      );
+      // With no keys configured the server checks the signature's shape only, and takes unsigned requests.
+      for (const c of [
+        client({ baseURL: tiny.url, awsAccessKey: 'AKIAANYKEY0000000042' }),
+        client({ baseURL: tiny.url, skipAuth: true }),
+      ]) {
+        await expectError(
+          c.messages.create(ask('this prompt is surely longer than five tokens')),
+          BadRequestError,
+          400,
+          'The model returned the following errors: prompt is too long: 12 tokens > 5 maximum',
+        );
+      }
     } finally {
       await tiny.close();
     }
