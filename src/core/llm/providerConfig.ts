@@ -94,12 +94,21 @@ function providerFor(id: ProviderId, s: ProviderSettings, env: Env): ProviderCon
         skipAuth: isTruthy(env.CLAUDE_CODE_SKIP_VERTEX_AUTH),
       };
     case 'foundry': {
-      // A base URL beats the resource (the client takes one or the other), from whichever source set it.
-      const url = baseUrl(s.foundryBaseUrl) ?? baseUrl(env.ANTHROPIC_FOUNDRY_BASE_URL);
-      const resource = clean(s.foundryResource) ?? clean(env.ANTHROPIC_FOUNDRY_RESOURCE);
+      // A base URL beats a resource (the client takes one or the other); either set in Engram beats both
+      // variables, so a resource chosen in the settings is not overridden by ANTHROPIC_FOUNDRY_BASE_URL.
+      const url = baseUrl(s.foundryBaseUrl);
+      const resource = clean(s.foundryResource);
+      const envUrl = baseUrl(env.ANTHROPIC_FOUNDRY_BASE_URL);
+      const where = url
+        ? { baseUrl: url }
+        : resource
+          ? { resource }
+          : envUrl
+            ? { baseUrl: envUrl }
+            : optional('resource', clean(env.ANTHROPIC_FOUNDRY_RESOURCE));
       return {
         id,
-        ...(url ? { baseUrl: url } : optional('resource', resource)),
+        ...where,
         ...optional('apiKey', clean(env.ANTHROPIC_FOUNDRY_API_KEY)),
         skipAuth: isTruthy(env.CLAUDE_CODE_SKIP_FOUNDRY_AUTH),
       };

@@ -112,6 +112,15 @@ describe('provider resolution', () => {
     });
     const url = resolveProvider({ provider: 'foundry', foundryBaseUrl: 'http://f.example/anthropic/' }, env).config;
     assert.deepEqual(url, { id: 'foundry', baseUrl: 'http://f.example/anthropic', apiKey: 'key', skipAuth: false });
+    // The environment's base URL beats its resource, but a resource set in Engram beats both.
+    const both = { ...env, ANTHROPIC_FOUNDRY_BASE_URL: 'http://env.example/anthropic' };
+    const fromEnv = resolveProvider({ provider: 'foundry' }, both).config;
+    assert.equal(
+      fromEnv.id === 'foundry' && `${fromEnv.baseUrl} ${fromEnv.resource}`,
+      'http://env.example/anthropic undefined',
+    );
+    const setRes = resolveProvider({ provider: 'foundry', foundryResource: 'mine' }, both).config;
+    assert.equal(setRes.id === 'foundry' && `${setRes.baseUrl} ${setRes.resource}`, 'undefined mine');
   });
 
   it('lists the cloud credentials in the environment that a session redacts, by provider', () => {
