@@ -76,7 +76,7 @@ function providerFor(id: ProviderId, s: ProviderSettings, env: Env): ProviderCon
         region:
           clean(s.bedrockRegion) ?? clean(env.AWS_REGION) ?? clean(env.AWS_DEFAULT_REGION) ?? DEFAULT_BEDROCK_REGION,
         ...optional('profile', clean(s.bedrockProfile) ?? clean(env.AWS_PROFILE)),
-        ...optional('baseUrl', baseUrl(s.bedrockBaseUrl ?? env.ANTHROPIC_BEDROCK_BASE_URL)),
+        ...optional('baseUrl', baseUrl(s.bedrockBaseUrl) ?? baseUrl(env.ANTHROPIC_BEDROCK_BASE_URL)),
         skipAuth: isTruthy(env.CLAUDE_CODE_SKIP_BEDROCK_AUTH),
       };
     case 'vertex':
@@ -90,7 +90,7 @@ function providerFor(id: ProviderId, s: ProviderSettings, env: Env): ProviderCon
             clean(env.GCLOUD_PROJECT) ??
             clean(env.GOOGLE_CLOUD_PROJECT),
         ),
-        ...optional('baseUrl', baseUrl(s.vertexBaseUrl ?? env.ANTHROPIC_VERTEX_BASE_URL)),
+        ...optional('baseUrl', baseUrl(s.vertexBaseUrl) ?? baseUrl(env.ANTHROPIC_VERTEX_BASE_URL)),
         skipAuth: isTruthy(env.CLAUDE_CODE_SKIP_VERTEX_AUTH),
       };
     case 'foundry': {

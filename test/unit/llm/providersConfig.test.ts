@@ -77,6 +77,9 @@ describe('provider resolution', () => {
     ).config;
     assert.equal(set.id === 'bedrock' && set.region, 'ap-northeast-1');
     assert.equal(set.id === 'bedrock' && set.profile, 'prod');
+    // An empty setting (VS Code's "not set") leaves the variable in charge.
+    const empty = resolveProvider({ provider: 'bedrock', bedrockBaseUrl: '', bedrockRegion: ' ' }, env).config;
+    assert.equal(empty.id === 'bedrock' && `${empty.baseUrl} ${empty.region}`, 'http://gw.example eu-west-1');
     const region = resolveProvider({ provider: 'bedrock' }, { ...env, AWS_REGION: 'us-west-2' }).config;
     assert.equal(region.id === 'bedrock' && region.region, 'us-west-2');
   });
