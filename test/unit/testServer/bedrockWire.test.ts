@@ -165,7 +165,7 @@ describe('Bedrock: a tool turn over event-stream frames', () => {
 });
 
 describe('Bedrock: credentials from an AWS profile', () => {
-  it('signs with keys a credential_process profile gives, and says to run aws sso login for an expired SSO login', async () => {
+  it('signs with a credential_process profile; says to run aws sso login when the SSO login ran out', async () => {
     let restoreEnv = applyEnv(providerEnv('bedrock', server, { awsProfile: { process: KEY } }));
     try {
       server.enqueue({ content: [{ type: 'text', text: 'from a profile' }] });
@@ -195,7 +195,8 @@ describe('Bedrock: what it rejects', () => {
       client({ awsSecretKey: 'not-the-secret' }).messages.create(ask('hi')),
       PermissionDeniedError,
       403,
-      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      'The request signature we calculated does not match the signature you provided. ' +
+        'Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     );
     await expectError(
       client({ awsAccessKey: 'AKIAUNKNOWNKEY000009' }).messages.create(ask('hi')),
@@ -282,7 +283,7 @@ describe('Bedrock: scripted errors in Bedrock shapes', () => {
     assert.match(err.headers?.get('x-amzn-errortype') ?? '', /^ThrottlingException:/);
   });
 
-  it('reports too long a prompt as ValidationException with the token numbers (a lenient server: any key, or none)', async () => {
+  it('reports too long a prompt as ValidationException with the numbers (lenient server: any key, or none)', async () => {
     const tiny = await import('../../../src/testServer/anthropicTestServer').then((m) =>
       m.startTestServer({ contextWindow: 5 }),
     );
