@@ -229,12 +229,19 @@ describe('Bedrock: what it rejects', () => {
     );
   });
 
-  it('refuses a model id that is not a Bedrock one', async () => {
+  it('refuses a model id that is not a Bedrock one, and a bare base id only inference profiles serve', async () => {
     await expectError(
       client().messages.create({ ...ask('hi'), model: 'claude-sonnet-4-5' }),
       BadRequestError,
       400,
       'The provided model identifier is invalid.',
+    );
+    await expectError(
+      client().messages.create({ ...ask('hi'), model: 'anthropic.claude-sonnet-4-6' }),
+      BadRequestError,
+      400,
+      'Invocation of model ID anthropic.claude-sonnet-4-6 with on-demand throughput isn\u2019t supported. ' +
+        'Retry your request with the ID or ARN of an inference profile that contains this model.',
     );
   });
 
