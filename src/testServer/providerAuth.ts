@@ -10,7 +10,8 @@
 // A request with no credential at all passes when the provider accepts unsigned requests (the default, as a
 // gateway that adds credentials itself does: CLAUDE_CODE_SKIP_BEDROCK_AUTH and friends); a malformed one never.
 // Error texts are AWS's and Google's own (public issues quote them: BerriAI/litellm#14763 for the signature
-// text, anthropics/anthropic-sdk-typescript#537 for the invalid token; Google's 401 in vertexWire.ts).
+// text, aws/aws-sdk-js-v3#5811 for a signature made more than 15 minutes off the server's clock,
+// anthropics/anthropic-sdk-typescript#537 for the invalid token; Google's 401 in vertexWire.ts).
 
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -54,7 +55,7 @@ export interface ProviderAuthOptions {
   foundry?: {
     /** Keys accepted in `x-api-key` (and Entra tokens accepted as `Bearer`); when not given, any non-empty one. */
     apiKeys?: string[];
-    /** What the Azure managed identity emulation (azureIdentity.ts) does: issue good tokens (default), none, or expired ones. */
+    /** What the Azure managed identity emulation (azureIdentity.ts) does: issue good tokens (default), none, or expired. */
     identity?: 'ok' | 'missing' | 'expired';
     /** Accept requests without credentials (gateway mode); default true. */
     acceptUnsigned?: boolean;
@@ -101,7 +102,8 @@ export async function checkBedrockAuth(
   if (!m) {
     return deny(
       'IncompleteSignatureException',
-      `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters (AWS4-HMAC-SHA256). Authorization=${auth.split(' ')[0]}`,
+      "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters (AWS4-HMAC-SHA256). " +
+        `Authorization=${auth.split(' ')[0]}`,
     );
   }
   const [, accessKeyId, day, region, service, signedHeaders, signature] = m;
@@ -115,9 +117,12 @@ export async function checkBedrockAuth(
   if (date[1] !== day || service !== 'bedrock') {
     return deny(
       'InvalidSignatureException',
-      `Credential should be scoped to a valid region and to the correct service 'bedrock'; got ${day}/${region}/${service}.`,
+      "Credential should be scoped to a valid region and to the correct service 'bedrock'; " +
+        `got ${day}/${region}/${service}.`,
     );
   }
+  const skew = clockSkew(amzDate);
+  if (skew) return deny('InvalidSignatureException', skew);
   if (!opts.credentials) return null; // shape checked; no secret to verify against
   const cred = opts.credentials.find((c) => c.accessKeyId === accessKeyId);
   if (!cred) return deny('UnrecognizedClientException', 'The security token included in the request is invalid.');
@@ -129,8 +134,31 @@ export async function checkBedrockAuth(
   if (expected !== signature) {
     return deny(
       'InvalidSignatureException',
-      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      'The request signature we calculated does not match the signature you provided. ' +
+        'Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     );
+  }
+  return null;
+}
+
+const SKEW_MS = 15 * 60 * 1000;
+const amzTime = (ms: number): string =>
+  new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+const parseAmzDate = (amzDate: string): Date =>
+  new Date(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')); // 20261205T091500Z
+
+/** AWS's refusal of a signature made more than 15 minutes from the server's clock; null when within. */
+function clockSkew(amzDate: string): string | null {
+  const now = Date.now();
+  const signed = parseAmzDate(amzDate).getTime();
+  if (signed < now - SKEW_MS) {
+    return `Signature expired: ${amzDate} is now earlier than ${amzTime(now - SKEW_MS)} (${amzTime(now)} - 15 min.)`;
+  }
+  if (signed > now + SKEW_MS) {
+    return `Signature not yet current: ${amzDate} is still later than ${amzTime(now + SKEW_MS)} (${amzTime(now)} + 15 min.)`;
   }
   return null;
 }
@@ -156,9 +184,7 @@ async function recomputeSignature(
   for (const name of signedHeaders) headers[name] = req.headers[name] ?? '';
   const query: Record<string, string[]> = {};
   for (const [k, v] of new URLSearchParams(req.rawQuery)) (query[k] ??= []).push(v);
-  const signingDate = new Date(
-    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
-  );
+  const signingDate = parseAmzDate(amzDate);
   const signed = await signer.sign(
     {
       method: req.method,
@@ -219,7 +245,8 @@ export function checkVertexAuth(
 
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const AZURE_KEY_DENIED =
-  'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+  'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an ' +
+  'active subscription and use a correct regional API endpoint for your resource.';
 const AZURE_TOKEN_DENIED =
   'Unauthorized. Access token is missing, invalid, audience is incorrect (https://ai.azure.com), or have expired.';
 

@@ -3,7 +3,6 @@
 
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import {
-  APIConnectionError,
   APIError,
   BadRequestError,
   InternalServerError,
@@ -164,38 +163,14 @@ describe('Bedrock: a tool turn over event-stream frames', () => {
   });
 });
 
-describe('Bedrock: credentials from an AWS profile', () => {
-  it('signs with keys a credential_process profile gives, and says to run aws sso login for an expired SSO login', async () => {
-    let restoreEnv = applyEnv(providerEnv('bedrock', server, { awsProfile: { process: KEY } }));
-    try {
-      server.enqueue({ content: [{ type: 'text', text: 'from a profile' }] });
-      const message = await new AnthropicBedrock({ maxRetries: 0 }).messages.create(ask('hi'));
-      assert.deepEqual(message.content, [{ type: 'text', text: 'from a profile' }]);
-      assert.match(server.requests.at(-1)?.headers.authorization ?? '', /Credential=AKIAENGRAMTEST000001\//);
-    } finally {
-      restoreEnv();
-    }
-    restoreEnv = applyEnv(providerEnv('bedrock', server, { awsProfile: { ssoExpired: true } }));
-    try {
-      await new AnthropicBedrock({ maxRetries: 0 }).messages.create(ask('hi'));
-      assert.fail('expected the credential chain to fail');
-    } catch (err) {
-      assert.ok(err instanceof APIConnectionError, String(err));
-      assert.equal(err.message, 'Failed to resolve AWS credentials from the credential provider chain.');
-      assert.match(String((err.cause as Error).message), /run 'aws sso login'/);
-    } finally {
-      restoreEnv();
-    }
-  });
-});
-
 describe('Bedrock: what it rejects', () => {
   it('refuses a wrong signature, an unknown key, an expired key and a missing signature with 403', async () => {
     await expectError(
       client({ awsSecretKey: 'not-the-secret' }).messages.create(ask('hi')),
       PermissionDeniedError,
       403,
-      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      'The request signature we calculated does not match the signature you provided. ' +
+        'Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     );
     await expectError(
       client({ awsAccessKey: 'AKIAUNKNOWNKEY000009' }).messages.create(ask('hi')),
@@ -228,12 +203,19 @@ describe('Bedrock: what it rejects', () => {
     );
   });
 
-  it('refuses a model id that is not a Bedrock one', async () => {
+  it('refuses a model id that is not a Bedrock one, and a bare base id only inference profiles serve', async () => {
     await expectError(
       client().messages.create({ ...ask('hi'), model: 'claude-sonnet-4-5' }),
       BadRequestError,
       400,
       'The provided model identifier is invalid.',
+    );
+    await expectError(
+      client().messages.create({ ...ask('hi'), model: 'anthropic.claude-sonnet-4-6' }),
+      BadRequestError,
+      400,
+      'Invocation of model ID anthropic.claude-sonnet-4-6 with on-demand throughput isn\u2019t supported. ' +
+        'Retry your request with the ID or ARN of an inference profile that contains this model.',
     );
   });
 
@@ -282,7 +264,7 @@ describe('Bedrock: scripted errors in Bedrock shapes', () => {
     assert.match(err.headers?.get('x-amzn-errortype') ?? '', /^ThrottlingException:/);
   });
 
-  it('reports too long a prompt as ValidationException with the token numbers (a lenient server: any key, or none)', async () => {
+  it('reports too long a prompt as ValidationException with the numbers (lenient server: any key, or none)', async () => {
     const tiny = await import('../../../src/testServer/anthropicTestServer').then((m) =>
       m.startTestServer({ contextWindow: 5 }),
     );
