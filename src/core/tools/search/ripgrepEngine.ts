@@ -20,7 +20,7 @@ import {
   type GrepQuery,
   type SearchEngine,
 } from '../searchTypes';
-import { jsSearchEngine, listing, withMtimes } from './jsEngine';
+import { jsSearchEngine, listing, MtimeReader } from './jsEngine';
 import { unsafeForJs } from './regexSafety';
 import { runRg } from './rgProcess';
 import { globMatcher, keptHits, LeftOutTally } from './searchOrder';
@@ -132,7 +132,9 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
   const hits: GrepFileHit[] = [];
   let held = 0;
   let stop = (): void => undefined;
+  const times = new MtimeReader(signal);
   const found = (abs: string, matches: number, lines: GrepFileHit['lines']): void => {
+    times.add(abs); // read while ripgrep still searches
     hits.push({ path: abs, mtimeMs: 0, matches: q.mode === 'files_with_matches' ? 1 : matches, lines });
     held += content ? lines.length : 1;
     if (q.mode !== 'files_with_matches' && held > q.wanted) stop(); // in walk order: the rest sorts after
@@ -181,14 +183,9 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
     if (!signal.aborted && !run.timedOut)
       throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
   }
-  const kept = keptHits(hits, 'content', Number.POSITIVE_INFINITY); // walk order, nothing cut yet
-  const withTimes = await withMtimes(
-    kept.files.map((h) => h.path),
-    signal,
-  );
-  const times = new Map(withTimes.map((e) => [e.path, e.mtimeMs]));
-  for (const h of kept.files) h.mtimeMs = times.get(h.path) ?? 0;
-  const final = keptHits(kept.files, q.mode, q.wanted);
+  const mtimes = new Map((await times.all()).map((e) => [e.path, e.mtimeMs]));
+  for (const h of hits) h.mtimeMs = mtimes.get(h.path) ?? 0;
+  const final = keptHits(hits, q.mode, q.wanted);
   return {
     engine: 'ripgrep',
     files: final.files,
@@ -216,17 +213,17 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
   const match = globMatcher(q.pattern);
   const tally = new LeftOutTally();
   const stderr = new StderrReader(q.root, tally, () => false);
-  const found: string[] = [];
+  const times = new MtimeReader(signal);
   const args = ['--files', ...(await walkArgs(q.root, q.excludes)), '--', '.'];
   const run = await runRg(rgPath, args, q.root, signal, q.timeLimitMs, {
     onStdout: (line) => {
       const rel = line.startsWith('./') ? line.slice(2) : line;
-      if (match(rel)) found.push(path.join(q.root, rel));
+      if (match(rel)) times.add(path.join(q.root, rel));
     },
     onStderr: (l) => stderr.line(l),
   });
-  if (run.code === 2 && found.length === 0 && !run.stopped && !run.timedOut)
+  const files = await times.all();
+  if (run.code === 2 && files.length === 0 && !signal.aborted && !run.timedOut)
     throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
-  const files = await withMtimes(found, signal);
   return listing('ripgrep', files, q.maxResults, tally, run.timedOut);
 }
