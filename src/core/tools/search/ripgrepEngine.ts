@@ -65,6 +65,8 @@ async function walkArgs(root: string, excludes: readonly string[]): Promise<stri
 /** Reads ripgrep's --debug lines for the files and folders it left out, and keeps its error text. */
 class StderrReader {
   errors = '';
+  /** Paths ripgrep could not open or read ("rg: PATH: ... (os error 13)"): files among them are named. */
+  private readonly failed: string[] = [];
 
   constructor(
     private readonly root: string,
@@ -74,7 +76,9 @@ class StderrReader {
 
   line(l: string): void {
     if (!l.startsWith('rg: DEBUG|')) {
-      if (this.errors.length < MAX_ERROR_CHARS) this.errors += `${l}\n`;
+      const failed = /^rg: (.+?): .*\(os error \d+\)$/.exec(l);
+      if (failed) this.failed.push(path.resolve(this.root, failed[1]));
+      else if (this.errors.length < MAX_ERROR_CHARS) this.errors += `${l}\n`;
       return;
     }
     const m =
@@ -91,8 +95,16 @@ class StderrReader {
   /** ripgrep's own words when it refused the pattern, or null. */
   patternError(): string | null {
     const text = this.errors.trim();
-    if (!/regex parse error|error parsing|PCRE2|literal .* not allowed|regex/i.test(text)) return null;
+    if (!/regex parse error|error parsing|PCRE2|literal .* not allowed/i.test(text)) return null;
     return text.replace(/^rg: /, '');
+  }
+
+  /** Names the files ripgrep could not read (unreadable folders are passed by, as the JS walk does). */
+  async tallyUnreadable(): Promise<void> {
+    for (const abs of this.failed) {
+      const st = await fsp.lstat(abs).catch(() => null);
+      if (st?.isFile() && this.keep(abs)) this.tally.add('unreadable', abs);
+    }
   }
 }
 
@@ -177,7 +189,8 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
       stop = s;
     },
   });
-  if (run.code === 2 && hits.length === 0) {
+  await stderr.tallyUnreadable();
+  if (run.code === 2 && hits.length === 0 && stderr.errors.trim() !== '') {
     const words = stderr.patternError();
     if (words) throw new SearchPatternError(`ripgrep cannot use this pattern: ${words}`);
     if (!signal.aborted && !run.timedOut)
@@ -223,7 +236,7 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
     onStderr: (l) => stderr.line(l),
   });
   const files = await times.all();
-  if (run.code === 2 && files.length === 0 && !signal.aborted && !run.timedOut)
+  if (run.code === 2 && files.length === 0 && stderr.errors.trim() !== '' && !signal.aborted && !run.timedOut)
     throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
   return listing('ripgrep', files, q.maxResults, tally, run.timedOut);
 }
