@@ -68,5 +68,6 @@ export function timedOutNote(timeLimitMs: number): string {
 
 function formatBytes(n: number): string {
   const mb = n / (1024 * 1024);
-  return mb >= 1 ? `${Math.round(mb * 10) / 10} MB` : `${Math.round(n / 1024)} KB`;
+  if (mb >= 1) return `${Math.round(mb * 10) / 10} MB`;
+  return n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;
 }
