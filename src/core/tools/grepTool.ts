@@ -53,7 +53,8 @@ export function grepTool(): Tool<GrepInput> {
   return defineTool<GrepInput>({
     name: 'Grep',
     description:
-      'Search file contents with a regular expression (JavaScript/ripgrep syntax). Respects .gitignore. ' +
+      'Search file contents with a regular expression (ripgrep syntax). Respects .gitignore and .ignore; ' +
+      'names the files it leaves out (too big, binary, node_modules folders). ' +
       'output_mode: "files_with_matches" (default, newest first), "content" (matching lines; -n line numbers ' +
       'default on, -A/-B/-C context), or "count". Filter files with glob ("*.{ts,tsx}") or type ("py"). ' +
       'head_limit caps entries (default 250, 0 = no cap); offset skips entries. multiline lets . and ' +
