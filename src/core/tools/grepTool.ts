@@ -9,7 +9,14 @@ import { fileFilter } from './grepSearch';
 import { resolveReal } from '../fs/pathGuard';
 import { isUnderProc } from '../security/procFiles';
 import { matchesNewline } from './search/regexSafety';
-import { leftOutNotes, onEngine, searchBounds, SEARCH_MAX_FILE_BYTES, timedOutNote } from './search/searchRun';
+import {
+  formatBytes,
+  leftOutNotes,
+  onEngine,
+  searchBounds,
+  SEARCH_MAX_FILE_BYTES,
+  timedOutNote,
+} from './search/searchRun';
 import { SearchPatternError, type GrepFileHit, type GrepOutcome } from './searchTypes';
 import type { Tool, ToolContext, ToolResult } from './tool';
 import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
@@ -166,7 +173,8 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
     const shown = path.basename(target);
     const why = out.leftOut[0].reason;
     if (why === 'binary') return errorResult(`${shown} is a binary file; Grep searches text only.`);
-    if (why === 'tooBig') return errorResult(`${shown} is too large (over 2 MB) for a multiline search.`);
+    if (why === 'tooBig')
+      return errorResult(`${shown} is too large (over ${formatBytes(bounds.maxFileBytes)}) for a multiline search.`);
     return errorResult(`Cannot read ${shown}.`);
   }
   const notes = [
