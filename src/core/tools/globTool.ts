@@ -7,7 +7,6 @@ import { isDynamicPattern } from 'tinyglobby';
 import { isErrno } from '../fs/errno';
 import { toPosix } from './ignoreRules';
 import { leftOutNotes, onEngine, searchBounds, timedOutNote } from './search/searchRun';
-import type { LeftOut } from './searchTypes';
 import type { Tool, ToolContext, ToolResult } from './tool';
 import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
 
@@ -52,9 +51,9 @@ export function globTool(): Tool<GlobInput> {
 async function globFiles(input: GlobInput, ctx: ToolContext): Promise<ToolResult> {
   let pattern = input.pattern;
   let dirArg = input.path ?? '.';
-  if (path.isAbsolute(pattern)) {
-    // An absolute pattern carries its own root: crawl from its static prefix, not from the cwd.
-    const split = splitStaticPrefix(pattern);
+  if (path.isAbsolute(pattern) || /^\.\.[\\/]/.test(pattern)) {
+    // An absolute pattern (or one going up) carries its own root: crawl from its static prefix.
+    const split = splitStaticPrefix(path.resolve(ctx.cwd, dirArg, pattern));
     dirArg = split.base;
     pattern = split.rest;
   }
@@ -80,7 +79,7 @@ async function globFiles(input: GlobInput, ctx: ToolContext): Promise<ToolResult
   const truncated = total > shown.length;
   const data: GlobData = { filenames: shown, numFiles: total, truncated, engine: listing.engine };
   const notes = [
-    ...leftOutNotes(relevantLeftOut(listing.leftOut, base, pattern), bounds.maxFileBytes, ctx.cwd),
+    ...leftOutNotes(listing.leftOut, bounds.maxFileBytes, ctx.cwd),
     ...(listing.timedOut ? [timedOutNote(bounds.timeLimitMs)] : []),
     ...(note ? [note] : []),
   ];
@@ -89,28 +88,6 @@ async function globFiles(input: GlobInput, ctx: ToolContext): Promise<ToolResult
     ? [`(Showing the ${shown.length} newest of ${total} files. Use a narrower pattern or path to see others.)`]
     : [];
   return okResult([...shown, ...cut, ...notes].join('\n'), data);
-}
-
-/**
- * The left-out folders the pattern could have matched in: `src/**\/*.ts` has nothing to do with a
- * node_modules folder at the top, so the answer does not mention it.
- */
-function relevantLeftOut(leftOut: LeftOut[], base: string, pattern: string): LeftOut[] {
-  const segs = toPosix(pattern).split('/');
-  const fixed: string[] = [];
-  for (const seg of segs.slice(0, -1)) {
-    if (isDynamicPattern(seg)) break;
-    fixed.push(seg);
-  }
-  const prefix = fixed.join('/');
-  return leftOut.flatMap((l) => {
-    const keep = l.paths.filter((p) => {
-      const rel = toPosix(path.relative(base, p));
-      return rel.startsWith(`${prefix}/`) || `${prefix}/`.startsWith(`${rel}/`) || prefix === '';
-    });
-    if (keep.length === l.paths.length) return [l];
-    return keep.length > 0 ? [{ ...l, count: keep.length, paths: keep }] : [];
-  });
 }
 
 /** Splits "/a/b/**\/*.ts" into the directory "/a/b" and the pattern "**\/*.ts". */

@@ -80,6 +80,8 @@ for (const [engineName, engine] of bothEngines())
       const other = tempDir('engram-tools-');
       const r = await glob.run({ pattern: path.join(dir, 'src', '*.ts') }, makeCtx(other));
       assert.deepEqual(r.content.split('\n').sort(), [path.join(dir, 'src/a.ts'), path.join(dir, 'src/b.ts')]);
+      const up = await glob.run({ pattern: `../${path.basename(dir)}/src/*.ts` }, makeCtx(other));
+      assert.deepEqual(up.content.split('\n').sort(), [path.join(dir, 'src/a.ts'), path.join(dir, 'src/b.ts')]);
       assert.deepEqual(splitStaticPrefix('/a/b/**/*.ts'), { base: path.resolve('/a/b'), rest: '**/*.ts' });
       assert.deepEqual(splitStaticPrefix('/a/b/c.ts'), { base: path.resolve('/a/b'), rest: 'c.ts' });
     });

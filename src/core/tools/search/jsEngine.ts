@@ -21,7 +21,7 @@ import {
 } from '../searchTypes';
 import { errorText } from '../toolSupport';
 import { unsafeForJs } from './regexSafety';
-import { byNewest, globMatcher, keptHits, LeftOutTally } from './searchOrder';
+import { byNewest, folderFilter, globMatcher, keptHits, LeftOutTally } from './searchOrder';
 
 /** Files searched at once: overlaps I/O without holding many files in memory. */
 const PARALLEL_FILES = 8;
@@ -219,12 +219,15 @@ async function streamSearch(abs: string, mtimeMs: number, o: SearchOpts, signal:
 
 async function jsFiles(q: FileQuery, outer: AbortSignal): Promise<FileListing> {
   const match = globMatcher(q.pattern);
+  const couldHold = folderFilter(q.pattern);
   const bounded = boundedSignal(outer, q.timeLimitMs);
   const tally = new LeftOutTally();
   try {
     const rules = await IgnoreRules.create(q.root);
     const walk = walkFiles(q.root, rules, bounded.signal, {
       excludes: excludesMatcher(q.excludes),
+      // Folders the pattern cannot reach are not entered (nor named: the tool names only reachable ones).
+      skipDir: (abs) => !couldHold(toPosix(path.relative(q.root, abs))),
       onSkippedDir: (abs) => tally.add('excluded', abs),
     });
     const times = new MtimeReader(bounded.signal);

@@ -23,7 +23,7 @@ import {
 import { jsSearchEngine, listing, MtimeReader } from './jsEngine';
 import { unsafeForJs } from './regexSafety';
 import { runRg } from './rgProcess';
-import { globMatcher, keptHits, LeftOutTally } from './searchOrder';
+import { folderFilter, globMatcher, keptHits, LeftOutTally } from './searchOrder';
 
 /** Folders never searched below the root, as override globs (`!name/` matches a folder at any depth). */
 const SKIP_GLOBS = ['.git', '.hg', '.svn', 'node_modules'].map((d) => `!${d}/`);
@@ -72,6 +72,8 @@ class StderrReader {
     private readonly root: string,
     private readonly tally: LeftOutTally,
     private readonly keep: (abs: string) => boolean,
+    /** Whether a left-out folder is worth naming (Glob: one its pattern could reach). */
+    private readonly keepFolder: (abs: string) => boolean = () => true,
   ) {}
 
   line(l: string): void {
@@ -88,7 +90,7 @@ class StderrReader {
     if (!m) return;
     const abs = path.resolve(this.root, m[1]);
     if (m[3] !== undefined) {
-      if (REPORTED_SKIPPED_DIRS.has(m[3])) this.tally.add('excluded', abs);
+      if (REPORTED_SKIPPED_DIRS.has(m[3]) && this.keepFolder(abs)) this.tally.add('excluded', abs);
     } else if (this.keep(abs)) this.tally.add(m[2] !== undefined ? 'tooBig' : 'binary', abs);
   }
 
@@ -224,8 +226,14 @@ function splitRgLines(text: string): string[] {
 
 async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promise<FileListing> {
   const match = globMatcher(q.pattern);
+  const couldHold = folderFilter(q.pattern);
   const tally = new LeftOutTally();
-  const stderr = new StderrReader(q.root, tally, () => false);
+  const stderr = new StderrReader(
+    q.root,
+    tally,
+    () => false,
+    (abs) => couldHold(toPosix(path.relative(q.root, abs))),
+  );
   const times = new MtimeReader(signal);
   const args = ['--files', ...(await walkArgs(q.root, q.excludes)), '--', '.'];
   const run = await runRg(rgPath, args, q.root, signal, q.timeLimitMs, {

@@ -84,6 +84,22 @@ export class LeftOutTally {
 }
 
 /**
+ * Whether a folder (relative to the root, posix) could hold a match of a Glob pattern: only folders on
+ * the way to or below the pattern's fixed start (`src/app` in `src/app/**\/*.ts`) can.
+ */
+export function folderFilter(pattern: string): (relDir: string) => boolean {
+  const fixed: string[] = [];
+  const segs = pattern.replace(/^\.\//, '').split('/');
+  for (const seg of segs.slice(0, -1)) {
+    if (/[*?[\]{}()!\\]/.test(seg)) break;
+    fixed.push(seg);
+  }
+  const prefix = fixed.join('/');
+  if (prefix === '') return () => true;
+  return (rel) => rel === prefix || rel.startsWith(`${prefix}/`) || prefix.startsWith(`${rel}/`);
+}
+
+/**
  * Glob's matcher: `*` and `?` within a name, `**` across folders, `[...]` classes, `{a,b}` choices; the
  * pattern matches the whole path relative to the root (so `*.ts` means the root's own .ts files), and
  * dot files match like any other.

@@ -35,6 +35,9 @@ describe('a session’s search', () => {
     await session.agent.runTurn('find the needle');
     const [result] = toolResults(session.agent.messages, 2);
     assert.equal(grepCalls, 1);
-    assert.match(String(JSON.stringify(result.content)), /small\.txt\\n\[1 file over 100 bytes not searched: large\.txt/);
+    assert.match(
+      String(JSON.stringify(result.content)),
+      /small\.txt\\n\[1 file over 100 bytes not searched: large\.txt/,
+    );
   });
 });
