@@ -238,7 +238,7 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
   const args = ['--files', ...(await walkArgs(q.root, q.excludes)), '--', '.'];
   const run = await runRg(rgPath, args, q.root, signal, q.timeLimitMs, {
     onStdout: (line) => {
-      const rel = line.startsWith('./') ? line.slice(2) : line;
+      const rel = toPosix(line.replace(/^\.[\\/]/, '')); // `./a/b`, or `.\a\b` on Windows
       if (match(rel)) times.add(path.join(q.root, rel));
     },
     onStderr: (l) => stderr.line(l),
