@@ -224,4 +224,16 @@ describe('search engines agree', () => {
       { numRuns: Number(process.env.ENGRAM_PARITY_RUNS) || 30 },
     );
   });
+
+  it('orders names by their UTF-8 bytes, as ripgrep --sort path does (astral and fullwidth names)', async () => {
+    const root = tempDir('engram-parity-');
+    for (const name of ['\u{1F600}.txt', '\uFF21.txt', 'b/z.txt', 'a.txt', 'B.txt', 'é.txt'])
+      await write(root, name, 'alpha\n');
+    const input: GrepInput = { pattern: 'alpha', output_mode: 'count' };
+    const js = await grep.run(input, ctxFor(root, jsEngine, []));
+    const rg = await grep.run(input, ctxFor(root, rgEngine, []));
+    const names = ['B.txt', 'a.txt', 'b/z.txt', 'é.txt', '\uFF21.txt', '\u{1F600}.txt'];
+    assert.equal(js.content, names.map((n) => `${n}:1`).join('\n'));
+    assert.equal(rg.content, js.content);
+  });
 });
