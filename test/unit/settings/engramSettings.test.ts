@@ -162,6 +162,9 @@ describe('settings', () => {
     const restricted = full.capabilities.untrustedWorkspaces.restrictedConfigurations;
     assert.ok(restricted.includes('engram.teamMemory.serverUrl'));
     assert.ok(restricted.includes('engram.teamMemory.enabled'));
+    // A program Engram runs: never from a workspace's settings (issue 35).
+    assert.ok(restricted.includes('engram.search.ripgrepPath'));
+    assert.equal((declared['engram.search.ripgrepPath'] as Declared & { scope?: string }).scope, 'machine');
     const pattern = new RegExp((declared['engram.teamMemory.serverUrl'] as Declared & { pattern: string }).pattern);
     for (const ok of ['', 'https://team.example.com', 'http://127.0.0.1:8080/x']) assert.ok(pattern.test(ok), ok);
     for (const bad of ['team.example.com', 'ftp://x', 'https://x?y=1']) assert.ok(!pattern.test(bad), bad);
