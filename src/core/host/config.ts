@@ -51,6 +51,7 @@ export function resolveModelConfig(settings: ModelSettings, env: Env, secret: st
  */
 export { describeRipgrepChoice, pickRipgrep, ripgrepOnPath } from '../tools/ripgrepLocation';
 export type { RipgrepCandidate, RipgrepChoice } from '../tools/ripgrepLocation';
+export type { SearchBounds };
 
 /** The bounds every search of a session runs within: the settings' time limit and size cap, the host's excludes. */
 export function searchBoundsOf(settings: EngramSettings, excludes: string[]): SearchBounds {
