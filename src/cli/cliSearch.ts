@@ -2,12 +2,16 @@
 // file's engram.search.ripgrepPath, else an `rg` on PATH; with none that runs, the built-in JavaScript
 // search, with the reason said in the --verbose log ("Search: the JavaScript engine (no ripgrep found: …)").
 import {
+  describeRipgrepChoice,
   type EngramSettings,
   pickRipgrep,
   type RipgrepCandidate,
   type RipgrepChoice,
   ripgrepOnPath,
+  searchBoundsOf,
 } from '../core/host/config';
+import type { Logger } from '../core/host/sessions';
+import { createSearchEngine, type SessionSearch } from '../core/host/search';
 import type { OptionSpecs } from './args';
 import { expandHome } from './cliSettings';
 import type { CliIo } from './command';
@@ -23,10 +27,27 @@ export const SEARCH_OPTIONS = {
 } satisfies OptionSpecs;
 
 /**
+ * The search this run's Grep and Glob use: ripgrep when one runs, else the JavaScript engine; which one
+ * is said in the --verbose log. The settings' time limit and size cap bound every search (no excludes:
+ * the command line has no files.exclude; the ignore files still apply).
+ */
+export async function cliSearch(
+  io: Pick<CliIo, 'cwd' | 'env'>,
+  settings: EngramSettings,
+  flagGiven: boolean,
+  logger: Logger,
+): Promise<SessionSearch> {
+  const ripgrep = await cliRipgrep(io, settings, flagGiven);
+  logger.info(`Search: ${describeRipgrepChoice(ripgrep)}`);
+  const engine = await createSearchEngine(ripgrep.found ? { rgPath: ripgrep.path, source: ripgrep.source } : {});
+  return { engine, bounds: () => searchBoundsOf(settings, []) };
+}
+
+/**
  * The ripgrep this run uses, or why there is none. A path the person gave (flag or setting) is the only
  * one tried: when it does not run, the reason names it instead of another copy quietly taking its place.
  */
-export function cliRipgrep(
+function cliRipgrep(
   io: Pick<CliIo, 'cwd' | 'env'>,
   settings: EngramSettings,
   flagGiven: boolean,

@@ -2,7 +2,7 @@
 // session started here can be resumed in the editor and the reverse.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { describeRipgrepChoice, resolveModelConfig, ENGRAM_VERSION } from '../core/host/config';
+import { resolveModelConfig, ENGRAM_VERSION } from '../core/host/config';
 import { autoMemoryDir } from '../core/host/memory';
 import {
   type Logger,
@@ -26,7 +26,7 @@ import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command }
 import { noApiKeyText, resumeLine } from './cliText';
 import { headlessRules, headlessToolGate, ruleFlagProblem, splitRuleList } from './toolPolicy';
 import { MCP_HELP, MCP_OPTIONS, startCliMcp, type McpServerReport } from './mcpSetup';
-import { cliRipgrep, SEARCH_OPTIONS } from './cliSearch';
+import { cliSearch, SEARCH_OPTIONS } from './cliSearch';
 
 const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
@@ -243,8 +243,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   const logger = stderrLogger(io, options.verbose === true);
   const mcpOptions = { configs: options['mcp-config'] ?? [], strict: options['strict-mcp-config'] === true };
   const mcp = await startCliMcp({ ...mcpOptions, dataDir, cwd, settings }, io, logger);
-  const ripgrep = await cliRipgrep(io, settings, options['rg-path'] !== undefined);
-  logger.info(`Search: ${describeRipgrepChoice(ripgrep)}`);
+  const search = await cliSearch(io, settings, options['rg-path'] !== undefined, logger);
   let session;
   try {
     // Nobody can answer a permission prompt here: the host session denies every one it is asked.
@@ -276,6 +275,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
         memoryWritesNeedTool: true,
         ...(io.env.ENGRAM_TEAM_TOKEN?.trim() ? { teamMemory: { token: io.env.ENGRAM_TEAM_TOKEN.trim() } } : {}),
         tools,
+        search,
         ...(mcp.hub ? { mcp: mcp.hub } : {}),
         version: ENGRAM_VERSION,
         entrypoint: 'cli',

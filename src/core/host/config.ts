@@ -46,14 +46,17 @@ export function resolveModelConfig(settings: ModelSettings, env: Env, secret: st
 
 /**
  * Which ripgrep Grep and Glob run on (issue 35): a host lists where one may be (its setting or flag, VS
- * Code's bundled copy, an `rg` on PATH), pickRipgrep takes the first that runs or says why none does,
- * and describeRipgrepChoice words it for the log, `/context` and the inspector.
+ * Code's bundled copy, an `rg` on PATH), pickRipgrep takes the first that runs or says why none does, and
+ * describeRipgrepChoice words it for the log, `/context` and the inspector. The engine itself is made by
+ * search.ts's createSearchEngine (in the engine chunk: this module stays light for activation).
  */
 export { describeRipgrepChoice, pickRipgrep, ripgrepOnPath } from '../tools/ripgrepLocation';
 export type { RipgrepCandidate, RipgrepChoice } from '../tools/ripgrepLocation';
-export type { SearchBounds };
 
-/** The bounds every search of a session runs within: the settings' time limit and size cap, the host's excludes. */
+/**
+ * The bounds every search of a session runs within: the settings' time limit and file size cap, and the
+ * host's excludes (VS Code's files.exclude / search.exclude; none in the CLI).
+ */
 export function searchBoundsOf(settings: EngramSettings, excludes: string[]): SearchBounds {
   return {
     timeLimitMs: settings.search.timeLimitSeconds * 1000,

@@ -125,10 +125,11 @@ export const SETTING_KEYS = {
   'checkpoints.enabled': bool(true),
   'checkpoints.maxFileSizeMB': int(10, 1, 1_024),
   // Grep and Glob (issue 35): a ripgrep binary to use (empty: VS Code's bundled copy, or an `rg` on PATH in
-  // the CLI), how long one search may run, and the size over which a file is left out (and named).
+  // the CLI), how long one search may run, and the size over which a file is left out (and named); the
+  // defaults are tools/search/searchRun.ts's SEARCH_TIME_LIMIT_MS and SEARCH_MAX_FILE_BYTES (a test checks).
   'search.ripgrepPath': str(''),
   'search.timeLimitSeconds': int(30, 1, 600),
-  'search.maxFileSizeMB': int(5, 1, 1_024),
+  'search.maxFileSizeMB': int(2, 1, 1_024),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;

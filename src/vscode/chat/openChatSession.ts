@@ -44,7 +44,7 @@ export async function openChatSession(
     return undefined;
   });
   // ripgrep checked to run (once per window), the workspace's excludes read at each search (issue 35).
-  await sessionSearch(logger);
+  const search = await sessionSearch(logger, engine.createSearchEngine);
   const session = await engine
     .openHostSession(
       {
@@ -61,6 +61,7 @@ export async function openChatSession(
         logger,
         ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
         ...(mcp ? { mcp } : {}),
+        search,
       },
       settingsStore(),
     )

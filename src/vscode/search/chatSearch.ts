@@ -6,13 +6,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import {
-  describeRipgrepChoice,
-  pickRipgrep,
-  type RipgrepChoice,
-  searchBoundsOf,
-  type SearchBounds,
-} from '../../core/host/config';
+import { describeRipgrepChoice, pickRipgrep, type RipgrepChoice, searchBoundsOf } from '../../core/host/config';
+import type { SearchEngine, SearchEngineOptions, SessionSearch } from '../../core/host/search';
 import type { Logger } from '../../core/host/sessions';
 import type { GaugeState, SearchEngineView } from '../../protocol/messages';
 import { settings } from '../settings';
@@ -46,8 +41,15 @@ export function windowRipgrep(): Promise<RipgrepChoice> {
   return picked.choice;
 }
 
-/** What a session opening now searches with: the ripgrep (or why none), logged, and its bounds, read at each search. */
-export async function sessionSearch(logger: Logger): Promise<{ ripgrep: RipgrepChoice; bounds: () => SearchBounds }> {
+/**
+ * What a session opening now searches with: the engine `create` makes for the ripgrep found (the engine
+ * chunk's createSearchEngine: the JavaScript engine when there is none), said in the log, and the
+ * bounds, read when each turn starts (time limit, size cap, the workspace's excludes).
+ */
+export async function sessionSearch(
+  logger: Logger,
+  create: (opts: SearchEngineOptions) => Promise<SearchEngine>,
+): Promise<SessionSearch> {
   const ripgrep = await windowRipgrep();
   logger.info(`Search: ${describeRipgrepChoice(ripgrep)}`);
   const { conditional } = excludes();
@@ -56,7 +58,8 @@ export async function sessionSearch(logger: Logger): Promise<{ ripgrep: RipgrepC
       `Search: exclude entries with a "when" condition are searched anyway (a glob cannot say "beside a sibling"): ` +
         conditional.join(', '),
     );
-  return { ripgrep, bounds: () => searchBoundsOf(settings(), excludes().globs) };
+  const engine = await create(ripgrep.found ? { rgPath: ripgrep.path, source: ripgrep.source } : {});
+  return { engine, bounds: () => searchBoundsOf(settings(), excludes().globs) };
 }
 
 /** files.exclude and search.exclude of the workspace folder sessions work in, as VS Code's own search reads them. */

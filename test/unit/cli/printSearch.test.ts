@@ -34,7 +34,7 @@ async function grepTurn(args: string[], at: { cwd: string; dataDir: string }, pa
     { content: [{ type: 'tool_use', name: 'Grep', input: { pattern: 'pineapple' } }] },
     { content: [{ type: 'text', text: 'Found it.' }] },
   );
-  return runEngramInProcess(['-p', 'Where is the secret word?', '--verbose', ...args], {
+  return runEngramInProcess(['-p', 'Where is the secret word?', '--verbose', '--output-format', 'json', ...args], {
     cwd: at.cwd,
     env: {
       ANTHROPIC_BASE_URL: server.url,
@@ -43,6 +43,19 @@ async function grepTurn(args: string[], at: { cwd: string; dataDir: string }, pa
       PATH: pathValue,
     },
   });
+}
+
+/** The engine the turn's Grep ran on, as its transcript records it (the tool result's data). */
+function grepEngine(run: CliRun): unknown {
+  const { transcript } = JSON.parse(run.stdout) as { transcript: string };
+  const lines = fs
+    .readFileSync(transcript, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { toolUseResult?: { engine?: unknown; numFiles?: unknown } });
+  const result = lines.find((l) => l.toolUseResult?.engine !== undefined)?.toolUseResult;
+  assert.equal(result?.numFiles, 1, 'the Grep found notes.txt');
+  return result?.engine;
 }
 
 function searchLine(run: CliRun): string {
@@ -58,6 +71,7 @@ describe('engram -p: which search engine runs', () => {
     const run = await grepTurn(['--rg-path', RG], at);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(searchLine(run), `engram: Search: ripgrep 15.0.0 (--rg-path at ${RG})`);
+    assert.equal(grepEngine(run), 'ripgrep');
   });
 
   it('finds an rg on PATH, and takes engram.search.ripgrepPath from the settings file', async () => {
@@ -69,6 +83,7 @@ describe('engram -p: which search engine runs', () => {
     const onPath = await grepTurn([], at, `${path.join(at.root, 'empty')}${path.delimiter}${bin}`);
     assert.equal(onPath.code, 0, onPath.stderr);
     assert.equal(searchLine(onPath), `engram: Search: ripgrep 15.0.0 (rg on PATH at ${path.join(bin, 'rg')})`);
+    assert.equal(grepEngine(onPath), 'ripgrep');
 
     const settings = path.join(at.root, 'settings.json');
     fs.writeFileSync(settings, JSON.stringify({ 'engram.search.ripgrepPath': RG }));
@@ -85,9 +100,11 @@ describe('engram -p: which search engine runs', () => {
       searchLine(bad),
       `engram: Search: the JavaScript engine (no ripgrep found: --rg-path ${missing} does not exist)`,
     );
+    assert.equal(grepEngine(bad), 'javascript');
     // A program that runs but is not ripgrep (this very Node) is refused too.
     const notRg = await grepTurn(['--rg-path', process.execPath], at);
     assert.match(searchLine(notRg), /the JavaScript engine \(no ripgrep found: --rg-path .+ is not ripgrep/);
+    assert.equal(grepEngine(notRg), 'javascript');
     // A folder is not a program.
     const folder = await grepTurn(['--rg-path', at.cwd], at);
     assert.match(searchLine(folder), /--rg-path .+ is not a file\)$/);
