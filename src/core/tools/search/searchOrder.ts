@@ -3,11 +3,12 @@
 //
 // Order rules (both engines, every mode):
 //  - Grep files_with_matches and Glob: newest first (mtime), ties by absolute path (UTF-16 code units);
-//  - Grep content and count: walk order: in each folder its files by name, then its subfolders by name,
-//    depth first (what a name-sorted directory walk yields; ripgrep's own output is unordered).
+//  - Grep content and count: walk order, ripgrep's --sort path: each folder's entries by name (UTF-8
+//    bytes), a subfolder's files where its name falls, depth first (what walkFiles yields).
 import path from 'node:path';
 import type { GrepFileHit, LeftOut, LeftOutReason } from '../searchTypes';
 import { expandBraces } from '../grepSearch';
+import { compareNames } from '../ignoreRules';
 
 /** Paths kept per left-out reason for the message; the count is always complete. */
 export const LEFT_OUT_NAMED = 5;
@@ -17,17 +18,16 @@ export function byNewest<T extends { path: string; mtimeMs: number }>(a: T, b: T
   return b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 }
 
-/** Walk order of two paths below the same root: a folder's files before its subfolders, each by name. */
+/** Walk order of two paths below the same root (ripgrep's --sort path): by name at the first difference. */
 export function byWalkOrder(a: string, b: string): number {
   if (a === b) return 0;
   const sa = a.split(path.sep);
   const sb = b.split(path.sep);
   let i = 0;
   while (i < sa.length && i < sb.length && sa[i] === sb[i]) i++;
-  const aIsFile = i === sa.length - 1;
-  const bIsFile = i === sb.length - 1;
-  if (aIsFile !== bIsFile) return aIsFile ? -1 : 1;
-  return sa[i] < sb[i] ? -1 : 1;
+  if (i === sa.length) return -1; // a folder before what is inside it
+  if (i === sb.length) return 1;
+  return compareNames(sa[i], sb[i]);
 }
 
 /**
@@ -38,13 +38,13 @@ export function keptHits(
   hits: GrepFileHit[],
   mode: 'content' | 'files_with_matches' | 'count',
   wanted: number,
-): { files: GrepFileHit[]; truncated: boolean } {
+): { files: GrepFileHit[]; truncated: boolean; stoppedAt?: string } {
   if (mode === 'files_with_matches') return { files: hits.sort(byNewest), truncated: false };
   hits.sort((a, b) => byWalkOrder(a.path, b.path));
   let total = 0;
   for (let i = 0; i < hits.length; i++) {
     total += mode === 'content' ? hits[i].lines.length : 1;
-    if (total > wanted) return { files: hits.slice(0, i + 1), truncated: i + 1 < hits.length };
+    if (total > wanted) return { files: hits.slice(0, i + 1), truncated: i + 1 < hits.length, stoppedAt: hits[i].path };
   }
   return { files: hits, truncated: false };
 }
@@ -63,14 +63,22 @@ export class LeftOutTally {
     e.paths.push(abs);
   }
 
-  /** In a fixed reason order, the paths sorted and cut to LEFT_OUT_NAMED, so both engines say the same. */
-  list(): LeftOut[] {
+  /**
+   * In a fixed reason order, the paths sorted and cut to LEFT_OUT_NAMED, so both engines say the same. A
+   * search that stopped once it had enough (`stoppedAt`, the last file it kept) names only what it left
+   * out before that point in walk order: the rest it never reached.
+   */
+  list(stoppedAt?: string): LeftOut[] {
     const order: LeftOutReason[] = ['tooBig', 'binary', 'excluded', 'unreadable'];
     return order.flatMap((r) => {
       const e = this.byReason.get(r);
       if (!e) return [];
-      const paths = [...new Set(e.paths)].sort((a, b) => byWalkOrder(a, b)).slice(0, LEFT_OUT_NAMED);
-      return [{ reason: r, count: new Set(e.paths).size, paths }];
+      // A folder sits in walk order where its first entry would.
+      const place = (p: string): string => (r === 'excluded' ? path.join(p, '\u0000') : p);
+      const all = [...new Set(e.paths)].filter((p) => stoppedAt === undefined || byWalkOrder(place(p), stoppedAt) < 0);
+      if (all.length === 0) return [];
+      const paths = all.sort((a, b) => byWalkOrder(place(a), place(b))).slice(0, LEFT_OUT_NAMED);
+      return [{ reason: r, count: all.length, paths }];
     });
   }
 }
