@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { chatInBothThemes, engram, freshChat, sendFromUi, useSettings, useTestServer } from './support';
+import { chatInBothThemes, engram, freshChat, openInspector, sendFromUi, useSettings, useTestServer } from './support';
 import { ui, waitUntil } from './ui';
 
 // Grep and Glob through ripgrep in the chat (issue 35): the session searches with the copy of ripgrep the
@@ -41,7 +41,10 @@ suite('search through ripgrep', () => {
   suiteTeardown(() => fs.rmSync(path.join(workspace(), FOLDER), { recursive: true, force: true }));
 
   /** One turn whose only work is a Grep for "pineapple" in the demo folder; the Grep's transcript line. */
-  async function grepTurn(): Promise<{ toolUseResult?: Record<string, unknown>; message?: { content?: unknown } }> {
+  async function grepTurn(): Promise<{
+    api: Awaited<ReturnType<typeof engram>>;
+    line: { toolUseResult?: Record<string, unknown>; message?: { content?: unknown } };
+  }> {
     const api = await freshChat();
     testServer().enqueue(
       { content: [{ type: 'tool_use', name: 'Grep', input: { pattern: 'pineapple', path: FOLDER } }] },
@@ -52,11 +55,11 @@ suite('search through ripgrep', () => {
     await waitUntil('the turn to end', () => !api.chat().snapshot().busy);
     const line = transcript(api).find((l) => l.toolUseResult?.engine !== undefined);
     assert.ok(line, 'the Grep is in the transcript');
-    return line;
+    return { api, line };
   }
 
   test("[ui] the chat's Grep runs on VS Code's ripgrep, leaves a search.exclude'd folder out, and /context names the engine", async () => {
-    const line = await grepTurn();
+    const { api, line } = await grepTurn();
     assert.equal(line.toolUseResult?.engine, 'ripgrep', JSON.stringify(line.toolUseResult));
     // What the model read: the match, not the one in the excluded folder.
     const text = JSON.stringify(line.message?.content);
@@ -67,10 +70,14 @@ suite('search through ripgrep', () => {
     const said = await ui.waitForText('chat', '.item-context .context-search', 'ripgrep');
     assert.match(said, /^Grep and Glob run on ripgrep \d+\.\d+\.\d+, the copy VS Code ships \(.+rg\)\.$/);
     await chatInBothThemes('chat-context-search');
+    // The inspector's context pane says it too.
+    await openInspector(api);
+    assert.match(await ui.waitForText('inspector', '#gauge-search', 'ripgrep'), /^Grep and Glob run on ripgrep \d/);
+    api.inspector()?.panel.dispose();
   });
 
   test("[ui] a Grep's result names the folder search.exclude left out", async () => {
-    const line = await grepTurn();
+    const { line } = await grepTurn();
     const text = JSON.stringify(line.message?.content);
     assert.doesNotMatch(text, /copy\.txt/);
     assert.match(text, /search-demo\/generated/, `the excluded folder is named: ${text}`);
