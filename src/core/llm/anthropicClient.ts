@@ -1,21 +1,30 @@
-// The ModelClient adapter on @anthropic-ai/sdk: it sends one request and reads its stream. SDK types never
-// leave the anthropic* files: the request is built from core types (anthropicRequest.ts), the stream comes
-// back as a core ModelResponse (anthropicResponse.ts) and failures as core ModelErrors (anthropicErrors.ts),
-// STYLE habit 8.
-import { Anthropic, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+// The ModelClient adapter on @anthropic-ai/sdk: it sends one request and reads its stream, through the
+// Anthropic API's client or Bedrock's, Vertex's or Foundry's (providerClient.ts), with the provider's id of
+// the model (providerModels.ts). SDK types never leave the anthropic* and provider* files: the request is
+// built from core types (anthropicRequest.ts), the stream comes back as a core ModelResponse
+// (anthropicResponse.ts) and failures as core ModelErrors (anthropicErrors.ts, providerErrors.ts), STYLE
+// habit 8.
+import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { silentLogger, type Logger } from '../ports';
-import { DROPPED_MID_ANSWER, mapError } from './anthropicErrors';
+import { DROPPED_MID_ANSWER, mapError, type ErrorTarget } from './anthropicErrors';
 import { toCountParams, toRequestParams } from './anthropicRequest';
 import { ResponseState } from './anthropicResponse';
 import { AuthError, ConnectionDroppedError, ConnectionError, isModelError, requestNotBuilt } from './errors';
 import type { ModelConfig } from './modelConfig';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers, TokenCountRequest } from './modelClient';
+import { countsTokens, createProviderSdk } from './providerClient';
+import type { ProviderSdk } from './providerSdk';
+import { credentialFailure } from './providerErrors';
+import { hourCacheOn, providerModelId } from './providerModels';
+import type { ProviderConfig } from './providerTypes';
 import { stallGuardedFetch } from './stallGuard';
 
 export interface AnthropicClientOptions {
   apiKey: string | undefined;
   baseUrl: string;
+  /** Which cloud the model is reached through; the Anthropic API when not given. */
+  provider?: ProviderConfig;
   /** Per request; a stream that stalls longer than this fails as a connection error. */
   timeoutMs?: number;
   /**
@@ -26,9 +35,14 @@ export interface AnthropicClientOptions {
   logger?: Logger;
 }
 
+const NO_VERTEX_PROJECT =
+  'Google Vertex AI needs a project: set ANTHROPIC_VERTEX_PROJECT_ID or engram.vertex.projectId ' +
+  '(the credentials did not name one).';
+
 /** Ten minutes, the SDK's own default: long generations are normal. */
 const DEFAULT_TIMEOUT_MS = 600_000;
 
+/** The model client for `config`'s provider (the Anthropic API, Bedrock, Vertex or Foundry). */
 export function createAnthropicClient(
   config: ModelConfig,
   logger?: Logger,
@@ -37,59 +51,63 @@ export function createAnthropicClient(
   return new AnthropicModelClient({
     apiKey: config.apiKey,
     baseUrl: config.baseUrl,
+    provider: config.provider,
     logger,
     ...(stallMs ? { stallMs } : {}),
   });
 }
 
 export class AnthropicModelClient implements ModelClient {
-  private readonly sdk: Anthropic | undefined;
+  private readonly sdk: ProviderSdk | undefined;
+  /** Why there is no SDK client (a missing key), said on use. */
+  private readonly missing: string | undefined;
+  readonly provider: ProviderConfig;
   private readonly logger: Logger;
   /** Where requests go, for error messages: "Could not reach <this>" says what to check. */
   private readonly endpoint: string;
+  /**
+   * The provider's own count of a prompt; undefined where the provider has none (Bedrock), and callers
+   * keep the local estimate.
+   */
+  readonly countTokens?: (req: TokenCountRequest, signal?: AbortSignal) => Promise<number>;
 
   constructor(opts: AnthropicClientOptions) {
     this.logger = opts.logger ?? silentLogger;
-    // No key: fail on use with a message that says what to do, and never let the SDK go looking for
-    // credential profiles on disk.
-    this.sdk = opts.apiKey
-      ? new Anthropic({
-          apiKey: opts.apiKey,
-          baseURL: opts.baseUrl,
-          maxRetries: 0, // our own loop retries, so the UI can say when and why
-          timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          fetch: stallGuardedFetch(opts.stallMs),
-          logLevel: 'off',
-          openTelemetry: false,
-        })
-      : undefined;
-    this.endpoint = `${(this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '')}/v1/messages`;
+    this.provider = opts.provider ?? { id: 'anthropic' };
+    const built = createProviderSdk(
+      { provider: this.provider, apiKey: opts.apiKey, baseUrl: opts.baseUrl },
+      { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, fetch: stallGuardedFetch(opts.stallMs) },
+    );
+    this.sdk = typeof built === 'string' ? undefined : built;
+    this.missing = typeof built === 'string' ? built : undefined;
+    const base = (this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '');
+    this.endpoint = this.provider.id === 'anthropic' ? `${base}/v1/messages` : base;
+    if (this.sdk?.messages.countTokens && countsTokens(this.provider))
+      this.countTokens = (req, signal) => this.count(req, signal);
   }
 
   async stream(req: ModelRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<ModelResponse> {
-    if (!this.sdk)
-      throw new AuthError('No Anthropic API key is set. Run "Engram: Set API Key" or set ANTHROPIC_API_KEY.');
+    if (!this.sdk) throw new AuthError(this.missing ?? 'No client.');
     const state = new ResponseState(req.model, handlers, this.logger);
     if (signal.aborted) return state.result({ cancelled: true });
 
     let events: AsyncIterable<RawMessageStreamEvent>;
     try {
-      const { data, request_id } = await this.sdk.messages.create(toRequestParams(req), { signal }).withResponse();
+      const { data, request_id } = await this.sdk.messages
+        .create(toRequestParams(this.onProvider(this.cacheOffered(req))), { signal })
+        .withResponse();
       events = data;
       state.requestId = request_id ?? undefined;
     } catch (e) {
       if (signal.aborted || e instanceof APIUserAbortError) return state.result({ cancelled: true });
-      // The SDK wraps whatever fails on the wire (APIError, APIConnectionError); anything else was thrown
-      // while building the request here, e.g. JSON.stringify's RangeError on very deep input.
-      if (!(e instanceof APIError) && !isModelError(e)) throw requestNotBuilt(e);
-      throw mapError(e, undefined, this.endpoint);
+      throw this.failure(e, req.model);
     }
 
     try {
       for await (const event of events) state.apply(event);
     } catch (e) {
       if (signal.aborted || e instanceof APIUserAbortError) return state.result({ cancelled: true });
-      throw mapError(e, state.started ? state.result({ dropped: true }) : undefined, this.endpoint);
+      throw mapError(e, state.started ? state.result({ dropped: true }) : undefined, this.target(req.model));
     }
     // The SDK ends the iteration quietly when aborted, so check before calling it complete.
     if (signal.aborted && !state.stopped) return state.result({ cancelled: true });
@@ -104,15 +122,46 @@ export class AnthropicModelClient implements ModelClient {
     return state.result({});
   }
 
+  /** The request with a 5-minute cache where the provider keeps no 1-hour one for its model (Bedrock's older models). */
+  private cacheOffered(req: ModelRequest): ModelRequest {
+    if (req.cache?.ttl !== '1h' || hourCacheOn(req.model, this.provider)) return req;
+    return { ...req, cache: { ...req.cache, ttl: '5m' } };
+  }
+
+  /** The request with the provider's id of its model (a canonical id becomes e.g. a Bedrock profile). */
+  private onProvider<R extends { model: string }>(req: R): R {
+    return { ...req, model: providerModelId(req.model, this.provider) };
+  }
+
   /** POST /v1/messages/count_tokens: the API's own count of a prompt (it is not sent to the model). */
-  async countTokens(req: TokenCountRequest, signal?: AbortSignal): Promise<number> {
-    if (!this.sdk) throw new AuthError('No Anthropic API key is set.');
+  private async count(req: TokenCountRequest, signal?: AbortSignal): Promise<number> {
+    const countTokens = this.sdk?.messages.countTokens;
+    if (!this.sdk || !countTokens) throw new AuthError(this.missing ?? 'This provider has no token count.');
     try {
-      const counted = await this.sdk.messages.countTokens(toCountParams(req), { ...(signal ? { signal } : {}) });
+      const counted = await countTokens.call(this.sdk.messages, toCountParams(this.onProvider(req)), {
+        ...(signal ? { signal } : {}),
+      });
       return counted.input_tokens;
     } catch (e) {
-      if (!(e instanceof APIError) && !isModelError(e)) throw requestNotBuilt(e);
-      throw mapError(e, undefined, this.endpoint);
+      throw this.failure(e, req.model);
     }
+  }
+
+  /**
+   * A failure before any answer: a credential the cloud's chain could not find, what the SDK wraps from
+   * the wire (APIError, APIConnectionError), or else something thrown while building the request here,
+   * e.g. JSON.stringify's RangeError on very deep input.
+   */
+  private failure(e: unknown, model: string): Error {
+    const credentials = credentialFailure(e, this.provider);
+    if (credentials) return credentials;
+    if (this.provider.id === 'vertex' && e instanceof Error && /No projectId was given/.test(e.message))
+      return new AuthError(NO_VERTEX_PROJECT, { cause: e });
+    if (!(e instanceof APIError) && !isModelError(e)) return requestNotBuilt(e);
+    return mapError(e, undefined, this.target(model));
+  }
+
+  private target(model: string): ErrorTarget {
+    return { endpoint: this.endpoint, provider: this.provider, model: providerModelId(model, this.provider) };
   }
 }

@@ -7,6 +7,7 @@
 // is and how one value is checked: settingKey.ts; the rules between settings: settingsConsistency.ts.
 import { cacheTtlSetting, type CacheTtlSetting } from '../llm/cacheTtl';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
+import { PROVIDER_IDS, type ProviderSettings } from '../llm/providerTypes';
 import {
   bool,
   httpUrl,
@@ -124,6 +125,17 @@ export const SETTING_KEYS = {
   // A checkpoint per turn in a shadow repository under the data folder (issue 33), files over the size left out.
   'checkpoints.enabled': bool(true),
   'checkpoints.maxFileSizeMB': int(10, 1, 1_024),
+  // The cloud the model is reached through (issue 34). Unset, Claude Code's CLAUDE_CODE_USE_* decide, and each
+  // empty text below leaves its environment variable (AWS_REGION, CLOUD_ML_REGION, ...) to decide.
+  provider: oneOf('anthropic', PROVIDER_IDS),
+  'bedrock.region': str(''),
+  'bedrock.profile': str(''),
+  'bedrock.baseUrl': httpUrl(''),
+  'vertex.region': str(''),
+  'vertex.projectId': str(''),
+  'vertex.baseUrl': httpUrl(''),
+  'foundry.resource': str(''),
+  'foundry.baseUrl': httpUrl(''),
   // Grep and Glob (issue 35): a ripgrep binary to use (empty: VS Code's bundled copy, or an `rg` on PATH in
   // the CLI), how long one search may run, and the size over which a file is left out (and named); the
   // defaults are tools/search/searchRun.ts's SEARCH_TIME_LIMIT_MS and SEARCH_MAX_FILE_BYTES (a test checks).
@@ -209,6 +221,11 @@ export interface EngramSettings {
   permissions: { allow: readonly string[]; deny: readonly string[] };
   /** Checkpoints of each turn (a trusted workspace only), and the size over which a file is left out. */
   checkpoints: { enabled: boolean; maxFileSizeMB: number };
+  /**
+   * The provider settings as read (empty texts: not set). `provider` is the setting's value or its default:
+   * a host hands it to resolveProvider only when the person set it, so the environment decides otherwise.
+   */
+  providers: Required<Omit<ProviderSettings, 'providerFromFlag'>>;
   /** Grep and Glob: the ripgrep binary (empty: found by the host), a time limit per search, the file size cap. */
   search: { ripgrepPath: string; timeLimitSeconds: number; maxFileSizeMB: number };
 }
@@ -311,6 +328,17 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
       },
       permissions: { allow: get('permissions.allow'), deny: get('permissions.deny') },
       checkpoints: { enabled: get('checkpoints.enabled'), maxFileSizeMB: get('checkpoints.maxFileSizeMB') },
+      providers: {
+        provider: get('provider'),
+        bedrockRegion: get('bedrock.region'),
+        bedrockProfile: get('bedrock.profile'),
+        bedrockBaseUrl: get('bedrock.baseUrl').replace(/\/+$/, ''),
+        vertexRegion: get('vertex.region'),
+        vertexProjectId: get('vertex.projectId'),
+        vertexBaseUrl: get('vertex.baseUrl').replace(/\/+$/, ''),
+        foundryResource: get('foundry.resource'),
+        foundryBaseUrl: get('foundry.baseUrl').replace(/\/+$/, ''),
+      },
       search: {
         ripgrepPath: get('search.ripgrepPath'),
         timeLimitSeconds: get('search.timeLimitSeconds'),

@@ -171,6 +171,35 @@ describe('settings', () => {
     for (const bad of ['team.example.com', 'ftp://x', 'https://x?y=1']) assert.ok(!pattern.test(bad), bad);
   });
 
+  it('reads the provider settings: an unknown provider or a base URL with a query falls back, with a problem', () => {
+    const r = resolveSettings({
+      provider: 'bedrock',
+      'bedrock.region': ' eu-west-1 ',
+      'bedrock.baseUrl': 'http://127.0.0.1:9/',
+      'vertex.projectId': 'my-project',
+    });
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.settings.providers.provider, 'bedrock');
+    assert.equal(r.settings.providers.bedrockRegion, 'eu-west-1');
+    assert.equal(r.settings.providers.bedrockBaseUrl, 'http://127.0.0.1:9');
+    assert.equal(r.settings.providers.vertexProjectId, 'my-project');
+    assert.equal(resolveSettings().settings.providers.provider, 'anthropic');
+    const bad = resolveSettings({ provider: 'openai', 'vertex.baseUrl': 'https://x.example?key=1' });
+    assert.equal(bad.settings.providers.provider, 'anthropic');
+    assert.equal(bad.settings.providers.vertexBaseUrl, '');
+    assert.equal(bad.problems.length, 2);
+    assert.match(bad.problems[0], /engram\.provider: expected one of anthropic, bedrock, vertex, foundry/);
+  });
+
+  it('restricts the provider, the AWS profile and the base URLs in untrusted workspaces', () => {
+    const full = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+      capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+    };
+    const restricted = full.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    for (const key of ['provider', 'bedrock.profile', 'bedrock.baseUrl', 'vertex.baseUrl', 'foundry.baseUrl'])
+      assert.ok(restricted.includes(`engram.${key}`), key);
+  });
+
   it("takes the search settings' defaults from the search engines' own (issue 35)", () => {
     assert.equal(SETTING_KEYS['search.maxFileSizeMB'].default * 1024 * 1024, SEARCH_MAX_FILE_BYTES);
     assert.equal(SETTING_KEYS['search.timeLimitSeconds'].default * 1000, SEARCH_TIME_LIMIT_MS);
