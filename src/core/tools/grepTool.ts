@@ -8,7 +8,15 @@ import { isErrno } from '../fs/errno';
 import { fileFilter } from './grepSearch';
 import { resolveReal } from '../fs/pathGuard';
 import { isUnderProc } from '../security/procFiles';
-import { leftOutNotes, onEngine, searchBounds, SEARCH_MAX_FILE_BYTES, timedOutNote } from './search/searchRun';
+import { matchesNewline } from './search/regexSafety';
+import {
+  formatBytes,
+  leftOutNotes,
+  onEngine,
+  searchBounds,
+  SEARCH_MAX_FILE_BYTES,
+  timedOutNote,
+} from './search/searchRun';
 import { SearchPatternError, type GrepFileHit, type GrepOutcome } from './searchTypes';
 import type { Tool, ToolContext, ToolResult } from './tool';
 import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
@@ -52,7 +60,8 @@ export function grepTool(): Tool<GrepInput> {
   return defineTool<GrepInput>({
     name: 'Grep',
     description:
-      'Search file contents with a regular expression (JavaScript/ripgrep syntax). Respects .gitignore. ' +
+      'Search file contents with a regular expression (ripgrep syntax). Respects .gitignore and .ignore; ' +
+      'names the files it leaves out (too big, binary, node_modules folders). ' +
       'output_mode: "files_with_matches" (default, newest first), "content" (matching lines; -n line numbers ' +
       'default on, -A/-B/-C context), or "count". Filter files with glob ("*.{ts,tsx}") or type ("py"). ' +
       'head_limit caps entries (default 250, 0 = no cap); offset skips entries. multiline lets . and ' +
@@ -106,7 +115,7 @@ export function grepTool(): Tool<GrepInput> {
 async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
   const mode = input.output_mode ?? 'files_with_matches';
   const multiline = input.multiline === true;
-  if (!multiline && /(^|[^\\])\\n/.test(input.pattern))
+  if (!multiline && matchesNewline(input.pattern))
     return errorResult('The pattern has \\n, which only matches across lines: set multiline to true.');
   const filter = fileFilter(input.glob, input.type);
   if (typeof filter === 'string') return errorResult(filter);
@@ -164,7 +173,8 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
     const shown = path.basename(target);
     const why = out.leftOut[0].reason;
     if (why === 'binary') return errorResult(`${shown} is a binary file; Grep searches text only.`);
-    if (why === 'tooBig') return errorResult(`${shown} is too large (over 2 MB) for a multiline search.`);
+    if (why === 'tooBig')
+      return errorResult(`${shown} is too large (over ${formatBytes(bounds.maxFileBytes)}) for a multiline search.`);
     return errorResult(`Cannot read ${shown}.`);
   }
   const notes = [

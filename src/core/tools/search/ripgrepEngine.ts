@@ -20,7 +20,7 @@ import {
   type GrepQuery,
   type SearchEngine,
 } from '../searchTypes';
-import { jsSearchEngine, listing, withMtimes } from './jsEngine';
+import { jsSearchEngine, listing, MtimeReader } from './jsEngine';
 import { unsafeForJs } from './regexSafety';
 import { runRg } from './rgProcess';
 import { globMatcher, keptHits, LeftOutTally } from './searchOrder';
@@ -65,6 +65,8 @@ async function walkArgs(root: string, excludes: readonly string[]): Promise<stri
 /** Reads ripgrep's --debug lines for the files and folders it left out, and keeps its error text. */
 class StderrReader {
   errors = '';
+  /** Paths ripgrep could not open or read ("rg: PATH: ... (os error 13)"): files among them are named. */
+  private readonly failed: string[] = [];
 
   constructor(
     private readonly root: string,
@@ -74,7 +76,9 @@ class StderrReader {
 
   line(l: string): void {
     if (!l.startsWith('rg: DEBUG|')) {
-      if (this.errors.length < MAX_ERROR_CHARS) this.errors += `${l}\n`;
+      const failed = /^rg: (.+?): .*\(os error \d+\)$/.exec(l);
+      if (failed) this.failed.push(path.resolve(this.root, failed[1]));
+      else if (this.errors.length < MAX_ERROR_CHARS) this.errors += `${l}\n`;
       return;
     }
     const m =
@@ -91,8 +95,16 @@ class StderrReader {
   /** ripgrep's own words when it refused the pattern, or null. */
   patternError(): string | null {
     const text = this.errors.trim();
-    if (!/regex parse error|error parsing|PCRE2|literal .* not allowed|regex/i.test(text)) return null;
+    if (!/regex parse error|error parsing|PCRE2|literal .* not allowed/i.test(text)) return null;
     return text.replace(/^rg: /, '');
+  }
+
+  /** Names the files ripgrep could not read (unreadable folders are passed by, as the JS walk does). */
+  async tallyUnreadable(): Promise<void> {
+    for (const abs of this.failed) {
+      const st = await fsp.lstat(abs).catch(() => null);
+      if (st?.isFile() && this.keep(abs)) this.tally.add('unreadable', abs);
+    }
   }
 }
 
@@ -132,7 +144,9 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
   const hits: GrepFileHit[] = [];
   let held = 0;
   let stop = (): void => undefined;
+  const times = new MtimeReader(signal);
   const found = (abs: string, matches: number, lines: GrepFileHit['lines']): void => {
+    times.add(abs); // read while ripgrep still searches
     hits.push({ path: abs, mtimeMs: 0, matches: q.mode === 'files_with_matches' ? 1 : matches, lines });
     held += content ? lines.length : 1;
     if (q.mode !== 'files_with_matches' && held > q.wanted) stop(); // in walk order: the rest sorts after
@@ -175,20 +189,16 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
       stop = s;
     },
   });
-  if (run.code === 2 && hits.length === 0) {
+  await stderr.tallyUnreadable();
+  if (run.code === 2 && hits.length === 0 && stderr.errors.trim() !== '') {
     const words = stderr.patternError();
     if (words) throw new SearchPatternError(`ripgrep cannot use this pattern: ${words}`);
     if (!signal.aborted && !run.timedOut)
       throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
   }
-  const kept = keptHits(hits, 'content', Number.POSITIVE_INFINITY); // walk order, nothing cut yet
-  const withTimes = await withMtimes(
-    kept.files.map((h) => h.path),
-    signal,
-  );
-  const times = new Map(withTimes.map((e) => [e.path, e.mtimeMs]));
-  for (const h of kept.files) h.mtimeMs = times.get(h.path) ?? 0;
-  const final = keptHits(kept.files, q.mode, q.wanted);
+  const mtimes = new Map((await times.all()).map((e) => [e.path, e.mtimeMs]));
+  for (const h of hits) h.mtimeMs = mtimes.get(h.path) ?? 0;
+  const final = keptHits(hits, q.mode, q.wanted);
   return {
     engine: 'ripgrep',
     files: final.files,
@@ -216,17 +226,17 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
   const match = globMatcher(q.pattern);
   const tally = new LeftOutTally();
   const stderr = new StderrReader(q.root, tally, () => false);
-  const found: string[] = [];
+  const times = new MtimeReader(signal);
   const args = ['--files', ...(await walkArgs(q.root, q.excludes)), '--', '.'];
   const run = await runRg(rgPath, args, q.root, signal, q.timeLimitMs, {
     onStdout: (line) => {
       const rel = line.startsWith('./') ? line.slice(2) : line;
-      if (match(rel)) found.push(path.join(q.root, rel));
+      if (match(rel)) times.add(path.join(q.root, rel));
     },
     onStderr: (l) => stderr.line(l),
   });
-  if (run.code === 2 && found.length === 0 && !run.stopped && !run.timedOut)
+  const files = await times.all();
+  if (run.code === 2 && files.length === 0 && stderr.errors.trim() !== '' && !signal.aborted && !run.timedOut)
     throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
-  const files = await withMtimes(found, signal);
   return listing('ripgrep', files, q.maxResults, tally, run.timedOut);
 }

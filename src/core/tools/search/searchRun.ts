@@ -66,7 +66,9 @@ export function timedOutNote(timeLimitMs: number): string {
   return `[The search stopped after ${Math.round(timeLimitMs / 100) / 10} s (its time limit); these results are partial. Narrow the path, glob or type.]`;
 }
 
-function formatBytes(n: number): string {
+/** A size limit in words: "2 MB", "500 KB", "100 bytes". */
+export function formatBytes(n: number): string {
   const mb = n / (1024 * 1024);
-  return mb >= 1 ? `${Math.round(mb * 10) / 10} MB` : `${Math.round(n / 1024)} KB`;
+  if (mb >= 1) return `${Math.round(mb * 10) / 10} MB`;
+  return n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;
 }
