@@ -15,7 +15,13 @@ import {
   suggestedModels as modelsOf,
 } from '../llm/providerModels';
 import type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings, ProviderSource } from '../llm/providerTypes';
-import { resolveSettings as settingsFrom, type RawSettings, type ResolvedSettings } from '../settings/engramSettings';
+import {
+  resolveSettings as settingsFrom,
+  type EngramSettings,
+  type RawSettings,
+  type ResolvedSettings,
+} from '../settings/engramSettings';
+import type { SearchBounds } from '../tools/searchTypes';
 
 export type { Env, ModelConfig, ModelSettings, RawSettings, ResolvedSettings };
 export type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings, ProviderSource, ResolvedProvider };
@@ -79,4 +85,25 @@ export function providerModelId(model: string, provider: ProviderConfig): string
 /** The Anthropic API id of a provider's model id, which the model picker writes to `engram.model`. */
 export function canonicalModelId(id: string): string {
   return canonicalOf(id);
+}
+
+/**
+ * Which ripgrep Grep and Glob run on (issue 35): a host lists where one may be (its setting or flag, VS
+ * Code's bundled copy, an `rg` on PATH), pickRipgrep takes the first that runs or says why none does, and
+ * describeRipgrepChoice words it for the log, `/context` and the inspector. The engine itself is made by
+ * search.ts's createSearchEngine (in the engine chunk: this module stays light for activation).
+ */
+export { describeRipgrepChoice, pickRipgrep, ripgrepOnPath } from '../tools/ripgrepLocation';
+export type { RipgrepCandidate, RipgrepChoice } from '../tools/ripgrepLocation';
+
+/**
+ * The bounds every search of a session runs within: the settings' time limit and file size cap, and the
+ * host's excludes (VS Code's files.exclude / search.exclude; none in the CLI).
+ */
+export function searchBoundsOf(settings: EngramSettings, excludes: string[]): SearchBounds {
+  return {
+    timeLimitMs: settings.search.timeLimitSeconds * 1000,
+    maxFileBytes: settings.search.maxFileSizeMB * 1024 * 1024,
+    excludes,
+  };
 }

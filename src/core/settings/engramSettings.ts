@@ -136,6 +136,12 @@ export const SETTING_KEYS = {
   'vertex.baseUrl': httpUrl(''),
   'foundry.resource': str(''),
   'foundry.baseUrl': httpUrl(''),
+  // Grep and Glob (issue 35): a ripgrep binary to use (empty: VS Code's bundled copy, or an `rg` on PATH in
+  // the CLI), how long one search may run, and the size over which a file is left out (and named); the
+  // defaults are tools/search/searchRun.ts's SEARCH_TIME_LIMIT_MS and SEARCH_MAX_FILE_BYTES (a test checks).
+  'search.ripgrepPath': str(''),
+  'search.timeLimitSeconds': int(30, 1, 600),
+  'search.maxFileSizeMB': int(2, 1, 1_024),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;
@@ -220,6 +226,8 @@ export interface EngramSettings {
    * a host hands it to resolveProvider only when the person set it, so the environment decides otherwise.
    */
   providers: Required<Omit<ProviderSettings, 'providerFromFlag'>>;
+  /** Grep and Glob: the ripgrep binary (empty: found by the host), a time limit per search, the file size cap. */
+  search: { ripgrepPath: string; timeLimitSeconds: number; maxFileSizeMB: number };
 }
 
 export interface ResolvedSettings {
@@ -330,6 +338,11 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
         vertexBaseUrl: get('vertex.baseUrl').replace(/\/+$/, ''),
         foundryResource: get('foundry.resource'),
         foundryBaseUrl: get('foundry.baseUrl').replace(/\/+$/, ''),
+      },
+      search: {
+        ripgrepPath: get('search.ripgrepPath'),
+        timeLimitSeconds: get('search.timeLimitSeconds'),
+        maxFileSizeMB: get('search.maxFileSizeMB'),
       },
     },
   };
