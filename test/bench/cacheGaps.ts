@@ -20,7 +20,7 @@ import { AnthropicModelClient } from '../../src/core/llm/anthropicClient';
 import { priceOf } from '../../src/core/llm/modelPrices';
 import type { CacheSplit } from '../../src/protocol/messages';
 import { openEngramSession } from '../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../src/core/settings/settingsStore';
 import { startTestServer, type LoggedRequest } from '../../src/testServer/anthropicTestServer';
 import { NOTES_UPDATE_MARKER } from '../../src/core/memory/sessionNotes/prompts';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';

@@ -37,7 +37,7 @@ export type { EngramSettings, SettingId } from '../settings/engramSettings';
 export { SETTING_KEYS } from '../settings/engramSettings';
 
 /** The settings a session reads, with a change event: a host fills it and updates it when its sources change. */
-export { SettingsStore } from '../settings/engramSettings';
+export { SettingsStore } from '../settings/settingsStore';
 
 /** The version every host reports (`engram --version`, the transcript's `version` field). */
 export { ENGRAM_VERSION } from '../version';

@@ -12,7 +12,8 @@ import { memorySlots, prepareAutoMemoryIn, type PreparedAutoMemory } from '../me
 import { memoryWriteGate } from '../memory/autoMemory/memoryPermissions';
 import { sessionPathsFor, type GitRootFinder, type SessionPaths } from '../memory/sessionPaths';
 import { silentLogger, systemClock, type Logger } from '../ports';
-import { SettingsStore, type EngramSettings, type SettingsSource } from '../settings/engramSettings';
+import { type EngramSettings } from '../settings/engramSettings';
+import { SettingsStore, type SettingsSource } from '../settings/settingsStore';
 import { checkedSessionId, openSession, type OpenedSession } from './agentSession';
 import { EngramSession } from './engramSession';
 import { openSessionCheckpoints } from './sessionCheckpoints';

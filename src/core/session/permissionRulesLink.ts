@@ -5,7 +5,7 @@
 import type { Agent } from '../agent/agent';
 import { RuleBook } from '../agent/ruleBook';
 import type { Logger } from '../ports';
-import type { SettingsSource } from '../settings/engramSettings';
+import type { SettingsSource } from '../settings/settingsStore';
 import { say } from './sessionEvents';
 import type { SessionReporter } from './sessionReporter';
 import type { EngramSessionSetup } from './sessionSetup';

@@ -12,7 +12,7 @@ import { attachSessionNotes } from '../memory/sessionNotes/attach';
 import type { SessionNotes } from '../memory/sessionNotes/updater';
 import type { Pin, PinLine } from '../conversation/pinLines';
 import type { Logger } from '../ports';
-import type { SettingsSource } from '../settings/engramSettings';
+import type { SettingsSource } from '../settings/settingsStore';
 import type { OpenedSession } from './agentSession';
 import { listPending } from '../memory/autoMemory/pendingQueue';
 import { extractionHealth } from '../memory/health/extractionHealth';

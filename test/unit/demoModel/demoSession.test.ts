@@ -10,7 +10,8 @@ import type { PermissionAnswer, PermissionPrompt } from '../../../src/core/ports
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { EngramSession } from '../../../src/core/session/engramSession';
 import { DEFAULT_TEMPLATE, isTemplateOnly, parseNotes } from '../../../src/core/memory/sessionNotes/template';
-import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
+import { type RawSettings } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 

@@ -10,7 +10,8 @@ import { CompactionOrchestrator } from '../../../src/core/compaction/orchestrato
 import { notesSummaryText } from '../../../src/core/compaction/sessionMemoryCompact';
 import type { ApiMessage, ToolSchema } from '../../../src/core/conversation/types';
 import { gaugeCategories, gaugeState, notesTokens, recalledTokens } from '../../../src/core/inspection/contextSnapshot';
-import { compactionMarks, SettingsStore } from '../../../src/core/settings/engramSettings';
+import { compactionMarks } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { TokenEstimator } from '../../../src/core/tokens/accounting';
 import { ContextGauge } from '../../../src/core/tokens/contextGauge';
 import type { Tool } from '../../../src/core/tools/tool';

@@ -6,7 +6,7 @@ import { sessionGauge } from '../../../src/core/host/conversationDisplay';
 import { createAnthropicClient } from '../../../src/core/llm/anthropicClient';
 import { resolveModelConfig } from '../../../src/core/llm/modelConfig';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { startTestServer, type TestServer } from '../../../src/testServer/anthropicTestServer';
 import { applyEnv, providerEnv } from '../support/providerEnv';
 import { useTempDirs } from '../support/tempDirs';

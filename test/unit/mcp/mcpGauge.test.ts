@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';
 import { entry, EVERYTHING, makeHub, tempDir, openHubSession } from './mcpTestSupport';
 

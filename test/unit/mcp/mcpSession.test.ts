@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { PermissionRequest } from '../../../src/core/ports';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';
 import { writeTrickyServer } from './badServers';
 import { entry, EVERYTHING, makeHub, nodeServer, tempDir, openHubSession } from './mcpTestSupport';

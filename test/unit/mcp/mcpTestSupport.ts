@@ -8,7 +8,7 @@ import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import { McpHub } from '../../../src/core/mcp/mcpHub';
 import type { EngramSession } from '../../../src/core/session/engramSession';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import type { McpHubOptions, McpServerEntry, McpTransportConfig } from '../../../src/core/mcp/types';
 import type { Logger, PermissionPrompt } from '../../../src/core/ports';
 

@@ -16,7 +16,8 @@ import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { EngramSession } from '../../../src/core/session/engramSession';
 import type { EngramSessionSetup } from '../../../src/core/session/sessionSetup';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
-import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
+import { type RawSettings } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import {
   startTestServer,
   type LoggedRequest,

@@ -11,7 +11,7 @@ import { transcriptFacts } from '../../../src/core/inspection/transcriptFacts';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { EngramSession } from '../../../src/core/session/engramSession';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 

@@ -11,7 +11,7 @@ import { autoMemoryDir } from '../../../src/core/memory/autoMemory/memoryPaths';
 import { readUsage } from '../../../src/core/memory/autoMemory/usageCounts';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { startTestServer } from '../../../src/testServer/anthropicTestServer';
 
 let root: string;

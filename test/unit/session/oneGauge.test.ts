@@ -12,7 +12,7 @@ import { gaugeState } from '../../../src/core/inspection/contextSnapshot';
 import { gaugeTranscript, measureTranscript } from '../../../src/core/inspection/transcriptInspection';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { countTokens, ensureTokenizer } from '../../../src/core/tokens/tokenizer';
 import { CC_FIXTURES } from '../conversation/testSupport';
 import { runEngramInProcess } from '../support/cliProcess';

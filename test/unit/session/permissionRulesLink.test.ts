@@ -9,7 +9,7 @@ import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { PermissionRequest } from '../../../src/core/ports';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
 import type { SessionEvent } from '../../../src/core/session/sessionEvents';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { useTempDirs } from '../support/tempDirs';
 import { useTestServer } from '../support/testServerFixture';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import type { LoggedRequest } from '../../../src/testServer/anthropicTestServer';
 import {
   allowAll,

@@ -22,7 +22,7 @@ import { cursorFileFor } from '../../../src/core/memory/autoMemory/messageCursor
 import { sessionPathsFor } from '../../../src/core/memory/sessionPaths';
 import { sessionNotesPaths } from '../../../src/core/memory/sessionNotes/paths';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { useTempDirs } from '../support/tempDirs';
 
 const tempDir = useTempDirs();

@@ -6,12 +6,8 @@ import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { settingsFromFlags } from '../../../src/cli/cliSettings';
 import { UsageError } from '../../../src/cli/args';
-import {
-  resolveSettings,
-  SETTING_KEYS,
-  SettingsStore,
-  type EngramSettings,
-} from '../../../src/core/settings/engramSettings';
+import { resolveSettings, SETTING_KEYS, type EngramSettings } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { DEFAULT_CONTEXT_WINDOW, MICROCOMPACT_PERCENT } from '../../../src/core/thresholds';
 import { SEARCH_MAX_FILE_BYTES, SEARCH_TIME_LIMIT_MS } from '../../../src/core/tools/search/searchRun';
 

@@ -7,7 +7,8 @@ import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { PermissionPrompt } from '../../../src/core/ports';
 import type { EngramSession } from '../../../src/core/session/engramSession';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
+import { type RawSettings } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 import { estimateTokensFast } from '../../../src/core/tokens/tokenizer';
 import { startTestServer, type LoggedRequest, type TestServer } from '../../../src/testServer/anthropicTestServer';
 

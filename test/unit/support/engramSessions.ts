@@ -3,7 +3,8 @@
 import { AnthropicModelClient } from '../../../src/core/llm/anthropicClient';
 import type { EngramSession } from '../../../src/core/session/engramSession';
 import { openEngramSession } from '../../../src/core/session/openEngramSession';
-import { SettingsStore, type RawSettings } from '../../../src/core/settings/engramSettings';
+import { type RawSettings } from '../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../src/core/settings/settingsStore';
 
 export function openTestSession(
   serverUrl: string,

@@ -12,7 +12,7 @@ import { extractionPrompt } from '../../../../src/core/memory/autoMemory/memoryP
 import { parseIndexLine } from '../../../../src/core/memory/autoMemory/memoryIndex';
 import { parseTopicFile, type MemoryType } from '../../../../src/core/memory/autoMemory/topicFile';
 import { openEngramSession } from '../../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../../src/core/settings/settingsStore';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';
 

@@ -15,7 +15,7 @@ import { autoMemoryDir } from '../../../../src/core/memory/autoMemory/memoryPath
 import { ensureIndexed } from '../../../../src/core/memory/autoMemory/memoryWriter';
 import { openEngramSession } from '../../../../src/core/session/openEngramSession';
 import type { EngramSession } from '../../../../src/core/session/engramSession';
-import { SettingsStore } from '../../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../../src/core/settings/settingsStore';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';
 

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { AnthropicModelClient } from '../../../../src/core/llm/anthropicClient';
 import { parseTopicFile } from '../../../../src/core/memory/autoMemory/topicFile';
 import { openEngramSession } from '../../../../src/core/session/openEngramSession';
-import { SettingsStore } from '../../../../src/core/settings/engramSettings';
+import { SettingsStore } from '../../../../src/core/settings/settingsStore';
 import { useTempDirs } from '../../support/tempDirs';
 import { useTestServer } from '../../support/testServerFixture';
 
