@@ -12,6 +12,7 @@ import type { RetryOptions } from '../llm/retry';
 import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { ReadFileState } from '../tools/readFileState';
 import type { PathOp } from '../fs/pathGuard';
+import { searchContext, type SessionSearch } from './searchContext';
 import type { Tool } from '../tools/tool';
 import type { AgentEvent, AgentEventListener, TurnEndReason } from './events';
 import type { ForkParent } from './forkParent';
@@ -53,6 +54,8 @@ export interface AgentOptions {
   retry?: Omit<RetryOptions, 'onRetry'>;
   readFiles?: ReadFileState;
   pathGuard?: (absPath: string, op: PathOp) => string | null;
+  /** The engine Grep and Glob search with, and their bounds (host settings); none: JavaScript, defaults. */
+  search?: SessionSearch;
   /** Reactive compaction (DESIGN 5): a shorter conversation to retry with after "prompt is too long". */
   recoverPromptTooLong?(ctx: {
     agent: Agent;
@@ -282,6 +285,7 @@ export class Agent {
       logger: this.logger,
       ...(o.retry ? { retry: o.retry } : {}),
       ...(o.pathGuard ? { pathGuard: o.pathGuard } : {}),
+      ...(o.search ? { search: o.search } : {}),
       ...(o.openSubagentTranscript ? { openSubagentTranscript: o.openSubagentTranscript } : {}),
     };
   }
@@ -323,7 +327,12 @@ export class Agent {
           ...(o.moreTools ? { toolsNow: () => this.allTools() } : {}),
           offerTools: o.trusted,
           gate,
-          toolContext: { cwd: o.cwd, readFiles: this.readFiles, ...(o.pathGuard ? { pathGuard: o.pathGuard } : {}) },
+          toolContext: {
+            cwd: o.cwd,
+            readFiles: this.readFiles,
+            ...(o.pathGuard ? { pathGuard: o.pathGuard } : {}),
+            ...searchContext(o.search),
+          },
           ...(o.transcript ? { transcript: o.transcript } : {}),
           emit: (e) => this.emit(e),
           logger: this.logger,

@@ -7,6 +7,7 @@ import type { ModelClient, ThinkingConfig } from '../llm/modelClient';
 import type { RetryOptions } from '../llm/retry';
 import type { Logger } from '../ports';
 import type { Tool } from '../tools/tool';
+import type { SessionSearch } from './searchContext';
 
 /** What a forked agent needs from its parent to share the prompt cache (forkedAgent.ts). */
 export interface ForkParent {
@@ -21,5 +22,6 @@ export interface ForkParent {
   logger: Logger;
   retry?: Omit<RetryOptions, 'onRetry'>;
   pathGuard?: (absPath: string, op: PathOp) => string | null;
+  search?: SessionSearch;
   openSubagentTranscript?(agentId: string): TranscriptWriter;
 }

@@ -9,6 +9,7 @@ import type { Tool } from '../tools/tool';
 import { ReadFileState } from '../tools/readFileState';
 import type { Agent } from './agent';
 import type { ForkParent } from './forkParent';
+import { searchContext } from './searchContext';
 import type { AgentEventListener, TurnEndReason } from './events';
 import type { ToolDecision, ToolGate } from './permissions';
 import { runLoop, type LoopConfig } from './queryLoop';
@@ -77,6 +78,7 @@ export async function fork(opts: ForkOptions): Promise<ForkResult> {
         cwd: parent.cwd,
         readFiles: opts.readFiles ?? new ReadFileState(),
         ...(parent.pathGuard ? { pathGuard: parent.pathGuard } : {}),
+        ...searchContext(parent.search),
       },
       ...(transcript ? { transcript } : {}),
       emit,

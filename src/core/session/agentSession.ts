@@ -26,6 +26,7 @@ import { silentLogger, type Logger, type PermissionPrompt } from '../ports';
 import { createDefaultTools } from '../tools/defaultTools';
 import type { Tool } from '../tools/tool';
 import { Agent, type AgentOptions } from '../agent/agent';
+import type { SessionSearch } from '../agent/searchContext';
 import type { ToolGate } from '../agent/permissions';
 import { composeSystemPrompt, localDate, type SystemPromptInput, type SystemPromptParts } from '../agent/systemPrompt';
 import { loadReplayedConversation, type RecordedEvent } from '../compaction/recordedCompactions';
@@ -56,6 +57,8 @@ export interface SessionSetup {
   gate?: ToolGate;
   /** Default: createDefaultTools(). */
   tools?: Tool[];
+  /** The engine Grep and Glob search with and their bounds (the host's ripgrep and settings). */
+  search?: SessionSearch;
   /** Tools offered after the built-ins, read before each model call (the MCP hub's). */
   moreTools?(): Tool[];
   /** Engram's version, recorded on transcript lines. */
@@ -231,6 +234,7 @@ async function openTranscript(setup: SessionSetup, paths: SessionPaths, logger: 
     trusted: setup.trusted,
     permissionPrompt: setup.permissionPrompt,
     ...(setup.gate ? { gate: setup.gate } : {}),
+    ...(setup.search ? { search: setup.search } : {}),
     cwd,
     sessionId,
     transcript,

@@ -133,6 +133,7 @@ async function openAgent(
         ? { gate: setup.gate }
         : {}),
     ...(setup.tools ? { tools: setup.tools } : {}),
+    ...(setup.search ? { search: setup.search } : {}),
     ...(setup.mcp ? { moreTools: mcpToolsOf(setup.mcp) } : {}),
     version: setup.version,
     entrypoint: setup.entrypoint,

@@ -2,6 +2,7 @@
 // the settings (the notes updater's thresholds, the compaction orchestrator's settings), read again when
 // the settings change. The session's paths are not here: they are worked out once as it opens
 // (memory/sessionPaths.ts).
+import type { SessionSearch } from '../agent/searchContext';
 import type { ToolGate } from '../agent/permissions';
 import type { CompactionSettings } from '../compaction/settings';
 import type { ModelClient } from '../llm/modelClient';
@@ -32,6 +33,11 @@ export interface EngramSessionSetup {
    */
   memoryWritesNeedTool?: boolean;
   tools?: Tool[];
+  /**
+   * The engine Grep and Glob search with (src/core/host/search.ts createSearchEngine: ripgrep when the host
+   * found one that runs) and their bounds from the host's settings; none: the JavaScript engine, defaults.
+   */
+  search?: SessionSearch;
   /**
    * The MCP servers' hub (src/core/host/mcp.ts createMcpHub): its tools are offered after the built-ins,
    * read before each model call; the session starts it (when trusted), re-emits its events as `mcp`

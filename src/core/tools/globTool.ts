@@ -1,16 +1,18 @@
-// Glob: finds files by name pattern, newest first, so the files the user is working on come up top.
+// Glob: finds files by name pattern, newest first, so the files the user is working on come up top. It
+// runs on the host's search engine (ripgrep's file list) or the JavaScript walk, with the same ignore
+// rules and the same answer, and names the node_modules folders it left out.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { glob, isDynamicPattern } from 'tinyglobby';
+import { isDynamicPattern } from 'tinyglobby';
 import { isErrno } from '../fs/errno';
-import { IgnoreRules, toPosix } from './ignoreRules';
+import { toPosix } from './ignoreRules';
+import { leftOutNotes, onEngine, searchBounds, timedOutNote } from './search/searchRun';
+import type { LeftOut } from './searchTypes';
 import type { Tool, ToolContext, ToolResult } from './tool';
 import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
 
 /** More paths than this rarely help the model; it should narrow the pattern instead. */
 export const GLOB_MAX_RESULTS = 100;
-/** Parallel stat calls: enough to hide latency, few enough not to exhaust file descriptors. */
-const STAT_CONCURRENCY = 64;
 
 export type GlobInput = { pattern: string; path?: string };
 
@@ -18,6 +20,8 @@ export interface GlobData {
   filenames: string[];
   numFiles: number;
   truncated: boolean;
+  /** Which engine ran (ripgrep, or the JavaScript fallback). */
+  engine?: 'ripgrep' | 'javascript';
 }
 
 export function globTool(): Tool<GlobInput> {
@@ -25,8 +29,8 @@ export function globTool(): Tool<GlobInput> {
     name: 'Glob',
     description:
       'Find files by glob pattern (e.g. "**/*.ts", "src/**/test_*.py"). Returns paths sorted by modification ' +
-      'time, newest first. Respects .gitignore and skips node_modules and .git; to search an ignored folder, ' +
-      'pass it as path.',
+      'time, newest first. Respects .gitignore and .ignore and skips node_modules and .git; to search an ' +
+      'ignored folder, pass it as path.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -66,50 +70,47 @@ async function globFiles(input: GlobInput, ctx: ToolContext): Promise<ToolResult
     throw err;
   }
 
-  let found: string[];
-  try {
-    found = await glob(pattern, {
-      cwd: base,
-      absolute: true,
-      dot: true,
-      onlyFiles: true,
-      followSymbolicLinks: false,
-      ignore: ['**/node_modules/**', '**/.git/**'],
-      signal: ctx.signal,
+  const bounds = searchBounds(ctx);
+  const { result: listing, note } = await onEngine(ctx, base, (engine) =>
+    engine.files({ ...bounds, root: base, pattern, maxResults: GLOB_MAX_RESULTS }, ctx.signal),
+  );
+  if (ctx.signal.aborted) return errorResult('Glob was cancelled.');
+  const total = listing.total ?? listing.files.length;
+  const shown = listing.files.map((e) => displayPath(e.path, ctx.cwd));
+  const truncated = total > shown.length;
+  const data: GlobData = { filenames: shown, numFiles: total, truncated, engine: listing.engine };
+  const notes = [
+    ...leftOutNotes(relevantLeftOut(listing.leftOut, base, pattern), bounds.maxFileBytes, ctx.cwd),
+    ...(listing.timedOut ? [timedOutNote(bounds.timeLimitMs)] : []),
+    ...(note ? [note] : []),
+  ];
+  if (total === 0) return okResult(['No files found.', ...notes].join('\n'), data);
+  const cut = truncated
+    ? [`(Showing the ${shown.length} newest of ${total} files. Use a narrower pattern or path to see others.)`]
+    : [];
+  return okResult([...shown, ...cut, ...notes].join('\n'), data);
+}
+
+/**
+ * The left-out folders the pattern could have matched in: `src/**\/*.ts` has nothing to do with a
+ * node_modules folder at the top, so the answer does not mention it.
+ */
+function relevantLeftOut(leftOut: LeftOut[], base: string, pattern: string): LeftOut[] {
+  const segs = toPosix(pattern).split('/');
+  const fixed: string[] = [];
+  for (const seg of segs.slice(0, -1)) {
+    if (isDynamicPattern(seg)) break;
+    fixed.push(seg);
+  }
+  const prefix = fixed.join('/');
+  return leftOut.flatMap((l) => {
+    const keep = l.paths.filter((p) => {
+      const rel = toPosix(path.relative(base, p));
+      return rel.startsWith(`${prefix}/`) || `${prefix}/`.startsWith(`${rel}/`) || prefix === '';
     });
-  } catch (err) {
-    if (ctx.signal.aborted) return errorResult('Glob was cancelled.');
-    throw err;
-  }
-
-  const rules = await IgnoreRules.create(base);
-  const entries: Array<{ abs: string; mtimeMs: number }> = [];
-  for (let i = 0; i < found.length; i += STAT_CONCURRENCY) {
-    if (ctx.signal.aborted) return errorResult('Glob was cancelled.');
-    const batch = found.slice(i, i + STAT_CONCURRENCY).map(path.normalize);
-    const checked = await Promise.all(
-      batch.map(async (abs) => {
-        if (await rules.isIgnored(abs, false)) return null;
-        try {
-          return { abs, mtimeMs: (await fsp.stat(abs)).mtimeMs };
-        } catch {
-          return null; // deleted while we looked
-        }
-      }),
-    );
-    for (const e of checked) if (e) entries.push(e);
-  }
-  entries.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.abs < b.abs ? -1 : a.abs > b.abs ? 1 : 0));
-
-  const truncated = entries.length > GLOB_MAX_RESULTS;
-  const shown = entries.slice(0, GLOB_MAX_RESULTS).map((e) => displayPath(e.abs, ctx.cwd));
-  const data: GlobData = { filenames: shown, numFiles: entries.length, truncated };
-  if (entries.length === 0) return okResult('No files found.', data);
-  const note = truncated
-    ? `\n(Showing the ${GLOB_MAX_RESULTS} newest of ${entries.length} files. ` +
-      'Use a narrower pattern or path to see others.)'
-    : '';
-  return okResult(shown.join('\n') + note, data);
+    if (keep.length === l.paths.length) return [l];
+    return keep.length > 0 ? [{ ...l, count: keep.length, paths: keep }] : [];
+  });
 }
 
 /** Splits "/a/b/**\/*.ts" into the directory "/a/b" and the pattern "**\/*.ts". */

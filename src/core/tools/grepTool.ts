@@ -1,28 +1,26 @@
-// Grep: regex search over the workspace, ripgrep's interface implemented in JS (no rg binary here).
-// Files are searched a few at a time and results are bounded, so a large repository cannot flood memory.
-import { createReadStream, promises as fsp } from 'node:fs';
+// Grep: regex search over the workspace with ripgrep's interface, on the search engine the host gave
+// (ripgrep) or the JavaScript one (search/jsEngine.ts); both give the same answer in the same order, and
+// the result names what was left out (too big, binary, node_modules folders) and a search cut by its time
+// limit. This file is the tool: input, paging and the text the model reads.
+import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
 import { isErrno } from '../fs/errno';
-import { decodeText, kindByExtension, looksBinary, sniffFile } from '../fs/fileText';
-import { compilePattern, fileFilter, LineMatcher, searchMultiline, type FileHits } from './grepSearch';
+import { fileFilter } from './grepSearch';
 import { resolveReal } from '../fs/pathGuard';
 import { isUnderProc } from '../security/procFiles';
-import { IgnoreRules, toPosix, walkFiles } from './ignoreRules';
-import { splitLines } from './readTool';
+import { leftOutNotes, onEngine, searchBounds, SEARCH_MAX_FILE_BYTES, timedOutNote } from './search/searchRun';
+import { SearchPatternError, type GrepFileHit, type GrepOutcome } from './searchTypes';
 import type { Tool, ToolContext, ToolResult } from './tool';
-import { defineTool, displayPath, errorResult, errorText, guardedPath, okResult } from './toolSupport';
+import { defineTool, displayPath, errorResult, guardedPath, okResult } from './toolSupport';
 
 /** Files above this are skipped in directory searches: generated bundles and dumps, not code. */
-export const GREP_MAX_FILE_BYTES = 2 * 1024 * 1024;
+export const GREP_MAX_FILE_BYTES = SEARCH_MAX_FILE_BYTES;
 /** Default cap on output lines/entries; the model can page with offset or raise head_limit. */
 export const GREP_DEFAULT_HEAD_LIMIT = 250;
 /** Cap on the result text (~8K tokens) whatever head_limit says. */
 export const GREP_MAX_OUTPUT_CHARS = 30_000;
 /** Matched lines are cut here, like rg --max-columns: minified code would otherwise fill the result. */
 export const GREP_MAX_LINE_CHARS = 500;
-/** Files searched at once: overlaps I/O without holding many files in memory. */
-const PARALLEL_FILES = 8;
 
 export type GrepInput = {
   pattern: string;
@@ -45,6 +43,8 @@ export interface GrepData {
   numFiles: number;
   numMatches: number;
   truncated: boolean;
+  /** Which engine ran (ripgrep, or the JavaScript fallback). */
+  engine?: 'ripgrep' | 'javascript';
 }
 
 export function grepTool(): Tool<GrepInput> {
@@ -103,24 +103,11 @@ export function grepTool(): Tool<GrepInput> {
   });
 }
 
-interface FileOutcome {
-  abs: string;
-  hits: FileHits | null;
-  /** Why a file given explicitly could not be searched. */
-  skipped?: string;
-}
-
 async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
   const mode = input.output_mode ?? 'files_with_matches';
-  let re: RegExp;
-  try {
-    re = compilePattern(input.pattern, { ignoreCase: input['-i'] === true, multiline: input.multiline === true });
-  } catch (err) {
-    return errorResult(
-      `Invalid regular expression: ${errorText(err)}. ` +
-        'Escape special characters such as ( [ { . * + ? with a backslash.',
-    );
-  }
+  const multiline = input.multiline === true;
+  if (!multiline && /(^|[^\\])\\n/.test(input.pattern))
+    return errorResult('The pattern has \\n, which only matches across lines: set multiline to true.');
   const filter = fileFilter(input.glob, input.type);
   if (typeof filter === 'string') return errorResult(filter);
 
@@ -136,156 +123,85 @@ async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
     if (isErrno(err, 'ENOENT', 'ENOTDIR')) return errorResult(`Path does not exist: ${displayPath(target, ctx.cwd)}.`);
     throw err;
   }
+  if (isDir && isUnderProc(realTarget))
+    return errorResult(
+      "Grep does not search folders under /proc: they hold other processes' environments and files that never end.",
+    );
 
   const headLimit = input.head_limit === 0 ? Infinity : (input.head_limit ?? GREP_DEFAULT_HEAD_LIMIT);
   const skip = input.offset ?? 0;
-  const wanted = skip + headLimit; // entries needed before we can stop early (content/count modes)
+  // Entries needed before a search can stop (content/count); no page shows more than the output cap.
+  const wanted = skip + Math.min(headLimit, GREP_MAX_OUTPUT_CHARS);
   const context = input['-C'] ?? 0;
-  const before = mode === 'content' ? (input['-B'] ?? context) : 0;
-  const after = mode === 'content' ? (input['-A'] ?? context) : 0;
-  const opts: SearchOpts = {
-    re,
-    before,
-    after,
-    collect: mode === 'content',
-    firstOnly: mode === 'files_with_matches',
-    multiline: input.multiline === true,
-    maxLines: Number.isFinite(wanted) ? wanted + 1 : Number.MAX_SAFE_INTEGER,
-  };
-
-  const outcomes: FileOutcome[] = [];
-  let contentLines = 0;
-  if (!isDir) {
-    outcomes.push(await searchFile(target, opts, ctx.signal, true));
-  } else {
-    if (isUnderProc(realTarget))
-      return errorResult(
-        "Grep does not search folders under /proc: they hold other processes' environments and files that never end.",
-      );
-    const rules = await IgnoreRules.create(target);
-    const pending: Array<Promise<FileOutcome>> = [];
-    const drain = async (): Promise<boolean> => {
-      const o = await (pending.shift() as Promise<FileOutcome>);
-      if (o.hits && o.hits.matches > 0) {
-        outcomes.push(o);
-        contentLines += o.hits.lines.length;
-      }
-      // files_with_matches sorts by mtime, so it must see every file; the others can stop once full.
-      if (mode === 'content') return contentLines > wanted;
-      if (mode === 'count') return outcomes.length > wanted;
-      return false;
-    };
-    let stop = false;
-    // The walk does not follow links, so below the real target a path is where it looks: a search of /
-    // passes /proc by.
-    const skipDir = (abs: string): boolean => isUnderProc(path.join(realTarget, path.relative(target, abs)));
-    for await (const abs of walkFiles(target, rules, ctx.signal, skipDir)) {
-      if (!filter(toPosix(path.relative(target, abs)))) continue;
-      pending.push(searchFile(abs, opts, ctx.signal, false));
-      if (pending.length >= PARALLEL_FILES && (stop = await drain())) break;
-    }
-    while (pending.length > 0 && !stop) stop = await drain();
-    await Promise.allSettled(pending);
+  const bounds = searchBounds(ctx);
+  let run: { result: GrepOutcome; note?: string };
+  try {
+    run = await onEngine(ctx, realTarget, (engine) =>
+      engine.grep(
+        {
+          ...bounds,
+          root: target,
+          pattern: input.pattern,
+          ignoreCase: input['-i'] === true,
+          multiline,
+          ...(input.glob ? { glob: input.glob } : {}),
+          ...(input.type ? { type: input.type } : {}),
+          mode,
+          before: mode === 'content' ? (input['-B'] ?? context) : 0,
+          after: mode === 'content' ? (input['-A'] ?? context) : 0,
+          wanted,
+        },
+        ctx.signal,
+      ),
+    );
+  } catch (err) {
+    if (err instanceof SearchPatternError) return errorResult(err.message);
+    throw err;
   }
   if (ctx.signal.aborted) return errorResult('Grep was cancelled.');
-
-  const only = outcomes[0];
-  if (!isDir && only?.skipped) return errorResult(only.skipped);
-  const found = outcomes.filter((o) => o.hits && o.hits.matches > 0);
-  const numMatches = found.reduce((s, o) => s + (o.hits?.matches ?? 0), 0);
-  if (found.length === 0) {
-    return okResult('No matches found.', { mode, numFiles: 0, numMatches: 0, truncated: false } satisfies GrepData);
+  const out = run.result;
+  if (!isDir && out.files.length === 0 && out.leftOut.length > 0) {
+    const shown = path.basename(target);
+    const why = out.leftOut[0].reason;
+    if (why === 'binary') return errorResult(`${shown} is a binary file; Grep searches text only.`);
+    if (why === 'tooBig') return errorResult(`${shown} is too large (over 2 MB) for a multiline search.`);
+    return errorResult(`Cannot read ${shown}.`);
   }
+  const notes = [
+    ...leftOutNotes(out.leftOut, bounds.maxFileBytes, ctx.cwd),
+    ...(out.timedOut ? [timedOutNote(bounds.timeLimitMs)] : []),
+    ...(run.note ? [run.note] : []),
+  ];
+  const numMatches = out.files.reduce((s, f) => s + f.matches, 0);
+  const data: GrepData = { mode, numFiles: out.files.length, numMatches, truncated: false, engine: out.engine };
+  if (out.files.length === 0) return okResult(['No matches found.', ...notes].join('\n'), data);
   const show = (abs: string): string => displayPath(abs, ctx.cwd);
-
   let entries: string[];
-  if (mode === 'files_with_matches') {
-    const withTimes = await Promise.all(found.map(async (o) => ({ abs: o.abs, t: await mtimeOf(o.abs) })));
-    withTimes.sort((a, b) => b.t - a.t || (a.abs < b.abs ? -1 : 1));
-    entries = withTimes.map((e) => show(e.abs));
-  } else if (mode === 'count') {
-    entries = found.map((o) => `${show(o.abs)}:${o.hits?.matches ?? 0}`);
-  } else {
-    entries = formatContent(found, isDir ? show : null, input['-n'] !== false, before + after > 0);
+  if (mode === 'files_with_matches') entries = out.files.map((f) => show(f.path));
+  else if (mode === 'count') entries = out.files.map((f) => `${show(f.path)}:${f.matches}`);
+  else {
+    const withContext = (input['-B'] ?? context) + (input['-A'] ?? context) > 0;
+    entries = formatContent(out.files, isDir ? show : null, input['-n'] !== false, withContext);
   }
-  return page(entries, skip, headLimit, { mode, numFiles: found.length, numMatches, truncated: false });
-}
-
-interface SearchOpts {
-  re: RegExp;
-  before: number;
-  after: number;
-  collect: boolean;
-  firstOnly: boolean;
-  multiline: boolean;
-  maxLines: number;
-}
-
-async function searchFile(abs: string, o: SearchOpts, signal: AbortSignal, explicit: boolean): Promise<FileOutcome> {
-  const shown = path.basename(abs);
-  try {
-    if (signal.aborted) return { abs, hits: null };
-    if (kindByExtension(abs) !== 'text')
-      return { abs, hits: null, skipped: `${shown} is a binary file; Grep searches text only.` };
-    const { size } = await fsp.stat(abs);
-    if (size > GREP_MAX_FILE_BYTES) {
-      // A file named explicitly is still searched, streamed line by line; in a directory walk it is noise.
-      if (!explicit) return { abs, hits: null };
-      if (o.multiline) return { abs, hits: null, skipped: `${shown} is too large (over 2 MB) for a multiline search.` };
-      if (looksBinary(await sniffFile(abs)))
-        return { abs, hits: null, skipped: `${shown} is a binary file; Grep searches text only.` };
-      return { abs, hits: await streamSearch(abs, o, signal) };
-    }
-    const buf = await fsp.readFile(abs);
-    if (looksBinary(buf)) return { abs, hits: null, skipped: `${shown} is a binary file; Grep searches text only.` };
-    const text = decodeText(buf).text;
-    const lines = splitLines(text);
-    if (o.multiline) return { abs, hits: searchMultiline(text, lines, o.re, o.before, o.after, o.maxLines) };
-    const m = new LineMatcher(o.re, o.before, o.after, o.collect, o.maxLines);
-    for (let i = 0; i < lines.length && !m.full; i++) {
-      m.push(i + 1, lines[i]);
-      if (o.firstOnly && m.matches > 0) break;
-    }
-    return { abs, hits: { matches: m.matches, lines: m.lines } };
-  } catch (err) {
-    // A file that vanished or cannot be read is skipped, as rg does, unless it was asked for by name.
-    return { abs, hits: null, skipped: explicit ? `Cannot read ${shown}: ${errorText(err)}` : undefined };
-  }
-}
-
-async function streamSearch(abs: string, o: SearchOpts, signal: AbortSignal): Promise<FileHits> {
-  const stream = createReadStream(abs, { encoding: 'utf8' });
-  const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
-  const m = new LineMatcher(o.re, o.before, o.after, o.collect, o.maxLines);
-  let n = 0;
-  try {
-    for await (const line of rl) {
-      m.push(++n, line);
-      if (m.full || signal.aborted || (o.firstOnly && m.matches > 0)) break;
-    }
-  } finally {
-    rl.close();
-    stream.destroy();
-  }
-  return { matches: m.matches, lines: m.lines };
+  return page(entries, skip, headLimit, data, notes);
 }
 
 /** rg's layout: `file:12:match`, `file-13-context`, and `--` between groups when context is on. */
 function formatContent(
-  found: FileOutcome[],
+  found: GrepFileHit[],
   show: ((abs: string) => string) | null,
   numbers: boolean,
   withContext: boolean,
 ): string[] {
   const out: string[] = [];
-  for (const o of found) {
+  for (const f of found) {
     let prev = -1;
-    const name = show ? show(o.abs) : null;
-    for (const l of o.hits?.lines ?? []) {
-      if (withContext && out.length > 0 && l.n !== prev + 1) out.push('--');
-      prev = l.n;
+    const name = show ? show(f.path) : null;
+    for (const l of f.lines) {
+      if (withContext && out.length > 0 && l.line !== prev + 1) out.push('--');
+      prev = l.line;
       const sep = l.isMatch ? ':' : '-';
-      const prefix = (name !== null ? name + sep : '') + (numbers ? l.n + sep : '');
+      const prefix = (name !== null ? name + sep : '') + (numbers ? l.line + sep : '');
       out.push(prefix + cut(l.text));
     }
   }
@@ -297,7 +213,7 @@ function cut(line: string): string {
   return `${line.slice(0, GREP_MAX_LINE_CHARS)}… [${line.length - GREP_MAX_LINE_CHARS} more characters]`;
 }
 
-function page(entries: string[], skip: number, headLimit: number, data: GrepData): ToolResult {
+function page(entries: string[], skip: number, headLimit: number, data: GrepData, notes: string[]): ToolResult {
   const slice = entries.slice(skip, skip + headLimit);
   const lines: string[] = [];
   let chars = 0;
@@ -309,19 +225,13 @@ function page(entries: string[], skip: number, headLimit: number, data: GrepData
   if (lines.length > 1 && lines[lines.length - 1] === '--') lines.pop(); // never end a page on a separator
   const hasMore = skip + lines.length < entries.length;
   data.truncated = hasMore;
-  if (lines.length === 0) return okResult(`No results at offset ${skip} (there are ${entries.length}).`, data);
+  if (lines.length === 0)
+    return okResult([`No results at offset ${skip} (there are ${entries.length}).`, ...notes].join('\n'), data);
   let text = lines.join('\n');
   if (hasMore)
     text +=
       `\n[Results cut after ${lines.length} entries. ` +
       `Use offset=${skip + lines.length} for more, or narrow the search.]`;
+  if (notes.length > 0) text += `\n${notes.join('\n')}`;
   return okResult(text, data);
-}
-
-async function mtimeOf(abs: string): Promise<number> {
-  try {
-    return (await fsp.stat(abs)).mtimeMs;
-  } catch {
-    return 0;
-  }
 }

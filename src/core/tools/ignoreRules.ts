@@ -1,7 +1,9 @@
-// .gitignore handling for Glob and Grep, so searches skip build output and dependencies the way git and
-// ripgrep do. Rules come from every .gitignore between the git root and the searched path (plus
-// .git/info/exclude); a deeper file overrides a higher one, and nothing inside an ignored directory can be
-// re-included (git's rule).
+// Ignore files for Glob and Grep, so searches skip build output and dependencies the way git and ripgrep
+// do. Rules come from every .rgignore, .ignore and .gitignore between the git root and the searched path
+// (plus .git/info/exclude); within one kind a deeper file overrides a higher one, and a kind overrides the
+// ones after it at any depth (.rgignore, then .ignore, then .gitignore, then .git/info/exclude: ripgrep's
+// order, so the ripgrep engine and the JavaScript one skip the same files). Nothing inside an ignored
+// directory can be re-included (git's rule).
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -9,9 +11,15 @@ import { isErrno } from '../fs/errno';
 
 /** Never searched below the search root: VCS internals and installed dependencies are noise. */
 export const ALWAYS_SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules']);
+/** Of those, the ones a search names when it leaves one out (VCS internals are never of interest). */
+export const REPORTED_SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules']);
+
+/** The ignore files, highest precedence first (ripgrep's order); `.git/info/exclude` comes last, at the top only. */
+const IGNORE_KINDS = ['.rgignore', '.ignore', '.gitignore'] as const;
+const GIT_EXCLUDE = path.join('.git', 'info', 'exclude');
 
 export class IgnoreRules {
-  private readonly rules = new Map<string, Promise<Ignore | null>>();
+  private readonly rules = new Map<string, Promise<Array<Ignore | null>>>();
   private readonly dirVerdicts = new Map<string, Promise<boolean>>();
 
   private constructor(
@@ -30,6 +38,11 @@ export class IgnoreRules {
     // Someone who searches inside an ignored folder (dist/, a vendored tree) means to search it.
     if (base !== top && (await r.baseIgnoredFromAbove())) r.useAncestors = false;
     return r;
+  }
+
+  /** Whether ignore files above the search root apply (the ripgrep engine passes --no-ignore-parent if not). */
+  get readsParents(): boolean {
+    return this.useAncestors && this.top !== this.base;
   }
 
   /** Whether a path below the search root is excluded (by a skipped dir or an ignore rule). */
@@ -51,18 +64,24 @@ export class IgnoreRules {
     return v;
   }
 
-  /** Applies the rule files from `from` down to the path's parent, deeper files taking precedence. */
+  /**
+   * Applies the rule files from `from` down to the path's parent: per kind the deepest rule that says
+   * something decides, and the first kind that says something wins.
+   */
   private async evaluate(abs: string, isDir: boolean, from: string): Promise<boolean> {
-    let ignored = false;
-    for (const level of levelsBetween(from, path.dirname(abs))) {
-      const ig = await this.rulesOf(level);
-      if (!ig) continue;
-      const rel = toPosix(path.relative(level, abs)) + (isDir ? '/' : '');
-      const r = ig.test(rel);
-      if (r.ignored) ignored = true;
-      else if (r.unignored) ignored = false;
+    const levels = levelsBetween(from, path.dirname(abs));
+    const sets = await Promise.all(levels.map((l) => this.rulesOf(l)));
+    for (let kind = 0; kind <= IGNORE_KINDS.length; kind++) {
+      for (let i = levels.length - 1; i >= 0; i--) {
+        const ig = sets[i][kind];
+        if (!ig) continue;
+        const rel = toPosix(path.relative(levels[i], abs)) + (isDir ? '/' : '');
+        const r = ig.test(rel);
+        if (r.ignored) return true;
+        if (r.unignored) return false;
+      }
     }
-    return ignored;
+    return false;
   }
 
   private async baseIgnoredFromAbove(): Promise<boolean> {
@@ -73,29 +92,27 @@ export class IgnoreRules {
     return false;
   }
 
-  private rulesOf(dir: string): Promise<Ignore | null> {
+  private rulesOf(dir: string): Promise<Array<Ignore | null>> {
     let p = this.rules.get(dir);
     if (!p) {
-      p = loadRules(dir, dir === this.top);
+      const files = [
+        ...IGNORE_KINDS.map((k) => path.join(dir, k)),
+        dir === this.top ? path.join(dir, GIT_EXCLUDE) : '',
+      ];
+      p = Promise.all(files.map((f) => (f ? loadRules(f) : null)));
       this.rules.set(dir, p);
     }
     return p;
   }
 }
 
-async function loadRules(dir: string, isTop: boolean): Promise<Ignore | null> {
-  const texts: string[] = [];
-  const files = [path.join(dir, '.gitignore')];
-  if (isTop) files.push(path.join(dir, '.git', 'info', 'exclude'));
-  for (const f of files) {
-    try {
-      texts.push(await fsp.readFile(f, 'utf8'));
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES')) throw err;
-    }
+async function loadRules(file: string): Promise<Ignore | null> {
+  try {
+    return ignore().add(await fsp.readFile(file, 'utf8'));
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT', 'ENOTDIR', 'EISDIR', 'EACCES')) throw err;
+    return null;
   }
-  if (texts.length === 0) return null;
-  return ignore().add(texts.join('\n'));
 }
 
 export async function findGitRoot(start: string): Promise<string | null> {
@@ -136,6 +153,16 @@ export function toPosix(p: string): string {
   return path.sep === '/' ? p : p.split(path.sep).join('/');
 }
 
+/** What a walk reports besides files: folders it left out, and the host's excludes. */
+export interface WalkOptions {
+  /** Folders never entered (e.g. /proc below a search of /), silently. */
+  skipDir?: (abs: string) => boolean;
+  /** Called for each folder left out by REPORTED_SKIPPED_DIRS (node_modules), so the search can say so. */
+  onSkippedDir?: (abs: string) => void;
+  /** The host's excludes (gitignore-like globs relative to `base`), applied to files and folders. */
+  excludes?: Ignore | null;
+}
+
 /**
  * Yields the files below `base` in a stable (name-sorted, depth-first) order, pruning ignored directories
  * before descending. Symlinks are not followed, as ripgrep does by default, so a link cannot loop.
@@ -144,9 +171,11 @@ export async function* walkFiles(
   base: string,
   rules: IgnoreRules,
   signal: AbortSignal,
-  skipDir: (abs: string) => boolean = () => false,
+  opts: WalkOptions = {},
 ): AsyncGenerator<string> {
   const stack: string[] = [base];
+  const excluded = (abs: string, isDir: boolean): boolean =>
+    opts.excludes ? opts.excludes.ignores(toPosix(path.relative(base, abs)) + (isDir ? '/' : '')) : false;
   while (stack.length > 0) {
     if (signal.aborted) return;
     const dir = stack.pop() as string;
@@ -161,9 +190,11 @@ export async function* walkFiles(
     for (const e of entries) {
       const abs = path.join(dir, e.name);
       if (e.isDirectory()) {
-        if (!skipDir(abs) && !(await rules.isIgnored(abs, true))) subdirs.push(abs);
+        if (opts.skipDir?.(abs) || excluded(abs, true)) continue;
+        if (REPORTED_SKIPPED_DIRS.has(e.name)) opts.onSkippedDir?.(abs);
+        else if (!(await rules.isIgnored(abs, true))) subdirs.push(abs);
       } else if (e.isFile()) {
-        if (!(await rules.isIgnored(abs, false))) yield abs;
+        if (!excluded(abs, false) && !(await rules.isIgnored(abs, false))) yield abs;
       }
     }
     // Reverse so the stack pops them in name order.

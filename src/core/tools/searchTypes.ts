@@ -78,7 +78,10 @@ export interface FileQuery extends SearchBounds {
 
 export interface FileListing {
   engine: SearchEngineName;
+  /** Newest first, at most `maxResults`. */
   files: Array<{ path: string; mtimeMs: number }>;
+  /** How many files matched in all (more than `files` when cut). */
+  total?: number;
   leftOut: LeftOut[];
   truncated: boolean;
   timedOut: boolean;
@@ -91,4 +94,9 @@ export interface SearchEngine {
   readonly detail: string;
   grep(query: GrepQuery, signal: AbortSignal): Promise<GrepOutcome>;
   files(query: FileQuery, signal: AbortSignal): Promise<FileListing>;
+}
+
+/** A pattern the engine cannot run (ripgrep's parse error, a regex too slow for the JS engine), in words for the model. */
+export class SearchPatternError extends Error {
+  override name = 'SearchPatternError';
 }

@@ -3,6 +3,7 @@
 import type { ImageBlock, TextBlock, ToolSchema } from '../conversation/types';
 import type { PathGuard } from '../fs/pathGuard';
 import type { ReadFileState } from './readFileState';
+import type { SearchBounds, SearchEngine } from './searchTypes';
 
 export interface ToolContext {
   /** Directory relative paths resolve against, and where Bash runs. */
@@ -11,6 +12,10 @@ export interface ToolContext {
   /** Tracks which files were Read and their mtime, for the Edit/Write checks. */
   readFiles: ReadFileState;
   pathGuard?: PathGuard;
+  /** The engine Grep and Glob run on (the host's ripgrep); absent: the JavaScript engine. */
+  search?: SearchEngine;
+  /** Bounds for Grep and Glob from the host's settings; each one absent: the default. */
+  searchBounds?: Partial<SearchBounds>;
 }
 
 export interface ToolResult {

@@ -1,0 +1,9 @@
+// What a host needs for the search Grep and Glob run on (issue 35): createSearchEngine checks the rg
+// binary the host found (VS Code's bundled copy, an rg on PATH, a configured path) and falls back to the
+// JavaScript engine with the reason; the session takes the engine and the bounds from the host's settings
+// (EngramSessionSetup.search). The engine's `name` and `detail` say which one runs, for the log,
+// /context and the inspector.
+export { createSearchEngine, type SearchEngineOptions } from '../tools/search/createSearchEngine';
+export { SEARCH_MAX_FILE_BYTES, SEARCH_TIME_LIMIT_MS } from '../tools/search/searchRun';
+export type { SearchBounds, SearchEngine, SearchEngineName } from '../tools/searchTypes';
+export type { SessionSearch } from '../agent/searchContext';

@@ -1,0 +1,128 @@
+// What both search engines share so they give the same answers: the order results come in, where a search
+// that has enough stops, the left-out tally, and Glob's pattern matcher.
+//
+// Order rules (both engines, every mode):
+//  - Grep files_with_matches and Glob: newest first (mtime), ties by absolute path (UTF-16 code units);
+//  - Grep content and count: walk order: in each folder its files by name, then its subfolders by name,
+//    depth first (what a name-sorted directory walk yields; ripgrep's own output is unordered).
+import path from 'node:path';
+import type { GrepFileHit, LeftOut, LeftOutReason } from '../searchTypes';
+import { expandBraces } from '../grepSearch';
+
+/** Paths kept per left-out reason for the message; the count is always complete. */
+export const LEFT_OUT_NAMED = 5;
+
+/** Newest first, then by path. */
+export function byNewest<T extends { path: string; mtimeMs: number }>(a: T, b: T): number {
+  return b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+/** Walk order of two paths below the same root: a folder's files before its subfolders, each by name. */
+export function byWalkOrder(a: string, b: string): number {
+  if (a === b) return 0;
+  const sa = a.split(path.sep);
+  const sb = b.split(path.sep);
+  let i = 0;
+  while (i < sa.length && i < sb.length && sa[i] === sb[i]) i++;
+  const aIsFile = i === sa.length - 1;
+  const bIsFile = i === sb.length - 1;
+  if (aIsFile !== bIsFile) return aIsFile ? -1 : 1;
+  return sa[i] < sb[i] ? -1 : 1;
+}
+
+/**
+ * The hits a search keeps, in order: content and count stop once `wanted` entries are there (the file
+ * that crosses the line is kept whole, as the walk does); files_with_matches keeps every file.
+ */
+export function keptHits(
+  hits: GrepFileHit[],
+  mode: 'content' | 'files_with_matches' | 'count',
+  wanted: number,
+): { files: GrepFileHit[]; truncated: boolean } {
+  if (mode === 'files_with_matches') return { files: hits.sort(byNewest), truncated: false };
+  hits.sort((a, b) => byWalkOrder(a.path, b.path));
+  let total = 0;
+  for (let i = 0; i < hits.length; i++) {
+    total += mode === 'content' ? hits[i].lines.length : 1;
+    if (total > wanted) return { files: hits.slice(0, i + 1), truncated: i + 1 < hits.length };
+  }
+  return { files: hits, truncated: false };
+}
+
+/** Counts and names the files (or folders) a search left out, by reason. */
+export class LeftOutTally {
+  private readonly byReason = new Map<LeftOutReason, LeftOut>();
+
+  add(reason: LeftOutReason, abs: string): void {
+    let e = this.byReason.get(reason);
+    if (!e) {
+      e = { reason, count: 0, paths: [] };
+      this.byReason.set(reason, e);
+    }
+    e.count++;
+    e.paths.push(abs);
+  }
+
+  /** In a fixed reason order, the paths sorted and cut to LEFT_OUT_NAMED, so both engines say the same. */
+  list(): LeftOut[] {
+    const order: LeftOutReason[] = ['tooBig', 'binary', 'excluded', 'unreadable'];
+    return order.flatMap((r) => {
+      const e = this.byReason.get(r);
+      if (!e) return [];
+      const paths = [...new Set(e.paths)].sort((a, b) => byWalkOrder(a, b)).slice(0, LEFT_OUT_NAMED);
+      return [{ reason: r, count: new Set(e.paths).size, paths }];
+    });
+  }
+}
+
+/**
+ * Glob's matcher: `*` and `?` within a name, `**` across folders, `[...]` classes, `{a,b}` choices; the
+ * pattern matches the whole path relative to the root (so `*.ts` means the root's own .ts files), and
+ * dot files match like any other.
+ */
+export function globMatcher(pattern: string): (relPosix: string) => boolean {
+  const res = expandBraces(pattern.replace(/^\.\//, '')).map((p) => new RegExp(`^${globBody(p)}$`));
+  return (rel) => res.some((re) => re.test(rel));
+}
+
+function globBody(glob: string): string {
+  let out = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === '*' && glob[i + 1] === '*') {
+      const atStart = i === 0 || glob[i - 1] === '/';
+      const atEnd = i + 2 === glob.length || glob[i + 2] === '/';
+      if (atStart && atEnd) {
+        // `**/` is zero or more folders; a trailing `**` is anything below.
+        if (i + 2 === glob.length) out += '.*';
+        else {
+          out += '(?:[^/]*/)*';
+          i++;
+        }
+        i++;
+        continue;
+      }
+      out += '[^/]*';
+      i++;
+    } else if (c === '*') out += '[^/]*';
+    else if (c === '?') out += '[^/]';
+    else if (c === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end === -1) out += '\\[';
+      else {
+        const body = glob
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
+        out += `[${body}]`;
+        i = end;
+      }
+    } else if (c === '\\' && i + 1 < glob.length) out += escapeRe(glob[++i]);
+    else out += escapeRe(c);
+  }
+  return out;
+}
+
+function escapeRe(c: string): string {
+  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
+}
