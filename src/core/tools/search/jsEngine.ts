@@ -229,8 +229,7 @@ async function jsFiles(q: FileQuery, outer: AbortSignal): Promise<FileListing> {
       onSkippedDir: (abs) => tally.add('excluded', abs),
     });
     for await (const abs of walk) if (match(toPosix(path.relative(q.root, abs)))) found.push(abs);
-    const files = await withMtimes(found, bounded.signal);
-    return listing('javascript', files, q.maxResults, tally, bounded.timedOut());
+    return await listing('javascript', found, q, tally, bounded.timedOut(), bounded.signal);
   } finally {
     bounded.done();
   }
@@ -257,15 +256,18 @@ export async function withMtimes(
   return out;
 }
 
-/** A Glob answer: newest first, cut to `maxResults`. */
-export function listing(
+/** A Glob answer: newest first (or names only, as found), cut to `maxResults`. */
+export async function listing(
   engine: FileListing['engine'],
-  files: Array<{ path: string; mtimeMs: number }>,
-  maxResults: number,
+  found: string[],
+  q: FileQuery,
   tally: LeftOutTally,
   timedOut: boolean,
-): FileListing {
-  files.sort(byNewest);
+  signal: AbortSignal,
+): Promise<FileListing> {
+  const { maxResults } = q;
+  const files = q.namesOnly ? found.map((p) => ({ path: p, mtimeMs: 0 })) : await withMtimes(found, signal);
+  if (!q.namesOnly) files.sort(byNewest);
   return {
     engine,
     files: files.slice(0, maxResults),

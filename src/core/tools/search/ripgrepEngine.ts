@@ -217,6 +217,5 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
   });
   if (run.code === 2 && found.length === 0 && !run.stopped && !run.timedOut)
     throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
-  const files = await withMtimes(found, signal);
-  return listing('ripgrep', files, q.maxResults, tally, run.timedOut);
+  return listing('ripgrep', found, q, tally, run.timedOut, signal);
 }
