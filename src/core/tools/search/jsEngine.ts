@@ -153,7 +153,7 @@ async function jsGrep(q: GrepQuery, outer: AbortSignal): Promise<GrepOutcome> {
   return {
     engine: 'javascript',
     files: kept2.files,
-    leftOut: tally.list(),
+    leftOut: tally.list(kept2.stoppedAt),
     truncated: kept2.truncated || kept > q.wanted,
     timedOut: bounded.timedOut(),
   };

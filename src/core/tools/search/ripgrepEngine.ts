@@ -182,7 +182,7 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
   return {
     engine: 'ripgrep',
     files: final.files,
-    leftOut: tally.list(),
+    leftOut: tally.list(final.stoppedAt),
     truncated: final.truncated,
     timedOut: run.timedOut,
   };

@@ -38,13 +38,13 @@ export function keptHits(
   hits: GrepFileHit[],
   mode: 'content' | 'files_with_matches' | 'count',
   wanted: number,
-): { files: GrepFileHit[]; truncated: boolean } {
+): { files: GrepFileHit[]; truncated: boolean; stoppedAt?: string } {
   if (mode === 'files_with_matches') return { files: hits.sort(byNewest), truncated: false };
   hits.sort((a, b) => byWalkOrder(a.path, b.path));
   let total = 0;
   for (let i = 0; i < hits.length; i++) {
     total += mode === 'content' ? hits[i].lines.length : 1;
-    if (total > wanted) return { files: hits.slice(0, i + 1), truncated: i + 1 < hits.length };
+    if (total > wanted) return { files: hits.slice(0, i + 1), truncated: i + 1 < hits.length, stoppedAt: hits[i].path };
   }
   return { files: hits, truncated: false };
 }
@@ -63,14 +63,22 @@ export class LeftOutTally {
     e.paths.push(abs);
   }
 
-  /** In a fixed reason order, the paths sorted and cut to LEFT_OUT_NAMED, so both engines say the same. */
-  list(): LeftOut[] {
+  /**
+   * In a fixed reason order, the paths sorted and cut to LEFT_OUT_NAMED, so both engines say the same. A
+   * search that stopped once it had enough (`stoppedAt`, the last file it kept) names only what it left
+   * out before that point in walk order: the rest it never reached.
+   */
+  list(stoppedAt?: string): LeftOut[] {
     const order: LeftOutReason[] = ['tooBig', 'binary', 'excluded', 'unreadable'];
     return order.flatMap((r) => {
       const e = this.byReason.get(r);
       if (!e) return [];
-      const paths = [...new Set(e.paths)].sort((a, b) => byWalkOrder(a, b)).slice(0, LEFT_OUT_NAMED);
-      return [{ reason: r, count: new Set(e.paths).size, paths }];
+      // A folder sits in walk order where its first entry would.
+      const place = (p: string): string => (r === 'excluded' ? path.join(p, '\u0000') : p);
+      const all = [...new Set(e.paths)].filter((p) => stoppedAt === undefined || byWalkOrder(place(p), stoppedAt) < 0);
+      if (all.length === 0) return [];
+      const paths = all.sort((a, b) => byWalkOrder(place(a), place(b))).slice(0, LEFT_OUT_NAMED);
+      return [{ reason: r, count: all.length, paths }];
     });
   }
 }
