@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** Bump when the generator changes: a tree of another version is made again. */
-const SHAPE_VERSION = 1;
+const SHAPE_VERSION = 2;
 const SEED = 35;
 const TOTAL_FILES = 100_000;
 /** The word the Grep benchmark looks for. */
@@ -312,6 +312,11 @@ function generate(root: string): TreeShape {
   const packages = Array.from({ length: 48 }, (_, i) => `${maker.pick(WORDS)}-${maker.pick(WORDS)}-${i}`);
   packages[0] = 'web';
   packages[1] = 'api';
+  // Each package's folders: about 120, two levels deep, so a folder holds some 15 files, as in real code.
+  const areas = packages.map(() => {
+    const top = Array.from({ length: 12 }, () => maker.pick(WORDS));
+    return Array.from({ length: 120 }, (_, k) => `${top[k % 12]}/${maker.pick(WORDS)}`);
+  });
   for (const [i, pkg] of packages.entries()) {
     const [, manifest] = PACKAGE_LANGS[i % PACKAGE_LANGS.length] as [Lang[], string];
     write(
@@ -331,7 +336,7 @@ function generate(root: string): TreeShape {
     const pkg = packages[i] as string;
     const [langs] = PACKAGE_LANGS[i % PACKAGE_LANGS.length] as [Lang[], string];
     const lang = maker.pick(langs);
-    const area = `${maker.pick(WORDS)}/${maker.pick(WORDS)}`;
+    const area = maker.pick(areas[i] as string[]);
     const name = `${maker.ident()}_${n++}`;
     const r = random();
     // About one file in ten is build output a package's .gitignore leaves out.
