@@ -1,6 +1,6 @@
 // The big tree the search benchmark runs on (issue 35): a seeded, monorepo-shaped git workspace of
-// 100,000 files and about 1 GB. Packages of source-like files in several languages (log-uniform sizes,
-// mostly 1-30 KB), each package with its own .gitignore and, for some, ignored build output (dist/,
+// 100,000 files and about 1.2 GB. Packages of source-like files in several languages (log-uniform sizes,
+// mostly 1-30 KB, some 15 files a folder), each package with its .gitignore and, for some, ignored build output (dist/,
 // coverage/); a node_modules at the root and one nested in a package; hidden folders (.github, .cache,
 // .storybook); binary assets; and a few generated files far over any search size limit (20-50 MB). A word,
 // SEARCH_WORD, is planted in about 1% of the files (searched and ignored ones alike, and in a big file).
