@@ -8,6 +8,7 @@ import { isErrno } from '../fs/errno';
 import { fileFilter } from './grepSearch';
 import { resolveReal } from '../fs/pathGuard';
 import { isUnderProc } from '../security/procFiles';
+import { matchesNewline } from './search/regexSafety';
 import { leftOutNotes, onEngine, searchBounds, SEARCH_MAX_FILE_BYTES, timedOutNote } from './search/searchRun';
 import { SearchPatternError, type GrepFileHit, type GrepOutcome } from './searchTypes';
 import type { Tool, ToolContext, ToolResult } from './tool';
@@ -106,7 +107,7 @@ export function grepTool(): Tool<GrepInput> {
 async function grep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
   const mode = input.output_mode ?? 'files_with_matches';
   const multiline = input.multiline === true;
-  if (!multiline && /(^|[^\\])\\n/.test(input.pattern))
+  if (!multiline && matchesNewline(input.pattern))
     return errorResult('The pattern has \\n, which only matches across lines: set multiline to true.');
   const filter = fileFilter(input.glob, input.type);
   if (typeof filter === 'string') return errorResult(filter);

@@ -185,8 +185,19 @@ export interface WalkOptions {
 }
 
 /**
- * Yields the files below `base` in a stable (name-sorted, depth-first) order, pruning ignored directories
- * before descending. Symlinks are not followed, as ripgrep does by default, so a link cannot loop.
+ * Names in ripgrep's --sort path order: by their UTF-8 bytes (which is UTF-16 order too, except for
+ * characters past U+D7FF).
+ */
+export function compareNames(a: string, b: string): number {
+  if (a === b) return 0;
+  if (/[\ud800-\uffff]/.test(a + b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : 1;
+}
+
+/**
+ * Yields the files below `base` in ripgrep's --sort path order (each folder's entries by name, a
+ * subfolder's files where its name falls, depth first), pruning ignored directories before descending.
+ * Symlinks are not followed, as ripgrep does by default, so a link cannot loop.
  */
 export async function* walkFiles(
   base: string,
@@ -194,31 +205,36 @@ export async function* walkFiles(
   signal: AbortSignal,
   opts: WalkOptions = {},
 ): AsyncGenerator<string> {
-  const stack: string[] = [base];
   const excluded = (abs: string, isDir: boolean): boolean =>
     opts.excludes ? opts.excludes.ignores(toPosix(path.relative(base, abs)) + (isDir ? '/' : '')) : false;
+  // Entries still to visit, the next one last: a folder is read when it comes up.
+  const stack: Array<{ abs: string; dir: boolean }> = [{ abs: base, dir: true }];
   while (stack.length > 0) {
     if (signal.aborted) return;
-    const dir = stack.pop() as string;
+    const next = stack.pop() as { abs: string; dir: boolean };
+    if (!next.dir) {
+      yield next.abs;
+      continue;
+    }
     let entries;
     try {
-      entries = await fsp.readdir(dir, { withFileTypes: true });
+      entries = await fsp.readdir(next.abs, { withFileTypes: true });
     } catch {
       continue; // unreadable directories are skipped, like rg does
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    const subdirs: string[] = [];
+    entries.sort((a, b) => compareNames(a.name, b.name));
+    const kept: Array<{ abs: string; dir: boolean }> = [];
     for (const e of entries) {
-      const abs = path.join(dir, e.name);
+      const abs = path.join(next.abs, e.name);
       if (e.isDirectory()) {
         if (opts.skipDir?.(abs) || excluded(abs, true)) continue;
         if (REPORTED_SKIPPED_DIRS.has(e.name)) opts.onSkippedDir?.(abs);
-        else if (!(await rules.isIgnored(abs, true))) subdirs.push(abs);
+        else if (!(await rules.isIgnored(abs, true))) kept.push({ abs, dir: true });
       } else if (e.isFile()) {
-        if (!excluded(abs, false) && !(await rules.isIgnored(abs, false))) yield abs;
+        if (!excluded(abs, false) && !(await rules.isIgnored(abs, false))) kept.push({ abs, dir: false });
       }
     }
     // Reverse so the stack pops them in name order.
-    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]);
+    for (let i = kept.length - 1; i >= 0; i--) stack.push(kept[i]);
   }
 }

@@ -221,52 +221,79 @@ async function jsFiles(q: FileQuery, outer: AbortSignal): Promise<FileListing> {
   const match = globMatcher(q.pattern);
   const bounded = boundedSignal(outer, q.timeLimitMs);
   const tally = new LeftOutTally();
-  const found: string[] = [];
   try {
     const rules = await IgnoreRules.create(q.root);
     const walk = walkFiles(q.root, rules, bounded.signal, {
       excludes: excludesMatcher(q.excludes),
       onSkippedDir: (abs) => tally.add('excluded', abs),
     });
-    for await (const abs of walk) if (match(toPosix(path.relative(q.root, abs)))) found.push(abs);
-    return await listing('javascript', found, q, tally, bounded.timedOut(), bounded.signal);
+    const times = new MtimeReader(bounded.signal, q.namesOnly);
+    for await (const abs of walk) if (match(toPosix(path.relative(q.root, abs)))) times.add(abs);
+    return listing('javascript', await times.all(), q, tally, bounded.timedOut());
   } finally {
     bounded.done();
   }
 }
 
-/** Each path with its mtime (paths that vanished meanwhile are dropped). */
-export async function withMtimes(
-  paths: string[],
-  signal: AbortSignal,
-): Promise<Array<{ path: string; mtimeMs: number }>> {
-  const out: Array<{ path: string; mtimeMs: number }> = [];
-  for (let i = 0; i < paths.length && !signal.aborted; i += STAT_CONCURRENCY) {
-    const batch = await Promise.all(
-      paths.slice(i, i + STAT_CONCURRENCY).map(async (p) => {
-        try {
-          return { path: p, mtimeMs: (await fsp.stat(p)).mtimeMs };
-        } catch {
-          return null;
-        }
-      }),
-    );
-    for (const e of batch) if (e) out.push(e);
+/**
+ * Reads mtimes as paths come in, STAT_CONCURRENCY at a time, so the stats overlap the search; a path that
+ * vanished meanwhile is dropped.
+ */
+export class MtimeReader {
+  private readonly waiting: string[] = [];
+  private readonly read: Array<{ path: string; mtimeMs: number }> = [];
+  private running = 0;
+  private idle: (() => void) | undefined;
+
+  /** `namesOnly`: no stat at all (FileQuery.namesOnly), every mtimeMs 0. */
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly namesOnly = false,
+  ) {}
+
+  add(p: string): void {
+    if (this.namesOnly) {
+      this.read.push({ path: p, mtimeMs: 0 });
+      return;
+    }
+    this.waiting.push(p);
+    this.pump();
   }
-  return out;
+
+  private pump(): void {
+    while (this.running < STAT_CONCURRENCY && this.waiting.length > 0 && !this.signal.aborted) {
+      const p = this.waiting.pop() as string;
+      this.running++;
+      fsp
+        .stat(p)
+        .then(
+          (st) => this.read.push({ path: p, mtimeMs: st.mtimeMs }),
+          () => undefined,
+        )
+        .finally(() => {
+          this.running--;
+          this.pump();
+          if (this.running === 0) this.idle?.();
+        });
+    }
+  }
+
+  /** Every path added so far with its mtime, once read (or what was read when the search was stopped). */
+  async all(): Promise<Array<{ path: string; mtimeMs: number }>> {
+    if (this.running > 0) await new Promise<void>((resolve) => (this.idle = resolve));
+    return this.read;
+  }
 }
 
-/** A Glob answer: newest first (or names only, as found), cut to `maxResults`. */
-export async function listing(
+/** A Glob answer: newest first (names only: as found), cut to `maxResults`. */
+export function listing(
   engine: FileListing['engine'],
-  found: string[],
+  files: Array<{ path: string; mtimeMs: number }>,
   q: FileQuery,
   tally: LeftOutTally,
   timedOut: boolean,
-  signal: AbortSignal,
-): Promise<FileListing> {
+): FileListing {
   const { maxResults } = q;
-  const files = q.namesOnly ? found.map((p) => ({ path: p, mtimeMs: 0 })) : await withMtimes(found, signal);
   if (!q.namesOnly) files.sort(byNewest);
   return {
     engine,

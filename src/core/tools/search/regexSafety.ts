@@ -12,6 +12,11 @@ export function unsafeForJs(pattern: string): string | null {
   return null;
 }
 
+/** Whether the pattern has `\n` outside a character class: it can only match across lines (multiline). */
+export function matchesNewline(pattern: string): boolean {
+  return /\\n/.test(stripClassesAndEscapes(pattern, true).replace(/\\\\/g, '__'));
+}
+
 /** The pattern with character classes blanked (`[...]` becomes `_`); other escapes kept when `keepEscapes`. */
 function stripClassesAndEscapes(p: string, keepEscapes: boolean): string {
   let out = '';

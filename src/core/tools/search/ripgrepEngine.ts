@@ -20,7 +20,7 @@ import {
   type GrepQuery,
   type SearchEngine,
 } from '../searchTypes';
-import { jsSearchEngine, listing, withMtimes } from './jsEngine';
+import { jsSearchEngine, listing, MtimeReader } from './jsEngine';
 import { unsafeForJs } from './regexSafety';
 import { runRg } from './rgProcess';
 import { globMatcher, keptHits, LeftOutTally } from './searchOrder';
@@ -65,6 +65,8 @@ async function walkArgs(root: string, excludes: readonly string[]): Promise<stri
 /** Reads ripgrep's --debug lines for the files and folders it left out, and keeps its error text. */
 class StderrReader {
   errors = '';
+  /** Paths ripgrep could not open or read ("rg: PATH: ... (os error 13)"): files among them are named. */
+  private readonly failed: string[] = [];
 
   constructor(
     private readonly root: string,
@@ -74,7 +76,9 @@ class StderrReader {
 
   line(l: string): void {
     if (!l.startsWith('rg: DEBUG|')) {
-      if (this.errors.length < MAX_ERROR_CHARS) this.errors += `${l}\n`;
+      const failed = /^rg: (.+?): .*\(os error \d+\)$/.exec(l);
+      if (failed) this.failed.push(path.resolve(this.root, failed[1]));
+      else if (this.errors.length < MAX_ERROR_CHARS) this.errors += `${l}\n`;
       return;
     }
     const m =
@@ -91,14 +95,17 @@ class StderrReader {
   /** ripgrep's own words when it refused the pattern, or null. */
   patternError(): string | null {
     const text = this.errors.trim();
-    if (!/regex parse error|error parsing|PCRE2|literal .* not allowed|regex/i.test(text)) return null;
+    if (!/regex parse error|error parsing|PCRE2|literal .* not allowed/i.test(text)) return null;
     return text.replace(/^rg: /, '');
   }
-}
 
-interface OpenFile {
-  abs: string;
-  lines: GrepFileHit['lines'];
+  /** Names the files ripgrep could not read (unreadable folders are passed by, as the JS walk does). */
+  async tallyUnreadable(): Promise<void> {
+    for (const abs of this.failed) {
+      const st = await fsp.lstat(abs).catch(() => null);
+      if (st?.isFile() && this.keep(abs)) this.tally.add('unreadable', abs);
+    }
+  }
 }
 
 async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promise<GrepOutcome> {
@@ -114,71 +121,84 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
   const tally = new LeftOutTally();
   const stderr = new StderrReader(q.root, tally, wanted);
   const content = q.mode === 'content';
-  const args = ['--json', '--crlf', '--engine', 'auto'];
+  // Content and count come in walk order (--sort path: one thread), so ripgrep can stop once the page is
+  // full; files_with_matches needs every file anyway (newest first), so ripgrep runs on all threads.
+  // --count reads each file to the end, so a NUL byte anywhere makes it binary, as in the JS engine.
+  // (--count counts a multiline match once; the JS engine, like ripgrep's JSON stats, counts its lines.)
+  const json = content || (q.mode === 'count' && q.multiline);
+  const args = json ? ['--json'] : ['--count', '--with-filename'];
+  args.push('--crlf', '--engine', 'auto');
+  if (q.mode !== 'files_with_matches') args.push('--sort', 'path');
   if (isDir) args.push(...(await walkArgs(q.root, q.excludes)), '--max-filesize', String(q.maxFileBytes));
   else args.push('--no-config');
   if (q.ignoreCase) args.push('--ignore-case');
   if (q.multiline) args.push('--multiline', '--multiline-dotall');
   if (content && q.before > 0) args.push('--before-context', String(q.before));
   if (content && q.after > 0) args.push('--after-context', String(q.after));
-  if (q.mode === 'files_with_matches') args.push('--max-count', '1');
   if (q.type && FILE_TYPES[q.type])
     for (const ext of FILE_TYPES[q.type]) args.push('--type-add', `${OWN_TYPE}:*.${ext}`);
   if (q.type) args.push('--type', OWN_TYPE);
   args.push('--regexp', q.pattern, '--', isDir ? '.' : q.root);
 
   const perFile = Number.isFinite(q.wanted) ? q.wanted + 1 : Number.MAX_SAFE_INTEGER;
-  let hits: GrepFileHit[] = [];
+  const hits: GrepFileHit[] = [];
   let held = 0;
-  const open = new Map<string, OpenFile>();
-  const onStdout = (line: string): void => {
+  let stop = (): void => undefined;
+  const times = new MtimeReader(signal);
+  const found = (abs: string, matches: number, lines: GrepFileHit['lines']): void => {
+    times.add(abs); // read while ripgrep still searches
+    hits.push({ path: abs, mtimeMs: 0, matches: q.mode === 'files_with_matches' ? 1 : matches, lines });
+    held += content ? lines.length : 1;
+    if (q.mode !== 'files_with_matches' && held > q.wanted) stop(); // in walk order: the rest sorts after
+  };
+  const open = new Map<string, GrepFileHit['lines']>();
+  const onJson = (line: string): void => {
     const type = /^\{"type":"(\w+)"/.exec(line)?.[1];
     if (type === 'summary' || type === undefined) return;
-    if (!content && (type === 'match' || type === 'context')) return; // counts come with `end`
+    if (!content && (type === 'match' || type === 'context')) return; // the count comes with `end`
     const msg = JSON.parse(line) as { data: RgMessage };
     const abs = path.resolve(q.root, textOf(msg.data.path));
     if (type === 'begin') {
-      if (wanted(abs)) open.set(abs, { abs, lines: [] });
+      if (wanted(abs)) open.set(abs, []);
       return;
     }
-    const f = open.get(abs);
-    if (!f) return;
+    const lines = open.get(abs);
+    if (!lines) return;
     if (type === 'end') {
       open.delete(abs);
-      if (msg.data.binary_offset !== null && msg.data.binary_offset !== undefined) return; // named from the log
-      const matches = msg.data.stats?.matched_lines ?? 0;
-      hits.push({ path: abs, mtimeMs: 0, matches, lines: f.lines });
-      held += content ? f.lines.length : 1;
-      // Files arrive in any order: once well over the page, drop what sorts after the cut for good.
-      if (Number.isFinite(q.wanted) && q.mode !== 'files_with_matches' && held > 2 * q.wanted + 1000) {
-        hits = keptHits(hits, q.mode, q.wanted).files;
-        held = hits.reduce((n, h) => n + (content ? h.lines.length : 1), 0);
-      }
+      // A NUL byte after the first matches: the file is binary (the log names it).
+      if (msg.data.binary_offset === null || msg.data.binary_offset === undefined)
+        found(abs, msg.data.stats?.matched_lines ?? 0, lines);
       return;
     }
     const first = msg.data.line_number ?? 0;
     const texts = splitRgLines(textOf(msg.data.lines));
-    for (let i = 0; i < texts.length && f.lines.length < perFile; i++)
-      f.lines.push({ line: first + i, text: texts[i], isMatch: type === 'match' });
+    for (let i = 0; i < texts.length && lines.length < perFile; i++)
+      lines.push({ line: first + i, text: texts[i], isMatch: type === 'match' });
+  };
+  const onCount = (line: string): void => {
+    const colon = line.lastIndexOf(':');
+    if (colon <= 0) return;
+    const abs = path.resolve(q.root, line.slice(0, colon));
+    if (wanted(abs)) found(abs, Number(line.slice(colon + 1)), []);
   };
   const run = await runRg(rgPath, args, isDir ? q.root : path.dirname(q.root), signal, q.timeLimitMs, {
-    onStdout,
+    onStdout: json ? onJson : onCount,
     onStderr: (l) => stderr.line(l),
+    started: (s) => {
+      stop = s;
+    },
   });
-  if (run.code === 2 && hits.length === 0) {
+  await stderr.tallyUnreadable();
+  if (run.code === 2 && hits.length === 0 && stderr.errors.trim() !== '') {
     const words = stderr.patternError();
     if (words) throw new SearchPatternError(`ripgrep cannot use this pattern: ${words}`);
-    if (!run.stopped && !run.timedOut)
+    if (!signal.aborted && !run.timedOut)
       throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
   }
-  const kept = keptHits(hits, 'content', Number.POSITIVE_INFINITY); // walk order, nothing cut yet
-  const withTimes = await withMtimes(
-    kept.files.map((h) => h.path),
-    signal,
-  );
-  const times = new Map(withTimes.map((e) => [e.path, e.mtimeMs]));
-  for (const h of kept.files) h.mtimeMs = times.get(h.path) ?? 0;
-  const final = keptHits(kept.files, q.mode, q.wanted);
+  const mtimes = new Map((await times.all()).map((e) => [e.path, e.mtimeMs]));
+  for (const h of hits) h.mtimeMs = mtimes.get(h.path) ?? 0;
+  const final = keptHits(hits, q.mode, q.wanted);
   return {
     engine: 'ripgrep',
     files: final.files,
@@ -206,16 +226,17 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
   const match = globMatcher(q.pattern);
   const tally = new LeftOutTally();
   const stderr = new StderrReader(q.root, tally, () => false);
-  const found: string[] = [];
+  const times = new MtimeReader(signal, q.namesOnly);
   const args = ['--files', ...(await walkArgs(q.root, q.excludes)), '--', '.'];
   const run = await runRg(rgPath, args, q.root, signal, q.timeLimitMs, {
     onStdout: (line) => {
       const rel = line.startsWith('./') ? line.slice(2) : line;
-      if (match(rel)) found.push(path.join(q.root, rel));
+      if (match(rel)) times.add(path.join(q.root, rel));
     },
     onStderr: (l) => stderr.line(l),
   });
-  if (run.code === 2 && found.length === 0 && !run.stopped && !run.timedOut)
+  const files = await times.all();
+  if (run.code === 2 && files.length === 0 && stderr.errors.trim() !== '' && !signal.aborted && !run.timedOut)
     throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
-  return listing('ripgrep', found, q, tally, run.timedOut, signal);
+  return listing('ripgrep', files, q, tally, run.timedOut);
 }

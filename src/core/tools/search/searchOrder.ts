@@ -3,11 +3,12 @@
 //
 // Order rules (both engines, every mode):
 //  - Grep files_with_matches and Glob: newest first (mtime), ties by absolute path (UTF-16 code units);
-//  - Grep content and count: walk order: in each folder its files by name, then its subfolders by name,
-//    depth first (what a name-sorted directory walk yields; ripgrep's own output is unordered).
+//  - Grep content and count: walk order, ripgrep's --sort path: each folder's entries by name (UTF-8
+//    bytes), a subfolder's files where its name falls, depth first (what walkFiles yields).
 import path from 'node:path';
 import type { GrepFileHit, LeftOut, LeftOutReason } from '../searchTypes';
 import { expandBraces } from '../grepSearch';
+import { compareNames } from '../ignoreRules';
 
 /** Paths kept per left-out reason for the message; the count is always complete. */
 export const LEFT_OUT_NAMED = 5;
@@ -17,17 +18,16 @@ export function byNewest<T extends { path: string; mtimeMs: number }>(a: T, b: T
   return b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 }
 
-/** Walk order of two paths below the same root: a folder's files before its subfolders, each by name. */
+/** Walk order of two paths below the same root (ripgrep's --sort path): by name at the first difference. */
 export function byWalkOrder(a: string, b: string): number {
   if (a === b) return 0;
   const sa = a.split(path.sep);
   const sb = b.split(path.sep);
   let i = 0;
   while (i < sa.length && i < sb.length && sa[i] === sb[i]) i++;
-  const aIsFile = i === sa.length - 1;
-  const bIsFile = i === sb.length - 1;
-  if (aIsFile !== bIsFile) return aIsFile ? -1 : 1;
-  return sa[i] < sb[i] ? -1 : 1;
+  if (i === sa.length) return -1; // a folder before what is inside it
+  if (i === sb.length) return 1;
+  return compareNames(sa[i], sb[i]);
 }
 
 /**

@@ -180,8 +180,12 @@ const globInput: fc.Arbitrary<GlobInput> = fc
   })
   .map(defined);
 
-function ctxFor(root: string, engine: ToolContext['search']): ToolContext {
-  return makeCtx(root, { search: engine, searchBounds: { maxFileBytes: MAX_FILE_BYTES, timeLimitMs: 60_000 } });
+/** The host's excludes (VS Code's files.exclude / search.exclude) for a run. */
+const excludesSpec = fc.constantFrom<string[]>([], [], ['**/*.log'], ['sub/', '**/Zed'], ['*.md', 'a/b']);
+
+function ctxFor(root: string, engine: ToolContext['search'], excludes: string[]): ToolContext {
+  const searchBounds = { maxFileBytes: MAX_FILE_BYTES, timeLimitMs: 60_000, excludes };
+  return makeCtx(root, { search: engine, searchBounds });
 }
 
 /** What must be equal: the text the model reads, whether it is an error, and the counts. */
@@ -191,12 +195,13 @@ function answer(r: { content: string; isError: boolean; data?: unknown }): unkno
 }
 
 async function sameAnswer<I>(
+  excludes: string[],
   tool: { run(i: I, c: ToolContext): Promise<never> | Promise<unknown> },
   root: string,
   input: I,
 ) {
-  const js = (await tool.run(input, ctxFor(root, jsEngine))) as { content: string; isError: boolean };
-  const rg = (await tool.run(input, ctxFor(root, rgEngine))) as { content: string; isError: boolean };
+  const js = (await tool.run(input, ctxFor(root, jsEngine, excludes))) as { content: string; isError: boolean };
+  const rg = (await tool.run(input, ctxFor(root, rgEngine, excludes))) as { content: string; isError: boolean };
   assert.deepEqual(answer(rg), answer(js), `ripgrep and JavaScript differ for ${JSON.stringify(input)}`);
 }
 
@@ -208,11 +213,12 @@ describe('search engines agree', () => {
         fc.array(grepInput, { minLength: 2, maxLength: 3 }),
         multilineInput,
         globInput,
-        async (tree, greps, multi, g) => {
+        excludesSpec,
+        async (tree, greps, multi, g, excludes) => {
           const root = await makeTree(tree);
-          for (const input of greps) await sameAnswer(grep, root, input);
-          await sameAnswer(grep, root, multi);
-          await sameAnswer(glob, root, g);
+          for (const input of greps) await sameAnswer(excludes, grep, root, input);
+          await sameAnswer(excludes, grep, root, multi);
+          await sameAnswer(excludes, glob, root, g);
         },
       ),
       { numRuns: Number(process.env.ENGRAM_PARITY_RUNS) || 30 },

@@ -104,4 +104,23 @@ describe('search bounds', () => {
     const rgBackref = await grep.run({ pattern: '(a)\\1', output_mode: 'count' }, makeCtx(dir, { search: engine }));
     assert.deepEqual([rgBackref.isError, rgBackref.content], [false, 'evil.txt:2']);
   });
+
+  it('asks for multiline when a pattern matches a line break, and allows [^\\n]', async () => {
+    const dir = tempDir('engram-bounds-');
+    await write(dir, 'f.txt', 'alpha\nbeta\n');
+    for (const search of [jsSearchEngine(), ripgrepSearchEngine(testRgPath(), 'test')]) {
+      const r = await grep.run({ pattern: 'alpha\\nbeta' }, makeCtx(dir, { search }));
+      assert.deepEqual(
+        [r.isError, r.content],
+        [true, 'The pattern has \\n, which only matches across lines: set multiline to true.'],
+      );
+      const ok = await grep.run(
+        { pattern: 'alpha\\nbeta', multiline: true, output_mode: 'count' },
+        makeCtx(dir, { search }),
+      );
+      assert.equal(ok.content, 'f.txt:2');
+      const cls = await grep.run({ pattern: 'al[^\\n]*a', output_mode: 'content' }, makeCtx(dir, { search }));
+      assert.equal(cls.content, 'f.txt:1:alpha');
+    }
+  });
 });
