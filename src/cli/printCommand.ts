@@ -26,6 +26,7 @@ import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command }
 import { noApiKeyText, resumeLine } from './cliText';
 import { headlessRules, headlessToolGate, ruleFlagProblem, splitRuleList } from './toolPolicy';
 import { MCP_HELP, MCP_OPTIONS, startCliMcp, type McpServerReport } from './mcpSetup';
+import { cliSearch, SEARCH_OPTIONS } from './cliSearch';
 
 const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
@@ -91,6 +92,7 @@ const OPTIONS = {
     help: 'After the run, let a background agent save what is worth remembering (one more model call).',
   },
   ...MCP_OPTIONS,
+  ...SEARCH_OPTIONS,
   verbose: {
     type: 'boolean',
     short: 'v',
@@ -221,6 +223,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
         value: options['team-memory'] === true || teamServer !== undefined ? true : undefined,
       },
       'teamMemory.serverUrl': { flag: 'ENGRAM_TEAM_SERVER', value: teamServer },
+      'search.ripgrepPath': { flag: '--rg-path', value: options['rg-path'] },
     },
     base,
   );
@@ -240,6 +243,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   const logger = stderrLogger(io, options.verbose === true);
   const mcpOptions = { configs: options['mcp-config'] ?? [], strict: options['strict-mcp-config'] === true };
   const mcp = await startCliMcp({ ...mcpOptions, dataDir, cwd, settings }, io, logger);
+  const search = await cliSearch(io, settings, options['rg-path'] !== undefined, logger);
   let session;
   try {
     // Nobody can answer a permission prompt here: the host session denies every one it is asked.
@@ -271,6 +275,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
         memoryWritesNeedTool: true,
         ...(io.env.ENGRAM_TEAM_TOKEN?.trim() ? { teamMemory: { token: io.env.ENGRAM_TEAM_TOKEN.trim() } } : {}),
         tools,
+        search,
         ...(mcp.hub ? { mcp: mcp.hub } : {}),
         version: ENGRAM_VERSION,
         entrypoint: 'cli',

@@ -26,6 +26,17 @@ export interface GaugeState {
   breakdown: Array<{ category: GaugeCategory; tokens: number }>;
   /** The prompt cache and the next message's cost, for an open session that has a model. */
   cache?: CacheCost;
+  /** The engine the window's Grep and Glob run on (issue 35), once the host looked for ripgrep. */
+  search?: SearchEngineView;
+}
+
+/** ripgrep (its version, whether VS Code ships it or a setting names it, its path), or the JavaScript engine and why. */
+export interface SearchEngineView {
+  engine: 'ripgrep' | 'javascript';
+  version?: string;
+  source?: 'bundled' | 'setting';
+  path?: string;
+  reason?: string;
 }
 
 /** Tokens of the next request by how they are billed, and their price (absent: the model's price is unknown). */

@@ -1,8 +1,8 @@
 // The engine parts the extension needs only once a chat starts or the inspector opens: the session
 // (agent, memory, compaction) with what a host needs around it, the Anthropic SDK client, the inspector's
-// engine side, the MCP client (config, the project's choices, the hub of connections) and the offline demo
-// server. Bundled as dist/engine.js and required on first use (see
-// loadEngine.ts), so activation never pays for parsing them.
+// engine side, the MCP client (config, the project's choices, the hub of connections), the search engines
+// Grep and Glob run on (issue 35) and the offline demo server. Bundled as dist/engine.js and required on
+// first use (see loadEngine.ts), so activation never pays for parsing them.
 export {
   appendPromptHistory,
   createAnthropicClient,
@@ -34,3 +34,4 @@ export {
 } from '../core/host/memory';
 export { readTeamSyncState, repoSlugOf, syncTeamMemory } from '../core/host/team';
 export { createMcpHub, mcpStartPolicy, readMcpChoices, readMcpConfig, updateMcpChoices } from '../core/host/mcp';
+export { createSearchEngine } from '../core/host/search';

@@ -2,6 +2,7 @@
 // gauge's breakdown by category, as it was when asked).
 import type { GaugeState } from '../../src/protocol/messages';
 import { h } from '../shared/components';
+import { searchEngineText } from '../shared/searchEngine';
 import { groupDigits } from '../shared/gauge';
 import { t, tOr, type StringKey } from './strings';
 
@@ -75,5 +76,6 @@ export function renderContext(gauge: GaugeState): HTMLElement {
       h('tbody', {}, ...rows),
     ),
     h('p', { class: 'help-note' }, t('contextMarks', gauge.marks.map((m) => `${m}%`).join(' / '))),
+    gauge.search ? h('p', { class: 'help-note context-search' }, searchEngineText(gauge.search, t)) : '',
   );
 }

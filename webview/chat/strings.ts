@@ -1,6 +1,7 @@
 // The Chat view's own words, in English and Simplified Chinese. The page's `lang` comes from
 // vscode.env.language (webviewHtml.ts), as in the inspector. What the person and the model wrote, file
 // names and the host's notices are data: never translated here.
+import { SEARCH_EN, SEARCH_ZH } from '../shared/searchEngine';
 import { CATEGORY_EN, CATEGORY_ZH, makeStrings } from '../shared/strings';
 
 const EN = {
@@ -103,6 +104,7 @@ const EN = {
   tokensHeader: 'Tokens',
   share: 'Share',
   ...CATEGORY_EN,
+  ...SEARCH_EN,
   contextMarks: 'Compaction starts at {0}.',
   // pins (issue 24)
   pin: 'Pin',
@@ -241,6 +243,7 @@ const ZH: Record<StringKey, string> = {
   tokensHeader: '令牌',
   share: '占比',
   ...CATEGORY_ZH,
+  ...SEARCH_ZH,
   contextMarks: '压缩从 {0} 开始。',
   pin: '固定',
   pinTitle: '固定这条消息：每次压缩后都会逐字保留',

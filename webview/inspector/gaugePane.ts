@@ -4,6 +4,7 @@
 import type { GaugeState } from '../../src/protocol/messages';
 import { renderCacheCost } from '../shared/cacheCost';
 import { h } from '../shared/components';
+import { searchEngineText } from '../shared/searchEngine';
 import { gaugeLevel, renderGauge, usedPercent } from '../shared/gauge';
 import { num } from './format';
 import { t, tOr, type StringKey } from './strings';
@@ -84,6 +85,7 @@ export function renderGaugePane(gauge: GaugeState | undefined): HTMLElement {
       ]),
     ),
     breakdownTable(gauge),
+    gauge.search ? h('p', { class: 'gauge-search', id: 'gauge-search' }, searchEngineText(gauge.search, t)) : '',
   );
   return body;
 }

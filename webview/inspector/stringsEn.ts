@@ -1,5 +1,6 @@
 // The inspector's words in English: the table strings.ts looks keys up in, and the one every other
 // language must match key for key (test/unit/vscode/inspectorStrings.test.ts checks).
+import { SEARCH_EN } from '../shared/searchEngine';
 import { CATEGORY_EN } from '../shared/strings';
 
 export const EN = {
@@ -42,6 +43,7 @@ export const EN = {
   tokens: 'Tokens',
   share: 'Share',
   ...CATEGORY_EN,
+  ...SEARCH_EN,
   // notes
   notesNone: 'No session notes yet: they are written once the conversation reaches the first threshold.',
   notesMissing: 'This session has no notes file.',

@@ -1,4 +1,5 @@
 // The inspector's words in Simplified Chinese, key for key with stringsEn.ts.
+import { SEARCH_ZH } from '../shared/searchEngine';
 import { CATEGORY_ZH } from '../shared/strings';
 import type { StringKey } from './stringsEn';
 
@@ -40,6 +41,7 @@ export const ZH: Record<StringKey, string> = {
   tokens: 'Token',
   share: '占比',
   ...CATEGORY_ZH,
+  ...SEARCH_ZH,
   notesNone: '尚无会话笔记：对话达到第一个阈值后才会写入。',
   notesMissing: '此会话没有笔记文件。',
   openNotes: '打开笔记文件',

@@ -8,7 +8,13 @@ import {
   type ModelConfig,
   type ModelSettings,
 } from '../llm/modelConfig';
-import { resolveSettings as settingsFrom, type RawSettings, type ResolvedSettings } from '../settings/engramSettings';
+import {
+  resolveSettings as settingsFrom,
+  type EngramSettings,
+  type RawSettings,
+  type ResolvedSettings,
+} from '../settings/engramSettings';
+import type { SearchBounds } from '../tools/searchTypes';
 
 export type { Env, ModelConfig, ModelSettings, RawSettings, ResolvedSettings };
 export type { EngramSettings, SettingId } from '../settings/engramSettings';
@@ -36,4 +42,25 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
  */
 export function resolveModelConfig(settings: ModelSettings, env: Env, secret: string | undefined): ModelConfig {
   return modelConfigFrom(settings, env, secret);
+}
+
+/**
+ * Which ripgrep Grep and Glob run on (issue 35): a host lists where one may be (its setting or flag, VS
+ * Code's bundled copy, an `rg` on PATH), pickRipgrep takes the first that runs or says why none does, and
+ * describeRipgrepChoice words it for the log, `/context` and the inspector. The engine itself is made by
+ * search.ts's createSearchEngine (in the engine chunk: this module stays light for activation).
+ */
+export { describeRipgrepChoice, pickRipgrep, ripgrepOnPath } from '../tools/ripgrepLocation';
+export type { RipgrepCandidate, RipgrepChoice } from '../tools/ripgrepLocation';
+
+/**
+ * The bounds every search of a session runs within: the settings' time limit and file size cap, and the
+ * host's excludes (VS Code's files.exclude / search.exclude; none in the CLI).
+ */
+export function searchBoundsOf(settings: EngramSettings, excludes: string[]): SearchBounds {
+  return {
+    timeLimitMs: settings.search.timeLimitSeconds * 1000,
+    maxFileBytes: settings.search.maxFileSizeMB * 1024 * 1024,
+    excludes,
+  };
 }

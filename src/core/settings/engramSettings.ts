@@ -124,6 +124,12 @@ export const SETTING_KEYS = {
   // A checkpoint per turn in a shadow repository under the data folder (issue 33), files over the size left out.
   'checkpoints.enabled': bool(true),
   'checkpoints.maxFileSizeMB': int(10, 1, 1_024),
+  // Grep and Glob (issue 35): a ripgrep binary to use (empty: VS Code's bundled copy, or an `rg` on PATH in
+  // the CLI), how long one search may run, and the size over which a file is left out (and named); the
+  // defaults are tools/search/searchRun.ts's SEARCH_TIME_LIMIT_MS and SEARCH_MAX_FILE_BYTES (a test checks).
+  'search.ripgrepPath': str(''),
+  'search.timeLimitSeconds': int(30, 1, 600),
+  'search.maxFileSizeMB': int(2, 1, 1_024),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;
@@ -203,6 +209,8 @@ export interface EngramSettings {
   permissions: { allow: readonly string[]; deny: readonly string[] };
   /** Checkpoints of each turn (a trusted workspace only), and the size over which a file is left out. */
   checkpoints: { enabled: boolean; maxFileSizeMB: number };
+  /** Grep and Glob: the ripgrep binary (empty: found by the host), a time limit per search, the file size cap. */
+  search: { ripgrepPath: string; timeLimitSeconds: number; maxFileSizeMB: number };
 }
 
 export interface ResolvedSettings {
@@ -303,6 +311,11 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
       },
       permissions: { allow: get('permissions.allow'), deny: get('permissions.deny') },
       checkpoints: { enabled: get('checkpoints.enabled'), maxFileSizeMB: get('checkpoints.maxFileSizeMB') },
+      search: {
+        ripgrepPath: get('search.ripgrepPath'),
+        timeLimitSeconds: get('search.timeLimitSeconds'),
+        maxFileSizeMB: get('search.maxFileSizeMB'),
+      },
     },
   };
 }

@@ -28,6 +28,7 @@ import type { ChatWindow } from './chatWindow';
 import { followChatWindowChanges } from './chatWindowChanges';
 import { FirstRunScreen } from './firstRunScreen';
 import { openLinkedPath, WorkspaceFiles } from './workspaceFiles';
+import { withSearchEngine, windowRipgrep } from '../search/chatSearch';
 
 export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable {
   private busy = false;
@@ -91,6 +92,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     this.turns = new ChatTurns(window, this.slot, this.checkpoints);
     this.disposables.push(...followChatWindowChanges(window, this.slot), this.firstRun, this.files);
     void this.refreshSetup();
+    void windowRipgrep().then(() => this.postGauge()); // the search engine, for /context before a first message
   }
 
   private get session(): EngramSession | undefined {
@@ -102,7 +104,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   }
 
   gauge(): GaugeState {
-    return sessionGauge(this.session, { ...settings(), offlineDemo: usesOfflineDemo() });
+    return withSearchEngine(sessionGauge(this.session, { ...settings(), offlineDemo: usesOfflineDemo() }));
   }
 
   snapshot(): ChatSnapshot {

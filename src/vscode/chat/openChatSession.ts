@@ -10,6 +10,7 @@ import { hubClosed, openSessionHub } from '../mcp/mcpServers';
 import { resolveModel } from '../modelSetup';
 import { dataDir, settingsStore, workspaceCwd, workspaceTrusted } from '../settings';
 import { teamMemoryToken } from '../teamMemory';
+import { sessionSearch } from '../search/chatSearch';
 
 export type OpenedChatSession = { session: EngramSession } | { error: string };
 
@@ -42,6 +43,8 @@ export async function openChatSession(
     logger.warn(`MCP servers not started: ${e instanceof Error ? e.message : String(e)}`);
     return undefined;
   });
+  // ripgrep checked to run (once per window), the workspace's excludes read at each search (issue 35).
+  const search = await sessionSearch(logger, engine.createSearchEngine);
   const session = await engine
     .openHostSession(
       {
@@ -58,6 +61,7 @@ export async function openChatSession(
         logger,
         ...(teamToken ? { teamMemory: { token: teamToken } } : {}),
         ...(mcp ? { mcp } : {}),
+        search,
       },
       settingsStore(),
     )

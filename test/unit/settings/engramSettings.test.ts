@@ -13,6 +13,7 @@ import {
   type EngramSettings,
 } from '../../../src/core/settings/engramSettings';
 import { DEFAULT_CONTEXT_WINDOW, MICROCOMPACT_PERCENT } from '../../../src/core/thresholds';
+import { SEARCH_MAX_FILE_BYTES, SEARCH_TIME_LIMIT_MS } from '../../../src/core/tools/search/searchRun';
 
 interface Declared {
   type: string;
@@ -162,8 +163,16 @@ describe('settings', () => {
     const restricted = full.capabilities.untrustedWorkspaces.restrictedConfigurations;
     assert.ok(restricted.includes('engram.teamMemory.serverUrl'));
     assert.ok(restricted.includes('engram.teamMemory.enabled'));
+    // A program Engram runs: never from a workspace's settings (issue 35).
+    assert.ok(restricted.includes('engram.search.ripgrepPath'));
+    assert.equal((declared['engram.search.ripgrepPath'] as Declared & { scope?: string }).scope, 'machine');
     const pattern = new RegExp((declared['engram.teamMemory.serverUrl'] as Declared & { pattern: string }).pattern);
     for (const ok of ['', 'https://team.example.com', 'http://127.0.0.1:8080/x']) assert.ok(pattern.test(ok), ok);
     for (const bad of ['team.example.com', 'ftp://x', 'https://x?y=1']) assert.ok(!pattern.test(bad), bad);
+  });
+
+  it("takes the search settings' defaults from the search engines' own (issue 35)", () => {
+    assert.equal(SETTING_KEYS['search.maxFileSizeMB'].default * 1024 * 1024, SEARCH_MAX_FILE_BYTES);
+    assert.equal(SETTING_KEYS['search.timeLimitSeconds'].default * 1000, SEARCH_TIME_LIMIT_MS);
   });
 });
