@@ -5,9 +5,10 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { createSearchEngine, FileNameIndex, type SessionSearch } from '../../core/host/search';
+import type { FileNameIndex } from '../../core/host/search';
 import type { Logger } from '../../core/host/sessions';
 import { loadEngine } from '../loadEngine';
+import { sessionSearch } from '../search/chatSearch';
 import { workspaceCwd } from '../settings';
 import { fileAttachmentText, MAX_SUGGESTIONS, mentionedPaths } from './fileMentions';
 
@@ -21,15 +22,16 @@ export interface Attached {
   skipped: Array<{ path: string; reason: string }>;
 }
 
-export class WorkspaceFiles implements vscode.Disposable {
-  private index: { root: string; files: FileNameIndex } | undefined;
-  private readonly watcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
-  private readonly fallback = createSearchEngine({});
+/** The chat's sessions already say in the log which engine searches: the picker says nothing more. */
+const QUIET: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
-  /** `search`: the engine and bounds the host gives its sessions; without one, the JavaScript engine. */
-  constructor(private readonly search: () => SessionSearch | undefined = () => undefined) {
-    this.watcher.onDidCreate((uri) => this.index?.files.onFileEvent('create', uri.fsPath));
-    this.watcher.onDidDelete((uri) => this.index?.files.onFileEvent('delete', uri.fsPath));
+export class WorkspaceFiles implements vscode.Disposable {
+  private index: { root: string; files: Promise<FileNameIndex> } | undefined;
+  private readonly watcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
+
+  constructor() {
+    this.watcher.onDidCreate((uri) => void this.index?.files.then((f) => f.onFileEvent('create', uri.fsPath)));
+    this.watcher.onDidDelete((uri) => void this.index?.files.then((f) => f.onFileEvent('delete', uri.fsPath)));
   }
 
   /** Workspace-relative paths (forward slashes) matching `query`, best first. */
@@ -71,17 +73,23 @@ export class WorkspaceFiles implements vscode.Disposable {
     return result;
   }
 
-  /** The index of the workspace folder (made again when the folder changed); none outside a local folder. */
+  /**
+   * The index of the workspace folder (made again when the folder changed), listed through the engine the
+   * chat's sessions search with (the editor's ripgrep) and their excludes; none outside a local folder.
+   */
   private async files(): Promise<FileNameIndex | undefined> {
     const root = workspaceCwd();
     const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file' && f.uri.fsPath === root);
     if (!folder) return undefined;
     if (this.index?.root !== root) {
-      const fallback = await this.fallback;
-      const files = new FileNameIndex({
-        root,
-        engine: () => this.search()?.engine ?? fallback,
-        excludes: () => this.search()?.bounds?.().excludes ?? [],
+      const engine = loadEngine();
+      const files = sessionSearch(QUIET, engine.createSearchEngine).then(async (search) => {
+        const chosen = search.engine ?? (await engine.createSearchEngine({}));
+        return new engine.FileNameIndex({
+          root,
+          engine: () => chosen,
+          excludes: () => search.bounds?.().excludes ?? [],
+        });
       });
       this.index = { root, files };
     }
