@@ -5,6 +5,7 @@
 // answer takes milliseconds, not a listing.
 import type { SearchEngine } from './searchTypes';
 
+const WINDOWS = process.platform === 'win32';
 /** Past this many files the listing stops (and the picker offers those). */
 const MAX_FILES = 300_000;
 /** A listing that takes longer than this stops with what it has. */
@@ -40,7 +41,11 @@ export class FileNameIndex {
   /** Deleted since the last listing: left out of answers at once. */
   private readonly gone = new Set<string>();
 
-  constructor(private readonly opts: FileNameIndexOptions) {}
+  private readonly root: string;
+
+  constructor(private readonly opts: FileNameIndexOptions) {
+    this.root = opts.root.replace(/[\\/]+$/, '');
+  }
 
   /**
    * Paths containing `query` (any case), best first: file names that start with it, then paths that do,
@@ -98,10 +103,13 @@ export class FileNameIndex {
     return this.pending;
   }
 
+  /** `abs` relative to the root with forward slashes, or undefined outside it (called for every file listed). */
   private relative(abs: string): string | undefined {
-    const root = this.opts.root.replace(/[\\/]+$/, '');
-    if (!abs.startsWith(root) || !/[\\/]/.test(abs.charAt(root.length))) return undefined;
-    return abs.slice(root.length + 1).replace(/\\/g, '/');
+    const root = this.root;
+    const sep = abs.charCodeAt(root.length);
+    if (!abs.startsWith(root) || (sep !== 47 && sep !== 92)) return undefined; // '/' or '\\'
+    const rel = abs.slice(root.length + 1);
+    return WINDOWS ? rel.replace(/\\/g, '/') : rel; // elsewhere a backslash is part of a name
   }
 }
 
