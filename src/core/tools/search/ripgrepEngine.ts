@@ -228,10 +228,14 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
   const stderr = new StderrReader(q.root, tally, () => false);
   const times = new MtimeReader(signal, q.namesOnly);
   const args = ['--files', ...(await walkArgs(q.root, q.excludes)), '--', '.'];
+  // rg prints clean relative paths: outside Windows (where the separator is rewritten) the root is only
+  // prefixed, without path.join's normalising, a cost on 100,000 lines.
+  const prefix = q.root.endsWith(path.sep) ? q.root : q.root + path.sep;
+  const absolute = (rel: string): string => (path.sep === '/' ? prefix + rel : path.join(q.root, rel));
   const run = await runRg(rgPath, args, q.root, signal, q.timeLimitMs, {
     onStdout: (line) => {
       const rel = line.startsWith('./') ? line.slice(2) : line;
-      if (match(rel)) times.add(path.join(q.root, rel));
+      if (match(rel)) times.add(absolute(rel));
     },
     onStderr: (l) => stderr.line(l),
   });
