@@ -34,4 +34,4 @@ export {
 } from '../core/host/memory';
 export { readTeamSyncState, repoSlugOf, syncTeamMemory } from '../core/host/team';
 export { createMcpHub, mcpStartPolicy, readMcpChoices, readMcpConfig, updateMcpChoices } from '../core/host/mcp';
-export { createSearchEngine } from '../core/host/search';
+export { createSearchEngine, FileNameIndex } from '../core/host/search';

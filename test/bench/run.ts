@@ -31,6 +31,7 @@ const modules: Array<[string, () => Promise<{ run(): Promise<Metrics> }>]> = [
   ['mcpRecall', () => import('./mcpRecall')],
   ['memoryHealth', () => import('./memoryHealth')],
   ['checkpoints', () => import('./checkpoints')],
+  ['search', () => import('./search')],
 ];
 
 /** Activation is measured in the real VS Code host: the integration test that activates Engram reports it. */

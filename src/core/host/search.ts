@@ -7,3 +7,5 @@ export { createSearchEngine, type SearchEngineOptions } from '../tools/search/cr
 export { SEARCH_MAX_FILE_BYTES, SEARCH_TIME_LIMIT_MS } from '../tools/search/searchRun';
 export type { SearchBounds, SearchEngine, SearchEngineName } from '../tools/searchTypes';
 export type { SessionSearch } from '../agent/searchContext';
+/** The chat's `@` completion: the workspace's file names listed through the engine, kept, and following file events. */
+export { FileNameIndex } from '../tools/fileNameIndex';

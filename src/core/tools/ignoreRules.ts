@@ -4,7 +4,7 @@
 // ones after it at any depth (.rgignore, then .ignore, then .gitignore, then .git/info/exclude: ripgrep's
 // order, so the ripgrep engine and the JavaScript one skip the same files). Nothing inside an ignored
 // directory can be re-included (git's rule).
-import { promises as fsp } from 'node:fs';
+import { existsSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { isErrno } from '../fs/errno';
@@ -21,6 +21,8 @@ const GIT_EXCLUDE = path.join('.git', 'info', 'exclude');
 export class IgnoreRules {
   private readonly rules = new Map<string, Promise<Array<Ignore | null>>>();
   private readonly dirVerdicts = new Map<string, Promise<boolean>>();
+  /** Per folder (and where rules start), the levels above it that have ignore files: most have none. */
+  private readonly chains = new Map<string, Promise<RuleLevel[]>>();
 
   private constructor(
     /** The git root, or the search root when there is no repository. */
@@ -69,13 +71,12 @@ export class IgnoreRules {
    * something decides, and the first kind that says something wins.
    */
   private async evaluate(abs: string, isDir: boolean, from: string): Promise<boolean> {
-    const levels = levelsBetween(from, path.dirname(abs));
-    const sets = await Promise.all(levels.map((l) => this.rulesOf(l)));
+    const chain = await this.chainOf(from, path.dirname(abs));
     for (let kind = 0; kind <= IGNORE_KINDS.length; kind++) {
-      for (let i = levels.length - 1; i >= 0; i--) {
-        const ig = sets[i][kind];
+      for (let i = chain.length - 1; i >= 0; i--) {
+        const ig = chain[i].sets[kind];
         if (!ig) continue;
-        const rel = toPosix(path.relative(levels[i], abs)) + (isDir ? '/' : '');
+        const rel = toPosix(path.relative(chain[i].level, abs)) + (isDir ? '/' : '');
         const r = ig.test(rel);
         if (r.ignored) return true;
         if (r.unignored) return false;
@@ -92,6 +93,19 @@ export class IgnoreRules {
     return false;
   }
 
+  private chainOf(from: string, dir: string): Promise<RuleLevel[]> {
+    const key = `${from}\0${dir}`;
+    let chain = this.chains.get(key);
+    if (!chain) {
+      const levels = levelsBetween(from, dir);
+      chain = Promise.all(levels.map((l) => this.rulesOf(l))).then((sets) =>
+        levels.map((level, i) => ({ level, sets: sets[i] })).filter((l) => l.sets.some((ig) => ig !== null)),
+      );
+      this.chains.set(key, chain);
+    }
+    return chain;
+  }
+
   private rulesOf(dir: string): Promise<Array<Ignore | null>> {
     let p = this.rules.get(dir);
     if (!p) {
@@ -99,11 +113,18 @@ export class IgnoreRules {
         ...IGNORE_KINDS.map((k) => path.join(dir, k)),
         dir === this.top ? path.join(dir, GIT_EXCLUDE) : '',
       ];
-      p = Promise.all(files.map((f) => (f ? loadRules(f) : null)));
+      // Most folders have no ignore file: existsSync answers that without the cost of a failed open.
+      p = Promise.all(files.map((f) => (f && existsSync(f) ? loadRules(f) : null)));
       this.rules.set(dir, p);
     }
     return p;
   }
+}
+
+/** A folder with ignore files, and its rules by kind (IGNORE_KINDS, then .git/info/exclude). */
+interface RuleLevel {
+  level: string;
+  sets: Array<Ignore | null>;
 }
 
 async function loadRules(file: string): Promise<Ignore | null> {

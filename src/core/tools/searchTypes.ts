@@ -74,6 +74,11 @@ export interface FileQuery extends SearchBounds {
   /** A glob relative to the root. */
   pattern: string;
   maxResults: number;
+  /**
+   * Names only, in no order (the `@` picker lists every file): no stat call per file, every mtimeMs 0.
+   * On 100,000 files that saves most of a second.
+   */
+  namesOnly?: boolean;
 }
 
 export interface FileListing {

@@ -90,7 +90,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
     this.slot = new ChatSessionSlot(window);
     this.checkpoints = new ChatCheckpoints(window, () => this.slot.session);
     this.turns = new ChatTurns(window, this.slot, this.checkpoints);
-    this.disposables.push(...followChatWindowChanges(window, this.slot), this.firstRun);
+    this.disposables.push(...followChatWindowChanges(window, this.slot), this.firstRun, this.files);
     void this.refreshSetup();
     void windowRipgrep().then(() => this.postGauge()); // the search engine, for /context before a first message
   }

@@ -45,22 +45,3 @@ export function fileAttachmentText(relPath: string, content: string): string {
     '</engram-file>',
   ].join('\n');
 }
-
-/**
- * Paths for the completion list: those containing `query` (any case), file names that start with it
- * first, then shorter paths; an empty query lists the shortest paths.
- */
-export function rankFiles(files: readonly string[], query: string, max = MAX_SUGGESTIONS): string[] {
-  const q = query.toLowerCase();
-  const scored: Array<[number, string]> = [];
-  for (const file of files) {
-    const lower = file.toLowerCase();
-    const at = lower.indexOf(q);
-    if (at < 0) continue;
-    const name = lower.slice(lower.lastIndexOf('/') + 1);
-    const score = (name.startsWith(q) ? 0 : lower.startsWith(q) ? 1 : 2) * 10_000 + file.length;
-    scored.push([score, file]);
-  }
-  scored.sort((a, b) => a[0] - b[0] || a[1].localeCompare(b[1]));
-  return scored.slice(0, max).map(([, file]) => file);
-}

@@ -1,17 +1,17 @@
-// The workspace's files for `@` mentions: listed with vscode.workspace.findFiles (which honours
-// files.exclude and search.exclude), kept for a short while, and read for attaching. Only a file inside
-// the workspace folder that the list contains is ever read, so a mention cannot reach elsewhere.
+// The workspace's files for `@` mentions: listed through the session's search engine (ripgrep where the
+// host found it; the files Glob sees, with .gitignore, files.exclude and search.exclude honoured), kept
+// and followed by file events (FileNameIndex), and read for attaching. Only a file inside the workspace
+// folder that the list contains is ever read, so a mention cannot reach elsewhere.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import type { FileNameIndex } from '../../core/host/search';
 import type { Logger } from '../../core/host/sessions';
 import { loadEngine } from '../loadEngine';
+import { sessionSearch } from '../search/chatSearch';
 import { workspaceCwd } from '../settings';
-import { fileAttachmentText, mentionedPaths, rankFiles } from './fileMentions';
+import { fileAttachmentText, MAX_SUGGESTIONS, mentionedPaths } from './fileMentions';
 
-/** How long a file list is reused while the person types (a new one is made after that). */
-const LIST_TTL_MS = 5_000;
-const MAX_LISTED = 5_000;
 /** Files bigger than this are not attached at all: they are not what a person means to paste. */
 const MAX_ATTACHED_BYTES = 1_000_000;
 
@@ -22,12 +22,21 @@ export interface Attached {
   skipped: Array<{ path: string; reason: string }>;
 }
 
-export class WorkspaceFiles {
-  private listed: { at: number; files: Promise<string[]> } | undefined;
+/** The chat's sessions already say in the log which engine searches: the picker says nothing more. */
+const QUIET: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+export class WorkspaceFiles implements vscode.Disposable {
+  private index: { root: string; files: Promise<FileNameIndex> } | undefined;
+  private readonly watcher = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
+
+  constructor() {
+    this.watcher.onDidCreate((uri) => void this.index?.files.then((f) => f.onFileEvent('create', uri.fsPath)));
+    this.watcher.onDidDelete((uri) => void this.index?.files.then((f) => f.onFileEvent('delete', uri.fsPath)));
+  }
 
   /** Workspace-relative paths (forward slashes) matching `query`, best first. */
   async suggest(query: string): Promise<string[]> {
-    return rankFiles(await this.list(), query);
+    return (await this.files())?.suggest(query, MAX_SUGGESTIONS) ?? [];
   }
 
   /** The files `prompt` mentions with @, read and ready to go after it. */
@@ -35,9 +44,9 @@ export class WorkspaceFiles {
     const wanted = mentionedPaths(prompt);
     const result: Attached = { files: [], blocks: [], skipped: [] };
     if (wanted.length === 0) return result;
-    const known = new Set(await this.list(true));
+    const files = await this.files();
     for (const rel of wanted) {
-      if (!known.has(rel)) continue; // an email address or a handle, not a file
+      if (!(await files?.has(rel))) continue; // an email address or a handle, not a file
       try {
         const abs = path.join(workspaceCwd(), ...rel.split('/'));
         const stat = await fsp.stat(abs);
@@ -64,23 +73,31 @@ export class WorkspaceFiles {
     return result;
   }
 
-  private list(fresh = false): Promise<string[]> {
-    const now = Date.now();
-    if (fresh || !this.listed || now - this.listed.at > LIST_TTL_MS) {
-      const root = workspaceCwd();
-      const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file' && f.uri.fsPath === root);
-      const files = folder
-        ? Promise.resolve(
-            vscode.workspace.findFiles(new vscode.RelativePattern(folder, '**/*'), undefined, MAX_LISTED),
-          ).then((uris) =>
-            uris
-              .map((u) => path.relative(root, u.fsPath).split(path.sep).join('/'))
-              .filter((p) => p && !p.startsWith('..')),
-          )
-        : Promise.resolve([]);
-      this.listed = { at: now, files: files.catch(() => []) };
+  /**
+   * The index of the workspace folder (made again when the folder changed), listed through the engine the
+   * chat's sessions search with (the editor's ripgrep) and their excludes; none outside a local folder.
+   */
+  private async files(): Promise<FileNameIndex | undefined> {
+    const root = workspaceCwd();
+    const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file' && f.uri.fsPath === root);
+    if (!folder) return undefined;
+    if (this.index?.root !== root) {
+      const engine = loadEngine();
+      const files = sessionSearch(QUIET, engine.createSearchEngine).then(async (search) => {
+        const chosen = search.engine ?? (await engine.createSearchEngine({}));
+        return new engine.FileNameIndex({
+          root,
+          engine: () => chosen,
+          excludes: () => search.bounds?.().excludes ?? [],
+        });
+      });
+      this.index = { root, files };
     }
-    return this.listed.files;
+    return this.index.files;
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
   }
 }
 

@@ -60,7 +60,7 @@ export async function listWorkspace(rootDir: string): Promise<WorkspaceFiles> {
   const listed = await gitListing(root);
   if (listed) {
     ws.git = true;
-    for (const f of listed) addPath(ws, f);
+    addPaths(ws, listed);
   } else {
     await walk(ws);
   }
@@ -184,6 +184,27 @@ export function addPath(ws: WorkspaceFiles, rel: string): void {
     ws.dirs.set(d, n + 1);
     if (n === 0) addBase(ws, d);
   }
+}
+
+/**
+ * Adds the files of a listing: as addPath for each, but each folder's count is raised once per folder
+ * rather than once per file below it (on 100,000 files, a few thousand map updates instead of 500,000).
+ */
+function addPaths(ws: WorkspaceFiles, rels: Iterable<string>): void {
+  const perDir = new Map<string, number>();
+  for (const rel of rels) {
+    if (ws.files.has(rel)) continue;
+    ws.files.add(rel);
+    addBase(ws, rel);
+    const dir = parentOf(rel);
+    if (dir !== '') perDir.set(dir, (perDir.get(dir) ?? 0) + 1);
+  }
+  for (const [dir, added] of perDir)
+    for (let d = dir; d !== ''; d = parentOf(d)) {
+      const n = ws.dirs.get(d) ?? 0;
+      ws.dirs.set(d, n + added);
+      if (n === 0) addBase(ws, d);
+    }
 }
 
 /** Removes a listed file (and folders left empty). */

@@ -230,9 +230,9 @@ async function jsFiles(q: FileQuery, outer: AbortSignal): Promise<FileListing> {
       skipDir: (abs) => !couldHold(toPosix(path.relative(q.root, abs))),
       onSkippedDir: (abs) => tally.add('excluded', abs),
     });
-    const times = new MtimeReader(bounded.signal);
+    const times = new MtimeReader(bounded.signal, q.namesOnly);
     for await (const abs of walk) if (match(toPosix(path.relative(q.root, abs)))) times.add(abs);
-    return listing('javascript', await times.all(), q.maxResults, tally, bounded.timedOut());
+    return listing('javascript', await times.all(), q, tally, bounded.timedOut());
   } finally {
     bounded.done();
   }
@@ -248,9 +248,17 @@ export class MtimeReader {
   private running = 0;
   private idle: (() => void) | undefined;
 
-  constructor(private readonly signal: AbortSignal) {}
+  /** `namesOnly`: no stat at all (FileQuery.namesOnly), every mtimeMs 0. */
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly namesOnly = false,
+  ) {}
 
   add(p: string): void {
+    if (this.namesOnly) {
+      this.read.push({ path: p, mtimeMs: 0 });
+      return;
+    }
     this.waiting.push(p);
     this.pump();
   }
@@ -280,15 +288,16 @@ export class MtimeReader {
   }
 }
 
-/** A Glob answer: newest first, cut to `maxResults`. */
+/** A Glob answer: newest first (names only: as found), cut to `maxResults`. */
 export function listing(
   engine: FileListing['engine'],
   files: Array<{ path: string; mtimeMs: number }>,
-  maxResults: number,
+  q: FileQuery,
   tally: LeftOutTally,
   timedOut: boolean,
 ): FileListing {
-  files.sort(byNewest);
+  const { maxResults } = q;
+  if (!q.namesOnly) files.sort(byNewest);
   return {
     engine,
     files: files.slice(0, maxResults),

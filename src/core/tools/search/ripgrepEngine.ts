@@ -234,17 +234,21 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
     () => false,
     (abs) => couldHold(toPosix(path.relative(q.root, abs))),
   );
-  const times = new MtimeReader(signal);
+  const times = new MtimeReader(signal, q.namesOnly);
   const args = ['--files', ...(await walkArgs(q.root, q.excludes)), '--', '.'];
+  // rg prints clean relative paths: outside Windows (where the separator is rewritten) the root is only
+  // prefixed, without path.join's normalising, a cost on 100,000 lines.
+  const prefix = q.root.endsWith(path.sep) ? q.root : q.root + path.sep;
+  const absolute = (rel: string): string => (path.sep === '/' ? prefix + rel : path.join(q.root, rel));
   const run = await runRg(rgPath, args, q.root, signal, q.timeLimitMs, {
     onStdout: (line) => {
-      const rel = toPosix(line.replace(/^\.[\\/]/, '')); // `./a/b`, or `.\a\b` on Windows
-      if (match(rel)) times.add(path.join(q.root, rel));
+      const rel = line.startsWith('./') ? line.slice(2) : toPosix(line.replace(/^\.\\/, '')); // `.\a\b` on Windows
+      if (match(rel)) times.add(absolute(rel));
     },
     onStderr: (l) => stderr.line(l),
   });
   const files = await times.all();
   if (run.code === 2 && files.length === 0 && stderr.errors.trim() !== '' && !signal.aborted && !run.timedOut)
     throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);
-  return listing('ripgrep', files, q.maxResults, tally, run.timedOut);
+  return listing('ripgrep', files, q, tally, run.timedOut);
 }

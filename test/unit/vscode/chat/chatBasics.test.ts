@@ -10,7 +10,6 @@ import {
   isFileAttachment,
   MAX_ATTACHED_CHARS,
   mentionedPaths,
-  rankFiles,
 } from '../../../../src/vscode/chat/fileMentions';
 import { runSlashCommand, type SlashHost } from '../../../../src/vscode/chat/slashCommands';
 
@@ -153,26 +152,6 @@ describe('@ mentions', () => {
     ]);
     assert.deepEqual(mentionedPaths('@only'), ['only']);
     assert.deepEqual(mentionedPaths('no mention @ here'), []);
-  });
-
-  it('ranks file names that start with the query first, then shorter paths', () => {
-    const files = [
-      'docs/guide/readme-extra.md',
-      'README.md',
-      'src/reader.ts',
-      'test/unit/reader.test.ts',
-      'src/thread.ts',
-    ];
-    assert.deepEqual(rankFiles(files, 'rea'), [
-      'README.md',
-      'src/reader.ts',
-      'test/unit/reader.test.ts',
-      'docs/guide/readme-extra.md',
-      'src/thread.ts',
-    ]);
-    assert.deepEqual(rankFiles(files, 'READ', 2), ['README.md', 'src/reader.ts']);
-    assert.deepEqual(rankFiles(files, 'zzz'), []);
-    assert.equal(rankFiles(files, '').length, files.length);
   });
 
   it('an attached file is its path and content in a fence, cut at the cap, and folded from a resumed chat', () => {
