@@ -7,6 +7,7 @@
 // is and how one value is checked: settingKey.ts; the rules between settings: settingsConsistency.ts.
 import { cacheTtlSetting, type CacheTtlSetting } from '../llm/cacheTtl';
 import { DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MODEL } from '../llm/modelConfig';
+import { PROVIDER_IDS, type ProviderSettings } from '../llm/providerTypes';
 import {
   bool,
   httpUrl,
@@ -124,6 +125,17 @@ export const SETTING_KEYS = {
   // A checkpoint per turn in a shadow repository under the data folder (issue 33), files over the size left out.
   'checkpoints.enabled': bool(true),
   'checkpoints.maxFileSizeMB': int(10, 1, 1_024),
+  // The cloud the model is reached through (issue 34). Unset, Claude Code's CLAUDE_CODE_USE_* decide, and each
+  // empty text below leaves its environment variable (AWS_REGION, CLOUD_ML_REGION, ...) to decide.
+  provider: oneOf('anthropic', PROVIDER_IDS),
+  'bedrock.region': str(''),
+  'bedrock.profile': str(''),
+  'bedrock.baseUrl': httpUrl(''),
+  'vertex.region': str(''),
+  'vertex.projectId': str(''),
+  'vertex.baseUrl': httpUrl(''),
+  'foundry.resource': str(''),
+  'foundry.baseUrl': httpUrl(''),
 } as const satisfies Record<string, SettingKey>;
 
 export type SettingId = keyof typeof SETTING_KEYS;
@@ -203,6 +215,11 @@ export interface EngramSettings {
   permissions: { allow: readonly string[]; deny: readonly string[] };
   /** Checkpoints of each turn (a trusted workspace only), and the size over which a file is left out. */
   checkpoints: { enabled: boolean; maxFileSizeMB: number };
+  /**
+   * The provider settings as read (empty texts: not set). `provider` is the setting's value or its default:
+   * a host hands it to resolveProvider only when the person set it, so the environment decides otherwise.
+   */
+  providers: Required<Omit<ProviderSettings, 'providerFromFlag'>>;
 }
 
 export interface ResolvedSettings {
@@ -303,6 +320,17 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
       },
       permissions: { allow: get('permissions.allow'), deny: get('permissions.deny') },
       checkpoints: { enabled: get('checkpoints.enabled'), maxFileSizeMB: get('checkpoints.maxFileSizeMB') },
+      providers: {
+        provider: get('provider'),
+        bedrockRegion: get('bedrock.region'),
+        bedrockProfile: get('bedrock.profile'),
+        bedrockBaseUrl: get('bedrock.baseUrl').replace(/\/+$/, ''),
+        vertexRegion: get('vertex.region'),
+        vertexProjectId: get('vertex.projectId'),
+        vertexBaseUrl: get('vertex.baseUrl').replace(/\/+$/, ''),
+        foundryResource: get('foundry.resource'),
+        foundryBaseUrl: get('foundry.baseUrl').replace(/\/+$/, ''),
+      },
     },
   };
 }

@@ -166,4 +166,33 @@ describe('settings', () => {
     for (const ok of ['', 'https://team.example.com', 'http://127.0.0.1:8080/x']) assert.ok(pattern.test(ok), ok);
     for (const bad of ['team.example.com', 'ftp://x', 'https://x?y=1']) assert.ok(!pattern.test(bad), bad);
   });
+
+  it('reads the provider settings: an unknown provider or a base URL with a query falls back, with a problem', () => {
+    const r = resolveSettings({
+      provider: 'bedrock',
+      'bedrock.region': ' eu-west-1 ',
+      'bedrock.baseUrl': 'http://127.0.0.1:9/',
+      'vertex.projectId': 'my-project',
+    });
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.settings.providers.provider, 'bedrock');
+    assert.equal(r.settings.providers.bedrockRegion, 'eu-west-1');
+    assert.equal(r.settings.providers.bedrockBaseUrl, 'http://127.0.0.1:9');
+    assert.equal(r.settings.providers.vertexProjectId, 'my-project');
+    assert.equal(resolveSettings().settings.providers.provider, 'anthropic');
+    const bad = resolveSettings({ provider: 'openai', 'vertex.baseUrl': 'https://x.example?key=1' });
+    assert.equal(bad.settings.providers.provider, 'anthropic');
+    assert.equal(bad.settings.providers.vertexBaseUrl, '');
+    assert.equal(bad.problems.length, 2);
+    assert.match(bad.problems[0], /engram\.provider: expected one of anthropic, bedrock, vertex, foundry/);
+  });
+
+  it('restricts the provider, the AWS profile and the base URLs in untrusted workspaces', () => {
+    const full = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+      capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
+    };
+    const restricted = full.capabilities.untrustedWorkspaces.restrictedConfigurations;
+    for (const key of ['provider', 'bedrock.profile', 'bedrock.baseUrl', 'vertex.baseUrl', 'foundry.baseUrl'])
+      assert.ok(restricted.includes(`engram.${key}`), key);
+  });
 });
