@@ -7,7 +7,7 @@ import path from 'node:path';
 import { transcriptProblems, type TranscriptProblem } from '../conversation/transcriptReader';
 import type { ApiMessage } from '../conversation/types';
 import { createAnthropicClient } from '../llm/anthropicClient';
-import { resolveModelConfig, type Env } from '../llm/modelConfig';
+import { modelReady, resolveModelConfig, type Env } from '../llm/modelConfig';
 import type { EngramSettings } from '../settings/engramSettings';
 import { transcriptEstimator } from '../tokens/historyEstimator';
 import { countTokens, ensureTokenizer } from '../tokens/tokenizer';
@@ -185,7 +185,7 @@ async function measured(input: TranscriptCompactionInput, contextWindow: number)
 
 function standaloneSummarizer(env: Env, model: string | undefined): SummarizerConfig | undefined {
   const config = resolveModelConfig({ model }, env, undefined);
-  if (!config.apiKey) return undefined;
+  if (!modelReady(config)) return undefined;
   return {
     client: createAnthropicClient(config),
     model: config.model,

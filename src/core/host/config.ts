@@ -8,9 +8,19 @@ import {
   type ModelConfig,
   type ModelSettings,
 } from '../llm/modelConfig';
+import { providerName as nameOf, resolveProvider as providerFrom, type ResolvedProvider } from '../llm/providerConfig';
+import { suggestedModels as modelsOf } from '../llm/providerModels';
+import type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings, ProviderSource } from '../llm/providerTypes';
 import { resolveSettings as settingsFrom, type RawSettings, type ResolvedSettings } from '../settings/engramSettings';
 
 export type { Env, ModelConfig, ModelSettings, RawSettings, ResolvedSettings };
+export type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings, ProviderSource, ResolvedProvider };
+
+/** The provider ids a setting or `--provider` accepts: anthropic, bedrock, vertex, foundry. */
+export { PROVIDER_IDS } from '../llm/providerTypes';
+
+/** Whether a ModelConfig can send a request: an API key for the Anthropic API, no provider problem for a cloud. */
+export { modelReady } from '../llm/modelConfig';
 export type { EngramSettings, SettingId } from '../settings/engramSettings';
 
 /** Every setting by id: its key in VS Code's configuration and the CLI's settings file, default and check. */
@@ -36,4 +46,23 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
  */
 export function resolveModelConfig(settings: ModelSettings, env: Env, secret: string | undefined): ModelConfig {
   return modelConfigFrom(settings, env, secret);
+}
+
+/**
+ * The provider a session talks to, from the host's settings and the environment: a flag or setting beats
+ * Claude Code's CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY, which beat the Anthropic API. `problems`
+ * names what is wrong with its fix (an unknown provider: the CLI exits 2 on it).
+ */
+export function resolveProvider(settings: ProviderSettings, env: Env): ResolvedProvider {
+  return providerFrom(settings, env);
+}
+
+/** The models the model picker offers for a provider, newest first, each with the id it sends. */
+export function suggestedModels(provider: ProviderConfig): ProviderModel[] {
+  return modelsOf(provider);
+}
+
+/** A provider's name for people: "Amazon Bedrock", "Google Vertex AI", ... */
+export function providerName(id: ProviderId): string {
+  return nameOf(id);
 }

@@ -71,6 +71,7 @@ export async function openHostSession(
   const network = (): EngramSettings['network'] => ('onChange' in settings ? settings.settings : settings).network;
   // The key in use is redacted from tool results even where no pattern would know its shape.
   rememberSecret(model.apiKey);
+  if (model.provider.id === 'foundry') rememberSecret(model.provider.apiKey);
   rememberSecret(setup.teamMemory?.token);
   const session = await openEngramSession(
     {

@@ -2,7 +2,7 @@
 // leave the anthropic* files: the request is built from core types (anthropicRequest.ts), the stream comes
 // back as a core ModelResponse (anthropicResponse.ts) and failures as core ModelErrors (anthropicErrors.ts),
 // STYLE habit 8.
-import { Anthropic, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { silentLogger, type Logger } from '../ports';
 import { DROPPED_MID_ANSWER, mapError } from './anthropicErrors';
@@ -11,11 +11,16 @@ import { ResponseState } from './anthropicResponse';
 import { AuthError, ConnectionDroppedError, ConnectionError, isModelError, requestNotBuilt } from './errors';
 import type { ModelConfig } from './modelConfig';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers, TokenCountRequest } from './modelClient';
+import { createProviderSdk, type ProviderSdk } from './providerClient';
+import { providerModelId } from './providerModels';
+import type { ProviderConfig } from './providerTypes';
 import { stallGuardedFetch } from './stallGuard';
 
 export interface AnthropicClientOptions {
   apiKey: string | undefined;
   baseUrl: string;
+  /** Which cloud the model is reached through; the Anthropic API when not given. */
+  provider?: ProviderConfig;
   /** Per request; a stream that stalls longer than this fails as a connection error. */
   timeoutMs?: number;
   /**
@@ -29,6 +34,7 @@ export interface AnthropicClientOptions {
 /** Ten minutes, the SDK's own default: long generations are normal. */
 const DEFAULT_TIMEOUT_MS = 600_000;
 
+/** The model client for `config`'s provider (the Anthropic API, Bedrock, Vertex or Foundry). */
 export function createAnthropicClient(
   config: ModelConfig,
   logger?: Logger,
@@ -37,44 +43,49 @@ export function createAnthropicClient(
   return new AnthropicModelClient({
     apiKey: config.apiKey,
     baseUrl: config.baseUrl,
+    provider: config.provider,
     logger,
     ...(stallMs ? { stallMs } : {}),
   });
 }
 
 export class AnthropicModelClient implements ModelClient {
-  private readonly sdk: Anthropic | undefined;
+  private readonly sdk: ProviderSdk | undefined;
+  /** Why there is no SDK client (a missing key), said on use. */
+  private readonly missing: string | undefined;
+  private readonly provider: ProviderConfig;
   private readonly logger: Logger;
   /** Where requests go, for error messages: "Could not reach <this>" says what to check. */
   private readonly endpoint: string;
+  /**
+   * The provider's own count of a prompt; undefined where the provider has none (Bedrock), and callers
+   * keep the local estimate.
+   */
+  readonly countTokens?: (req: TokenCountRequest, signal?: AbortSignal) => Promise<number>;
 
   constructor(opts: AnthropicClientOptions) {
     this.logger = opts.logger ?? silentLogger;
-    // No key: fail on use with a message that says what to do, and never let the SDK go looking for
-    // credential profiles on disk.
-    this.sdk = opts.apiKey
-      ? new Anthropic({
-          apiKey: opts.apiKey,
-          baseURL: opts.baseUrl,
-          maxRetries: 0, // our own loop retries, so the UI can say when and why
-          timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-          fetch: stallGuardedFetch(opts.stallMs),
-          logLevel: 'off',
-          openTelemetry: false,
-        })
-      : undefined;
+    this.provider = opts.provider ?? { id: 'anthropic' };
+    const built = createProviderSdk(
+      { provider: this.provider, apiKey: opts.apiKey, baseUrl: opts.baseUrl },
+      { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, fetch: stallGuardedFetch(opts.stallMs) },
+    );
+    this.sdk = typeof built === 'string' ? undefined : built;
+    this.missing = typeof built === 'string' ? built : undefined;
     this.endpoint = `${(this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '')}/v1/messages`;
+    if (this.sdk?.messages.countTokens) this.countTokens = (req, signal) => this.count(req, signal);
   }
 
   async stream(req: ModelRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<ModelResponse> {
-    if (!this.sdk)
-      throw new AuthError('No Anthropic API key is set. Run "Engram: Set API Key" or set ANTHROPIC_API_KEY.');
+    if (!this.sdk) throw new AuthError(this.missing ?? 'No client.');
     const state = new ResponseState(req.model, handlers, this.logger);
     if (signal.aborted) return state.result({ cancelled: true });
 
     let events: AsyncIterable<RawMessageStreamEvent>;
     try {
-      const { data, request_id } = await this.sdk.messages.create(toRequestParams(req), { signal }).withResponse();
+      const { data, request_id } = await this.sdk.messages
+        .create(toRequestParams(this.onProvider(req)), { signal })
+        .withResponse();
       events = data;
       state.requestId = request_id ?? undefined;
     } catch (e) {
@@ -104,11 +115,19 @@ export class AnthropicModelClient implements ModelClient {
     return state.result({});
   }
 
+  /** The request with the provider's id of its model (a canonical id becomes e.g. a Bedrock profile). */
+  private onProvider<R extends { model: string }>(req: R): R {
+    return { ...req, model: providerModelId(req.model, this.provider) };
+  }
+
   /** POST /v1/messages/count_tokens: the API's own count of a prompt (it is not sent to the model). */
-  async countTokens(req: TokenCountRequest, signal?: AbortSignal): Promise<number> {
-    if (!this.sdk) throw new AuthError('No Anthropic API key is set.');
+  private async count(req: TokenCountRequest, signal?: AbortSignal): Promise<number> {
+    const countTokens = this.sdk?.messages.countTokens;
+    if (!this.sdk || !countTokens) throw new AuthError(this.missing ?? 'This provider has no token count.');
     try {
-      const counted = await this.sdk.messages.countTokens(toCountParams(req), { ...(signal ? { signal } : {}) });
+      const counted = await countTokens.call(this.sdk.messages, toCountParams(this.onProvider(req)), {
+        ...(signal ? { signal } : {}),
+      });
       return counted.input_tokens;
     } catch (e) {
       if (!(e instanceof APIError) && !isModelError(e)) throw requestNotBuilt(e);

@@ -5,6 +5,8 @@
 // 0.1x, except where the list says otherwise (the `read` column). A model not listed has no price: the
 // cost line says "price unknown" rather than guess from a neighbour.
 
+import { canonicalModelId } from './providerModels';
+
 export interface ModelPrice {
   /** USD per million tokens. */
   input: number;
@@ -39,7 +41,7 @@ const LIST: ReadonlyArray<[prefix: string, input: number, output: number, read?:
  * list. A prefix matches only up to a separator, so `claude-opus-4` does not price `claude-opus-45`.
  */
 export function priceOf(model: string): ModelPrice | undefined {
-  const id = model.trim().toLowerCase();
+  const id = canonicalModelId(model).toLowerCase();
   let best: (typeof LIST)[number] | undefined;
   for (const row of LIST) {
     const p = row[0];

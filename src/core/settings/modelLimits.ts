@@ -1,7 +1,9 @@
 // What a model can take and give, so a setting beyond it is refused here instead of by the API (a 400
 // for max_tokens over the model's output limit) or never noticed (compaction marks of a window the
 // model does not have). Anthropic's published limits by model family; a model not listed (a gateway's
-// name, a newer model) gets the largest limits of any listed one, which the API still checks.
+// name, a newer model) gets the largest limits of any listed one, which the API still checks. A cloud's id
+// (`us.anthropic.claude-sonnet-4-6`, `claude-opus-4-1@20250805`) is read as its Anthropic id first.
+import { canonicalModelId } from '../llm/providerModels';
 
 export interface ModelLimits {
   /** The most `max_tokens` the model accepts. */
@@ -27,7 +29,8 @@ const FAMILIES: Array<[RegExp, ModelLimits]> = [
 
 /** The limits of `model`, or the largest of any model when it is not a known one. */
 export function modelLimits(model: string): ModelLimits & { known: boolean } {
-  const found = FAMILIES.find(([pattern]) => pattern.test(model.trim()));
+  const id = canonicalModelId(model);
+  const found = FAMILIES.find(([pattern]) => pattern.test(id));
   return found
     ? { ...found[1], known: true }
     : { maxOutputTokens: MAX_OUTPUT_TOKENS_ANY_MODEL, contextWindow: CONTEXT_WINDOW_ANY_MODEL, known: false };

@@ -182,6 +182,9 @@ describe('model configuration', () => {
       baseUrl: 'http://env.example',
       apiKey: 'secret-key',
       apiKeySource: 'secret',
+      provider: { id: 'anthropic' },
+      providerSource: 'default',
+      providerProblems: [],
     });
     const fromEnv = resolveModelConfig(
       { baseUrl: ' http://set.example ', model: 'm', maxOutputTokens: 1000 },

@@ -127,7 +127,8 @@ describe('the prompt cache of a session', () => {
           client: {
             stream: (req, handlers, signal) => real.stream(req, handlers, signal),
             countTokens: (req) =>
-              new AnthropicModelClient({ apiKey: 'k', baseUrl: `${rig.server.url}/nope` }).countTokens(req),
+              // The Anthropic API's client always counts.
+              new AnthropicModelClient({ apiKey: 'k', baseUrl: `${rig.server.url}/nope` }).countTokens!(req),
           },
           trusted: true,
           permissionPrompt: allowAll,
