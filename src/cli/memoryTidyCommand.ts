@@ -5,7 +5,6 @@
 // how to. What is applied is one step, undone with `engram memory tidy --undo`.
 import readline from 'node:readline/promises';
 import { createTwoFilesPatch } from 'diff';
-import { resolveModelConfig } from '../core/host/config';
 import {
   applyTidy,
   autoMemoryDir,
@@ -17,10 +16,12 @@ import {
   type TidyChange,
   type TidyProposal,
 } from '../core/host/memory';
+import { modelReady } from '../core/host/config';
 import { createAnthropicClient } from '../core/host/sessions';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { projectFolders, projectOptions, settingsFromFlags } from './cliSettings';
 import { noApiKeyText } from './cliText';
+import { cliModelConfig } from './cliProvider';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo } from './command';
 
 const TIDY_OPTIONS = {
@@ -46,17 +47,13 @@ ${formatOptions(TIDY_OPTIONS)}
 Exit codes: 0 done (whether or not anything was applied), 1 the model failed, 2 usage error.`;
 
 /**
- * The model a memory command asks (the settings' model, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); undefined,
- * with how to set a key on stderr, when there is no key.
+ * The model a memory command asks (the settings' model; the Anthropic API with ANTHROPIC_API_KEY and
+ * ANTHROPIC_BASE_URL, or Claude Code's provider environment); undefined, with how to set a key on stderr,
+ * when the Anthropic API has no key.
  */
 export function cliModel(io: CliIo): { client: ReturnType<typeof createAnthropicClient>; model: string } | undefined {
-  const settings = settingsFromFlags({});
-  const config = resolveModelConfig(
-    { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
-    io.env,
-    undefined,
-  );
-  if (!config.apiKey) {
+  const config = cliModelConfig(settingsFromFlags({}), undefined, io.env);
+  if (!modelReady(config)) {
     io.stderr(noApiKeyText(io.command));
     return undefined;
   }
