@@ -5,17 +5,32 @@
 // drop the connection, or go silent with the connection open (`hang`, `stallAfterEvents`).
 //   POST /v1/messages               JSON, or SSE with `stream: true`
 //   POST /v1/messages/count_tokens  {input_tokens}
+// The same server speaks the clouds' wire formats beside it (providerRoutes.ts): Amazon Bedrock
+// (`/model/{id}/invoke[-with-response-stream]`, AWS event-stream frames), Google Vertex AI
+// (`/v1/projects/.../models/{m}:streamRawPredict|:rawPredict`, `count-tokens:rawPredict`) with a GCE metadata
+// server for Application Default Credentials (`/computeMetadata/v1/...`), and Microsoft Foundry
+// (`/anthropic/v1/messages`). Each checks its provider's credentials and body rules (options `providers`,
+// providerAuth.ts), then runs the same validation, cache and script as the API route. To point the official
+// clients here:
+//   AnthropicBedrock({ baseURL: url, awsRegion, awsAccessKey, awsSecretKey })  (or AWS_* env, or skipAuth: true)
+//   AnthropicVertex({ baseURL: `${url}/v1`, region, projectId }) with GCE_METADATA_HOST=127.0.0.1:<port>,
+//     CLOUDSDK_CONFIG=<empty dir>, GOOGLE_APPLICATION_CREDENTIALS unset (ADC then gets its token here)
+//   AnthropicFoundry({ baseURL: `${url}/anthropic`, apiKey })
 // Every request is logged (`requests`, token counts apart in `counts`, and all in a JSON-lines file when
-// `logFile` is given).
+// `logFile` is given), with its provider and model.
 
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiMessage, SystemBlock, ToolSchema, Usage } from '../core/conversation/types';
+import { demoReply } from '../demoModel/demoModel';
+import { newBedrockRequestId } from './bedrockWire';
+import { DEFAULT_VERTEX_PROJECT, handleMetadata, METADATA_PREFIX, type MetadataState } from './gceMetadata';
 import { PromptCacheSimulator } from './promptCache';
 import { approximateInputTokens, promptSegments } from './promptSegments';
-import { DEFAULT_CONTEXT_WINDOW, validateMessagesRequest, type ApiErrorBody } from './requestValidator';
-import { demoReply } from '../demoModel/demoModel';
+import { type ProviderAuthOptions, type RawRequest, VertexTokens } from './providerAuth';
+import { canonicalBody, checkProviderAccess, checkProviderBody, matchRoute, notFoundMessage } from './providerRoutes';
+import { DEFAULT_CONTEXT_WINDOW, validateMessagesRequest } from './requestValidator';
 import {
   isScriptedError,
   newRequestId,
@@ -24,9 +39,22 @@ import {
   type ScriptedMessage,
   type ScriptedReply,
 } from './scriptedReply';
-import { formatSse, inStreamErrorEvents, messageEvents, type SseEvent } from './sse';
+import { inStreamErrorEvents, messageEvents, type SseEvent } from './sse';
+import {
+  anthropicWire,
+  flatHeaders,
+  type ProviderId,
+  readBody,
+  sendJson,
+  sendReply,
+  type Wire,
+  type WireError,
+  type WireReply,
+} from './wire';
 
 export type { ScriptedBlock, ScriptedReply } from './scriptedReply';
+export type { ProviderAuthOptions } from './providerAuth';
+export type { ProviderId } from './wire';
 
 /** A Messages request as received (only requests that passed validation are sure to match). */
 export interface MessagesRequestBody {
@@ -39,14 +67,19 @@ export interface MessagesRequestBody {
   [extra: string]: unknown;
 }
 
+/** Gets the canonical body: on Bedrock and Vertex the path's model and streaming are put back in. */
 export type Responder = (body: MessagesRequestBody, index: number) => ScriptedReply | undefined;
 
 export interface LoggedRequest {
   path: string;
+  /** Which wire format the request came in (by its path). */
+  provider: ProviderId;
+  /** The model asked for: from the path on Bedrock and Vertex, else from the body. */
+  model?: string;
   headers: Record<string, string>;
   /**
-   * The parsed JSON as received. Requests that failed validation may not match the type; a body that
-   * was not JSON is kept as its text.
+   * The parsed JSON as received (on Bedrock and Vertex without `model`, with `anthropic_version`). Requests
+   * that failed validation may not match the type; a body that was not JSON is kept as its text.
    */
   body: MessagesRequestBody;
   receivedAt: number;
@@ -60,10 +93,12 @@ export interface LoggedRequest {
 export interface TestServer {
   url: string;
   port: number;
-  /** The Messages requests (POST /v1/messages), in order. */
+  /** The Messages requests of every provider, in order. */
   requests: LoggedRequest[];
-  /** The token counts asked for (POST /v1/messages/count_tokens), apart: they are not turns of a conversation. */
+  /** The token counts asked for, apart: they are not turns of a conversation. */
   counts: LoggedRequest[];
+  /** Paths the GCE metadata emulation was asked for (ADC's detection ping, token, project id). */
+  metadataRequests: string[];
   enqueue(...replies: ScriptedReply[]): void;
   /** Consulted when the queue is empty; `index` counts the requests that got this far, from 0. */
   setResponder(fn: Responder | undefined): void;
@@ -71,6 +106,10 @@ export interface TestServer {
   pending(): number;
   /** Forgets every cached prefix. */
   resetCache(): void;
+  /** Every Vertex token the metadata emulation issued so far is answered 401 from now on (ran out, or revoked). */
+  expireVertexTokens(): void;
+  /** Changes what the GCE metadata emulation does from now on. */
+  setVertexMetadata(mode: 'ok' | 'missing' | 'expired'): void;
   close(): Promise<void>;
 }
 
@@ -88,12 +127,9 @@ export interface TestServerOptions {
   minCacheableTokens?: number;
   /** Clock for cache TTLs. */
   now?: () => number;
+  /** Credentials the Bedrock, Vertex and Foundry routes accept (providerAuth.ts); lenient by default. */
+  providers?: ProviderAuthOptions;
 }
-
-const COUNT_PATH = '/v1/messages/count_tokens';
-
-/** The API's documented request size limit for the Messages endpoint. */
-const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const queue: ScriptedReply[] = [];
@@ -103,9 +139,18 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let replyIndex = 0;
   const contextWindow = opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const cache = new PromptCacheSimulator({ now: opts.now, minCacheableTokens: opts.minCacheableTokens });
+  const auth = opts.providers ?? {};
+  const vertexTokens = new VertexTokens(auth.vertex);
+  const metadata: MetadataState = {
+    mode: auth.vertex?.metadata ?? 'ok',
+    projectId: auth.vertex?.projectId ?? DEFAULT_VERTEX_PROJECT,
+    tokens: vertexTokens,
+    log: [],
+  };
+  const routeContext = { auth, vertexTokens, vertexProject: auth.vertex?.projectId };
 
-  const record = (entry: LoggedRequest): void => {
-    (entry.path === COUNT_PATH ? counts : requests).push(entry);
+  const record = (entry: LoggedRequest, isCount: boolean): void => {
+    (isCount ? counts : requests).push(entry);
     if (opts.logFile) fs.appendFileSync(opts.logFile, `${JSON.stringify(entry)}\n`);
   };
 
@@ -117,18 +162,25 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => {
-      if (!res.headersSent) sendJson(res, 500, errorBody('api_error', `test server: ${String(err)}`), newRequestId());
-      else res.destroy();
+      if (!res.headersSent) {
+        const e = { status: 500, type: 'api_error', message: `test server: ${String(err)}` };
+        sendReply(res, anthropicWire('anthropic').error(e, newRequestId()));
+      } else res.destroy();
     });
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const requestId = newRequestId();
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, rawQuery = ''] = (req.url ?? '/').split('?', 2);
     if (req.method === 'GET' && path === '/') {
-      sendJson(res, 200, { ok: true, server: 'engram anthropic test server' }, requestId);
+      sendReply(res, {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '{"ok":true,"server":"engram anthropic test server"}',
+        message: '',
+      });
       return;
     }
+    if (path === METADATA_PREFIX || path.startsWith(`${METADATA_PREFIX}/`)) return handleMetadata(req, res, metadata);
     const raw = await readBody(req);
     let parsed: unknown = raw;
     let parseFailed = false;
@@ -139,25 +191,34 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         parseFailed = true;
       }
     }
+    const route = matchRoute(req.method ?? 'GET', path);
+    const wire: Wire = route?.wire ?? anthropicWire('anthropic');
+    const requestId =
+      route?.provider === 'bedrock'
+        ? newBedrockRequestId()
+        : newRequestId().replace(/^req_01/, route?.provider === 'vertex' ? 'req_vrtx_01' : 'req_01');
+    const headers = flatHeaders(req.headers);
     const entry: LoggedRequest = {
       path,
-      headers: flatHeaders(req.headers),
+      provider: route?.provider ?? 'anthropic',
+      ...(route?.model !== undefined ? { model: route.model } : {}),
+      headers,
       body: parsed as MessagesRequestBody,
       receivedAt: Date.now(),
       status: 0,
     };
-    const fail = (e: ApiErrorBody, extra: Record<string, string> = {}): void => {
-      entry.status = e.status;
-      entry.error = e.message;
-      record(entry);
-      sendJson(res, e.status, errorBody(e.type, e.message), requestId, extra);
+    const isCount = route?.kind === 'count';
+    const failWith = (reply: WireReply): void => {
+      entry.status = reply.status;
+      entry.error = reply.message;
+      record(entry, isCount);
+      sendReply(res, reply);
     };
-    if (req.method !== 'POST' || (path !== '/v1/messages' && path !== COUNT_PATH)) {
-      return fail({ status: 404, type: 'not_found_error', message: 'Not Found' });
-    }
-    if (!entry.headers['x-api-key'] && !entry.headers.authorization) {
-      return fail({ status: 401, type: 'authentication_error', message: 'invalid x-api-key' });
-    }
+    const fail = (e: WireError): void => failWith(wire.error(e, requestId));
+    if (!route) return fail({ status: 404, type: 'not_found_error', message: notFoundMessage(path) });
+    const rawRequest: RawRequest = { method: req.method ?? 'POST', rawPath: path, rawQuery, headers, body: raw ?? '' };
+    const denied = await checkProviderAccess(route, rawRequest, routeContext, requestId);
+    if (denied) return failWith(denied);
     if (raw === undefined) {
       return fail({
         status: 413,
@@ -172,52 +233,57 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         message: 'There was an error parsing the body: invalid JSON',
       });
     }
-    const countOnly = path === COUNT_PATH;
-    const invalid = validateMessagesRequest(parsed, {
+    const refused = checkProviderBody(route, parsed, requestId);
+    if (refused) return failWith(refused);
+    const canonical = canonicalBody(route, parsed);
+    const invalid = validateMessagesRequest(canonical, {
       contextWindow,
-      endpoint: countOnly ? 'count_tokens' : 'messages',
+      endpoint: isCount ? 'count_tokens' : 'messages',
     });
     if (invalid) return fail(invalid);
-    const body = parsed as MessagesRequestBody;
+    const body = canonical as MessagesRequestBody;
+    entry.model ??= body.model;
 
-    if (countOnly) {
+    if (isCount) {
       const inputTokens = approximateInputTokens(body);
       entry.status = 200;
       entry.usage = { input_tokens: inputTokens, output_tokens: 0 };
-      record(entry);
-      sendJson(res, 200, { input_tokens: inputTokens }, requestId);
+      record(entry, true);
+      sendJson(res, 200, { input_tokens: inputTokens }, wire.provider === 'bedrock' ? {} : { 'request-id': requestId });
       return;
     }
 
     const reply = nextReply(body);
-    if (isScriptedError(reply)) return sendScriptedError(reply, body, entry, res, requestId);
+    if (isScriptedError(reply)) return sendScriptedError(reply, body, entry, res, wire, requestId);
     const usage = cache.process(body.model, promptSegments(body));
     const message = resolveMessage(reply, body.model, usage);
+    message.id = message.id.replace(/^msg_01/, wire.messageIdPrefix);
     entry.usage = message.usage;
     if (reply.delayMs) await sleep(reply.delayMs);
     if (reply.hang) {
       entry.error = 'never answered (scripted hang)';
-      record(entry);
+      record(entry, false);
       return;
     }
 
     if (body.stream !== true) {
       if (reply.dropAfterEvents !== undefined) {
         entry.error = 'connection dropped before the response';
-        record(entry);
+        record(entry, false);
         req.socket.destroy();
         return;
       }
       entry.status = 200;
-      record(entry);
-      sendJson(res, 200, message, requestId);
+      record(entry, false);
+      sendJson(res, 200, message, wire.messageHeaders(message, requestId));
       return;
     }
     if (reply.dropAfterEvents !== undefined) entry.error = `connection dropped after ${reply.dropAfterEvents} events`;
     if (reply.stallAfterEvents !== undefined) entry.error = `went silent after ${reply.stallAfterEvents} events`;
     entry.status = 200;
-    record(entry);
-    await streamEvents(res, requestId, messageEvents(message, { omitFinalBlockStop: reply.omitFinalBlockStop }), reply);
+    record(entry, false);
+    const events = messageEvents(message, { omitFinalBlockStop: reply.omitFinalBlockStop });
+    await streamEvents(res, wire, requestId, events, reply);
   }
 
   async function sendScriptedError(
@@ -225,6 +291,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     body: MessagesRequestBody,
     entry: LoggedRequest,
     res: http.ServerResponse,
+    wire: Wire,
     requestId: string,
   ): Promise<void> {
     const { status, type, message, retryAfterSeconds, inStream } = reply.error;
@@ -232,7 +299,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (inStream && body.stream === true) {
       // The API has already said 200 when it runs out of capacity mid-stream.
       entry.status = 200;
-      record(entry);
+      record(entry, false);
       const total = approximateInputTokens(body);
       const start = resolveMessage({ content: [] }, body.model, {
         input_tokens: total,
@@ -240,27 +307,24 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         cache_read_input_tokens: 0,
         cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
       });
-      await streamEvents(res, requestId, inStreamErrorEvents(start, { type, message }), {});
+      start.id = start.id.replace(/^msg_01/, wire.messageIdPrefix);
+      await streamEvents(res, wire, requestId, inStreamErrorEvents(start, { type, message }), {});
       return;
     }
-    entry.status = status;
-    record(entry);
-    const extra: Record<string, string> =
-      retryAfterSeconds !== undefined ? { 'retry-after': String(retryAfterSeconds) } : {};
-    sendJson(res, status, errorBody(type, message), requestId, extra);
+    const sent = wire.error({ status, type, message, retryAfterSeconds }, requestId);
+    entry.status = sent.status;
+    record(entry, false);
+    sendReply(res, sent);
   }
 
   async function streamEvents(
     res: http.ServerResponse,
+    wire: Wire,
     requestId: string,
     events: SseEvent[],
     pacing: Pick<ScriptedMessage, 'chunkDelayMs' | 'dropAfterEvents' | 'stallAfterEvents'>,
   ): Promise<void> {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      'request-id': requestId,
-    });
+    res.writeHead(200, wire.streamHeaders(requestId));
     res.flushHeaders();
     for (let i = 0; i < events.length; i++) {
       if (res.destroyed) return; // the client went away
@@ -269,7 +333,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         res.socket?.destroy();
         return;
       }
-      await new Promise<void>((resolve) => res.write(formatSse(events[i]), () => resolve()));
+      await new Promise<void>((resolve) => res.write(wire.encodeEvent(events[i]), () => resolve()));
       if (pacing.chunkDelayMs && i < events.length - 1) await sleep(pacing.chunkDelayMs);
     }
     if (pacing.dropAfterEvents !== undefined && pacing.dropAfterEvents <= events.length) {
@@ -290,57 +354,19 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     port,
     requests,
     counts,
+    metadataRequests: metadata.log,
     enqueue: (...replies) => void queue.push(...replies),
     setResponder: (fn) => void (responder = fn),
     pending: () => queue.length,
     resetCache: () => cache.clear(),
+    expireVertexTokens: () => vertexTokens.expireIssued(),
+    setVertexMetadata: (mode) => void (metadata.mode = mode),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
-}
-
-function errorBody(type: string, message: string): { type: 'error'; error: { type: string; message: string } } {
-  return { type: 'error', error: { type, message } };
-}
-
-function sendJson(
-  res: http.ServerResponse,
-  status: number,
-  payload: unknown,
-  requestId: string,
-  extra: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(payload);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    'request-id': requestId,
-    ...extra,
-  });
-  res.end(text);
-}
-
-/** The body as text, or undefined when it is over the size limit (the rest is drained, not kept). */
-function readBody(req: http.IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function flatHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -60,10 +60,15 @@ export function useTestServer(options: TestServerFixtureOptions = {}): TestServe
     get counts() {
       return live().counts;
     },
+    get metadataRequests() {
+      return live().metadataRequests;
+    },
     enqueue: (...replies) => live().enqueue(...replies),
     setResponder: (fn) => live().setResponder(fn),
     pending: () => live().pending(),
     resetCache: () => live().resetCache(),
+    expireVertexTokens: () => live().expireVertexTokens(),
+    setVertexMetadata: (mode) => live().setVertexMetadata(mode),
     close: () => live().close(),
   };
 }
