@@ -51,4 +51,9 @@ export interface CacheCost {
   ifCold: CacheSplit;
   /** The model costs nothing (the offline demo): the line shows tokens and says so, no prices. */
   free?: boolean;
+  /**
+   * The provider that has no token count (e.g. "Amazon Bedrock"): the prompt's tokens are the local
+   * estimate, and the tooltip says so.
+   */
+  localCountBy?: string;
 }

@@ -80,6 +80,7 @@ function fill(entry: Live): void {
     ),
     t('tipCold', groupDigits(cost.ifCold.write), groupDigits(cost.ifCold.input), usd(cost.ifCold)),
     t('tipNote'),
+    ...(cost.localCountBy ? [t('tipLocalCount', cost.localCountBy)] : []),
   ].join('\n');
   el.replaceChildren(
     h(

@@ -21,6 +21,7 @@ const EN = {
   free: 'free',
   tipFree:
     'The offline demo model runs on this machine and costs nothing: no prices. TTL: setting engram.promptCache.ttl.',
+  tipLocalCount: 'Tokens estimated locally: {0} has no token count.',
 } as const;
 
 const ZH: Record<keyof typeof EN, string> = {
@@ -41,6 +42,7 @@ const ZH: Record<keyof typeof EN, string> = {
   freeDemo: '免费（离线演示）',
   free: '免费',
   tipFree: '离线演示模型在本机运行，不产生费用，因此不显示价格。TTL：设置 engram.promptCache.ttl。',
+  tipLocalCount: '词元数为本地估算：{0} 不提供词元计数。',
 };
 
 export const costStrings = makeStrings(EN, ZH);

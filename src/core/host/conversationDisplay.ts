@@ -4,6 +4,7 @@
 // person wrote in a preview document, the context gauge and the instruction files of an open session, and
 // hidden characters written out for plain-text surfaces. Light on purpose: the
 // extension loads it at activation, before the engine chunk (no model client, no memory engine here).
+import { providerName } from '../llm/providerConfig';
 import {
   FILE_ATTACHMENT_TAG,
   isFileAttachment as isFileTag,
@@ -66,7 +67,9 @@ export function sessionGauge(session: EngramSession | undefined, settings: Engra
   if (!session) return state;
   const gauge = session.compaction.gauge;
   const cost = session.promptCache.cost(settings.model, state.usedTokens, gauge.fixedTokens, 0, gauge.measured);
-  return { ...state, cache: cacheCost(cost, settings.offlineDemo) };
+  const uncounted = session.uncountedBy;
+  const cache = cacheCost(cost, settings.offlineDemo);
+  return { ...state, cache: uncounted ? { ...cache, localCountBy: providerName(uncounted) } : cache };
 }
 
 function cacheCost(c: NextTurnCost, free: boolean): CacheCost {

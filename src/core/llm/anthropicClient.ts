@@ -5,14 +5,15 @@
 import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { silentLogger, type Logger } from '../ports';
-import { DROPPED_MID_ANSWER, mapError } from './anthropicErrors';
+import { DROPPED_MID_ANSWER, mapError, type ErrorTarget } from './anthropicErrors';
 import { toCountParams, toRequestParams } from './anthropicRequest';
 import { ResponseState } from './anthropicResponse';
 import { AuthError, ConnectionDroppedError, ConnectionError, isModelError, requestNotBuilt } from './errors';
 import type { ModelConfig } from './modelConfig';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers, TokenCountRequest } from './modelClient';
 import { createProviderSdk, type ProviderSdk } from './providerClient';
-import { providerModelId } from './providerModels';
+import { credentialFailure } from './providerErrors';
+import { hourCacheOn, providerModelId } from './providerModels';
 import type { ProviderConfig } from './providerTypes';
 import { stallGuardedFetch } from './stallGuard';
 
@@ -30,6 +31,10 @@ export interface AnthropicClientOptions {
   stallMs?: () => number;
   logger?: Logger;
 }
+
+const NO_VERTEX_PROJECT =
+  'Google Vertex AI needs a project: set ANTHROPIC_VERTEX_PROJECT_ID or engram.vertex.projectId ' +
+  '(the credentials did not name one).';
 
 /** Ten minutes, the SDK's own default: long generations are normal. */
 const DEFAULT_TIMEOUT_MS = 600_000;
@@ -53,7 +58,7 @@ export class AnthropicModelClient implements ModelClient {
   private readonly sdk: ProviderSdk | undefined;
   /** Why there is no SDK client (a missing key), said on use. */
   private readonly missing: string | undefined;
-  private readonly provider: ProviderConfig;
+  readonly provider: ProviderConfig;
   private readonly logger: Logger;
   /** Where requests go, for error messages: "Could not reach <this>" says what to check. */
   private readonly endpoint: string;
@@ -72,7 +77,8 @@ export class AnthropicModelClient implements ModelClient {
     );
     this.sdk = typeof built === 'string' ? undefined : built;
     this.missing = typeof built === 'string' ? built : undefined;
-    this.endpoint = `${(this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '')}/v1/messages`;
+    const base = (this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '');
+    this.endpoint = this.provider.id === 'anthropic' ? `${base}/v1/messages` : base;
     if (this.sdk?.messages.countTokens) this.countTokens = (req, signal) => this.count(req, signal);
   }
 
@@ -84,23 +90,20 @@ export class AnthropicModelClient implements ModelClient {
     let events: AsyncIterable<RawMessageStreamEvent>;
     try {
       const { data, request_id } = await this.sdk.messages
-        .create(toRequestParams(this.onProvider(req)), { signal })
+        .create(toRequestParams(this.onProvider(this.cacheOffered(req))), { signal })
         .withResponse();
       events = data;
       state.requestId = request_id ?? undefined;
     } catch (e) {
       if (signal.aborted || e instanceof APIUserAbortError) return state.result({ cancelled: true });
-      // The SDK wraps whatever fails on the wire (APIError, APIConnectionError); anything else was thrown
-      // while building the request here, e.g. JSON.stringify's RangeError on very deep input.
-      if (!(e instanceof APIError) && !isModelError(e)) throw requestNotBuilt(e);
-      throw mapError(e, undefined, this.endpoint);
+      throw this.failure(e, req.model);
     }
 
     try {
       for await (const event of events) state.apply(event);
     } catch (e) {
       if (signal.aborted || e instanceof APIUserAbortError) return state.result({ cancelled: true });
-      throw mapError(e, state.started ? state.result({ dropped: true }) : undefined, this.endpoint);
+      throw mapError(e, state.started ? state.result({ dropped: true }) : undefined, this.target(req.model));
     }
     // The SDK ends the iteration quietly when aborted, so check before calling it complete.
     if (signal.aborted && !state.stopped) return state.result({ cancelled: true });
@@ -113,6 +116,12 @@ export class AnthropicModelClient implements ModelClient {
       throw new ConnectionDroppedError(DROPPED_MID_ANSWER, { partial, requestId: state.requestId });
     }
     return state.result({});
+  }
+
+  /** The request with a 5-minute cache where the provider keeps no 1-hour one for its model (Bedrock's older models). */
+  private cacheOffered(req: ModelRequest): ModelRequest {
+    if (req.cache?.ttl !== '1h' || hourCacheOn(req.model, this.provider)) return req;
+    return { ...req, cache: { ...req.cache, ttl: '5m' } };
   }
 
   /** The request with the provider's id of its model (a canonical id becomes e.g. a Bedrock profile). */
@@ -130,8 +139,25 @@ export class AnthropicModelClient implements ModelClient {
       });
       return counted.input_tokens;
     } catch (e) {
-      if (!(e instanceof APIError) && !isModelError(e)) throw requestNotBuilt(e);
-      throw mapError(e, undefined, this.endpoint);
+      throw this.failure(e, req.model);
     }
+  }
+
+  /**
+   * A failure before any answer: a credential the cloud's chain could not find, what the SDK wraps from
+   * the wire (APIError, APIConnectionError), or else something thrown while building the request here,
+   * e.g. JSON.stringify's RangeError on very deep input.
+   */
+  private failure(e: unknown, model: string): Error {
+    const credentials = credentialFailure(e, this.provider);
+    if (credentials) return credentials;
+    if (this.provider.id === 'vertex' && e instanceof Error && /No projectId was given/.test(e.message))
+      return new AuthError(NO_VERTEX_PROJECT, { cause: e });
+    if (!(e instanceof APIError) && !isModelError(e)) return requestNotBuilt(e);
+    return mapError(e, undefined, this.target(model));
+  }
+
+  private target(model: string): ErrorTarget {
+    return { endpoint: this.endpoint, provider: this.provider, model: providerModelId(model, this.provider) };
   }
 }

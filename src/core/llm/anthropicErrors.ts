@@ -11,32 +11,52 @@ import {
   type ModelError,
 } from './errors';
 import type { ModelResponse } from './modelClient';
+import { baseUrlHint, cloudApiFailure, credentialFailure } from './providerErrors';
+import type { ProviderConfig } from './providerTypes';
 import { stallIn, type StallError } from './stallGuard';
 
+/** Where a failed request went: for messages that say what to check. */
+export interface ErrorTarget {
+  /** The URL requests go to ("Could not reach <this>"). */
+  endpoint: string;
+  provider: ProviderConfig;
+  /** The model id sent, in the provider's form. */
+  model?: string;
+}
+
 /** Any failure of a request or of its stream as a ModelError; `partial` is what arrived before it broke. */
-export function mapError(e: unknown, partial: ModelResponse | undefined, endpoint: string): ModelError {
+export function mapError(e: unknown, partial: ModelResponse | undefined, target: ErrorTarget): ModelError {
   if (isModelError(e)) return e;
   const stall = stallIn(e);
-  if (stall) return stalledError(stall, partial);
+  if (stall) return stalledError(stall, partial, target.provider);
+  const credentials = credentialFailure(e, target.provider);
+  if (credentials) return credentials;
   if (e instanceof APIConnectionError) {
     if (partial) return droppedError(partial, e);
     return new ConnectionError(
-      `Could not reach ${endpoint} (${connectionReason(e)}). ` +
-        'Check your network and the base URL (engram.baseUrl, ANTHROPIC_BASE_URL).',
+      `Could not reach ${target.endpoint} (${connectionReason(e)}). ` +
+        `Check your network and ${baseUrlHint(target.provider)}.`,
       { cause: e },
     );
   }
   if (e instanceof APIError) {
     const headers = e.headers;
-    return classifyApiFailure({
+    const body = cloudBody(e.error);
+    const requestId = e.requestID ?? headers?.get('x-amzn-requestid') ?? undefined;
+    const retryAfterMs = headers
+      ? parseRetryAfter(headers.get('retry-after'), headers.get('retry-after-ms'))
+      : undefined;
+    const message = e.apiMessage ?? body.message ?? e.message;
+    const cloud = cloudApiFailure(target.provider, {
       status: e.status,
-      type: e.type,
-      message: e.apiMessage ?? e.message,
-      requestId: e.requestID ?? undefined,
-      retryAfterMs: headers ? parseRetryAfter(headers.get('retry-after'), headers.get('retry-after-ms')) : undefined,
-      partial,
-      cause: e,
+      type: e.type ?? headers?.get('x-amzn-errortype')?.split(':')[0] ?? undefined,
+      googleStatus: body.googleStatus,
+      message,
+      model: target.model,
+      details: { status: e.status, requestId, retryAfterMs, partial, cause: e },
     });
+    if (cloud) return cloud;
+    return classifyApiFailure({ status: e.status, type: e.type, message, requestId, retryAfterMs, partial, cause: e });
   }
   // Anything else thrown while reading the body (socket reset, "terminated") is a broken stream.
   if (partial) return droppedError(partial, e);
@@ -44,6 +64,18 @@ export function mapError(e: unknown, partial: ModelResponse | undefined, endpoin
   return new ConnectionError(`The request to the API failed (${message}). Check your network and try again.`, {
     cause: e,
   });
+}
+
+/** The message and Google status of a cloud's own error body (`{message}`, `{error: {message, status}}`). */
+function cloudBody(error: unknown): { message?: string; googleStatus?: string } {
+  const body = (Array.isArray(error) ? error[0] : error) as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object') return {};
+  const inner = body.error && typeof body.error === 'object' ? (body.error as Record<string, unknown>) : undefined;
+  const message = inner?.message ?? body.message ?? body.Message;
+  return {
+    ...(typeof message === 'string' ? { message } : {}),
+    ...(typeof inner?.status === 'string' ? { googleStatus: inner.status } : {}),
+  };
 }
 
 /**
@@ -74,7 +106,7 @@ const CONNECTION_CODES: Record<string, string> = {
 };
 
 /** A server that went silent: retried like any lost connection, and the message names where it went. */
-function stalledError(stall: StallError, partial: ModelResponse | undefined): ModelError {
+function stalledError(stall: StallError, partial: ModelResponse | undefined, provider: ProviderConfig): ModelError {
   if (partial) {
     return new ConnectionDroppedError(
       `${stall.message} in the middle of an answer, so it was abandoned; what arrived so far is kept. ` +
@@ -88,7 +120,7 @@ function stalledError(stall: StallError, partial: ModelResponse | undefined): Mo
   }
   return new ConnectionError(
     `${stall.message}: the server took the request and then went silent, so the request was abandoned. ` +
-      'Check your network and the server (engram.baseUrl, ANTHROPIC_BASE_URL); ' +
+      `Check your network and ${baseUrlHint(provider)}; ` +
       'engram.network.stallSeconds sets how long to wait.',
     { cause: stall },
   );

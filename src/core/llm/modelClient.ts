@@ -2,6 +2,7 @@
 // tests and the offline demo can supply any other implementation.
 import type { ApiMessage, AssistantBlock, StopReason, SystemBlock, ToolSchema, Usage } from '../conversation/types';
 import type { BreakpointOptions } from './cacheBreakpoints';
+import type { ProviderConfig } from './providerTypes';
 
 /** Extended thinking. `enabled` needs a budget below maxTokens; `adaptive` lets the model decide. */
 export type ThinkingConfig = { type: 'enabled'; budgetTokens: number } | { type: 'adaptive' };
@@ -62,6 +63,11 @@ export interface ModelClient {
    * as they are. Rejects on any failure; callers treat that as "no count".
    */
   countTokens?(req: TokenCountRequest, signal?: AbortSignal): Promise<number>;
+  /**
+   * The cloud the model is reached through, for what differs by provider (prices, the 1-hour cache);
+   * absent: the Anthropic API (or a test double of it).
+   */
+  readonly provider?: ProviderConfig;
 }
 
 /** What a token count is asked for: a request's prompt, without the answer's settings. */

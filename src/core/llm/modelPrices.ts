@@ -4,8 +4,18 @@
 // 2026-12-04. Cache writes are 1.25x the base input for 5 minutes and 2x for an hour; a cache hit is
 // 0.1x, except where the list says otherwise (the `read` column). A model not listed has no price: the
 // cost line says "price unknown" rather than guess from a neighbour.
+//
+// The clouds list the same prices (Amazon Bedrock, https://aws.amazon.com/bedrock/pricing/, "Anthropic";
+// Google Vertex AI, https://cloud.google.com/vertex-ai/generative-ai/pricing, "Claude"; Microsoft Foundry
+// bills Anthropic's standard API prices, https://platform.claude.com/docs/en/build-with-claude/claude-in-microsoft-foundry).
+// From Claude Sonnet 4.5 on, Bedrock and Vertex offer a global endpoint at the list price and regional
+// ones (a Bedrock geography profile such as `us.` or an in-region id; a Vertex region other than `global`)
+// at a 10% premium; older models keep one price ("Global vs regional endpoints" in Anthropic's
+// https://platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock and
+// https://platform.claude.com/docs/en/build-with-claude/claude-on-vertex-ai), checked 2026-12-05.
 
-import { canonicalModelId } from './providerModels';
+import { canonicalModelId, fromSonnet45, providerModelId } from './providerModels';
+import type { ProviderConfig } from './providerTypes';
 
 export interface ModelPrice {
   /** USD per million tokens. */
@@ -36,11 +46,38 @@ const LIST: ReadonlyArray<[prefix: string, input: number, output: number, read?:
   ['claude-3-haiku', 0.25, 1.25, 0.03],
 ];
 
+/** The regional endpoints' premium over the list price. */
+const REGIONAL_PREMIUM = 1.1;
+
 /**
- * The price of `model` (an API id, with or without a date suffix), or undefined when it is not on the
- * list. A prefix matches only up to a separator, so `claude-opus-4` does not price `claude-opus-45`.
+ * The price of `model` (an API id, with or without a date suffix, or a cloud's id of it) on `provider`, or
+ * undefined when it is not on the list. A prefix matches only up to a separator, so `claude-opus-4` does
+ * not price `claude-opus-45`.
  */
-export function priceOf(model: string): ModelPrice | undefined {
+export function priceOf(model: string, provider: ProviderConfig = { id: 'anthropic' }): ModelPrice | undefined {
+  const list = listPrice(model);
+  if (!list) return undefined;
+  const scale = regional(model, provider) ? REGIONAL_PREMIUM : 1;
+  if (scale === 1) return list;
+  const round = (n: number) => Math.round(n * scale * 1e6) / 1e6;
+  return {
+    input: round(list.input),
+    output: round(list.output),
+    write5m: round(list.write5m),
+    write1h: round(list.write1h),
+    read: round(list.read),
+  };
+}
+
+/** Whether requests for `model` go to a regional endpoint that costs more than the global one. */
+function regional(model: string, provider: ProviderConfig): boolean {
+  if (!fromSonnet45(model)) return false;
+  if (provider.id === 'bedrock') return !providerModelId(model, provider).toLowerCase().startsWith('global.');
+  if (provider.id === 'vertex') return provider.region !== 'global';
+  return false;
+}
+
+function listPrice(model: string): ModelPrice | undefined {
   const id = canonicalModelId(model).toLowerCase();
   let best: (typeof LIST)[number] | undefined;
   for (const row of LIST) {

@@ -15,12 +15,15 @@
 import type { Usage } from '../conversation/types';
 import { TTL_MS, type CacheTtl } from './cacheTtl';
 import { priceOf } from './modelPrices';
+import type { ProviderConfig } from './providerTypes';
 
 /** The API's shortest cacheable prompt for most models (the test server's default too). */
 export const MIN_CACHEABLE_TOKENS = 1_024;
 
 export interface CacheFacts {
   model: string;
+  /** Where the model is reached: its prices (the Anthropic API when absent). */
+  provider?: ProviderConfig;
   /** The TTL the next request will write with. */
   ttl: CacheTtl;
   /** When the cached prefix was last written or read (ms), undefined before the first request. */
@@ -110,12 +113,12 @@ function costOf(
     ttl: facts.ttl,
     ifWarm: split(read),
     ifCold: split(0),
-    priceKnown: priceOf(facts.model) !== undefined,
+    priceKnown: priceOf(facts.model, facts.provider) !== undefined,
   };
 }
 
 function priced(facts: CacheFacts, t: Omit<TokenSplit, 'usd'>): TokenSplit {
-  return { ...t, usd: priceOfTokens(facts.model, facts.ttl, t) };
+  return { ...t, usd: priceOfTokens(facts.model, facts.ttl, t, facts.provider) };
 }
 
 /** USD for input-side tokens, or undefined for a model without a known price. */
@@ -123,8 +126,9 @@ export function priceOfTokens(
   model: string,
   ttl: CacheTtl,
   t: { read: number; write: number; input: number },
+  provider?: ProviderConfig,
 ): number | undefined {
-  const p = priceOf(model);
+  const p = priceOf(model, provider);
   if (!p) return undefined;
   const write = ttl === '1h' ? p.write1h : p.write5m;
   return (t.read * p.read + t.write * write + t.input * p.input) / 1e6;

@@ -158,6 +158,27 @@ export function canonicalModelId(id: string): string {
   return entry ? entry.id : s;
 }
 
+/**
+ * Claude Sonnet 4.5, Haiku 4.5, Opus 4.5 and every later model (by its Anthropic id): the generation from
+ * which the clouds price regional endpoints apart and Bedrock keeps a 1-hour prompt cache.
+ */
+export function fromSonnet45(model: string): boolean {
+  const id = canonicalModelId(model);
+  return /^claude-(opus|sonnet|haiku)-4-[5-9]/.test(id) || /^claude-[a-z]+-([5-9]|\d\d)(-|@|$)/.test(id);
+}
+
+/**
+ * Whether `provider` keeps a 1-hour prompt cache for `model`. Bedrock added the 1-hour TTL on 2026-01-26 for
+ * Claude Haiku 4.5, Sonnet 4.5 and Opus 4.5 (and the models after them); older models there keep 5 minutes
+ * (AWS, "Prompt caching for faster model inference", https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html,
+ * and the model cards' "Supported TTL"). Vertex AI's Claude caching "behaves as described in the Anthropic
+ * documentation" (https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/prompt-caching),
+ * and Foundry runs on Anthropic's own infrastructure: both take 1 hour.
+ */
+export function hourCacheOn(model: string, provider: ProviderConfig): boolean {
+  return provider.id !== 'bedrock' || fromSonnet45(model);
+}
+
 /** The models the picker offers for `provider`, newest first, each with the id it sends. */
 export function suggestedModels(provider: ProviderConfig): ProviderModel[] {
   return CATALOG.filter((m) => offeredOn(m, provider.id)).map((m) => ({

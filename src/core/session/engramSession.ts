@@ -8,6 +8,7 @@
 //
 //   openEngramSession --> open --runTurn/compactNow/undo...--> open --finish()--> finished
 //   settings changes (SettingsStore.onChange) reach the orchestrator and the gauge while open.
+import type { ProviderId } from '../llm/providerTypes';
 import type { Agent, TurnOptions, TurnResult } from '../agent/agent';
 import type { CompactionOrchestrator, CompactNowResult } from '../compaction/orchestrator';
 import { planForUsage, type AutoPlan, type ChainStage } from '../compaction/pipeline';
@@ -145,6 +146,17 @@ export class EngramSession {
   /** The session's MCP servers (status, restart, the inspector's switches); undefined when the host gave none. */
   get mcp(): McpHub | undefined {
     return this.setup.mcp;
+  }
+
+  /**
+   * The cloud whose model has no token count (Bedrock): the gauge's prompt stays the local estimate.
+   * Undefined where the provider counts, and for the Anthropic API (or a test client) either way.
+   */
+  get uncountedBy(): ProviderId | undefined {
+    const client = this.setup.client;
+    return client.countTokens || !client.provider || client.provider.id === 'anthropic'
+      ? undefined
+      : client.provider.id;
   }
 
   /**

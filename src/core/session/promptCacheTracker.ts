@@ -13,6 +13,8 @@ import { chooseTtl, type CacheTtl, type CacheTtlSetting } from '../llm/cacheTtl'
 import type { BreakpointOptions } from '../llm/cacheBreakpoints';
 import type { ModelClient, ModelRequest } from '../llm/modelClient';
 import { nextTurnCost, type NextTurnCost } from '../llm/nextTurnCost';
+import { hourCacheOn } from '../llm/providerModels';
+import type { ProviderConfig } from '../llm/providerTypes';
 import type { Clock } from '../ports';
 import { PromptCacheModel, type CachedPrompt } from './promptCacheModel';
 
@@ -33,6 +35,8 @@ export class PromptCacheTracker {
   private last: LastWrite | undefined;
   private readonly cache = new PromptCacheModel();
   private nextPrompt: (() => NextPrompt) | undefined;
+  /** The provider of the wrapped client: its prices, and whether it keeps a 1-hour cache. */
+  private provider: ProviderConfig | undefined;
 
   constructor(
     private readonly setting: () => CacheTtlSetting,
@@ -48,9 +52,14 @@ export class PromptCacheTracker {
     this.last = { at: r.at, ttl, usage: r.usage, model: r.model, compacted: facts.compactedAfter };
   }
 
-  /** The TTL of a message sent at `at` (its gap counts towards the pace). */
-  ttl(at = this.clock.now()): CacheTtl {
-    return chooseTtl(this.setting(), [...this.promptTimes, at]);
+  /** The TTL of a message to `model` sent at `at` (its gap counts towards the pace). */
+  private ttl(model: string, at: number): CacheTtl {
+    return this.offered(chooseTtl(this.setting(), [...this.promptTimes, at]), model);
+  }
+
+  /** `ttl`, or 5 minutes where the provider keeps no 1-hour cache for `model`. */
+  private offered(ttl: CacheTtl, model: string): CacheTtl {
+    return ttl === '1h' && this.provider && !hourCacheOn(model, this.provider) ? '5m' : ttl;
   }
 
   /** The conversation was replaced (a compaction, an undo): the next request rewrites it. */
@@ -69,13 +78,14 @@ export class PromptCacheTracker {
    */
   cost(model: string, contextTokens: number, fixedTokens: number, newTokens = 0, measured = false): NextTurnCost {
     const now = this.clock.now();
-    const ttl = this.ttl(now);
+    const ttl = this.ttl(model, now);
     const next = this.cache.known ? this.nextPrompt?.() : undefined;
     return nextTurnCost(
       {
         model,
         ttl,
         ...(next ? { prefix: this.cache.lookup({ ...next, model }, ttl, now), contextMeasured: measured } : {}),
+        ...(this.provider ? { provider: this.provider } : {}),
         lastRequestAt: this.last?.at,
         ...(this.last ? { lastTtl: this.last.ttl } : {}),
         lastUsage: this.last?.usage,
@@ -90,13 +100,15 @@ export class PromptCacheTracker {
 
   /** `client` with the TTL on every request, and each request's time and usage noted here. */
   wrap(client: ModelClient): ModelClient {
+    this.provider = client.provider;
     return {
+      ...(client.provider ? { provider: client.provider } : {}),
       stream: async (req, handlers, signal) => {
         const at = this.clock.now();
         // A prompt the person typed opens a turn; its time counts towards the pace before its own TTL is chosen.
         const main = req.cache?.cacheTail !== false;
         if (main && isPrompt(req.messages[req.messages.length - 1])) this.promptTimes.push(at);
-        const ttl = chooseTtl(this.setting(), this.promptTimes);
+        const ttl = this.offered(chooseTtl(this.setting(), this.promptTimes), req.model);
         const sent: ModelRequest = { ...req, cache: { ...req.cache, ttl } };
         const response = await client.stream(sent, handlers, signal);
         this.noteResponse(main, at, ttl, response.usage, req.model);
