@@ -33,6 +33,20 @@ export const PROVIDER_ENV_HELP =
   'Gateways that sign requests themselves: CLAUDE_CODE_SKIP_BEDROCK_AUTH / _VERTEX_AUTH / _FOUNDRY_AUTH=1.';
 
 /**
+ * The model as a flag of the settings: `--model`, else the --settings file's engram.model, else Claude Code's
+ * ANTHROPIC_MODEL (a Bedrock inference profile, a Vertex name), so the model's limits check it as they would
+ * the flag; nothing set: the settings' default.
+ */
+export function modelFlag(
+  value: string | undefined,
+  base: { raw: RawSettings } | undefined,
+  env: Env,
+): { flag: string; value: string | undefined } {
+  if (value !== undefined || base?.raw.model !== undefined) return { flag: '--model', value };
+  return { flag: 'ANTHROPIC_MODEL', value: env.ANTHROPIC_MODEL?.trim() || undefined };
+}
+
+/**
  * The model config of a run: `--provider` beats engram.provider (when the --settings file sets it: its
  * default does not decide), which beats Claude Code's environment; each other provider key set in the file
  * beats its variable. Throws UsageError for an unknown provider name or a setup core says cannot work.

@@ -21,7 +21,7 @@ import { createAnthropicClient } from '../core/host/sessions';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { projectFolders, projectOptions, settingsFromFlags } from './cliSettings';
 import { noApiKeyText } from './cliText';
-import { cliModelConfig } from './cliProvider';
+import { cliModelConfig, modelFlag } from './cliProvider';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo } from './command';
 
 const TIDY_OPTIONS = {
@@ -52,7 +52,11 @@ Exit codes: 0 done (whether or not anything was applied), 1 the model failed, 2 
  * when the Anthropic API has no key.
  */
 export function cliModel(io: CliIo): { client: ReturnType<typeof createAnthropicClient>; model: string } | undefined {
-  const config = cliModelConfig(settingsFromFlags({}), undefined, io.env);
+  const config = cliModelConfig(
+    settingsFromFlags({ model: modelFlag(undefined, undefined, io.env) }),
+    undefined,
+    io.env,
+  );
   if (!modelReady(config)) {
     io.stderr(noApiKeyText(io.command));
     return undefined;

@@ -25,7 +25,7 @@ import { EXIT_INTERRUPTED, EXIT_MODEL_ERROR, EXIT_OK, type CliIo, type Command }
 import { noApiKeyText, resumeLine } from './cliText';
 import { headlessRules, headlessToolGate, ruleFlagProblem, splitRuleList } from './toolPolicy';
 import { MCP_HELP, MCP_OPTIONS, startCliMcp, type McpServerReport } from './mcpSetup';
-import { cliModelConfig, PROVIDER_ENV_HELP, PROVIDER_OPTIONS, providerLine } from './cliProvider';
+import { cliModelConfig, modelFlag, PROVIDER_ENV_HELP, PROVIDER_OPTIONS, providerLine } from './cliProvider';
 
 const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
@@ -214,7 +214,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       : undefined;
   const settings = settingsFromFlags(
     {
-      model: { flag: '--model', value: options.model },
+      model: modelFlag(options.model, base, io.env),
       maxOutputTokens: { flag: '--max-tokens', value: options['max-tokens'] },
       contextWindow: { flag: '--context-window', value: options['context-window'] },
       'memory.enabled': { flag: '--no-memory', value: options['no-memory'] ? false : undefined },

@@ -98,6 +98,25 @@ describe('choosing the provider', () => {
   });
 });
 
+describe('the model on a cloud provider', () => {
+  it("Claude Code's ANTHROPIC_MODEL is sent as it is (an inference profile id); --model beats it", async () => {
+    const profile = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+    server.enqueue(answer, answer);
+    const first = server.requests.length;
+    const env = { ...cloud('bedrock'), ANTHROPIC_MODEL: profile };
+    assert.equal((await engram([], env)).code, 0);
+    assert.equal((await engram(['--model', 'claude-haiku-4-5'], env)).code, 0);
+    const [fromEnv, fromFlag] = server.requests.slice(first);
+    assert.match(fromEnv.path, WIRE_PATH.bedrock);
+    assert.equal(fromEnv.model, profile);
+    assert.equal(
+      fromFlag.model,
+      'us.anthropic.claude-haiku-4-5-20251001-v1:0',
+      'the Anthropic name, as Bedrock names it',
+    );
+  });
+});
+
 describe('errors on a cloud provider', () => {
   for (const provider of ['bedrock', 'vertex'] as const) {
     it(`${provider}: a throttled first request is retried and the run succeeds`, async () => {
