@@ -9,7 +9,7 @@
 // (`/model/{id}/invoke[-with-response-stream]`, AWS event-stream frames), Google Vertex AI
 // (`/v1/projects/.../models/{m}:streamRawPredict|:rawPredict`, `count-tokens:rawPredict`) with a GCE metadata
 // server for Application Default Credentials (`/computeMetadata/v1/...`), and Microsoft Foundry
-// (`/anthropic/v1/messages`). Each checks its provider's credentials and body rules (options `providers`,
+// (`/anthropic/v1/messages`) with an Azure managed identity endpoint for Entra ID (`/msi/token`). Each checks its provider's credentials and body rules (options `providers`,
 // providerAuth.ts), then runs the same validation, cache and script as the API route. To point the official
 // clients here:
 //   AnthropicBedrock({ baseURL: url, awsRegion, awsAccessKey, awsSecretKey })  (or AWS_* env, or skipAuth: true)
@@ -25,11 +25,17 @@ import type { AddressInfo } from 'node:net';
 import type { ApiMessage, SystemBlock, ToolSchema, Usage } from '../core/conversation/types';
 import { demoReply } from '../demoModel/demoModel';
 import { newBedrockRequestId } from './bedrockWire';
-import { DEFAULT_VERTEX_PROJECT, handleMetadata, METADATA_PREFIX, type MetadataState } from './gceMetadata';
 import { PromptCacheSimulator } from './promptCache';
 import { approximateInputTokens, promptSegments } from './promptSegments';
-import { type ProviderAuthOptions, type RawRequest, VertexTokens } from './providerAuth';
-import { canonicalBody, checkProviderAccess, checkProviderBody, matchRoute, notFoundMessage } from './providerRoutes';
+import type { ProviderAuthOptions, RawRequest } from './providerAuth';
+import {
+  canonicalBody,
+  checkProviderAccess,
+  checkProviderBody,
+  credentialEmulations,
+  matchRoute,
+  notFoundMessage,
+} from './providerRoutes';
 import { DEFAULT_CONTEXT_WINDOW, validateMessagesRequest } from './requestValidator';
 import {
   isScriptedError,
@@ -97,7 +103,7 @@ export interface TestServer {
   requests: LoggedRequest[];
   /** The token counts asked for, apart: they are not turns of a conversation. */
   counts: LoggedRequest[];
-  /** Paths the GCE metadata emulation was asked for (ADC's detection ping, token, project id). */
+  /** Paths the credential emulations were asked for (GCE metadata for Google ADC, Azure managed identity). */
   metadataRequests: string[];
   enqueue(...replies: ScriptedReply[]): void;
   /** Consulted when the queue is empty; `index` counts the requests that got this far, from 0. */
@@ -110,6 +116,10 @@ export interface TestServer {
   expireVertexTokens(): void;
   /** Changes what the GCE metadata emulation does from now on. */
   setVertexMetadata(mode: 'ok' | 'missing' | 'expired'): void;
+  /** Every Entra token the managed identity emulation issued so far is answered 401 from now on. */
+  expireFoundryTokens(): void;
+  /** Changes what the Azure managed identity emulation does from now on. */
+  setFoundryIdentity(mode: 'ok' | 'missing' | 'expired'): void;
   close(): Promise<void>;
 }
 
@@ -139,15 +149,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let replyIndex = 0;
   const contextWindow = opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const cache = new PromptCacheSimulator({ now: opts.now, minCacheableTokens: opts.minCacheableTokens });
-  const auth = opts.providers ?? {};
-  const vertexTokens = new VertexTokens(auth.vertex);
-  const metadata: MetadataState = {
-    mode: auth.vertex?.metadata ?? 'ok',
-    projectId: auth.vertex?.projectId ?? DEFAULT_VERTEX_PROJECT,
-    tokens: vertexTokens,
-    log: [],
-  };
-  const routeContext = { auth, vertexTokens, vertexProject: auth.vertex?.projectId };
+  const creds = credentialEmulations(opts.providers ?? {});
 
   const record = (entry: LoggedRequest, isCount: boolean): void => {
     (isCount ? counts : requests).push(entry);
@@ -180,7 +182,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       });
       return;
     }
-    if (path === METADATA_PREFIX || path.startsWith(`${METADATA_PREFIX}/`)) return handleMetadata(req, res, metadata);
+    if (creds.serve(req, res, path)) return;
     const raw = await readBody(req);
     let parsed: unknown = raw;
     let parseFailed = false;
@@ -201,7 +203,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     const entry: LoggedRequest = {
       path,
       provider: route?.provider ?? 'anthropic',
-      ...(route?.model !== undefined ? { model: route.model } : {}),
+      ...modelOf(route?.model, parsed),
       headers,
       body: parsed as MessagesRequestBody,
       receivedAt: Date.now(),
@@ -217,7 +219,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     const fail = (e: WireError): void => failWith(wire.error(e, requestId));
     if (!route) return fail({ status: 404, type: 'not_found_error', message: notFoundMessage(path) });
     const rawRequest: RawRequest = { method: req.method ?? 'POST', rawPath: path, rawQuery, headers, body: raw ?? '' };
-    const denied = await checkProviderAccess(route, rawRequest, routeContext, requestId);
+    const denied = await checkProviderAccess(route, rawRequest, creds.context, requestId);
     if (denied) return failWith(denied);
     if (raw === undefined) {
       return fail({
@@ -242,7 +244,6 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     });
     if (invalid) return fail(invalid);
     const body = canonical as MessagesRequestBody;
-    entry.model ??= body.model;
 
     if (isCount) {
       const inputTokens = approximateInputTokens(body);
@@ -354,19 +355,28 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     port,
     requests,
     counts,
-    metadataRequests: metadata.log,
+    metadataRequests: creds.log,
     enqueue: (...replies) => void queue.push(...replies),
     setResponder: (fn) => void (responder = fn),
     pending: () => queue.length,
     resetCache: () => cache.clear(),
-    expireVertexTokens: () => vertexTokens.expireIssued(),
-    setVertexMetadata: (mode) => void (metadata.mode = mode),
+    expireVertexTokens: () => creds.context.vertexTokens.expireIssued(),
+    setVertexMetadata: (mode) => void (creds.metadata.mode = mode),
+    expireFoundryTokens: () => creds.context.foundryTokens.expireIssued(),
+    setFoundryIdentity: (mode) => void (creds.identity.mode = mode),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+/** The model a request names: the path's (Bedrock, Vertex), else the body's when it has one. */
+function modelOf(pathModel: string | undefined, body: unknown): { model?: string } {
+  const fromBody = (body as { model?: unknown } | null)?.model;
+  const model = pathModel ?? (typeof fromBody === 'string' ? fromBody : undefined);
+  return model === undefined ? {} : { model };
 }
 
 function sleep(ms: number): Promise<void> {

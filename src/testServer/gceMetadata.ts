@@ -5,13 +5,15 @@
 // `instance/service-accounts/default/token` (`{access_token, expires_in, token_type}`) and
 // `project/project-id`. Requests must send `Metadata-Flavor: Google`, as on GCE (403 otherwise).
 // A test that points ADC here must also keep ADC from finding real credentials first: unset
-// GOOGLE_APPLICATION_CREDENTIALS and point CLOUDSDK_CONFIG at an empty directory.
+// GOOGLE_APPLICATION_CREDENTIALS and point CLOUDSDK_CONFIG at an empty directory (test/unit/support/
+// providerEnv.ts does all this). gcp-metadata remembers its detection for the whole process, and each
+// GoogleAuth keeps its token until it nears expiry: set GCE_METADATA_HOST before the first ADC use.
 // Modes: 'ok' issues tokens the Vertex routes accept; 'missing' has no service account (the token path
 // answers 404, as on a VM without one); 'expired' issues tokens the Vertex routes answer 401 to.
 
 import type http from 'node:http';
 import { base62 } from './scriptedReply';
-import type { VertexTokens } from './providerAuth';
+import type { IssuedTokens } from './providerAuth';
 
 export const METADATA_PREFIX = '/computeMetadata/v1';
 
@@ -23,7 +25,7 @@ const TOKEN_LIFETIME_SECONDS = 3599;
 export interface MetadataState {
   mode: 'ok' | 'missing' | 'expired';
   projectId: string;
-  tokens: VertexTokens;
+  tokens: IssuedTokens;
   /** Paths asked for, in order (tests check ADC really came here). */
   log: string[];
 }

@@ -2,6 +2,9 @@
 // (`engram -p` without a key points here), and a local stand-in for the API in tests and benchmarks.
 //   node --import tsx src/testServer/main.ts [--port N] [--context-window N] [--log-file PATH] [--no-demo]
 // Prints the base URL as the first line of stdout (for scripts), then serves until SIGINT/SIGTERM.
+// It also speaks Bedrock, Vertex and Foundry (see anthropicTestServer.ts), checking only the shape of their
+// credentials here (any SigV4 key, any Vertex token, any Foundry key), so a Claude Code user's environment
+// pointed at it works as is.
 
 import { startTestServer } from './anthropicTestServer';
 
@@ -48,11 +51,13 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const server = await startTestServer(args);
+  const server = await startTestServer({ ...args, providers: { vertex: { acceptAnyToken: true } } });
   process.stdout.write(`${server.url}\n`);
   process.stderr.write(
     `Anthropic-compatible test server on ${server.url}` +
-      `${args.demo ? ' (offline demo model)' : ''}; set ANTHROPIC_BASE_URL to it. Ctrl+C stops it.\n`,
+      `${args.demo ? ' (offline demo model)' : ''}; set ANTHROPIC_BASE_URL to it. Ctrl+C stops it.\n` +
+      `Clouds: ANTHROPIC_BEDROCK_BASE_URL=${server.url}  ANTHROPIC_VERTEX_BASE_URL=${server.url}/v1 ` +
+      `(GCE_METADATA_HOST=127.0.0.1:${server.port} for Google ADC)  ANTHROPIC_FOUNDRY_BASE_URL=${server.url}/anthropic\n`,
   );
   const stop = (): void => {
     void server.close().then(() => process.exit(0));

@@ -5,7 +5,8 @@
 //   @smithy/signature-v4 (the signer @anthropic-ai/bedrock-sdk uses) and must match.
 // - Vertex: `Authorization: Bearer <token>`, where the token is one the server issued through its GCE
 //   metadata emulation (gceMetadata.ts) or one it was configured with.
-// - Foundry: `x-api-key: <key>` or `Authorization: Bearer <Entra ID token>` (@anthropic-ai/foundry-sdk).
+// - Foundry: `x-api-key: <key>` or `Authorization: Bearer <Entra ID token>` (@anthropic-ai/foundry-sdk), the
+//   token one the server's Azure managed identity emulation issued (azureIdentity.ts) or a configured one.
 // A request with no credential at all passes when the provider accepts unsigned requests (the default, as a
 // gateway that adds credentials itself does: CLAUDE_CODE_SKIP_BEDROCK_AUTH and friends); a malformed one never.
 // Error texts are AWS's and Google's own (public issues quote them: BerriAI/litellm#14763 for the signature
@@ -41,6 +42,8 @@ export interface ProviderAuthOptions {
     tokens?: string[];
     /** Tokens answered as expired (401). */
     expiredTokens?: string[];
+    /** Accept any Bearer token not known to be expired (a stand-in for Google's front end that checks nothing). */
+    acceptAnyToken?: boolean;
     /** What the GCE metadata emulation does: issue good tokens (default), have none, or issue expired ones. */
     metadata?: 'ok' | 'missing' | 'expired';
     /** The project the metadata emulation reports; when set, other projects in the path get 403. */
@@ -51,6 +54,8 @@ export interface ProviderAuthOptions {
   foundry?: {
     /** Keys accepted in `x-api-key` (and Entra tokens accepted as `Bearer`); when not given, any non-empty one. */
     apiKeys?: string[];
+    /** What the Azure managed identity emulation (azureIdentity.ts) does: issue good tokens (default), none, or expired ones. */
+    identity?: 'ok' | 'missing' | 'expired';
     /** Accept requests without credentials (gateway mode); default true. */
     acceptUnsigned?: boolean;
   };
@@ -170,14 +175,17 @@ async function recomputeSignature(
   return out ? out[1] : '';
 }
 
-/** Tokens the Vertex routes accept: issued by the metadata emulation or configured, and which are expired. */
-export class VertexTokens {
+/** Access tokens a credential emulation issued or a test configured, and which of them are expired. */
+export class IssuedTokens {
   private readonly valid = new Set<string>();
   private readonly expired = new Set<string>();
 
-  constructor(private readonly opts: NonNullable<ProviderAuthOptions['vertex']> = {}) {
-    for (const t of opts.tokens ?? []) this.valid.add(t);
-    for (const t of opts.expiredTokens ?? []) this.expired.add(t);
+  constructor(
+    private readonly configured: readonly string[] = [],
+    expired: readonly string[] = [],
+  ) {
+    for (const t of configured) this.valid.add(t);
+    for (const t of expired) this.expired.add(t);
   }
 
   issue(token: string, expired: boolean): void {
@@ -186,37 +194,55 @@ export class VertexTokens {
 
   /** Every token issued so far answers as expired from now on (it ran out, or was revoked); configured ones stay. */
   expireIssued(): void {
-    const configured = new Set(this.opts.tokens ?? []);
-    for (const t of this.valid) if (!configured.has(t)) this.expired.add(t);
+    for (const t of this.valid) if (!this.configured.includes(t)) this.expired.add(t);
   }
 
-  check(headers: Record<string, string>): WireReply | null {
-    const auth = headers.authorization;
-    if (!auth) return this.opts.acceptUnsigned === false ? vertexAuthErrors.missing() : null;
-    const m = /^Bearer (\S+)$/.exec(auth);
-    if (!m || !this.valid.has(m[1]) || this.expired.has(m[1])) return vertexAuthErrors.invalid();
-    return null;
+  state(token: string): 'valid' | 'expired' | 'unknown' {
+    if (this.expired.has(token)) return 'expired';
+    return this.valid.has(token) ? 'valid' : 'unknown';
   }
 }
 
-const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
-const AZURE_DENIED =
-  'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+/** Checks a Vertex request's OAuth token; null when it passes. */
+export function checkVertexAuth(
+  headers: Record<string, string>,
+  opts: ProviderAuthOptions['vertex'] = {},
+  tokens: IssuedTokens,
+): WireReply | null {
+  const auth = headers.authorization;
+  if (!auth) return opts.acceptUnsigned === false ? vertexAuthErrors.missing() : null;
+  const m = /^Bearer (\S+)$/.exec(auth);
+  const state = m ? tokens.state(m[1]) : 'expired';
+  if (state === 'valid' || (state === 'unknown' && opts.acceptAnyToken)) return null;
+  return vertexAuthErrors.invalid();
+}
 
-/** Checks a Foundry request's key or Entra ID token; null when it passes. */
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const AZURE_KEY_DENIED =
+  'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+const AZURE_TOKEN_DENIED =
+  'Unauthorized. Access token is missing, invalid, audience is incorrect (https://ai.azure.com), or have expired.';
+
+/**
+ * Checks a Foundry request's key, or its Entra ID token (one the managed identity emulation issued passes,
+ * an expired one never); null when it passes.
+ */
 export function checkFoundryAuth(
   headers: Record<string, string>,
   opts: ProviderAuthOptions['foundry'] = {},
+  tokens: IssuedTokens,
 ): WireReply | null {
-  const denied = (): WireReply => jsonReply(401, { error: { code: '401', message: AZURE_DENIED } }, AZURE_DENIED);
+  const denied = (message: string): WireReply => jsonReply(401, { error: { code: '401', message } }, message);
   const key = headers['x-api-key'] ?? headers['api-key'];
   const auth = headers.authorization;
-  if (key === undefined && auth === undefined) return opts.acceptUnsigned === false ? denied() : null;
+  if (key === undefined && auth === undefined) return opts.acceptUnsigned === false ? denied(AZURE_KEY_DENIED) : null;
   if (key !== undefined) {
-    if (key.trim() === '' || /\s/.test(key)) return denied();
-    return !opts.apiKeys || opts.apiKeys.includes(key) ? null : denied();
+    if (key.trim() === '' || /\s/.test(key)) return denied(AZURE_KEY_DENIED);
+    return !opts.apiKeys || opts.apiKeys.includes(key) ? null : denied(AZURE_KEY_DENIED);
   }
   const m = /^Bearer (\S+)$/.exec(auth ?? '');
-  if (!m || !JWT.test(m[1])) return denied();
-  return !opts.apiKeys || opts.apiKeys.includes(m[1]) ? null : denied();
+  if (!m || !JWT.test(m[1])) return denied(AZURE_TOKEN_DENIED);
+  const state = tokens.state(m[1]);
+  if (state !== 'unknown') return state === 'valid' ? null : denied(AZURE_TOKEN_DENIED);
+  return !opts.apiKeys || opts.apiKeys.includes(m[1]) ? null : denied(AZURE_TOKEN_DENIED);
 }

@@ -8,12 +8,16 @@
 //              .../models/count-tokens:rawPredict (vertexWire.ts)
 
 import { bedrockError, bedrockWire, checkBedrockBody, isBedrockModelId, matchBedrockPath } from './bedrockWire';
+import type http from 'node:http';
+import { handleIdentity, IDENTITY_PATH, type IdentityState } from './azureIdentity';
+import { DEFAULT_VERTEX_PROJECT, handleMetadata, METADATA_PREFIX, type MetadataState } from './gceMetadata';
 import {
   checkBedrockAuth,
   checkFoundryAuth,
+  checkVertexAuth,
+  IssuedTokens,
   type ProviderAuthOptions,
   type RawRequest,
-  type VertexTokens,
 } from './providerAuth';
 import {
   checkVertexBody,
@@ -37,9 +41,46 @@ export interface RoutedRequest {
 
 export interface RouteContext {
   auth: ProviderAuthOptions;
-  vertexTokens: VertexTokens;
+  vertexTokens: IssuedTokens;
+  foundryTokens: IssuedTokens;
   /** The Vertex project the server stands for, when the options named one. */
   vertexProject?: string;
+}
+
+/** The clouds' credential emulations (GCE metadata for Google ADC, App Service managed identity for Azure). */
+export interface CredentialEmulations {
+  context: RouteContext;
+  metadata: MetadataState;
+  identity: IdentityState;
+  /** Paths the emulations were asked for, in order. */
+  log: string[];
+  /** Answers the request when it is for an emulation; false when it is not. */
+  serve(req: http.IncomingMessage, res: http.ServerResponse, path: string): boolean;
+}
+
+export function credentialEmulations(auth: ProviderAuthOptions): CredentialEmulations {
+  const log: string[] = [];
+  const vertexTokens = new IssuedTokens(auth.vertex?.tokens, auth.vertex?.expiredTokens);
+  const foundryTokens = new IssuedTokens();
+  const metadata: MetadataState = {
+    mode: auth.vertex?.metadata ?? 'ok',
+    projectId: auth.vertex?.projectId ?? DEFAULT_VERTEX_PROJECT,
+    tokens: vertexTokens,
+    log,
+  };
+  const identity: IdentityState = { mode: auth.foundry?.identity ?? 'ok', tokens: foundryTokens, log };
+  return {
+    context: { auth, vertexTokens, foundryTokens, vertexProject: auth.vertex?.projectId },
+    metadata,
+    identity,
+    log,
+    serve(req, res, path) {
+      if (path === METADATA_PREFIX || path.startsWith(`${METADATA_PREFIX}/`)) handleMetadata(req, res, metadata);
+      else if (path === IDENTITY_PATH) handleIdentity(req, res, identity);
+      else return false;
+      return true;
+    },
+  };
 }
 
 /** The route of a path, or undefined when no provider serves it (404). */
@@ -92,7 +133,7 @@ export async function checkProviderAccess(
       }
       return null;
     case 'foundry':
-      return checkFoundryAuth(req.headers, ctx.auth.foundry);
+      return checkFoundryAuth(req.headers, ctx.auth.foundry, ctx.foundryTokens);
     case 'bedrock': {
       const denied = await checkBedrockAuth(req, ctx.auth.bedrock, requestId);
       if (denied) return denied;
@@ -100,7 +141,7 @@ export async function checkProviderAccess(
       return bedrockError(400, 'ValidationException', 'The provided model identifier is invalid.', requestId);
     }
     case 'vertex': {
-      const denied = ctx.vertexTokens.check(req.headers);
+      const denied = checkVertexAuth(req.headers, ctx.auth.vertex, ctx.vertexTokens);
       if (denied) return denied;
       const parts = matchVertexPath(req.rawPath);
       if (parts && ctx.vertexProject && parts.project !== ctx.vertexProject) return vertexPermissionDenied(parts);

@@ -21,6 +21,7 @@ import {
 import { createAnthropicClient as anthropicClientFor } from '../llm/anthropicClient';
 import type { ModelClient } from '../llm/modelClient';
 import type { ModelConfig } from '../llm/modelConfig';
+import { cloudSecrets } from '../llm/providerConfig';
 import { rememberPrompt as rememberWords } from '../memory/autoMemory/memoryPrompts';
 import type { PermissionPrompt, Logger } from '../ports';
 import { addKnownSecret as rememberSecret, redactSecrets } from '../security/secretScan';
@@ -57,7 +58,8 @@ export interface HostSessionSetup extends Omit<EngramSessionSetup, 'client' | 'p
 
 /**
  * Opens a new session, or resumes `setup.resumeSessionId` (SessionNotFoundError when the project has no
- * such session). The model's key and the team token are redacted from tool results from now on; network
+ * such session). The model's key (or the cloud credentials in the environment its provider's client may
+ * use) and the team token are redacted from tool results from now on; network
  * settings (stall timeout, retries) are read at each request from `settings`, so a change applies from
  * the next model call. Without a gate of its own, the session may read outside the workspace only after
  * asking (the project's own folder and its memory stay readable).
@@ -71,7 +73,7 @@ export async function openHostSession(
   const network = (): EngramSettings['network'] => ('onChange' in settings ? settings.settings : settings).network;
   // The key in use is redacted from tool results even where no pattern would know its shape.
   rememberSecret(model.apiKey);
-  if (model.provider.id === 'foundry') rememberSecret(model.provider.apiKey);
+  for (const secret of cloudSecrets(model.provider, process.env)) rememberSecret(secret);
   rememberSecret(setup.teamMemory?.token);
   const session = await openEngramSession(
     {

@@ -1,7 +1,9 @@
-// The ModelClient adapter on @anthropic-ai/sdk: it sends one request and reads its stream. SDK types never
-// leave the anthropic* files: the request is built from core types (anthropicRequest.ts), the stream comes
-// back as a core ModelResponse (anthropicResponse.ts) and failures as core ModelErrors (anthropicErrors.ts),
-// STYLE habit 8.
+// The ModelClient adapter on @anthropic-ai/sdk: it sends one request and reads its stream, through the
+// Anthropic API's client or Bedrock's, Vertex's or Foundry's (providerClient.ts), with the provider's id of
+// the model (providerModels.ts). SDK types never leave the anthropic* and provider* files: the request is
+// built from core types (anthropicRequest.ts), the stream comes back as a core ModelResponse
+// (anthropicResponse.ts) and failures as core ModelErrors (anthropicErrors.ts, providerErrors.ts), STYLE
+// habit 8.
 import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { silentLogger, type Logger } from '../ports';
@@ -11,7 +13,7 @@ import { ResponseState } from './anthropicResponse';
 import { AuthError, ConnectionDroppedError, ConnectionError, isModelError, requestNotBuilt } from './errors';
 import type { ModelConfig } from './modelConfig';
 import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers, TokenCountRequest } from './modelClient';
-import { createProviderSdk, type ProviderSdk } from './providerClient';
+import { countsTokens, createProviderSdk, type ProviderSdk } from './providerClient';
 import { credentialFailure } from './providerErrors';
 import { hourCacheOn, providerModelId } from './providerModels';
 import type { ProviderConfig } from './providerTypes';
@@ -79,7 +81,8 @@ export class AnthropicModelClient implements ModelClient {
     this.missing = typeof built === 'string' ? built : undefined;
     const base = (this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '');
     this.endpoint = this.provider.id === 'anthropic' ? `${base}/v1/messages` : base;
-    if (this.sdk?.messages.countTokens) this.countTokens = (req, signal) => this.count(req, signal);
+    if (this.sdk?.messages.countTokens && countsTokens(this.provider))
+      this.countTokens = (req, signal) => this.count(req, signal);
   }
 
   async stream(req: ModelRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<ModelResponse> {

@@ -22,6 +22,15 @@ export interface ProviderSdk {
   baseURL: string;
 }
 
+/**
+ * Whether the provider answers count_tokens: the Anthropic API, Foundry (Anthropic's own infrastructure)
+ * and Vertex (`count-tokens:rawPredict`, which the vertex SDK maps to) do; Bedrock's runtime API has none
+ * (the bedrock SDK's types leave `countTokens` out; the method it inherits would only get an error).
+ */
+export function countsTokens(provider: ProviderConfig): boolean {
+  return provider.id !== 'bedrock';
+}
+
 /** Microsoft Entra ID's scope for Foundry, per the foundry SDK's README. */
 const FOUNDRY_SCOPE = 'https://ai.azure.com/.default';
 
@@ -62,8 +71,9 @@ function bedrockClient(p: BedrockProvider, shared: Shared): ProviderSdk {
   return new AnthropicBedrock({
     ...shared,
     awsRegion: p.region,
-    // An explicit undefined would let the SDK read ANTHROPIC_BEDROCK_BASE_URL again; resolveProvider did.
-    baseURL: p.baseUrl ?? null,
+    // Always given: without one the SDK reads ANTHROPIC_BEDROCK_BASE_URL itself (resolveProvider did), and a
+    // null one would fall back to the Anthropic API's URL. The default is the SDK's own, for the region.
+    baseURL: p.baseUrl ?? `https://bedrock-runtime.${p.region}.amazonaws.com`,
     skipAuth: p.skipAuth,
     // AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key) is read by the SDK itself when set; otherwise SigV4 with
     // the default chain, started from the named profile when there is one.
@@ -79,14 +89,21 @@ async function profileChain(profile: string) {
 type VertexOptions = NonNullable<ConstructorParameters<typeof AnthropicVertex>[0]>;
 
 function vertexClient(p: VertexProvider, shared: Shared): ProviderSdk {
-  return new AnthropicVertex({
+  const client = new AnthropicVertex({
     ...shared,
     region: p.region,
     projectId: p.projectId ?? null,
-    ...(p.baseUrl ? { baseURL: p.baseUrl } : {}),
+    // null: the SDK derives the endpoint from the region instead of reading ANTHROPIC_VERTEX_BASE_URL again.
+    baseURL: p.baseUrl ?? null,
     // Without an auth client the SDK uses Application Default Credentials with the cloud-platform scope.
     ...(p.skipAuth ? { authClient: unsignedGoogleAuth(p.projectId) } : {}),
-  }) as unknown as ProviderSdk;
+  });
+  // The SDK starts looking for credentials as it is built and awaits the result only at the first request;
+  // without credentials that promise would reject unhandled (a crash in the CLI) when no request follows
+  // soon. A handler here marks it handled; the request still sees the failure and says what to run.
+  const pending = (client as unknown as { _authClientPromise?: Promise<unknown> })._authClientPromise;
+  void pending?.catch(() => undefined);
+  return client as unknown as ProviderSdk;
 }
 
 /** An auth client that adds no header: a gateway in front of Vertex adds the credentials itself. */

@@ -122,6 +122,22 @@ function providerProblems(config: ProviderConfig): string[] {
   return [];
 }
 
+/** The environment variables that hold a cloud credential the chains may use, by provider. */
+const CLOUD_SECRET_VARS: Record<ProviderId, readonly string[]> = {
+  anthropic: [],
+  bedrock: ['AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_BEARER_TOKEN_BEDROCK'],
+  vertex: [],
+  foundry: ['ANTHROPIC_FOUNDRY_API_KEY', 'AZURE_CLIENT_SECRET'],
+};
+
+/**
+ * The cloud credentials in `env` that `provider`'s client may use, for a session to redact wherever they
+ * show up (a tool that prints the environment). Engram stores none of them.
+ */
+export function cloudSecrets(provider: ProviderConfig, env: Env): string[] {
+  return CLOUD_SECRET_VARS[provider.id].flatMap((name) => clean(env[name]) ?? []);
+}
+
 /** The display name of a provider, for messages and the status line. */
 export function providerName(id: ProviderId): string {
   return PROVIDER_NAMES[id];

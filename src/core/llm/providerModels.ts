@@ -117,7 +117,8 @@ function bedrockId(m: CatalogModel, region: string): string {
 /**
  * The id to send to `provider` for `model`. A canonical Anthropic id (or its alias) becomes the provider's;
  * an id already in the provider's form, an ARN, or an id the catalog does not know passes through unchanged
- * (a Vertex name for a dated id not in the catalog is derived by the documented rule).
+ * (a Vertex name for a dated id not in the catalog is derived by the documented rule). Another cloud's id of
+ * a catalog model (a setting kept after switching provider) becomes this provider's.
  */
 export function providerModelId(model: string, provider: ProviderConfig): string {
   const id = model.trim();
@@ -129,15 +130,24 @@ export function providerModelId(model: string, provider: ProviderConfig): string
       return entry ? (entry.aliases[0] ?? entry.id) : id;
     }
     case 'bedrock': {
-      const entry = catalogEntry(id);
+      // A Vertex name (a setting kept from another provider) is read as its Anthropic id first.
+      const entry = catalogEntry(id.includes('@') ? canonicalModelId(id) : id);
       return entry ? bedrockId(entry, provider.region) : id;
     }
     case 'vertex': {
       if (id.includes('@')) return id;
-      const entry = catalogEntry(id);
+      // A Bedrock id of a known model (a setting kept from another provider) becomes Vertex's name.
+      const fromBedrock = isBedrockForm(id) ? catalogEntry(canonicalModelId(id)) : undefined;
+      if (isBedrockForm(id) && !fromBedrock) return id;
+      const entry = fromBedrock ?? catalogEntry(id);
       return vertexName(entry ? entry.id : id);
     }
   }
+}
+
+function isBedrockForm(id: string): boolean {
+  const s = id.toLowerCase();
+  return s.startsWith('arn:') || s.replace(PROFILE_PREFIX, '').startsWith('anthropic.');
 }
 
 /**

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { priceOf } from '../../../src/core/llm/modelPrices';
 import { resolveModelConfig } from '../../../src/core/llm/modelConfig';
-import { resolveProvider } from '../../../src/core/llm/providerConfig';
+import { createProviderSdk } from '../../../src/core/llm/providerClient';
+import { cloudSecrets, resolveProvider } from '../../../src/core/llm/providerConfig';
 import { canonicalModelId, providerModelId, suggestedModels } from '../../../src/core/llm/providerModels';
 import type { ProviderConfig } from '../../../src/core/llm/providerTypes';
 import { modelLimits } from '../../../src/core/settings/modelLimits';
@@ -113,6 +114,18 @@ describe('provider resolution', () => {
     assert.deepEqual(url, { id: 'foundry', baseUrl: 'http://f.example/anthropic', apiKey: 'key', skipAuth: false });
   });
 
+  it('lists the cloud credentials in the environment that a session redacts, by provider', () => {
+    const env = {
+      AWS_SECRET_ACCESS_KEY: 'aws-secret-value',
+      AWS_SESSION_TOKEN: ' aws-session-token ',
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      ANTHROPIC_FOUNDRY_API_KEY: 'foundry-key-value',
+    };
+    assert.deepEqual(cloudSecrets(bedrock('us-east-1'), env), ['aws-secret-value', 'aws-session-token']);
+    assert.deepEqual(cloudSecrets(foundry, env), ['foundry-key-value']);
+    assert.deepEqual(cloudSecrets({ id: 'anthropic' }, env), []);
+  });
+
   it('fills the model config: provider, its source, and ANTHROPIC_MODEL when no model is set', () => {
     const env = { CLAUDE_CODE_USE_BEDROCK: '1', ANTHROPIC_MODEL: 'us.anthropic.claude-sonnet-4-6' };
     const c = resolveModelConfig({}, env, undefined);
@@ -155,6 +168,16 @@ describe('model ids by provider', () => {
     );
   });
 
+  it("turns another cloud's id of a known model into this provider's (a setting kept after a switch)", () => {
+    assert.equal(providerModelId('us.anthropic.claude-opus-4-1-20250805-v1:0', vertex), 'claude-opus-4-1@20250805');
+    assert.equal(
+      providerModelId('claude-sonnet-4-5@20250929', bedrock('eu-west-1')),
+      'eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    );
+    const arn = 'arn:aws:bedrock:us-east-2:123456789012:application-inference-profile/abc123';
+    assert.equal(providerModelId(arn, vertex), arn);
+  });
+
   it("sends Vertex its names and Foundry Anthropic's", () => {
     assert.equal(providerModelId('claude-sonnet-4-6', vertex), 'claude-sonnet-4-6');
     assert.equal(providerModelId('claude-opus-4-1', vertex), 'claude-opus-4-1@20250805');
@@ -189,5 +212,42 @@ describe('model ids by provider', () => {
       for (const m of models) assert.equal(canonicalModelId(m.id), m.canonical, `${p.id} ${m.id}`);
     }
     assert.ok(suggestedModels(foundry).every((m) => !m.id.includes('claude-3')));
+  });
+});
+
+describe('where each client sends its requests', () => {
+  const endpoint = (provider: ProviderConfig): string => {
+    const sdk = createProviderSdk({ provider, apiKey: undefined, baseUrl: '' }, { timeout: 1_000, fetch });
+    return typeof sdk === 'string' ? sdk : sdk.baseURL;
+  };
+
+  it("uses the cloud's endpoint for the region, never the Anthropic API's, unless a base URL is set", () => {
+    const saved = { b: process.env.ANTHROPIC_BEDROCK_BASE_URL, v: process.env.ANTHROPIC_VERTEX_BASE_URL };
+    // The SDKs read these themselves; the resolved config must be what counts.
+    process.env.ANTHROPIC_BEDROCK_BASE_URL = 'http://stale.example';
+    process.env.ANTHROPIC_VERTEX_BASE_URL = 'http://stale.example';
+    try {
+      assert.equal(endpoint(bedrock('eu-west-1')), 'https://bedrock-runtime.eu-west-1.amazonaws.com');
+      assert.equal(
+        endpoint({ ...bedrock('eu-west-1'), baseUrl: 'http://gw.example' } as ProviderConfig),
+        'http://gw.example',
+      );
+      assert.equal(endpoint(vertex), 'https://aiplatform.googleapis.com/v1');
+      assert.equal(
+        endpoint({ ...vertex, region: 'us-east5' } as ProviderConfig),
+        'https://us-east5-aiplatform.googleapis.com/v1',
+      );
+      assert.equal(endpoint(foundry), 'https://r.services.ai.azure.com/anthropic/');
+      assert.match(endpoint({ id: 'foundry', skipAuth: false }), /ANTHROPIC_FOUNDRY_RESOURCE/);
+      assert.match(endpoint({ id: 'anthropic' }), /No Anthropic API key/);
+    } finally {
+      for (const [k, v] of [
+        ['ANTHROPIC_BEDROCK_BASE_URL', saved.b],
+        ['ANTHROPIC_VERTEX_BASE_URL', saved.v],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
   });
 });

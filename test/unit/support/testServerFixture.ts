@@ -69,6 +69,8 @@ export function useTestServer(options: TestServerFixtureOptions = {}): TestServe
     resetCache: () => live().resetCache(),
     expireVertexTokens: () => live().expireVertexTokens(),
     setVertexMetadata: (mode) => live().setVertexMetadata(mode),
+    expireFoundryTokens: () => live().expireFoundryTokens(),
+    setFoundryIdentity: (mode) => live().setFoundryIdentity(mode),
     close: () => live().close(),
   };
 }

@@ -1,10 +1,12 @@
 // The test server's Microsoft Foundry routes driven by the official @anthropic-ai/foundry-sdk over HTTP:
 // the Anthropic API's body and shapes under `/anthropic`, with an API key or an Entra ID token.
 
-import { AuthenticationError, RateLimitError } from '@anthropic-ai/sdk';
+import { AnthropicError, APIError, AuthenticationError, RateLimitError } from '@anthropic-ai/sdk';
+import { DefaultAzureCredential, getBearerTokenProvider } from '@azure/identity';
 import { AnthropicFoundry } from '@anthropic-ai/foundry-sdk';
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { applyEnv, providerEnv } from '../support/providerEnv';
 import { useTestServer } from '../support/testServerFixture';
 
 const MODEL = 'claude-sonnet-4-5';
@@ -21,8 +23,22 @@ const ask = (text: string) => ({
   max_tokens: 1024,
   messages: [{ role: 'user' as const, content: text }],
 });
+const TOKEN_DENIED =
+  'Unauthorized. Access token is missing, invalid, audience is incorrect (https://ai.azure.com), or have expired.';
 const AZURE_DENIED =
   'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+
+async function expectAuthError(p: Promise<unknown>, message: string): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof AuthenticationError, String(err));
+    assert.equal(err.status, 401);
+    assert.equal(err.apiMessage, message);
+    return;
+  }
+  throw new Error('expected the request to fail');
+}
 
 describe('Foundry', () => {
   it('streams a tool_use with an API key, then takes its tool_result; counts tokens', async () => {
@@ -72,6 +88,40 @@ describe('Foundry', () => {
     assert.equal(server.requests.at(-1)?.headers.authorization, `Bearer ${ENTRA_TOKEN}`);
   });
 
+  it("signs in with Entra ID through Azure's credential chain and the managed identity emulation", async () => {
+    const restoreEnv = applyEnv(providerEnv('foundry', server, { entra: true }));
+    const signedIn = () =>
+      new AnthropicFoundry({
+        baseURL: `${server.url}/anthropic`,
+        azureADTokenProvider: getBearerTokenProvider(new DefaultAzureCredential(), 'https://ai.azure.com/.default'),
+        maxRetries: 0,
+      });
+    try {
+      // First, while no token is cached: MSAL keeps managed identity tokens for the whole process.
+      server.setFoundryIdentity('missing');
+      try {
+        await signedIn().messages.create(ask('hi'));
+        assert.fail('expected the sign-in to fail');
+      } catch (err) {
+        assert.ok(err instanceof AnthropicError && !(err instanceof APIError), String(err));
+        assert.match(err.message, /^Failed to get token from azureADTokenProvider: /);
+      }
+      server.setFoundryIdentity('ok');
+      server.enqueue({ content: [{ type: 'text', text: 'managed identity ok' }] });
+      const c = signedIn();
+      const message = await c.messages.create(ask('hi'));
+      assert.deepEqual(message.content, [{ type: 'text', text: 'managed identity ok' }]);
+      assert.ok(server.metadataRequests.includes('/msi/token'));
+      assert.match(server.requests.at(-1)?.headers.authorization ?? '', /^Bearer eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+
+      server.expireFoundryTokens();
+      await expectAuthError(c.messages.create(ask('hi')), TOKEN_DENIED);
+    } finally {
+      server.setFoundryIdentity('ok');
+      restoreEnv();
+    }
+  });
+
   it('refuses a wrong key and a Bearer that is not a token with Azure 401', async () => {
     for (const c of [
       client({ apiKey: 'wrong-key' }),
@@ -87,7 +137,7 @@ describe('Foundry', () => {
       } catch (err) {
         assert.ok(err instanceof AuthenticationError, String(err));
         assert.equal(err.status, 401);
-        assert.equal(err.apiMessage, AZURE_DENIED);
+        assert.ok(err.apiMessage === AZURE_DENIED || err.apiMessage === TOKEN_DENIED, String(err.apiMessage));
       }
     }
   });

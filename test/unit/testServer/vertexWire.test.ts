@@ -177,6 +177,19 @@ describe('Vertex: what it rejects', () => {
     }
   });
 
+  it('says there are no default credentials when ADC finds none', async () => {
+    const restoreNone = applyEnv(providerEnv('vertex', server, { projectId: PROJECT, region: REGION, noAdc: true }));
+    try {
+      await adcClient().messages.create(ask('hi'));
+      assert.fail('expected the request to fail');
+    } catch (err) {
+      assert.ok(err instanceof APIConnectionError, String(err));
+      assert.match(String((err.cause as Error).message), /^Could not load the default credentials/);
+    } finally {
+      restoreNone();
+    }
+  });
+
   it('refuses a request without credentials when gateway mode is off', async () => {
     const strict = await startTestServer({ providers: { vertex: { acceptUnsigned: false } } });
     try {
@@ -194,6 +207,27 @@ describe('Vertex: what it rejects', () => {
       );
     } finally {
       await strict.close();
+    }
+  });
+
+  it('takes any token but a known expired one when told to accept any (the standalone server does)', async () => {
+    const lenient = await startTestServer({
+      providers: { vertex: { acceptAnyToken: true, expiredTokens: ['ya29.old'] } },
+    });
+    try {
+      lenient.enqueue({ content: [{ type: 'text', text: 'any token' }] });
+      const at = (token: string) =>
+        new AnthropicVertex({
+          baseURL: `${lenient.url}/v1`,
+          region: REGION,
+          maxRetries: 0,
+          ...fixedAuth({ authorization: `Bearer ${token}` }),
+        });
+      const message = await at('ya29.from-a-real-gcloud-login').messages.create(ask('hi'));
+      assert.deepEqual(message.content, [{ type: 'text', text: 'any token' }]);
+      await expectError(at('ya29.old').messages.create(ask('hi')), AuthenticationError, 401, invalidCredentials);
+    } finally {
+      await lenient.close();
     }
   });
 
