@@ -128,6 +128,13 @@ function assertAuth(provider: ProviderId, r: LoggedRequest): void {
   }
 }
 
+const COUNT_PATH: Record<ProviderId, RegExp> = {
+  anthropic: /^\/v1\/messages\/count_tokens$/,
+  bedrock: /^$/,
+  vertex: /\/publishers\/anthropic\/models\/count-tokens:rawPredict$/,
+  foundry: /^\/anthropic\/v1\/messages\/count_tokens$/,
+};
+
 /** The id each provider's requests carry for the default model (claude-sonnet-4-6): Bedrock's US profile in us-west-2. */
 const WIRE_MODEL: Record<ProviderId, string> = {
   anthropic: 'claude-sonnet-4-6',
@@ -159,6 +166,7 @@ for (const provider of PROVIDERS) {
       const where = project();
       server.setResponder((body) => mainTurn(body, where.cwd));
       const first = server.requests.length;
+      const firstCount = server.counts.length;
       const run = await engram(provider, where, [
         '-p',
         `${PROMPT_MARK} one: read big.txt, then write answer.txt`,
@@ -176,6 +184,15 @@ for (const provider of PROVIDERS) {
         sent.some((r) => has(r, `${PROMPT_MARK} one`) && has(r, '"tool_use_id":"toolu_write"')),
         'tool turn',
       );
+      // Token counts: asked of the provider where it has them; Bedrock's client has none (the local estimate).
+      const counts = server.counts.slice(firstCount);
+      if (provider === 'bedrock')
+        assert.equal(counts.length, 0, JSON.stringify(counts.map((c) => [c.path, c.status, c.error])));
+      else {
+        assert.ok(counts.length > 0, 'the prompt was counted by the provider');
+        for (const c of counts) assert.equal(c.status, 200, `${c.path}: ${c.error ?? ''}`);
+        assert.match(counts[0].path, COUNT_PATH[provider]);
+      }
 
       // The compaction within the turn: said on stderr (--verbose) and recorded in the transcript.
       assert.match(run.stderr, /compacted \((micro|session-memory|full)\)/, run.stderr);
