@@ -34,8 +34,8 @@ const TIDY_OPTIONS = {
 
 const TIDY_HELP = `Usage: engram memory tidy [--cwd DIR] [--data-dir DIR] [--yes] [--json] [--undo]
 
-Asks the model once (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL) to propose a tidy of the project's private
-memory: merges of memories that repeat each other, rewrites of memories whose files, symbols or
+Asks the model once (ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, or Claude on Bedrock, Vertex AI or
+Foundry by Claude Code's CLAUDE_CODE_USE_* environment) to propose a tidy of the project's private memory: merges of memories that repeat each other, rewrites of memories whose files, symbols or
 commands are gone (against the workspace as it is now), and deletions. Each change is printed as a
 unified diff of the memory folder, MEMORY.md included. Nothing is changed unless you say yes: --yes
 applies every change; in a terminal you are asked per change; otherwise nothing is applied. The
