@@ -117,6 +117,42 @@ describe('the model on a cloud provider', () => {
   });
 });
 
+describe('AWS credentials from a profile', () => {
+  /** A Bedrock environment whose credentials come only from profile `dev`, whose credential_process prints `keyId`'s. */
+  function profileEnv(keyId: string): Record<string, string> {
+    const dir = tempDir('engram-aws-profile-');
+    const script = path.join(dir, 'creds.js');
+    const creds = { Version: 1, AccessKeyId: keyId, SecretAccessKey: TEST_AWS.secretAccessKey };
+    fs.writeFileSync(script, `process.stdout.write(${JSON.stringify(JSON.stringify(creds))});\n`);
+    const config = path.join(dir, 'aws-config');
+    fs.writeFileSync(config, `[profile dev]\ncredential_process = ${process.execPath} ${script}\n`);
+    const {
+      AWS_ACCESS_KEY_ID: _,
+      AWS_SECRET_ACCESS_KEY: __,
+      ...env
+    } = cliProviderEnv('bedrock', server, { emptyDir: dir });
+    return { ...env, AWS_CONFIG_FILE: config, AWS_PROFILE: 'dev' };
+  }
+
+  it('AWS_PROFILE with a credential_process (as SSO and vault setups have) signs the requests', async () => {
+    server.enqueue(answer);
+    const first = server.requests.length;
+    const run = await engram(['--verbose'], profileEnv(TEST_AWS.accessKeyId));
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /credentials: AWS profile dev/);
+    const sent = server.requests[first];
+    assert.equal(sent.status, 200, sent.error);
+    assert.match(sent.headers.authorization ?? '', new RegExp(`Credential=${TEST_AWS.accessKeyId}/`));
+  });
+
+  it("the profile's expired credentials name the command with the profile: aws sso login --profile dev", async () => {
+    const run = await engram([], profileEnv(EXPIRED_KEY_ID));
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /Amazon Bedrock: the AWS credentials have expired/);
+    assert.match(run.stderr, /aws sso login --profile dev/);
+  });
+});
+
 describe('errors on a cloud provider', () => {
   for (const provider of ['bedrock', 'vertex'] as const) {
     it(`${provider}: a throttled first request is retried and the run succeeds`, async () => {
