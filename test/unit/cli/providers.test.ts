@@ -1,9 +1,11 @@
 // Issue 34's "done when": a whole session on each provider, as a Claude Code user with that provider's
 // environment runs it. `engram -p` as a child process against the test server, which speaks each wire
 // format: a turn with tools (Read, Write) in a temp workspace, a compaction (a small window), the session
-// notes (a low threshold), then `--resume` with another turn. Asserted on the server's log (path, model
+// notes (a low threshold), a full compaction by the model (`engram compact --stage full --write`), then
+// `--resume` with another turn. Asserted on the server's log (path, model
 // id in the path, no `model` in the body on Bedrock and Vertex, the auth header's shape) and on the files
-// the session leaves (transcript, notes, the written file).
+// the session leaves (transcript, notes, the written file). And a prompt too long for the window, as Bedrock
+// and Vertex refuse it, compacts the conversation (reactive) and the turn goes on.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -250,3 +252,41 @@ for (const provider of PROVIDERS) {
     });
   });
 }
+
+describe('a prompt too long on a cloud', () => {
+  for (const provider of ['bedrock', 'vertex'] as const) {
+    it(`${provider}: the provider's refusal compacts the conversation and the turn goes on`, async () => {
+      const where = project();
+      let refused = 0;
+      server.setResponder((body) => {
+        const last = JSON.stringify(body.messages.at(-1) ?? '');
+        if (last.includes(NOTES_UPDATE_MARKER) || last.includes(SUMMARY_REQUEST_MARKER)) return undefined;
+        if (last.includes(`${PROMPT_MARK} long`))
+          return {
+            content: [
+              { type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: path.join(where.cwd, BIG) } },
+            ],
+          };
+        if (refused++ === 0)
+          return {
+            error: {
+              status: 400,
+              type: 'invalid_request_error',
+              message: 'prompt is too long: 210000 tokens > 200000 maximum',
+            },
+          };
+        return { content: [{ type: 'text', text: 'Read it after all.' }] };
+      });
+      const first = server.requests.length;
+      const run = await engram(provider, where, ['-p', `${PROMPT_MARK} long: read big.txt`]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, 'Read it after all.\n');
+      const sent = server.requests.slice(first);
+      const refusal = sent.findIndex((r) => r.status === 400);
+      assert.ok(refusal > 0, 'the provider refused a request');
+      assert.match(sent[refusal].path, WIRE_PATH[provider]);
+      assert.match(run.stderr, /compacted \(reactive\): 210000 -> /, 'the refusal was read as prompt too long');
+      assert.equal(sent.at(-1)?.status, 200);
+    });
+  }
+});
