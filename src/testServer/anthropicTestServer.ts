@@ -9,13 +9,14 @@
 // (`/model/{id}/invoke[-with-response-stream]`, AWS event-stream frames), Google Vertex AI
 // (`/v1/projects/.../models/{m}:streamRawPredict|:rawPredict`, `count-tokens:rawPredict`) with a GCE metadata
 // server for Application Default Credentials (`/computeMetadata/v1/...`), and Microsoft Foundry
-// (`/anthropic/v1/messages`) with an Azure managed identity endpoint for Entra ID (`/msi/token`). Each checks its provider's credentials and body rules (options `providers`,
-// providerAuth.ts), then runs the same validation, cache and script as the API route. To point the official
-// clients here:
+// (`/anthropic/v1/messages`) with an Azure managed identity endpoint for Entra ID (`/msi/token`). Each
+// checks its provider's credentials and body rules (option `providers`, providerAuth.ts), then runs the same
+// validation, cache and script as the API route. To point the official clients here (the environment a
+// Claude Code user has for each: test/unit/support/providerEnv.ts):
 //   AnthropicBedrock({ baseURL: url, awsRegion, awsAccessKey, awsSecretKey })  (or AWS_* env, or skipAuth: true)
 //   AnthropicVertex({ baseURL: `${url}/v1`, region, projectId }) with GCE_METADATA_HOST=127.0.0.1:<port>,
 //     CLOUDSDK_CONFIG=<empty dir>, GOOGLE_APPLICATION_CREDENTIALS unset (ADC then gets its token here)
-//   AnthropicFoundry({ baseURL: `${url}/anthropic`, apiKey })
+//   AnthropicFoundry({ baseURL: `${url}/anthropic`, apiKey }), or Entra ID with IDENTITY_ENDPOINT=<url>/msi/token
 // Every request is logged (`requests`, token counts apart in `counts`, and all in a JSON-lines file when
 // `logFile` is given), with its provider and model.
 

@@ -39,6 +39,21 @@ const MODEL_ID = /^(?:(?:us|eu|apac|jp|au|ca|us-gov|global)\.)?anthropic\.claude
 const MODEL_ARN =
   /^arn:aws(?:-[a-z]+)*:bedrock:[a-z0-9-]+:\d{12}:(?:inference-profile|application-inference-profile|foundation-model|provisioned-model|custom-model)\/\S+$/;
 
+/** Base ids Bedrock still serves on demand; every later Claude is served only through an inference profile. */
+const ON_DEMAND = /^anthropic\.claude-(?:instant-v1|v2|3-(?:haiku|sonnet|opus)-|3-5-sonnet-20240620-|3-5-haiku-)/;
+
+/**
+ * The refusal of a bare base id that only inference profiles serve (Claude 3.7 and later), with Bedrock's
+ * text (cline/cline#2482, FlowiseAI/Flowise#4253); null for a profile, an ARN or an older model.
+ */
+export function onDemandRefusal(model: string): string | null {
+  if (!model.startsWith('anthropic.') || ON_DEMAND.test(model)) return null;
+  return (
+    `Invocation of model ID ${model} with on-demand throughput isn\u2019t supported. ` +
+    'Retry your request with the ID or ARN of an inference profile that contains this model.'
+  );
+}
+
 export interface BedrockRoute {
   model: string;
   stream: boolean;

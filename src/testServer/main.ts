@@ -57,7 +57,8 @@ async function main(): Promise<void> {
     `Anthropic-compatible test server on ${server.url}` +
       `${args.demo ? ' (offline demo model)' : ''}; set ANTHROPIC_BASE_URL to it. Ctrl+C stops it.\n` +
       `Clouds: ANTHROPIC_BEDROCK_BASE_URL=${server.url}  ANTHROPIC_VERTEX_BASE_URL=${server.url}/v1 ` +
-      `(GCE_METADATA_HOST=127.0.0.1:${server.port} for Google ADC)  ANTHROPIC_FOUNDRY_BASE_URL=${server.url}/anthropic\n`,
+      `(GCE_METADATA_HOST=127.0.0.1:${server.port} for Google ADC)  ` +
+      `ANTHROPIC_FOUNDRY_BASE_URL=${server.url}/anthropic\n`,
   );
   const stop = (): void => {
     void server.close().then(() => process.exit(0));

@@ -54,7 +54,7 @@ export interface ProviderAuthOptions {
   foundry?: {
     /** Keys accepted in `x-api-key` (and Entra tokens accepted as `Bearer`); when not given, any non-empty one. */
     apiKeys?: string[];
-    /** What the Azure managed identity emulation (azureIdentity.ts) does: issue good tokens (default), none, or expired ones. */
+    /** What the Azure managed identity emulation (azureIdentity.ts) does: issue good tokens (default), none, or expired. */
     identity?: 'ok' | 'missing' | 'expired';
     /** Accept requests without credentials (gateway mode); default true. */
     acceptUnsigned?: boolean;
@@ -101,7 +101,8 @@ export async function checkBedrockAuth(
   if (!m) {
     return deny(
       'IncompleteSignatureException',
-      `Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters (AWS4-HMAC-SHA256). Authorization=${auth.split(' ')[0]}`,
+      "Authorization header requires 'Credential', 'Signature' and 'SignedHeaders' parameters (AWS4-HMAC-SHA256). " +
+        `Authorization=${auth.split(' ')[0]}`,
     );
   }
   const [, accessKeyId, day, region, service, signedHeaders, signature] = m;
@@ -115,7 +116,8 @@ export async function checkBedrockAuth(
   if (date[1] !== day || service !== 'bedrock') {
     return deny(
       'InvalidSignatureException',
-      `Credential should be scoped to a valid region and to the correct service 'bedrock'; got ${day}/${region}/${service}.`,
+      "Credential should be scoped to a valid region and to the correct service 'bedrock'; " +
+        `got ${day}/${region}/${service}.`,
     );
   }
   if (!opts.credentials) return null; // shape checked; no secret to verify against
@@ -129,7 +131,8 @@ export async function checkBedrockAuth(
   if (expected !== signature) {
     return deny(
       'InvalidSignatureException',
-      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      'The request signature we calculated does not match the signature you provided. ' +
+        'Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     );
   }
   return null;
@@ -156,9 +159,8 @@ async function recomputeSignature(
   for (const name of signedHeaders) headers[name] = req.headers[name] ?? '';
   const query: Record<string, string[]> = {};
   for (const [k, v] of new URLSearchParams(req.rawQuery)) (query[k] ??= []).push(v);
-  const signingDate = new Date(
-    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
-  );
+  // 20261205T091500Z -> 2026-12-05T09:15:00Z
+  const signingDate = new Date(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
   const signed = await signer.sign(
     {
       method: req.method,
@@ -219,7 +221,8 @@ export function checkVertexAuth(
 
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const AZURE_KEY_DENIED =
-  'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an active subscription and use a correct regional API endpoint for your resource.';
+  'Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid key for an ' +
+  'active subscription and use a correct regional API endpoint for your resource.';
 const AZURE_TOKEN_DENIED =
   'Unauthorized. Access token is missing, invalid, audience is incorrect (https://ai.azure.com), or have expired.';
 

@@ -6,10 +6,19 @@
 //   bedrock    POST /model/{id}/invoke, /model/{id}/invoke-with-response-stream (bedrockWire.ts)
 //   vertex     POST /v1/projects/{p}/locations/{r}/publishers/anthropic/models/{m}:streamRawPredict|:rawPredict,
 //              .../models/count-tokens:rawPredict (vertexWire.ts)
+// Beside them, the credential emulations the clouds' chains are pointed at: GET /computeMetadata/v1/...
+// (gceMetadata.ts) and GET /msi/token (azureIdentity.ts).
 
-import { bedrockError, bedrockWire, checkBedrockBody, isBedrockModelId, matchBedrockPath } from './bedrockWire';
 import type http from 'node:http';
 import { handleIdentity, IDENTITY_PATH, type IdentityState } from './azureIdentity';
+import {
+  bedrockError,
+  bedrockWire,
+  checkBedrockBody,
+  isBedrockModelId,
+  matchBedrockPath,
+  onDemandRefusal,
+} from './bedrockWire';
 import { DEFAULT_VERTEX_PROJECT, handleMetadata, METADATA_PREFIX, type MetadataState } from './gceMetadata';
 import {
   checkBedrockAuth,
@@ -137,8 +146,12 @@ export async function checkProviderAccess(
     case 'bedrock': {
       const denied = await checkBedrockAuth(req, ctx.auth.bedrock, requestId);
       if (denied) return denied;
-      if (isBedrockModelId(route.model ?? '')) return null;
-      return bedrockError(400, 'ValidationException', 'The provided model identifier is invalid.', requestId);
+      const model = route.model ?? '';
+      if (!isBedrockModelId(model)) {
+        return bedrockError(400, 'ValidationException', 'The provided model identifier is invalid.', requestId);
+      }
+      const onDemand = onDemandRefusal(model);
+      return onDemand ? bedrockError(400, 'ValidationException', onDemand, requestId) : null;
     }
     case 'vertex': {
       const denied = checkVertexAuth(req.headers, ctx.auth.vertex, ctx.vertexTokens);

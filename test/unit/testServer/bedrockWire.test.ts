@@ -140,6 +140,16 @@ describe('Bedrock: a tool turn over event-stream frames', () => {
     assert.equal(server.requests.at(-1)?.headers.authorization, `Bearer ${API_KEY}`);
   });
 
+  it('takes an application inference profile ARN as the model, signed over its encoded path', async () => {
+    const arn = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6';
+    server.enqueue({ content: [{ type: 'text', text: 'via a profile ARN' }] });
+    const message = await client().messages.create({ ...ask('hi'), model: arn });
+    assert.deepEqual(message.content, [{ type: 'text', text: 'via a profile ARN' }]);
+    const logged = server.requests.at(-1);
+    assert.equal(logged?.model, arn);
+    assert.match(logged?.path ?? '', /application-inference-profile%2Fa1b2c3d4e5f6\/invoke$/);
+  });
+
   it('signs with the AWS environment credentials when no keys are passed', async () => {
     const restoreEnv = applyEnv(providerEnv('bedrock', server, { aws: KEY, region: 'eu-west-1' }));
     try {
@@ -155,7 +165,7 @@ describe('Bedrock: a tool turn over event-stream frames', () => {
 });
 
 describe('Bedrock: credentials from an AWS profile', () => {
-  it('signs with keys a credential_process profile gives, and says to run aws sso login for an expired SSO login', async () => {
+  it('signs with a credential_process profile; says to run aws sso login when the SSO login ran out', async () => {
     let restoreEnv = applyEnv(providerEnv('bedrock', server, { awsProfile: { process: KEY } }));
     try {
       server.enqueue({ content: [{ type: 'text', text: 'from a profile' }] });
@@ -185,7 +195,8 @@ describe('Bedrock: what it rejects', () => {
       client({ awsSecretKey: 'not-the-secret' }).messages.create(ask('hi')),
       PermissionDeniedError,
       403,
-      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+      'The request signature we calculated does not match the signature you provided. ' +
+        'Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     );
     await expectError(
       client({ awsAccessKey: 'AKIAUNKNOWNKEY000009' }).messages.create(ask('hi')),
@@ -218,12 +229,19 @@ describe('Bedrock: what it rejects', () => {
     );
   });
 
-  it('refuses a model id that is not a Bedrock one', async () => {
+  it('refuses a model id that is not a Bedrock one, and a bare base id only inference profiles serve', async () => {
     await expectError(
       client().messages.create({ ...ask('hi'), model: 'claude-sonnet-4-5' }),
       BadRequestError,
       400,
       'The provided model identifier is invalid.',
+    );
+    await expectError(
+      client().messages.create({ ...ask('hi'), model: 'anthropic.claude-sonnet-4-6' }),
+      BadRequestError,
+      400,
+      'Invocation of model ID anthropic.claude-sonnet-4-6 with on-demand throughput isn\u2019t supported. ' +
+        'Retry your request with the ID or ARN of an inference profile that contains this model.',
     );
   });
 
@@ -272,18 +290,23 @@ describe('Bedrock: scripted errors in Bedrock shapes', () => {
     assert.match(err.headers?.get('x-amzn-errortype') ?? '', /^ThrottlingException:/);
   });
 
-  it('reports too long a prompt as ValidationException with the token numbers', async () => {
+  it('reports too long a prompt as ValidationException with the numbers (lenient server: any key, or none)', async () => {
     const tiny = await import('../../../src/testServer/anthropicTestServer').then((m) =>
       m.startTestServer({ contextWindow: 5 }),
     );
     try {
-      const c = client({ baseURL: tiny.url, skipAuth: true });
-      await expectError(
-        c.messages.create(ask('this prompt is surely longer than five tokens')),
-        BadRequestError,
-        400,
-        'The model returned the following errors: prompt is too long: 12 tokens > 5 maximum',
-      );
+      // With no keys configured the server checks the signature's shape only, and takes unsigned requests.
+      for (const c of [
+        client({ baseURL: tiny.url, awsAccessKey: 'AKIAANYKEY0000000042' }),
+        client({ baseURL: tiny.url, skipAuth: true }),
+      ]) {
+        await expectError(
+          c.messages.create(ask('this prompt is surely longer than five tokens')),
+          BadRequestError,
+          400,
+          'The model returned the following errors: prompt is too long: 12 tokens > 5 maximum',
+        );
+      }
     } finally {
       await tiny.close();
     }
