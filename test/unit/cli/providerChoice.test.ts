@@ -117,27 +117,15 @@ describe('the model on a cloud provider', () => {
   });
 });
 
-describe('AWS credentials from a profile', () => {
-  /** A Bedrock environment whose credentials come only from profile `dev`, whose credential_process prints `keyId`'s. */
-  function profileEnv(keyId: string): Record<string, string> {
-    const dir = tempDir('engram-aws-profile-');
-    const script = path.join(dir, 'creds.js');
-    const creds = { Version: 1, AccessKeyId: keyId, SecretAccessKey: TEST_AWS.secretAccessKey };
-    fs.writeFileSync(script, `process.stdout.write(${JSON.stringify(JSON.stringify(creds))});\n`);
-    const config = path.join(dir, 'aws-config');
-    fs.writeFileSync(config, `[profile dev]\ncredential_process = ${process.execPath} ${script}\n`);
-    const {
-      AWS_ACCESS_KEY_ID: _,
-      AWS_SECRET_ACCESS_KEY: __,
-      ...env
-    } = cliProviderEnv('bedrock', server, { emptyDir: dir });
-    return { ...env, AWS_CONFIG_FILE: config, AWS_PROFILE: 'dev' };
-  }
+describe("each cloud's own credential chain", () => {
+  /** Bedrock credentials only from profile `dev` (~/.aws/config), whose credential_process prints `keys`. */
+  const profileEnv = (keys: { accessKeyId: string; secretAccessKey: string }) =>
+    cliProviderEnv('bedrock', server, { emptyDir: tempDir('engram-aws-'), awsProfile: { name: 'dev', process: keys } });
 
-  it('AWS_PROFILE with a credential_process (as SSO and vault setups have) signs the requests', async () => {
+  it('Bedrock: AWS_PROFILE with a credential_process (as vault setups have) signs the requests', async () => {
     server.enqueue(answer);
     const first = server.requests.length;
-    const run = await engram(['--verbose'], profileEnv(TEST_AWS.accessKeyId));
+    const run = await engram(['--verbose'], profileEnv(TEST_AWS));
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /credentials: AWS profile dev/);
     const sent = server.requests[first];
@@ -145,11 +133,50 @@ describe('AWS credentials from a profile', () => {
     assert.match(sent.headers.authorization ?? '', new RegExp(`Credential=${TEST_AWS.accessKeyId}/`));
   });
 
-  it("the profile's expired credentials name the command with the profile: aws sso login --profile dev", async () => {
-    const run = await engram([], profileEnv(EXPIRED_KEY_ID));
+  it("Bedrock: the profile's expired keys name the command with the profile, aws sso login --profile dev", async () => {
+    const run = await engram([], profileEnv({ ...TEST_AWS, accessKeyId: EXPIRED_KEY_ID }));
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stderr, /Amazon Bedrock: the AWS credentials have expired/);
     assert.match(run.stderr, /aws sso login --profile dev/);
+  });
+
+  it('Bedrock: an SSO profile whose login ran out says to run aws sso login, before any request', async () => {
+    const first = server.requests.length;
+    const env = cliProviderEnv('bedrock', server, {
+      emptyDir: tempDir('engram-aws-sso-'),
+      awsProfile: { name: 'work', ssoExpired: true },
+    });
+    const run = await engram([], env);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /Amazon Bedrock: .*aws sso login --profile work/);
+    assert.equal(server.requests.length, first, 'nothing was sent unsigned');
+  });
+
+  it('Vertex AI: no Application Default Credentials says to run gcloud auth application-default login', async () => {
+    const first = server.requests.length;
+    const run = await engram(
+      [],
+      cliProviderEnv('vertex', server, { emptyDir: tempDir('engram-gcloud-'), noAdc: true }),
+    );
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stderr,
+      /Google Vertex AI: no Google credentials were found.*gcloud auth application-default login/,
+    );
+    assert.equal(server.requests.length, first);
+  });
+
+  it("Foundry without an API key signs in with Azure's credential chain (a managed identity)", async () => {
+    server.enqueue(answer);
+    const first = server.requests.length;
+    const env = cliProviderEnv('foundry', server, { emptyDir: tempDir('engram-azure-'), entra: true });
+    const run = await engram(['--verbose'], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /credentials: Azure's credential chain/);
+    const sent = server.requests[first];
+    assert.match(sent.path, WIRE_PATH.foundry);
+    assert.match(sent.headers.authorization ?? '', /^Bearer eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+    assert.equal(sent.headers['x-api-key'], undefined);
   });
 });
 

@@ -2,7 +2,7 @@
 // the path each provider's requests take, and a Claude Code user's environment for each provider
 // (providerEnv.ts) in the form a child `engram` process takes, with the Anthropic API beside the clouds.
 import type { ProviderId } from '../../../src/core/llm/providerTypes';
-import { providerEnv } from './providerEnv';
+import { providerEnv, type ProviderEnvOptions } from './providerEnv';
 
 /** AWS keys the test server knows (it checks the signature with the secret). Nothing here is a real secret. */
 export const TEST_AWS = {
@@ -22,17 +22,18 @@ export const WIRE_PATH: Record<ProviderId, RegExp> = {
 /**
  * Claude Code's environment for `provider` against the test server, as a child process's environment
  * (unset variables left out): Bedrock in us-west-2 with the test keys, Vertex AI through the server's
- * metadata emulation, Foundry with the test key. `skipAuth`: CLAUDE_CODE_SKIP_*_AUTH=1 and no credentials.
+ * metadata emulation, Foundry with the test key; `opts` as providerEnv's (`skipAuth`: CLAUDE_CODE_SKIP_*_AUTH=1
+ * and no credentials at all).
  */
 export function cliProviderEnv(
   provider: ProviderId,
   server: { url: string; port: number },
-  opts: { skipAuth?: boolean; emptyDir?: string } = {},
+  opts: ProviderEnvOptions = {},
 ): Record<string, string> {
   if (provider === 'anthropic') return { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'test-key' };
   const env = providerEnv(provider, server, {
     ...(provider === 'bedrock' ? { region: 'us-west-2' } : {}),
-    ...(provider === 'bedrock' && !opts.skipAuth ? { aws: TEST_AWS } : {}),
+    ...(provider === 'bedrock' && !opts.skipAuth && !opts.awsProfile ? { aws: TEST_AWS } : {}),
     foundryKey: TEST_FOUNDRY_KEY,
     ...opts,
   });
