@@ -102,9 +102,12 @@ export interface RecalledMemory {
   staleSkipped?: boolean;
 }
 
-/** What the chat's first-run screen offers: an API key, a base URL, or the offline demo. */
-export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo';
-/** `openMemory`: the Memory Inspector at its memory pane (the cap warning's action). */
+/** What the chat's first-run screen offers: an API key, a base URL, the offline demo, or a cloud provider. */
+export type SetupChoice = 'apiKey' | 'baseUrl' | 'demo' | 'bedrock' | 'vertex' | 'foundry';
+/**
+ * `openMemory`: the Memory Inspector at its memory pane (the cap warning's action); `cloudLogin`: how to log
+ * in to the cloud provider in use (a cloud's auth error).
+ */
 export type ChatCommand =
   | 'reviewMemories'
   | 'openInspector'
@@ -113,7 +116,8 @@ export type ChatCommand =
   | 'pickModel'
   | 'openMemory'
   | 'manageMcpServers'
-  | 'checkMemoryHealth';
+  | 'checkMemoryHealth'
+  | 'cloudLogin';
 
 export interface SessionSummary {
   id: string;
@@ -196,13 +200,13 @@ export const CHAT_TO_HOST_SHAPES: Shapes<ChatToHost> = {
   resume: { sessionId: 'string' },
   runCommand: {
     command:
-      'enum:reviewMemories|openInspector|setApiKey|showLog|pickModel|openMemory|manageMcpServers|checkMemoryHealth',
+      'enum:reviewMemories|openInspector|setApiKey|showLog|pickModel|openMemory|manageMcpServers|checkMemoryHealth|cloudLogin',
   },
   retry: {},
   editLast: { text: 'string' },
   codeAction: { action: 'enum:copy|insert', code: 'string' },
   findFiles: { requestId: 'string', query: 'string' },
-  setup: { choice: 'enum:apiKey|baseUrl|demo' },
+  setup: { choice: 'enum:apiKey|baseUrl|demo|bedrock|vertex|foundry' },
   openPath: { path: 'string' },
   notRelevant: { itemId: 'string', file: 'string', undo: 'boolean' },
   pin: { itemId: 'string', text: 'string?' },

@@ -10,7 +10,8 @@
 // A request with no credential at all passes when the provider accepts unsigned requests (the default, as a
 // gateway that adds credentials itself does: CLAUDE_CODE_SKIP_BEDROCK_AUTH and friends); a malformed one never.
 // Error texts are AWS's and Google's own (public issues quote them: BerriAI/litellm#14763 for the signature
-// text, anthropics/anthropic-sdk-typescript#537 for the invalid token; Google's 401 in vertexWire.ts).
+// text, aws/aws-sdk-js-v3#5811 for a signature made more than 15 minutes off the server's clock,
+// anthropics/anthropic-sdk-typescript#537 for the invalid token; Google's 401 in vertexWire.ts).
 
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -120,6 +121,8 @@ export async function checkBedrockAuth(
         `got ${day}/${region}/${service}.`,
     );
   }
+  const skew = clockSkew(amzDate);
+  if (skew) return deny('InvalidSignatureException', skew);
   if (!opts.credentials) return null; // shape checked; no secret to verify against
   const cred = opts.credentials.find((c) => c.accessKeyId === accessKeyId);
   if (!cred) return deny('UnrecognizedClientException', 'The security token included in the request is invalid.');
@@ -134,6 +137,28 @@ export async function checkBedrockAuth(
       'The request signature we calculated does not match the signature you provided. ' +
         'Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
     );
+  }
+  return null;
+}
+
+const SKEW_MS = 15 * 60 * 1000;
+const amzTime = (ms: number): string =>
+  new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+const parseAmzDate = (amzDate: string): Date =>
+  new Date(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')); // 20261205T091500Z
+
+/** AWS's refusal of a signature made more than 15 minutes from the server's clock; null when within. */
+function clockSkew(amzDate: string): string | null {
+  const now = Date.now();
+  const signed = parseAmzDate(amzDate).getTime();
+  if (signed < now - SKEW_MS) {
+    return `Signature expired: ${amzDate} is now earlier than ${amzTime(now - SKEW_MS)} (${amzTime(now)} - 15 min.)`;
+  }
+  if (signed > now + SKEW_MS) {
+    return `Signature not yet current: ${amzDate} is still later than ${amzTime(now + SKEW_MS)} (${amzTime(now)} + 15 min.)`;
   }
   return null;
 }
@@ -159,8 +184,7 @@ async function recomputeSignature(
   for (const name of signedHeaders) headers[name] = req.headers[name] ?? '';
   const query: Record<string, string[]> = {};
   for (const [k, v] of new URLSearchParams(req.rawQuery)) (query[k] ??= []).push(v);
-  // 20261205T091500Z -> 2026-12-05T09:15:00Z
-  const signingDate = new Date(amzDate.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+  const signingDate = parseAmzDate(amzDate);
   const signed = await signer.sign(
     {
       method: req.method,

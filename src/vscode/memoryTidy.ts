@@ -7,6 +7,7 @@
 // at most once a day after five sessions a proposal is prepared (never applied) and a notice says one
 // is waiting.
 import * as vscode from 'vscode';
+import { modelReady } from '../core/host/config';
 import type { Logger } from '../core/host/sessions';
 import type { TidyChange, TidyProposal, TidyRecord } from '../core/host/memory';
 import { loadEngine } from './loadEngine';
@@ -142,7 +143,7 @@ export class MemoryTidy implements vscode.Disposable {
   private async ask(signal: AbortSignal): Promise<TidyProposal> {
     const engine = loadEngine();
     const config = await resolveModel(this.context.secrets, this.logger);
-    if (!config.apiKey)
+    if (!modelReady(config))
       throw new Error(vscode.l10n.t('No model is set up: set an API key or turn on the offline demo.'));
     const client = engine.createAnthropicClient(config, this.logger);
     const result = await engine.proposeProjectTidy(dataDir(), workspaceCwd(), { client, model: config.model, signal });

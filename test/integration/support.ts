@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { SUMMARY_REQUEST_MARKER } from '../../src/core/compaction/summaryPrompt';
 import { EXTRACTION_MARKER } from '../../src/core/memory/autoMemory/memoryPrompts';
 import type { MessagesRequestBody, ScriptedReply } from '../../src/testServer/anthropicTestServer';
-import { startTestServer, type TestServer } from '../../src/testServer/anthropicTestServer';
+import { startTestServer, type TestServer, type TestServerOptions } from '../../src/testServer/anthropicTestServer';
 import type { EngramApi } from '../../src/extension';
 import { ui, waitUntil } from './ui';
 
@@ -28,13 +28,14 @@ export async function sendFromUi(text: string): Promise<void> {
 }
 
 /**
- * Starts a test server for a suite and points the extension at it (the extension reads
- * ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY when it opens a session, and tests share its process).
+ * Starts a test server for a suite (with `options`, e.g. the clouds' credentials it accepts) and points the
+ * extension at it (the extension reads ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY when it opens a session, and
+ * tests share its process).
  */
-export function useTestServer(): () => TestServer {
+export function useTestServer(options: TestServerOptions = {}): () => TestServer {
   let server: TestServer | undefined;
   suiteSetup(async () => {
-    server = await startTestServer({});
+    server = await startTestServer(options);
     process.env.ANTHROPIC_BASE_URL = server.url;
     process.env.ANTHROPIC_API_KEY = 'test-key';
   });

@@ -34,6 +34,7 @@ const ACTIONS: Record<string, { label: StringKey; command: ChatCommand }> = {
   openMemory: { label: 'actionOpenMemory', command: 'openMemory' },
   manageMcpServers: { label: 'actionManageMcpServers', command: 'manageMcpServers' },
   checkMemoryHealth: { label: 'actionCheckMemoryHealth', command: 'checkMemoryHealth' },
+  cloudLogin: { label: 'actionCloudLogin', command: 'cloudLogin' },
 };
 
 const TOOL_STATUS_ICON: Record<string, string> = {

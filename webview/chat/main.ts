@@ -138,26 +138,43 @@ function emptyState(snap: ChatSnapshot): HTMLElement {
   );
 }
 
-/** The first-run screen: three ways to get a model, each a sentence a newcomer can act on. */
+/** The first-run screen: ways to get a model, each a sentence a newcomer can act on. */
 function setupScreen(): HTMLElement {
+  const choose = (choice: SetupChoice, label: string, primary: boolean) =>
+    button(label, {
+      id: `setup-${choice}`,
+      appearance: primary ? 'primary' : 'secondary',
+      onClick: () => link.post({ type: 'setup', choice }),
+    });
   const option = (choice: SetupChoice, title: string, text: string, label: string, primary: boolean) =>
     h(
       'div',
       { class: 'setup-option', 'data-choice': choice },
       h('h3', {}, title),
       h('p', {}, text),
-      button(label, {
-        id: `setup-${choice}`,
-        appearance: primary ? 'primary' : 'secondary',
-        onClick: () => link.post({ type: 'setup', choice }),
-      }),
+      choose(choice, label, primary),
     );
+  // A team that has Claude through its cloud: one button per provider (their names are not translated).
+  const clouds = h(
+    'div',
+    { class: 'setup-option', 'data-choice': 'cloud' },
+    h('h3', {}, t('setupCloudTitle')),
+    h('p', {}, t('setupCloudText')),
+    h(
+      'div',
+      { class: 'setup-clouds' },
+      choose('bedrock', 'Amazon Bedrock…', false),
+      choose('vertex', 'Google Vertex AI…', false),
+      choose('foundry', 'Microsoft Foundry…', false),
+    ),
+  );
   return h(
     'div',
     { class: 'chat-setup', id: 'setup', role: 'region', 'aria-label': t('setupTitle') },
     h('h2', {}, t('setupTitle')),
     h('p', {}, t('setupIntro')),
     option('apiKey', t('setupKeyTitle'), t('setupKeyText'), t('setupKeyButton'), true),
+    clouds,
     option('baseUrl', t('setupUrlTitle'), t('setupUrlText'), t('setupUrlButton'), false),
     option('demo', t('setupDemoTitle'), t('setupDemoText'), t('setupDemoButton'), false),
   );

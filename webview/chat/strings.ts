@@ -29,6 +29,10 @@ const EN = {
   setupKeyText:
     "Paste a key from the Anthropic Console. It is kept in VS Code's Secret Storage, never in settings or files.",
   setupKeyButton: 'Set API Key…',
+  setupCloudTitle: 'Use Claude through your cloud',
+  setupCloudText:
+    "Your team reaches Claude on Amazon Bedrock, Google Vertex AI or Microsoft Foundry: Engram uses that cloud's " +
+    'own credentials (your AWS, Google or Azure login) and stores no key of its own.',
   setupUrlTitle: 'Use another Anthropic-compatible server',
   setupUrlText:
     'A proxy or gateway that speaks the Anthropic Messages API: enter its base URL (the engram.baseUrl setting).',
@@ -55,6 +59,7 @@ const EN = {
   allowedSession: 'Allowed for this session',
   denied: 'Denied',
   actionSetApiKey: 'Set API Key',
+  actionCloudLogin: 'How to Log In',
   actionReviewMemories: 'Review',
   actionShowLog: 'Show Log',
   actionOpenInspector: 'Open Memory Inspector',
@@ -172,6 +177,10 @@ const ZH: Record<StringKey, string> = {
   setupKeyTitle: '使用你的 Anthropic API 密钥',
   setupKeyText: '粘贴 Anthropic Console 中的密钥。它保存在 VS Code 的机密存储中，绝不会写入设置或文件。',
   setupKeyButton: '设置 API 密钥…',
+  setupCloudTitle: '通过你的云平台使用 Claude',
+  setupCloudText:
+    '你的团队通过 Amazon Bedrock、Google Vertex AI 或 Microsoft Foundry 使用 Claude：Engram 使用该云平台自己的凭据' +
+    '（你的 AWS、Google 或 Azure 登录），自己不保存任何密钥。',
   setupUrlTitle: '使用其他兼容 Anthropic 的服务器',
   setupUrlText: '支持 Anthropic Messages API 的代理或网关：输入它的基础 URL（engram.baseUrl 设置）。',
   setupUrlButton: '设置基础 URL…',
@@ -195,6 +204,7 @@ const ZH: Record<StringKey, string> = {
   allowedSession: '已在本次会话中允许',
   denied: '已拒绝',
   actionSetApiKey: '设置 API 密钥',
+  actionCloudLogin: '如何登录',
   actionReviewMemories: '审核',
   actionShowLog: '显示日志',
   actionOpenInspector: '打开记忆检查器',

@@ -4,7 +4,6 @@
 import type { HostToInspector, InspectorSnapshot, InspectorToHost } from '../../src/protocol/messages';
 import { badge, button, h, lightButton, registerComponents } from '../shared/components';
 import { connect } from '../shared/host';
-import { renderMarkdown } from '../shared/markdown';
 import { renderGaugePane } from './gaugePane';
 import { type HealthActions, renderHealthPane } from './healthPane';
 import { healthText } from './healthStrings';
@@ -12,10 +11,11 @@ import { renderPinsPane } from './pinsPane';
 import { renderMcpPane, renderRulesPane, type McpActions } from './mcpPane';
 import { renderMemoryPane, type MemoryActions } from './memoryPane';
 import { renderNotesPane } from './notesPane';
-import { drawAllPanes, drawPanes, type Pane } from './paneFill';
+import { drawAllPanes, drawPanes, type Fold, type Pane } from './paneFill';
 import { renderReviewQueue, type PendingActions } from './pendingPane';
 import { setLanguage, t } from './strings';
 import { renderTimelinePane, type ReplacedState } from './timelinePane';
+import { warmUp } from './warmUp';
 
 interface UiState {
   grouping: 'type' | 'line';
@@ -102,6 +102,33 @@ const link = connect<HostToInspector, InspectorToHost, UiState>({
     statusLine.textContent = m.text;
   },
 });
+
+/**
+ * The header's toolkit buttons are the same in every render: made once, while the host builds the first
+ * snapshot, and moved into each header (a toolkit button is slow to make and to connect the first time).
+ */
+const headerButtons = {
+  useCurrent: button(t('currentSession'), {
+    appearance: 'secondary',
+    icon: 'comment-discussion',
+    id: 'use-current',
+    onClick: () => link.post({ type: 'useCurrentSession' }),
+  }),
+  pickSource: button(t('changeSource'), {
+    appearance: 'secondary',
+    icon: 'folder-opened',
+    id: 'pick-source',
+    onClick: () => link.post({ type: 'pickSource' }),
+  }),
+  refresh: button('', {
+    appearance: 'icon',
+    icon: 'refresh',
+    id: 'refresh',
+    ariaLabel: t('refresh'),
+    title: t('refresh'),
+    onClick: () => link.post({ type: 'refresh' }),
+  }),
+};
 
 /** A pane asked for before the first snapshot drew it is shown once it is there. */
 let pendingPane: string | undefined;
@@ -192,14 +219,15 @@ function render(): void {
           {
             id: 'pins-section',
             title: t('panePins'),
-            body: () => renderPinsPane(s.pins!, s.now, live ? (id) => link.post({ type: 'unpin', id }) : undefined),
+            body: (fold: Fold) =>
+              renderPinsPane(s.pins!, s.now, live ? (id) => link.post({ type: 'unpin', id }) : undefined, fold),
           },
         ]
       : []),
     {
       id: 'notes-section',
       title: t('paneNotes'),
-      body: () => renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path })),
+      body: (fold: Fold) => renderNotesPane(s.notes, s.now, (path) => link.post({ type: 'openFile', path }), fold),
     },
     { id: 'memory-section', title: t('paneMemory'), body: () => h('div', { id: 'memory-slot' }), after: renderMemory },
     ...(s.health
@@ -237,28 +265,9 @@ function render(): void {
         h('span', { class: 'data-folder', id: 'data-folder' }, t('dataFolder', s.source.root)),
       ),
       s.source.readOnly ? h('span', { title: t('readOnlyHint') }, badge(t('readOnly'))) : null,
-      s.source.kind !== 'current'
-        ? button(t('currentSession'), {
-            appearance: 'secondary',
-            icon: 'comment-discussion',
-            id: 'use-current',
-            onClick: () => link.post({ type: 'useCurrentSession' }),
-          })
-        : null,
-      button(t('changeSource'), {
-        appearance: 'secondary',
-        icon: 'folder-opened',
-        id: 'pick-source',
-        onClick: () => link.post({ type: 'pickSource' }),
-      }),
-      button('', {
-        appearance: 'icon',
-        icon: 'refresh',
-        id: 'refresh',
-        ariaLabel: t('refresh'),
-        title: t('refresh'),
-        onClick: () => link.post({ type: 'refresh' }),
-      }),
+      s.source.kind !== 'current' ? headerButtons.useCurrent : null,
+      headerButtons.pickSource,
+      headerButtons.refresh,
     ),
     h(
       'nav',
@@ -338,16 +347,4 @@ function selectEvent(id: string): void {
 }
 
 link.post({ type: 'ready' });
-warmUp();
-
-/**
- * While the host builds the first snapshot: the Markdown renderer and the toolkit's button compile on
- * first use, which would otherwise fall on the first render.
- */
-function warmUp(): void {
-  renderMarkdown('*warm* [up](#x)\n\n- a `b`');
-  const probe = button('', { onClick: () => undefined });
-  probe.hidden = true;
-  document.body.append(probe);
-  probe.remove();
-}
+warmUp(() => drawn, Object.values(headerButtons));

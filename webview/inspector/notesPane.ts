@@ -4,9 +4,19 @@ import type { NotesView } from '../../src/protocol/messages';
 import { button, h } from '../shared/components';
 import { renderMarkdown } from '../shared/markdown';
 import { ago, dateTime, num } from './format';
+import { appendRows, type Fold } from './paneFill';
 import { t } from './strings';
 
-export function renderNotesPane(notes: NotesView, now: number, openFile: (path: string) => void): HTMLElement {
+/** Sections drawn with the first frame when the notes may reach past it (`fold`); the rest follow after it. */
+const FIRST_SECTIONS = 3;
+
+/** The pane; with a `fold`, the sections after the first few are drawn through it (see paneFill.ts). */
+export function renderNotesPane(
+  notes: NotesView,
+  now: number,
+  openFile: (path: string) => void,
+  fold?: Fold,
+): HTMLElement {
   const body = h('div', { id: 'notes-body' });
   if (!notes.exists) {
     body.append(h('p', { class: 'empty' }, notes.updating ? t('notesUpdating') : t('notesNone')));
@@ -53,45 +63,45 @@ export function renderNotesPane(notes: NotesView, now: number, openFile: (path: 
   if (notes.lastError) body.append(h('p', { class: 'notes-error', role: 'note' }, t('notesError', notes.lastError)));
   if (notes.covers?.preview) body.append(h('p', { class: 'notes-cover-preview' }, `“${notes.covers.preview}”`));
   const list = h('div', { class: 'notes-sections' });
-  for (const s of notes.sections) {
-    const over = s.tokens > s.cap;
-    const meter = h(
-      'span',
-      {
-        class: `section-meter${over ? ' over-cap' : ''}`,
-        role: 'meter',
-        'aria-valuemin': '0',
-        'aria-valuemax': String(s.cap),
-        'aria-valuenow': String(Math.min(s.tokens, s.cap)),
-        'aria-label': t('sectionTokens', num(s.tokens), num(s.cap)),
-      },
-      h('span', { class: 'section-meter-fill' }),
-    );
-    (meter.firstChild as HTMLElement).style.width =
-      `${Math.min(100, (s.tokens / Math.max(1, s.cap)) * 100).toFixed(1)}%`;
-    const content = h('div', { class: 'markdown notes-section-body' });
-    if (s.markdown.trim()) content.append(renderMarkdown(s.markdown));
-    else content.append(h('p', { class: 'empty' }, t('sectionEmpty')));
-    list.append(
-      h(
-        'article',
-        { class: `notes-section${over ? ' over-cap' : ''}`, 'aria-label': s.heading },
-        h(
-          'header',
-          { class: 'notes-section-head' },
-          h('h3', {}, s.heading),
-          h(
-            'span',
-            { class: 'section-tokens' },
-            t('sectionTokens', num(s.tokens), num(s.cap)),
-            over ? ` · ${t('sectionOverCap')}` : '',
-          ),
-          meter,
-        ),
-        content,
-      ),
-    );
-  }
+  appendRows(list, notes.sections, noteSection, fold, FIRST_SECTIONS);
   body.append(list);
   return body;
+}
+
+/** One heading of the notes: its tokens against the section cap, and what was written under it. */
+function noteSection(s: NotesView['sections'][number]): HTMLElement {
+  const over = s.tokens > s.cap;
+  const meter = h(
+    'span',
+    {
+      class: `section-meter${over ? ' over-cap' : ''}`,
+      role: 'meter',
+      'aria-valuemin': '0',
+      'aria-valuemax': String(s.cap),
+      'aria-valuenow': String(Math.min(s.tokens, s.cap)),
+      'aria-label': t('sectionTokens', num(s.tokens), num(s.cap)),
+    },
+    h('span', { class: 'section-meter-fill' }),
+  );
+  (meter.firstChild as HTMLElement).style.width = `${Math.min(100, (s.tokens / Math.max(1, s.cap)) * 100).toFixed(1)}%`;
+  const content = h('div', { class: 'markdown notes-section-body' });
+  if (s.markdown.trim()) content.append(renderMarkdown(s.markdown));
+  else content.append(h('p', { class: 'empty' }, t('sectionEmpty')));
+  return h(
+    'article',
+    { class: `notes-section${over ? ' over-cap' : ''}`, 'aria-label': s.heading },
+    h(
+      'header',
+      { class: 'notes-section-head' },
+      h('h3', {}, s.heading),
+      h(
+        'span',
+        { class: 'section-tokens' },
+        t('sectionTokens', num(s.tokens), num(s.cap)),
+        over ? ` · ${t('sectionOverCap')}` : '',
+      ),
+      meter,
+    ),
+    content,
+  );
 }

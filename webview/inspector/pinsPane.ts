@@ -4,6 +4,7 @@
 import type { PinView, PinsView } from '../../src/protocol/messages';
 import { h, icon, lightButton } from '../shared/components';
 import { age, num } from './format';
+import { appendRows, type Fold } from './paneFill';
 import { t, tn, type StringKey } from './strings';
 
 const SOURCE: Record<string, StringKey> = {
@@ -16,9 +17,14 @@ const SOURCE: Record<string, StringKey> = {
 
 /** From this share of the budget on, the pane says that the next pin may push the oldest out. */
 const NEAR_BUDGET = 0.8;
+/** Rows drawn with the first frame when the list may reach past it (`fold`); the rest follow after it. */
+const FIRST_ROWS = 6;
 
-/** The pane; `remove` is absent for a session read from disk (its pins are shown, not changed). */
-export function renderPinsPane(view: PinsView, now: number, remove?: (id: string) => void): HTMLElement {
+/**
+ * The pane; `remove` is absent for a session read from disk (its pins are shown, not changed). With a
+ * `fold`, the rows after the first few are drawn through it (after the first frame, when they are below it).
+ */
+export function renderPinsPane(view: PinsView, now: number, remove?: (id: string) => void, fold?: Fold): HTMLElement {
   const body = h('div', { id: 'pins-body', class: 'pins-pane' });
   if (view.pins.length === 0) {
     body.append(h('p', { class: 'empty', id: 'pins-empty' }, t('pinsNone')));
@@ -43,9 +49,9 @@ export function renderPinsPane(view: PinsView, now: number, remove?: (id: string
     );
   else if (view.tokens >= view.budget * NEAR_BUDGET)
     body.append(h('p', { class: 'pins-near', id: 'pins-near' }, t('pinsNear', num(view.budget - view.tokens))));
-  body.append(
-    h('ul', { class: 'pins-list', 'aria-label': t('panePins') }, ...view.pins.map((p) => pinRow(p, now, remove))),
-  );
+  const list = h('ul', { class: 'pins-list', 'aria-label': t('panePins') });
+  appendRows(list, view.pins, (p) => pinRow(p, now, remove), fold, FIRST_ROWS);
+  body.append(list);
   return body;
 }
 

@@ -9,7 +9,11 @@ import {
   type ModelSettings,
 } from '../llm/modelConfig';
 import { providerName as nameOf, resolveProvider as providerFrom, type ResolvedProvider } from '../llm/providerConfig';
-import { suggestedModels as modelsOf } from '../llm/providerModels';
+import {
+  canonicalModelId as canonicalOf,
+  providerModelId as providerIdOf,
+  suggestedModels as modelsOf,
+} from '../llm/providerModels';
 import type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings, ProviderSource } from '../llm/providerTypes';
 import { resolveSettings as settingsFrom, type RawSettings, type ResolvedSettings } from '../settings/engramSettings';
 
@@ -65,4 +69,14 @@ export function suggestedModels(provider: ProviderConfig): ProviderModel[] {
 /** A provider's name for people: "Amazon Bedrock", "Google Vertex AI", ... */
 export function providerName(id: ProviderId): string {
   return nameOf(id);
+}
+
+/** The id a provider is sent for `model` (`us.anthropic.claude-sonnet-4-6` on Bedrock in a US region). */
+export function providerModelId(model: string, provider: ProviderConfig): string {
+  return providerIdOf(model, provider);
+}
+
+/** The Anthropic API id of a provider's model id, which the model picker writes to `engram.model`. */
+export function canonicalModelId(id: string): string {
+  return canonicalOf(id);
 }

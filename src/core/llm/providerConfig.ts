@@ -76,7 +76,7 @@ function providerFor(id: ProviderId, s: ProviderSettings, env: Env): ProviderCon
         region:
           clean(s.bedrockRegion) ?? clean(env.AWS_REGION) ?? clean(env.AWS_DEFAULT_REGION) ?? DEFAULT_BEDROCK_REGION,
         ...optional('profile', clean(s.bedrockProfile) ?? clean(env.AWS_PROFILE)),
-        ...optional('baseUrl', baseUrl(s.bedrockBaseUrl ?? env.ANTHROPIC_BEDROCK_BASE_URL)),
+        ...optional('baseUrl', baseUrl(s.bedrockBaseUrl) ?? baseUrl(env.ANTHROPIC_BEDROCK_BASE_URL)),
         skipAuth: isTruthy(env.CLAUDE_CODE_SKIP_BEDROCK_AUTH),
       };
     case 'vertex':
@@ -90,16 +90,25 @@ function providerFor(id: ProviderId, s: ProviderSettings, env: Env): ProviderCon
             clean(env.GCLOUD_PROJECT) ??
             clean(env.GOOGLE_CLOUD_PROJECT),
         ),
-        ...optional('baseUrl', baseUrl(s.vertexBaseUrl ?? env.ANTHROPIC_VERTEX_BASE_URL)),
+        ...optional('baseUrl', baseUrl(s.vertexBaseUrl) ?? baseUrl(env.ANTHROPIC_VERTEX_BASE_URL)),
         skipAuth: isTruthy(env.CLAUDE_CODE_SKIP_VERTEX_AUTH),
       };
     case 'foundry': {
-      // A base URL beats the resource (the client takes one or the other), from whichever source set it.
-      const url = baseUrl(s.foundryBaseUrl) ?? baseUrl(env.ANTHROPIC_FOUNDRY_BASE_URL);
-      const resource = clean(s.foundryResource) ?? clean(env.ANTHROPIC_FOUNDRY_RESOURCE);
+      // A base URL beats a resource (the client takes one or the other); either set in Engram beats both
+      // variables, so a resource chosen in the settings is not overridden by ANTHROPIC_FOUNDRY_BASE_URL.
+      const url = baseUrl(s.foundryBaseUrl);
+      const resource = clean(s.foundryResource);
+      const envUrl = baseUrl(env.ANTHROPIC_FOUNDRY_BASE_URL);
+      const where = url
+        ? { baseUrl: url }
+        : resource
+          ? { resource }
+          : envUrl
+            ? { baseUrl: envUrl }
+            : optional('resource', clean(env.ANTHROPIC_FOUNDRY_RESOURCE));
       return {
         id,
-        ...(url ? { baseUrl: url } : optional('resource', resource)),
+        ...where,
         ...optional('apiKey', clean(env.ANTHROPIC_FOUNDRY_API_KEY)),
         skipAuth: isTruthy(env.CLAUDE_CODE_SKIP_FOUNDRY_AUTH),
       };

@@ -27,6 +27,8 @@ export class ChatItemsModel {
   private thinking: { id: string; text: string } | undefined;
   /** Files the host linked in the chat: the only ones the view may ask to open. */
   readonly linkedPaths = new Set<string>();
+  /** The action of an auth error: set an API key, or on a cloud provider, how to log in to it. */
+  authAction: 'setApiKey' | 'cloudLogin' = 'setApiKey';
 
   constructor(
     private readonly post: (message: HostToChat) => void,
@@ -193,7 +195,7 @@ export class ChatItemsModel {
         this.flushThinking();
         break;
       case 'error':
-        this.notice('error', event.message, event.kind === 'auth' ? 'setApiKey' : undefined);
+        this.notice('error', event.message, event.kind === 'auth' ? this.authAction : undefined);
         break;
       case 'turnEnd': {
         this.flushThinking();

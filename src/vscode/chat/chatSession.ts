@@ -125,7 +125,7 @@ export class ChatSession implements ChatBackend, TeamSyncChat, vscode.Disposable
   }
 
   /** A button of the first-run screen. */
-  setup(choice: 'apiKey' | 'baseUrl' | 'demo'): Promise<void> {
+  setup(choice: Parameters<ChatBackend['setup']>[0]): Promise<void> {
     return this.firstRun.choose(choice);
   }
 

@@ -7,6 +7,7 @@ import { instructionsShown } from '../../core/host/conversationDisplay';
 import type { EngramSession, LockHolder } from '../../core/host/sessions';
 import { hubClosed } from '../mcp/mcpServers';
 import { noticeStaleMemories } from '../memoryHealthWatch';
+import { currentProvider } from '../providerSetup';
 import { workspaceTrusted } from '../settings';
 import { showSessionEvent, type SessionEventView } from './chatSessionEvents';
 import type { ChatWindow } from './chatWindow';
@@ -20,7 +21,7 @@ export class ChatSessionSlot {
   private unsubscribe: (() => void) | undefined;
   /** Continue this session with the next message (after the workspace was trusted). */
   private resumeOnNextSend: string | undefined;
-  /** `engram.model` changed while a session was open: the next message reopens it on the new model. */
+  /** `engram.model` or a provider setting changed while a session was open: the next message reopens it. */
   private modelChanged = false;
 
   constructor(private readonly owner: SessionSlotOwner) {}
@@ -52,7 +53,7 @@ export class ChatSessionSlot {
     this.resumeOnNextSend = sessionId;
   }
 
-  /** The model setting changed: a session open now is reopened on the new model by the next message. */
+  /** The model or provider settings changed: a session open now is reopened on them by the next message. */
   modelSettingChanged(): void {
     this.modelChanged = this.current !== undefined;
   }
@@ -61,11 +62,13 @@ export class ChatSessionSlot {
   async open(resumeSessionId?: string): Promise<EngramSession | undefined> {
     if (this.current) return this.current;
     const { context, logger, items, permissions } = this.owner;
+    items.authAction = currentProvider().id === 'anthropic' ? 'setApiKey' : 'cloudLogin';
     const opened = await openChatSession(context, logger, permissions, resumeSessionId, (holder) =>
       this.waitingFor(holder),
     );
     if ('error' in opened) {
-      items.notice('error', opened.error, 'setApiKey');
+      // A cloud's problem names the setting that fixes it; without a key, the key is the fix.
+      items.notice('error', opened.error, items.authAction === 'setApiKey' ? 'setApiKey' : undefined);
       return undefined;
     }
     const { session } = opened;

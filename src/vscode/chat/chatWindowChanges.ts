@@ -1,6 +1,6 @@
 // What a chat window does when the world around it changes: the workspace is trusted (the session is
-// reopened with tools and project instructions), or a setting changes (the gauge moves, a new model
-// takes over from the next message, the first-run screen is checked again).
+// reopened with tools and project instructions), or a setting changes (the gauge moves, a new model or
+// provider takes over from the next message, the first-run screen is checked again).
 import * as vscode from 'vscode';
 import { settings, settingsStore } from '../settings';
 import type { ChatSessionSlot } from './chatSessionSlot';
@@ -25,16 +25,19 @@ export function followChatWindowChanges(window: ChangingChatWindow, slot: ChatSe
   });
   // With no session open, a changed window or mark still moves the gauge (the session posts its own).
   let model = settings().model;
+  let providers = JSON.stringify(settings().providers);
   const offSettings = settingsStore().onChange((next) => {
     if (!slot.session) window.postGauge();
-    if (next.model !== model) {
+    const nextProviders = JSON.stringify(next.providers);
+    if (next.model !== model || nextProviders !== providers) {
+      const said =
+        next.model !== model
+          ? vscode.l10n.t('Model set to {0}: your next message continues this conversation on it.', next.model)
+          : vscode.l10n.t('Provider settings changed: your next message continues this conversation with them.');
       model = next.model;
+      providers = nextProviders;
       slot.modelSettingChanged();
-      if (slot.session)
-        items.notice(
-          'info',
-          vscode.l10n.t('Model set to {0}: your next message continues this conversation on it.', next.model),
-        );
+      if (slot.session) items.notice('info', said);
       // The header's model button reads the snapshot: redraw it, or it names the old model.
       window.postSnapshot();
     }

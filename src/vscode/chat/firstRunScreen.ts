@@ -1,6 +1,7 @@
 // The Chat view's first-run screen, shown while no model is set up (no API key, no gateway, no offline
 // demo): whether it shows, worked out again when a secret or a setting changes, and what its buttons do.
 import type * as vscode from 'vscode';
+import type { SetupChoice } from '../../protocol/messages';
 import { runSetupChoice, setupNeeded } from '../modelSetup';
 
 export class FirstRunScreen implements vscode.Disposable {
@@ -33,7 +34,7 @@ export class FirstRunScreen implements vscode.Disposable {
   }
 
   /** A button of the screen. */
-  async choose(choice: 'apiKey' | 'baseUrl' | 'demo'): Promise<void> {
+  async choose(choice: SetupChoice): Promise<void> {
     await runSetupChoice(this.context, choice);
     await this.refresh();
   }

@@ -1,9 +1,9 @@
 // Opens the engine's session for the Chat view: the model and key as set up (Secret Storage, the
-// environment, or the offline demo), this window's workspace, trust, data folder and settings, the
-// view's permission prompt, the team memory token when one is stored, and the MCP servers' hub.
+// environment, a cloud provider, or the offline demo), this window's workspace, trust, data folder and
+// settings, the view's permission prompt, the team memory token when one is stored, and the MCP servers' hub.
 import * as vscode from 'vscode';
 import type { EngramSession, LockHolder, Logger, PermissionPrompt } from '../../core/host/sessions';
-import { ENGRAM_VERSION } from '../../core/host/config';
+import { ENGRAM_VERSION, modelReady } from '../../core/host/config';
 import type { SessionSummary } from '../../protocol/messages';
 import { loadEngine } from '../loadEngine';
 import { hubClosed, openSessionHub } from '../mcp/mcpServers';
@@ -21,7 +21,9 @@ export async function openChatSession(
   onWait?: (holder: LockHolder | undefined) => void,
 ): Promise<OpenedChatSession> {
   const model = await resolveModel(context.secrets, logger);
-  if (!model.apiKey) {
+  if (!modelReady(model)) {
+    // A cloud's problems name the setting or variable that fixes them (in English, from core).
+    if (model.provider.id !== 'anthropic') return { error: model.providerProblems.join(' ') };
     return {
       error: vscode.l10n.t(
         'No Anthropic API key. Run "Engram: Set Anthropic API Key", set ANTHROPIC_API_KEY, or turn on the ' +

@@ -77,6 +77,9 @@ describe('provider resolution', () => {
     ).config;
     assert.equal(set.id === 'bedrock' && set.region, 'ap-northeast-1');
     assert.equal(set.id === 'bedrock' && set.profile, 'prod');
+    // An empty setting (VS Code's "not set") leaves the variable in charge.
+    const empty = resolveProvider({ provider: 'bedrock', bedrockBaseUrl: '', bedrockRegion: ' ' }, env).config;
+    assert.equal(empty.id === 'bedrock' && `${empty.baseUrl} ${empty.region}`, 'http://gw.example eu-west-1');
     const region = resolveProvider({ provider: 'bedrock' }, { ...env, AWS_REGION: 'us-west-2' }).config;
     assert.equal(region.id === 'bedrock' && region.region, 'us-west-2');
   });
@@ -112,6 +115,15 @@ describe('provider resolution', () => {
     });
     const url = resolveProvider({ provider: 'foundry', foundryBaseUrl: 'http://f.example/anthropic/' }, env).config;
     assert.deepEqual(url, { id: 'foundry', baseUrl: 'http://f.example/anthropic', apiKey: 'key', skipAuth: false });
+    // The environment's base URL beats its resource, but a resource set in Engram beats both.
+    const both = { ...env, ANTHROPIC_FOUNDRY_BASE_URL: 'http://env.example/anthropic' };
+    const fromEnv = resolveProvider({ provider: 'foundry' }, both).config;
+    assert.equal(
+      fromEnv.id === 'foundry' && `${fromEnv.baseUrl} ${fromEnv.resource}`,
+      'http://env.example/anthropic undefined',
+    );
+    const setRes = resolveProvider({ provider: 'foundry', foundryResource: 'mine' }, both).config;
+    assert.equal(setRes.id === 'foundry' && `${setRes.baseUrl} ${setRes.resource}`, 'undefined mine');
   });
 
   it('lists the cloud credentials in the environment that a session redacts, by provider', () => {

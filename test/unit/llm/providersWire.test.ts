@@ -280,3 +280,28 @@ describe('bedrock with a named AWS profile', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('foundry signed in with Entra ID', () => {
+  let server: TestServer;
+  let restore: (() => void) | undefined;
+  before(async () => {
+    server = await startTestServer({ providers: { foundry: { apiKeys: [FOUNDRY_KEY], acceptUnsigned: false } } });
+  });
+  after(async () => {
+    restore?.();
+    await server.close();
+  });
+
+  it("gets its token from Azure's credential chain (managed identity) when no key is set", async () => {
+    const env = providerEnv('foundry', server, { entra: true });
+    restore = applyEnv(env);
+    const config = resolveModelConfig({}, env, undefined);
+    assert.equal(config.provider.id === 'foundry' && config.provider.apiKey, undefined);
+    server.enqueue({ content: [{ type: 'text', text: 'signed in' }] });
+    const answer = await createAnthropicClient(config).stream(request(config.model, 'hi'), {}, never);
+    assert.deepEqual(answer.content, [{ type: 'text', text: 'signed in' }]);
+    const sent = server.requests.at(-1)?.headers ?? {};
+    assert.match(sent.authorization ?? '', /^Bearer \S+/);
+    assert.equal(sent['x-api-key'], undefined);
+  });
+});

@@ -3,7 +3,6 @@
 
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import {
-  APIConnectionError,
   APIError,
   BadRequestError,
   InternalServerError,
@@ -158,31 +157,6 @@ describe('Bedrock: a tool turn over event-stream frames', () => {
       const msg = await env.messages.create(ask('hi'));
       assert.deepEqual(msg.content, [{ type: 'text', text: 'from env' }]);
       assert.match(server.requests.at(-1)?.headers.authorization ?? '', /\/eu-west-1\/bedrock\/aws4_request/);
-    } finally {
-      restoreEnv();
-    }
-  });
-});
-
-describe('Bedrock: credentials from an AWS profile', () => {
-  it('signs with a credential_process profile; says to run aws sso login when the SSO login ran out', async () => {
-    let restoreEnv = applyEnv(providerEnv('bedrock', server, { awsProfile: { process: KEY } }));
-    try {
-      server.enqueue({ content: [{ type: 'text', text: 'from a profile' }] });
-      const message = await new AnthropicBedrock({ maxRetries: 0 }).messages.create(ask('hi'));
-      assert.deepEqual(message.content, [{ type: 'text', text: 'from a profile' }]);
-      assert.match(server.requests.at(-1)?.headers.authorization ?? '', /Credential=AKIAENGRAMTEST000001\//);
-    } finally {
-      restoreEnv();
-    }
-    restoreEnv = applyEnv(providerEnv('bedrock', server, { awsProfile: { ssoExpired: true } }));
-    try {
-      await new AnthropicBedrock({ maxRetries: 0 }).messages.create(ask('hi'));
-      assert.fail('expected the credential chain to fail');
-    } catch (err) {
-      assert.ok(err instanceof APIConnectionError, String(err));
-      assert.equal(err.message, 'Failed to resolve AWS credentials from the credential provider chain.');
-      assert.match(String((err.cause as Error).message), /run 'aws sso login'/);
     } finally {
       restoreEnv();
     }

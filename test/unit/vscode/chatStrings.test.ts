@@ -34,6 +34,7 @@ test('every host string of the chat, the key and model setup has a zh-cn transla
     ...fs.readdirSync(dir).map((f) => path.join(dir, f)),
     path.join(root, 'src/vscode/apiKey.ts'),
     path.join(root, 'src/vscode/modelSetup.ts'),
+    path.join(root, 'src/vscode/providerSetup.ts'),
     path.join(root, 'src/vscode/lmTools.ts'),
     ...fs.readdirSync(path.join(root, 'src/vscode/mcp')).map((f) => path.join(root, 'src/vscode/mcp', f)),
     ...fs
