@@ -5,6 +5,7 @@
 // is a usage error (exit 2) saying the fix. The verbose line says which provider, region and where the
 // credentials come from, never a credential itself.
 import {
+  PROVIDER_IDS,
   resolveModelConfig,
   type EngramSettings,
   type Env,
@@ -15,12 +16,17 @@ import {
 import { addKnownSecret } from '../core/host/sessions';
 import { UsageError, type OptionSpecs } from './args';
 
+/** "anthropic, bedrock, vertex or foundry". */
+function namesOf(): string {
+  return `${PROVIDER_IDS.slice(0, -1).join(', ')} or ${PROVIDER_IDS.at(-1)}`;
+}
+
 export const PROVIDER_OPTIONS = {
   provider: {
     type: 'string',
     valueName: 'NAME',
     help:
-      'Where Claude is reached: anthropic, bedrock, vertex or foundry (default: engram.provider, else ' +
+      `Where Claude is reached: ${namesOf()} (default: engram.provider, else ` +
       "Claude Code's CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY, else anthropic).",
   },
 } satisfies OptionSpecs;
@@ -58,7 +64,7 @@ export function cliModelConfig(
   env: Env,
   base?: { raw: RawSettings },
 ): ModelConfig {
-  if (flag?.trim() === '') throw new UsageError('--provider needs a name: anthropic, bedrock, vertex or foundry');
+  if (flag?.trim() === '') throw new UsageError(`--provider needs a name: ${namesOf()}`);
   const { provider, ...fields } = settings.providers;
   const given: ProviderSettings = {};
   for (const [key, value] of Object.entries(fields) as Array<[keyof typeof fields, string]>)
