@@ -13,7 +13,6 @@ import {
   type ProviderSettings,
   type RawSettings,
 } from '../core/host/config';
-import { addKnownSecret } from '../core/host/sessions';
 import { UsageError, type OptionSpecs } from './args';
 
 /** "anthropic, bedrock, vertex or foundry". */
@@ -56,7 +55,6 @@ export function modelFlag(
  * The model config of a run: `--provider` beats engram.provider (when the --settings file sets it: its
  * default does not decide), which beats Claude Code's environment; each other provider key set in the file
  * beats its variable. Throws UsageError for an unknown provider name or a setup core says cannot work.
- * The run's credentials (API key, AWS secret and session token, Foundry key) are redacted from tool results.
  */
 export function cliModelConfig(
   settings: EngramSettings,
@@ -78,23 +76,7 @@ export function cliModelConfig(
   );
   // Each problem names the fix (the valid names, the variable to set); on the command line none falls back.
   if (config.providerProblems.length > 0) throw new UsageError(config.providerProblems.join('\n'));
-  for (const secret of cliSecrets(config, env)) addKnownSecret(secret);
   return config;
-}
-
-/**
- * The credentials of the run's provider that a tool result might show (an `env` command, a config file
- * read back): each is redacted wherever it appears, whatever its shape.
- */
-function cliSecrets(config: ModelConfig, env: Env): string[] {
-  const fromEnv = [
-    'AWS_SECRET_ACCESS_KEY',
-    'AWS_SESSION_TOKEN',
-    'AWS_BEARER_TOKEN_BEDROCK',
-    'ANTHROPIC_FOUNDRY_API_KEY',
-  ];
-  const all = [config.apiKey, ...fromEnv.map((name) => env[name])];
-  return all.filter((s): s is string => Boolean(s?.trim()));
 }
 
 const SOURCE_WORDS: Record<ModelConfig['providerSource'], string> = {

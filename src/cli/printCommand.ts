@@ -229,7 +229,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   );
   // engram.dataDir and engram.baseUrl come from --settings only; as in VS Code they beat the environment.
   const dataDir = dataDirOf(io, options['data-dir'], settings.dataDir);
-  // Its keys are redacted from every tool result, whatever their shape (a gateway's key may not look like one).
+  // The session redacts its keys (and the cloud's secrets) from every tool result, whatever their shape.
   const config = cliModelConfig(settings, options.provider, io.env, base);
   if (!client && !modelReady(config)) {
     io.stderr(noApiKeyText(io.command));

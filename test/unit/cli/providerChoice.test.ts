@@ -180,6 +180,28 @@ describe("each cloud's own credential chain", () => {
   });
 });
 
+describe("the cloud's secrets", () => {
+  it('a tool result that shows the AWS secret key or the Foundry key reaches the model redacted', async () => {
+    const file = path.join(cwd, 'leak.txt');
+    for (const provider of ['bedrock', 'foundry'] as const) {
+      const env = cloud(provider);
+      const secret = provider === 'bedrock' ? env.AWS_SECRET_ACCESS_KEY : env.ANTHROPIC_FOUNDRY_API_KEY;
+      assert.ok(secret);
+      fs.writeFileSync(file, `the words are ${secret} and more\n`);
+      server.enqueue(
+        { content: [{ type: 'tool_use', id: 'toolu_leak', name: 'Read', input: { file_path: file } }] },
+        answer,
+      );
+      const first = server.requests.length;
+      const run = await engram([], env);
+      assert.equal(run.code, 0, run.stderr);
+      const result = JSON.stringify(server.requests[first + 1].body.messages.at(-1));
+      assert.ok(result.includes('the words are'), 'the file was read');
+      assert.equal(result.includes(secret), false, `${provider}: the secret was redacted`);
+    }
+  });
+});
+
 describe('errors on a cloud provider', () => {
   for (const provider of ['bedrock', 'vertex'] as const) {
     it(`${provider}: a throttled first request is retried and the run succeeds`, async () => {
