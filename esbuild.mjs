@@ -19,7 +19,8 @@ const base = {
 
 // Lazy chunks: `require('engram-lazy:NAME')` becomes a require of ./NAME.js beside the bundle, loaded on
 // first use only, so activation never parses them: the tokenizer (js-tiktoken and its ~1 MB rank table)
-// and the engine (agent, Anthropic SDK, test server).
+// the engine (agent, Anthropic SDK, test server) and the cloud clients (Bedrock, Vertex AI, Foundry, with
+// the AWS, Google and Azure credential libraries), which a session on the Anthropic API never loads.
 const lazyChunks = {
   name: 'lazy-chunks',
   setup(build) {
@@ -81,6 +82,7 @@ const targets = [
   },
   { name: 'engine', ...nodeBase, entryPoints: ['src/vscode/engineChunk.ts'], outfile: 'dist/engine.js' },
   { name: 'tokenizer', ...nodeBase, entryPoints: ['src/core/tokens/tokenizerChunk.ts'], outfile: 'dist/tokenizer.js' },
+  { name: 'clouds', ...nodeBase, entryPoints: ['src/core/llm/cloudChunk.ts'], outfile: 'dist/clouds.js' },
   {
     name: 'cli',
     ...nodeBase,
