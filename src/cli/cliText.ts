@@ -24,6 +24,8 @@ export function noApiKeyText(command = 'engram'): string {
   const server = fs.existsSync(beside) ? beside : 'dist/testServer.js';
   return (
     'engram: no API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for a gateway).\n' +
+    'Claude on Amazon Bedrock, Google Vertex AI or Microsoft Foundry: --provider bedrock|vertex|foundry, or\n' +
+    "Claude Code's CLAUDE_CODE_USE_BEDROCK=1 / CLAUDE_CODE_USE_VERTEX=1 / CLAUDE_CODE_USE_FOUNDRY=1 (docs/providers.md).\n" +
     `Or try the offline demo model: \`node ${server}\` prints the URL it serves; then\n` +
     `  ANTHROPIC_BASE_URL=<that URL> ANTHROPIC_API_KEY=any ${command} -p "remember that I prefer tabs over spaces"\n`
   );

@@ -79,7 +79,8 @@ reading (and a torn last line) are reported as FILE:LINE: skipped|repaired: reas
 Options:
 ${formatOptions(OPTIONS)}
 
-A full summary calls the model: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) must be set.
+A full summary calls the model: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) must be set, or Claude Code's
+CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY environment for Claude on a cloud (docs/providers.md).
 Exit codes: 0 done, 1 the model call failed, 2 usage error, 3 the stage could not run ({"error"} says why).`;
 
 export const compactCommand: Command = {

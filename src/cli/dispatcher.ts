@@ -35,7 +35,8 @@ export function overallHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     '',
-    'Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR (default ~/.engram).',
+    'Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR (default ~/.engram); Claude on Bedrock,',
+    'Vertex AI or Foundry: CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY=1, or --provider (engram print --help).',
   ].join('\n');
 }
 

@@ -23,7 +23,9 @@ const CHECK_OPTIONS = {
   },
   model: {
     type: 'boolean',
-    help: 'Also ask the model once (ANTHROPIC_API_KEY) which memories contradict each other beyond the local rules.',
+    help:
+      'Also ask the model once (ANTHROPIC_API_KEY, or a cloud by CLAUDE_CODE_USE_*) which memories contradict ' +
+      'each other beyond the local rules.',
   },
   help: { type: 'boolean', short: 'h', help: 'Show this help.' },
 } satisfies OptionSpecs;

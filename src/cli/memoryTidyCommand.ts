@@ -5,7 +5,6 @@
 // how to. What is applied is one step, undone with `engram memory tidy --undo`.
 import readline from 'node:readline/promises';
 import { createTwoFilesPatch } from 'diff';
-import { resolveModelConfig } from '../core/host/config';
 import {
   applyTidy,
   autoMemoryDir,
@@ -17,10 +16,12 @@ import {
   type TidyChange,
   type TidyProposal,
 } from '../core/host/memory';
+import { modelReady } from '../core/host/config';
 import { createAnthropicClient } from '../core/host/sessions';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { projectFolders, projectOptions, settingsFromFlags } from './cliSettings';
 import { noApiKeyText } from './cliText';
+import { cliModelConfig, modelFlag } from './cliProvider';
 import { EXIT_MODEL_ERROR, EXIT_OK, type CliIo } from './command';
 
 const TIDY_OPTIONS = {
@@ -33,8 +34,8 @@ const TIDY_OPTIONS = {
 
 const TIDY_HELP = `Usage: engram memory tidy [--cwd DIR] [--data-dir DIR] [--yes] [--json] [--undo]
 
-Asks the model once (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL) to propose a tidy of the project's private
-memory: merges of memories that repeat each other, rewrites of memories whose files, symbols or
+Asks the model once (ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, or Claude on Bedrock, Vertex AI or
+Foundry by Claude Code's CLAUDE_CODE_USE_* environment) to propose a tidy of the project's private memory: merges of memories that repeat each other, rewrites of memories whose files, symbols or
 commands are gone (against the workspace as it is now), and deletions. Each change is printed as a
 unified diff of the memory folder, MEMORY.md included. Nothing is changed unless you say yes: --yes
 applies every change; in a terminal you are asked per change; otherwise nothing is applied. The
@@ -46,17 +47,17 @@ ${formatOptions(TIDY_OPTIONS)}
 Exit codes: 0 done (whether or not anything was applied), 1 the model failed, 2 usage error.`;
 
 /**
- * The model a memory command asks (the settings' model, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); undefined,
- * with how to set a key on stderr, when there is no key.
+ * The model a memory command asks (the settings' model; the Anthropic API with ANTHROPIC_API_KEY and
+ * ANTHROPIC_BASE_URL, or Claude Code's provider environment); undefined, with how to set a key on stderr,
+ * when the Anthropic API has no key.
  */
 export function cliModel(io: CliIo): { client: ReturnType<typeof createAnthropicClient>; model: string } | undefined {
-  const settings = settingsFromFlags({});
-  const config = resolveModelConfig(
-    { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
-    io.env,
+  const config = cliModelConfig(
+    settingsFromFlags({ model: modelFlag(undefined, undefined, io.env) }),
     undefined,
+    io.env,
   );
-  if (!config.apiKey) {
+  if (!modelReady(config)) {
     io.stderr(noApiKeyText(io.command));
     return undefined;
   }

@@ -2,7 +2,7 @@
 // session started here can be resumed in the editor and the reverse.
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
-import { resolveModelConfig, ENGRAM_VERSION } from '../core/host/config';
+import { ENGRAM_VERSION, modelReady } from '../core/host/config';
 import { autoMemoryDir } from '../core/host/memory';
 import {
   type Logger,
@@ -15,7 +15,6 @@ import {
   openHostSession,
   SessionNotFoundError,
   type ModelClient,
-  addKnownSecret,
 } from '../core/host/sessions';
 import { formatBranchReport, formatProblem, type BranchReport, type TranscriptProblem } from '../core/host/transcripts';
 import { isDirectory } from '../core/host/toolPolicy';
@@ -27,6 +26,7 @@ import { noApiKeyText, resumeLine } from './cliText';
 import { headlessRules, headlessToolGate, ruleFlagProblem, splitRuleList } from './toolPolicy';
 import { MCP_HELP, MCP_OPTIONS, startCliMcp, type McpServerReport } from './mcpSetup';
 import { cliSearch, SEARCH_OPTIONS } from './cliSearch';
+import { cliModelConfig, modelFlag, PROVIDER_ENV_HELP, PROVIDER_OPTIONS, providerLine } from './cliProvider';
 
 const OPTIONS = {
   print: { type: 'string', short: 'p', valueName: 'PROMPT', help: 'The prompt to run (required).' },
@@ -56,6 +56,7 @@ const OPTIONS = {
     help: 'Another folder Write/Edit may write to (repeatable, or a comma list).',
   },
   model: { type: 'string', valueName: 'M', help: `Model name (default: ${defaultOf('model')}).` },
+  ...PROVIDER_OPTIONS,
   'max-tokens': {
     type: 'string',
     valueName: 'N',
@@ -128,8 +129,10 @@ Tools: nobody can answer a permission prompt in a headless run, so the rule is f
 
 ${MCP_HELP}
 
-Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, ENGRAM_DATA_DIR; ENGRAM_TEAM_SERVER and
-ENGRAM_TEAM_TOKEN for team memory (synced as the run starts and after a team memory is written).
+Environment: ANTHROPIC_API_KEY (required for the Anthropic API), ANTHROPIC_BASE_URL, ANTHROPIC_MODEL,
+ENGRAM_DATA_DIR; ENGRAM_TEAM_SERVER and ENGRAM_TEAM_TOKEN for team memory (synced as the run starts and
+after a team memory is written). Claude Code's provider environment is read the same way (docs/providers.md):
+${PROVIDER_ENV_HELP}
 Output: "turns" counts model calls. With json the object is printed even when the run fails, so
 the sessionId can be resumed (null when not even the prompt could be written: there is no session).
 Lines of a resumed transcript that were skipped or repaired are reported as
@@ -213,7 +216,7 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
       : undefined;
   const settings = settingsFromFlags(
     {
-      model: { flag: '--model', value: options.model },
+      model: modelFlag(options.model, base, io.env),
       maxOutputTokens: { flag: '--max-tokens', value: options['max-tokens'] },
       contextWindow: { flag: '--context-window', value: options['context-window'] },
       'memory.enabled': { flag: '--no-memory', value: options['no-memory'] ? false : undefined },
@@ -229,18 +232,14 @@ export async function runPrint(argv: string[], io: CliIo, client?: ModelClient):
   );
   // engram.dataDir and engram.baseUrl come from --settings only; as in VS Code they beat the environment.
   const dataDir = dataDirOf(io, options['data-dir'], settings.dataDir);
-  const config = resolveModelConfig(
-    { model: settings.model, maxOutputTokens: settings.maxOutputTokens, baseUrl: settings.baseUrl },
-    io.env,
-    undefined,
-  );
-  // Redacted from every tool result, whatever its shape (a gateway's key may not look like one).
-  addKnownSecret(config.apiKey);
-  if (!client && !config.apiKey) {
+  // The session redacts its keys (and the cloud's secrets) from every tool result, whatever their shape.
+  const config = cliModelConfig(settings, options.provider, io.env, base);
+  if (!client && !modelReady(config)) {
     io.stderr(noApiKeyText(io.command));
     return EXIT_MODEL_ERROR;
   }
   const logger = stderrLogger(io, options.verbose === true);
+  logger.info(providerLine(config, io.env));
   const mcpOptions = { configs: options['mcp-config'] ?? [], strict: options['strict-mcp-config'] === true };
   const mcp = await startCliMcp({ ...mcpOptions, dataDir, cwd, settings }, io, logger);
   const search = await cliSearch(io, settings, options['rg-path'] !== undefined, logger);
