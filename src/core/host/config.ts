@@ -8,13 +8,13 @@ import {
   type ModelConfig,
   type ModelSettings,
 } from '../llm/modelConfig';
-import { providerName as nameOf, resolveProvider as providerFrom, type ResolvedProvider } from '../llm/providerConfig';
+import { providerName as nameOf } from '../llm/providerConfig';
 import {
   canonicalModelId as canonicalOf,
   providerModelId as providerIdOf,
   suggestedModels as modelsOf,
 } from '../llm/providerModels';
-import type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings, ProviderSource } from '../llm/providerTypes';
+import type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings } from '../llm/providerTypes';
 import {
   resolveSettings as settingsFrom,
   type EngramSettings,
@@ -24,7 +24,7 @@ import {
 import type { SearchBounds } from '../tools/searchTypes';
 
 export type { Env, ModelConfig, ModelSettings, RawSettings, ResolvedSettings };
-export type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings, ProviderSource, ResolvedProvider };
+export type { ProviderConfig, ProviderId, ProviderModel, ProviderSettings };
 
 /** The provider ids a setting or `--provider` accepts: anthropic, bedrock, vertex, foundry. */
 export { PROVIDER_IDS } from '../llm/providerTypes';
@@ -56,15 +56,6 @@ export function resolveSettings(raw: RawSettings = {}): ResolvedSettings {
  */
 export function resolveModelConfig(settings: ModelSettings, env: Env, secret: string | undefined): ModelConfig {
   return modelConfigFrom(settings, env, secret);
-}
-
-/**
- * The provider a session talks to, from the host's settings and the environment: a flag or setting beats
- * Claude Code's CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY, which beat the Anthropic API. `problems`
- * names what is wrong with its fix (an unknown provider: the CLI exits 2 on it).
- */
-export function resolveProvider(settings: ProviderSettings, env: Env): ResolvedProvider {
-  return providerFrom(settings, env);
 }
 
 /** The models the model picker offers for a provider, newest first, each with the id it sends. */

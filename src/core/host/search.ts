@@ -4,8 +4,8 @@
 // (EngramSessionSetup.search). The engine's `name` and `detail` say which one runs, for the log,
 // /context and the inspector.
 export { createSearchEngine, type SearchEngineOptions } from '../tools/search/createSearchEngine';
-export { SEARCH_MAX_FILE_BYTES, SEARCH_TIME_LIMIT_MS } from '../tools/search/searchRun';
-export type { SearchBounds, SearchEngine, SearchEngineName } from '../tools/searchTypes';
+export { SEARCH_MAX_FILE_BYTES } from '../tools/search/searchRun';
+export type { SearchEngine } from '../tools/searchTypes';
 export type { SessionSearch } from '../agent/searchContext';
 /** The chat's `@` completion: the workspace's file names listed through the engine, kept, and following file events. */
 export { FileNameIndex } from '../tools/fileNameIndex';

@@ -140,14 +140,6 @@ export function warmUpTokenizer(): Promise<void> {
   return ensureTokenizer();
 }
 
-/**
- * From now on `value` (a key the host holds before any session opens) is redacted from tool results and
- * logs wherever it shows, even where no secret pattern would know its shape.
- */
-export function addKnownSecret(value: string | undefined): void {
-  rememberSecret(value);
-}
-
 /** `text` with every secret it holds replaced by a marker: what a host attaches to a prompt from a file. */
 export async function redactAttachedText(text: string): Promise<string> {
   return (await redactSecrets(text)).text;
