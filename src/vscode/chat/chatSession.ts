@@ -1,7 +1,5 @@
-// The chat of one window, as the Chat view, the inspector, the team commands and the extension's commands
-// see it: the window's items, busy state and gauge, and each request handed to the part that carries it
-// out (the session slot opens and closes the engine session, the turns send and resume, the event view
-// shows what the session does, the first-run screen sets a model up). What the session does lives in core.
+// The chat of one window as its views and commands see it: items, busy state and gauge, and each request
+// handed to the part that carries it out (session slot, turns, event view, first-run screen); core does the rest.
 import * as vscode from 'vscode';
 import { sessionGauge } from '../../core/host/conversationDisplay';
 import type { ChainStage, EngramSession, Logger } from '../../core/host/sessions';
