@@ -4,7 +4,6 @@
 // built from core types (anthropicRequest.ts), the stream comes back as a core ModelResponse
 // (anthropicResponse.ts) and failures as core ModelErrors (anthropicErrors.ts, providerErrors.ts), STYLE
 // habit 8.
-import { APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import { silentLogger, type Logger } from '../ports';
 import { DROPPED_MID_ANSWER, mapError, type ErrorTarget } from './anthropicErrors';
@@ -18,6 +17,7 @@ import type { ProviderSdk } from './providerSdk';
 import { credentialFailure } from './providerErrors';
 import { hourCacheOn, providerModelId } from './providerModels';
 import type { ProviderConfig } from './providerTypes';
+import { isApiError, isUserAbort } from './sdkErrors';
 import { stallGuardedFetch } from './stallGuard';
 
 export interface AnthropicClientOptions {
@@ -99,14 +99,14 @@ export class AnthropicModelClient implements ModelClient {
       events = data;
       state.requestId = request_id ?? undefined;
     } catch (e) {
-      if (signal.aborted || e instanceof APIUserAbortError) return state.result({ cancelled: true });
+      if (signal.aborted || isUserAbort(e)) return state.result({ cancelled: true });
       throw this.failure(e, req.model);
     }
 
     try {
       for await (const event of events) state.apply(event);
     } catch (e) {
-      if (signal.aborted || e instanceof APIUserAbortError) return state.result({ cancelled: true });
+      if (signal.aborted || isUserAbort(e)) return state.result({ cancelled: true });
       throw mapError(e, state.started ? state.result({ dropped: true }) : undefined, this.target(req.model));
     }
     // The SDK ends the iteration quietly when aborted, so check before calling it complete.
@@ -157,7 +157,7 @@ export class AnthropicModelClient implements ModelClient {
     if (credentials) return credentials;
     if (this.provider.id === 'vertex' && e instanceof Error && /No projectId was given/.test(e.message))
       return new AuthError(NO_VERTEX_PROJECT, { cause: e });
-    if (!(e instanceof APIError) && !isModelError(e)) return requestNotBuilt(e);
+    if (!isApiError(e) && !isModelError(e)) return requestNotBuilt(e);
     return mapError(e, undefined, this.target(model));
   }
 

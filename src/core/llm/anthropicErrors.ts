@@ -1,7 +1,6 @@
 // SDK failures as core ModelErrors, with messages that say what to check: a connection that could not
 // be made (and the system's reason, in words), one that dropped or went silent mid-answer, and the API's
 // own error answers, which errors.ts classifies. The SDK's error classes are known only here.
-import { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import {
   ConnectionDroppedError,
   ConnectionError,
@@ -13,6 +12,7 @@ import {
 import type { ModelResponse } from './modelClient';
 import { baseUrlHint, cloudApiFailure, credentialFailure } from './providerErrors';
 import type { ProviderConfig } from './providerTypes';
+import { isApiError, isConnectionError } from './sdkErrors';
 import { stallIn, type StallError } from './stallGuard';
 
 /** Where a failed request went: for messages that say what to check. */
@@ -31,7 +31,7 @@ export function mapError(e: unknown, partial: ModelResponse | undefined, target:
   if (stall) return stalledError(stall, partial, target.provider);
   const credentials = credentialFailure(e, target.provider);
   if (credentials) return credentials;
-  if (e instanceof APIConnectionError) {
+  if (isConnectionError(e)) {
     if (partial) return droppedError(partial, e);
     return new ConnectionError(
       `Could not reach ${target.endpoint} (${connectionReason(e)}). ` +
@@ -39,7 +39,7 @@ export function mapError(e: unknown, partial: ModelResponse | undefined, target:
       { cause: e },
     );
   }
-  if (e instanceof APIError) {
+  if (isApiError(e)) {
     const headers = e.headers;
     const body = cloudBody(e.error);
     const requestId = e.requestID ?? headers?.get('x-amzn-requestid') ?? undefined;

@@ -4,9 +4,14 @@
 // API never loads it. SDK types stay here and in the other anthropic*/provider* files (STYLE habit 8).
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { AnthropicFoundry } from '@anthropic-ai/foundry-sdk';
+import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
+import type { SdkErrorClasses } from './sdkErrors';
 import type { ProviderSdk, Shared } from './providerSdk';
 import type { BedrockProvider, FoundryProvider, VertexProvider } from './providerTypes';
+
+/** This bundle's copy of the SDK's error classes: the clients below throw these (sdkErrors.ts). */
+export const sdkErrors: SdkErrorClasses = { APIError, APIConnectionError, APIUserAbortError };
 
 /** Microsoft Entra ID's scope for Foundry, per the foundry SDK's README. */
 const FOUNDRY_SCOPE = 'https://ai.azure.com/.default';

@@ -5,6 +5,7 @@
 import { Anthropic } from '@anthropic-ai/sdk';
 import type { CommonClientOptions, ProviderSdk, Shared } from './providerSdk';
 import type { ProviderConfig } from './providerTypes';
+import { addSdkErrorClasses } from './sdkErrors';
 
 /**
  * Whether the provider answers count_tokens: the Anthropic API, Foundry (Anthropic's own infrastructure)
@@ -67,5 +68,6 @@ function clouds(): CloudChunk {
       throw bundledError;
     }
   }
+  addSdkErrorClasses(chunk.sdkErrors);
   return chunk;
 }
