@@ -58,7 +58,9 @@ export async function sessionSearch(
       `Search: exclude entries with a "when" condition are searched anyway (a glob cannot say "beside a sibling"): ` +
         conditional.join(', '),
     );
-  const engine = await create(ripgrep.found ? { rgPath: ripgrep.path, source: ripgrep.source } : {});
+  const engine = await create(
+    ripgrep.found ? { rgPath: ripgrep.path, source: ripgrep.source, version: ripgrep.version } : {},
+  );
   // The excludes are relative to the workspace folder: a search below it rebases them (hostExcludes.ts).
   return {
     engine,
