@@ -39,7 +39,9 @@ export async function cliSearch(
 ): Promise<SessionSearch> {
   const ripgrep = await cliRipgrep(io, settings, flagGiven);
   logger.info(`Search: ${describeRipgrepChoice(ripgrep)}`);
-  const engine = await createSearchEngine(ripgrep.found ? { rgPath: ripgrep.path, source: ripgrep.source } : {});
+  const engine = await createSearchEngine(
+    ripgrep.found ? { rgPath: ripgrep.path, source: ripgrep.source, version: ripgrep.version } : {},
+  );
   return { engine, bounds: () => searchBoundsOf(settings, []) };
 }
 

@@ -182,6 +182,8 @@ export interface WalkOptions {
   onSkippedDir?: (abs: string) => void;
   /** The host's excludes (gitignore-like globs relative to `base`), applied to files and folders. */
   excludes?: Ignore | null;
+  /** Called for each folder or file the host's excludes left out, so the search can name it. */
+  onExcluded?: (abs: string, isDir: boolean) => void;
 }
 
 /**
@@ -227,11 +229,13 @@ export async function* walkFiles(
     for (const e of entries) {
       const abs = path.join(next.abs, e.name);
       if (e.isDirectory()) {
-        if (opts.skipDir?.(abs) || excluded(abs, true)) continue;
-        if (REPORTED_SKIPPED_DIRS.has(e.name)) opts.onSkippedDir?.(abs);
+        if (opts.skipDir?.(abs)) continue;
+        if (excluded(abs, true)) opts.onExcluded?.(abs, true);
+        else if (REPORTED_SKIPPED_DIRS.has(e.name)) opts.onSkippedDir?.(abs);
         else if (!(await rules.isIgnored(abs, true))) kept.push({ abs, dir: true });
       } else if (e.isFile()) {
-        if (!excluded(abs, false) && !(await rules.isIgnored(abs, false))) kept.push({ abs, dir: false });
+        if (excluded(abs, false)) opts.onExcluded?.(abs, false);
+        else if (!(await rules.isIgnored(abs, false))) kept.push({ abs, dir: false });
       }
     }
     // Reverse so the stack pops them in name order.

@@ -6,7 +6,7 @@
 export type SearchEngineName = 'ripgrep' | 'javascript';
 
 /** Why a file was not searched (or listed): never dropped silently. */
-export type LeftOutReason = 'tooBig' | 'binary' | 'excluded' | 'unreadable';
+export type LeftOutReason = 'tooBig' | 'binary' | 'excluded' | 'hostExcluded' | 'unreadable';
 
 export interface LeftOut {
   reason: LeftOutReason;
@@ -14,6 +14,8 @@ export interface LeftOut {
   count: number;
   /** Their paths (absolute), the first few at least, for the message ("2 files over 5 MB not searched: …"). */
   paths: string[];
+  /** hostExcluded (a folder or file the host's excludes matched): how many of `count` are folders. */
+  folders?: number;
 }
 
 /** What bounds a search, whatever the engine. */
@@ -24,6 +26,8 @@ export interface SearchBounds {
   maxFileBytes: number;
   /** Globs (relative to the root, gitignore-like) the host excludes, e.g. VS Code's files.exclude / search.exclude. */
   excludes: string[];
+  /** The folder `excludes` are relative to (VS Code's workspace folder); the search root when absent. */
+  excludesRoot?: string;
 }
 
 export interface GrepQuery extends SearchBounds {

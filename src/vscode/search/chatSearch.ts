@@ -58,13 +58,23 @@ export async function sessionSearch(
       `Search: exclude entries with a "when" condition are searched anyway (a glob cannot say "beside a sibling"): ` +
         conditional.join(', '),
     );
-  const engine = await create(ripgrep.found ? { rgPath: ripgrep.path, source: ripgrep.source } : {});
-  return { engine, bounds: () => searchBoundsOf(settings(), excludes().globs) };
+  const engine = await create(
+    ripgrep.found ? { rgPath: ripgrep.path, source: ripgrep.source, version: ripgrep.version } : {},
+  );
+  // The excludes are relative to the workspace folder: a search below it rebases them (hostExcludes.ts).
+  return {
+    engine,
+    bounds: () => ({ ...searchBoundsOf(settings(), excludes().globs), excludesRoot: workspaceFolder()?.fsPath }),
+  };
+}
+
+function workspaceFolder(): vscode.Uri | undefined {
+  return vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri;
 }
 
 /** files.exclude and search.exclude of the workspace folder sessions work in, as VS Code's own search reads them. */
 function excludes(): ReturnType<typeof workspaceExcludes> {
-  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri;
+  const folder = workspaceFolder();
   return workspaceExcludes(
     vscode.workspace.getConfiguration('files', folder).get<Record<string, unknown>>('exclude'),
     vscode.workspace.getConfiguration('search', folder).get<Record<string, unknown>>('exclude'),

@@ -1,5 +1,6 @@
 // Choosing the engine a session searches with: the ripgrep binary a host found, once it is checked to run
-// (`rg --version`, cached per path), else the JavaScript engine with the reason in its detail and the log.
+// (`rg --version`, cached per path; not again when the host's pickRipgrep ran it and passes the version),
+// else the JavaScript engine with the reason in its detail and the log.
 import { execFile } from 'node:child_process';
 import { silentLogger, type Logger } from '../../ports';
 import type { SearchEngine } from '../searchTypes';
@@ -15,6 +16,8 @@ export interface SearchEngineOptions {
   rgPath?: string;
   /** Where it came from, for the detail: e.g. "VS Code's bundled copy". */
   source?: string;
+  /** The version `rg --version` gave the host (pickRipgrep's "15.0.0"): the binary is not run again. */
+  version?: string;
   logger?: Logger;
 }
 
@@ -47,7 +50,7 @@ export async function createSearchEngine(opts: SearchEngineOptions): Promise<Sea
   const logger = opts.logger ?? silentLogger;
   if (!opts.rgPath) return jsSearchEngine('JavaScript (no ripgrep found)');
   try {
-    const version = await rgVersion(opts.rgPath);
+    const version = opts.version ? `ripgrep ${opts.version}` : await rgVersion(opts.rgPath);
     const detail = `${version.replace(/\s*\(rev [^)]*\)/, '')}${opts.source ? ` (${opts.source})` : ''} at ${opts.rgPath}`;
     logger.info(`Search engine: ${detail}`);
     return ripgrepSearchEngine(opts.rgPath, detail);

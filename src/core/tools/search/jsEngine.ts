@@ -20,6 +20,7 @@ import {
   type SearchEngine,
 } from '../searchTypes';
 import { errorText } from '../toolSupport';
+import { excludesFor } from './hostExcludes';
 import { unsafeForJs } from './regexSafety';
 import { byNewest, folderFilter, globMatcher, keptHits, LeftOutTally } from './searchOrder';
 
@@ -134,8 +135,11 @@ async function jsGrep(q: GrepQuery, outer: AbortSignal): Promise<GrepOutcome> {
       // files_with_matches sorts by mtime, so it must see every file; the others can stop once full.
       const full = (): boolean => q.mode !== 'files_with_matches' && kept > q.wanted;
       const walk = walkFiles(q.root, rules, signal, {
-        excludes: excludesMatcher(q.excludes),
+        excludes: excludesMatcher(excludesFor(q)),
         onSkippedDir: (abs) => tally.add('excluded', abs),
+        onExcluded: (abs, isDir) => {
+          if (isDir || filter(toPosix(path.relative(q.root, abs)))) tally.add('hostExcluded', abs, isDir);
+        },
       });
       for await (const abs of walk) {
         if (!filter(toPosix(path.relative(q.root, abs)))) continue;
@@ -225,10 +229,13 @@ async function jsFiles(q: FileQuery, outer: AbortSignal): Promise<FileListing> {
   try {
     const rules = await IgnoreRules.create(q.root);
     const walk = walkFiles(q.root, rules, bounded.signal, {
-      excludes: excludesMatcher(q.excludes),
+      excludes: excludesMatcher(excludesFor(q)),
       // Folders the pattern cannot reach are not entered (nor named: the tool names only reachable ones).
       skipDir: (abs) => !couldHold(toPosix(path.relative(q.root, abs))),
       onSkippedDir: (abs) => tally.add('excluded', abs),
+      onExcluded: (abs, isDir) => {
+        if (isDir || match(toPosix(path.relative(q.root, abs)))) tally.add('hostExcluded', abs, isDir);
+      },
     });
     const times = new MtimeReader(bounded.signal, q.namesOnly);
     for await (const abs of walk) if (match(toPosix(path.relative(q.root, abs)))) times.add(abs);

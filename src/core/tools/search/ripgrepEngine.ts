@@ -7,7 +7,7 @@
 // count and name them. Results are put in the shared order (searchOrder.ts): ripgrep's own is unordered.
 // JSON format: https://docs.rs/grep-printer/latest/grep_printer/struct.JSON.html (begin, match, context,
 // end with binary_offset and stats, summary; a path or line that is not UTF-8 comes as base64 `bytes`).
-import { promises as fsp } from 'node:fs';
+import { lstatSync, promises as fsp } from 'node:fs';
 import path from 'node:path';
 import { FILE_TYPES, fileFilter } from '../grepSearch';
 import { IgnoreRules, REPORTED_SKIPPED_DIRS, toPosix } from '../ignoreRules';
@@ -18,8 +18,10 @@ import {
   type GrepFileHit,
   type GrepOutcome,
   type GrepQuery,
+  type SearchBounds,
   type SearchEngine,
 } from '../searchTypes';
+import { excludesFor } from './hostExcludes';
 import { jsSearchEngine, listing, MtimeReader } from './jsEngine';
 import { unsafeForJs } from './regexSafety';
 import { runRg } from './rgProcess';
@@ -29,6 +31,8 @@ import { folderFilter, globMatcher, keptHits, LeftOutTally } from './searchOrder
 const SKIP_GLOBS = ['.git', '.hg', '.svn', 'node_modules'].map((d) => `!${d}/`);
 /** The type name our --type-add defines (the JS engine's FILE_TYPES, so both filter alike). */
 const OWN_TYPE = 'engramtype';
+/** Paths looked at between two turns of the event loop when telling excluded folders from files. */
+const LSTAT_BATCH = 500;
 /** Kept stderr (ripgrep's error text) at most, in characters. */
 const MAX_ERROR_CHARS = 4000;
 
@@ -53,12 +57,12 @@ function textOf(t: RgText | undefined): string {
 }
 
 /** The flags that make ripgrep walk the tree as IgnoreRules does. */
-async function walkArgs(root: string, excludes: readonly string[]): Promise<string[]> {
-  const rules = await IgnoreRules.create(root);
+async function walkArgs(q: SearchBounds & { root: string }): Promise<string[]> {
+  const rules = await IgnoreRules.create(q.root);
   const args = ['--no-config', '--debug', '--hidden', '--no-require-git', '--no-ignore-global'];
   if (!rules.readsParents) args.push('--no-ignore-parent');
   for (const g of SKIP_GLOBS) args.push('--glob', g);
-  for (const e of excludes) if (e.trim() !== '' && !e.startsWith('!')) args.push('--glob', `!${e}`);
+  for (const e of excludesFor(q)) args.push('--glob', `!${e}`);
   return args;
 }
 
@@ -67,6 +71,8 @@ class StderrReader {
   errors = '';
   /** Paths ripgrep could not open or read ("rg: PATH: ... (os error 13)"): files among them are named. */
   private readonly failed: string[] = [];
+  /** Paths a host exclude glob left out (folders or files: ripgrep's log does not say which). */
+  private readonly hostExcluded: string[] = [];
 
   constructor(
     private readonly root: string,
@@ -83,14 +89,17 @@ class StderrReader {
       else if (this.errors.length < MAX_ERROR_CHARS) this.errors += `${l}\n`;
       return;
     }
+    // An override glob that skipped a path: "ignoring ./a/b: Ignore(IgnoreMatch(Override(Glob(Matched(Glob
+    // { from: None, original: \"!**/b\", ...". Ours (SKIP_GLOBS) name node_modules; the others are the host's.
     const m =
-      /: ignoring (.+?): (?:(\d+) bytes|found binary data at offset \d+|Ignore\(IgnoreMatch\(Override\(Glob\(Matched\(Glob \{ from: None, original: "!([^"/]+)\/")/.exec(
+      /: ignoring (.+?): (?:(\d+) bytes|found binary data at offset \d+|Ignore\(IgnoreMatch\(Override\(Glob\(Matched\(Glob \{ from: None, original: "(.*?)", actual)/.exec(
         l,
       );
     if (!m) return;
     const abs = path.resolve(this.root, m[1]);
     if (m[3] !== undefined) {
-      if (REPORTED_SKIPPED_DIRS.has(m[3]) && this.keepFolder(abs)) this.tally.add('excluded', abs);
+      if (!SKIP_GLOBS.includes(m[3])) this.hostExcluded.push(abs);
+      else if (REPORTED_SKIPPED_DIRS.has(path.basename(abs)) && this.keepFolder(abs)) this.tally.add('excluded', abs);
     } else if (this.keep(abs)) this.tally.add(m[2] !== undefined ? 'tooBig' : 'binary', abs);
   }
 
@@ -101,11 +110,24 @@ class StderrReader {
     return text.replace(/^rg: /, '');
   }
 
-  /** Names the files ripgrep could not read (unreadable folders are passed by, as the JS walk does). */
-  async tallyUnreadable(): Promise<void> {
+  /**
+   * Names the files ripgrep could not read (unreadable folders are passed by, as the JS walk does), and
+   * what the host's excludes left out: every folder (Glob: one its pattern could reach), and the files the
+   * search would otherwise have looked at.
+   */
+  async tallyAfterRun(): Promise<void> {
     for (const abs of this.failed) {
       const st = await fsp.lstat(abs).catch(() => null);
       if (st?.isFile() && this.keep(abs)) this.tally.add('unreadable', abs);
+    }
+    // ripgrep's log does not say whether a path is a folder. lstatSync costs ~3 µs a path where the
+    // promise form costs ~12 (measured on 4,620 excluded files); batches keep the event loop free.
+    for (let i = 0; i < this.hostExcluded.length; i += LSTAT_BATCH) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const abs of this.hostExcluded.slice(i, i + LSTAT_BATCH)) {
+        const isDir = lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() ?? false;
+        if (isDir ? this.keepFolder(abs) : this.keep(abs)) this.tally.add('hostExcluded', abs, isDir);
+      }
     }
   }
 }
@@ -131,7 +153,7 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
   const args = json ? ['--json'] : ['--count', '--with-filename'];
   args.push('--crlf', '--engine', 'auto');
   if (q.mode !== 'files_with_matches') args.push('--sort', 'path');
-  if (isDir) args.push(...(await walkArgs(q.root, q.excludes)), '--max-filesize', String(q.maxFileBytes));
+  if (isDir) args.push(...(await walkArgs(q)), '--max-filesize', String(q.maxFileBytes));
   else args.push('--no-config');
   if (q.ignoreCase) args.push('--ignore-case');
   if (q.multiline) args.push('--multiline', '--multiline-dotall');
@@ -191,7 +213,7 @@ async function rgGrep(rgPath: string, q: GrepQuery, signal: AbortSignal): Promis
       stop = s;
     },
   });
-  await stderr.tallyUnreadable();
+  await stderr.tallyAfterRun();
   if (run.code === 2 && hits.length === 0 && stderr.errors.trim() !== '') {
     const words = stderr.patternError();
     if (words) throw new SearchPatternError(`ripgrep cannot use this pattern: ${words}`);
@@ -228,14 +250,15 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
   const match = globMatcher(q.pattern);
   const couldHold = folderFilter(q.pattern);
   const tally = new LeftOutTally();
+  const relOf = (abs: string): string => toPosix(path.relative(q.root, abs));
   const stderr = new StderrReader(
     q.root,
     tally,
-    () => false,
-    (abs) => couldHold(toPosix(path.relative(q.root, abs))),
+    (abs) => match(relOf(abs)),
+    (abs) => couldHold(relOf(abs)),
   );
   const times = new MtimeReader(signal, q.namesOnly);
-  const args = ['--files', ...(await walkArgs(q.root, q.excludes)), '--', '.'];
+  const args = ['--files', ...(await walkArgs(q)), '--', '.'];
   // rg prints clean relative paths: outside Windows (where the separator is rewritten) the root is only
   // prefixed, without path.join's normalising, a cost on 100,000 lines.
   const prefix = q.root.endsWith(path.sep) ? q.root : q.root + path.sep;
@@ -247,6 +270,7 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
     },
     onStderr: (l) => stderr.line(l),
   });
+  await stderr.tallyAfterRun();
   const files = await times.all();
   if (run.code === 2 && files.length === 0 && stderr.errors.trim() !== '' && !signal.aborted && !run.timedOut)
     throw new Error(`ripgrep failed: ${stderr.errors.trim() || `exit code ${run.code}`}`);

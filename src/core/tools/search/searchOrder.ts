@@ -52,8 +52,11 @@ export function keptHits(
 /** Counts and names the files (or folders) a search left out, by reason. */
 export class LeftOutTally {
   private readonly byReason = new Map<LeftOutReason, LeftOut>();
+  /** The left-out paths that are folders (they sit in walk order where their first entry would). */
+  private readonly dirs = new Set<string>();
 
-  add(reason: LeftOutReason, abs: string): void {
+  add(reason: LeftOutReason, abs: string, isDir = reason === 'excluded'): void {
+    if (isDir) this.dirs.add(abs);
     let e = this.byReason.get(reason);
     if (!e) {
       e = { reason, count: 0, paths: [] };
@@ -69,16 +72,17 @@ export class LeftOutTally {
    * out before that point in walk order: the rest it never reached.
    */
   list(stoppedAt?: string): LeftOut[] {
-    const order: LeftOutReason[] = ['tooBig', 'binary', 'excluded', 'unreadable'];
-    return order.flatMap((r) => {
+    const order: LeftOutReason[] = ['tooBig', 'binary', 'excluded', 'hostExcluded', 'unreadable'];
+    return order.flatMap((r): LeftOut[] => {
       const e = this.byReason.get(r);
       if (!e) return [];
       // A folder sits in walk order where its first entry would.
-      const place = (p: string): string => (r === 'excluded' ? path.join(p, '\u0000') : p);
+      const place = (p: string): string => (this.dirs.has(p) ? path.join(p, '\u0000') : p);
       const all = [...new Set(e.paths)].filter((p) => stoppedAt === undefined || byWalkOrder(place(p), stoppedAt) < 0);
       if (all.length === 0) return [];
       const paths = all.sort((a, b) => byWalkOrder(place(a), place(b))).slice(0, LEFT_OUT_NAMED);
-      return [{ reason: r, count: all.length, paths }];
+      if (r !== 'hostExcluded') return [{ reason: r, count: all.length, paths }];
+      return [{ reason: r, count: all.length, paths, folders: all.filter((p) => this.dirs.has(p)).length }];
     });
   }
 }

@@ -19,6 +19,7 @@ export function searchBounds(ctx: ToolContext): SearchBounds {
     timeLimitMs: ctx.searchBounds?.timeLimitMs ?? SEARCH_TIME_LIMIT_MS,
     maxFileBytes: ctx.searchBounds?.maxFileBytes ?? SEARCH_MAX_FILE_BYTES,
     excludes: ctx.searchBounds?.excludes ?? [],
+    excludesRoot: ctx.searchBounds?.excludesRoot,
   };
 }
 
@@ -55,10 +56,20 @@ export function leftOutNotes(leftOut: readonly LeftOut[], maxFileBytes: number, 
         return `[${l.count} binary ${files} not searched: ${names}.]`;
       case 'excluded':
         return `[${l.count} node_modules ${l.count === 1 ? 'folder' : 'folders'} not searched: ${names}. Pass one as path to search it.]`;
+      case 'hostExcluded':
+        return `[${hostExcludedWhat(l)} excluded by the editor's files.exclude / search.exclude settings not searched: ${names}. Pass ${l.count === 1 ? 'it' : 'one'} as path to search it.]`;
       default:
         return `[${l.count} ${files} could not be read: ${names}.]`;
     }
   });
+}
+
+/** "1 folder", "2 files", "3 folders and files". */
+function hostExcludedWhat(l: LeftOut): string {
+  const folders = l.folders ?? 0;
+  if (folders === l.count) return `${l.count} ${l.count === 1 ? 'folder' : 'folders'}`;
+  if (folders === 0) return `${l.count} ${l.count === 1 ? 'file' : 'files'}`;
+  return `${l.count} folders and files`;
 }
 
 /** The time-limit note. */

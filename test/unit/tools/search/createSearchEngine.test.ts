@@ -17,6 +17,14 @@ describe('createSearchEngine', () => {
     assert.match(logged.join('\n'), /Search engine: ripgrep/);
   });
 
+  it('does not run rg --version again when the host checked the binary and passes its version', async () => {
+    // A path that does not exist: had the binary been run, the engine would be JavaScript.
+    const rgPath = path.join(tempDir(), 'rg');
+    const engine = await createSearchEngine({ rgPath, source: 'checked copy', version: '15.0.0' });
+    assert.equal(engine.name, 'ripgrep');
+    assert.equal(engine.detail, `ripgrep 15.0.0 (checked copy) at ${rgPath}`);
+  });
+
   it('falls back to JavaScript with the reason when the binary is missing or is not ripgrep', async () => {
     const missing = await createSearchEngine({ rgPath: path.join(tempDir(), 'rg') });
     assert.equal(missing.name, 'javascript');

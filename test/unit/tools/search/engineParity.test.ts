@@ -181,10 +181,21 @@ const globInput: fc.Arbitrary<GlobInput> = fc
   .map(defined);
 
 /** The host's excludes (VS Code's files.exclude / search.exclude) for a run. */
-const excludesSpec = fc.constantFrom<string[]>([], [], ['**/*.log'], ['sub/', '**/Zed'], ['*.md', 'a/b']);
+// Relative to the tree's root (the workspace folder), as the VS Code host passes them: anchored folder and
+// file patterns (rebased when a Grep or Glob searches a folder below the root) and `**/` ones.
+const excludesSpec = fc.constantFrom<string[]>(
+  [],
+  [],
+  ['**/*.log'],
+  ['sub/', '**/Zed'],
+  ['*.md', 'a/b'],
+  ['/a/sub', '/sub/b.txt', '**/build'],
+  ['/a/**/b', '**/x y/', '/keep.ts'],
+  ['/a', '/sub/*.md', '**/node_modules'],
+);
 
 function ctxFor(root: string, engine: ToolContext['search'], excludes: string[]): ToolContext {
-  const searchBounds = { maxFileBytes: MAX_FILE_BYTES, timeLimitMs: 60_000, excludes };
+  const searchBounds = { maxFileBytes: MAX_FILE_BYTES, timeLimitMs: 60_000, excludes, excludesRoot: root };
   return makeCtx(root, { search: engine, searchBounds });
 }
 
