@@ -174,15 +174,17 @@ export function checkProviderBody(route: RoutedRequest, body: unknown, requestId
   return null;
 }
 
-/** The Messages body the shared pipeline validates and answers: the path's model and streaming put back. */
+/**
+ * The Messages body the shared pipeline validates and answers: on Bedrock and Vertex a copy with the path's
+ * model and streaming put back; elsewhere the body itself, so a test finds the logged request by its body.
+ */
 export function canonicalBody(route: RoutedRequest, body: unknown): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  if (route.provider !== 'bedrock' && route.provider !== 'vertex') return body;
   const b = { ...(body as Record<string, unknown>) };
-  if (route.provider === 'bedrock' || route.provider === 'vertex') {
-    delete b.anthropic_version;
-    delete b.anthropic_beta;
-    if (route.model !== undefined) b.model = route.model;
-    if (route.stream !== undefined) b.stream = route.stream;
-  }
+  delete b.anthropic_version;
+  delete b.anthropic_beta;
+  if (route.model !== undefined) b.model = route.model;
+  if (route.stream !== undefined) b.stream = route.stream;
   return b;
 }
