@@ -79,7 +79,8 @@ async function whyNotRunnable(file: string): Promise<{ version: string } | strin
 export function ripgrepOnPath(pathValue: string | undefined, platform: NodeJS.Platform = process.platform): string[] {
   const names = platform === 'win32' ? ['rg.exe'] : ['rg'];
   const dirs = (pathValue ?? '').split(platform === 'win32' ? ';' : ':').filter((d) => d.trim() !== '');
-  return dirs.flatMap((dir) => names.map((n) => path.join(dir, n)));
+  // A PATH often names one folder twice: each candidate is checked (and run) once.
+  return [...new Set(dirs.flatMap((dir) => names.map((n) => path.join(dir, n))))];
 }
 
 /** The engine a search runs on, in words for the log, `/context` and the inspector. */
