@@ -126,8 +126,7 @@ suite('providers in the Chat view', () => {
       // "Amazon Bedrock…" asks for the region, prefilled from AWS_REGION; Enter keeps it.
       await config.update('bedrock.baseUrl', server.url, vscode.ConfigurationTarget.Global);
       await ui.click('chat', '#setup-bedrock');
-      await ui.workbenchText('.quick-input-widget .quick-input-box input');
-      await ui.press('Enter');
+      await ui.acceptInputBox('AWS region for Amazon Bedrock');
       await waitUntil(
         'the provider setting',
         () => vscode.workspace.getConfiguration('engram').get('provider') === 'bedrock',

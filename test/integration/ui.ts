@@ -22,6 +22,7 @@ export const ui = {
   evaluate: <T>(view: ViewId, expression: string) => call<T>('evaluate', { view, expression }),
   palette: (command: string) => call<boolean>('palette', { command }),
   quickPick: (label: string) => call<boolean>('quickPick', { label }),
+  acceptInputBox: (title: string) => call<boolean>('acceptInputBox', { title }),
   workbenchText: (selector: string, timeoutMs?: number) => call<string>('workbenchText', { selector, timeoutMs }),
   clickWorkbench: (selector: string) => call<boolean>('clickWorkbench', { selector }),
   fillWorkbench: (selector: string, value: string) => call<boolean>('fillWorkbench', { selector, value }),
