@@ -221,8 +221,9 @@ async function grepAndGlob(root: string): Promise<Metrics> {
       unit: 'x',
       target: 1.5,
       note:
-        'medians of runs taken in turn with rg; the engine has rg list every file (its --debug log names the ' +
-        'folders left out) and matches the glob in Node, where rg alone filters as it walks',
+        'medians of runs taken in turn with rg; the engine has rg list every file on all cores but one (its ' +
+        '--debug log names the folders left out) and matches the glob in Node on the last, where rg alone ' +
+        `filters as it walks; load average ${os.loadavg()[0]?.toFixed(2)} at the end`,
     },
     grep_100k_fallback_ms: {
       value: round(grepJs.ms),

@@ -109,8 +109,37 @@ export function folderFilter(pattern: string): (relDir: string) => boolean {
  * dot files match like any other.
  */
 export function globMatcher(pattern: string): (relPosix: string) => boolean {
-  const res = expandBraces(pattern.replace(/^\.\//, '')).map((p) => new RegExp(`^${globBody(p)}$`));
-  return (rel) => res.some((re) => re.test(rel));
+  const res = expandBraces(pattern.replace(/^\.\//, '')).map((p) => ({
+    // A cheap test of the literal end first, the regex only for the few paths that pass it (a listing
+    // is ~80,000 paths, most of them not matches).
+    tail: literalTail(p),
+    re: new RegExp(`^${globBody(p)}$`),
+  }));
+  return (rel) => res.some(({ tail, re }) => rel.endsWith(tail) && re.test(rel));
+}
+
+/** The literal end every match of a brace-free glob has: ".tsx" of "**\/*.tsx", "" of "src/**". */
+function literalTail(glob: string): string {
+  return /[^*?[\]\\]*$/.exec(glob)?.[0] ?? '';
+}
+
+/**
+ * The bytes a listed path must end with to match `pattern`, one per choice of its braces (the literal end
+ * of its last name, so it holds whatever the separator); null when some choice has none (anything may
+ * match). For testing a listing line before it is decoded.
+ */
+export function globNameTails(pattern: string): Buffer[] | null {
+  const tails = expandBraces(pattern.replace(/^\.\//, '')).map((p) => {
+    const tail = literalTail(p);
+    return tail.slice(tail.lastIndexOf('/') + 1);
+  });
+  return tails.includes('') ? null : tails.map((t) => Buffer.from(t));
+}
+
+/** Whether the line `bytes[start, end)` (a CR before its end ignored) ends with one of `tails`. */
+export function endsWithAny(tails: Buffer[], bytes: Buffer, start: number, end: number): boolean {
+  const stop = end > start && bytes[end - 1] === 13 ? end - 1 : end;
+  return tails.some((t) => stop - start >= t.length && bytes.compare(t, 0, t.length, stop - t.length, stop) === 0);
 }
 
 function globBody(glob: string): string {
@@ -122,9 +151,10 @@ function globBody(glob: string): string {
       const atEnd = i + 2 === glob.length || glob[i + 2] === '/';
       if (atStart && atEnd) {
         // `**/` is zero or more folders; a trailing `**` is anything below.
-        if (i + 2 === glob.length) out += '.*';
+        if (i + 2 === glob.length) out += '[\\s\\S]*';
         else {
-          out += '(?:[^/]*/)*';
+          // Any run of folders: the same strings as (?:[^/]*/)*, without its backtracking on deep paths.
+          out += '(?:[\\s\\S]*/)?';
           i++;
         }
         i++;
