@@ -16,11 +16,11 @@ export interface RgRun {
 export interface RgLines {
   onStdout(line: string): void;
   /**
-   * A cheap test on a stdout line's bytes (`bytes[start, end)`, no terminator) before it is decoded: a
-   * line it refuses never becomes a string. A listing of 80,000 paths where a few thousand match costs
-   * far less this way.
+   * Which stdout lines to decode: called with whole lines (each ending in LF), it calls `take` with the
+   * [start, end) range of each line wanted, terminator excluded. A line it passes over never becomes a
+   * string: a listing of 80,000 paths where a few thousand match costs far less this way. All by default.
    */
-  keepStdout?(bytes: Buffer, start: number, end: number): boolean;
+  pickStdout?: LinePicker;
   onStderr(line: string): void;
   /** Called once the process started: `stop()` ends it early (the caller has what it needs). */
   started?(stop: () => void, pid: number | undefined): void;
@@ -66,16 +66,8 @@ export function runRg(
         : undefined;
     signal.addEventListener('abort', stop, { once: true });
     if (signal.aborted) stop();
-    splitByteLines(
-      proc.stdout,
-      (l) => !stopped && !timedOut && lines.onStdout(l),
-      lines.keepStdout?.bind(lines) ?? (() => true),
-    );
-    splitByteLines(
-      proc.stderr,
-      (l) => lines.onStderr(l),
-      () => true,
-    );
+    splitByteLines(proc.stdout, (l) => !stopped && !timedOut && lines.onStdout(l), lines.pickStdout ?? everyLine);
+    splitByteLines(proc.stderr, (l) => lines.onStderr(l), everyLine);
     lines.started?.(stop, proc.pid);
     const finish = (code: number | null, err?: Error): void => {
       clearTimeout(timer);
@@ -88,33 +80,37 @@ export function runRg(
   });
 }
 
+/** Picks lines out of `bytes`, whole lines each ending in LF, by calling `take(start, end)` for each. */
+export type LinePicker = (bytes: Buffer, take: (start: number, end: number) => void) => void;
+
+/** Every line. */
+const everyLine: LinePicker = (bytes, take) => {
+  let start = 0;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, start)) {
+    take(start, i);
+    start = i + 1;
+  }
+};
+
 /**
- * Calls `onLine` for each line of `stream` that `keep` accepts, decoded as UTF-8 (a trailing CR kept; a
- * last line without a terminator too). Lines are cut on the bytes, so a character split between two
- * chunks is whole when decoded; a line longer than a chunk is joined once, when its end comes.
+ * Calls `onLine` for each line of `stream` that `pick` takes, decoded as UTF-8 (a last line without a
+ * terminator too). Lines are cut on the bytes, so a character split between two chunks is whole when
+ * decoded; a line longer than a chunk is joined once, when its end comes.
  */
-function splitByteLines(
-  stream: NodeJS.ReadableStream,
-  onLine: (line: string) => void,
-  keep: (bytes: Buffer, start: number, end: number) => boolean,
-): void {
+function splitByteLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void, pick: LinePicker): void {
   let pending: Buffer[] = [];
-  const whole = (line: Buffer): void => {
-    if (keep(line, 0, line.length)) onLine(line.toString('utf8'));
-  };
+  const lines = (bytes: Buffer): void => pick(bytes, (start, end) => onLine(bytes.toString('utf8', start, end)));
   stream.on('data', (chunk: Buffer) => {
-    let start = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
-      if (pending.length > 0) {
-        whole(Buffer.concat([...pending, chunk.subarray(0, i)]));
-        pending = [];
-      } else if (keep(chunk, start, i)) onLine(chunk.toString('utf8', start, i));
-      start = i + 1;
+    const last = chunk.lastIndexOf(10);
+    if (last === -1) {
+      pending.push(chunk);
+      return;
     }
-    if (start < chunk.length) pending.push(chunk.subarray(start));
+    lines(pending.length > 0 ? Buffer.concat([...pending, chunk.subarray(0, last + 1)]) : chunk.subarray(0, last + 1));
+    pending = last + 1 < chunk.length ? [chunk.subarray(last + 1)] : [];
   });
   stream.on('end', () => {
-    if (pending.length > 0) whole(Buffer.concat(pending));
+    if (pending.length > 0) lines(Buffer.concat([...pending, Buffer.from('\n')]));
     pending = [];
   });
   stream.on('error', () => undefined);

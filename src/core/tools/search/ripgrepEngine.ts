@@ -26,7 +26,7 @@ import { excludesFor } from './hostExcludes';
 import { jsSearchEngine, listing, MtimeReader } from './jsEngine';
 import { unsafeForJs } from './regexSafety';
 import { runRg } from './rgProcess';
-import { endsWithAny, folderFilter, globMatcher, globNameTails, keptHits, LeftOutTally } from './searchOrder';
+import { folderFilter, globMatcher, globNameTails, keptHits, LeftOutTally, linesEndingWith } from './searchOrder';
 
 /** Folders never searched below the root, as override globs (`!name/` matches a folder at any depth). */
 const SKIP_GLOBS = ['.git', '.hg', '.svn', 'node_modules'].map((d) => `!${d}/`);
@@ -272,7 +272,7 @@ async function rgFiles(rgPath: string, q: FileQuery, signal: AbortSignal): Promi
   const absolute = (rel: string): string => (path.sep === '/' ? prefix + rel : path.join(q.root, rel));
   const tails = globNameTails(q.pattern);
   const run = await runRg(rgPath, args, q.root, signal, q.timeLimitMs, {
-    keepStdout: tails ? (bytes, start, end) => endsWithAny(tails, bytes, start, end) : undefined,
+    pickStdout: tails ? linesEndingWith(tails) : undefined,
     onStdout: (line) => {
       const rel = line.startsWith('./') ? line.slice(2) : toPosix(line.replace(/^\.\\/, '')); // `.\a\b` on Windows
       if (match(rel)) times.add(absolute(rel));

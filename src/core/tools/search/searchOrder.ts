@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { GrepFileHit, LeftOut, LeftOutReason } from '../searchTypes';
 import { expandBraces } from '../grepSearch';
 import { compareNames } from '../ignoreRules';
+import type { LinePicker } from './rgProcess';
 
 /** Paths kept per left-out reason for the message; the count is always complete. */
 export const LEFT_OUT_NAMED = 5;
@@ -136,10 +137,27 @@ export function globNameTails(pattern: string): Buffer[] | null {
   return tails.includes('') ? null : tails.map((t) => Buffer.from(t));
 }
 
-/** Whether the line `bytes[start, end)` (a CR before its end ignored) ends with one of `tails`. */
-export function endsWithAny(tails: Buffer[], bytes: Buffer, start: number, end: number): boolean {
-  const stop = end > start && bytes[end - 1] === 13 ? end - 1 : end;
-  return tails.some((t) => stop - start >= t.length && bytes.compare(t, 0, t.length, stop - t.length, stop) === 0);
+/**
+ * A LinePicker (rgProcess.ts) for the lines that end with one of `tails` (a CR before the LF left out of
+ * the line): the buffer's own search finds them, so the lines between cost nothing in JavaScript.
+ */
+export function linesEndingWith(tails: Buffer[]): LinePicker {
+  const needles = tails.flatMap((t) => [
+    Buffer.concat([t, Buffer.from('\n')]),
+    Buffer.concat([t, Buffer.from('\r\n')]),
+  ]);
+  return (bytes, take) => {
+    // Two tails may end the same line (".ts" and ".d.ts"): each line is taken once.
+    const taken = needles.length > 2 ? new Set<number>() : undefined;
+    for (const needle of needles) {
+      for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + needle.length)) {
+        const start = at === 0 ? 0 : bytes.lastIndexOf(10, at - 1) + 1;
+        if (taken?.has(start)) continue;
+        taken?.add(start);
+        take(start, at + needle.length - (needle[needle.length - 2] === 13 ? 2 : 1));
+      }
+    }
+  };
 }
 
 function globBody(glob: string): string {
