@@ -103,7 +103,7 @@ export function providerLine(config: ModelConfig, env: Env): string {
       );
     case 'vertex':
       return (
-        `provider vertex (${from}): region ${p.region}, project ${p.projectId ?? '(none)'}${p.baseUrl ? `, ${p.baseUrl}` : ''}; ` +
+        `provider vertex (${from}): region ${p.region}${perModel(p.modelRegions)}, project ${p.projectId ?? '(none)'}${p.baseUrl ? `, ${p.baseUrl}` : ''}; ` +
         `credentials: ${p.skipAuth ? 'none sent (CLAUDE_CODE_SKIP_VERTEX_AUTH: the gateway adds them)' : googleCredentials(env)}`
       );
     case 'foundry':
@@ -130,4 +130,10 @@ function googleCredentials(env: Env): string {
   const file = env.GOOGLE_APPLICATION_CREDENTIALS?.trim();
   if (file) return `Google ADC from ${file} (GOOGLE_APPLICATION_CREDENTIALS)`;
   return 'Google ADC (gcloud auth application-default login, or the metadata server)';
+}
+
+/** " (us-east5 for VERTEX_REGION_CLAUDE_4_5_SONNET)": the per-model regions, or nothing. */
+function perModel(regions: Record<string, string> | undefined): string {
+  const set = Object.entries(regions ?? {});
+  return set.length > 0 ? ` (${set.map(([k, v]) => `${v} for ${k}`).join(', ')})` : '';
 }

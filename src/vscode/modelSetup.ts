@@ -57,11 +57,13 @@ export function usesOfflineDemo(): boolean {
 
 /**
  * What the chat's model button says: the offline demo, the model in use (with its cloud, "· Bedrock"), or
- * "Choose a model" while the first-run screen shows and nobody chose one (the default is not a choice).
+ * "Choose a model" while the first-run screen shows and nobody chose one (the default is not a choice;
+ * Claude Code's ANTHROPIC_MODEL is).
  */
 export function modelButtonLabel(setupNeeded: boolean): string {
   if (usesOfflineDemo()) return vscode.l10n.t('offline demo model');
-  if (setupNeeded && !setByPerson('model')) return vscode.l10n.t('Choose a model');
+  if (setupNeeded && !setByPerson('model') && !process.env.ANTHROPIC_MODEL?.trim())
+    return vscode.l10n.t('Choose a model');
   const cloud = providerShortName(currentProvider().id);
   return cloud ? `${settings().model} · ${cloud}` : settings().model;
 }

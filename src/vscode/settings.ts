@@ -29,18 +29,22 @@ function readRaw(): RawSettings {
   const config = vscode.workspace.getConfiguration('engram');
   const raw: RawSettings = {};
   for (const id of Object.keys(SETTING_KEYS) as SettingId[]) raw[id] = config.get(id);
-  if (raw.offlineDemo === true || process.env.ENGRAM_OFFLINE_DEMO === '1') {
+  const demo = raw.offlineDemo === true || process.env.ENGRAM_OFFLINE_DEMO === '1';
+  // No model chosen in the settings: Claude Code's ANTHROPIC_MODEL decides, as it does in `engram -p`.
+  const envModel = process.env.ANTHROPIC_MODEL?.trim();
+  if (envModel && !demo && !setInSettings(config, 'model')) raw.model = envModel;
+  if (demo) {
     for (const [id, value] of Object.entries(DEMO_NOTES_THRESHOLDS) as Array<[SettingId, unknown]>) {
-      const set = config.inspect(id);
-      if (
-        set?.globalValue === undefined &&
-        set?.workspaceValue === undefined &&
-        set?.workspaceFolderValue === undefined
-      )
-        raw[id] = value;
+      if (!setInSettings(config, id)) raw[id] = value;
     }
   }
   return raw;
+}
+
+/** Whether the person set `id` in any settings scope (its default does not count). */
+function setInSettings(config: vscode.WorkspaceConfiguration, id: string): boolean {
+  const set = config.inspect(id);
+  return [set?.globalValue, set?.workspaceValue, set?.workspaceFolderValue].some((v) => v !== undefined);
 }
 
 let store: SettingsStore | undefined;

@@ -290,6 +290,32 @@ suite('providers in the Chat view', () => {
     }
   });
 
+  test("[ui] providers: Claude Code's ANTHROPIC_MODEL picks the model until one is chosen in the settings", async () => {
+    const api = await freshChat();
+    const server = testServer();
+    const config = vscode.workspace.getConfiguration('engram');
+    const before = process.env.ANTHROPIC_MODEL;
+    try {
+      process.env.ANTHROPIC_MODEL = 'claude-haiku-4-5-20251001';
+      // The environment is read with the settings: any change of them reads it again.
+      await config.update('vertex.region', 'us-east5', vscode.ConfigurationTarget.Global);
+      await ui.waitForText('chat', '#model-picker', 'claude-haiku-4-5-20251001');
+      server.enqueue({ content: [{ type: 'text', text: 'Haiku here.' }] });
+      const sent = server.requests.length;
+      await sendFromUi('which model?');
+      await ui.waitForText('chat', '.item-assistant', 'Haiku here.', 30_000);
+      assert.equal(server.requests[sent]?.body.model, 'claude-haiku-4-5-20251001');
+      await waitUntil('the turn to end', () => !api.chat().snapshot().busy);
+      // A model set in the settings beats the environment.
+      await config.update('model', 'claude-sonnet-4-6', vscode.ConfigurationTarget.Global);
+      await ui.waitForText('chat', '#model-picker', 'claude-sonnet-4-6');
+    } finally {
+      if (before === undefined) delete process.env.ANTHROPIC_MODEL;
+      else process.env.ANTHROPIC_MODEL = before;
+      await resetProviderSettings();
+    }
+  });
+
   test('[ui] [zh-cn] providers: the first-run screen with the clouds, in Simplified Chinese', async () => {
     const api = await freshChat();
     const restoreEnv = keepEnv();

@@ -15,7 +15,7 @@ import type { ModelClient, ModelRequest, ModelResponse, StreamHandlers, TokenCou
 import { countsTokens, createProviderSdk } from './providerClient';
 import type { ProviderSdk } from './providerSdk';
 import { credentialFailure } from './providerErrors';
-import { hourCacheOn, providerModelId } from './providerModels';
+import { hourCacheOn, providerForModel, providerModelId } from './providerModels';
 import type { ProviderConfig } from './providerTypes';
 import { isApiError, isUserAbort } from './sdkErrors';
 import { stallGuardedFetch } from './stallGuard';
@@ -70,14 +70,17 @@ export class AnthropicModelClient implements ModelClient {
    * keep the local estimate.
    */
   readonly countTokens?: (req: TokenCountRequest, signal?: AbortSignal) => Promise<number>;
+  /** Builds a client for the provider as one model sees it (a Vertex model with a region of its own). */
+  private readonly build: (provider: ProviderConfig) => ProviderSdk | string;
+  /** Those clients, by region, built on first use. */
+  private readonly byRegion = new Map<string, ProviderSdk | string>();
 
   constructor(opts: AnthropicClientOptions) {
     this.logger = opts.logger ?? silentLogger;
     this.provider = opts.provider ?? { id: 'anthropic' };
-    const built = createProviderSdk(
-      { provider: this.provider, apiKey: opts.apiKey, baseUrl: opts.baseUrl },
-      { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, fetch: stallGuardedFetch(opts.stallMs) },
-    );
+    const common = { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, fetch: stallGuardedFetch(opts.stallMs) };
+    this.build = (provider) => createProviderSdk({ provider, apiKey: opts.apiKey, baseUrl: opts.baseUrl }, common);
+    const built = this.build(this.provider);
     this.sdk = typeof built === 'string' ? undefined : built;
     this.missing = typeof built === 'string' ? built : undefined;
     const base = (this.sdk?.baseURL ?? opts.baseUrl).replace(/\/+$/, '');
@@ -87,13 +90,13 @@ export class AnthropicModelClient implements ModelClient {
   }
 
   async stream(req: ModelRequest, handlers: StreamHandlers, signal: AbortSignal): Promise<ModelResponse> {
-    if (!this.sdk) throw new AuthError(this.missing ?? 'No client.');
+    const sdk = this.client(req.model);
     const state = new ResponseState(req.model, handlers, this.logger);
     if (signal.aborted) return state.result({ cancelled: true });
 
     let events: AsyncIterable<RawMessageStreamEvent>;
     try {
-      const { data, request_id } = await this.sdk.messages
+      const { data, request_id } = await sdk.messages
         .create(toRequestParams(this.onProvider(this.cacheOffered(req))), { signal })
         .withResponse();
       events = data;
@@ -135,10 +138,11 @@ export class AnthropicModelClient implements ModelClient {
 
   /** POST /v1/messages/count_tokens: the API's own count of a prompt (it is not sent to the model). */
   private async count(req: TokenCountRequest, signal?: AbortSignal): Promise<number> {
-    const countTokens = this.sdk?.messages.countTokens;
-    if (!this.sdk || !countTokens) throw new AuthError(this.missing ?? 'This provider has no token count.');
+    const sdk = this.client(req.model);
+    const countTokens = sdk.messages.countTokens;
+    if (!countTokens) throw new AuthError('This provider has no token count.');
     try {
-      const counted = await countTokens.call(this.sdk.messages, toCountParams(this.onProvider(req)), {
+      const counted = await countTokens.call(sdk.messages, toCountParams(this.onProvider(req)), {
         ...(signal ? { signal } : {}),
       });
       return counted.input_tokens;
@@ -153,7 +157,7 @@ export class AnthropicModelClient implements ModelClient {
    * e.g. JSON.stringify's RangeError on very deep input.
    */
   private failure(e: unknown, model: string): Error {
-    const credentials = credentialFailure(e, this.provider);
+    const credentials = credentialFailure(e, providerForModel(this.provider, model));
     if (credentials) return credentials;
     if (this.provider.id === 'vertex' && e instanceof Error && /No projectId was given/.test(e.message))
       return new AuthError(NO_VERTEX_PROJECT, { cause: e });
@@ -162,6 +166,32 @@ export class AnthropicModelClient implements ModelClient {
   }
 
   private target(model: string): ErrorTarget {
-    return { endpoint: this.endpoint, provider: this.provider, model: providerModelId(model, this.provider) };
+    const provider = providerForModel(this.provider, model);
+    const regional = provider === this.provider ? undefined : this.byRegion.get(regionOf(provider));
+    const endpoint = regional && typeof regional !== 'string' ? regional.baseURL.replace(/\/+$/, '') : this.endpoint;
+    return { endpoint, provider, model: providerModelId(model, this.provider) };
   }
+
+  /**
+   * The SDK client for requests about `model`: the session's own, or on Vertex the one for the region a
+   * VERTEX_REGION_CLAUDE_* variable gives the model (the SDK puts its region in each URL).
+   */
+  private client(model: string): ProviderSdk {
+    const provider = providerForModel(this.provider, model);
+    let built: ProviderSdk | string | undefined = this.sdk ?? this.missing;
+    if (provider !== this.provider) {
+      const region = regionOf(provider);
+      built = this.byRegion.get(region);
+      if (built === undefined) {
+        built = this.build(provider);
+        this.byRegion.set(region, built);
+      }
+    }
+    if (built === undefined || typeof built === 'string') throw new AuthError(built ?? 'No client.');
+    return built;
+  }
+}
+
+function regionOf(provider: ProviderConfig): string {
+  return 'region' in provider ? provider.region : '';
 }

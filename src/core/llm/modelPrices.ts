@@ -14,7 +14,7 @@
 // https://platform.claude.com/docs/en/build-with-claude/claude-on-amazon-bedrock and
 // https://platform.claude.com/docs/en/build-with-claude/claude-on-vertex-ai), checked 2026-12-05.
 
-import { canonicalModelId, fromSonnet45, providerModelId } from './providerModels';
+import { canonicalModelId, fromSonnet45, providerForModel, providerModelId } from './providerModels';
 import type { ProviderConfig } from './providerTypes';
 
 export interface ModelPrice {
@@ -73,7 +73,10 @@ export function priceOf(model: string, provider: ProviderConfig = { id: 'anthrop
 function regional(model: string, provider: ProviderConfig): boolean {
   if (!fromSonnet45(model)) return false;
   if (provider.id === 'bedrock') return !providerModelId(model, provider).toLowerCase().startsWith('global.');
-  if (provider.id === 'vertex') return provider.region !== 'global';
+  if (provider.id === 'vertex') {
+    const own = providerForModel(provider, model);
+    return own.id === 'vertex' && own.region !== 'global';
+  }
   return false;
 }
 

@@ -83,6 +83,7 @@ function providerFor(id: ProviderId, s: ProviderSettings, env: Env): ProviderCon
       return {
         id,
         region: clean(s.vertexRegion) ?? clean(env.CLOUD_ML_REGION) ?? DEFAULT_VERTEX_REGION,
+        ...withRegions(vertexModelRegions(env)),
         ...optional(
           'projectId',
           clean(s.vertexProjectId) ??
@@ -180,4 +181,16 @@ function baseUrl(value: string | undefined): string | undefined {
 
 function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
+}
+
+/** VERTEX_REGION_CLAUDE_* variables that hold a region, by name; undefined when there are none. */
+function vertexModelRegions(env: Env): Record<string, string> | undefined {
+  const found = Object.entries(env).filter(
+    (e): e is [string, string] => e[0].startsWith('VERTEX_REGION_CLAUDE_') && clean(e[1]) !== undefined,
+  );
+  return found.length > 0 ? Object.fromEntries(found.map(([k, v]) => [k, v.trim()])) : undefined;
+}
+
+function withRegions(modelRegions: Record<string, string> | undefined): { modelRegions?: Record<string, string> } {
+  return modelRegions ? { modelRegions } : {};
 }

@@ -201,3 +201,32 @@ function offeredOn(m: CatalogModel, id: ProviderId): boolean {
   if (id === 'foundry') return m.foundry;
   return true;
 }
+
+/**
+ * The variable Claude Code reads for a model's own Vertex region: VERTEX_REGION_CLAUDE_<major>_<minor>_<FAMILY>
+ * (claude-sonnet-4-5 → ..._4_5_SONNET, claude-opus-4 → ..._4_0_OPUS, claude-3-7-sonnet → ..._3_7_SONNET), and
+ * VERTEX_REGION_CLAUDE_HAIKU_<major>_<minor> for Haiku 4.5 and later; undefined for an id of no known family.
+ */
+export function vertexRegionVariable(model: string): string | undefined {
+  const id = canonicalModelId(model).toLowerCase();
+  const named = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:-\d{8}|@|$)/.exec(id);
+  if (named) {
+    const [, family, major, minor = '0'] = named as unknown as [string, string, string, string | undefined];
+    const upper = family.toUpperCase();
+    if (family === 'haiku' && Number(major) >= 4) return `VERTEX_REGION_CLAUDE_HAIKU_${major}_${minor}`;
+    return `VERTEX_REGION_CLAUDE_${major}_${minor}_${upper}`;
+  }
+  const older = /^claude-(\d+)-(\d+)-(opus|sonnet|haiku)/.exec(id);
+  return older ? `VERTEX_REGION_CLAUDE_${older[1]}_${older[2]}_${older[3]?.toUpperCase()}` : undefined;
+}
+
+/**
+ * `provider` as requests for `model` see it: on Vertex, the region its VERTEX_REGION_CLAUDE_* variable names
+ * when one is set; every other provider unchanged.
+ */
+export function providerForModel(provider: ProviderConfig, model: string): ProviderConfig {
+  if (provider.id !== 'vertex' || !provider.modelRegions) return provider;
+  const variable = vertexRegionVariable(model);
+  const region = variable ? provider.modelRegions[variable] : undefined;
+  return region && region !== provider.region ? { ...provider, region } : provider;
+}

@@ -30,6 +30,11 @@ export interface VertexProvider {
   id: 'vertex';
   /** CLOUD_ML_REGION, `engram.vertex.region`; `global` when nothing says. */
   region: string;
+  /**
+   * Claude Code's per-model regions, VERTEX_REGION_CLAUDE_4_5_SONNET=us-east5 and the like, by variable name:
+   * a model whose variable is set goes to that region instead (vertexRegionFor in providerModels.ts).
+   */
+  modelRegions?: Record<string, string>;
   /** ANTHROPIC_VERTEX_PROJECT_ID (or GCLOUD_PROJECT / GOOGLE_CLOUD_PROJECT), `engram.vertex.projectId`. */
   projectId?: string;
   /** ANTHROPIC_VERTEX_BASE_URL, `engram.vertex.baseUrl`. */

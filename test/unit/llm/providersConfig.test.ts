@@ -6,7 +6,13 @@ import { priceOf } from '../../../src/core/llm/modelPrices';
 import { resolveModelConfig } from '../../../src/core/llm/modelConfig';
 import { createProviderSdk } from '../../../src/core/llm/providerClient';
 import { cloudSecrets, resolveProvider } from '../../../src/core/llm/providerConfig';
-import { canonicalModelId, providerModelId, suggestedModels } from '../../../src/core/llm/providerModels';
+import {
+  canonicalModelId,
+  providerForModel,
+  providerModelId,
+  suggestedModels,
+  vertexRegionVariable,
+} from '../../../src/core/llm/providerModels';
 import type { ProviderConfig } from '../../../src/core/llm/providerTypes';
 import { modelLimits } from '../../../src/core/settings/modelLimits';
 
@@ -261,5 +267,48 @@ describe('where each client sends its requests', () => {
         else process.env[k] = v;
       }
     }
+  });
+});
+
+describe('Vertex regions per model, as Claude Code reads them', () => {
+  it('names the variable of each model family', () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['claude-sonnet-4-6', 'VERTEX_REGION_CLAUDE_4_6_SONNET'],
+      ['claude-sonnet-4-5@20250929', 'VERTEX_REGION_CLAUDE_4_5_SONNET'],
+      ['claude-sonnet-4-20250514', 'VERTEX_REGION_CLAUDE_4_0_SONNET'],
+      ['claude-opus-4-1-20250805', 'VERTEX_REGION_CLAUDE_4_1_OPUS'],
+      ['claude-opus-4@20250514', 'VERTEX_REGION_CLAUDE_4_0_OPUS'],
+      ['claude-opus-4-5-20251101', 'VERTEX_REGION_CLAUDE_4_5_OPUS'],
+      ['claude-haiku-4-5@20251001', 'VERTEX_REGION_CLAUDE_HAIKU_4_5'],
+      ['claude-3-7-sonnet@20250219', 'VERTEX_REGION_CLAUDE_3_7_SONNET'],
+      ['claude-3-5-haiku-20241022', 'VERTEX_REGION_CLAUDE_3_5_HAIKU'],
+      ['us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'VERTEX_REGION_CLAUDE_4_5_SONNET'],
+      ['my-own-model', undefined],
+    ];
+    for (const [model, variable] of cases) assert.equal(vertexRegionVariable(model), variable, model);
+  });
+
+  it('reads the variables from the environment, and a model with one gets its region and its price', () => {
+    const env = {
+      CLAUDE_CODE_USE_VERTEX: '1',
+      ANTHROPIC_VERTEX_PROJECT_ID: 'p',
+      CLOUD_ML_REGION: 'global',
+      VERTEX_REGION_CLAUDE_4_5_SONNET: ' us-east5 ',
+      VERTEX_REGION_CLAUDE_4_1_OPUS: '  ',
+    };
+    const { config } = resolveProvider({}, env);
+    assert.deepEqual(config.id === 'vertex' && config.modelRegions, { VERTEX_REGION_CLAUDE_4_5_SONNET: 'us-east5' });
+    const own = providerForModel(config, 'claude-sonnet-4-5-20250929');
+    assert.equal(own.id === 'vertex' && own.region, 'us-east5');
+    assert.equal(providerForModel(config, 'claude-opus-4-1-20250805'), config, 'an empty variable changes nothing');
+    // The regional endpoint's 10% (from Sonnet 4.5 on) follows the model's own region.
+    assert.ok(config.id === 'vertex');
+    const globalOnly: ProviderConfig = { ...config, modelRegions: {} };
+    const sonnet45 = 'claude-sonnet-4-5-20250929';
+    assert.equal(priceOf(sonnet45, config)?.input, priceOf(sonnet45, own)?.input);
+    assert.equal(
+      priceOf(sonnet45, config)?.input,
+      Math.round((priceOf(sonnet45, globalOnly)?.input ?? 0) * 1.1 * 1e6) / 1e6,
+    );
   });
 });

@@ -305,3 +305,41 @@ describe('foundry signed in with Entra ID', () => {
     assert.equal(sent['x-api-key'], undefined);
   });
 });
+
+describe('vertex with a region of its own for one model (VERTEX_REGION_CLAUDE_*)', () => {
+  let server: TestServer;
+  let restore: (() => void) | undefined;
+  before(async () => {
+    server = await startTestServer({ providers: { vertex: { acceptUnsigned: false } } });
+  });
+  after(async () => {
+    restore?.();
+    await server.close();
+  });
+
+  it("sends that model's requests and token counts to its region, and the others to CLOUD_ML_REGION", async () => {
+    const env = providerEnv('vertex', server, { region: 'global' });
+    env.VERTEX_REGION_CLAUDE_4_5_SONNET = 'us-east5';
+    env.VERTEX_REGION_CLAUDE_HAIKU_4_5 = '';
+    restore = applyEnv(env);
+    const config = resolveModelConfig({}, env, undefined);
+    const client = createAnthropicClient(config);
+    const locationOf = (): string => /\/locations\/([^/]+)\//.exec(server.requests.at(-1)?.path ?? '')?.[1] ?? '';
+
+    server.enqueue({ content: [{ type: 'text', text: 'from us-east5' }] });
+    const own = await client.stream(request('claude-sonnet-4-5-20250929', 'hi'), {}, never);
+    assert.deepEqual(own.content, [{ type: 'text', text: 'from us-east5' }]);
+    assert.equal(locationOf(), 'us-east5');
+    assert.equal(server.requests.at(-1)?.status, 200);
+
+    assert.ok(client.countTokens, 'Vertex counts tokens');
+    await client.countTokens(request('claude-sonnet-4-5-20250929', 'count me'));
+    assert.equal(locationOf(), 'us-east5');
+
+    for (const model of ['claude-sonnet-4-6', 'claude-haiku-4-5-20251001']) {
+      server.enqueue({ content: [{ type: 'text', text: 'from global' }] });
+      await client.stream(request(model, 'hi'), {}, never);
+      assert.equal(locationOf(), 'global', `${model}: no variable (or an empty one) keeps CLOUD_ML_REGION`);
+    }
+  });
+});
