@@ -11,6 +11,8 @@ import {
   type ChainStage,
   type DroppedFacts,
 } from '../core/host/transcripts';
+import { resolveModelConfig } from '../core/host/config';
+import { PROVIDER_OPTIONS } from './cliProvider';
 import { defaultOf, settingsFromFlags } from './cliSettings';
 import { formatOptions, parseCommandArgs, UsageError, type OptionSpecs } from './args';
 import { holdTranscript, positiveInt, reportProblems, transcriptArg } from './cliTranscript';
@@ -52,6 +54,7 @@ const OPTIONS = {
     help: `...and at least N messages with text (default: ${defaultOf('compaction.keepMinTextMessages')}).`,
   },
   model: { type: 'string', valueName: 'M', help: 'Model for a full summary.' },
+  ...PROVIDER_OPTIONS,
   write: {
     type: 'boolean',
     help:
@@ -79,8 +82,8 @@ reading (and a torn last line) are reported as FILE:LINE: skipped|repaired: reas
 Options:
 ${formatOptions(OPTIONS)}
 
-A full summary calls the model: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) must be set, or Claude Code's
-CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY environment for Claude on a cloud (docs/providers.md).
+A full summary calls the model: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) must be set, or --provider or
+Claude Code's CLAUDE_CODE_USE_BEDROCK / _VERTEX / _FOUNDRY environment for Claude on a cloud (docs/providers.md).
 Exit codes: 0 done, 1 the model call failed, 2 usage error, 3 the stage could not run ({"error"} says why).`;
 
 export const compactCommand: Command = {
@@ -111,6 +114,16 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
       settings.compaction.keepMinTextMessages,
     ),
   };
+  if (options.provider !== undefined) {
+    // A wrong name or a setup that cannot work is said before anything is read, with its fix.
+    const problems = resolveModelConfig(
+      { provider: options.provider, providerFromFlag: true },
+      io.env,
+      undefined,
+    ).providerProblems;
+    if (options.provider.trim() === '' || problems.length > 0)
+      throw new UsageError(problems.join('\n') || '--provider needs a name');
+  }
   const fail = (code: number, error: string, extra: Record<string, unknown> = {}): number => {
     if (options.json) io.stdout(`${JSON.stringify({ error, ...extra })}\n`);
     else io.stderr(`engram: ${error}\n`);
@@ -131,6 +144,7 @@ export async function runCompact(argv: string[], io: CliIo): Promise<number> {
       ...(options.notes !== undefined ? { notesFile: path.resolve(io.cwd, options.notes) } : {}),
       ...(options.focus ? { focus: options.focus } : {}),
       ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(options.provider !== undefined ? { provider: options.provider } : {}),
       ...(options.write ? { write: true } : {}),
     });
   } catch (e) {

@@ -46,6 +46,8 @@ export interface TranscriptCompactionInput {
   focus?: string;
   /** A full summary calls this model (default: the configured one), when `env` holds an API key. */
   model?: string;
+  /** Where a full summary reaches Claude (`--provider`); default: Claude Code's environment, else the API. */
+  provider?: string;
   env: Env;
   signal?: AbortSignal;
   /** Append the compaction to the transcript as the chat records it (`--write`). */
@@ -108,7 +110,7 @@ export async function compactTranscript(input: TranscriptCompactionInput): Promi
       throw new UnreadableNotesError(notesFile);
     }
   }
-  const summarizer = standaloneSummarizer(input.env, input.model);
+  const summarizer = standaloneSummarizer(input.env, input.model, input.provider);
   const chain = input.stage === 'auto' ? planForUsage(gauge.usedTokens, settings) : input.stage;
   const out =
     chain === 'none'
@@ -183,8 +185,13 @@ async function measured(input: TranscriptCompactionInput, contextWindow: number)
   };
 }
 
-function standaloneSummarizer(env: Env, model: string | undefined): SummarizerConfig | undefined {
-  const config = resolveModelConfig({ model }, env, undefined);
+function standaloneSummarizer(
+  env: Env,
+  model: string | undefined,
+  provider: string | undefined,
+): SummarizerConfig | undefined {
+  const chosen = provider !== undefined ? { provider, providerFromFlag: true } : {};
+  const config = resolveModelConfig({ model, ...chosen }, env, undefined);
   if (!modelReady(config)) return undefined;
   return {
     client: createAnthropicClient(config),

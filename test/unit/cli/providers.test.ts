@@ -210,11 +210,14 @@ for (const provider of PROVIDERS) {
       const notes = path.join(path.dirname(out.transcript), out.sessionId, 'session-memory', 'summary.md');
       assert.equal(isTemplateOnly(fs.readFileSync(notes, 'utf8'), DEFAULT_TEMPLATE), false);
 
-      // A full compaction (a summary by the model) over the provider, appended to the transcript.
+      // A full compaction (a summary by the model) over the provider, appended to the transcript; chosen
+      // here with --provider, the CLAUDE_CODE_USE_* switch left out of the environment.
       const before = server.requests.length;
+      const compactEnv = cliProviderEnv(provider, server, { emptyDir: where.root });
+      for (const k of Object.keys(compactEnv)) if (k.startsWith('CLAUDE_CODE_USE_')) delete compactEnv[k];
       const compact = await runEngram(
-        ['compact', out.transcript, '--stage', 'full', '--write', '--json', ...SMALL_KEEP],
-        { home: where.root, env: { ...cliProviderEnv(provider, server, { emptyDir: where.root }) } },
+        ['compact', out.transcript, '--stage', 'full', '--write', '--json', '--provider', provider, ...SMALL_KEEP],
+        { home: where.root, env: compactEnv },
       );
       assert.equal(compact.code, 0, compact.stderr + compact.stdout);
       const summaryCalls = server.requests.slice(before);
