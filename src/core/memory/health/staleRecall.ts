@@ -2,7 +2,7 @@
 // references are checked against the workspace (the reference check of healthIndex.ts), and a memory
 // that names what no longer exists is attached with a one-line caveat saying so, or left out, as the
 // setting `engram.memory.staleRecall` says. The workspace is listed once and listed again when the
-// listing is older than REFRESH_MS (or a host feeds file events to the index it passes in); only the
+// listing is older than REFRESH_MS, without holding up a turn for long (REFRESH_WAIT_MS); only the
 // memories about to be attached are checked, each alone.
 import { silentLogger, type Logger } from '../../ports';
 import type { StaleReference } from './healthTypes';
@@ -10,6 +10,12 @@ import { MemoryHealthIndex } from './healthIndex';
 
 /** A listing of the workspace older than this is made again before the next check. */
 const REFRESH_MS = 60_000;
+/**
+ * How long a check waits for a new listing before it answers from the one before: a small workspace is
+ * listed again within it; a big one (a 100,000-file tree takes 0.3-1.5 s) does not hold up the turn, and
+ * its next check uses the new listing.
+ */
+const REFRESH_WAIT_MS = 150;
 
 /** The stale references of a memory about to be recalled (`file` relative to the memory folder). */
 export type StaleCheck = (file: string, text: string) => Promise<StaleReference[]>;
@@ -20,22 +26,46 @@ export type StaleCheck = (file: string, text: string) => Promise<StaleReference[
  */
 export function staleCheckFor(
   root: string,
-  opts: { logger?: Logger; refreshMs?: number; now?: () => number } = {},
+  opts: {
+    logger?: Logger;
+    refreshMs?: number;
+    refreshWaitMs?: number;
+    now?: () => number;
+    /** How the workspace is listed (tests hold a listing back with it). */
+    list?: (root: string) => Promise<MemoryHealthIndex>;
+  } = {},
 ): StaleCheck {
   const logger = opts.logger ?? silentLogger;
   const now = opts.now ?? Date.now;
-  let index: { at: number; open: Promise<MemoryHealthIndex | undefined> } | undefined;
+  /** The last listing made, and when it was started. */
+  let listed: { at: number; index: MemoryHealthIndex | undefined } | undefined;
+  let listing: Promise<MemoryHealthIndex | undefined> | undefined;
   let warned = false;
-  const current = (): Promise<MemoryHealthIndex | undefined> => {
-    if (!index || now() - index.at > (opts.refreshMs ?? REFRESH_MS)) {
-      const open = MemoryHealthIndex.open(root).catch((e: unknown) => {
+  const list = (): Promise<MemoryHealthIndex | undefined> => {
+    const at = now();
+    const open = (opts.list ?? MemoryHealthIndex.open.bind(MemoryHealthIndex))(root).then(
+      (index) => index,
+      (e: unknown) => {
         if (!warned) logger.warn(`Recall could not list the workspace to check memories: ${String(e)}`);
         warned = true;
         return undefined;
-      });
-      index = { at: now(), open };
-    }
-    return index.open;
+      },
+    );
+    listing = open;
+    void open.then((index) => {
+      // A failed listing keeps the one before it; either way the next one waits REFRESH_MS.
+      listed = { at, index: index ?? listed?.index };
+      listing = undefined;
+    });
+    return open;
+  };
+  const current = async (): Promise<MemoryHealthIndex | undefined> => {
+    if (!listed) return listing ?? list();
+    if (now() - listed.at <= (opts.refreshMs ?? REFRESH_MS)) return listed.index;
+    const fresh = listing ?? list();
+    const previous = listed.index;
+    const waited = await Promise.race([fresh, delay(opts.refreshWaitMs ?? REFRESH_WAIT_MS).then(() => previous)]);
+    return waited ?? previous;
   };
   return async (file, text) => {
     const idx = await current();
@@ -47,6 +77,10 @@ export function staleCheckFor(
       return [];
     }
   };
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The caveat line attached above a stale memory: what no longer exists, in one line. */

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { recallForPrompt, recalledEventOf } from '../../../../src/core/memory/autoMemory/recall';
+import { MemoryHealthIndex } from '../../../../src/core/memory/health/healthIndex';
 import { staleCheckFor } from '../../../../src/core/memory/health/staleRecall';
 import { isRecallNotice, staleRecallNotices } from '../../../../src/core/session/sessionNotices';
 import { recalledMemories } from '../../../../src/vscode/chat/chatItems';
@@ -69,7 +70,8 @@ test('with "skip" a stale memory is left out, and the recall line says so', asyn
 test('once the file exists again (after the listing is refreshed), the memory is attached plainly', async () => {
   const { dir, ws } = folders();
   let clock = 0;
-  const check = staleCheckFor(ws, { refreshMs: 1000, now: () => clock });
+  // Waits for the new listing however long it takes (a busy machine), so the next check is the fresh one.
+  const check = staleCheckFor(ws, { refreshMs: 1000, refreshWaitMs: 60_000, now: () => clock });
   const before = await recallForPrompt(dir, PROMPT, [], { stale: { check, mode: 'caveat' } });
   assert.match(before.blocks[0].text, /Caveat:/);
   fs.writeFileSync(path.join(ws, 'src', 'auth', 'session.ts'), 'export const sessions = new Map();\n');
@@ -77,6 +79,34 @@ test('once the file exists again (after the listing is refreshed), the memory is
   const after = await recallForPrompt(dir, PROMPT, [], { stale: { check, mode: 'caveat' } });
   assert.doesNotMatch(after.blocks[0].text, /Caveat:/);
   assert.equal(after.files[0].stale, undefined);
+});
+
+test('a listing slower than the wait does not hold up the turn: the one before answers, the new one next', async () => {
+  const { dir, ws } = folders();
+  let clock = 0;
+  // The second listing is held back until the test lets it go: slower than any wait.
+  let release = (): void => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let listings = 0;
+  const list = async (root: string): Promise<MemoryHealthIndex> => {
+    if (++listings > 1) await held;
+    return MemoryHealthIndex.open(root);
+  };
+  const check = staleCheckFor(ws, { refreshMs: 1000, refreshWaitMs: 10, now: () => clock, list });
+  const caveated = async (): Promise<boolean> =>
+    /Caveat:/.test(
+      (await recallForPrompt(dir, PROMPT, [], { stale: { check, mode: 'caveat' } })).blocks[0]?.text ?? '',
+    );
+  assert.equal(await caveated(), true);
+  fs.writeFileSync(path.join(ws, 'src', 'auth', 'session.ts'), 'export const sessions = new Map();\n');
+  clock = 5000;
+  assert.equal(await caveated(), true, 'the listing from before the file came back answers meanwhile');
+  assert.equal(listings, 2, 'a new listing was started');
+  release();
+  let tries = 0;
+  while ((await caveated()) && tries++ < 200) await new Promise((resolve) => setTimeout(resolve, 25));
+  assert.ok(tries <= 200, 'the new listing is used once it is made');
+  assert.equal(listings, 2, 'and it was made once');
 });
 
 test('without the check (an untrusted workspace), recall is as before', async () => {
