@@ -161,9 +161,9 @@ async function staleQuality(base: string): Promise<Metrics> {
 async function repoQuality(): Promise<Metrics> {
   const score = await scoreRealHistory(path.resolve(__dirname, '../..'));
   if (!score) return {};
-  const { tp, fp, fn, tn, commit } = score;
+  const { tp, fp, fn, tn, commits } = score;
   const note =
-    `${tp + fp + fn + tn} memories written at ${commit} (a file and an exported function each), checked now: ` +
+    `${tp + fp + fn + tn} memories written at ${commits.join(', ')} (a file and an exported function each), checked now: ` +
     `${tp + fn} truly stale, flagged ${tp} of them and ${fp} of the ${fp + tn} valid`;
   return {
     memory_repo_stale_precision: { value: tp / Math.max(1, tp + fp), unit: 'share', target: 0.8, note },
