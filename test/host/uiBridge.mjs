@@ -133,16 +133,23 @@ export const ops = {
     return true;
   },
   /**
-   * Accepts the input box titled `title` as it stands (Enter), once it is shown and its field has the
-   * focus: the widget stays in the page, hidden, after an earlier box, so being attached proves nothing.
+   * Waits until the input box titled `title` is shown, then gives its field the focus, so keys pressed
+   * next go to it. The widget stays in the page, hidden, after an earlier box: being attached proves nothing.
    */
-  async acceptInputBox(page, { title, timeoutMs = 20_000 }) {
-    const widget = page.locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: title }) });
-    await widget.first().waitFor({ state: 'visible', timeout: timeoutMs });
-    const input = widget.first().locator('.quick-input-box input').first();
+  async focusInputBox(page, { title, timeoutMs = 20_000 }) {
+    const widget = page
+      .locator('.quick-input-widget', { has: page.locator('.quick-input-title', { hasText: title }) })
+      .first();
+    await widget.waitFor({ state: 'visible', timeout: timeoutMs });
+    const input = widget.locator('.quick-input-box input').first();
     await input.waitFor({ state: 'visible', timeout: timeoutMs });
     await input.focus();
-    await input.press('Enter');
+    return true;
+  },
+  /** Accepts the input box titled `title` as it stands (Enter), once it is shown and focused. */
+  async acceptInputBox(page, { title, timeoutMs = 20_000 }) {
+    await ops.focusInputBox(page, { title, timeoutMs });
+    await page.keyboard.press('Enter');
     return true;
   },
   async workbenchText(page, { selector, timeoutMs = 20_000 }) {

@@ -65,7 +65,7 @@ suite('chat basics', () => {
 
       // "Set API Key…" opens VS Code's password box; the key goes to Secret Storage and the screen goes.
       await ui.click('chat', '#setup-apiKey');
-      await ui.workbenchText('.quick-input-widget .quick-input-box input');
+      await ui.focusInputBox('Anthropic API key');
       for (const key of 'sk-ant-first-run') await ui.press(key);
       await ui.press('Enter');
       await waitUntil(

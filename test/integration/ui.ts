@@ -23,6 +23,7 @@ export const ui = {
   palette: (command: string) => call<boolean>('palette', { command }),
   quickPick: (label: string) => call<boolean>('quickPick', { label }),
   acceptInputBox: (title: string) => call<boolean>('acceptInputBox', { title }),
+  focusInputBox: (title: string) => call<boolean>('focusInputBox', { title }),
   workbenchText: (selector: string, timeoutMs?: number) => call<string>('workbenchText', { selector, timeoutMs }),
   clickWorkbench: (selector: string) => call<boolean>('clickWorkbench', { selector }),
   fillWorkbench: (selector: string, value: string) => call<boolean>('fillWorkbench', { selector, value }),
