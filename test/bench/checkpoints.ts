@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CheckpointStore, openCheckpoints } from '../../src/core/checkpoints/checkpointStore';
 import { silentLogger } from '../../src/core/ports';
+import { seededRandom } from './pythonProject';
 
 type Metrics = Record<string, { value: number; unit: string; target?: number; note?: string }>;
 
@@ -23,19 +24,7 @@ const FILES = 10_000;
 const TURNS = 20;
 const PER_TURN = 30;
 
-/** A small seeded generator, so every run builds the same workspace. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = rng(33);
+const random = seededRandom(33);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
 const WORDS =
   'value count item list map node user order price total index state event token range buffer file path name key entry cache query result error config option handle parse render update create remove fetch load store check build'.split(

@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { seededRandom } from './pythonProject';
 
 /** Bump when the generator changes: a tree of another version is made again. */
 const SHAPE_VERSION = 2;
@@ -41,17 +42,6 @@ export interface TreeShape {
 interface Marker extends TreeShape {
   version: number;
   sample: Array<[string, number]>;
-}
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = (
@@ -182,7 +172,7 @@ export function ensureTree(log: (line: string) => void = () => {}): TreeShape {
   shape.ignoredFiles = shape.files - (tracked.length - 1);
   shape.generatedSeconds = Math.round((Date.now() - started) / 100) / 10;
   const all = listAll(root);
-  const random = rng(SEED + 1);
+  const random = seededRandom(SEED + 1);
   const sample = Array.from({ length: 200 }, () => all[Math.floor(random() * all.length)] as string);
   const next: Marker = {
     ...shape,
@@ -237,7 +227,7 @@ const PACKAGE_LANGS: Array<[Lang[], string]> = [
 
 /** Writes the whole tree; returns its shape (the time is filled in by the caller). */
 function generate(root: string): TreeShape {
-  const random = rng(SEED);
+  const random = seededRandom(SEED);
   const maker = new TextMaker(random);
   const shape: TreeShape = {
     root,

@@ -6,19 +6,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bashTool, commandEnv, HeadTailBuffer, type BashData } from '../../../src/core/tools/bashTool';
 import { useTempDirs } from '../support/tempDirs';
 import { makeCtx } from './toolTestKit';
+import { alive } from '../support/processes';
 
 const tempDir = useTempDirs();
 
 const bash = bashTool();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitDead(pid: number, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;

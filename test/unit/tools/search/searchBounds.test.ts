@@ -11,18 +11,10 @@ import { runRg } from '../../../../src/core/tools/search/rgProcess';
 import { useTempDirs } from '../../support/tempDirs';
 import { makeCtx, write } from '../toolTestKit';
 import { testRgPath } from './engines';
+import { alive } from '../../support/processes';
 
 const tempDir = useTempDirs();
 const grep = grepTool();
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** A folder big enough that a search of it takes a while: many files of text. */
 async function manyFiles(n: number): Promise<string> {
