@@ -14,6 +14,14 @@ export const ALWAYS_SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', 
 /** Of those, the ones a search names when it leaves one out (VCS internals are never of interest). */
 export const REPORTED_SKIPPED_DIRS: ReadonlySet<string> = new Set(['node_modules']);
 
+/**
+ * Whether a folder of this name is left out without a word, whatever leaves it out: VCS internals are
+ * skipped anyway, so the editor's `**\/.git` exclude (VS Code's default) has nothing to say about them.
+ */
+export function quietlySkippedDir(name: string): boolean {
+  return ALWAYS_SKIPPED_DIRS.has(name) && !REPORTED_SKIPPED_DIRS.has(name);
+}
+
 /** The ignore files, highest precedence first (ripgrep's order); `.git/info/exclude` comes last, at the top only. */
 const IGNORE_KINDS = ['.rgignore', '.ignore', '.gitignore'] as const;
 const GIT_EXCLUDE = path.join('.git', 'info', 'exclude');
@@ -230,8 +238,9 @@ export async function* walkFiles(
       const abs = path.join(next.abs, e.name);
       if (e.isDirectory()) {
         if (opts.skipDir?.(abs)) continue;
-        if (excluded(abs, true)) opts.onExcluded?.(abs, true);
-        else if (REPORTED_SKIPPED_DIRS.has(e.name)) opts.onSkippedDir?.(abs);
+        if (excluded(abs, true)) {
+          if (!quietlySkippedDir(e.name)) opts.onExcluded?.(abs, true);
+        } else if (REPORTED_SKIPPED_DIRS.has(e.name)) opts.onSkippedDir?.(abs);
         else if (!(await rules.isIgnored(abs, true))) kept.push({ abs, dir: true });
       } else if (e.isFile()) {
         if (excluded(abs, false)) opts.onExcluded?.(abs, false);

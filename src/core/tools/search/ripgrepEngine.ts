@@ -11,7 +11,7 @@ import { lstatSync, promises as fsp } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FILE_TYPES, fileFilter } from '../grepSearch';
-import { IgnoreRules, REPORTED_SKIPPED_DIRS, toPosix } from '../ignoreRules';
+import { IgnoreRules, quietlySkippedDir, REPORTED_SKIPPED_DIRS, toPosix } from '../ignoreRules';
 import {
   SearchPatternError,
   type FileListing,
@@ -133,6 +133,7 @@ class StderrReader {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       for (const abs of this.hostExcluded.slice(i, i + LSTAT_BATCH)) {
         const isDir = lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() ?? false;
+        if (isDir && quietlySkippedDir(path.basename(abs))) continue;
         if (isDir ? this.keepFolder(abs) : this.keep(abs)) this.tally.add('hostExcluded', abs, isDir);
       }
     }

@@ -65,6 +65,19 @@ describe('host excludes', () => {
       assert.match(r.content, /\[1 node_modules folder not searched: node_modules\./);
     });
 
+    it(`says nothing of VS Code's default **/.git exclude: a .git folder is skipped anyway (${label})`, async () => {
+      const ws = await workspace();
+      await write(ws, '.git/HEAD', 'pineapple\n');
+      await write(ws, 'sub/.hg/store.txt', 'pineapple\n');
+      const r = await grepTool().run(
+        { pattern: 'pineapple', output_mode: 'files_with_matches' },
+        ctx(ws, engine, ['**/.git', '**/.hg', '**/gen']),
+      );
+      assert.doesNotMatch(r.content, /HEAD|store\.txt/);
+      assert.match(r.content, /\[2 folders excluded by the editor's .* not searched: src\/gen, x\/gen\./);
+      assert.doesNotMatch(r.content, /\.git|\.hg/, 'no word of the VCS folders');
+    });
+
     it(`anchors /build at the workspace's build when Grep searches src/ (${label})`, async () => {
       const ws = await workspace();
       const r = await grepTool().run(
